@@ -1,0 +1,40 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "shuffleboard",
+    products: [
+        .executable(name: "shuffleboard", targets: ["shuffleboard"]),
+        .library(name: "BoardClient", targets: ["BoardClient"]),
+    ],
+    targets: [
+        // C libraries from Debian, wrapped as system-library targets.
+        .systemLibrary(
+            name: "CLibWebSockets",
+            pkgConfig: "libwebsockets",
+            providers: [.apt(["libwebsockets-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+
+        // Pure domain: boards, ops, conflict rules, messages. No I/O.
+        .target(name: "BoardCore"),
+        // Persistence: the store protocol, SQLite and in-memory stores.
+        .target(name: "BoardStore", dependencies: ["BoardCore", "CSQLite"]),
+        // libwebsockets transport, HTTP routes, composition.
+        .target(name: "BoardServer", dependencies: ["BoardCore", "BoardStore", "CLibWebSockets"]),
+        // A small client on the libwebsockets client API.
+        .target(name: "BoardClient", dependencies: ["CLibWebSockets"]),
+        // The command-line tool.
+        .executableTarget(name: "shuffleboard", dependencies: ["BoardServer", "BoardStore", "BoardCore"]),
+
+        .target(name: "TestSupport", dependencies: ["BoardServer", "BoardClient", "BoardCore"], path: "Tests/TestSupport"),
+        .testTarget(name: "BoardCoreTests", dependencies: ["BoardCore"]),
+        .testTarget(name: "BoardStoreTests", dependencies: ["BoardStore", "BoardCore"]),
+        .testTarget(name: "BoardServerTests", dependencies: ["BoardServer", "BoardClient", "BoardCore", "TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

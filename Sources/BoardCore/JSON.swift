@@ -1,0 +1,387 @@
+/// A parsed JSON value.
+///
+/// The server parses every client frame into this and validates fields by hand, so that each
+/// mistake gets a precise `bad_message` reason. Objects keep their keys unordered; output is
+/// written with `JSONWriter`, which preserves the order the encoder chooses.
+public enum JSON: Equatable, Sendable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSON])
+    case object([String: JSON])
+
+    /// The member `key` of an object, or nil.
+    public subscript(key: String) -> JSON? {
+        if case .object(let members) = self { return members[key] }
+        return nil
+    }
+
+    /// The string payload, if this is a string.
+    public var stringValue: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
+
+    /// The integer payload, if this is a number with no fractional part that fits an `Int`.
+    public var intValue: Int? {
+        guard case .number(let d) = self, d.rounded() == d, abs(d) < 9.007_199_254_740_992e15 else { return nil }
+        return Int(d)
+    }
+
+    /// The boolean payload, if this is a boolean.
+    public var boolValue: Bool? {
+        if case .bool(let b) = self { return b }
+        return nil
+    }
+
+    /// The elements, if this is an array.
+    public var arrayValue: [JSON]? {
+        if case .array(let a) = self { return a }
+        return nil
+    }
+
+    /// True for `null`.
+    public var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
+}
+
+extension JSON {
+    /// Why a text is not JSON.
+    public struct ParseError: Error, Equatable, Sendable {
+        /// Byte offset where parsing stopped.
+        public var offset: Int
+        /// What was wrong there.
+        public var reason: String
+    }
+
+    /// The deepest nesting the parser accepts; deeper input is rejected rather than risking the stack.
+    public static let maximumDepth = 64
+
+    /// Parses one JSON value from UTF-8 bytes; trailing whitespace only.
+    public static func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(ParseError) -> JSON {
+        let array = Array(bytes)
+        var parser = Parser(bytes: array)
+        let value = try parser.parseValue(depth: 0)
+        parser.skipWhitespace()
+        guard parser.index == array.count else { throw parser.error("unexpected data after the value") }
+        return value
+    }
+
+    /// Parses one JSON value from a string.
+    public static func parse(_ text: String) throws(ParseError) -> JSON {
+        try parse(Array(text.utf8))
+    }
+
+    private struct Parser {
+        let bytes: [UInt8]
+        var index = 0
+
+        func error(_ reason: String) -> ParseError { ParseError(offset: index, reason: reason) }
+
+        mutating func skipWhitespace() {
+            while index < bytes.count {
+                switch bytes[index] {
+                case 0x20, 0x0A, 0x0D, 0x09: index += 1
+                default: return
+                }
+            }
+        }
+
+        mutating func parseValue(depth: Int) throws(ParseError) -> JSON {
+            guard depth <= JSON.maximumDepth else { throw error("nesting deeper than \(JSON.maximumDepth)") }
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of input") }
+            switch bytes[index] {
+            case UInt8(ascii: "{"): return try parseObject(depth: depth)
+            case UInt8(ascii: "["): return try parseArray(depth: depth)
+            case UInt8(ascii: "\""): return .string(try parseString())
+            case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
+            case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+            case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+            default: throw error("unexpected character")
+            }
+        }
+
+        mutating func expectLiteral(_ literal: StaticString) throws(ParseError) {
+            let count = literal.utf8CodeUnitsCount
+            guard index + count <= bytes.count else { throw error("unexpected end of input") }
+            let matches = literal.withUTF8Buffer { lit in
+                (0..<count).allSatisfy { bytes[index + $0] == lit[$0] }
+            }
+            guard matches else { throw error("invalid literal") }
+            index += count
+        }
+
+        mutating func parseObject(depth: Int) throws(ParseError) -> JSON {
+            index += 1
+            var members: [String: JSON] = [:]
+            skipWhitespace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return .object(members)
+            }
+            while true {
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a string key") }
+                let key = try parseString()
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
+                index += 1
+                members[key] = try parseValue(depth: depth + 1)
+                skipWhitespace()
+                guard index < bytes.count else { throw error("unexpected end of input") }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                } else if bytes[index] == UInt8(ascii: "}") {
+                    index += 1
+                    return .object(members)
+                } else {
+                    throw error("expected ',' or '}'")
+                }
+            }
+        }
+
+        mutating func parseArray(depth: Int) throws(ParseError) -> JSON {
+            index += 1
+            var elements: [JSON] = []
+            skipWhitespace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return .array(elements)
+            }
+            while true {
+                elements.append(try parseValue(depth: depth + 1))
+                skipWhitespace()
+                guard index < bytes.count else { throw error("unexpected end of input") }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                } else if bytes[index] == UInt8(ascii: "]") {
+                    index += 1
+                    return .array(elements)
+                } else {
+                    throw error("expected ',' or ']'")
+                }
+            }
+        }
+
+        mutating func parseHex4() throws(ParseError) -> UInt32 {
+            guard index + 4 <= bytes.count else { throw error("truncated \\u escape") }
+            var value: UInt32 = 0
+            for _ in 0..<4 {
+                let c = bytes[index]
+                let digit: UInt32
+                switch c {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(c - UInt8(ascii: "0"))
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(c - UInt8(ascii: "a") + 10)
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(c - UInt8(ascii: "A") + 10)
+                default: throw error("invalid \\u escape")
+                }
+                value = value << 4 | digit
+                index += 1
+            }
+            return value
+        }
+
+        mutating func parseString() throws(ParseError) -> String {
+            index += 1
+            var out: [UInt8] = []
+            while true {
+                guard index < bytes.count else { throw error("unterminated string") }
+                let c = bytes[index]
+                switch c {
+                case UInt8(ascii: "\""):
+                    index += 1
+                    guard let s = String(validating: out, as: UTF8.self) else { throw error("invalid UTF-8 in string") }
+                    return s
+                case UInt8(ascii: "\\"):
+                    index += 1
+                    guard index < bytes.count else { throw error("unterminated escape") }
+                    let e = bytes[index]
+                    index += 1
+                    switch e {
+                    case UInt8(ascii: "\""): out.append(0x22)
+                    case UInt8(ascii: "\\"): out.append(0x5C)
+                    case UInt8(ascii: "/"): out.append(0x2F)
+                    case UInt8(ascii: "b"): out.append(0x08)
+                    case UInt8(ascii: "f"): out.append(0x0C)
+                    case UInt8(ascii: "n"): out.append(0x0A)
+                    case UInt8(ascii: "r"): out.append(0x0D)
+                    case UInt8(ascii: "t"): out.append(0x09)
+                    case UInt8(ascii: "u"):
+                        var scalar = try parseHex4()
+                        if (0xD800..<0xDC00).contains(scalar) {
+                            guard index + 2 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                            else { throw error("unpaired surrogate") }
+                            index += 2
+                            let low = try parseHex4()
+                            guard (0xDC00..<0xE000).contains(low) else { throw error("unpaired surrogate") }
+                            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                        } else if (0xDC00..<0xE000).contains(scalar) {
+                            throw error("unpaired surrogate")
+                        }
+                        guard let unicode = Unicode.Scalar(scalar) else { throw error("invalid \\u escape") }
+                        out.append(contentsOf: Array(String(Character(unicode)).utf8))
+                    default:
+                        throw error("invalid escape")
+                    }
+                case 0x00..<0x20:
+                    throw error("control character in string")
+                default:
+                    out.append(c)
+                    index += 1
+                }
+            }
+        }
+
+        mutating func parseNumber() throws(ParseError) -> JSON {
+            let start = index
+            if bytes[index] == UInt8(ascii: "-") { index += 1 }
+            func digits(_ p: inout Parser) -> Int {
+                let s = p.index
+                while p.index < p.bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(p.bytes[p.index]) { p.index += 1 }
+                return p.index - s
+            }
+            guard index < bytes.count else { throw error("invalid number") }
+            if bytes[index] == UInt8(ascii: "0") {
+                index += 1
+            } else if digits(&self) == 0 {
+                throw error("invalid number")
+            }
+            if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+                index += 1
+                guard digits(&self) > 0 else { throw error("invalid number") }
+            }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+                index += 1
+                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+                guard digits(&self) > 0 else { throw error("invalid number") }
+            }
+            let text = String(decoding: bytes[start..<index], as: UTF8.self)
+            guard let value = Double(text), value.isFinite else { throw error("number out of range") }
+            return .number(value)
+        }
+    }
+}
+
+/// Writes JSON text with members in the order they are written.
+///
+/// Encoders build each server message with this once; the bytes are then shared by every recipient.
+public struct JSONWriter: Sendable {
+    /// The UTF-8 bytes written so far.
+    public private(set) var bytes: [UInt8] = []
+    private var needsComma: [Bool] = [false]
+
+    /// An empty writer.
+    public init() { bytes.reserveCapacity(128) }
+
+    /// The output as a string.
+    public var string: String { String(decoding: bytes, as: UTF8.self) }
+
+    private mutating func separator() {
+        if needsComma[needsComma.count - 1] { bytes.append(UInt8(ascii: ",")) }
+        needsComma[needsComma.count - 1] = true
+    }
+
+    /// Opens an object (as a value, or as the member `key` when given).
+    public mutating func beginObject(_ key: String? = nil) {
+        if let key { writeKey(key) } else { separator() }
+        bytes.append(UInt8(ascii: "{"))
+        needsComma.append(false)
+    }
+
+    /// Closes the innermost object.
+    public mutating func endObject() {
+        needsComma.removeLast()
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// Opens an array (as a value, or as the member `key` when given).
+    public mutating func beginArray(_ key: String? = nil) {
+        if let key { writeKey(key) } else { separator() }
+        bytes.append(UInt8(ascii: "["))
+        needsComma.append(false)
+    }
+
+    /// Closes the innermost array.
+    public mutating func endArray() {
+        needsComma.removeLast()
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    private mutating func writeKey(_ key: String) {
+        separator()
+        writeEscaped(key)
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    /// Writes a member `key: value`, or an array element when `key` is nil.
+    public mutating func write(_ key: String? = nil, _ value: String?) {
+        if let key { writeKey(key) } else { separator() }
+        if let value { writeEscaped(value) } else { bytes.append(contentsOf: "null".utf8) }
+    }
+
+    /// Writes an integer member or element.
+    public mutating func write(_ key: String? = nil, _ value: Int) {
+        if let key { writeKey(key) } else { separator() }
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    /// Writes a boolean member or element.
+    public mutating func write(_ key: String? = nil, _ value: Bool) {
+        if let key { writeKey(key) } else { separator() }
+        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+    }
+
+    /// Writes pre-encoded JSON text as a member or element.
+    public mutating func writeRaw(_ key: String? = nil, _ json: [UInt8]) {
+        if let key { writeKey(key) } else { separator() }
+        bytes.append(contentsOf: json)
+    }
+
+    /// Writes any parsed value.
+    public mutating func write(_ key: String? = nil, json: JSON) {
+        switch json {
+        case .null: write(key, nil as String?)
+        case .bool(let b): write(key, b)
+        case .number(let d):
+            if let i = json.intValue { write(key, i) } else {
+                if let key { writeKey(key) } else { separator() }
+                bytes.append(contentsOf: "\(d)".utf8)
+            }
+        case .string(let s): write(key, s)
+        case .array(let elements):
+            beginArray(key)
+            for e in elements { write(nil, json: e) }
+            endArray()
+        case .object(let members):
+            beginObject(key)
+            for k in members.keys.sorted() { write(k, json: members[k]!) }
+            endObject()
+        }
+    }
+
+    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+
+    private mutating func writeEscaped(_ s: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for c in s.utf8 {
+            switch c {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+            case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+            case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+            case 0x00..<0x20, UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "&"):
+                // Control characters must be escaped; <, > and & are escaped too so that
+                // JSON embedded in HTML can never close a tag.
+                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, Self.hex[Int(c >> 4)], Self.hex[Int(c & 0xF)]])
+            default: bytes.append(c)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}
