@@ -106,14 +106,11 @@ extension JSON {
             }
         }
 
-        mutating func expectLiteral(_ literal: StaticString) throws(ParseError) {
-            let count = literal.utf8CodeUnitsCount
-            guard index + count <= bytes.count else { throw error("unexpected end of input") }
-            let matches = literal.withUTF8Buffer { lit in
-                (0..<count).allSatisfy { bytes[index + $0] == lit[$0] }
-            }
-            guard matches else { throw error("invalid literal") }
-            index += count
+        mutating func expectLiteral(_ literal: String) throws(ParseError) {
+            let lit = Array(literal.utf8)
+            guard index + lit.count <= bytes.count else { throw error("unexpected end of input") }
+            guard bytes[index..<index + lit.count].elementsEqual(lit) else { throw error("invalid literal") }
+            index += lit.count
         }
 
         mutating func parseObject(depth: Int) throws(ParseError) -> JSON {

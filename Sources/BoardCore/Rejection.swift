@@ -1,0 +1,39 @@
+/// Why the server refused a request. Each case is one `reason` on the wire.
+public enum RejectReason: String, Equatable, Sendable {
+    /// An item id that is not on the board.
+    case unknownItem = "unknown_item"
+    /// A zone id that is not on the board.
+    case unknownZone = "unknown_zone"
+    /// `base` is ahead of the board's seq.
+    case badBase = "bad_base"
+    /// `base` is older than the history the server keeps.
+    case stale
+    /// Another user's drag holds an involved item.
+    case held
+    /// An op committed after `base` touched one of the same items.
+    case conflict
+    /// The op makes no sense on the current board (anchor elsewhere, move before itself, self-swap).
+    case invalid
+    /// A hover or drop from someone who does not hold the item.
+    case notHolding = "not_holding"
+}
+
+/// A refusal, sent to the requester only.
+public struct Rejection: Equatable, Sendable {
+    /// The reason.
+    public var reason: RejectReason
+    /// The user whose hold or op caused it (`held`, `conflict`).
+    public var by: UserID?
+    /// The op id of the refused op, when it was an op.
+    public var opID: OpID?
+    /// The item concerned, for drag requests.
+    public var item: ItemID?
+
+    /// A rejection.
+    public init(_ reason: RejectReason, by: UserID? = nil, opID: OpID? = nil, item: ItemID? = nil) {
+        self.reason = reason
+        self.by = by
+        self.opID = opID
+        self.item = item
+    }
+}

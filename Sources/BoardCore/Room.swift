@@ -1,0 +1,217 @@
+/// One shared board and the people on it: the state machine the server drives.
+///
+/// The room applies ops at once (so the next op is checked against the newest board), but
+/// publishes them only once the store says they are durable: `markDurable(upTo:)` releases the
+/// broadcasts, and every reply that mentions a seq waits for that seq to be visible. Ephemeral
+/// messages (drags, hovers, joins) never wait. Time and user ids are passed in; the room does no I/O.
+public struct Room: Sendable {
+    /// What the server must do.
+    public enum Effect: Equatable, Sendable {
+        /// Send to one user.
+        case send(UserID, ServerMessage)
+        /// Send to everyone on the board, optionally leaving one user out.
+        case broadcast(ServerMessage, except: UserID?)
+        /// Make a committed op durable, then call `markDurable(upTo:)`.
+        case persist(CommittedOp)
+    }
+
+    /// A drag in progress.
+    public struct Hold: Equatable, Sendable {
+        /// The holder.
+        public var by: UserID
+        /// When the holder last showed activity (ms), for expiry.
+        public var lastActive: Int64
+    }
+
+    private enum Gated: Sendable {
+        case op(CommittedOp)
+        case message(requires: Seq, to: UserID, ServerMessage)
+    }
+
+    /// The board id.
+    public var id: BoardID { published.id }
+    /// The sequencer: the newest board, including ops not yet durable.
+    public private(set) var sequencer: Sequencer
+    /// The board as everyone has been told it is.
+    public private(set) var published: Board
+    /// The seq of `published`: the last op that is durable and broadcast.
+    public private(set) var visibleSeq: Seq
+    /// The users on the board, in join order.
+    public private(set) var users: [User] = []
+    /// Items held by drags.
+    public private(set) var holds: [ItemID: Hold] = [:]
+    /// How long a hold lives without hover or drop, in milliseconds.
+    public var holdTimeout: Int64
+
+    private var holding: [UserID: ItemID] = [:]
+    private var gated: [Gated] = []
+    private var gatedHead = 0
+
+    /// A room for `board` at `seq` (both durable), seeded with the most recent committed ops.
+    public init(board: Board, seq: Seq = 0, recent: [CommittedOp] = [], historyLimit: Int = 1000, holdTimeout: Int64 = 30_000) {
+        sequencer = Sequencer(board: board, seq: seq, recent: recent, historyLimit: historyLimit)
+        published = board
+        visibleSeq = seq
+        self.holdTimeout = holdTimeout
+    }
+
+    /// True when nobody is on the board and nothing waits for the disk.
+    public var isIdle: Bool { users.isEmpty && gatedHead == gated.count }
+
+    /// The committed ops after `since` that have been published, or nil if some were forgotten.
+    public func publishedOps(after since: Seq) -> [CommittedOp]? {
+        guard since <= visibleSeq, let ops = sequencer.ops(after: since) else { return nil }
+        return ops.prefix { $0.seq <= visibleSeq }.map { $0 }
+    }
+
+    // MARK: Membership
+
+    /// `user` joined; `since` is the seq the client already has, if resuming.
+    public mutating func join(_ user: User, since: Seq?) -> [Effect] {
+        users.append(user)
+        var state = ServerMessage.Welcome.State.board(published)
+        if let since, let ops = publishedOps(after: since) { state = .ops(ops) }
+        let drags = holds.map { (item: $0.key, by: $0.value.by) }.sorted { $0.item.rawValue < $1.item.rawValue }
+        let welcome = ServerMessage.Welcome(you: user.id, seq: visibleSeq, drags: drags, users: users, state: state)
+        return [.send(user.id, .welcome(welcome)), .broadcast(.join(user), except: user.id)]
+    }
+
+    /// `user`'s connection closed: its hold ends with `reason: left`, then everyone hears `leave`.
+    public mutating func leave(_ userID: UserID) -> [Effect] {
+        guard let index = users.firstIndex(where: { $0.id == userID }) else { return [] }
+        let user = users.remove(at: index)
+        var effects: [Effect] = []
+        if let item = release(userID) {
+            effects.append(.broadcast(.drop(item: item, by: userID, at: visibleSeq, reason: .left), except: nil))
+        }
+        effects.append(.broadcast(.leave(user), except: nil))
+        return effects
+    }
+
+    // MARK: Messages
+
+    /// Handles a message from a joined user at time `now` (ms).
+    public mutating func handle(_ message: ClientMessage, from user: UserID, now: Int64) -> [Effect] {
+        switch message {
+        case .hello, .ping:
+            return []  // The server answers these; they never reach a room.
+        case .op(let request):
+            return submit(request, from: user, now: now)
+        case .dragStart(let item):
+            return dragStart(item, by: user, now: now)
+        case .hover(let item, let over, let zone):
+            return hover(item, over: over, zone: zone, by: user, now: now)
+        case .drop(let item, let action):
+            return drop(item, action: action, by: user, now: now)
+        }
+    }
+
+    /// Ends every hold idle for `holdTimeout` or longer, with `reason: expired`.
+    public mutating func expireHolds(now: Int64) -> [Effect] {
+        let expired = holds.filter { now - $0.value.lastActive >= holdTimeout }
+            .sorted { $0.key.rawValue < $1.key.rawValue }
+        return expired.map { item, hold in
+            _ = release(hold.by)
+            return .broadcast(.drop(item: item, by: hold.by, at: visibleSeq, reason: .expired), except: nil)
+        }
+    }
+
+    /// The store made every op up to `seq` durable: publish them and whatever waited for them.
+    public mutating func markDurable(upTo seq: Seq) -> [Effect] {
+        var effects: [Effect] = []
+        while gatedHead < gated.count {
+            switch gated[gatedHead] {
+            case .op(let op):
+                guard op.seq <= seq else { return compactGated(effects) }
+                published.apply(op.op)
+                visibleSeq = op.seq
+                effects.append(.broadcast(.committed(op), except: nil))
+            case .message(let requires, let to, let message):
+                guard requires <= visibleSeq else { return compactGated(effects) }
+                effects.append(.send(to, message))
+            }
+            gatedHead += 1
+        }
+        return compactGated(effects)
+    }
+
+    private mutating func compactGated(_ effects: [Effect]) -> [Effect] {
+        if gatedHead == gated.count {
+            gated.removeAll(keepingCapacity: true)
+            gatedHead = 0
+        }
+        return effects
+    }
+
+    /// A reply that mentions `seq` goes out once `seq` is visible, after the ops before it.
+    private mutating func reply(_ message: ServerMessage, to user: UserID, requires seq: Seq) -> [Effect] {
+        if seq <= visibleSeq && gatedHead == gated.count { return [.send(user, message)] }
+        gated.append(.message(requires: seq, to: user, message))
+        return []
+    }
+
+    private mutating func submit(_ request: OpRequest, from user: UserID, now: Int64) -> [Effect] {
+        let holds = self.holds
+        switch sequencer.submit(request, by: user, time: now, holder: { holds[$0]?.by }) {
+        case .committed(let op):
+            gated.append(.op(op))
+            return [.persist(op)]
+        case .duplicate(let seq):
+            return reply(.ack(request.opID, seq: seq), to: user, requires: seq)
+        case .rejected(let rejection):
+            return reply(.reject(rejection, seq: sequencer.seq), to: user, requires: sequencer.seq)
+        }
+    }
+
+    private mutating func dragStart(_ item: ItemID, by user: UserID, now: Int64) -> [Effect] {
+        guard sequencer.board.item(item) != nil else {
+            return [.send(user, .reject(Rejection(.unknownItem, item: item), seq: visibleSeq))]
+        }
+        if let hold = holds[item], hold.by != user {
+            return [.send(user, .reject(Rejection(.held, by: hold.by, item: item), seq: visibleSeq))]
+        }
+        var effects: [Effect] = []
+        if let previous = holding[user], previous != item {
+            _ = release(user)
+            effects.append(.broadcast(.drop(item: previous, by: user, at: visibleSeq, reason: nil), except: nil))
+        }
+        holds[item] = Hold(by: user, lastActive: now)
+        holding[user] = item
+        effects.append(.broadcast(.dragStart(item: item, by: user, at: visibleSeq), except: nil))
+        return effects
+    }
+
+    private mutating func hover(_ item: ItemID, over: ItemID?, zone: ZoneID?, by user: UserID, now: Int64) -> [Effect] {
+        let board = sequencer.board
+        guard board.item(item) != nil, over.map({ board.item($0) != nil }) ?? true else {
+            return [.send(user, .reject(Rejection(.unknownItem, item: item), seq: visibleSeq))]
+        }
+        if let zone, !board.hasZone(zone) {
+            return [.send(user, .reject(Rejection(.unknownZone, item: item), seq: visibleSeq))]
+        }
+        guard holds[item]?.by == user else {
+            return [.send(user, .reject(Rejection(.notHolding, item: item), seq: visibleSeq))]
+        }
+        holds[item]?.lastActive = now
+        let zone = zone ?? over.flatMap { board.location(of: $0) }.map { board.zones[$0.zone].id }
+        return [.broadcast(.hover(item: item, over: over, zone: zone, by: user, at: visibleSeq), except: user)]
+    }
+
+    private mutating func drop(_ item: ItemID, action: OpRequest?, by user: UserID, now: Int64) -> [Effect] {
+        guard holds[item]?.by == user else {
+            let rejection = Rejection(.notHolding, opID: action?.opID, item: item)
+            return [.send(user, .reject(rejection, seq: visibleSeq))]
+        }
+        _ = release(user)
+        var effects: [Effect] = [.broadcast(.drop(item: item, by: user, at: visibleSeq, reason: nil), except: nil)]
+        if let action { effects += submit(action, from: user, now: now) }
+        return effects
+    }
+
+    /// Ends `user`'s hold, returning the item it held.
+    private mutating func release(_ user: UserID) -> ItemID? {
+        guard let item = holding.removeValue(forKey: user) else { return nil }
+        holds[item] = nil
+        return item
+    }
+}

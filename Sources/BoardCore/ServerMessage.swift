@@ -1,0 +1,206 @@
+/// A message from the server. Each is encoded to JSON once, however many clients receive it.
+public enum ServerMessage: Equatable, Sendable {
+    /// The reply to `hello`.
+    case welcome(Welcome)
+    /// Someone joined the board.
+    case join(User)
+    /// Someone's connection closed.
+    case leave(User)
+    /// A committed op (the sender's copy is its acknowledgement).
+    case committed(CommittedOp)
+    /// A refused request, to the requester only.
+    case reject(Rejection, seq: Seq)
+    /// A resent op id that was committed before.
+    case ack(OpID, seq: Seq)
+    /// Someone lifted an item.
+    case dragStart(item: ItemID, by: UserID, at: Seq)
+    /// The held item moved over another item or zone.
+    case hover(item: ItemID, over: ItemID?, zone: ZoneID?, by: UserID, at: Seq)
+    /// A hold ended: released, dropped, or ended by `reason` (`left`, `expired`).
+    case drop(item: ItemID, by: UserID, at: Seq, reason: DropReason?)
+    /// A client mistake.
+    case error(ProtocolError)
+    /// The answer to `ping`.
+    case pong
+
+    /// The `welcome` payload.
+    public struct Welcome: Equatable, Sendable {
+        /// The joiner's user id.
+        public var you: UserID
+        /// The board seq the welcome describes.
+        public var seq: Seq
+        /// Items held right now, and by whom.
+        public var drags: [(item: ItemID, by: UserID)]
+        /// Everyone on the board, the joiner included.
+        public var users: [User]
+        /// A snapshot, or the ops after `since` when resuming.
+        public var state: State
+
+        /// Snapshot or ops.
+        public enum State: Equatable, Sendable {
+            /// The whole board.
+            case board(Board)
+            /// The ops the client missed, in order.
+            case ops([CommittedOp])
+        }
+
+        /// A welcome.
+        public init(you: UserID, seq: Seq, drags: [(item: ItemID, by: UserID)], users: [User], state: State) {
+            self.you = you
+            self.seq = seq
+            self.drags = drags
+            self.users = users
+            self.state = state
+        }
+
+        /// Welcomes compare field by field.
+        public static func == (a: Welcome, b: Welcome) -> Bool {
+            a.you == b.you && a.seq == b.seq && a.users == b.users && a.state == b.state
+                && a.drags.map(\.item) == b.drags.map(\.item) && a.drags.map(\.by) == b.drags.map(\.by)
+        }
+    }
+}
+
+/// Why a hold ended without its holder dropping it.
+public enum DropReason: String, Equatable, Sendable {
+    /// The holder's connection closed.
+    case left
+    /// The holder sent no hover or drop for the hold timeout.
+    case expired
+}
+
+extension ServerMessage {
+    /// The message as JSON text (UTF-8).
+    public func encoded() -> [UInt8] {
+        var w = JSONWriter()
+        encode(into: &w)
+        return w.bytes
+    }
+
+    /// Writes the message as one JSON object.
+    public func encode(into w: inout JSONWriter) {
+        w.beginObject()
+        switch self {
+        case .welcome(let welcome):
+            w.write("type", "welcome")
+            w.write("you", welcome.you.rawValue)
+            w.write("seq", welcome.seq)
+            w.beginArray("drags")
+            for d in welcome.drags {
+                w.beginObject()
+                w.write("item", d.item.rawValue)
+                w.write("by", d.by.rawValue)
+                w.endObject()
+            }
+            w.endArray()
+            w.beginArray("users")
+            for u in welcome.users { Self.write(u, key: nil, into: &w) }
+            w.endArray()
+            switch welcome.state {
+            case .board(let board):
+                Self.write(board, key: "board", into: &w)
+            case .ops(let ops):
+                w.beginArray("ops")
+                for op in ops { ServerMessage.committed(op).encode(into: &w) }
+                w.endArray()
+            }
+        case .join(let user):
+            w.write("type", "join")
+            Self.write(user, key: "user", into: &w)
+        case .leave(let user):
+            w.write("type", "leave")
+            Self.write(user, key: "user", into: &w)
+        case .committed(let c):
+            w.write("type", c.op.kind)
+            w.write("op", c.opID.rawValue)
+            w.write("by", c.by.rawValue)
+            w.write("seq", c.seq)
+            switch c.op {
+            case .swap(let a, let b):
+                w.write("a", a.rawValue)
+                w.write("b", b.rawValue)
+            case .move(let item, let zone, let before):
+                w.write("item", item.rawValue)
+                w.write("zone", zone.rawValue)
+                w.write("before", before?.rawValue)
+            case .toggle(let item, let on):
+                w.write("item", item.rawValue)
+                w.write("on", on)
+            }
+        case .reject(let r, let seq):
+            w.write("type", "reject")
+            w.write("op", r.opID?.rawValue)
+            w.write("reason", r.reason.rawValue)
+            w.write("seq", seq)
+            if let by = r.by { w.write("by", by.rawValue) }
+            if let item = r.item { w.write("item", item.rawValue) }
+        case .ack(let opID, let seq):
+            w.write("type", "ack")
+            w.write("op", opID.rawValue)
+            w.write("seq", seq)
+        case .dragStart(let item, let by, let at):
+            w.write("type", "dragStart")
+            w.write("item", item.rawValue)
+            w.write("by", by.rawValue)
+            w.write("at", at)
+        case .hover(let item, let over, let zone, let by, let at):
+            w.write("type", "hover")
+            w.write("item", item.rawValue)
+            w.write("over", over?.rawValue)
+            w.write("zone", zone?.rawValue)
+            w.write("by", by.rawValue)
+            w.write("at", at)
+        case .drop(let item, let by, let at, let reason):
+            w.write("type", "drop")
+            w.write("item", item.rawValue)
+            w.write("by", by.rawValue)
+            w.write("at", at)
+            if let reason { w.write("reason", reason.rawValue) }
+        case .error(let e):
+            w.write("type", "error")
+            w.write("code", e.code.rawValue)
+            w.write("message", e.message)
+            if let op = e.opID { w.write("op", op) }
+        case .pong:
+            w.write("type", "pong")
+        }
+        w.endObject()
+    }
+
+    static func write(_ user: User, key: String?, into w: inout JSONWriter) {
+        w.beginObject(key)
+        w.write("id", user.id.rawValue)
+        w.write("name", user.name)
+        w.write("color", user.color)
+        w.endObject()
+    }
+
+    /// Writes a board snapshot `{id, title, columns, zones, items}`.
+    public static func write(_ board: Board, key: String?, into w: inout JSONWriter) {
+        w.beginObject(key)
+        w.write("id", board.id.rawValue)
+        w.write("title", board.title)
+        w.write("columns", board.columns)
+        w.beginArray("zones")
+        for zone in board.zones {
+            w.beginObject()
+            w.write("id", zone.id.rawValue)
+            w.beginArray("items")
+            for item in zone.items { w.write(nil, item.rawValue) }
+            w.endArray()
+            w.endObject()
+        }
+        w.endArray()
+        w.beginArray("items")
+        for item in board.items {
+            w.beginObject()
+            w.write("id", item.id.rawValue)
+            w.write("label", item.label)
+            w.write("color", item.color)
+            w.write("on", item.on)
+            w.endObject()
+        }
+        w.endArray()
+        w.endObject()
+    }
+}

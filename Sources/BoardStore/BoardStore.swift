@@ -1,0 +1,80 @@
+public import BoardCore
+
+/// A board as loaded from a store: the board with every stored op applied, and the newest ops.
+public struct StoredBoard: Equatable, Sendable {
+    /// The board at `seq`.
+    public var board: Board
+    /// The seq of the last stored op.
+    public var seq: Seq
+    /// The most recent ops, oldest first, ending at `seq` (as many as asked for, or all there are).
+    public var recent: [CommittedOp]
+
+    /// A loaded board.
+    public init(board: Board, seq: Seq, recent: [CommittedOp]) {
+        self.board = board
+        self.seq = seq
+        self.recent = recent
+    }
+}
+
+/// One line of the board list.
+public struct BoardSummary: Equatable, Sendable {
+    /// The board id.
+    public var id: BoardID
+    /// Its title.
+    public var title: String
+    /// The seq of its last stored op.
+    public var seq: Seq
+
+    /// A summary.
+    public init(id: BoardID, title: String, seq: Seq) {
+        self.id = id
+        self.title = title
+        self.seq = seq
+    }
+}
+
+/// A change to the store. The server's writer thread applies a batch of these in one transaction.
+public enum StoreWrite: Equatable, Sendable {
+    /// Create a board at seq 0.
+    case create(Board)
+    /// Append committed ops (in seq order) to a board's log.
+    case append(BoardID, [CommittedOp])
+    /// Remove a board, its snapshots and its log.
+    case delete(BoardID)
+}
+
+/// A page of a board's op log.
+public enum OpsPage: Equatable, Sendable {
+    /// The ops with seq greater than the asked-for seq, oldest first, and the board's current seq.
+    case ops([CommittedOp], current: Seq)
+    /// Some ops after the asked-for seq were compacted away.
+    case gone
+    /// No such board.
+    case unknownBoard
+}
+
+/// A store failure, with a message for people.
+public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What went wrong, naming the path or board where that helps.
+    public var message: String
+    /// An error with this message.
+    public init(_ message: String) { self.message = message }
+    /// The message.
+    public var description: String { message }
+}
+
+/// Where boards live between restarts.
+///
+/// Writes come from one writer thread (`write`); reads may come from the service thread at the
+/// same time. Implementations must make a `write` batch atomic and durable before returning.
+public protocol BoardStore: AnyObject, Sendable {
+    /// Applies `batch` in one transaction; when this returns, the batch is durable.
+    func write(_ batch: [StoreWrite]) throws(StoreError)
+    /// The board with this id, with up to `recentLimit` of its newest ops; nil when absent.
+    func load(_ id: BoardID, recentLimit: Int) throws(StoreError) -> StoredBoard?
+    /// Every board, ordered by id.
+    func list() throws(StoreError) -> [BoardSummary]
+    /// Up to `limit` ops of a board's log with seq greater than `since`.
+    func ops(of id: BoardID, since: Seq, limit: Int) throws(StoreError) -> OpsPage
+}

@@ -1,0 +1,59 @@
+public import BoardCore
+import Synchronization
+
+/// A store that keeps everything in memory: for `--memory` and for tests. Nothing survives a restart.
+public final class MemoryStore: BoardStore {
+    private struct Entry {
+        var board: Board
+        var log: [CommittedOp]
+        var seq: Seq { log.last?.seq ?? 0 }
+    }
+
+    private let boards = Mutex<[BoardID: Entry]>([:])
+
+    /// An empty store.
+    public init() {}
+
+    /// Applies the batch; memory is as durable as it gets here.
+    public func write(_ batch: [StoreWrite]) throws(StoreError) {
+        boards.withLock { boards in
+            for change in batch {
+                switch change {
+                case .create(let board):
+                    if boards[board.id] == nil { boards[board.id] = Entry(board: board, log: []) }
+                case .append(let id, let ops):
+                    for op in ops {
+                        boards[id]?.board.apply(op.op)
+                        boards[id]?.log.append(op)
+                    }
+                case .delete(let id):
+                    boards[id] = nil
+                }
+            }
+        }
+    }
+
+    /// The board and its newest ops.
+    public func load(_ id: BoardID, recentLimit: Int) throws(StoreError) -> StoredBoard? {
+        boards.withLock { boards in
+            boards[id].map { StoredBoard(board: $0.board, seq: $0.seq, recent: Array($0.log.suffix(recentLimit))) }
+        }
+    }
+
+    /// Every board, by id.
+    public func list() throws(StoreError) -> [BoardSummary] {
+        boards.withLock { boards in
+            boards.values.map { BoardSummary(id: $0.board.id, title: $0.board.title, seq: $0.seq) }
+                .sorted { $0.id < $1.id }
+        }
+    }
+
+    /// The whole log is kept, so a page is never gone.
+    public func ops(of id: BoardID, since: Seq, limit: Int) throws(StoreError) -> OpsPage {
+        boards.withLock { boards in
+            guard let entry = boards[id] else { return .unknownBoard }
+            let start = min(max(since, 0), entry.log.count)
+            return .ops(Array(entry.log[start...].prefix(limit)), current: entry.seq)
+        }
+    }
+}
