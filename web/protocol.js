@@ -1,0 +1,217 @@
+// Wire protocol v1 (docs/protocol.md), client side: message builders, frame parsing,
+// and the human wording of server reasons. Pure: no DOM, no sockets, no clocks.
+
+/** The WebSocket subprotocol the client offers. */
+export const SUBPROTOCOL = 'shuffleboard.v1';
+
+/** The WebSocket path on the server. */
+export const WS_PATH = '/ws';
+
+/** Board, item and zone ids: 1–64 characters of [A-Za-z0-9_-]. */
+export const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Types of committed (numbered) ops. */
+export const OP_TYPES = new Set(['swap', 'move', 'toggle']);
+
+/** True when `s` is a valid board, item or zone id. */
+export function isValidId(s) {
+  return typeof s === 'string' && ID_PATTERN.test(s);
+}
+
+/** A WebSocket URL for the page at `location` ({protocol, host}). */
+export function socketURL(location) {
+  const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  return `${scheme}//${location.host}${WS_PATH}`;
+}
+
+let counter = 0;
+
+/** A fresh op id (1–128 characters), unique per client. */
+export function newOpId(random = globalThis.crypto) {
+  if (random && typeof random.randomUUID === 'function') return random.randomUUID();
+  counter += 1;
+  return `op-${Date.now().toString(36)}-${counter}-${Math.random().toString(36).slice(2, 10)}`;
+}
+
+/** The hello message; `since` only when resuming. */
+export function hello(board, name, since) {
+  const m = { type: 'hello', board, name };
+  if (Number.isInteger(since) && since >= 0) m.since = since;
+  return m;
+}
+
+/** A swap of two items. */
+export function swap(op, base, a, b) {
+  return { type: 'swap', op, base, a, b };
+}
+
+/** A move of `item` into `zone` before item `before` (null appends). */
+export function move(op, base, item, zone, before) {
+  return { type: 'move', op, base, item, zone, before: before ?? null };
+}
+
+/** Sets the paint state of `item`. */
+export function toggle(op, base, item, on) {
+  return { type: 'toggle', op, base, item, on: !!on };
+}
+
+/** Lifts `item`. */
+export function dragStart(item) {
+  return { type: 'dragStart', item };
+}
+
+/** Where the held `item` hovers: over an item, or over `zone`'s empty space (over null). */
+export function hover(item, over, zone) {
+  return { type: 'hover', item, over: over ?? null, zone };
+}
+
+/**
+ * Releases `item`. With an op (`swap` or `move` message built above) the drop carries it as
+ * its action and the op's id and base; without one it only releases.
+ */
+export function drop(item, opMessage) {
+  if (!opMessage) return { type: 'drop', item };
+  const action = opMessage.type === 'swap'
+    ? { type: 'swap', with: opMessage.a === item ? opMessage.b : opMessage.a }
+    : { type: 'move', zone: opMessage.zone, before: opMessage.before ?? null };
+  return { type: 'drop', item, op: opMessage.op, base: opMessage.base, action };
+}
+
+/** The op message a drop action stands for, so it can be resent as a plain op. */
+export function opFromDrop(dropMessage) {
+  const { item, op, base, action } = dropMessage;
+  if (!action) return null;
+  if (action.type === 'swap') return swap(op, base, item, action.with);
+  if (action.type === 'move') return move(op, base, item, action.zone, action.before);
+  return null;
+}
+
+/**
+ * The messages in one server frame, in order. A frame is one JSON object or an array of them.
+ * Throws on text that is not JSON; drops array members that are not objects with a type.
+ */
+export function parseFrame(text) {
+  const value = JSON.parse(text);
+  const list = Array.isArray(value) ? value : [value];
+  return list.filter((m) => m && typeof m === 'object' && !Array.isArray(m) && typeof m.type === 'string');
+}
+
+/** True for a committed op broadcast (numbered, attributed). */
+export function isCommitted(m) {
+  return OP_TYPES.has(m.type) && Number.isInteger(m.seq) && typeof m.by === 'string';
+}
+
+/** The items an op involves, as the server's conflict rule sees them. */
+export function involvedItems(op) {
+  switch (op.type) {
+    case 'swap': return [op.a, op.b];
+    case 'move': return op.before ? [op.item, op.before] : [op.item];
+    case 'toggle': return [op.item];
+    default: return [];
+  }
+}
+
+/**
+ * A short sentence saying why the server refused an op. `nameOf(userId)` gives display names.
+ */
+export function rejectText(reason, by, nameOf = (id) => id) {
+  const who = by ? nameOf(by) : 'Someone';
+  switch (reason) {
+    case 'conflict': return `${who} moved that tile first`;
+    case 'held': return `${who} is holding that tile`;
+    case 'stale': return 'Your view was too old; the board has been refreshed';
+    case 'bad_base': return 'Out of sync with the server; refreshing';
+    case 'unknown_item': return 'That tile no longer exists';
+    case 'unknown_zone': return 'That area no longer exists';
+    case 'invalid': return 'That move is not possible';
+    case 'not_holding': return 'You are no longer holding that tile';
+    default: return `The server refused that (${String(reason)})`;
+  }
+}
+
+/** The message for a drop the server made on a holder's behalf. */
+export function dropReasonText(reason) {
+  if (reason === 'expired') return 'Your hold expired after 30 seconds without movement';
+  if (reason === 'left') return 'The holder left';
+  return '';
+}
+
+/**
+ * Limits how often hovers are sent: only changes, at most one per `interval` ms, and the last
+ * change is always sent (trailing edge). `send` gets the value; `schedule(fn, ms)` returns a
+ * cancel function (setTimeout in the page, a fake clock in tests).
+ */
+export class HoverThrottle {
+  constructor(send, { interval = 33, now = () => Date.now(), schedule = defaultSchedule } = {}) {
+    this.send = send;
+    this.interval = interval;
+    this.now = now;
+    this.schedule = schedule;
+    this.lastKey = undefined;
+    this.lastSentAt = -Infinity;
+    this.waiting = null;
+    this.cancelTimer = null;
+  }
+
+  /** Offers a value; `key` says whether it differs from the last one. */
+  offer(value, key = JSON.stringify(value)) {
+    if (key === this.lastKey && !this.waiting) return;
+    if (this.waiting && key === this.waiting.key) return;
+    if (this.waiting && key === this.lastKey) {
+      // Back to what was last sent before the pending one went out: nothing to send.
+      this.clear();
+      return;
+    }
+    const wait = this.lastSentAt + this.interval - this.now();
+    if (wait <= 0) {
+      this.clear();
+      this.emit(value, key);
+      return;
+    }
+    this.waiting = { value, key };
+    if (!this.cancelTimer) {
+      this.cancelTimer = this.schedule(() => {
+        this.cancelTimer = null;
+        const w = this.waiting;
+        this.waiting = null;
+        if (w) this.emit(w.value, w.key);
+      }, wait);
+    }
+  }
+
+  /** Sends what is waiting now (before a drop, so the last hover is never lost). */
+  flush() {
+    const w = this.waiting;
+    this.clear();
+    if (w) this.emit(w.value, w.key);
+  }
+
+  /** Forgets everything (a new drag). */
+  reset() {
+    this.clear();
+    this.lastKey = undefined;
+  }
+
+  clear() {
+    this.waiting = null;
+    if (this.cancelTimer) this.cancelTimer();
+    this.cancelTimer = null;
+  }
+
+  emit(value, key) {
+    this.lastKey = key;
+    this.lastSentAt = this.now();
+    this.send(value);
+  }
+}
+
+function defaultSchedule(fn, ms) {
+  const t = setTimeout(fn, ms);
+  return () => clearTimeout(t);
+}
+
+/** Reconnect delay for attempt n (0-based): exponential from `base` ms, capped, with jitter. */
+export function backoffDelay(attempt, { base = 250, cap = 5000, random = Math.random } = {}) {
+  const raw = Math.min(cap, base * 2 ** Math.min(attempt, 16));
+  return Math.round(raw / 2 + random() * (raw / 2));
+}

@@ -1,0 +1,321 @@
+// The client's model of one board: the last board the server confirmed, plus this client's
+// pending ops re-applied on top. Pure: no DOM, no sockets, no clocks.
+//
+// What the page shows is always `view()`: confirmed state with pending ops replayed in the
+// order they were made. A remote op changes the confirmed state and the pending ops are
+// replayed again on top, so one's own tile never flickers back and forth.
+
+import { involvedItems } from './protocol.js';
+
+/** A deep copy of a board snapshot. */
+export function cloneBoard(board) {
+  return {
+    id: board.id,
+    title: board.title,
+    columns: board.columns,
+    zones: board.zones.map((z) => ({ id: z.id, items: z.items.slice() })),
+    items: board.items.map((i) => ({ id: i.id, label: i.label, color: i.color, on: !!i.on })),
+  };
+}
+
+/** Where `item` is: {zone, index} (zone is the zone object), or null. */
+export function locate(board, item) {
+  for (const zone of board.zones) {
+    const index = zone.items.indexOf(item);
+    if (index >= 0) return { zone, index };
+  }
+  return null;
+}
+
+/** The item record with this id, or undefined. */
+export function itemById(board, id) {
+  return board.items.find((i) => i.id === id);
+}
+
+/**
+ * Applies one op (swap, move or toggle message) to `board` in place, as the server does.
+ * Ops that no longer make sense (unknown item) are skipped; a move whose anchor is gone appends.
+ * Returns true when the board changed.
+ */
+export function applyOp(board, op) {
+  switch (op.type) {
+    case 'swap': {
+      if (op.a === op.b) return false;
+      const la = locate(board, op.a);
+      const lb = locate(board, op.b);
+      if (!la || !lb) return false;
+      la.zone.items[la.index] = op.b;
+      lb.zone.items[lb.index] = op.a;
+      return true;
+    }
+    case 'move': {
+      if (op.item === op.before) return false;
+      const from = locate(board, op.item);
+      const target = board.zones.find((z) => z.id === op.zone);
+      if (!from || !target) return false;
+      from.zone.items.splice(from.index, 1);
+      const at = op.before == null ? -1 : target.items.indexOf(op.before);
+      if (at >= 0) target.items.splice(at, 0, op.item);
+      else target.items.push(op.item);
+      return true;
+    }
+    case 'toggle': {
+      const it = itemById(board, op.item);
+      if (!it) return false;
+      it.on = !!op.on;
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+/**
+ * The move that puts `item` where `over` is now, the way sortable lists do: the dragged item
+ * takes the hovered item's index, so hovering a later item in the same zone inserts after it.
+ * `over` null means the end of `zone`. Returns {zone, before} or null when nothing would change.
+ */
+export function moveTarget(board, item, over, zone) {
+  const from = locate(board, item);
+  if (!from) return null;
+  let target;
+  let index;
+  if (over == null) {
+    target = board.zones.find((z) => z.id === zone);
+    if (!target) return null;
+    index = Infinity;
+  } else {
+    if (over === item) return null;
+    const at = locate(board, over);
+    if (!at) return null;
+    target = at.zone;
+    index = at.index;
+  }
+  const rest = target.items.filter((id) => id !== item);
+  const before = index < rest.length ? rest[index] : null;
+  // No change: same zone, same neighbour after it.
+  if (from.zone === target) {
+    const next = from.zone.items[from.index + 1] ?? null;
+    if (next === before) return null;
+  }
+  return { zone: target.id, before };
+}
+
+/** The op that undoes `op`, given the board as it was just before `op` was applied. */
+export function inverseOp(op, boardBefore) {
+  switch (op.type) {
+    case 'swap':
+      return { type: 'swap', a: op.a, b: op.b };
+    case 'toggle': {
+      const it = itemById(boardBefore, op.item);
+      return { type: 'toggle', item: op.item, on: it ? !!it.on : !op.on };
+    }
+    case 'move': {
+      const from = locate(boardBefore, op.item);
+      if (!from) return null;
+      // Anchor: the first item after it that is not the moved item itself.
+      const rest = from.zone.items.slice(from.index + 1);
+      return { type: 'move', item: op.item, zone: from.zone.id, before: rest[0] ?? null };
+    }
+    default:
+      return null;
+  }
+}
+
+/** The op fields without wire bookkeeping (op id, base, seq, by). */
+export function opBody(op) {
+  switch (op.type) {
+    case 'swap': return { type: 'swap', a: op.a, b: op.b };
+    case 'move': return { type: 'move', item: op.item, zone: op.zone, before: op.before ?? null };
+    case 'toggle': return { type: 'toggle', item: op.item, on: !!op.on };
+    default: return { type: op.type };
+  }
+}
+
+/** How many committed ops the client remembers (for undo checks). */
+const LOG_LIMIT = 500;
+
+/**
+ * Confirmed board + pending local ops.
+ *
+ * Pending entries are op messages ({type, op, base, …}) in the order they were made. They stay
+ * pending until the server commits them (the broadcast with the same `op`), acknowledges them
+ * (`ack`), or rejects them.
+ */
+export class BoardState {
+  constructor() {
+    this.board = null;
+    this.seq = 0;
+    this.pending = [];
+    this.log = [];
+    this.cached = null;
+  }
+
+  /** True once a snapshot has been loaded. */
+  get loaded() {
+    return this.board !== null;
+  }
+
+  /** Replaces the confirmed board (welcome with a snapshot). Pending ops are kept for resending. */
+  reset(board, seq) {
+    this.board = cloneBoard(board);
+    this.seq = seq;
+    this.log = [];
+    this.cached = null;
+  }
+
+  /** The board to show: confirmed with pending ops replayed. */
+  view() {
+    if (!this.board) return null;
+    if (!this.cached) {
+      const b = cloneBoard(this.board);
+      for (const p of this.pending) applyOp(b, p);
+      this.cached = b;
+    }
+    return this.cached;
+  }
+
+  /** Adds a local op (already carrying `op` and `base`). */
+  addPending(op) {
+    this.pending.push(op);
+    this.cached = null;
+  }
+
+  /** True when `opId` is still pending. */
+  isPending(opId) {
+    return this.pending.some((p) => p.op === opId);
+  }
+
+  /**
+   * Applies a committed op broadcast. Returns:
+   * - `{status: 'applied', own}`: applied; `own` is the pending entry it confirmed, if any;
+   * - `{status: 'duplicate'}`: seq already applied (ignored);
+   * - `{status: 'gap'}`: an op is missing; the caller must resync.
+   */
+  applyCommitted(m) {
+    if (!this.board) return { status: 'gap' };
+    if (m.seq <= this.seq) return { status: 'duplicate' };
+    if (m.seq !== this.seq + 1) return { status: 'gap' };
+    applyOp(this.board, m);
+    this.seq = m.seq;
+    const i = this.pending.findIndex((p) => p.op === m.op);
+    const own = i >= 0 ? this.pending.splice(i, 1)[0] : null;
+    this.log.push({ seq: m.seq, by: m.by, op: m.op, items: involvedItems(m), body: opBody(m) });
+    if (this.log.length > LOG_LIMIT) this.log.splice(0, this.log.length - LOG_LIMIT);
+    this.cached = null;
+    return { status: 'applied', own };
+  }
+
+  /** Drops a pending op the server refused; returns it (or null when unknown). */
+  reject(opId) {
+    const i = this.pending.findIndex((p) => p.op === opId);
+    if (i < 0) return null;
+    this.cached = null;
+    return this.pending.splice(i, 1)[0];
+  }
+
+  /**
+   * An `ack`: the op id was committed earlier at `seq`. When that seq is already applied the
+   * pending entry is done; otherwise it stays until the broadcast arrives (it will, in order).
+   */
+  ack(opId, seq) {
+    if (Number.isInteger(seq) && seq > this.seq) return null;
+    return this.reject(opId);
+  }
+
+  /**
+   * Ops committed by someone other than `me` after `seq` that touched any of `items`:
+   * the "someone changed those tiles since" check for undo.
+   */
+  changedSince(seq, items, me) {
+    const set = new Set(items);
+    return this.log.filter((e) => e.seq > seq && e.by !== me && e.items.some((i) => set.has(i)));
+  }
+
+  /** The oldest seq the log still covers (undo further back than this cannot be checked). */
+  get logStart() {
+    return this.log.length ? this.log[0].seq - 1 : this.seq;
+  }
+}
+
+/**
+ * Undo and redo of one's own committed changes. A change is a group of ops made by one
+ * gesture (a paint stroke is one change). Each op remembers its inverse, computed from the board
+ * the user saw when making it.
+ */
+export class UndoHistory {
+  constructor(limit = 100) {
+    this.limit = limit;
+    this.undoStack = [];
+    this.redoStack = [];
+  }
+
+  /**
+   * Records a change just made: `entries` are [{op, inverse}] where `op` is the op message sent.
+   * `kind` is 'do' (a new change: clears redo), 'undo' (goes to the redo stack) or 'redo'
+   * (back onto the undo stack, keeping redo).
+   */
+  record(entries, kind = 'do') {
+    const change = { ops: entries.map((e) => ({ ...e, seq: null, state: 'pending' })) };
+    if (kind === 'undo') this.redoStack.push(change);
+    else {
+      if (kind === 'do') this.redoStack = [];
+      this.undoStack.push(change);
+      if (this.undoStack.length > this.limit) this.undoStack.shift();
+    }
+    return change;
+  }
+
+  /** Marks op `opId` committed at `seq`. */
+  committed(opId, seq) {
+    for (const change of [...this.undoStack, ...this.redoStack]) {
+      for (const e of change.ops) if (e.op.op === opId) { e.seq = seq; e.state = 'committed'; }
+    }
+  }
+
+  /** Drops op `opId` (rejected); a change left empty disappears. */
+  rejected(opId) {
+    const prune = (stack) => {
+      for (const change of stack) change.ops = change.ops.filter((e) => e.op.op !== opId);
+      return stack.filter((c) => c.ops.length > 0);
+    };
+    this.undoStack = prune(this.undoStack);
+    this.redoStack = prune(this.redoStack);
+  }
+
+  /** The change undo would revert, without removing it. */
+  peekUndo() {
+    return this.undoStack[this.undoStack.length - 1] ?? null;
+  }
+
+  /** The change redo would re-apply, without removing it. */
+  peekRedo() {
+    return this.redoStack[this.redoStack.length - 1] ?? null;
+  }
+
+  /** Removes and returns the top of the undo stack. */
+  popUndo() {
+    return this.undoStack.pop() ?? null;
+  }
+
+  /** Removes and returns the top of the redo stack. */
+  popRedo() {
+    return this.redoStack.pop() ?? null;
+  }
+}
+
+/**
+ * Whether `change` can be reverted now. Returns {ok: true} or {ok: false, why, by} with why one of
+ * 'pending' (not confirmed yet), 'changed' (another user touched those tiles since, `by`),
+ * 'too_old' (beyond what the client remembers).
+ */
+export function canRevert(change, state, me) {
+  if (!change) return { ok: false, why: 'empty' };
+  if (change.ops.some((e) => e.state !== 'committed')) return { ok: false, why: 'pending' };
+  const since = Math.min(...change.ops.map((e) => e.seq));
+  if (since < state.logStart) return { ok: false, why: 'too_old' };
+  const items = change.ops.flatMap((e) => [...involvedItems(e.op), ...(e.inverse ? involvedItems(e.inverse) : [])]);
+  const changed = state.changedSince(since, items, me);
+  if (changed.length) return { ok: false, why: 'changed', by: changed[changed.length - 1].by };
+  return { ok: true };
+}
