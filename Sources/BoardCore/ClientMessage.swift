@@ -30,6 +30,8 @@ public struct ProtocolError: Error, Equatable, Sendable {
         case alreadyJoined = "already_joined"
         /// `hello` for a board that does not exist when boards are not created on demand.
         case unknownBoard = "unknown_board"
+        /// The server cannot serve the request right now (the store failed).
+        case unavailable
     }
 
     /// The wire code.

@@ -9,6 +9,12 @@ static inline size_t shuffleboard_lws_pre(void) {
     return LWS_PRE;
 }
 
+/* LWS_WRITE_RAW is a macro aliasing an enum constant (LWS_WRITE_HTTP), which Swift does not
+ * import. Raw writes carry the server's pre-built WebSocket frames. */
+static inline enum lws_write_protocol shuffleboard_write_raw(void) {
+    return LWS_WRITE_RAW;
+}
+
 /* lws_get_vhost_listen_port wants the vhost; lws_get_vhost is fine from Swift
  * but the default vhost lookup by context is a two-step dance worth naming. */
 static inline int shuffleboard_listen_port(struct lws_context *context) {

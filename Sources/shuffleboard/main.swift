@@ -1,1 +1,76 @@
-print("todo")
+import BoardServer
+import BoardStore
+import Dispatch
+import Foundation
+
+/// Prints to stderr.
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+let command: Command
+do {
+    command = try CommandLineParser.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    if error.message.isEmpty {
+        print(CommandLineParser.usage)
+        exit(0)
+    }
+    printError("shuffleboard: \(error.message)\nRun 'shuffleboard --help' for usage.")
+    exit(2)
+}
+
+switch command {
+case .help(let text):
+    print(text)
+case .version:
+    print("shuffleboard \(CommandLineParser.version)")
+case .serve(let options):
+    exit(serve(options))
+case .export(let board, let data):
+    exit(exportBoard(board, data: data))
+case .importBoard(let file, let data, let replace):
+    exit(importBoard(file, data: data, replace: replace))
+}
+
+func serve(_ options: ServeOptions) -> Int32 {
+    var config = options.config
+    if !options.webExplicit {
+        // The web client next to the working directory (the repository root for `swift run`).
+        let candidate = FileManager.default.currentDirectoryPath + "/web"
+        if FileManager.default.fileExists(atPath: candidate + "/index.html") { config.webRoot = candidate }
+    } else if let web = config.webRoot, !FileManager.default.fileExists(atPath: web + "/index.html") {
+        printError("shuffleboard: --web \(web): no index.html there")
+        return 1
+    }
+    let log = Logger(level: config.logLevel)
+    let store: any BoardStore
+    do {
+        store = try openStore(options)
+    } catch {
+        printError("shuffleboard: \(error.message)")
+        return 1
+    }
+    let server = Server(config: config, store: store)
+    for sig in [SIGINT, SIGTERM] { signal(sig, SIG_IGN) }
+    signal(SIGPIPE, SIG_IGN)
+    var sources: [DispatchSourceSignal] = []
+    for sig in [SIGINT, SIGTERM] {
+        let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+        source.setEventHandler {
+            log.info("signal \(sig == SIGINT ? "SIGINT" : "SIGTERM"): stopping")
+            server.stop()
+        }
+        source.resume()
+        sources.append(source)
+    }
+    do {
+        try server.start()
+    } catch {
+        printError("shuffleboard: \(error.description)")
+        return 1
+    }
+    server.waitUntilStopped()
+    withExtendedLifetime(sources) {}
+    return 0
+}

@@ -1,0 +1,149 @@
+internal import BoardCore
+internal import CLibWebSockets
+
+/// One WebSocket connection's state. Owned and touched only by the service thread.
+final class Connection {
+    enum Phase {
+        /// Connected; `hello` not yet seen.
+        case awaitingHello
+        /// On a board as a user.
+        case joined(BoardID, User)
+    }
+
+    let id: UInt64
+    let wsi: OpaquePointer
+    let deflate: Bool
+    var phase: Phase = .awaitingHello
+    let peer: String
+
+    /// Frames waiting to be written, oldest first from `queueHead`.
+    private var queue: [Frame] = []
+    private var queueHead = 0
+    private(set) var pendingBytes = 0
+    private var writeRequested = false
+
+    /// Set when the server decided to close; the close happens from the next WRITEABLE.
+    private(set) var closeRequest: (code: UInt16, reason: String)?
+
+    /// The message being reassembled from fragments.
+    var rx: [UInt8] = []
+    /// The message in progress is over the limit and will be dropped.
+    var rxTooLarge = false
+    /// The message in progress arrived in binary frames.
+    var rxBinary = false
+
+    /// Holds the bytes of the last write: with permessage-deflate, zlib may still read them until
+    /// the next WRITEABLE, so the buffer lives as long as the connection and is only reused then.
+    private var sendBuffer: UnsafeMutableRawBufferPointer
+
+    init(id: UInt64, wsi: OpaquePointer, deflate: Bool, peer: String) {
+        self.id = id
+        self.wsi = wsi
+        self.deflate = deflate
+        self.peer = peer
+        sendBuffer = .allocate(byteCount: 16 * 1024, alignment: 16)
+    }
+
+    deinit { sendBuffer.deallocate() }
+
+    var user: User? {
+        if case .joined(_, let user) = phase { return user }
+        return nil
+    }
+
+    var isClosing: Bool { closeRequest != nil }
+
+    /// Queues a frame; returns false when the connection is over its pending-bytes bound.
+    func enqueue(_ frame: Frame, limit: Int) -> Bool {
+        guard closeRequest == nil else { return true }
+        if pendingBytes + frame.count > limit { return false }
+        queue.append(frame)
+        pendingBytes += frame.count
+        requestWrite()
+        return true
+    }
+
+    /// Asks lws for a WRITEABLE callback unless one is already on its way.
+    func requestWrite() {
+        guard !writeRequested else { return }
+        writeRequested = true
+        lws_callback_on_writable(wsi)
+    }
+
+    /// Drops what is queued and closes with `code` from the next WRITEABLE.
+    func close(code: UInt16, reason: String) {
+        guard closeRequest == nil else { return }
+        closeRequest = (code, reason)
+        queue.removeAll()
+        queueHead = 0
+        pendingBytes = 0
+        requestWrite()
+    }
+
+    /// The WRITEABLE callback: exactly one `lws_write`, of every pending frame up to `maxFrames`.
+    /// Returns -1 when lws should close the connection.
+    func writeable(maxFrames: Int) -> Int32 {
+        writeRequested = false
+        if let request = closeRequest {
+            var reason = Array(request.reason.utf8.prefix(120))
+            reason.withUnsafeMutableBufferPointer { buffer in
+                lws_close_reason(wsi, lws_close_status(UInt32(request.code)), buffer.baseAddress, buffer.count)
+            }
+            return -1
+        }
+        guard queueHead < queue.count else { return 0 }
+        let pre = shuffleboard_lws_pre()
+        let written: Int32
+        if deflate {
+            // lws must frame (and compress) the message itself: one message per write.
+            let frame = queue[queueHead]
+            queueHead += 1
+            let payload = frame.payload
+            reserve(pre + payload.count)
+            copy(payload, to: pre)
+            written = lws_write(wsi, sendBuffer.baseAddress! + pre, payload.count, LWS_WRITE_TEXT)
+            pendingBytes -= frame.count
+        } else {
+            // Pre-built frames back to back, in one raw write.
+            var end = queueHead
+            var total = 0
+            while end < queue.count, end - queueHead < maxFrames {
+                total += queue[end].count
+                end += 1
+            }
+            reserve(pre + total)
+            var offset = pre
+            for i in queueHead..<end {
+                copy(queue[i].bytes[...], to: offset)
+                offset += queue[i].count
+            }
+            queueHead = end
+            pendingBytes -= total
+            written = lws_write(wsi, sendBuffer.baseAddress! + pre, total, shuffleboard_write_raw())
+        }
+        if queueHead == queue.count {
+            queue.removeAll(keepingCapacity: true)
+            queueHead = 0
+        } else {
+            if queueHead > 1024 {
+                queue.removeFirst(queueHead)
+                queueHead = 0
+            }
+            requestWrite()
+        }
+        return written < 0 ? -1 : 0
+    }
+
+    private func reserve(_ count: Int) {
+        guard sendBuffer.count < count else { return }
+        let bigger = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, sendBuffer.count * 2), alignment: 16)
+        sendBuffer.deallocate()
+        sendBuffer = bigger
+    }
+
+    private func copy(_ bytes: ArraySlice<UInt8>, to offset: Int) {
+        bytes.withUnsafeBytes { source in
+            UnsafeMutableRawBufferPointer(rebasing: sendBuffer[offset..<offset + source.count]).copyMemory(from: source)
+        }
+    }
+}

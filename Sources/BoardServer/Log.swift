@@ -1,0 +1,76 @@
+import Foundation
+
+/// A log line's importance.
+public enum LogLevel: Int, Comparable, Sendable, CaseIterable {
+    /// Per-message detail.
+    case debug
+    /// Start, stop, connections.
+    case info
+    /// Something odd that the server survived.
+    case warning
+    /// Something failed.
+    case error
+
+    /// Parses `debug`, `info`, `warning` (or `warn`), `error`.
+    public init?(name: String) {
+        switch name.lowercased() {
+        case "debug": self = .debug
+        case "info": self = .info
+        case "warning", "warn": self = .warning
+        case "error": self = .error
+        default: return nil
+        }
+    }
+
+    /// The name printed in each line.
+    public var name: String {
+        switch self {
+        case .debug: "debug"
+        case .info: "info"
+        case .warning: "warning"
+        case .error: "error"
+        }
+    }
+
+    /// Orders by severity.
+    public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// Writes one line per event to stderr: `TIME LEVEL message`.
+public struct Logger: Sendable {
+    /// Lines below this level are dropped.
+    public var level: LogLevel
+
+    /// A logger.
+    public init(level: LogLevel = .info) { self.level = level }
+
+    /// Logs `message` at `level`; the message is built only when it will be printed.
+    public func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
+        guard level >= self.level else { return }
+        let line = "\(Self.timestamp()) \(level.name) \(message())\n"
+        // One write(2) per line keeps lines from different threads whole.
+        line.utf8CString.withUnsafeBufferPointer { buffer in
+            _ = write(2, buffer.baseAddress, buffer.count - 1)
+        }
+    }
+
+    /// Debug detail.
+    public func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }
+    /// Normal events.
+    public func info(_ message: @autoclosure () -> String) { log(.info, message()) }
+    /// Survived oddities.
+    public func warning(_ message: @autoclosure () -> String) { log(.warning, message()) }
+    /// Failures.
+    public func error(_ message: @autoclosure () -> String) { log(.error, message()) }
+
+    private static func timestamp() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var t = now.tv_sec
+        var parts = tm()
+        gmtime_r(&t, &parts)
+        return String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
+            parts.tm_hour, parts.tm_min, parts.tm_sec, now.tv_nsec / 1_000_000)
+    }
+}

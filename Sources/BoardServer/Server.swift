@@ -1,0 +1,177 @@
+public import BoardStore
+internal import CLibWebSockets
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Why the server could not start.
+public struct ServerError: Error, CustomStringConvertible, Sendable {
+    /// What went wrong.
+    public var description: String
+}
+
+/// The shuffleboard server: one libwebsockets service thread owning every connection and board,
+/// plus the store's writer thread and a ticker.
+public final class Server: Sendable {
+    private let config: ServerConfig
+    private let log: Logger
+    /// Touched by the service thread only, except for `inbox` (thread-safe) during start and stop.
+    private nonisolated(unsafe) let service: Service
+    private let started = DispatchSemaphore(value: 0)
+    private let stopped = DispatchSemaphore(value: 0)
+    private let state = Mutex<(port: Int?, error: String?, running: Bool)>((nil, nil, false))
+    /// Configured in `start()` before it runs; afterwards only cancelled, by the service thread.
+    private nonisolated(unsafe) let ticker: DispatchSourceTimer
+
+    /// A server for `config` over `store`; call `start()`.
+    public init(config: ServerConfig, store: any BoardStore) {
+        self.config = config
+        log = Logger(level: config.logLevel)
+        service = Service(config: config, store: store, log: log)
+        ticker = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
+    }
+
+    /// The port the server listens on, once started.
+    public var port: Int? { state.withLock { $0.port } }
+
+    /// Starts listening and returns the port (the chosen one when the config says 0).
+    @discardableResult
+    public func start() throws(ServerError) -> Int {
+        let thread = Thread { [self] in serviceThread() }
+        thread.name = "shuffleboard-service"
+        thread.stackSize = 4 << 20
+        thread.start()
+        started.wait()
+        let (port, error) = state.withLock { ($0.port, $0.error) }
+        guard let port else { throw ServerError(description: error ?? "the server did not start") }
+        let inbox = service.inbox
+        ticker.schedule(deadline: .now() + .milliseconds(250), repeating: .milliseconds(250))
+        ticker.setEventHandler { inbox.post(.tick) }
+        ticker.resume()
+        return port
+    }
+
+    /// Closes every connection with 1001 and stops; returns once the service thread has ended.
+    public func stop() {
+        let running = state.withLock { $0.running }
+        guard running else { return }
+        service.inbox.post(.shutdown)
+        waitUntilStopped()
+    }
+
+    /// Blocks until the server has stopped (after `stop()`, from any thread).
+    public func waitUntilStopped() {
+        stopped.wait()
+        stopped.signal()  // Let other waiters through too.
+    }
+
+    private func serviceThread() {
+        #if DEBUG
+        service.serviceThread = pthread_self()
+        #endif
+        let setup = ContextSetup(config: config, service: service)
+        guard let context = lws_create_context(&setup.info) else {
+            state.withLock { $0.error = "cannot listen on \(config.host):\(config.port) (address in use or not available?)" }
+            started.signal()
+            stopped.signal()
+            return
+        }
+        service.context = context
+        service.inbox.attach(context)
+        service.persister.start()
+        let port = Int(shuffleboard_listen_port(context))
+        state.withLock {
+            $0.port = port
+            $0.running = true
+        }
+        log.info("listening on http://\(config.host):\(port)/ (WebSocket ws://\(config.host):\(port)/ws)")
+        started.signal()
+
+        while !service.finished {
+            if lws_service(context, 0) < 0 { break }
+        }
+
+        ticker.cancel()
+        service.persister.stop()
+        service.inbox.attach(nil)
+        service.connections.removeAll()
+        lws_context_destroy(context)
+        withExtendedLifetime(setup) {}
+        state.withLock { $0.running = false }
+        log.info("stopped")
+        stopped.signal()
+    }
+}
+
+/// The C structures lws reads for the whole life of the context: protocols, options, policies.
+private final class ContextSetup {
+    var info = lws_context_creation_info()
+    private let protocols: UnsafeMutablePointer<lws_protocols>
+    private let strings: [UnsafeMutablePointer<CChar>]
+    private let pvo: UnsafeMutablePointer<lws_protocol_vhost_options>
+    private let retry: UnsafeMutablePointer<lws_retry_bo_t>
+
+    init(config: ServerConfig, service: Service) {
+        let name = strdup("shuffleboard.v1")!
+        let host = strdup(config.host)!
+        let defaultKey = strdup("default")!
+        let empty = strdup("")!
+        let vhostName = strdup("default")!
+        strings = [name, host, defaultKey, empty, vhostName]
+
+        protocols = .allocate(capacity: 2)
+        protocols.initialize(repeating: lws_protocols(), count: 2)
+        protocols[0].name = UnsafePointer(name)
+        protocols[0].callback = serviceCallback
+        protocols[0].per_session_data_size = MemoryLayout<SessionData>.size
+        protocols[0].rx_buffer_size = 0
+
+        // "default": clients that offer no subprotocol bind to ours (and so does HTTP).
+        pvo = .allocate(capacity: 2)
+        pvo.initialize(repeating: lws_protocol_vhost_options(), count: 2)
+        pvo[1].name = UnsafePointer(defaultKey)
+        pvo[1].value = UnsafePointer(empty)
+        pvo[0].name = UnsafePointer(name)
+        pvo[0].value = UnsafePointer(empty)
+        pvo[0].options = UnsafePointer(pvo + 1)
+
+        retry = .allocate(capacity: 1)
+        retry.initialize(to: lws_retry_bo_t())
+        retry.pointee.secs_since_valid_ping = config.pingAfter
+        retry.pointee.secs_since_valid_hangup = config.hangUpAfter
+
+        lws_set_log_level(config.logLevel == .debug ? Int32(LLL_ERR | LLL_WARN) : 0, nil)
+
+        info.port = Int32(config.port)
+        info.iface = UnsafePointer(host)
+        info.vhost_name = UnsafePointer(vhostName)
+        info.protocols = UnsafePointer(protocols)
+        info.pvo = UnsafePointer(pvo)
+        info.user = Unmanaged.passUnretained(service).toOpaque()
+        info.options = UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8) | UInt64(LWS_SERVER_OPTION_DISABLE_IPV6)
+        info.retry_and_idle_policy = UnsafePointer(retry)
+        info.fd_limit_per_thread = UInt32(Self.raiseFileLimit() - 64)
+        if config.deflate { info.extensions = shuffleboard_deflate_extensions() }
+    }
+
+    /// Raises the soft open-file limit to the hard one and returns it: lws must be told a
+    /// per-thread fd limit below it, or its accept loop spins on EMFILE.
+    private static func raiseFileLimit() -> Int {
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        let hard = min(limit.rlim_max, 65_536)
+        if limit.rlim_cur < hard {
+            limit.rlim_cur = hard
+            setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        }
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        return max(Int(limit.rlim_cur), 128)
+    }
+
+    deinit {
+        protocols.deallocate()
+        pvo.deallocate()
+        retry.deallocate()
+        for s in strings { free(s) }
+    }
+}

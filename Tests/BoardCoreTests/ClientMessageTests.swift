@@ -1,0 +1,53 @@
+import BoardCore
+import Testing
+
+@Suite struct ClientMessageTests {
+    func parse(_ text: String) -> Result<ClientMessage, ProtocolError> { ClientMessage.parse(Array(text.utf8)) }
+
+    @Test func parsesEveryMessageType() {
+        #expect(parse(#"{"type":"hello","board":"demo","name":" Ada ","since":3}"#) == .success(.hello(board: demo, name: "Ada", since: 3)))
+        #expect(parse(#"{"type":"swap","op":"o1","base":0,"a":"t1","b":"t2"}"#)
+            == .success(.op(OpRequest(opID: opID("o1"), base: 0, op: .swap(a: item("t1"), b: item("t2"))))))
+        #expect(parse(#"{"type":"move","op":"o2","base":4,"item":"t1","zone":"tray","before":null}"#)
+            == .success(.op(OpRequest(opID: opID("o2"), base: 4, op: .move(item: item("t1"), zone: zone("tray"), before: nil)))))
+        #expect(parse(#"{"type":"toggle","op":"o3","base":1,"item":"t5","on":true}"#)
+            == .success(.op(OpRequest(opID: opID("o3"), base: 1, op: .toggle(item: item("t5"), on: true)))))
+        #expect(parse(#"{"type":"dragStart","item":"t1"}"#) == .success(.dragStart(item: item("t1"))))
+        #expect(parse(#"{"type":"hover","item":"t1","over":null}"#) == .success(.hover(item: item("t1"), over: nil, zone: nil)))
+        #expect(parse(#"{"type":"drop","item":"t1","op":"o4","base":2,"action":{"type":"swap","with":"t3"}}"#)
+            == .success(.drop(item: item("t1"), action: OpRequest(opID: opID("o4"), base: 2, op: .swap(a: item("t1"), b: item("t3"))))))
+        #expect(parse(#"{"type":"drop","item":"t1","op":"o5","base":2,"action":{"type":"move","zone":"grid","before":"t9"}}"#)
+            == .success(.drop(item: item("t1"), action: OpRequest(opID: opID("o5"), base: 2, op: .move(item: item("t1"), zone: zone("grid"), before: item("t9"))))))
+        #expect(parse(#"{"type":"drop","item":"t1"}"#) == .success(.drop(item: item("t1"), action: nil)))
+    }
+
+    @Test(arguments: [
+        ("not json", ProtocolError.Code.badJSON),
+        ("[1,2]", .badMessage),
+        (#"{"kind":"hello"}"#, .badMessage),
+        (#"{"type":"teleport"}"#, .unknownType),
+        (#"{"type":"hello","board":"bad id!","name":"x"}"#, .badMessage),
+        (#"{"type":"hello","board":"demo","name":""}"#, .badMessage),
+        (#"{"type":"hello","board":"demo","name":"x","since":-1}"#, .badMessage),
+        (#"{"type":"swap","op":"o","base":0,"a":"t1"}"#, .badMessage),
+        (#"{"type":"swap","op":"","base":0,"a":"t1","b":"t2"}"#, .badMessage),
+        (#"{"type":"swap","op":"o","base":1.5,"a":"t1","b":"t2"}"#, .badMessage),
+        (#"{"type":"move","op":"o","base":0,"item":"t1","zone":"grid"}"#, .badMessage),
+        (#"{"type":"toggle","op":"o","base":0,"item":"t1","on":"yes"}"#, .badMessage),
+        (#"{"type":"drop","item":"t1","action":{"type":"swap","with":"t2"}}"#, .badMessage),
+        (#"{"type":"drop","item":"t1","op":"o","base":0,"action":{"type":"fling"}}"#, .badMessage),
+    ])
+    func reportsMistakesWithTheirCode(_ text: String, _ code: ProtocolError.Code) {
+        guard case .failure(let error) = parse(text) else {
+            Issue.record("\(text) parsed")
+            return
+        }
+        #expect(error.code == code)
+    }
+
+    @Test func opIDOfLength128IsAcceptedAnd129IsNot() {
+        let ok = String(repeating: "x", count: 128)
+        #expect((try? parse(#"{"type":"toggle","op":"\#(ok)","base":0,"item":"t1","on":true}"#).get()) != nil)
+        #expect((try? parse(#"{"type":"toggle","op":"\#(ok)y","base":0,"item":"t1","on":true}"#).get()) == nil)
+    }
+}

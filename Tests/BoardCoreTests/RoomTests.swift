@@ -1,0 +1,120 @@
+import BoardCore
+import Testing
+
+@Suite struct RoomTests {
+    let ada = User(id: alice, name: "Ada", color: "#111")
+    let bo = User(id: bob, name: "Bo", color: "#222")
+
+    func room() -> Room {
+        var r = Room(board: .defaultTemplate(id: demo), holdTimeout: 30_000)
+        _ = r.join(ada, since: nil)
+        _ = r.join(bo, since: nil)
+        return r
+    }
+
+    /// Plays the store: marks every persisted op durable at once.
+    func durable(_ room: inout Room, _ effects: [Room.Effect]) -> [Room.Effect] {
+        var out: [Room.Effect] = []
+        for e in effects {
+            if case .persist(let op) = e { out += room.markDurable(upTo: op.seq) } else { out.append(e) }
+        }
+        return out
+    }
+
+    @Test func dragFlowHoldsHoversAndSwapsOnDrop() {
+        var r = room()
+        #expect(r.handle(.dragStart(item: item("t1")), from: alice, now: 0)
+            == [.broadcast(.dragStart(item: item("t1"), by: alice, at: 0), except: nil)])
+        #expect(r.handle(.dragStart(item: item("t1")), from: bob, now: 1)
+            == [.send(bob, .reject(Rejection(.held, by: alice, item: item("t1")), seq: 0))])
+        #expect(r.handle(.hover(item: item("t1"), over: item("t2"), zone: nil), from: alice, now: 2)
+            == [.broadcast(.hover(item: item("t1"), over: item("t2"), zone: zone("grid"), by: alice, at: 0), except: alice)])
+        #expect(r.handle(.hover(item: item("t1"), over: item("t2"), zone: nil), from: bob, now: 2)
+            == [.send(bob, .reject(Rejection(.notHolding, item: item("t1")), seq: 0))])
+        let request = OpRequest(opID: opID("d1"), base: 0, op: .swap(a: item("t1"), b: item("t2")))
+        let effects = durable(&r, r.handle(.drop(item: item("t1"), action: request), from: alice, now: 3))
+        guard effects.count == 2, case .broadcast(.drop(item("t1"), alice, 0, nil), nil) = effects[0],
+            case .broadcast(.committed(let op), nil) = effects[1]
+        else {
+            Issue.record("\(effects)")
+            return
+        }
+        #expect(op.seq == 1 && op.op == request.op && op.by == alice)
+        #expect(r.holds.isEmpty)
+        #expect(order(r.published).prefix(2) == ["t2", "t1"])
+    }
+
+    @Test func liftingAnotherItemReleasesTheFirst() {
+        var r = room()
+        _ = r.handle(.dragStart(item: item("t1")), from: alice, now: 0)
+        let effects = r.handle(.dragStart(item: item("t2")), from: alice, now: 1)
+        #expect(effects == [
+            .broadcast(.drop(item: item("t1"), by: alice, at: 0, reason: nil), except: nil),
+            .broadcast(.dragStart(item: item("t2"), by: alice, at: 0), except: nil),
+        ])
+        #expect(r.holds[item("t1")] == nil && r.holds[item("t2")]?.by == alice)
+    }
+
+    @Test func holderLeavingDropsWithReasonLeftThenLeaves() {
+        var r = room()
+        _ = r.handle(.dragStart(item: item("t4")), from: bob, now: 0)
+        #expect(r.leave(bob) == [
+            .broadcast(.drop(item: item("t4"), by: bob, at: 0, reason: .left), except: nil),
+            .broadcast(.leave(bo), except: nil),
+        ])
+        #expect(r.holds.isEmpty && r.users == [ada])
+    }
+
+    @Test func idleHoldExpires() {
+        var r = room()
+        _ = r.handle(.dragStart(item: item("t4")), from: bob, now: 0)
+        _ = r.handle(.hover(item: item("t4"), over: nil, zone: zone("tray")), from: bob, now: 10_000)
+        #expect(r.expireHolds(now: 39_999).isEmpty)
+        #expect(r.expireHolds(now: 40_000) == [.broadcast(.drop(item: item("t4"), by: bob, at: 0, reason: .expired), except: nil)])
+        #expect(r.holds.isEmpty)
+    }
+
+    @Test func opsArePublishedOnlyWhenDurableAndRepliesWaitForThem() {
+        var r = room()
+        let first = r.handle(.op(OpRequest(opID: opID("a"), base: 0, op: .swap(a: item("t1"), b: item("t2")))), from: alice, now: 0)
+        guard case .persist(let op)? = first.first, first.count == 1 else { Issue.record("\(first)"); return }
+        #expect(r.visibleSeq == 0 && r.sequencer.seq == 1)
+        // Bob's conflicting op is rejected, but the reject names seq 1 and so waits for it.
+        let second = r.handle(.op(OpRequest(opID: opID("b"), base: 0, op: .toggle(item: item("t1"), on: true))), from: bob, now: 0)
+        #expect(second.isEmpty)
+        // A late joiner sees the published board at seq 0.
+        let carol = User(id: UserID("u3"), name: "Cy", color: "#333")
+        guard case .send(_, .welcome(let welcome))? = r.join(carol, since: nil).first else { Issue.record("no welcome"); return }
+        #expect(welcome.seq == 0 && welcome.state == .board(.defaultTemplate(id: demo)))
+        #expect(r.markDurable(upTo: op.seq) == [
+            .broadcast(.committed(op), except: nil),
+            .send(bob, .reject(Rejection(.conflict, by: alice, opID: opID("b")), seq: 1)),
+        ])
+        #expect(r.visibleSeq == 1 && r.isIdle == false)
+    }
+
+    @Test func resumeSendsMissedOpsOrTheBoard() {
+        var r = room()
+        for i in 0..<3 {
+            _ = durable(&r, r.handle(.op(OpRequest(opID: opID("o\(i)"), base: i, op: .toggle(item: item("t1"), on: i % 2 == 0))), from: alice, now: 0))
+        }
+        let dee = User(id: UserID("u4"), name: "Dee", color: "#444")
+        guard case .send(_, .welcome(let w))? = r.join(dee, since: 1).first, case .ops(let ops) = w.state else {
+            Issue.record("no ops welcome")
+            return
+        }
+        #expect(ops.map(\.seq) == [2, 3] && w.seq == 3)
+        let eve = User(id: UserID("u5"), name: "Eve", color: "#555")
+        guard case .send(_, .welcome(let w2))? = r.join(eve, since: 9).first, case .board = w2.state else {
+            Issue.record("expected a board for a since ahead of the board")
+            return
+        }
+    }
+
+    @Test func resentOpIsAcknowledgedWithItsOriginalSeq() {
+        var r = room()
+        let request = OpRequest(opID: opID("same"), base: 0, op: .toggle(item: item("t3"), on: true))
+        _ = durable(&r, r.handle(.op(request), from: alice, now: 0))
+        #expect(r.handle(.op(request), from: alice, now: 1) == [.send(alice, .ack(opID("same"), seq: 1))])
+    }
+}
