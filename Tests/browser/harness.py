@@ -1,0 +1,87 @@
+"""Starts the real `shuffleboard serve` for one test and talks to its HTTP API.
+
+The server runs as a subprocess on a port it picks (`--port 0`); the port is read from its
+`listening on http://127.0.0.1:PORT/` log line on stderr. Every wait has a timeout.
+"""
+import json
+import os
+import re
+import signal
+import subprocess
+import threading
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+WEB = ROOT / "web"
+OUTPUT = Path(os.environ.get("SHUFFLEBOARD_TEST_OUTPUT", ROOT / "test-output"))
+LISTENING = re.compile(r"listening on (http://[^\s/]+:(\d+))/?")
+
+
+class Server:
+    """One server process. `start()` blocks until it listens (or raises after `timeout` s)."""
+
+    def __init__(self, binary, name):
+        self.binary = binary
+        self.name = name
+        self.proc = None
+        self.url = None
+        self.port = None
+        self.log_path = OUTPUT / f"{name}.server.log"
+        self.runs = 0
+
+    def start(self, port=0, timeout=20):
+        OUTPUT.mkdir(parents=True, exist_ok=True)
+        self.runs += 1
+        args = [self.binary, "serve", "--port", str(port), "--memory", "--web", str(WEB)]
+        self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE, text=True, bufsize=1)
+        found = threading.Event()
+        log = open(self.log_path, "a", encoding="utf-8")
+        log.write(f"--- run {self.runs}: {' '.join(args)}\n")
+
+        def pump(proc=self.proc):
+            for line in proc.stderr:
+                log.write(line)
+                log.flush()
+                m = LISTENING.search(line)
+                if m and not found.is_set():
+                    self.url, self.port = m.group(1), int(m.group(2))
+                    found.set()
+            log.close()
+
+        threading.Thread(target=pump, daemon=True).start()
+        if not found.wait(timeout):
+            self.stop()
+            raise RuntimeError(f"server did not log 'listening on' within {timeout}s; see {self.log_path}")
+        return self
+
+    def stop(self, timeout=10):
+        if not self.proc or self.proc.poll() is not None:
+            return
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout)
+
+    def get_json(self, path, timeout=5):
+        try:
+            with urllib.request.urlopen(self.url + path, timeout=timeout) as r:
+                return json.loads(r.read())
+        except urllib.error.HTTPError as e:
+            if e.code == 404:
+                return None
+            raise
+
+    def board(self, board_id):
+        """The server's snapshot of a board: {'seq': N, 'board': {...}} or None."""
+        return self.get_json(f"/api/boards/{board_id}")
+
+    def zone(self, board_id, zone_id):
+        b = self.board(board_id)
+        if b is None:
+            return None
+        return next((z["items"] for z in b["board"]["zones"] if z["id"] == zone_id), None)

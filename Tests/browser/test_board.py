@@ -1,0 +1,228 @@
+"""The web client in a real browser (Debian chromium), against the real server.
+
+Each test starts its own server on a free port and opens one or more browser contexts (people).
+Waits are Playwright expectations with timeouts; nothing sleeps to synchronise.
+"""
+import base64
+import os
+import shutil
+
+from playwright.sync_api import expect
+
+from harness import OUTPUT, ROOT
+
+GRID = [f"t{i}" for i in range(1, 13)]
+
+
+SAME_AS_SERVER = """async ([board, zones]) => {
+  const res = await fetch(`/api/boards/${board}`, {cache: 'no-store'});
+  if (!res.ok) return false;
+  const snap = await res.json();
+  const app = document.getElementById('app');
+  if (app.dataset.seq !== String(snap.seq)) return false;
+  return zones.every((z) => {
+    const want = (snap.board.zones.find((x) => x.id === z) || {items: []}).items.join();
+    const got = [...document.querySelectorAll(`[data-zone="${z}"] [data-item]`)].map((e) => e.dataset.item).join();
+    return want === got;
+  });
+}"""
+
+
+def wait_same_as_server(server, board, *clients, zones=("grid", "tray"), timeout=5000):
+    """Waits until every page shows the server's seq and order in each zone; returns the zones."""
+    for c in clients:
+        c.page.wait_for_function(SAME_AS_SERVER, arg=[board, list(zones)], polling=100, timeout=timeout)
+    snap = server.board(board)
+    return {z["id"]: z["items"] for z in snap["board"]["zones"]}
+
+
+def test_pointer_swap_is_seen_by_the_other_browser_within_one_second(clients, server):
+    ann, bo = clients("Ann"), clients("Bo")
+    assert ann.order() == GRID and bo.order() == GRID
+    ann.drag("t1", '[data-item="t5"]')
+    swapped = ["t5", "t2", "t3", "t4", "t1"] + GRID[5:]
+    assert ann.order() == swapped  # optimistic, at once
+    expect(bo.tile("t1")).to_have_attribute("data-item", "t1")
+    bo.page.wait_for_function(
+        "want => [...document.querySelectorAll('[data-zone=grid] [data-item]')].map(e => e.dataset.item).join() === want",
+        arg=",".join(swapped), timeout=1000)
+    expect(bo.page.locator("#app")).to_have_attribute("data-seq", "1", timeout=1000)
+    wait_same_as_server(server, "b1", ann, bo)
+
+
+def test_move_mode_reorders_live_and_transfers_between_grid_and_tray(clients, server):
+    ann, bo = clients("Ann"), clients("Bo")
+    ann.mode("move")
+    # Live reorder: while t1 hovers over t3, the others have already slid aside.
+    ann.lift("t1")
+    ann.hover_to('[data-item="t3"]')
+    ann.page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-zone=grid] [data-item]')].slice(0, 3).map(e => e.dataset.item).join() === 't2,t3,t1'",
+        timeout=2000)
+    ann.page.mouse.up()
+    expect(ann.page.locator(".ghost")).to_have_count(0)
+    assert ann.order() == ["t2", "t3", "t1"] + GRID[3:]
+    # Grid → tray (empty zone space appends), twice.
+    ann.drag("t4", '[data-zone="tray"]')
+    ann.drag("t6", '[data-zone="tray"]')
+    expect(bo.page.locator('[data-zone="tray"] [data-item]')).to_have_count(2)
+    assert ann.order("tray") == ["t4", "t6"]
+    # Tray → grid, onto a tile; and reorder inside the tray from the other browser.
+    bo.mode("move")
+    bo.drag("t6", '[data-item="t4"]')
+    expect(ann.page.locator('[data-zone="tray"] [data-item]').first).to_have_attribute("data-item", "t6")
+    ann.drag("t4", '[data-item="t2"]')
+    want = wait_same_as_server(server, "b1", ann, bo)
+    assert want["tray"] == ["t6"]
+    assert want["grid"][:2] == ["t4", "t2"]
+    assert sorted(want["grid"] + want["tray"], key=lambda s: int(s[1:])) == GRID
+
+
+def test_paint_toggles_each_tile_once_per_stroke(clients, server):
+    ann, bo = clients("Ann"), clients("Bo")
+    ann.mode("paint")
+    x1, y1 = ann.center('[data-item="t1"]')
+    x3, y3 = ann.center('[data-item="t3"]')
+    ann.page.mouse.move(x1, y1)
+    ann.page.mouse.down()
+    ann.page.mouse.move(x3, y3, steps=12)  # across t2 to t3
+    ann.page.mouse.move(x1, y1, steps=12)  # back again: each already toggled this stroke
+    ann.page.mouse.up()
+    for page in (ann.page, bo.page):
+        for item in ("t1", "t2", "t3"):
+            expect(page.locator(f'[data-item="{item}"]')).to_have_attribute("data-on", "true")
+        expect(page.locator('[data-on="true"]')).to_have_count(3)
+    # A second stroke turns two of them off again, as one undoable change.
+    ann.page.mouse.move(x1, y1)
+    ann.page.mouse.down()
+    ann.hover_to('[data-item="t2"]')
+    ann.page.mouse.up()
+    expect(bo.page.locator('[data-on="true"]')).to_have_count(1)
+    ann.page.keyboard.press("Control+z")
+    expect(bo.page.locator('[data-on="true"]')).to_have_count(3)
+    snap = server.board("b1")
+    assert sorted(i["id"] for i in snap["board"]["items"] if i["on"]) == ["t1", "t2", "t3"]
+
+
+def test_remote_drag_shows_the_holder_and_their_hand(clients, server, browser):
+    ann, bo = clients("Ann"), clients("Bo")
+    ann.lift("t2")
+    ann.hover_to('[data-item="t9"]')
+    held = bo.tile("t2")
+    expect(held).to_have_attribute("data-held-by", ann.page.evaluate("window.shuffleboard.me"))
+    expect(held).to_contain_text("Ann")
+    hand = bo.page.locator(".hand")
+    expect(hand).to_have_count(1)
+    expect(hand).to_contain_text("Ann")
+    expect(bo.tile("t9")).to_have_class(lambda_cls("is-remote-over"))
+    # The hand eases over the hovered tile.
+    bo.page.wait_for_function(
+        """() => {
+          const h = document.querySelector('.hand').getBoundingClientRect();
+          const t = document.querySelector('[data-item=t9]').getBoundingClientRect();
+          return Math.abs(h.left - (t.left + t.width / 2)) < 3 && Math.abs(h.top - (t.top + t.height / 2)) < 3;
+        }""", timeout=3000)
+    save_two_browser_screenshot(browser, ann, bo)
+    # Bo cannot pick up the held tile, and is told who has it.
+    x, y = bo.center('[data-item="t2"]')
+    bo.page.mouse.move(x, y)
+    bo.page.mouse.down()
+    bo.page.mouse.move(x + 20, y + 20, steps=3)
+    expect(bo.page.locator(".ghost")).to_have_count(0)
+    expect(bo.page.locator("#toast")).to_contain_text("Ann is holding that tile")
+    bo.page.mouse.up()
+    # Ann drops: the swap lands everywhere and the hold is gone.
+    ann.page.mouse.up()
+    expect(held).not_to_have_attribute("data-held-by", ann.page.evaluate("window.shuffleboard.me"))
+    expect(hand).to_have_count(0)
+    wait_same_as_server(server, "b1", ann, bo)
+    assert bo.order()[1] == "t9" and bo.order()[8] == "t2"
+
+
+def lambda_cls(name):
+    import re
+    return re.compile(rf"(^|\s){re.escape(name)}(\s|$)")
+
+
+def save_two_browser_screenshot(browser, *clients):
+    """Puts both pages side by side in one image (composed in a third, blank page)."""
+    shots = [base64.b64encode(c.page.screenshot()).decode() for c in clients]
+    ctx = browser.new_context(viewport={"width": 760 * len(shots) + 12 * (len(shots) + 1), "height": 744})
+    try:
+        page = ctx.new_page()
+        imgs = "".join(f'<img src="data:image/png;base64,{s}">' for s in shots)
+        page.set_content(
+            "<style>body{margin:0;padding:12px;display:flex;gap:12px;background:#2b2b30}"
+            "img{border-radius:8px;box-shadow:0 4px 16px #0008}</style>" + imgs)
+        page.wait_for_function("() => [...document.images].every(i => i.complete && i.naturalWidth > 0)", timeout=5000)
+        OUTPUT.mkdir(parents=True, exist_ok=True)
+        path = OUTPUT / "two-browsers-mid-drag.png"
+        page.screenshot(path=str(path))
+        if os.environ.get("SHUFFLEBOARD_UPDATE_SCREENSHOT") == "1":
+            shutil.copyfile(path, ROOT / "docs" / "screenshot.png")
+    finally:
+        ctx.close()
+
+
+def test_keyboard_only_swap(clients, server):
+    ann, bo = clients("Ann"), clients("Bo")
+    ann.tile("t1").focus()
+    ann.page.keyboard.press("Space")
+    expect(ann.page.locator("#live")).to_contain_text("Picked up")
+    expect(bo.tile("t1")).to_have_attribute("data-held-by", ann.page.evaluate("window.shuffleboard.me"))
+    ann.page.keyboard.press("ArrowDown")  # t4
+    ann.page.keyboard.press("ArrowRight")  # t5
+    expect(ann.page.locator("#live")).to_contain_text("Over")
+    ann.page.keyboard.press("Enter")
+    expect(ann.page.locator("#live")).to_contain_text("Swapped")
+    expect(bo.page.locator('[data-zone="grid"] [data-item]').first).to_have_attribute("data-item", "t5")
+    want = wait_same_as_server(server, "b1", ann, bo)
+    assert want["grid"][4] == "t1"
+    # Escape cancels without a change; focus stays on the tile.
+    ann.page.keyboard.press("Space")
+    ann.page.keyboard.press("ArrowRight")
+    ann.page.keyboard.press("Escape")
+    expect(ann.page.locator("#live")).to_contain_text("Cancelled")
+    expect(bo.tile("t1")).not_to_have_attribute("data-held-by", ann.page.evaluate("window.shuffleboard.me"))
+    assert server.board("b1")["seq"] == 1
+    # Undo from the keyboard.
+    ann.page.keyboard.press("Control+z")
+    expect(bo.page.locator('[data-zone="grid"] [data-item]').first).to_have_attribute("data-item", "t1")
+    wait_same_as_server(server, "b1", ann, bo)
+
+
+def test_concurrent_drops_on_the_same_tile_converge(clients, server):
+    ann, bo = clients("Ann"), clients("Bo")
+    # Both lift a tile and hover over t5, then both release at (nearly) the same moment.
+    ann.lift("t1")
+    bo.lift("t3")
+    ann.hover_to('[data-item="t5"]')
+    bo.hover_to('[data-item="t5"]')
+    ann.page.mouse.up()
+    bo.page.mouse.up()
+    want = wait_same_as_server(server, "b1", ann, bo)
+    seq = server.board("b1")["seq"]
+    assert seq in (1, 2)
+    if seq == 1:
+        # One lost: it was told why, and its tile went back.
+        loser = ann if want["grid"][0] == "t1" else bo
+        expect(loser.page.locator("#toast")).to_contain_text("first")
+    assert sorted(want["grid"], key=lambda s: int(s[1:])) == GRID
+
+
+def test_page_reconnects_after_a_server_restart_and_shows_the_current_state(clients, server, browser):
+    ann = clients("Ann")
+    ann.drag("t1", '[data-item="t2"]')
+    wait_same_as_server(server, "b1", ann)
+    port = server.port
+    server.stop()
+    expect(ann.page.locator("#app")).to_have_attribute("data-connected", "false")
+    server.start(port=port)
+    ann.wait_connected(timeout=15000)
+    # In-memory server: the board starts over, and the page shows what the server has.
+    want = wait_same_as_server(server, "b1", ann)
+    bo = clients("Bo")
+    bo.drag("t7", '[data-item="t8"]')
+    expect(ann.page.locator('[data-zone="grid"] [data-item]').nth(6)).to_have_attribute("data-item", "t8")
+    want = wait_same_as_server(server, "b1", ann, bo)
+    assert want["grid"][6:8] == ["t8", "t7"]

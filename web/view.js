@@ -1,0 +1,435 @@
+// The DOM: renders boards, people and messages. Only this module touches elements; user text
+// (labels, names, titles) goes in with textContent, never as HTML. Colors are set through the
+// CSSOM (el.style.setProperty), which a strict CSP allows.
+
+const reducedMotion = () => globalThis.matchMedia?.('(prefers-reduced-motion: reduce)').matches ?? false;
+
+/** The page's view. `root` is the #app element. */
+export class View {
+  constructor(root) {
+    this.root = root;
+    this.doc = root.ownerDocument;
+    this.boardEl = root.querySelector('#board');
+    this.zonesEl = root.querySelector('#zones');
+    this.usersEl = root.querySelector('#users');
+    this.toastEl = root.querySelector('#toast');
+    this.liveEl = root.querySelector('#live');
+    this.connEl = root.querySelector('#conn');
+    this.titleEl = root.querySelector('#board-title');
+    this.handsEl = root.querySelector('#hands');
+    this.tiles = new Map();
+    this.zoneEls = new Map();
+    this.zoneKey = '';
+    this.hands = new Map();
+    this.handLoop = null;
+    this.ghost = null;
+    this.toastTimer = null;
+  }
+
+  /** Marks the root with the connection state (data-connected) and says it in the toolbar. */
+  setConnection(state) {
+    this.root.dataset.connected = state === 'open' ? 'true' : 'false';
+    const words = { open: 'Connected', connecting: 'Connecting…', closed: 'Offline — reconnecting…' };
+    this.connEl.textContent = words[state] ?? state;
+    this.connEl.dataset.state = state;
+  }
+
+  /** Marks the root with the last applied seq. */
+  setSeq(seq) {
+    this.root.dataset.seq = String(seq);
+  }
+
+  /** Highlights the toolbar button of the current mode. */
+  setMode(mode) {
+    this.root.dataset.mode = mode;
+    for (const b of this.root.querySelectorAll('[data-mode-button]')) {
+      b.setAttribute('aria-pressed', b.dataset.modeButton === mode ? 'true' : 'false');
+    }
+  }
+
+  /** Shows the board page or the index page. */
+  showPage(page) {
+    this.root.querySelector('#home').hidden = page !== 'home';
+    this.boardEl.hidden = page !== 'board';
+    this.root.querySelector('#board-tools').hidden = page !== 'board';
+  }
+
+  /** Fills the index page's board list. `boards` null means the server has no list. */
+  renderBoardList(boards) {
+    const list = this.root.querySelector('#board-list');
+    const note = this.root.querySelector('#board-list-note');
+    list.replaceChildren();
+    if (!boards) {
+      note.textContent = 'This server does not list its boards; open one by name below.';
+      return;
+    }
+    note.textContent = boards.length ? '' : 'No boards yet: create one below.';
+    for (const b of boards) {
+      const li = this.doc.createElement('li');
+      const a = this.doc.createElement('a');
+      a.href = `?board=${encodeURIComponent(b.id)}`;
+      a.textContent = b.title && b.title !== b.id ? `${b.title} (${b.id})` : b.id;
+      const meta = this.doc.createElement('span');
+      meta.className = 'meta';
+      const users = Number.isInteger(b.users) ? b.users : (Array.isArray(b.users) ? b.users.length : 0);
+      meta.textContent = ` — ${users} online, ${b.seq ?? 0} changes`;
+      li.append(a, meta);
+      list.append(li);
+    }
+  }
+
+  /**
+   * Renders `board` with decorations:
+   * {held: Map item→user, me, dragging, over (swap-mode hover target item), lifted (keyboard),
+   *  keyboardTarget {over, zone}, remoteOver: Map item→user, firstRects: Map item→DOMRect}.
+   * Reorders keep the tile elements (keyed by item id) and animate them (FLIP).
+   */
+  renderBoard(board, deco = {}) {
+    const held = deco.held ?? new Map();
+    this.titleEl.textContent = board.title;
+    this.doc.title = `${board.title} — shuffleboard`;
+    const first = new Map();
+    for (const [id, el] of this.tiles) first.set(id, el.getBoundingClientRect());
+    if (deco.firstRects) for (const [id, r] of deco.firstRects) first.set(id, r);
+    const focused = this.doc.activeElement?.dataset?.item;
+
+    const key = board.zones.map((z) => z.id).join(',') + `|${board.columns}`;
+    if (key !== this.zoneKey) this.buildZones(board);
+    const items = new Map(board.items.map((i) => [i.id, i]));
+    const seen = new Set();
+    for (const zone of board.zones) {
+      const list = this.zoneEls.get(zone.id);
+      let cursor = list.firstElementChild;
+      zone.items.forEach((id, index) => {
+        const item = items.get(id);
+        if (!item) return;
+        seen.add(id);
+        const el = this.tile(item);
+        this.decorate(el, item, { held, deco, zone: zone.id, index, count: zone.items.length });
+        if (el !== cursor) list.insertBefore(el, cursor);
+        else cursor = cursor.nextElementSibling;
+      });
+      list.parentElement.dataset.empty = zone.items.length === 0 ? 'true' : 'false';
+      const zoneTarget = deco.keyboardTarget && deco.keyboardTarget.over == null && deco.keyboardTarget.zone === zone.id;
+      const pointerZone = deco.overZone === zone.id;
+      list.classList.toggle('is-zone-target', !!(zoneTarget || pointerZone));
+    }
+    for (const [id, el] of this.tiles) {
+      if (!seen.has(id)) { el.remove(); this.tiles.delete(id); }
+    }
+    if (focused && this.tiles.has(focused) && this.doc.activeElement !== this.tiles.get(focused)) {
+      this.tiles.get(focused).focus({ preventScroll: true });
+    }
+    this.flip(first, deco.dragging);
+  }
+
+  buildZones(board) {
+    this.zonesEl.replaceChildren();
+    this.zoneEls.clear();
+    this.zoneKey = board.zones.map((z) => z.id).join(',') + `|${board.columns}`;
+    board.zones.forEach((zone, i) => {
+      const section = this.doc.createElement('section');
+      section.className = `zone-wrap zone-wrap-${i === 0 ? 'grid' : 'strip'}`;
+      const h = this.doc.createElement('h2');
+      h.className = 'zone-title';
+      h.textContent = zone.id === 'grid' ? 'Grid' : zone.id === 'tray' ? 'Tray' : zone.id;
+      const list = this.doc.createElement('ol');
+      list.className = i === 0 ? 'zone zone-grid' : 'zone zone-strip';
+      list.dataset.zone = zone.id;
+      list.setAttribute('aria-label', h.textContent);
+      if (i === 0) list.style.setProperty('--columns', String(board.columns));
+      const empty = this.doc.createElement('p');
+      empty.className = 'zone-empty';
+      empty.textContent = 'Drop tiles here';
+      section.append(h, list, empty);
+      this.zonesEl.append(section);
+      this.zoneEls.set(zone.id, list);
+    });
+  }
+
+  tile(item) {
+    let el = this.tiles.get(item.id);
+    if (!el) {
+      el = this.doc.createElement('li');
+      el.className = 'tile';
+      el.dataset.item = item.id;
+      el.tabIndex = 0;
+      el.setAttribute('role', 'button');
+      el.setAttribute('aria-roledescription', 'draggable tile');
+      el.setAttribute('aria-describedby', 'kbd-help');
+      const label = this.doc.createElement('span');
+      label.className = 'tile-label';
+      const mark = this.doc.createElement('span');
+      mark.className = 'tile-on';
+      mark.setAttribute('aria-hidden', 'true');
+      const badge = this.doc.createElement('span');
+      badge.className = 'tile-holder';
+      el.append(label, mark, badge);
+      this.tiles.set(item.id, el);
+    }
+    return el;
+  }
+
+  decorate(el, item, { held, deco, zone, index, count }) {
+    const label = el.querySelector('.tile-label');
+    if (label.textContent !== item.label) label.textContent = item.label;
+    el.style.setProperty('--tile-color', item.color);
+    if (item.on) el.dataset.on = 'true';
+    else delete el.dataset.on;
+    el.querySelector('.tile-on').textContent = item.on ? 'ON' : '';
+    const holder = held.get(item.id);
+    const badge = el.querySelector('.tile-holder');
+    if (holder && holder.id !== deco.me) {
+      el.dataset.heldBy = holder.id;
+      el.style.setProperty('--holder-color', holder.color || '#333');
+      badge.textContent = holder.name || holder.id;
+    } else if (holder) {
+      el.dataset.heldBy = holder.id;
+      badge.textContent = '';
+    } else {
+      delete el.dataset.heldBy;
+      badge.textContent = '';
+    }
+    const remote = deco.remoteOver?.get(item.id);
+    if (remote) el.style.setProperty('--remote-color', remote.color || '#333');
+    el.classList.toggle('is-remote-over', !!remote);
+    el.classList.toggle('is-placeholder', deco.dragging === item.id);
+    el.classList.toggle('is-lifted', deco.lifted === item.id);
+    el.classList.toggle('is-over', deco.over === item.id);
+    el.classList.toggle('is-kbd-target', !!deco.keyboardTarget && deco.keyboardTarget.over === item.id && deco.lifted !== item.id);
+    const state = item.on ? ', on' : '';
+    const who = holder && holder.id !== deco.me ? `, held by ${holder.name || holder.id}` : '';
+    el.setAttribute('aria-label', `${item.label}${state}, ${zone} ${index + 1} of ${count}${who}`);
+    el.setAttribute('aria-pressed', item.on ? 'true' : 'false');
+  }
+
+  /** FLIP: animates tiles from their previous rectangles to where they are now. */
+  flip(first, skip) {
+    if (reducedMotion()) return;
+    for (const [id, el] of this.tiles) {
+      const a = first.get(id);
+      if (!a || id === skip) continue;
+      const b = el.getBoundingClientRect();
+      const dx = a.left - b.left;
+      const dy = a.top - b.top;
+      if (Math.abs(dx) < 1 && Math.abs(dy) < 1) continue;
+      el.animate?.(
+        [{ transform: `translate(${dx}px, ${dy}px)` }, { transform: 'none' }],
+        { duration: 220, easing: 'cubic-bezier(.2,.8,.2,1)' },
+      );
+    }
+  }
+
+  /** Shakes tiles (a rejected op) and flashes tiles another person changed. */
+  pulse(ids, kind, color) {
+    for (const id of ids) {
+      const el = this.tiles.get(id);
+      if (!el) continue;
+      if (color) el.style.setProperty('--pulse-color', color);
+      el.classList.remove(`pulse-${kind}`);
+      void el.offsetWidth;
+      el.classList.add(`pulse-${kind}`);
+      el.addEventListener('animationend', () => el.classList.remove(`pulse-${kind}`), { once: true });
+    }
+  }
+
+  /** The tile element for an item id. */
+  tileEl(id) {
+    return this.tiles.get(id) ?? null;
+  }
+
+  /** Zones and tiles with their rectangles, in layout order, for hit testing. */
+  layout() {
+    const zones = [];
+    for (const [id, list] of this.zoneEls) {
+      const tiles = [...list.children].map((el) => ({ id: el.dataset.item, rect: el.getBoundingClientRect() }));
+      zones.push({ id, rect: list.getBoundingClientRect(), tiles });
+    }
+    return zones;
+  }
+
+  /** The item id under the viewport point, or null. */
+  itemAt(x, y) {
+    const el = this.doc.elementFromPoint(x, y)?.closest?.('[data-item]');
+    return el && this.tiles.has(el.dataset.item) ? el.dataset.item : null;
+  }
+
+  // ---- The local ghost: the lifted tile following the pointer.
+
+  /** Lifts a copy of the tile at its current place; `grab` is the pointer offset inside it. */
+  showGhost(id, x, y) {
+    this.hideGhost();
+    const src = this.tiles.get(id);
+    if (!src) return;
+    const r = src.getBoundingClientRect();
+    // Built afresh rather than cloned, so no style attribute is copied (strict CSP).
+    const g = this.doc.createElement('div');
+    g.className = 'tile ghost';
+    g.setAttribute('aria-hidden', 'true');
+    g.style.setProperty('--tile-color', src.style.getPropertyValue('--tile-color'));
+    if (src.dataset.on) g.dataset.on = 'true';
+    const label = this.doc.createElement('span');
+    label.className = 'tile-label';
+    label.textContent = src.querySelector('.tile-label').textContent;
+    g.append(label);
+    g.style.width = `${r.width}px`;
+    g.style.height = `${r.height}px`;
+    this.doc.body.append(g);
+    this.ghost = { el: g, dx: x - r.left, dy: y - r.top, id };
+    this.moveGhost(x, y);
+  }
+
+  /** Moves the ghost with the pointer. */
+  moveGhost(x, y) {
+    if (!this.ghost) return;
+    const { el, dx, dy } = this.ghost;
+    el.style.left = `${x - dx}px`;
+    el.style.top = `${y - dy}px`;
+  }
+
+  /** Removes the ghost; returns its last rectangle (so the tile can glide from there). */
+  hideGhost() {
+    if (!this.ghost) return null;
+    const r = this.ghost.el.getBoundingClientRect();
+    this.ghost.el.remove();
+    this.ghost = null;
+    return r;
+  }
+
+  // ---- Other people's hands.
+
+  /** Shows (or updates) `user`'s hand holding `item`. */
+  handStart(user, item) {
+    let h = this.hands.get(user.id);
+    const it = this.tiles.get(item);
+    if (!h) {
+      const el = this.doc.createElement('div');
+      el.className = 'hand';
+      el.dataset.handBy = user.id;
+      const tile = this.doc.createElement('div');
+      tile.className = 'hand-tile';
+      const name = this.doc.createElement('div');
+      name.className = 'hand-name';
+      el.append(tile, name);
+      this.handsEl.append(el);
+      h = { el, x: null, y: null, target: null };
+      this.hands.set(user.id, h);
+    }
+    h.item = item;
+    h.el.style.setProperty('--hand-color', user.color || '#333');
+    h.el.querySelector('.hand-name').textContent = user.name || user.id;
+    const tileBox = h.el.querySelector('.hand-tile');
+    tileBox.textContent = it?.querySelector('.tile-label')?.textContent ?? item;
+    if (it) tileBox.style.setProperty('--tile-color', it.style.getPropertyValue('--tile-color'));
+    h.target = { over: item, zone: null };
+    if (h.x === null) {
+      const p = this.targetPoint(h.target);
+      if (p) { h.x = p.x; h.y = p.y; }
+    }
+    this.runHands();
+  }
+
+  /** Points `userId`'s hand at a target {over, zone}. */
+  handHover(userId, target) {
+    const h = this.hands.get(userId);
+    if (!h) return;
+    h.target = target;
+    this.runHands();
+  }
+
+  /** Removes `userId`'s hand (or every hand when null). */
+  handEnd(userId) {
+    for (const [id, h] of this.hands) {
+      if (userId === null || id === userId) { h.el.remove(); this.hands.delete(id); }
+    }
+  }
+
+  /** The page point a hand aims at: a tile's centre, or the end of a zone. */
+  targetPoint(t) {
+    if (!t) return null;
+    const sx = globalThis.scrollX ?? 0;
+    const sy = globalThis.scrollY ?? 0;
+    if (t.over) {
+      const el = this.tiles.get(t.over);
+      if (!el) return null;
+      const r = el.getBoundingClientRect();
+      return { x: r.left + r.width / 2 + sx, y: r.top + r.height / 2 + sy };
+    }
+    const list = this.zoneEls.get(t.zone);
+    if (!list) return null;
+    const last = list.lastElementChild;
+    const zr = list.getBoundingClientRect();
+    if (!last) return { x: zr.left + 48 + sx, y: zr.top + zr.height / 2 + sy };
+    const r = last.getBoundingClientRect();
+    const x = r.right + r.width / 2 + 8;
+    if (x < zr.right) return { x: x + sx, y: r.top + r.height / 2 + sy };
+    return { x: zr.left + r.width / 2 + sx, y: r.bottom + r.height / 2 + 8 + sy };
+  }
+
+  /** Eases every hand toward its target each frame (exponential smoothing), so hovers never jump. */
+  runHands() {
+    if (this.handLoop || this.hands.size === 0) return;
+    let last = performance.now();
+    const step = (now) => {
+      const dt = Math.min(100, now - last);
+      last = now;
+      const k = reducedMotion() ? 1 : 1 - Math.exp(-dt / 70);
+      let moving = false;
+      for (const h of this.hands.values()) {
+        const p = this.targetPoint(h.target);
+        if (!p) continue;
+        if (h.x === null) { h.x = p.x; h.y = p.y; }
+        h.x += (p.x - h.x) * k;
+        h.y += (p.y - h.y) * k;
+        if (Math.abs(p.x - h.x) > 0.5 || Math.abs(p.y - h.y) > 0.5) moving = true;
+        h.el.style.transform = `translate(${h.x}px, ${h.y}px)`;
+      }
+      this.handLoop = moving && this.hands.size ? requestAnimationFrame(step) : null;
+    };
+    this.handLoop = requestAnimationFrame(step);
+  }
+
+  // ---- People and messages.
+
+  /** The presence list. `users`: Map id→{id, name, color}. */
+  renderPresence(users, me) {
+    this.usersEl.replaceChildren();
+    for (const u of users.values()) {
+      const li = this.doc.createElement('li');
+      li.dataset.user = u.id;
+      const dot = this.doc.createElement('span');
+      dot.className = 'dot';
+      dot.style.setProperty('--user-color', u.color || '#333');
+      const name = this.doc.createElement('span');
+      name.textContent = u.id === me ? `${u.name} (you)` : u.name;
+      li.append(dot, name);
+      this.usersEl.append(li);
+    }
+  }
+
+  /** A brief, unobtrusive message. */
+  toast(text, ms = 3500) {
+    this.toastEl.textContent = text;
+    this.toastEl.classList.add('is-shown');
+    clearTimeout(this.toastTimer);
+    this.toastTimer = setTimeout(() => this.toastEl.classList.remove('is-shown'), ms);
+  }
+
+  /** Tells screen readers (ARIA live region). */
+  announce(text) {
+    // Clearing first makes a repeated sentence be announced again.
+    this.liveEl.textContent = '';
+    this.liveEl.textContent = text;
+  }
+
+  /** Keeps the pointer's neighbourhood visible: scrolls when it is near the viewport edges. */
+  autoScroll(y) {
+    const edge = 48;
+    const h = globalThis.innerHeight;
+    let v = 0;
+    if (y < edge) v = -Math.ceil((edge - y) / 3);
+    else if (y > h - edge) v = Math.ceil((y - (h - edge)) / 3);
+    if (v) globalThis.scrollBy(0, v);
+    return v !== 0;
+  }
+}
