@@ -77,4 +77,8 @@ public protocol BoardStore: AnyObject, Sendable {
     func list() throws(StoreError) -> [BoardSummary]
     /// Up to `limit` ops of a board's log with seq greater than `since`.
     func ops(of id: BoardID, since: Seq, limit: Int) throws(StoreError) -> OpsPage
+    /// The board's oldest kept snapshot and every stored op after it (for export); nil when absent.
+    func archive(of id: BoardID) throws(StoreError) -> BoardArchive?
+    /// Stores an archived board; a board with its id is overwritten only when `replace` (for import).
+    func restore(_ archive: BoardArchive, replace: Bool) throws(StoreError)
 }

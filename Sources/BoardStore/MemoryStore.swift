@@ -6,7 +6,10 @@ public final class MemoryStore: BoardStore {
     private struct Entry {
         var board: Board
         var log: [CommittedOp]
-        var seq: Seq { log.last?.seq ?? 0 }
+        /// The board before the first op in `log`, and its seq (for archives).
+        var base: Board
+        var baseSeq: Seq = 0
+        var seq: Seq { log.last?.seq ?? baseSeq }
     }
 
     private let boards = Mutex<[BoardID: Entry]>([:])
@@ -20,7 +23,7 @@ public final class MemoryStore: BoardStore {
             for change in batch {
                 switch change {
                 case .create(let board):
-                    if boards[board.id] == nil { boards[board.id] = Entry(board: board, log: []) }
+                    if boards[board.id] == nil { boards[board.id] = Entry(board: board, log: [], base: board) }
                 case .append(let id, let ops):
                     for op in ops {
                         boards[id]?.board.apply(op.op)
@@ -52,8 +55,26 @@ public final class MemoryStore: BoardStore {
     public func ops(of id: BoardID, since: Seq, limit: Int) throws(StoreError) -> OpsPage {
         boards.withLock { boards in
             guard let entry = boards[id] else { return .unknownBoard }
-            let start = min(max(since, 0), entry.log.count)
-            return .ops(Array(entry.log[start...].prefix(limit)), current: entry.seq)
+            let since = max(since, 0)
+            guard since >= entry.baseSeq else { return .gone }
+            let start = min(since - entry.baseSeq, entry.log.count)
+            return .ops(Array(entry.log[start...].prefix(max(limit, 0))), current: entry.seq)
         }
+    }
+
+    /// The board as created (or imported) and its whole log.
+    public func archive(of id: BoardID) throws(StoreError) -> BoardArchive? {
+        guard let entry = boards.withLock({ $0[id] }) else { return nil }
+        return try BoardArchive(board: entry.base, baseSeq: entry.baseSeq, ops: entry.log)
+    }
+
+    /// Puts the archived board in place, refusing to overwrite unless `replace`.
+    public func restore(_ archive: BoardArchive, replace: Bool) throws(StoreError) {
+        let stored = boards.withLock { boards in
+            guard replace || boards[archive.id] == nil else { return false }
+            boards[archive.id] = Entry(board: archive.current, log: archive.ops, base: archive.board, baseSeq: archive.baseSeq)
+            return true
+        }
+        if !stored { throw StoreError("board \(archive.id) already exists (replace it to overwrite)") }
     }
 }

@@ -1,0 +1,124 @@
+public import BoardCore
+
+/// A board as exported and imported: a snapshot at `baseSeq` and the ops after it.
+///
+/// The JSON form is
+/// `{"format":"shuffleboard-board","version":1,"board":{…},"baseSeq":N,"ops":[…]}`, where `board`
+/// is a snapshot like `welcome`'s and each op is exactly as it was broadcast plus its `time`.
+/// Every value of this type has been validated: the snapshot is sound and each op applies.
+public struct BoardArchive: Equatable, Sendable {
+    /// The `format` member.
+    public static let format = "shuffleboard-board"
+    /// The `version` member this code writes and reads.
+    public static let version = 1
+
+    /// The board just before the first op.
+    public let board: Board
+    /// The seq of `board`.
+    public let baseSeq: Seq
+    /// The ops after `baseSeq`, in order and gapless.
+    public let ops: [CommittedOp]
+    /// `board` with every op applied.
+    public let current: Board
+
+    /// The board id.
+    public var id: BoardID { board.id }
+    /// The seq of the last op.
+    public var seq: Seq { baseSeq + ops.count }
+
+    /// An archive, after checking that the board is sound and the ops follow `baseSeq` and apply.
+    public init(board: Board, baseSeq: Seq, ops: [CommittedOp]) throws(StoreError) {
+        if let problem = Board.validate(title: board.title, columns: board.columns, zones: board.zones, items: board.items) {
+            throw StoreError("board: \(problem)")
+        }
+        guard baseSeq >= 0 else { throw StoreError("baseSeq must not be negative") }
+        var current = board
+        for (i, op) in ops.enumerated() {
+            guard op.seq == baseSeq + i + 1 else {
+                throw StoreError("ops[\(i)] has seq \(op.seq) where \(baseSeq + i + 1) was expected")
+            }
+            if let problem = BoardSnapshot.problem(applying: op.op, to: current) {
+                throw StoreError("ops[\(i)] (seq \(op.seq)) does not apply: \(problem)")
+            }
+            current.apply(op.op)
+        }
+        self.board = board
+        self.baseSeq = baseSeq
+        self.ops = ops
+        self.current = current
+    }
+
+    /// Parses and validates the JSON form; errors name the member that is wrong.
+    public init(json bytes: [UInt8]) throws(StoreError) {
+        let json: JSON
+        do {
+            json = try JSON.parse(bytes)
+        } catch {
+            throw StoreError("not JSON: \(error.reason) at byte \(error.offset)")
+        }
+        guard case .object = json else { throw StoreError("an archive must be a JSON object") }
+        guard json["format"]?.stringValue == Self.format else {
+            throw StoreError("not a shuffleboard board archive (\"format\" must be \"\(Self.format)\")")
+        }
+        guard let version = json["version"]?.intValue else { throw StoreError("\"version\" must be an integer") }
+        guard version == Self.version else {
+            throw StoreError("archive version \(version) is not supported (this shuffleboard reads version \(Self.version))")
+        }
+        guard let boardJSON = json["board"] else { throw StoreError("\"board\" is missing") }
+        let board = try BoardSnapshot.decode(boardJSON)
+        guard let baseSeq = json["baseSeq"]?.intValue, baseSeq >= 0 else {
+            throw StoreError("\"baseSeq\" must be a non-negative integer")
+        }
+        guard let opValues = json["ops"]?.arrayValue else { throw StoreError("\"ops\" must be an array") }
+        var ops: [CommittedOp] = []
+        ops.reserveCapacity(opValues.count)
+        for (i, value) in opValues.enumerated() {
+            guard let op = CommittedOp(json: value) else {
+                throw StoreError("ops[\(i)] is not a committed op (type, op, by, seq and the op's fields)")
+            }
+            ops.append(op)
+        }
+        try self.init(board: board, baseSeq: baseSeq, ops: ops)
+    }
+
+    /// The JSON form, one op per line.
+    public func encoded() -> [UInt8] {
+        var w = JSONWriter()
+        w.beginObject()
+        w.write("format", Self.format)
+        w.write("version", Self.version)
+        ServerMessage.write(board, key: "board", into: &w)
+        w.write("baseSeq", baseSeq)
+        w.beginArray("ops")
+        for op in ops {
+            // The members of ServerMessage.committed, in its order, then the time.
+            var o = JSONWriter()
+            o.beginObject()
+            o.write("type", op.op.kind)
+            o.write("op", op.opID.rawValue)
+            o.write("by", op.by.rawValue)
+            o.write("seq", op.seq)
+            op.op.writeFields(into: &o)
+            o.write("time", Int(op.time))
+            o.endObject()
+            w.writeRaw(nil, [UInt8(ascii: "\n")] + o.bytes)
+        }
+        w.endArray()
+        w.endObject()
+        return w.bytes + Array("\n".utf8)
+    }
+
+    /// The archive of board `id` in `store`, as JSON.
+    public static func export(from store: any BoardStore, id: BoardID) throws(StoreError) -> [UInt8] {
+        guard let archive = try store.archive(of: id) else { throw StoreError("there is no board \(id)") }
+        return archive.encoded()
+    }
+
+    /// Parses `json` and puts the board into `store`; an existing board is only overwritten when `replace`.
+    @discardableResult
+    public static func restore(_ json: [UInt8], into store: any BoardStore, replace: Bool) throws(StoreError) -> BoardArchive {
+        let archive = try BoardArchive(json: json)
+        try store.restore(archive, replace: replace)
+        return archive
+    }
+}

@@ -1,0 +1,189 @@
+public import BoardCore
+import Synchronization
+
+/// Boards in a SQLite database inside a data directory: snapshots plus an op log, in WAL mode with
+/// `synchronous=FULL`, so a `write` that returned is on disk.
+///
+/// Threads: `write` and `restore` use the writer connection and are meant for one writer thread;
+/// `load`, `list`, `ops` and `archive` use the reader connection (the server's service thread).
+/// WAL lets a read run while a write syncs; each connection also has its own mutex, so any thread
+/// may call anything. The data directory stays locked against other servers until `close`.
+public final class SQLiteStore: BoardStore {
+    /// The data directory.
+    public let directory: String
+    /// The database file inside it.
+    public let databasePath: String
+
+    // Each mutex guards one connection; nil once closed.
+    private let writer: Mutex<SQLiteWriter?>
+    private let reader: Mutex<SQLiteConnection?>
+    private let lock: Mutex<DataDirectory?>
+
+    /// The database file name inside the data directory.
+    public static let databaseName = "shuffleboard.sqlite3"
+
+    /// Opens (creating if needed) the store in `directory`, locks the directory, checks the
+    /// database and brings its schema up to date.
+    ///
+    /// A board is snapshotted every `snapshotEvery` ops, and its newest `keepOps` ops stay
+    /// available to `ops(of:since:limit:)`. Errors name the path and the problem.
+    public init(directory: String, snapshotEvery: Int = 100, keepOps: Int = 10_000) throws(StoreError) {
+        let dataDirectory = try DataDirectory(path: directory)
+        let path = dataDirectory.file(Self.databaseName)
+        let openedWriter: SQLiteWriter
+        let openedReader: SQLiteConnection
+        do throws(StoreError) {
+            openedWriter = try Self.openWriter(path, snapshotEvery: snapshotEvery, keepOps: keepOps)
+        } catch {
+            dataDirectory.unlock()
+            throw error
+        }
+        do throws(StoreError) {
+            openedReader = try Self.openReader(path)
+        } catch {
+            openedWriter.close()
+            dataDirectory.unlock()
+            throw error
+        }
+        self.directory = directory
+        databasePath = path
+        writer = Mutex(openedWriter)
+        reader = Mutex(openedReader)
+        lock = Mutex(dataDirectory)
+    }
+
+    /// The writer connection: checked, in WAL mode with full sync, schema up to date.
+    private static func openWriter(_ path: String, snapshotEvery: Int, keepOps: Int) throws(StoreError) -> sending SQLiteWriter {
+        let db = try SQLiteConnection(path: path)
+        do throws(StoreError) {
+            try checkIntegrity(db)
+            guard try db.text("PRAGMA journal_mode = WAL") == "wal" else {
+                throw StoreError("\(path): cannot switch the database to WAL mode")
+            }
+            try db.execute("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON")
+            try Schema.migrate(db)
+        } catch {
+            db.close()
+            throw error
+        }
+        return SQLiteWriter(db: db, snapshotEvery: snapshotEvery, keepOps: keepOps)
+    }
+
+    /// The reader connection.
+    private static func openReader(_ path: String) throws(StoreError) -> sending SQLiteConnection {
+        let db = try SQLiteConnection(path: path)
+        // query_only: a bug in a read path must not be able to write behind the writer's back.
+        try db.execute("PRAGMA foreign_keys = ON; PRAGMA query_only = ON")
+        return db
+    }
+
+    deinit { close() }
+
+    /// Closes both connections and unlocks the directory; later calls throw. Safe to call twice.
+    public func close() {
+        reader.withLock { db in
+            db?.close()
+            db = nil
+        }
+        // The writer closes last: the last connection to close checkpoints and removes the WAL.
+        writer.withLock { writer in
+            writer?.close()
+            writer = nil
+        }
+        lock.withLock { directory in
+            directory?.unlock()
+            directory = nil
+        }
+    }
+
+    /// `quick_check` at open, so a damaged file is reported at start-up rather than mid-session.
+    private static func checkIntegrity(_ db: SQLiteConnection) throws(StoreError) {
+        var problems: [String] = []
+        try db.query("PRAGMA quick_check") { row in problems.append(row.text(0)) }
+        guard problems == ["ok"] else {
+            throw StoreError("\(db.path) is corrupt: \(problems.prefix(3).joined(separator: "; "))")
+        }
+    }
+
+    // MARK: Writing
+
+    /// Applies the batch in one transaction; when this returns the batch is on disk. On error
+    /// nothing of the batch is stored.
+    public func write(_ batch: [StoreWrite]) throws(StoreError) {
+        try writer.withLock { (writer: inout SQLiteWriter?) throws(StoreError) in
+            guard let writer else { throw closed() }
+            try writer.write(batch)
+        }
+    }
+
+    /// Stores an archived board (import), refusing to overwrite an existing one unless `replace`.
+    public func restore(_ archive: BoardArchive, replace: Bool) throws(StoreError) {
+        try writer.withLock { (writer: inout SQLiteWriter?) throws(StoreError) in
+            guard let writer else { throw closed() }
+            try writer.restore(archive, replace: replace)
+        }
+    }
+
+    // MARK: Reading
+
+    /// The board at its current seq (latest snapshot plus the ops after it) and its newest ops.
+    public func load(_ id: BoardID, recentLimit: Int) throws(StoreError) -> StoredBoard? {
+        try read { db throws(StoreError) -> StoredBoard? in
+            guard let state = try db.boardState(of: id) else { return nil }
+            let recent = try db.newestOps(of: id, limit: recentLimit)
+            return StoredBoard(board: state.board, seq: state.seq, recent: recent)
+        }
+    }
+
+    /// Every board, by id.
+    public func list() throws(StoreError) -> [BoardSummary] {
+        try read { db throws(StoreError) in
+            var summaries: [BoardSummary] = []
+            try db.query("SELECT id, title, seq FROM boards ORDER BY id") { row throws(StoreError) in
+                let text = row.text(0)
+                guard let id = BoardID(text) else { throw StoreError("\(db.path): a board has the invalid id \(text)") }
+                summaries.append(BoardSummary(id: id, title: row.text(1), seq: row.int(2)))
+            }
+            return summaries
+        }
+    }
+
+    /// Up to `limit` ops with seq greater than `since`; `.gone` when some of them were compacted away.
+    public func ops(of id: BoardID, since: Seq, limit: Int) throws(StoreError) -> OpsPage {
+        try read { db throws(StoreError) in
+            guard let current = try db.boardSeq(of: id) else { return .unknownBoard }
+            let since = max(since, 0)
+            // The stored ops are exactly those after the base snapshot.
+            let base = try db.int("SELECT min(seq) FROM snapshots WHERE board = ?1", [.text(id.rawValue)]) ?? 0
+            guard since >= base else { return .gone }
+            guard since < current, limit > 0 else { return .ops([], current: current) }
+            return .ops(try db.committedOps(of: id, after: since, limit: limit), current: current)
+        }
+    }
+
+    /// The base snapshot and every stored op after it.
+    public func archive(of id: BoardID) throws(StoreError) -> BoardArchive? {
+        try read { db throws(StoreError) -> BoardArchive? in
+            guard try db.boardSeq(of: id) != nil else { return nil }
+            guard let base = try db.snapshot(of: id, .base) else { throw db.damaged(id, "it has no snapshot") }
+            let ops = try db.committedOps(of: id, after: base.seq)
+            do throws(StoreError) {
+                return try BoardArchive(board: base.board, baseSeq: base.seq, ops: ops)
+            } catch {
+                throw db.damaged(id, error.message)
+            }
+        }
+    }
+
+    /// Runs `body` in a read transaction on the reader connection: one consistent view of the database.
+    private func read<Result: Sendable>(
+        _ body: (SQLiteConnection) throws(StoreError) -> Result
+    ) throws(StoreError) -> Result {
+        try reader.withLock { (db: inout SQLiteConnection?) throws(StoreError) -> Result in
+            guard let db else { throw closed() }
+            return try db.transaction(.deferred) { () throws(StoreError) -> Result in try body(db) }
+        }
+    }
+
+    private func closed() -> StoreError { StoreError("\(databasePath): the store is closed") }
+}

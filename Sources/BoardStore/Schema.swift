@@ -1,0 +1,65 @@
+/// The database schema and how to bring an older database up to date.
+///
+/// `PRAGMA user_version` holds how many migrations a database has had. Opening applies the missing
+/// ones, in order, in one transaction; a database with more than this code knows was written by a
+/// newer shuffleboard and is refused rather than misread.
+enum Schema {
+    /// Each migration takes the schema from version `index` to `index + 1`. Only ever append.
+    static let migrations: [String] = [
+        // 1: boards, their snapshots and op logs.
+        """
+        CREATE TABLE boards (
+            id      TEXT PRIMARY KEY NOT NULL,
+            title   TEXT NOT NULL,
+            columns INTEGER NOT NULL,
+            created INTEGER NOT NULL,          -- milliseconds since 1970
+            seq     INTEGER NOT NULL           -- seq of the last stored op
+        ) WITHOUT ROWID;
+        -- A board keeps two snapshots: its base (the board just before its oldest stored op) and
+        -- its latest (where `load` starts replaying). They are one row when they coincide.
+        CREATE TABLE snapshots (
+            board    TEXT NOT NULL REFERENCES boards(id) ON DELETE CASCADE,
+            seq      INTEGER NOT NULL,
+            snapshot TEXT NOT NULL,            -- the board as JSON, like welcome's "board"
+            PRIMARY KEY (board, seq)
+        ) WITHOUT ROWID;
+        CREATE TABLE ops (
+            board  TEXT NOT NULL REFERENCES boards(id) ON DELETE CASCADE,
+            seq    INTEGER NOT NULL,
+            op_id  TEXT NOT NULL,
+            user   TEXT NOT NULL,
+            type   TEXT NOT NULL,              -- swap, move, toggle
+            fields TEXT NOT NULL,              -- the op's own members as a JSON object
+            time   INTEGER NOT NULL,           -- milliseconds since 1970
+            PRIMARY KEY (board, seq)
+        ) WITHOUT ROWID;
+        CREATE INDEX ops_by_op_id ON ops (board, op_id);
+        """
+    ]
+
+    /// The version this code writes.
+    static var current: Int { migrations.count }
+
+    /// Brings the database up to `current`, or throws when it is newer than that.
+    static func migrate(_ db: SQLiteConnection) throws(StoreError) {
+        // Checked before and inside the write transaction: another process may have migrated meanwhile.
+        try checkNotNewer(db)
+        try db.transaction(.immediate) { () throws(StoreError) in
+            let version = try checkNotNewer(db)
+            guard version < current else { return }
+            for migration in migrations[version...] { try db.execute(migration) }
+            try db.execute("PRAGMA user_version = \(current)")
+        }
+    }
+
+    @discardableResult
+    private static func checkNotNewer(_ db: SQLiteConnection) throws(StoreError) -> Int {
+        let version = try db.int("PRAGMA user_version") ?? 0
+        guard version <= current else {
+            throw StoreError(
+                "\(db.path) has schema version \(version), newer than this shuffleboard understands (\(current)); "
+                    + "use a newer shuffleboard or another data directory")
+        }
+        return version
+    }
+}
