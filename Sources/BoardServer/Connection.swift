@@ -70,13 +70,16 @@ final class Connection {
         lws_callback_on_writable(wsi)
     }
 
-    /// Drops what is queued and closes with `code` from the next WRITEABLE.
-    func close(code: UInt16, reason: String) {
+    /// Closes with `code` from a WRITEABLE: after what is queued when `flush` is set (so a final
+    /// error reaches the client), at once otherwise (a client over its limit gets nothing more).
+    func close(code: UInt16, reason: String, flush: Bool = false) {
         guard closeRequest == nil else { return }
         closeRequest = (code, reason)
-        queue.removeAll()
-        queueHead = 0
-        pendingBytes = 0
+        if !flush {
+            queue.removeAll()
+            queueHead = 0
+            pendingBytes = 0
+        }
         requestWrite()
     }
 
@@ -84,7 +87,7 @@ final class Connection {
     /// Returns -1 when lws should close the connection.
     func writeable(maxFrames: Int) -> Int32 {
         writeRequested = false
-        if let request = closeRequest {
+        if let request = closeRequest, queueHead == queue.count {
             var reason = Array(request.reason.utf8.prefix(120))
             reason.withUnsafeMutableBufferPointer { buffer in
                 lws_close_reason(wsi, lws_close_status(UInt32(request.code)), buffer.baseAddress, buffer.count)
@@ -124,6 +127,7 @@ final class Connection {
         if queueHead == queue.count {
             queue.removeAll(keepingCapacity: true)
             queueHead = 0
+            if closeRequest != nil { requestWrite() }
         } else {
             if queueHead > 1024 {
                 queue.removeFirst(queueHead)

@@ -182,7 +182,7 @@ extension Service {
 
     private func deleteBoard(_ id: BoardID, exchange: UInt64) throws(StoreError) -> HTTPResponse? {
         if let host = boards.removeValue(forKey: id) {
-            for connection in host.members.values { connection.close(code: 4410, reason: "board deleted") }
+            for connection in host.members.values { connection.close(code: 4410, reason: "board deleted", flush: true) }
         } else if try store.load(id, recentLimit: 0) == nil {
             return .error(404, "unknown_board", "there is no board \(id)")
         }

@@ -176,14 +176,14 @@ final class Service {
         do {
             guard let loaded = try loadBoard(id, create: config.createBoards) else {
                 send(.error(ProtocolError(.unknownBoard, "there is no board \(id)")), to: connection)
-                connection.close(code: 4404, reason: "unknown board")
+                connection.close(code: 4404, reason: "unknown board", flush: true)
                 return
             }
             host = loaded
         } catch {
             log.error("loading board \(id) failed: \(error.message)")
             send(.error(ProtocolError(.unavailable, "board \(id) cannot be loaded right now")), to: connection)
-            connection.close(code: 1011, reason: "board unavailable")
+            connection.close(code: 1011, reason: "board unavailable", flush: true)
             return
         }
         nextUser += 1

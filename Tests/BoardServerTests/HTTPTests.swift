@@ -1,0 +1,55 @@
+import BoardCore
+import Testing
+import TestSupport
+
+@Suite struct HTTPTests {
+    @Test func healthAndBoardSnapshot() async throws {
+        try await withTestServer { server in
+            #expect(try server.http("GET", "/healthz").status == 200)
+            #expect(try server.http("GET", "/api/boards/never-made").status == 404)
+            _ = try await server.join("made", as: "Ada")
+            let response = try server.http("GET", "/api/boards/made")
+            #expect(response.status == 200 && response.headers["content-type"] == "application/json")
+            let json = try JSON.parse(response.body)
+            #expect(json["seq"]?.intValue == 0)
+            #expect(json["board"]?["columns"]?.intValue == 3)
+            #expect(json["board"]?["items"]?.arrayValue?.count == 12)
+            #expect(json["board"]?["zones"]?.arrayValue?.map { $0["id"]?.stringValue } == ["grid", "tray"])
+        }
+    }
+
+    @Test func indexIsServedWithACSP() async throws {
+        try await withTestServer { server in
+            let index = try server.http("GET", "/")
+            #expect(index.status == 200 && index.body.contains("shuffleboard"))
+            #expect(index.headers["content-security-policy"]?.contains("default-src 'self'") == true)
+        }
+    }
+
+    @Test(arguments: [
+        "/../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "/..%2f..%2fetc%2fpasswd", "/%2e%2e%2f%2e%2e%2fetc%2fpasswd",
+        "/web/../../etc/passwd", "/.git/config", "/..\\..\\etc\\passwd", "/%252e%252e/etc/passwd", "//etc/passwd",
+    ])
+    func nothingOutsideTheWebFolderIsServed(_ target: String) async throws {
+        try await withTestServer({ $0.webRoot = webRoot() }) { server in
+            let response = try server.http("GET", target)
+            #expect(response.status != 200 || !response.body.contains("root:"), "\(target) leaked")
+            #expect(!response.body.contains("root:x:0:0"))
+        }
+    }
+
+    @Test func filesFromTheWebFolderAreServed() async throws {
+        try await withTestServer({ $0.webRoot = webRoot() }) { server in
+            let index = try server.http("GET", "/index.html")
+            #expect(index.status == 200 && index.headers["content-type"]?.hasPrefix("text/html") == true)
+            #expect(try server.http("GET", "/no-such-file.js").status == 404)
+        }
+    }
+}
+
+/// The repository's web folder.
+func webRoot() -> String {
+    var path = #filePath
+    for _ in 0..<3 { path = String(path[..<path.lastIndex(of: "/")!]) }
+    return path + "/web"
+}
