@@ -4,7 +4,8 @@ import Synchronization
 ///
 /// Outgoing messages travel to the loop's service thread through its inbox;
 /// incoming ones are buffered here until `receive` takes them, so nothing is
-/// lost when nobody is waiting.
+/// lost when nobody is waiting. The loop keeps the connection open until
+/// `close()` or `ClientLoop.shutdown()`: dropping the last reference does not close it.
 public final class ClientConnection: Sendable {
     /// The small id the service thread knows this connection by (also in the lws per-session data).
     let id: UInt64
@@ -67,7 +68,7 @@ public final class ClientConnection: Sendable {
         }
     }
 
-    /// Starts a clean close from the client side, after every message queued before it.
+    /// Starts a clean close after every message queued before it; lws drops data the server sends after that.
     public func close(code: UInt16 = 1000, reason: String = "") {
         let first = state.withLock { state in
             defer { state.closeRequested = true }
@@ -174,8 +175,12 @@ public final class ClientConnection: Sendable {
 
     /// The connection is gone; wake every waiter.
     func didClose(code: Int, reason: String) {
-        let woken = state.withLock {
-            state -> (open: [Waiters<Void>.Continuation], receive: [Waiters<String>.Continuation], close: [Waiters<CloseInfo>.Continuation])? in
+        typealias Woken = (
+            open: [Waiters<Void>.Continuation],
+            receive: [Waiters<String>.Continuation],
+            close: [Waiters<CloseInfo>.Continuation]
+        )
+        let woken = state.withLock { state -> Woken? in
             switch state.phase {
             case .closed, .failed:
                 return nil

@@ -311,7 +311,9 @@ final class ClientService: @unchecked Sendable {
 
         // lws copies these strings into the wsi before lws_client_connect_via_info returns.
         var owned: [UnsafeMutablePointer<CChar>] = []
-        defer { owned.forEach { free($0) } }
+        defer {
+            for copy in owned { free(copy) }
+        }
         func cString(_ string: String) -> UnsafePointer<CChar>? {
             guard let copy = strdup(string) else { return nil }
             owned.append(copy)
@@ -333,8 +335,8 @@ final class ClientService: @unchecked Sendable {
             session.wsi = wsi
         } else if sessions.removeValue(forKey: connection.id) != nil {
             session.reported = true
-            connection.didFail(
-                .connectFailed(host: request.host, port: request.port, reason: "libwebsockets could not start the connection"))
+            let reason = "libwebsockets could not start the connection"
+            connection.didFail(.connectFailed(host: request.host, port: request.port, reason: reason))
         }
     }
 
