@@ -16,7 +16,7 @@ final class DataDirectory {
     /// Creates `path` if needed, checks it can be used, and locks it.
     init(path: String) throws(StoreError) {
         self.path = path
-        lockPath = path.hasSuffix("/") ? path + "shuffleboard.lock" : path + "/shuffleboard.lock"
+        lockPath = Self.file("shuffleboard.lock", in: path)
         try Self.prepare(path)
         try lock()
     }
@@ -24,7 +24,19 @@ final class DataDirectory {
     deinit { unlock() }
 
     /// A file inside the directory.
-    func file(_ name: String) -> String { path.hasSuffix("/") ? path + name : path + "/" + name }
+    func file(_ name: String) -> String { Self.file(name, in: path) }
+
+    /// A file inside `directory`.
+    static func file(_ name: String, in directory: String) -> String {
+        directory.hasSuffix("/") ? directory + name : directory + "/" + name
+    }
+
+    /// Checks that `path` is an existing directory, without creating or locking anything.
+    static func checkExisting(_ path: String) throws(StoreError) {
+        var info = stat()
+        try check(stat(path, &info), "cannot read \(path)")
+        guard info.st_mode & S_IFMT == S_IFDIR else { throw StoreError("\(path) is not a directory") }
+    }
 
     /// Releases the lock (the file stays; deleting it would race with a server starting up).
     func unlock() {

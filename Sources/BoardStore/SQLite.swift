@@ -22,11 +22,11 @@ final class SQLiteConnection {
     /// How long a statement waits for another connection's lock before failing with `SQLITE_BUSY`.
     static let busyTimeoutMilliseconds: Int32 = 5_000
 
-    /// Opens (creating when missing) the database at `path`.
-    init(path: String) throws(StoreError) {
+    /// Opens the database at `path`, creating it when missing if `create`.
+    init(path: String, create: Bool = true) throws(StoreError) {
         self.path = path
         var handle: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0)
         let code = sqlite3_open_v2(path, &handle, flags, nil)
         db = handle
         do throws(StoreError) {

@@ -27,7 +27,22 @@ public final class SQLiteStore: BoardStore {
     ///
     /// A board is snapshotted every `snapshotEvery` ops, and its newest `keepOps` ops stay
     /// available to `ops(of:since:limit:)`. Errors name the path and the problem.
-    public init(directory: String, snapshotEvery: Int = 100, keepOps: Int = 10_000) throws(StoreError) {
+    ///
+    /// `readOnly` opens an existing database for reading only, without the directory lock, so
+    /// that `export` works while a server runs on the directory; `write` and `restore` then throw.
+    public init(
+        directory: String, snapshotEvery: Int = 100, keepOps: Int = 10_000, readOnly: Bool = false
+    ) throws(StoreError) {
+        if readOnly {
+            try DataDirectory.checkExisting(directory)
+            let path = DataDirectory.file(Self.databaseName, in: directory)
+            self.directory = directory
+            databasePath = path
+            writer = Mutex(nil)
+            reader = Mutex(try Self.openReader(path, create: false))
+            lock = Mutex(nil)
+            return
+        }
         let dataDirectory = try DataDirectory(path: directory)
         let path = dataDirectory.file(Self.databaseName)
         let openedWriter: SQLiteWriter
@@ -39,7 +54,7 @@ public final class SQLiteStore: BoardStore {
             throw error
         }
         do throws(StoreError) {
-            openedReader = try Self.openReader(path)
+            openedReader = try Self.openReader(path, create: true)
         } catch {
             openedWriter.close()
             dataDirectory.unlock()
@@ -69,9 +84,13 @@ public final class SQLiteStore: BoardStore {
         return SQLiteWriter(db: db, snapshotEvery: snapshotEvery, keepOps: keepOps)
     }
 
-    /// The reader connection.
-    private static func openReader(_ path: String) throws(StoreError) -> sending SQLiteConnection {
-        let db = try SQLiteConnection(path: path)
+    /// The reader connection; without `create` (read-only stores) it also checks the file and its schema.
+    private static func openReader(_ path: String, create: Bool) throws(StoreError) -> sending SQLiteConnection {
+        let db = try SQLiteConnection(path: path, create: create)
+        if !create {
+            try checkIntegrity(db)
+            try Schema.checkCurrent(db)
+        }
         // query_only: a bug in a read path must not be able to write behind the writer's back.
         try db.execute("PRAGMA foreign_keys = ON; PRAGMA query_only = ON")
         return db
@@ -111,7 +130,7 @@ public final class SQLiteStore: BoardStore {
     /// nothing of the batch is stored.
     public func write(_ batch: [StoreWrite]) throws(StoreError) {
         try writer.withLock { (writer: inout SQLiteWriter?) throws(StoreError) in
-            guard let writer else { throw closed() }
+            guard let writer else { throw closedOrReadOnly() }
             try writer.write(batch)
         }
     }
@@ -119,7 +138,7 @@ public final class SQLiteStore: BoardStore {
     /// Stores an archived board (import), refusing to overwrite an existing one unless `replace`.
     public func restore(_ archive: BoardArchive, replace: Bool) throws(StoreError) {
         try writer.withLock { (writer: inout SQLiteWriter?) throws(StoreError) in
-            guard let writer else { throw closed() }
+            guard let writer else { throw closedOrReadOnly() }
             try writer.restore(archive, replace: replace)
         }
     }
@@ -186,4 +205,8 @@ public final class SQLiteStore: BoardStore {
     }
 
     private func closed() -> StoreError { StoreError("\(databasePath): the store is closed") }
+
+    private func closedOrReadOnly() -> StoreError {
+        lock.withLock { $0 == nil } ? StoreError("\(databasePath): the store is closed or read-only") : closed()
+    }
 }

@@ -52,6 +52,16 @@ enum Schema {
         }
     }
 
+    /// Throws unless the database is at exactly `current` (for read-only use, which cannot migrate).
+    static func checkCurrent(_ db: SQLiteConnection) throws(StoreError) {
+        let version = try checkNotNewer(db)
+        guard version == current else {
+            throw StoreError(
+                "\(db.path) has schema version \(version), older than this shuffleboard's (\(current)); "
+                    + "open it read-write once (start the server on it) to upgrade it")
+        }
+    }
+
     @discardableResult
     private static func checkNotNewer(_ db: SQLiteConnection) throws(StoreError) -> Int {
         let version = try db.int("PRAGMA user_version") ?? 0

@@ -238,6 +238,32 @@ import Testing
         }
     }
 
+    @Test func aReadOnlyStoreReadsWhileTheServerHoldsTheDirectory() throws {
+        try withTempDirectory { dir in
+            let server = try SQLiteStore(directory: dir.path, snapshotEvery: 5)
+            var maker = OpMaker(board: .defaultTemplate(id: boardA), seed: 12)
+            try server.write([.create(.defaultTemplate(id: boardA)), .append(boardA, maker.next(12))])
+            let reader = try SQLiteStore(directory: dir.path, readOnly: true)
+            #expect(try reader.load(boardA, recentLimit: 0)?.board == maker.board)
+            try server.write([.append(boardA, maker.next(1))])
+            #expect(try reader.archive(of: boardA)?.current == maker.board)
+            let error = try #require(throws: StoreError.self) { try reader.write([.delete(boardA)]) }
+            #expect(error.message.contains("read-only"))
+            reader.close()
+            server.close()
+        }
+    }
+
+    @Test func aReadOnlyStoreNeedsAnExistingDatabase() throws {
+        try withTempDirectory { dir in
+            #expect(throws: StoreError.self) { try SQLiteStore(directory: dir.path, readOnly: true) }
+            try FileManager.default.createDirectory(atPath: dir.path, withIntermediateDirectories: true)
+            let error = try #require(throws: StoreError.self) { try SQLiteStore(directory: dir.path, readOnly: true) }
+            #expect(error.message.contains(dir.file(SQLiteStore.databaseName)))
+            #expect(!FileManager.default.fileExists(atPath: dir.file(SQLiteStore.databaseName)))
+        }
+    }
+
     @Test func aSecondStoreOnALockedDirectoryIsRefusedNamingTheOwner() throws {
         try withTempDirectory { dir in
             let first = try SQLiteStore(directory: dir.path)
