@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs every test: build with zero warnings, Swift unit and integration tests, the web client's
+# unit tests, and the browser tests in headless chromium. Installs what it needs when missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/deps.sh
+need_build_deps
+need_apt chromium
+command -v node >/dev/null || need_apt nodejs
+need_pip playwright=playwright pytest=pytest websockets=websockets
+
+step() { printf '\n== %s\n' "$*" >&2; }
+
+step "build (warnings are errors)"
+log=$(mktemp)
+swift build --build-tests 2>&1 | tee "$log" >&2
+if grep -E "warning:" "$log" | grep -v "^warning: 'main'" >/dev/null; then
+  echo "the build has warnings:" >&2
+  grep -E "warning:" "$log" | sort -u >&2
+  exit 1
+fi
+
+step "swift test"
+swift test --skip-build >&2
+
+step "web client unit tests (node --test)"
+node --test Tests/web/ >&2
+
+step "browser tests (playwright + chromium)"
+SHUFFLEBOARD_BIN="$(swift build --show-bin-path)/shuffleboard" Tests/browser/run.sh >&2
+
+step "all tests passed"
