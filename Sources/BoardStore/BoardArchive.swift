@@ -28,7 +28,9 @@ public struct BoardArchive: Equatable, Sendable {
 
     /// An archive, after checking that the board is sound and the ops follow `baseSeq` and apply.
     public init(board: Board, baseSeq: Seq, ops: [CommittedOp]) throws(StoreError) {
-        if let problem = Board.validate(title: board.title, columns: board.columns, zones: board.zones, items: board.items) {
+        if let problem = Board.validate(
+            title: board.title, columns: board.columns, zones: board.zones, items: board.items)
+        {
             throw StoreError("board: \(problem)")
         }
         guard baseSeq >= 0 else { throw StoreError("baseSeq must not be negative") }
@@ -62,7 +64,8 @@ public struct BoardArchive: Equatable, Sendable {
         }
         guard let version = json["version"]?.intValue else { throw StoreError("\"version\" must be an integer") }
         guard version == Self.version else {
-            throw StoreError("archive version \(version) is not supported (this shuffleboard reads version \(Self.version))")
+            throw StoreError(
+                "archive version \(version) is not supported (this shuffleboard reads version \(Self.version))")
         }
         guard let boardJSON = json["board"] else { throw StoreError("\"board\" is missing") }
         let board = try BoardSnapshot.decode(boardJSON)
@@ -116,7 +119,9 @@ public struct BoardArchive: Equatable, Sendable {
 
     /// Parses `json` and puts the board into `store`; an existing board is only overwritten when `replace`.
     @discardableResult
-    public static func restore(_ json: [UInt8], into store: any BoardStore, replace: Bool) throws(StoreError) -> BoardArchive {
+    public static func restore(_ json: [UInt8], into store: any BoardStore, replace: Bool) throws(StoreError)
+        -> BoardArchive
+    {
         let archive = try BoardArchive(json: json)
         try store.restore(archive, replace: replace)
         return archive

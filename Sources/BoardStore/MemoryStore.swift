@@ -72,7 +72,8 @@ public final class MemoryStore: BoardStore {
     public func restore(_ archive: BoardArchive, replace: Bool) throws(StoreError) {
         let stored = boards.withLock { boards in
             guard replace || boards[archive.id] == nil else { return false }
-            boards[archive.id] = Entry(board: archive.current, log: archive.ops, base: archive.board, baseSeq: archive.baseSeq)
+            boards[archive.id] = Entry(
+                board: archive.current, log: archive.ops, base: archive.board, baseSeq: archive.baseSeq)
             return true
         }
         if !stored { throw StoreError("board \(archive.id) already exists (replace it to overwrite)") }

@@ -64,7 +64,8 @@ final class SQLiteConnection {
         case SQLITE_OK, SQLITE_ROW, SQLITE_DONE:
             return code
         default:
-            let detail = db.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+            let detail =
+                db.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
                 ?? String(cString: sqlite3_errstr(code))
             throw Self.error(code: code, detail: detail, path: path, doing: doing())
         }
@@ -154,7 +155,9 @@ final class SQLiteConnection {
         if let statement = statements[sql] { return statement }
         let db = try handle()
         var statement: OpaquePointer?
-        try check(sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil), "prepare \(sql.prefix(60))")
+        try check(
+            sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil),
+            "prepare \(sql.prefix(60))")
         guard let statement else { throw StoreError("\(path): \(sql.prefix(60)) holds no statement") }
         statements[sql] = statement
         return statement

@@ -68,7 +68,9 @@ public final class SQLiteStore: BoardStore {
     }
 
     /// The writer connection: checked, in WAL mode with full sync, schema up to date.
-    private static func openWriter(_ path: String, snapshotEvery: Int, keepOps: Int) throws(StoreError) -> sending SQLiteWriter {
+    private static func openWriter(_ path: String, snapshotEvery: Int, keepOps: Int) throws(StoreError)
+        -> sending SQLiteWriter
+    {
         let db = try SQLiteConnection(path: path)
         do throws(StoreError) {
             try checkIntegrity(db)

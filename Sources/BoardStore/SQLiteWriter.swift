@@ -46,7 +46,9 @@ final class SQLiteWriter {
                 board: archive.current, seq: archive.seq, latestSnapshot: archive.baseSeq, baseSeq: archive.baseSeq)
             // A snapshot bounds the replay on load; compaction waits for the next one, so that an
             // import keeps every op of the archive.
-            if state.seq - state.latestSnapshot >= snapshotEvery { try snapshot(&state, of: archive.id, compact: false) }
+            if state.seq - state.latestSnapshot >= snapshotEvery {
+                try snapshot(&state, of: archive.id, compact: false)
+            }
             replicas[archive.id] = state
         }
     }
@@ -106,7 +108,8 @@ final class SQLiteWriter {
     private func snapshot(_ state: inout BoardState, of id: BoardID, compact: Bool = true) throws(StoreError) {
         try insertSnapshot(state.board, of: id, at: state.seq)
         if state.latestSnapshot > state.baseSeq {
-            try db.query("DELETE FROM snapshots WHERE board = ?1 AND seq = ?2", [.text(id.rawValue), .int(state.latestSnapshot)])
+            try db.query(
+                "DELETE FROM snapshots WHERE board = ?1 AND seq = ?2", [.text(id.rawValue), .int(state.latestSnapshot)])
         }
         state.latestSnapshot = state.seq
 
@@ -139,7 +142,8 @@ final class SQLiteWriter {
             .text(board.id.rawValue), .text(board.title), .int(board.columns), .int(Self.now()), .int(seq),
         ]
         if ignoringExisting {
-            try db.query("INSERT OR IGNORE INTO boards (id, title, columns, created, seq) VALUES (?1, ?2, ?3, ?4, ?5)", values)
+            try db.query(
+                "INSERT OR IGNORE INTO boards (id, title, columns, created, seq) VALUES (?1, ?2, ?3, ?4, ?5)", values)
         } else {
             try db.query("INSERT INTO boards (id, title, columns, created, seq) VALUES (?1, ?2, ?3, ?4, ?5)", values)
         }

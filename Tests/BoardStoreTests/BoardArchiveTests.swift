@@ -63,7 +63,8 @@ import Testing
             #expect(try store.load(boardA, recentLimit: 0)?.seq == 9)
 
             try store.restore(archive, replace: true)
-            #expect(try store.load(boardA, recentLimit: 10) == StoredBoard(board: maker.board, seq: 4, recent: maker.all))
+            #expect(
+                try store.load(boardA, recentLimit: 10) == StoredBoard(board: maker.board, seq: 4, recent: maker.all))
 
             let memory = MemoryStore()
             try memory.write([.create(.defaultTemplate(id: boardA))])
@@ -117,7 +118,10 @@ import Testing
         let archive = try BoardArchive(board: .defaultTemplate(id: boardA), baseSeq: 0, ops: ops)
         let parsed = try JSON.parse(archive.encoded())
         let first = try #require(parsed["ops"]?.arrayValue?.first)
-        guard case .object(var members) = first else { Issue.record("op is not an object"); return }
+        guard case .object(var members) = first else {
+            Issue.record("op is not an object")
+            return
+        }
         #expect(members.removeValue(forKey: "time") == .number(Double(ops[0].time)))
         #expect(JSON.object(members) == (try JSON.parse(ServerMessage.committed(ops[0]).encoded())))
         #expect(try BoardArchive(json: archive.encoded()) == archive)

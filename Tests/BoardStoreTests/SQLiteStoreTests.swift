@@ -122,7 +122,10 @@ import Testing
                 #expect(throws: StoreError.self) { try store.list() }
             }
             let store = try SQLiteStore(directory: dir.path, snapshotEvery: 4)
-            #expect(try store.list() == [BoardSummary(id: boardA, title: "alpha", seq: 11), BoardSummary(id: boardB, title: "beta", seq: 3)])
+            #expect(
+                try store.list() == [
+                    BoardSummary(id: boardA, title: "alpha", seq: 11), BoardSummary(id: boardB, title: "beta", seq: 3),
+                ])
             #expect(try store.load(boardA, recentLimit: 100) == StoredBoard(board: a.board, seq: 11, recent: a.all))
             #expect(try store.load(boardB, recentLimit: 100) == StoredBoard(board: b.board, seq: 3, recent: b.all))
             // The writer's replica is rebuilt lazily: appending after the restart still snapshots right.
