@@ -226,3 +226,55 @@ def test_page_reconnects_after_a_server_restart_and_shows_the_current_state(clie
     expect(ann.page.locator('[data-zone="grid"] [data-item]').nth(6)).to_have_attribute("data-item", "t8")
     want = wait_same_as_server(server, "b1", ann, bo)
     assert want["grid"][6:8] == ["t8", "t7"]
+
+
+def test_a_change_made_offline_is_sent_once_after_reconnecting(clients, server):
+    ann = clients("Ann")
+    port = server.port
+    server.stop()
+    expect(ann.page.locator("#app")).to_have_attribute("data-connected", "false")
+    ann.drag("t3", '[data-item="t4"]')  # pending: shown at once, sent when back
+    assert ann.order()[2:4] == ["t4", "t3"]
+    server.start(port=port)
+    ann.wait_connected(timeout=15000)
+    want = wait_same_as_server(server, "b1", ann)
+    assert want["grid"][2:4] == ["t4", "t3"]
+    assert server.board("b1")["seq"] == 1
+
+
+def test_touch_long_press_drags_and_a_quick_swipe_does_not(browser, server):
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    try:
+        page = ctx.new_page()
+        page.goto(f"{server.url}/?board=b1&name=Tess")
+        expect(page.locator("#app")).to_have_attribute("data-connected", "true", timeout=10000)
+        cdp = ctx.new_cdp_session(page)
+
+        def center(item):
+            b = page.locator(f'[data-item="{item}"]').bounding_box()
+            return b["x"] + b["width"] / 2, b["y"] + b["height"] / 2
+
+        def touch(kind, x=None, y=None):
+            points = [] if x is None else [{"x": x, "y": y}]
+            cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+        # A quick swipe is a scroll, not a drag.
+        x, y = center("t1")
+        touch("touchStart", x, y)
+        touch("touchMove", x + 30, y + 30)
+        touch("touchEnd")
+        expect(page.locator(".ghost")).to_have_count(0)
+        # A press held still lifts the tile after the delay; moving then drags it.
+        x, y = center("t1")
+        x2, y2 = center("t6")
+        touch("touchStart", x, y)
+        expect(page.locator(".ghost")).to_have_count(1, timeout=2000)
+        for i in range(1, 11):
+            touch("touchMove", x + (x2 - x) * i / 10, y + (y2 - y) * i / 10)
+        touch("touchEnd")
+        expect(page.locator(".ghost")).to_have_count(0)
+        page.wait_for_function(SAME_AS_SERVER, arg=["b1", ["grid", "tray"]], polling=100, timeout=5000)
+        grid = server.zone("b1", "grid")
+        assert grid[0] == "t6" and grid[5] == "t1"
+    finally:
+        ctx.close()
