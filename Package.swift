@@ -31,10 +31,12 @@ let package = Package(
         // The command-line tool.
         .executableTarget(name: "shuffleboard", dependencies: ["BoardServer", "BoardStore", "BoardCore"]),
 
-        .target(name: "TestSupport", dependencies: ["BoardServer", "BoardClient", "BoardCore"], path: "Tests/TestSupport"),
+        .target(
+            name: "TestSupport", dependencies: ["BoardServer", "BoardClient", "BoardCore"], path: "Tests/TestSupport"),
         .testTarget(name: "BoardCoreTests", dependencies: ["BoardCore"]),
         .testTarget(name: "BoardStoreTests", dependencies: ["BoardStore", "BoardCore"]),
-        .testTarget(name: "BoardServerTests", dependencies: ["BoardServer", "BoardClient", "BoardCore", "TestSupport"]),
+        .testTarget(
+            name: "BoardServerTests", dependencies: ["BoardServer", "BoardClient", "BoardCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

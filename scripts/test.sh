@@ -20,6 +20,9 @@ if grep -E "warning:" "$log" | grep -v "^warning: 'main'" >/dev/null; then
   exit 1
 fi
 
+step "swift format lint"
+swift format lint --strict -r Sources Tests Package.swift >&2
+
 step "swift test"
 swift test --skip-build >&2
 

@@ -15,7 +15,8 @@ public struct BoardDefinition: Equatable, Sendable {
     public static func == (a: BoardDefinition, b: BoardDefinition) -> Bool {
         a.id == b.id && a.title == b.title && a.columns == b.columns && a.zones.count == b.zones.count
             && zip(a.zones, b.zones).allSatisfy { x, y in
-                x.id == y.id && x.items.map(\.label) == y.items.map(\.label) && x.items.map(\.color) == y.items.map(\.color)
+                x.id == y.id && x.items.map(\.label) == y.items.map(\.label)
+                    && x.items.map(\.color) == y.items.map(\.color)
             }
     }
 
@@ -29,11 +30,15 @@ public struct BoardDefinition: Equatable, Sendable {
     /// Parses and validates a definition, or says what is wrong with it.
     public static func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Result<BoardDefinition, Problem> {
         let json: JSON
-        do { json = try JSON.parse(bytes) } catch { return .failure(Problem("body is not JSON: \(error.reason) at byte \(error.offset)")) }
+        do { json = try JSON.parse(bytes) } catch {
+            return .failure(Problem("body is not JSON: \(error.reason) at byte \(error.offset)"))
+        }
         guard case .object = json else { return .failure(Problem("body must be a JSON object")) }
         var id: BoardID?
         if let raw = json["id"], !raw.isNull {
-            guard let s = raw.stringValue, let parsed = BoardID(s) else { return .failure(Problem("id must be 1–64 characters of [A-Za-z0-9_-]")) }
+            guard let s = raw.stringValue, let parsed = BoardID(s) else {
+                return .failure(Problem("id must be 1–64 characters of [A-Za-z0-9_-]"))
+            }
             id = parsed
         }
         guard let title = json["title"]?.stringValue else { return .failure(Problem("title must be a string")) }
@@ -44,18 +49,26 @@ public struct BoardDefinition: Equatable, Sendable {
             guard let zid = zone["id"]?.stringValue.flatMap(ZoneID.init) else {
                 return .failure(Problem("zones[\(z)].id must be 1–64 characters of [A-Za-z0-9_-]"))
             }
-            guard let itemList = zone["items"]?.arrayValue else { return .failure(Problem("zones[\(z)].items must be an array")) }
+            guard let itemList = zone["items"]?.arrayValue else {
+                return .failure(Problem("zones[\(z)].items must be an array"))
+            }
             var items: [(label: String, color: String)] = []
             for (i, item) in itemList.enumerated() {
-                guard let label = item["label"]?.stringValue else { return .failure(Problem("zones[\(z)].items[\(i)].label must be a string")) }
-                guard let color = item["color"]?.stringValue else { return .failure(Problem("zones[\(z)].items[\(i)].color must be a string")) }
+                guard let label = item["label"]?.stringValue else {
+                    return .failure(Problem("zones[\(z)].items[\(i)].label must be a string"))
+                }
+                guard let color = item["color"]?.stringValue else {
+                    return .failure(Problem("zones[\(z)].items[\(i)].color must be a string"))
+                }
                 items.append((label, color))
             }
             zones.append((zid, items))
         }
         let definition = BoardDefinition(id: id, title: title, columns: columns, zones: zones)
         let board = definition.board(id: id ?? BoardID("check")!)
-        if let problem = Board.validate(title: board.title, columns: board.columns, zones: board.zones, items: board.items) {
+        if let problem = Board.validate(
+            title: board.title, columns: board.columns, zones: board.zones, items: board.items)
+        {
             return .failure(Problem(problem))
         }
         return .success(definition)

@@ -123,7 +123,9 @@ extension JSON {
             }
             while true {
                 skipWhitespace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a string key") }
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+                    throw error("expected a string key")
+                }
                 let key = try parseString()
                 skipWhitespace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
@@ -211,7 +213,8 @@ extension JSON {
                     case UInt8(ascii: "u"):
                         var scalar = try parseHex4()
                         if (0xD800..<0xDC00).contains(scalar) {
-                            guard index + 2 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                            guard index + 2 <= bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                                bytes[index + 1] == UInt8(ascii: "u")
                             else { throw error("unpaired surrogate") }
                             index += 2
                             let low = try parseHex4()
@@ -239,7 +242,9 @@ extension JSON {
             if bytes[index] == UInt8(ascii: "-") { index += 1 }
             func digits(_ p: inout Parser) -> Int {
                 let s = p.index
-                while p.index < p.bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(p.bytes[p.index]) { p.index += 1 }
+                while p.index < p.bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(p.bytes[p.index]) {
+                    p.index += 1
+                }
                 return p.index - s
             }
             guard index < bytes.count else { throw error("invalid number") }
@@ -254,7 +259,9 @@ extension JSON {
             }
             if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
                 index += 1
-                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                    index += 1
+                }
                 guard digits(&self) > 0 else { throw error("invalid number") }
             }
             let text = String(decoding: bytes[start..<index], as: UTF8.self)
@@ -345,7 +352,9 @@ public struct JSONWriter: Sendable {
         case .null: write(key, nil as String?)
         case .bool(let b): write(key, b)
         case .number(let d):
-            if let i = json.intValue { write(key, i) } else {
+            if let i = json.intValue {
+                write(key, i)
+            } else {
                 if let key { writeKey(key) } else { separator() }
                 bytes.append(contentsOf: "\(d)".utf8)
             }
@@ -375,7 +384,9 @@ public struct JSONWriter: Sendable {
             case 0x00..<0x20, UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "&"):
                 // Control characters must be escaped; <, > and & are escaped too so that
                 // JSON embedded in HTML can never close a tag.
-                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, Self.hex[Int(c >> 4)], Self.hex[Int(c & 0xF)]])
+                bytes.append(contentsOf: [
+                    0x5C, UInt8(ascii: "u"), 0x30, 0x30, Self.hex[Int(c >> 4)], Self.hex[Int(c & 0xF)],
+                ])
             default: bytes.append(c)
             }
         }

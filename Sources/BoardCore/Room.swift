@@ -48,7 +48,9 @@ public struct Room: Sendable {
     private var gatedHead = 0
 
     /// A room for `board` at `seq` (both durable), seeded with the most recent committed ops.
-    public init(board: Board, seq: Seq = 0, recent: [CommittedOp] = [], historyLimit: Int = 1000, holdTimeout: Int64 = 30_000) {
+    public init(
+        board: Board, seq: Seq = 0, recent: [CommittedOp] = [], historyLimit: Int = 1000, holdTimeout: Int64 = 30_000
+    ) {
         sequencer = Sequencer(board: board, seq: seq, recent: recent, historyLimit: historyLimit)
         published = board
         visibleSeq = seq

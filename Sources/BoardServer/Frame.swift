@@ -18,7 +18,9 @@ final class Frame: Sendable {
             header += [126, UInt8(n >> 8), UInt8(n & 0xFF)]
         } else {
             header.append(127)
-            for shift in stride(from: 56, through: 0, by: -8) { header.append(UInt8((UInt64(n) >> UInt64(shift)) & 0xFF)) }
+            for shift in stride(from: 56, through: 0, by: -8) {
+                header.append(UInt8((UInt64(n) >> UInt64(shift)) & 0xFF))
+            }
         }
         headerLength = header.count
         bytes = header + payload

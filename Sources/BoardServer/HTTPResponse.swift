@@ -31,7 +31,8 @@ struct HTTPResponse {
 /// What the server knows of an HTTP request once its body is in.
 struct HTTPRequest {
     enum Method: String {
-        case get = "GET", post = "POST", put = "PUT", patch = "PATCH", delete = "DELETE", options = "OPTIONS", head = "HEAD", other
+        case get = "GET", post = "POST", put = "PUT", patch = "PATCH", delete = "DELETE", options = "OPTIONS", head =
+            "HEAD", other
     }
     var method: Method
     var path: String

@@ -92,7 +92,9 @@ final class Persister: Sendable {
         }
         var seqs: [BoardID: Seq] = [:]
         for write in batch {
-            if case .append(let board, let ops) = write, let last = ops.last { seqs[board] = max(seqs[board] ?? 0, last.seq) }
+            if case .append(let board, let ops) = write, let last = ops.last {
+                seqs[board] = max(seqs[board] ?? 0, last.seq)
+            }
         }
         inbox.post(.durable(seqs: seqs, tickets: tickets))
     }

@@ -67,11 +67,13 @@ public final class Server: Sendable {
 
     private func serviceThread() {
         #if DEBUG
-        service.serviceThread = pthread_self()
+            service.serviceThread = pthread_self()
         #endif
         let setup = ContextSetup(config: config, service: service)
         guard let context = lws_create_context(&setup.info) else {
-            state.withLock { $0.error = "cannot listen on \(config.host):\(config.port) (address in use or not available?)" }
+            state.withLock {
+                $0.error = "cannot listen on \(config.host):\(config.port) (address in use or not available?)"
+            }
             started.signal()
             stopped.signal()
             return

@@ -12,73 +12,74 @@ func serviceCallback(
     _ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
     _ input: UnsafeMutableRawPointer?, _ length: Int
 ) -> Int32 {
-        guard let wsi, let contextUser = lws_context_user(lws_get_context(wsi)) else { return 0 }
-        let service = Unmanaged<Service>.fromOpaque(contextUser).takeUnretainedValue()
-        service.assertOnServiceThread()
-        let session = user?.assumingMemoryBound(to: SessionData.self)
-        switch reason {
-        case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
-            // WebSockets only on /ws.
-            return Service.header(wsi, WSI_TOKEN_GET_URI) == "/ws" ? 0 : -1
+    guard let wsi, let contextUser = lws_context_user(lws_get_context(wsi)) else { return 0 }
+    let service = Unmanaged<Service>.fromOpaque(contextUser).takeUnretainedValue()
+    service.assertOnServiceThread()
+    let session = user?.assumingMemoryBound(to: SessionData.self)
+    switch reason {
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+        // WebSockets only on /ws.
+        return Service.header(wsi, WSI_TOKEN_GET_URI) == "/ws" ? 0 : -1
 
-        case LWS_CALLBACK_ESTABLISHED:
-            guard let session else { return -1 }
-            session.pointee.id = service.opened(wsi)
-            return 0
+    case LWS_CALLBACK_ESTABLISHED:
+        guard let session else { return -1 }
+        session.pointee.id = service.opened(wsi)
+        return 0
 
-        case LWS_CALLBACK_RECEIVE:
-            guard let session, let connection = service.connections[session.pointee.id] else { return 0 }
-            service.receive(input, length, wsi: wsi, on: connection)
-            return 0
+    case LWS_CALLBACK_RECEIVE:
+        guard let session, let connection = service.connections[session.pointee.id] else { return 0 }
+        service.receive(input, length, wsi: wsi, on: connection)
+        return 0
 
-        case LWS_CALLBACK_SERVER_WRITEABLE:
-            guard let session, let connection = service.connections[session.pointee.id] else { return 0 }
-            return connection.writeable(maxFrames: service.config.maxFramesPerWrite)
+    case LWS_CALLBACK_SERVER_WRITEABLE:
+        guard let session, let connection = service.connections[session.pointee.id] else { return 0 }
+        return connection.writeable(maxFrames: service.config.maxFramesPerWrite)
 
-        case LWS_CALLBACK_CLOSED:
-            if let session { service.closed(session.pointee.id) }
-            return 0
+    case LWS_CALLBACK_CLOSED:
+        if let session { service.closed(session.pointee.id) }
+        return 0
 
-        case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
-            service.drainInbox()
-            return 0
+    case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+        service.drainInbox()
+        return 0
 
-        case LWS_CALLBACK_HTTP:
-            guard let session else { return -1 }
-            return service.httpRequest(wsi, session: session)
+    case LWS_CALLBACK_HTTP:
+        guard let session else { return -1 }
+        return service.httpRequest(wsi, session: session)
 
-        case LWS_CALLBACK_HTTP_BODY:
-            guard let session, let exchange = service.exchanges[session.pointee.id] else { return 0 }
-            if let input, !exchange.bodyTooLarge {
-                if exchange.request.body.count + length > service.config.maxBodyBytes {
-                    exchange.bodyTooLarge = true
-                    exchange.request.body = []
-                } else {
-                    exchange.request.body.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
-                }
+    case LWS_CALLBACK_HTTP_BODY:
+        guard let session, let exchange = service.exchanges[session.pointee.id] else { return 0 }
+        if let input, !exchange.bodyTooLarge {
+            if exchange.request.body.count + length > service.config.maxBodyBytes {
+                exchange.bodyTooLarge = true
+                exchange.request.body = []
+            } else {
+                exchange.request.body.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
             }
-            return 0
-
-        case LWS_CALLBACK_HTTP_BODY_COMPLETION:
-            guard let session, let exchange = service.exchanges[session.pointee.id] else { return 0 }
-            if exchange.bodyTooLarge {
-                service.respond(session.pointee.id, .error(413, "too_large", "request body over \(service.config.maxBodyBytes) bytes"))
-            } else if let response = service.route(exchange.request, exchange: session.pointee.id) {
-                service.respond(session.pointee.id, response)
-            }
-            return 0
-
-        case LWS_CALLBACK_HTTP_WRITEABLE:
-            guard let session, let exchange = service.exchanges[session.pointee.id] else { return 0 }
-            return service.writeResponse(exchange)
-
-        case LWS_CALLBACK_CLOSED_HTTP:
-            if let session { service.exchanges[session.pointee.id] = nil }
-            return 0
-
-        default:
-            return lws_callback_http_dummy(wsi, reason, user, input, length)
         }
+        return 0
+
+    case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+        guard let session, let exchange = service.exchanges[session.pointee.id] else { return 0 }
+        if exchange.bodyTooLarge {
+            service.respond(
+                session.pointee.id, .error(413, "too_large", "request body over \(service.config.maxBodyBytes) bytes"))
+        } else if let response = service.route(exchange.request, exchange: session.pointee.id) {
+            service.respond(session.pointee.id, response)
+        }
+        return 0
+
+    case LWS_CALLBACK_HTTP_WRITEABLE:
+        guard let session, let exchange = service.exchanges[session.pointee.id] else { return 0 }
+        return service.writeResponse(exchange)
+
+    case LWS_CALLBACK_CLOSED_HTTP:
+        if let session { service.exchanges[session.pointee.id] = nil }
+        return 0
+
+    default:
+        return lws_callback_http_dummy(wsi, reason, user, input, length)
+    }
 }
 
 extension Service {
@@ -98,7 +99,8 @@ extension Service {
         guard lws_is_final_fragment(wsi) != 0 else { return }
         if connection.rxTooLarge {
             // Returning -1 here is ignored under permessage-deflate; close from WRITEABLE instead.
-            log.warning("connection \(connection.id) sent a message over \(config.maxMessageBytes) bytes; closing with 1009")
+            log.warning(
+                "connection \(connection.id) sent a message over \(config.maxMessageBytes) bytes; closing with 1009")
             connection.rxTooLarge = false
             connection.close(code: 1009, reason: "message too large")
             return

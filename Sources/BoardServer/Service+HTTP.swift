@@ -23,10 +23,11 @@ extension Service {
         guard request.method == .get || request.method == .head else { return methodNotAllowed("GET") }
         var response = files.response(for: request.path)
         if response.contentType.hasPrefix("text/html") {
-            response.headers.append((
-                "content-security-policy:",
-                "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; style-src 'self'; base-uri 'none'; frame-ancestors 'none'"
-            ))
+            response.headers.append(
+                (
+                    "content-security-policy:",
+                    "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; style-src 'self'; base-uri 'none'; frame-ancestors 'none'"
+                ))
         }
         return response
     }
@@ -166,16 +167,20 @@ extension Service {
             }
             board = definition.board(id: id)
         }
-        let host = BoardHost(room: Room(board: board, historyLimit: config.historyLimit, holdTimeout: Int64(config.holdTimeout * 1000)))
+        let host = BoardHost(
+            room: Room(board: board, historyLimit: config.historyLimit, holdTimeout: Int64(config.holdTimeout * 1000)))
         boards[board.id] = host
         let ticket = makeID()
         persister.submit(.create(board), ticket: ticket)
-        waitingForTicket[ticket] = (exchange, .json(201) { w in
-            w.beginObject()
-            w.write("seq", 0)
-            ServerMessage.write(board, key: "board", into: &w)
-            w.endObject()
-        })
+        waitingForTicket[ticket] = (
+            exchange,
+            .json(201) { w in
+                w.beginObject()
+                w.write("seq", 0)
+                ServerMessage.write(board, key: "board", into: &w)
+                w.endObject()
+            }
+        )
         log.info("created board \(board.id) (\(board.items.count) items) over HTTP")
         return nil
     }
@@ -188,11 +193,14 @@ extension Service {
         }
         let ticket = makeID()
         persister.submit(.delete(id), ticket: ticket)
-        waitingForTicket[ticket] = (exchange, .json(200) { w in
-            w.beginObject()
-            w.write("deleted", id.rawValue)
-            w.endObject()
-        })
+        waitingForTicket[ticket] = (
+            exchange,
+            .json(200) { w in
+                w.beginObject()
+                w.write("deleted", id.rawValue)
+                w.endObject()
+            }
+        )
         log.info("deleting board \(id)")
         return nil
     }
@@ -223,12 +231,15 @@ extension Service {
             headers.append(("referrer-policy:", "no-referrer"))
             guard
                 lws_add_http_common_headers(
-                    exchange.wsi, UInt32(response.status), response.contentType, lws_filepos_t(response.body.count), &p, end) == 0
+                    exchange.wsi, UInt32(response.status), response.contentType, lws_filepos_t(response.body.count), &p,
+                    end) == 0
             else { return -1 }
             for (name, value) in headers {
                 let ok = name.withCString { n in
                     value.withCString { v in
-                        lws_add_http_header_by_name(exchange.wsi, UnsafeRawPointer(n).assumingMemoryBound(to: UInt8.self), UnsafeRawPointer(v).assumingMemoryBound(to: UInt8.self), Int32(value.utf8.count), &p, end)
+                        lws_add_http_header_by_name(
+                            exchange.wsi, UnsafeRawPointer(n).assumingMemoryBound(to: UInt8.self),
+                            UnsafeRawPointer(v).assumingMemoryBound(to: UInt8.self), Int32(value.utf8.count), &p, end)
                     }
                 }
                 guard ok == 0 else { return -1 }

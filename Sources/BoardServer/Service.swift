@@ -50,7 +50,7 @@ final class Service {
     var finished = false
 
     #if DEBUG
-    var serviceThread: pthread_t?
+        var serviceThread: pthread_t?
     #endif
 
     init(config: ServerConfig, store: any BoardStore, log: Logger) {
@@ -64,7 +64,9 @@ final class Service {
 
     func assertOnServiceThread() {
         #if DEBUG
-        if let serviceThread { precondition(pthread_equal(serviceThread, pthread_self()) != 0, "off the service thread") }
+            if let serviceThread {
+                precondition(pthread_equal(serviceThread, pthread_self()) != 0, "off the service thread")
+            }
         #endif
     }
 
@@ -89,7 +91,9 @@ final class Service {
 
     func send(_ frame: Frame, to connection: Connection) {
         if !connection.enqueue(frame, limit: config.maxPendingBytes) {
-            log.warning("connection \(connection.id) from \(connection.peer) is over its send limit of \(config.maxPendingBytes) bytes; closing with 1008")
+            log.warning(
+                "connection \(connection.id) from \(connection.peer) is over its send limit of \(config.maxPendingBytes) bytes; closing with 1008"
+            )
             connection.close(code: 1008, reason: "send queue over limit")
         }
     }
@@ -163,7 +167,9 @@ final class Service {
             hello(connection, board: board, name: name, since: since)
         case .joined(let boardID, let user):
             if case .hello = message {
-                send(.error(ProtocolError(.alreadyJoined, "this connection already joined board \(boardID)")), to: connection)
+                send(
+                    .error(ProtocolError(.alreadyJoined, "this connection already joined board \(boardID)")),
+                    to: connection)
                 return
             }
             guard let host = boards[boardID] else { return }
@@ -200,7 +206,9 @@ final class Service {
         let room: Room
         let holdTimeout = Int64(config.holdTimeout * 1000)
         if let stored = try store.load(id, recentLimit: config.historyLimit) {
-            room = Room(board: stored.board, seq: stored.seq, recent: stored.recent, historyLimit: config.historyLimit, holdTimeout: holdTimeout)
+            room = Room(
+                board: stored.board, seq: stored.seq, recent: stored.recent, historyLimit: config.historyLimit,
+                holdTimeout: holdTimeout)
         } else if create {
             let board = Board.defaultTemplate(id: id)
             persister.submit(.create(board))

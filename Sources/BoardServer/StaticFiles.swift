@@ -14,7 +14,8 @@ struct StaticFiles {
         guard let relative = Self.safeRelativePath(path) else { return .text(404, "not found\n") }
         guard let root else {
             if relative == "index.html" {
-                return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", body: Array(Self.builtInPage.utf8))
+                return HTTPResponse(
+                    status: 200, contentType: "text/html; charset=utf-8", body: Array(Self.builtInPage.utf8))
             }
             return .text(404, "not found\n")
         }
@@ -36,7 +37,9 @@ struct StaticFiles {
         var segments: [Substring] = []
         for segment in path.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
             if segment.isEmpty || segment.hasPrefix(".") { return nil }
-            if segment.contains(where: { $0 == "\\" || $0 == "%" || $0 == ":" || $0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } == true }) {
+            if segment.contains(where: {
+                $0 == "\\" || $0 == "%" || $0 == ":" || $0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } == true
+            }) {
                 return nil
             }
             segments.append(segment)

@@ -127,7 +127,8 @@ enum CommandLineParser {
             case "--hold-timeout":
                 let value = try reader.value(for: option)
                 guard let seconds = Double(value), seconds > 0, seconds <= 86_400 else {
-                    throw UsageError(message: "--hold-timeout must be a number of seconds from 0 to 86400, not '\(value)'")
+                    throw UsageError(
+                        message: "--hold-timeout must be a number of seconds from 0 to 86400, not '\(value)'")
                 }
                 options.config.holdTimeout = seconds
             case "--max-message-bytes":
@@ -163,12 +164,14 @@ enum CommandLineParser {
             default: throw UsageError(message: "unknown option '\(option)' for \(name)")
             }
         }
-        return name == "export" ? .export(board: subject, data: data) : .importBoard(file: subject, data: data, replace: replace)
+        return name == "export"
+            ? .export(board: subject, data: data) : .importBoard(file: subject, data: data, replace: replace)
     }
 
     private static func integer(_ text: String, _ option: String, _ range: ClosedRange<Int>) throws(UsageError) -> Int {
         guard let n = Int(text), range.contains(n) else {
-            throw UsageError(message: "\(option) must be an integer from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+            throw UsageError(
+                message: "\(option) must be an integer from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
         }
         return n
     }

@@ -5,19 +5,40 @@ import Testing
     func parse(_ text: String) -> Result<ClientMessage, ProtocolError> { ClientMessage.parse(Array(text.utf8)) }
 
     @Test func parsesEveryMessageType() {
-        #expect(parse(#"{"type":"hello","board":"demo","name":" Ada ","since":3}"#) == .success(.hello(board: demo, name: "Ada", since: 3)))
-        #expect(parse(#"{"type":"swap","op":"o1","base":0,"a":"t1","b":"t2"}"#)
-            == .success(.op(OpRequest(opID: opID("o1"), base: 0, op: .swap(a: item("t1"), b: item("t2"))))))
-        #expect(parse(#"{"type":"move","op":"o2","base":4,"item":"t1","zone":"tray","before":null}"#)
-            == .success(.op(OpRequest(opID: opID("o2"), base: 4, op: .move(item: item("t1"), zone: zone("tray"), before: nil)))))
-        #expect(parse(#"{"type":"toggle","op":"o3","base":1,"item":"t5","on":true}"#)
-            == .success(.op(OpRequest(opID: opID("o3"), base: 1, op: .toggle(item: item("t5"), on: true)))))
+        #expect(
+            parse(#"{"type":"hello","board":"demo","name":" Ada ","since":3}"#)
+                == .success(.hello(board: demo, name: "Ada", since: 3)))
+        #expect(
+            parse(#"{"type":"swap","op":"o1","base":0,"a":"t1","b":"t2"}"#)
+                == .success(.op(OpRequest(opID: opID("o1"), base: 0, op: .swap(a: item("t1"), b: item("t2"))))))
+        #expect(
+            parse(#"{"type":"move","op":"o2","base":4,"item":"t1","zone":"tray","before":null}"#)
+                == .success(
+                    .op(
+                        OpRequest(
+                            opID: opID("o2"), base: 4, op: .move(item: item("t1"), zone: zone("tray"), before: nil)))))
+        #expect(
+            parse(#"{"type":"toggle","op":"o3","base":1,"item":"t5","on":true}"#)
+                == .success(.op(OpRequest(opID: opID("o3"), base: 1, op: .toggle(item: item("t5"), on: true)))))
         #expect(parse(#"{"type":"dragStart","item":"t1"}"#) == .success(.dragStart(item: item("t1"))))
-        #expect(parse(#"{"type":"hover","item":"t1","over":null}"#) == .success(.hover(item: item("t1"), over: nil, zone: nil)))
-        #expect(parse(#"{"type":"drop","item":"t1","op":"o4","base":2,"action":{"type":"swap","with":"t3"}}"#)
-            == .success(.drop(item: item("t1"), action: OpRequest(opID: opID("o4"), base: 2, op: .swap(a: item("t1"), b: item("t3"))))))
-        #expect(parse(#"{"type":"drop","item":"t1","op":"o5","base":2,"action":{"type":"move","zone":"grid","before":"t9"}}"#)
-            == .success(.drop(item: item("t1"), action: OpRequest(opID: opID("o5"), base: 2, op: .move(item: item("t1"), zone: zone("grid"), before: item("t9"))))))
+        #expect(
+            parse(#"{"type":"hover","item":"t1","over":null}"#)
+                == .success(.hover(item: item("t1"), over: nil, zone: nil)))
+        #expect(
+            parse(#"{"type":"drop","item":"t1","op":"o4","base":2,"action":{"type":"swap","with":"t3"}}"#)
+                == .success(
+                    .drop(
+                        item: item("t1"),
+                        action: OpRequest(opID: opID("o4"), base: 2, op: .swap(a: item("t1"), b: item("t3"))))))
+        #expect(
+            parse(
+                #"{"type":"drop","item":"t1","op":"o5","base":2,"action":{"type":"move","zone":"grid","before":"t9"}}"#)
+                == .success(
+                    .drop(
+                        item: item("t1"),
+                        action: OpRequest(
+                            opID: opID("o5"), base: 2,
+                            op: .move(item: item("t1"), zone: zone("grid"), before: item("t9"))))))
         #expect(parse(#"{"type":"drop","item":"t1"}"#) == .success(.drop(item: item("t1"), action: nil)))
     }
 

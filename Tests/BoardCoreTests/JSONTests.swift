@@ -14,7 +14,8 @@ import Testing
     }
 
     @Test func rejectsNestingDeeperThanTheLimit() {
-        let deep = String(repeating: "[", count: JSON.maximumDepth + 2) + String(repeating: "]", count: JSON.maximumDepth + 2)
+        let deep =
+            String(repeating: "[", count: JSON.maximumDepth + 2) + String(repeating: "]", count: JSON.maximumDepth + 2)
         #expect(throws: JSON.ParseError.self) { try JSON.parse(deep) }
     }
 

@@ -23,14 +23,21 @@ import Testing
 
     @Test func dragFlowHoldsHoversAndSwapsOnDrop() {
         var r = room()
-        #expect(r.handle(.dragStart(item: item("t1")), from: alice, now: 0)
-            == [.broadcast(.dragStart(item: item("t1"), by: alice, at: 0), except: nil)])
-        #expect(r.handle(.dragStart(item: item("t1")), from: bob, now: 1)
-            == [.send(bob, .reject(Rejection(.held, by: alice, item: item("t1")), seq: 0))])
-        #expect(r.handle(.hover(item: item("t1"), over: item("t2"), zone: nil), from: alice, now: 2)
-            == [.broadcast(.hover(item: item("t1"), over: item("t2"), zone: zone("grid"), by: alice, at: 0), except: alice)])
-        #expect(r.handle(.hover(item: item("t1"), over: item("t2"), zone: nil), from: bob, now: 2)
-            == [.send(bob, .reject(Rejection(.notHolding, item: item("t1")), seq: 0))])
+        #expect(
+            r.handle(.dragStart(item: item("t1")), from: alice, now: 0)
+                == [.broadcast(.dragStart(item: item("t1"), by: alice, at: 0), except: nil)])
+        #expect(
+            r.handle(.dragStart(item: item("t1")), from: bob, now: 1)
+                == [.send(bob, .reject(Rejection(.held, by: alice, item: item("t1")), seq: 0))])
+        #expect(
+            r.handle(.hover(item: item("t1"), over: item("t2"), zone: nil), from: alice, now: 2)
+                == [
+                    .broadcast(
+                        .hover(item: item("t1"), over: item("t2"), zone: zone("grid"), by: alice, at: 0), except: alice)
+                ])
+        #expect(
+            r.handle(.hover(item: item("t1"), over: item("t2"), zone: nil), from: bob, now: 2)
+                == [.send(bob, .reject(Rejection(.notHolding, item: item("t1")), seq: 0))])
         let request = OpRequest(opID: opID("d1"), base: 0, op: .swap(a: item("t1"), b: item("t2")))
         let effects = durable(&r, r.handle(.drop(item: item("t1"), action: request), from: alice, now: 3))
         guard effects.count == 2, case .broadcast(.drop(item("t1"), alice, 0, nil), nil) = effects[0],
@@ -48,20 +55,22 @@ import Testing
         var r = room()
         _ = r.handle(.dragStart(item: item("t1")), from: alice, now: 0)
         let effects = r.handle(.dragStart(item: item("t2")), from: alice, now: 1)
-        #expect(effects == [
-            .broadcast(.drop(item: item("t1"), by: alice, at: 0, reason: nil), except: nil),
-            .broadcast(.dragStart(item: item("t2"), by: alice, at: 0), except: nil),
-        ])
+        #expect(
+            effects == [
+                .broadcast(.drop(item: item("t1"), by: alice, at: 0, reason: nil), except: nil),
+                .broadcast(.dragStart(item: item("t2"), by: alice, at: 0), except: nil),
+            ])
         #expect(r.holds[item("t1")] == nil && r.holds[item("t2")]?.by == alice)
     }
 
     @Test func holderLeavingDropsWithReasonLeftThenLeaves() {
         var r = room()
         _ = r.handle(.dragStart(item: item("t4")), from: bob, now: 0)
-        #expect(r.leave(bob) == [
-            .broadcast(.drop(item: item("t4"), by: bob, at: 0, reason: .left), except: nil),
-            .broadcast(.leave(bo), except: nil),
-        ])
+        #expect(
+            r.leave(bob) == [
+                .broadcast(.drop(item: item("t4"), by: bob, at: 0, reason: .left), except: nil),
+                .broadcast(.leave(bo), except: nil),
+            ])
         #expect(r.holds.isEmpty && r.users == [ada])
     }
 
@@ -70,33 +79,45 @@ import Testing
         _ = r.handle(.dragStart(item: item("t4")), from: bob, now: 0)
         _ = r.handle(.hover(item: item("t4"), over: nil, zone: zone("tray")), from: bob, now: 10_000)
         #expect(r.expireHolds(now: 39_999).isEmpty)
-        #expect(r.expireHolds(now: 40_000) == [.broadcast(.drop(item: item("t4"), by: bob, at: 0, reason: .expired), except: nil)])
+        #expect(
+            r.expireHolds(now: 40_000) == [
+                .broadcast(.drop(item: item("t4"), by: bob, at: 0, reason: .expired), except: nil)
+            ])
         #expect(r.holds.isEmpty)
     }
 
     @Test func opsArePublishedOnlyWhenDurableAndRepliesWaitForThem() {
         var r = room()
-        let first = r.handle(.op(OpRequest(opID: opID("a"), base: 0, op: .swap(a: item("t1"), b: item("t2")))), from: alice, now: 0)
+        let first = r.handle(
+            .op(OpRequest(opID: opID("a"), base: 0, op: .swap(a: item("t1"), b: item("t2")))), from: alice, now: 0)
         guard case .persist(let op)? = first.first, first.count == 1 else { Issue.record("\(first)"); return }
         #expect(r.visibleSeq == 0 && r.sequencer.seq == 1)
         // Bob's conflicting op is rejected, but the reject names seq 1 and so waits for it.
-        let second = r.handle(.op(OpRequest(opID: opID("b"), base: 0, op: .toggle(item: item("t1"), on: true))), from: bob, now: 0)
+        let second = r.handle(
+            .op(OpRequest(opID: opID("b"), base: 0, op: .toggle(item: item("t1"), on: true))), from: bob, now: 0)
         #expect(second.isEmpty)
         // A late joiner sees the published board at seq 0.
         let carol = User(id: UserID("u3"), name: "Cy", color: "#333")
-        guard case .send(_, .welcome(let welcome))? = r.join(carol, since: nil).first else { Issue.record("no welcome"); return }
+        guard case .send(_, .welcome(let welcome))? = r.join(carol, since: nil).first else {
+            Issue.record("no welcome"); return
+        }
         #expect(welcome.seq == 0 && welcome.state == .board(.defaultTemplate(id: demo)))
-        #expect(r.markDurable(upTo: op.seq) == [
-            .broadcast(.committed(op), except: nil),
-            .send(bob, .reject(Rejection(.conflict, by: alice, opID: opID("b")), seq: 1)),
-        ])
+        #expect(
+            r.markDurable(upTo: op.seq) == [
+                .broadcast(.committed(op), except: nil),
+                .send(bob, .reject(Rejection(.conflict, by: alice, opID: opID("b")), seq: 1)),
+            ])
         #expect(r.visibleSeq == 1 && r.isIdle == false)
     }
 
     @Test func resumeSendsMissedOpsOrTheBoard() {
         var r = room()
         for i in 0..<3 {
-            _ = durable(&r, r.handle(.op(OpRequest(opID: opID("o\(i)"), base: i, op: .toggle(item: item("t1"), on: i % 2 == 0))), from: alice, now: 0))
+            _ = durable(
+                &r,
+                r.handle(
+                    .op(OpRequest(opID: opID("o\(i)"), base: i, op: .toggle(item: item("t1"), on: i % 2 == 0))),
+                    from: alice, now: 0))
         }
         let dee = User(id: UserID("u4"), name: "Dee", color: "#444")
         guard case .send(_, .welcome(let w))? = r.join(dee, since: 1).first, case .ops(let ops) = w.state else {

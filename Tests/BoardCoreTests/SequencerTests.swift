@@ -16,33 +16,53 @@ import Testing
     static let cases: [Case] = [
         Case(name: "swap of fresh items commits", base: 0, op: .swap(a: item("t1"), b: item("t2"))),
         Case(name: "unknown item", base: 0, op: .swap(a: item("t1"), b: item("nope")), expected: .unknownItem),
-        Case(name: "unknown zone", base: 0, op: .move(item: item("t1"), zone: zone("attic"), before: nil), expected: .unknownZone),
+        Case(
+            name: "unknown zone", base: 0, op: .move(item: item("t1"), zone: zone("attic"), before: nil),
+            expected: .unknownZone),
         Case(name: "base ahead of the board", base: 5, op: .toggle(item: item("t1"), on: true), expected: .badBase),
-        Case(name: "unknown item beats bad base", base: 5, op: .toggle(item: item("zz"), on: true), expected: .unknownItem),
-        Case(name: "item held by another user", base: 0, op: .swap(a: item("t1"), b: item("t2")), heldByBob: ["t2"], expected: .held),
-        Case(name: "held beats conflict", history: [.toggle(item: item("t2"), on: true)], base: 0,
-             op: .swap(a: item("t1"), b: item("t2")), heldByBob: ["t2"], expected: .held),
-        Case(name: "same item touched after base", history: [.swap(a: item("t1"), b: item("t3"))], base: 0,
-             op: .swap(a: item("t1"), b: item("t2")), expected: .conflict),
-        Case(name: "move anchor touched after base", history: [.toggle(item: item("t9"), on: true)], base: 0,
-             op: .move(item: item("t1"), zone: zone("grid"), before: item("t9")), expected: .conflict),
-        Case(name: "stale base on other items is rebased", history: [.swap(a: item("t3"), b: item("t4"))], base: 0,
-             op: .swap(a: item("t1"), b: item("t2"))),
-        Case(name: "touch at or before base is no conflict", history: [.swap(a: item("t1"), b: item("t3"))], base: 1,
-             op: .swap(a: item("t1"), b: item("t2"))),
+        Case(
+            name: "unknown item beats bad base", base: 5, op: .toggle(item: item("zz"), on: true),
+            expected: .unknownItem),
+        Case(
+            name: "item held by another user", base: 0, op: .swap(a: item("t1"), b: item("t2")), heldByBob: ["t2"],
+            expected: .held),
+        Case(
+            name: "held beats conflict", history: [.toggle(item: item("t2"), on: true)], base: 0,
+            op: .swap(a: item("t1"), b: item("t2")), heldByBob: ["t2"], expected: .held),
+        Case(
+            name: "same item touched after base", history: [.swap(a: item("t1"), b: item("t3"))], base: 0,
+            op: .swap(a: item("t1"), b: item("t2")), expected: .conflict),
+        Case(
+            name: "move anchor touched after base", history: [.toggle(item: item("t9"), on: true)], base: 0,
+            op: .move(item: item("t1"), zone: zone("grid"), before: item("t9")), expected: .conflict),
+        Case(
+            name: "stale base on other items is rebased", history: [.swap(a: item("t3"), b: item("t4"))], base: 0,
+            op: .swap(a: item("t1"), b: item("t2"))),
+        Case(
+            name: "touch at or before base is no conflict", history: [.swap(a: item("t1"), b: item("t3"))], base: 1,
+            op: .swap(a: item("t1"), b: item("t2"))),
         Case(name: "self swap", base: 0, op: .swap(a: item("t1"), b: item("t1")), expected: .invalid),
-        Case(name: "move before itself", base: 0, op: .move(item: item("t1"), zone: zone("grid"), before: item("t1")), expected: .invalid),
-        Case(name: "anchor not in target zone", base: 0, op: .move(item: item("t1"), zone: zone("tray"), before: item("t2")), expected: .invalid),
-        Case(name: "conflict beats invalid", history: [.toggle(item: item("t1"), on: true)], base: 0,
-             op: .swap(a: item("t1"), b: item("t1")), expected: .conflict),
-        Case(name: "move to the end of the tray", base: 0, op: .move(item: item("t1"), zone: zone("tray"), before: nil)),
+        Case(
+            name: "move before itself", base: 0, op: .move(item: item("t1"), zone: zone("grid"), before: item("t1")),
+            expected: .invalid),
+        Case(
+            name: "anchor not in target zone", base: 0,
+            op: .move(item: item("t1"), zone: zone("tray"), before: item("t2")), expected: .invalid),
+        Case(
+            name: "conflict beats invalid", history: [.toggle(item: item("t1"), on: true)], base: 0,
+            op: .swap(a: item("t1"), b: item("t1")), expected: .conflict),
+        Case(
+            name: "move to the end of the tray", base: 0, op: .move(item: item("t1"), zone: zone("tray"), before: nil)),
     ]
 
     @Test(arguments: cases)
     func conflictRules(_ c: Case) {
         var s = Sequencer(board: .defaultTemplate(id: demo))
         for (i, op) in c.history.enumerated() {
-            guard case .committed = s.submit(OpRequest(opID: opID("h\(i)"), base: s.seq, op: op), by: bob, time: 0, holder: { _ in nil }) else {
+            guard
+                case .committed = s.submit(
+                    OpRequest(opID: opID("h\(i)"), base: s.seq, op: op), by: bob, time: 0, holder: { _ in nil })
+            else {
                 Issue.record("history op \(i) did not commit")
                 return
             }
@@ -65,7 +85,9 @@ import Testing
 
     @Test func ownHoldDoesNotBlockOwnOp() {
         var s = Sequencer(board: .defaultTemplate(id: demo))
-        let outcome = s.submit(OpRequest(opID: opID("o"), base: 0, op: .swap(a: item("t1"), b: item("t2"))), by: alice, time: 0) { _ in alice }
+        let outcome = s.submit(
+            OpRequest(opID: opID("o"), base: 0, op: .swap(a: item("t1"), b: item("t2"))), by: alice, time: 0
+        ) { _ in alice }
         guard case .committed = outcome else { Issue.record("\(outcome)"); return }
     }
 
@@ -81,17 +103,31 @@ import Testing
 
     @Test func baseOlderThanHistoryIsStale() {
         var s = Sequencer(board: .defaultTemplate(id: demo), historyLimit: 3)
-        for i in 0..<5 { _ = s.submit(OpRequest(opID: opID("o\(i)"), base: s.seq, op: .toggle(item: item("t1"), on: i % 2 == 0)), by: bob, time: 0) { _ in nil } }
+        for i in 0..<5 {
+            _ = s.submit(
+                OpRequest(opID: opID("o\(i)"), base: s.seq, op: .toggle(item: item("t1"), on: i % 2 == 0)), by: bob,
+                time: 0
+            ) { _ in nil }
+        }
         #expect(s.oldestHeldSeq == 3)
-        let old = s.submit(OpRequest(opID: opID("x"), base: 1, op: .toggle(item: item("t2"), on: true)), by: alice, time: 0) { _ in nil }
+        let old = s.submit(
+            OpRequest(opID: opID("x"), base: 1, op: .toggle(item: item("t2"), on: true)), by: alice, time: 0
+        ) { _ in nil }
         #expect(old == .rejected(Rejection(.stale, opID: opID("x"))))
-        let edge = s.submit(OpRequest(opID: opID("y"), base: 2, op: .toggle(item: item("t2"), on: true)), by: alice, time: 0) { _ in nil }
+        let edge = s.submit(
+            OpRequest(opID: opID("y"), base: 2, op: .toggle(item: item("t2"), on: true)), by: alice, time: 0
+        ) { _ in nil }
         guard case .committed = edge else { Issue.record("\(edge)"); return }
     }
 
     @Test func opsAfterSinceAreServedFromHistory() {
         var s = Sequencer(board: .defaultTemplate(id: demo), historyLimit: 3)
-        for i in 0..<5 { _ = s.submit(OpRequest(opID: opID("o\(i)"), base: s.seq, op: .toggle(item: item("t\(i + 1)"), on: true)), by: bob, time: 0) { _ in nil } }
+        for i in 0..<5 {
+            _ = s.submit(
+                OpRequest(opID: opID("o\(i)"), base: s.seq, op: .toggle(item: item("t\(i + 1)"), on: true)), by: bob,
+                time: 0
+            ) { _ in nil }
+        }
         #expect(s.ops(after: 2)?.map(\.seq) == [3, 4, 5])
         #expect(s.ops(after: 5)?.isEmpty == true)
         #expect(s.ops(after: 1) == nil)

@@ -1,6 +1,6 @@
 import BoardCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct BadInputTests {
     @Test func mistakesGetErrorsAndTheConnectionStaysUsable() async throws {
@@ -44,7 +44,8 @@ import TestSupport
         try await withTestServer({ $0.maxMessageBytes = 1024 }) { server in
             let (other, _) = try await server.join(as: "Other")
             let big = try await server.connect()
-            big.connection.sendFragmented(#"{"type":"ping","pad":""# + String(repeating: "x", count: 4000) + #""}"#, fragmentSize: 500)
+            big.connection.sendFragmented(
+                #"{"type":"ping","pad":""# + String(repeating: "x", count: 4000) + #""}"#, fragmentSize: 500)
             let close = try await big.connection.waitForClose()
             #expect(close.code == 1009)
             try await other.expectNothingPending()

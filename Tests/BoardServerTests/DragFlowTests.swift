@@ -1,6 +1,6 @@
 import BoardCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct DragFlowTests {
     @Test func dragStartHeldHoverDropSwapAndRelease() async throws {
@@ -26,7 +26,9 @@ import TestSupport
             // Ada's hover reaches Bo, not Ada.
             a.send(#"{"type":"hover","item":"t1","over":"t5"}"#)
             let hover = try await b.expect("hover")
-            #expect(hover["over"]?.stringValue == "t5" && hover["zone"]?.stringValue == "grid" && hover["by"]?.stringValue == ada)
+            #expect(
+                hover["over"]?.stringValue == "t5" && hover["zone"]?.stringValue == "grid"
+                    && hover["by"]?.stringValue == ada)
             try await a.expectNothingPending()
             // Bo cannot hover what he does not hold.
             b.send(#"{"type":"hover","item":"t1","over":"t2"}"#)
@@ -51,7 +53,10 @@ import TestSupport
             let snapshot = try server.http("GET", "/api/boards/demo")
             let json = try JSON.parse(snapshot.body)
             #expect(json["seq"]?.intValue == 1)
-            #expect(json["board"]?["zones"]?.arrayValue?.first?["items"]?.arrayValue?.prefix(5).map(\.stringValue) == ["t5", "t2", "t3", "t4", "t1"])
+            #expect(
+                json["board"]?["zones"]?.arrayValue?.first?["items"]?.arrayValue?.prefix(5).map(\.stringValue) == [
+                    "t5", "t2", "t3", "t4", "t1",
+                ])
         }
     }
 
@@ -105,7 +110,9 @@ import TestSupport
             try await a.expect("dragStart")
             let (_, welcomeB) = try await server.join(as: "Bo")
             let drags = welcomeB["drags"]?.arrayValue
-            #expect(drags?.count == 1 && drags?.first?["item"]?.stringValue == "t9" && drags?.first?["by"] == welcomeA["you"])
+            #expect(
+                drags?.count == 1 && drags?.first?["item"]?.stringValue == "t9"
+                    && drags?.first?["by"] == welcomeA["you"])
         }
     }
 }

@@ -1,6 +1,6 @@
 import BoardCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct HTTPTests {
     @Test func healthAndBoardSnapshot() async throws {

@@ -1,6 +1,6 @@
 import BoardCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct OpTests {
     @Test func twoClientsSwappingTheSameItemAtOnceCommitExactlyOne() async throws {

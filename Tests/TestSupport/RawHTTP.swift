@@ -31,7 +31,9 @@ public enum RawHTTP {
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else { throw Failure(description: "connect to port \(port) failed") }
         var text = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
@@ -47,13 +49,17 @@ public enum RawHTTP {
             received += buffer[0..<n]
             if let response = parse(received), response.complete { return response.response }
         }
-        guard let response = parse(received) else { throw Failure(description: "no HTTP response for \(method) \(target)") }
+        guard let response = parse(received) else {
+            throw Failure(description: "no HTTP response for \(method) \(target)")
+        }
         return response.response
     }
 
     private static func parse(_ bytes: [UInt8]) -> (response: Response, complete: Bool)? {
         let separator: [UInt8] = [13, 10, 13, 10]
-        guard let end = (0..<max(0, bytes.count - 3)).first(where: { Array(bytes[$0..<$0 + 4]) == separator }) else { return nil }
+        guard let end = (0..<max(0, bytes.count - 3)).first(where: { Array(bytes[$0..<$0 + 4]) == separator }) else {
+            return nil
+        }
         let head = String(decoding: bytes[..<end], as: UTF8.self).components(separatedBy: "\r\n")
         guard let statusLine = head.first, statusLine.split(separator: " ").count >= 2,
             let status = Int(statusLine.split(separator: " ")[1])
@@ -61,7 +67,8 @@ public enum RawHTTP {
         var headers: [String: String] = [:]
         for line in head.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         let body = Array(bytes[(end + 4)...])
         let complete = headers["content-length"].flatMap(Int.init).map { body.count >= $0 } ?? false
