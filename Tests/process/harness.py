@@ -1,0 +1,299 @@
+"""Helpers for process tests: the real `shuffleboard` binary as a subprocess, HTTP, WebSocket clients.
+
+Every wait here has a timeout; nothing sleeps to synchronise. Servers are started on port 0 and
+the port is read from the `listening on http://127.0.0.1:PORT/` log line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import signal
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.request
+from typing import Any, Callable
+
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect
+
+BIN = os.environ.get("SHUFFLEBOARD_BIN", "")
+SUBPROTOCOL = "shuffleboard.v1"
+COMMITTED = ("toggle", "swap", "move")
+START_TIMEOUT = 20.0
+WAIT = 10.0
+
+
+def run_cli(args: list[str], cwd: str, timeout: float = 30.0) -> subprocess.CompletedProcess:
+    """Runs the binary to completion (never longer than `timeout`), capturing text output."""
+    return subprocess.run([BIN, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+
+
+class Server:
+    """One `shuffleboard serve` process; its stderr is collected line by line by a thread."""
+
+    def __init__(self, args: list[str], cwd: str):
+        self.args = args
+        self.lines: list[str] = []
+        self.cond = threading.Condition()
+        self.eof = False
+        self.port: int | None = None
+        self.proc = subprocess.Popen(
+            [BIN, "serve", *args], cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE, text=True, bufsize=1)
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            with self.cond:
+                self.lines.append(line.rstrip("\n"))
+                self.cond.notify_all()
+        with self.cond:
+            self.eof = True
+            self.cond.notify_all()
+
+    def wait_for_log(self, pattern: str, timeout: float = WAIT, start: int = 0) -> re.Match:
+        """The first log line from index `start` matching `pattern`; fails after `timeout` or at exit."""
+        regex = re.compile(pattern)
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            i = start
+            while True:
+                while i < len(self.lines):
+                    m = regex.search(self.lines[i])
+                    if m:
+                        return m
+                    i += 1
+                if self.eof:
+                    raise AssertionError(f"server exited before logging /{pattern}/:\n{self.log()}")
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(f"no log line /{pattern}/ within {timeout}s:\n{self.log()}")
+                self.cond.wait(left)
+
+    def wait_listening(self) -> "Server":
+        m = self.wait_for_log(r"listening on http://127\.0\.0\.1:(\d+)/", timeout=START_TIMEOUT)
+        self.port = int(m.group(1))
+        return self
+
+    def log(self) -> str:
+        with self.cond:
+            return "\n".join(self.lines[-60:])
+
+    def stderr_text(self, timeout: float = WAIT) -> str:
+        """All of stderr, once the process has closed it."""
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while not self.eof:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self.cond.wait(left)
+            return "\n".join(self.lines)
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    def signal(self, sig: int) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+
+    def wait(self, timeout: float = WAIT) -> int:
+        """The exit code (negative for a signal); fails if the process does not exit in time."""
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"server did not exit within {timeout}s:\n{self.log()}") from None
+
+    def kill9(self) -> int:
+        """SIGKILL and reap."""
+        self.signal(signal.SIGKILL)
+        return self.wait()
+
+    def stop(self) -> None:
+        """Teardown: kill if still running, reap, close the pipe."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+        with contextlib.suppress(Exception):
+            self.proc.wait(10)
+        self.reader.join(5)
+        if self.proc.stderr:
+            with contextlib.suppress(Exception):
+                self.proc.stderr.close()
+
+    # HTTP
+
+    def http(self, method: str, path: str, body: Any = None, raw: bytes | None = None,
+             timeout: float = WAIT) -> tuple[int, Any]:
+        """(status, parsed JSON body or text)."""
+        data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+        req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=data, method=method)
+        if data is not None:
+            req.add_header("content-type", "application/json")
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as resp:
+                status, text = resp.status, resp.read().decode()
+        except urllib.error.HTTPError as e:
+            status, text = e.code, e.read().decode()
+        try:
+            return status, json.loads(text)
+        except ValueError:
+            return status, text
+
+    def get(self, path: str) -> tuple[int, Any]:
+        return self.http("GET", path)
+
+    def all_ops(self, board: str, since: int = 0, limit: int = 10000) -> tuple[int, list[dict]]:
+        """(current seq, every op after `since`), paging with `limit`."""
+        ops: list[dict] = []
+        current = None
+        while True:
+            status, page = self.get(f"/api/boards/{board}/ops?since={since}&limit={limit}")
+            assert status == 200, (status, page)
+            current = page["seq"] if current is None else current
+            ops.extend(page["ops"])
+            if not page["ops"] or page["ops"][-1]["seq"] >= current:
+                return current, ops
+            since = page["ops"][-1]["seq"]
+
+
+class ServerFactory:
+    """Starts servers and kills every one of them at teardown."""
+
+    def __init__(self, cwd: str):
+        self.cwd = cwd
+        self.servers: list[Server] = []
+
+    def __call__(self, *args: str, wait: bool = True) -> Server:
+        server = Server(list(args), self.cwd)
+        self.servers.append(server)
+        return server.wait_listening() if wait else server
+
+    def stop_all(self) -> None:
+        for server in self.servers:
+            server.stop()
+
+
+class Client:
+    """A WebSocket client that flattens batched server frames into single messages."""
+
+    def __init__(self, server: Server, board: str | None = None, name: str = "tester",
+                 since: int | None = None, hello: bool = True):
+        self.stack = contextlib.ExitStack()
+        self.ws = self.stack.enter_context(
+            connect(server.ws_url, subprotocols=[SUBPROTOCOL], open_timeout=WAIT, close_timeout=2))
+        assert self.ws.subprotocol == SUBPROTOCOL
+        self.pending: list[dict] = []
+        self.welcome: dict | None = None
+        if board is not None and hello:
+            self.hello(board, name, since)
+
+    def hello(self, board: str, name: str = "tester", since: int | None = None) -> dict:
+        msg: dict[str, Any] = {"type": "hello", "board": board, "name": name}
+        if since is not None:
+            msg["since"] = since
+        self.send(msg)
+        self.welcome = self.expect(lambda m: m["type"] in ("welcome", "error"))
+        return self.welcome
+
+    def send(self, msg: dict) -> None:
+        self.ws.send(json.dumps(msg))
+
+    def recv(self, timeout: float = WAIT) -> dict:
+        """The next server message; raises TimeoutError or ConnectionClosed."""
+        while not self.pending:
+            frame = json.loads(self.ws.recv(timeout=timeout))
+            self.pending.extend(frame if isinstance(frame, list) else [frame])
+        return self.pending.pop(0)
+
+    def expect(self, pred: Callable[[dict], bool], timeout: float = WAIT) -> dict:
+        """The first message matching `pred`, skipping others (join, leave, other clients' ops…)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("no matching message")
+            msg = self.recv(left)
+            if pred(msg):
+                return msg
+
+    def result_of(self, op_id: str, timeout: float = WAIT) -> dict:
+        """The committed broadcast, ack or reject for `op_id`."""
+        return self.expect(lambda m: m.get("op") == op_id and m["type"] in (*COMMITTED, "ack", "reject"), timeout)
+
+    def wait_closed(self, timeout: float = WAIT) -> int | None:
+        """Reads until the server closes the connection; its close code."""
+        deadline = time.monotonic() + timeout
+        try:
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError("connection not closed in time")
+                self.recv(left)
+        except ConnectionClosed:
+            return self.close_code()
+
+    def close_code(self) -> int | None:
+        rcvd = self.ws.protocol.close_rcvd
+        return rcvd.code if rcvd is not None else None
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.stack.close()
+
+
+# Board model: the server's apply rules, in Python.
+
+def template(board_id: str) -> dict:
+    """The default template, as the server's snapshot JSON."""
+    palette = [("Red", "#e53935"), ("Orange", "#fb8c00"), ("Yellow", "#fdd835"), ("Lime", "#c0ca33"),
+               ("Green", "#43a047"), ("Teal", "#00897b"), ("Cyan", "#00acc1"), ("Blue", "#1e88e5"),
+               ("Indigo", "#3949ab"), ("Purple", "#8e24aa"), ("Pink", "#d81b60"), ("Brown", "#6d4c41")]
+    items = [{"id": f"t{i + 1}", "label": label, "color": color, "on": False}
+             for i, (label, color) in enumerate(palette)]
+    return {"id": board_id, "title": board_id, "columns": 3,
+            "zones": [{"id": "grid", "items": [it["id"] for it in items]}, {"id": "tray", "items": []}],
+            "items": items}
+
+
+def locate(board: dict, item: str) -> tuple[list, int]:
+    for zone in board["zones"]:
+        if item in zone["items"]:
+            return zone["items"], zone["items"].index(item)
+    raise AssertionError(f"item {item} is in no zone")
+
+
+def apply(board: dict, op: dict) -> None:
+    """Applies one committed op (as broadcast) to a snapshot in place."""
+    kind = op["type"]
+    if kind == "toggle":
+        next(it for it in board["items"] if it["id"] == op["item"])["on"] = op["on"]
+    elif kind == "swap":
+        za, ia = locate(board, op["a"])
+        zb, ib = locate(board, op["b"])
+        za[ia], zb[ib] = op["b"], op["a"]
+    elif kind == "move":
+        zone_from, i = locate(board, op["item"])
+        del zone_from[i]
+        target = next(z for z in board["zones"] if z["id"] == op["zone"])["items"]
+        before = op.get("before")
+        if before is not None and before in target:
+            target.insert(target.index(before), op["item"])
+        else:
+            target.append(op["item"])
+    else:
+        raise AssertionError(f"not a committed op: {op}")
+
+
+def replay(board: dict, ops: list[dict]) -> dict:
+    board = json.loads(json.dumps(board))
+    for op in ops:
+        apply(board, op)
+    return board
