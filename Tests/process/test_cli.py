@@ -1,0 +1,67 @@
+"""The command line (issue 2): help, version, usage errors with exit code 2, port 0, signals."""
+
+import re
+import signal
+import time
+
+import pytest
+from harness import Client, run_cli
+
+
+def test_help_exits_0_with_usage(tmp_path):
+    for args in (["--help"], ["-h"], ["serve", "--help"]):
+        result = run_cli(args, str(tmp_path))
+        assert result.returncode == 0, (args, result.stderr)
+        assert "USAGE" in result.stdout and "--port" in result.stdout, args
+
+
+def test_version_prints_the_version(tmp_path):
+    result = run_cli(["--version"], str(tmp_path))
+    assert result.returncode == 0
+    assert re.fullmatch(r"shuffleboard \d+\.\d+\.\d+\s*", result.stdout), result.stdout
+
+
+@pytest.mark.parametrize(
+    "args, named",
+    [
+        (["serve", "--bogus"], "--bogus"),
+        (["frobnicate"], "frobnicate"),
+        (["serve", "--port", "abc"], "--port"),
+        (["serve", "--port", "70000"], "--port"),
+        (["serve", "--port", "-1"], "--port"),
+        (["serve", "--port"], "--port"),
+        (["serve", "--port=abc"], "--port"),
+        (["serve", "--log-level", "loud"], "--log-level"),
+        (["serve", "--create-boards", "maybe"], "--create-boards"),
+        (["serve", "--snapshot-every", "0"], "--snapshot-every"),
+        (["serve", "--hold-timeout", "soon"], "--hold-timeout"),
+        (["export"], "export"),
+        (["import"], "import"),
+    ],
+)
+def test_usage_errors_exit_2_with_a_message(tmp_path, args, named):
+    data = tmp_path / "data"
+    result = run_cli([*args, "--data", str(data)] if args[0] == "serve" else args, str(tmp_path), timeout=10)
+    assert result.returncode == 2, (args, result.returncode, result.stderr)
+    assert named in result.stderr, result.stderr
+    assert not data.exists(), "a usage error must not touch the data directory"
+
+
+def test_port_0_logs_the_chosen_port_and_serves_there(servers, tmp_path):
+    server = servers("--port", "0", "--data", str(tmp_path / "data"))
+    assert 0 < server.port < 65536
+    status, body = server.get("/healthz")
+    assert status == 200 and body["status"] == "ok"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_closes_clients_with_1001_and_exits_0(servers, tmp_path, sig):
+    server = servers("--port", "0", "--data", str(tmp_path / "data"))
+    clients = [Client(server, "sig", name=f"c{i}") for i in range(3)]
+    started = time.monotonic()
+    server.signal(sig)
+    for client in clients:
+        assert client.wait_closed() == 1001
+        client.close()
+    assert server.wait(timeout=10) == 0
+    assert time.monotonic() - started < 5, "the server must stop promptly"
