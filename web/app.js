@@ -157,8 +157,9 @@ class App {
     this.ws = null;
     this.open = false;
     this.view.setConnection('closed');
-    if (this.drag && this.drag.source === 'pointer') this.cancelDrag({ silent: true });
-    else if (this.drag) this.drag.connId = -1;
+    // A drag in progress goes on locally; its hold died with the connection, so its drop
+    // will be sent as a plain op (or the hold is asked for again after the reconnect).
+    if (this.drag) this.drag.connId = -1;
     this.held.clear();
     this.remoteOver.clear();
     this.view.handEnd(null);
@@ -236,7 +237,7 @@ class App {
     // answers `ack` for any it had already committed, so none is applied twice).
     for (const p of this.state.pending) this.send(p);
     if (this.drag) {
-      // A keyboard drag survived the reconnect: hold the tile again.
+      // A drag survived the reconnect: hold the tile again.
       this.drag.connId = this.connId;
       this.send(P.dragStart(this.drag.item));
     }

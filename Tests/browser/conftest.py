@@ -43,7 +43,7 @@ def server(server_binary, request):
 class Client:
     """One person: a browser context with one page on a board."""
 
-    def __init__(self, browser, server, board, name, **context_args):
+    def __init__(self, browser, server, board, name, before_goto=None, **context_args):
         self.context = browser.new_context(viewport={"width": 760, "height": 720}, **context_args)
         self.context.set_default_timeout(5000)
         self.page = self.context.new_page()
@@ -52,6 +52,8 @@ class Client:
         self.page.on("console", self.console)
         self.name = name
         self.board = board
+        if before_goto:
+            before_goto(self.page)
         self.page.goto(f"{server.url}/?board={board}&name={name}")
         self.wait_connected()
 

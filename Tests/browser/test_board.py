@@ -278,3 +278,70 @@ def test_touch_long_press_drags_and_a_quick_swipe_does_not(browser, server):
         assert grid[0] == "t6" and grid[5] == "t1"
     finally:
         ctx.close()
+
+
+def test_a_rejected_drop_glides_back_and_says_who_won(clients, server):
+    """Bo's socket is held back (Playwright routes it) so Bo drops on a stale board."""
+    import json
+    state = {"buffering": False, "buffer": []}
+
+    def route(ws):
+        upstream = ws.connect_to_server()
+        ws.on_message(lambda m: upstream.send(m))
+
+        def from_server(m):
+            if not state["buffering"]:
+                ws.send(m)
+                return
+            state["buffer"].append(m)
+            frame = json.loads(m)
+            if any(x.get("type") == "reject" for x in (frame if isinstance(frame, list) else [frame])):
+                state["buffering"] = False
+                for held in state["buffer"]:
+                    ws.send(held)
+                state["buffer"].clear()
+
+        upstream.on_message(from_server)
+
+    ann = clients("Ann")
+    bo = clients("Bo", before_goto=lambda page: page.route_web_socket("**/ws", route))
+    state["buffering"] = True
+    ann.drag("t1", '[data-item="t2"]')
+    expect(ann.page.locator("#app")).to_have_attribute("data-seq", "1")
+    bo.drag("t1", '[data-item="t5"]')  # base 0: t1 was moved by Ann at seq 1
+    expect(bo.page.locator("#toast")).to_contain_text("Ann moved that tile first")
+    want = wait_same_as_server(server, "b1", ann, bo)
+    assert want["grid"][:2] == ["t2", "t1"] and want["grid"][4] == "t5"
+
+
+def test_undo_refuses_when_someone_changed_those_tiles_since(clients, server):
+    ann, bo = clients("Ann"), clients("Bo")
+    ann.drag("t1", '[data-item="t2"]')
+    expect(bo.page.locator("#app")).to_have_attribute("data-seq", "1")
+    bo.drag("t1", '[data-item="t3"]')
+    expect(ann.page.locator("#app")).to_have_attribute("data-seq", "2")
+    ann.page.keyboard.press("Control+z")
+    expect(ann.page.locator("#toast")).to_contain_text("Bo changed those tiles since")
+    assert server.board("b1")["seq"] == 2
+
+
+def test_index_page_opens_a_board_by_name_and_lists_it(browser, server):
+    ctx = browser.new_context()
+    try:
+        page = ctx.new_page()
+        page.goto(server.url + "/")
+        expect(page.locator("#home")).to_be_visible()
+        page.fill("#name", "Cy")
+        page.fill("#board-name", "retro-1")
+        page.click("#open-form button[type=submit]")
+        expect(page).to_have_url(f"{server.url}/?board=retro-1")
+        expect(page.locator("#app")).to_have_attribute("data-connected", "true", timeout=10000)
+        expect(page.locator("#users")).to_contain_text("Cy (you)")
+        other = ctx.new_page()
+        other.goto(server.url + "/")
+        if server.get_json("/api/boards") is not None:
+            expect(other.locator("#board-list")).to_contain_text("retro-1")
+        else:
+            expect(other.locator("#board-list-note")).to_contain_text("open one by name")
+    finally:
+        ctx.close()
