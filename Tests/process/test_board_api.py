@@ -1,0 +1,198 @@
+"""Board management over HTTP (issue 4): create, list, delete, `--create-boards false`, op paging
+and 410 once old ops are compacted."""
+
+import re
+import signal
+
+import pytest
+from harness import COMMITTED, Client
+
+PLAN = {
+    "id": "plan",
+    "title": "Release plan",
+    "columns": 2,
+    "zones": [
+        {"id": "todo", "items": [{"label": "Write", "color": "#ffcc00"}, {"label": "Test", "color": "rgb(1, 2, 3)"}]},
+        {"id": "done", "items": [{"label": "Ship", "color": "green"}]},
+        {"id": "later", "items": []},
+    ],
+}
+PLAN_SNAPSHOT = {
+    "id": "plan",
+    "title": "Release plan",
+    "columns": 2,
+    "zones": [{"id": "todo", "items": ["t1", "t2"]}, {"id": "done", "items": ["t3"]}, {"id": "later", "items": []}],
+    "items": [
+        {"id": "t1", "label": "Write", "color": "#ffcc00", "on": False},
+        {"id": "t2", "label": "Test", "color": "rgb(1, 2, 3)", "on": False},
+        {"id": "t3", "label": "Ship", "color": "green", "on": False},
+    ],
+}
+
+
+def listed(server) -> dict[str, dict]:
+    status, body = server.get("/api/boards")
+    assert status == 200, body
+    return {b["id"]: b for b in body["boards"]}
+
+
+def test_create_list_and_delete(servers, tmp_path):
+    data = str(tmp_path / "data")
+    server = servers("--port", "0", "--data", data)
+    status, body = server.http("POST", "/api/boards", PLAN)
+    assert status == 201, body
+    assert body == {"seq": 0, "board": PLAN_SNAPSHOT}
+    assert server.get("/api/boards/plan") == (200, {"seq": 0, "board": PLAN_SNAPSHOT})
+
+    status, body = server.http("POST", "/api/boards", {k: v for k, v in PLAN.items() if k != "id"})
+    assert status == 201, body
+    made_up = body["board"]["id"]
+    assert re.fullmatch(r"[A-Za-z0-9_-]{1,64}", made_up) and made_up != "plan"
+    assert server.get(f"/api/boards/{made_up}")[0] == 200
+
+    status, body = server.http("POST", "/api/boards", PLAN)
+    assert status == 409, body
+    assert body["error"] and body["message"]
+    Client(server, "templated", name="x").close()  # a board made by hello counts too
+    assert server.http("POST", "/api/boards", {**PLAN, "id": "templated"})[0] == 409
+
+    # users: how many clients are on the board right now.
+    first = Client(server, "plan", name="first")
+    assert first.welcome["board"] == PLAN_SNAPSHOT
+    assert listed(server)["plan"] == {"id": "plan", "title": "Release plan", "seq": 0, "users": 1}
+    second = Client(server, "plan", name="second")
+    assert listed(server)["plan"]["users"] == 2
+    first.close()
+    second.expect(lambda m: m["type"] == "leave")
+    assert listed(server)["plan"]["users"] == 1
+    assert listed(server)["templated"]["users"] == 0
+
+    status, body = server.http("DELETE", "/api/boards/plan")
+    assert status == 200, body
+    assert second.wait_closed() == 4410
+    second.close()
+    assert server.get("/api/boards/plan")[0] == 404
+    assert "plan" not in listed(server)
+    assert server.http("DELETE", "/api/boards/plan")[0] == 404
+    assert server.http("DELETE", "/api/boards/never-was")[0] == 404
+
+    # The deletion is durable, and the other boards are still there.
+    server.signal(signal.SIGTERM)
+    assert server.wait() == 0
+    server = servers("--port", "0", "--data", data)
+    assert server.get("/api/boards/plan")[0] == 404
+    assert set(listed(server)) == {made_up, "templated"}
+
+
+@pytest.mark.parametrize(
+    "body, raw",
+    [
+        (None, b"{not json"),
+        (None, b"[1, 2]"),
+        ({"columns": 2, "zones": [{"id": "z", "items": []}]}, None),
+        ({"title": "", "columns": 2, "zones": [{"id": "z", "items": []}]}, None),
+        ({"title": "t", "columns": 0, "zones": [{"id": "z", "items": []}]}, None),
+        ({"title": "t", "columns": "3", "zones": [{"id": "z", "items": []}]}, None),
+        ({"title": "t", "columns": 2, "zones": [{"id": "z", "items": []}, {"id": "z", "items": []}]}, None),
+        ({"title": "t", "columns": 2, "zones": []}, None),
+        ({"title": "t", "columns": 2, "zones": "grid"}, None),
+        ({"title": "t", "columns": 2, "zones": [{"id": "bad zone", "items": []}]}, None),
+        ({"title": "t", "columns": 2, "zones": [{"id": "z", "items": [{"label": "a", "color": "red;}"}]}]}, None),
+        ({"title": "t", "columns": 2, "zones": [{"id": "z", "items": [{"label": "a", "color": "<b>"}]}]}, None),
+        ({"title": "t", "columns": 2, "zones": [{"id": "z", "items": [{"color": "red"}]}]}, None),
+        ({"id": "no/slash", "title": "t", "columns": 2, "zones": [{"id": "z", "items": []}]}, None),
+    ],
+    ids=["not-json", "not-object", "no-title", "empty-title", "columns-0", "columns-string", "duplicate-zone",
+         "no-zones", "zones-not-array", "bad-zone-id", "bad-color", "html-color", "no-label", "bad-id"],
+)
+def test_invalid_board_definitions_get_400_with_a_message(servers, tmp_path, body, raw):
+    server = servers("--port", "0", "--data", str(tmp_path / "data"))
+    status, answer = server.http("POST", "/api/boards", body, raw=raw)
+    assert status == 400, answer
+    assert isinstance(answer, dict) and answer.get("error") and answer.get("message"), answer
+    assert listed(server) == {}
+
+
+def test_create_boards_false_refuses_unknown_boards_but_serves_posted_ones(servers, tmp_path):
+    server = servers("--port", "0", "--data", str(tmp_path / "data"), "--create-boards", "false")
+    stranger = Client(server, "nope", name="x")
+    assert stranger.welcome["type"] == "error" and stranger.welcome["code"] == "unknown_board", stranger.welcome
+    assert stranger.wait_closed() == 4404
+    stranger.close()
+    assert server.get("/api/boards/nope")[0] == 404
+    assert listed(server) == {}
+
+    assert server.http("POST", "/api/boards", PLAN)[0] == 201
+    member = Client(server, "plan", name="y")
+    assert member.welcome["type"] == "welcome" and member.welcome["board"] == PLAN_SNAPSHOT
+    member.send({"type": "swap", "op": "o1", "base": 0, "a": "t1", "b": "t3"})
+    assert member.result_of("o1")["seq"] == 1
+    member.close()
+
+
+def pump_toggles(client: Client, items: list[str], count: int, seq: int, prefix: str) -> list[dict]:
+    """Commits `count` toggles as fast as possible: one in flight per item, so none conflict."""
+    on = {item: False for item in items}
+    sent = 0
+    committed: list[dict] = []
+    in_flight = set()
+
+    def send(item: str) -> None:
+        nonlocal sent
+        sent += 1
+        client.send({"type": "toggle", "op": f"{prefix}{sent}", "base": seq, "item": item, "on": not on[item]})
+        in_flight.add(item)
+
+    for item in items[:count]:
+        send(item)
+    while in_flight:
+        msg = client.recv(timeout=30)
+        assert msg["type"] in (*COMMITTED, "join", "leave"), msg
+        if msg["type"] != "toggle":
+            continue
+        assert msg["seq"] == seq + 1
+        seq = msg["seq"]
+        committed.append(msg)
+        on[msg["item"]] = msg["on"]
+        in_flight.discard(msg["item"])
+        if sent < count:
+            send(msg["item"])
+    return committed
+
+
+def test_ops_paging_and_410_after_compaction(servers, tmp_path):
+    # The store keeps at least the newest 10,000 ops (max(10000, --history)) and moves its base
+    # snapshot up only when it writes a snapshot, so with --snapshot-every 5 and 10,010 ops the
+    # base is at seq 10: ops after 0..9 are gone, ops after 10 are all there.
+    server = servers("--port", "0", "--data", str(tmp_path / "data"), "--snapshot-every", "5")
+    wide = {"id": "wide", "title": "wide", "columns": 8,
+            "zones": [{"id": "grid", "items": [{"label": f"i{i}", "color": "blue"} for i in range(64)]}]}
+    assert server.http("POST", "/api/boards", wide)[0] == 201
+    client = Client(server, "wide", name="pump")
+    items = [f"t{i + 1}" for i in range(64)]
+
+    committed = pump_toggles(client, items, 25, 0, "a")
+    assert server.get("/api/boards/wide/ops?since=0&limit=10") == (200, {"seq": 25, "ops": committed[:10]})
+    assert server.get("/api/boards/wide/ops?since=10&limit=10") == (200, {"seq": 25, "ops": committed[10:20]})
+    assert server.get("/api/boards/wide/ops?since=20&limit=10") == (200, {"seq": 25, "ops": committed[20:]})
+    assert server.get("/api/boards/wide/ops?since=25") == (200, {"seq": 25, "ops": []})
+    assert server.get("/api/boards/wide/ops?since=99") == (200, {"seq": 25, "ops": []})
+    assert server.get("/api/boards/wide/ops") == (200, {"seq": 25, "ops": committed})
+    for query in ("since=-1", "since=abc", "limit=0", "limit=10001", "limit=x"):
+        status, body = server.get(f"/api/boards/wide/ops?{query}")
+        assert status == 400 and body["message"], (query, status, body)
+    assert server.get("/api/boards/nothing/ops?since=0")[0] == 404
+
+    committed += pump_toggles(client, items, 10_010 - 25, 25, "b")
+    assert committed[-1]["seq"] == 10_010
+    for since in (0, 1, 9):
+        status, body = server.get(f"/api/boards/wide/ops?since={since}&limit=10")
+        assert status == 410 and body["message"], (since, status, body)
+    assert server.get("/api/boards/wide/ops?since=10&limit=10000") == (200, {"seq": 10_010, "ops": committed[10:]})
+    assert server.get("/api/boards/wide/ops?since=10005&limit=3") == (200, {"seq": 10_010, "ops": committed[10005:10008]})
+    client.close()
+
+    # A resume from before what the server holds gets the whole board instead of ops.
+    late = Client(server, "wide", name="late", since=0)
+    assert late.welcome["seq"] == 10_010 and "board" in late.welcome and "ops" not in late.welcome
+    late.close()
