@@ -30,6 +30,9 @@ let package = Package(
         .target(name: "BoardClient", dependencies: ["CLibWebSockets"]),
         // The command-line tool.
         .executableTarget(name: "shuffleboard", dependencies: ["BoardServer", "BoardStore", "BoardCore"]),
+        // Benchmarks: programs that print numbers next to a reference measured in the same run.
+        .executableTarget(
+            name: "shuffleboard-bench", dependencies: ["BoardServer", "BoardStore", "BoardClient", "BoardCore"]),
 
         .target(
             name: "TestSupport", dependencies: ["BoardServer", "BoardClient", "BoardCore"], path: "Tests/TestSupport"),

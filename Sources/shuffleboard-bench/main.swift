@@ -1,0 +1,137 @@
+import BoardClient
+import BoardCore
+import BoardServer
+import BoardStore
+import Foundation
+
+// Committed ops per second on one board, with durable group commit (SQLite) and, as the
+// reference measured in the same run, with the in-memory store. Each client keeps `window` ops in
+// flight on items of its own, so nothing conflicts and every op commits.
+//
+// Usage: shuffleboard-bench [--ops N] [--quick]
+
+struct Scenario {
+    var clients: Int
+    var window: Int
+}
+
+struct Result {
+    var opsPerSecond: Double
+    var p50: Double
+    var p99: Double
+}
+
+/// One client's loop: send `window` toggles, and for each of its own that comes back committed,
+/// send the next, until `count` of its ops are committed.
+func runClient(
+    _ connection: ClientConnection, index: Int, items: [String], count: Int, board: String
+) async throws -> [Double] {
+    connection.send(#"{"type":"hello","board":"\#(board)","name":"bench-\#(index)"}"#)
+    var seq = 0
+    var latencies: [Double] = []
+    var sentAt: [String: UInt64] = [:]
+    var sent = 0
+    var on = false
+    func send(_ item: String) {
+        on.toggle()
+        let op = "c\(index)-\(sent)"
+        sent += 1
+        sentAt[op] = DispatchTime.now().uptimeNanoseconds
+        connection.send(#"{"type":"toggle","op":"\#(op)","base":\#(seq),"item":"\#(item)","on":\#(on)}"#)
+    }
+    var itemOf: [String: String] = [:]
+    var started = false
+    while latencies.count < count {
+        let text = try await connection.receive(timeout: .seconds(30))
+        let json = try JSON.parse(text)
+        for message in json.arrayValue ?? [json] {
+            switch message["type"]?.stringValue {
+            case "welcome":
+                seq = message["seq"]?.intValue ?? 0
+                if !started {
+                    started = true
+                    for item in items where sent < count {
+                        itemOf["c\(index)-\(sent)"] = item
+                        send(item)
+                    }
+                }
+            case "toggle":
+                seq = message["seq"]?.intValue ?? seq
+                guard let op = message["op"]?.stringValue, let start = sentAt.removeValue(forKey: op) else { continue }
+                latencies.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                if sent < count, let item = itemOf.removeValue(forKey: op) {
+                    itemOf["c\(index)-\(sent)"] = item
+                    send(item)
+                }
+            case "reject", "error":
+                throw BenchError(description: "unexpected \(text)")
+            default:
+                continue
+            }
+        }
+    }
+    return latencies
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+}
+
+func measure(store: any BoardStore, scenario: Scenario, totalOps: Int, board: String) async throws -> Result {
+    var config = ServerConfig()
+    config.port = 0
+    config.logLevel = .error
+    let server = Server(config: config, store: store)
+    let port = try server.start()
+    defer { server.stop() }
+    let loop = try ClientLoop()
+    defer { loop.shutdown() }
+    let perClient = totalOps / scenario.clients
+    let itemIDs = (1...12).map { "t\($0)" }
+    let start = DispatchTime.now().uptimeNanoseconds
+    let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
+        for i in 0..<scenario.clients {
+            let items = Array(itemIDs[(i * scenario.window)..<((i + 1) * scenario.window)])
+            let connection = try await loop.connect(port: port)
+            group.addTask { try await runClient(connection, index: i, items: items, count: perClient, board: board) }
+        }
+        var all: [Double] = []
+        for try await l in group { all += l }
+        return all
+    }
+    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    let sorted = latencies.sorted()
+    return Result(
+        opsPerSecond: Double(sorted.count) / seconds,
+        p50: sorted[sorted.count / 2],
+        p99: sorted[min(sorted.count - 1, sorted.count * 99 / 100)])
+}
+
+var totalOps = 4000
+var arguments = CommandLine.arguments.dropFirst()
+while let argument = arguments.popFirst() {
+    switch argument {
+    case "--ops": totalOps = Int(arguments.popFirst() ?? "") ?? totalOps
+    case "--quick": totalOps = 600
+    default:
+        FileHandle.standardError.write(Data("usage: shuffleboard-bench [--ops N] [--quick]\n".utf8))
+        exit(2)
+    }
+}
+
+let scenarios = [Scenario(clients: 1, window: 1), Scenario(clients: 4, window: 3), Scenario(clients: 12, window: 1)]
+print("committed ops/s on one board, \(totalOps) ops per run (sqlite: WAL, synchronous=FULL, group commit)")
+print("clients  in-flight   memory ops/s   sqlite ops/s   sqlite/memory   sqlite p50 ms   sqlite p99 ms")
+for (n, scenario) in scenarios.enumerated() {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("shuffleboard-bench-\(getpid())-\(n)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let memory = try await measure(store: MemoryStore(), scenario: scenario, totalOps: totalOps, board: "bench")
+    let sqlite = try SQLiteStore(directory: directory.path)
+    let durable = try await measure(store: sqlite, scenario: scenario, totalOps: totalOps, board: "bench")
+    sqlite.close()
+    print(
+        String(
+            format: "%7d  %9d   %12.0f   %12.0f   %13.2f   %13.2f   %13.2f", scenario.clients,
+            scenario.clients * scenario.window, memory.opsPerSecond, durable.opsPerSecond,
+            durable.opsPerSecond / memory.opsPerSecond, durable.p50, durable.p99))
+}
