@@ -1,0 +1,76 @@
+"""`shuffleboard export` and `import` (issue 4): a board moves between data directories with its
+snapshot, seq and op log; import refuses to overwrite unless `--replace`."""
+
+import json
+import signal
+
+from harness import Client, replay, run_cli
+
+
+def test_export_while_serving_then_import_into_a_fresh_directory(servers, tmp_path):
+    source, target = str(tmp_path / "source"), str(tmp_path / "target")
+    server = servers("--port", "0", "--data", source, "--snapshot-every", "5")
+    client = Client(server, "ex", name="x")
+    items = [f"t{i}" for i in range(1, 13)]
+    for n in range(23):
+        a, b = items[n % 12], items[(n * 5 + 1) % 12]
+        op = ({"type": "swap", "a": a, "b": b} if a != b and n % 3 else
+              {"type": "move", "item": a, "zone": "tray" if n % 2 else "grid", "before": None} if n % 3 == 0 else
+              {"type": "toggle", "item": a, "on": n % 2 == 0})
+        client.send({**op, "op": f"x{n}", "base": n})
+        assert client.result_of(f"x{n}")["seq"] == n + 1
+    client.close()
+    snapshot = server.get("/api/boards/ex")
+    _, ops = server.all_ops("ex")
+    assert snapshot[1]["seq"] == 23
+
+    exported = run_cli(["export", "ex", "--data", source], str(tmp_path))
+    assert exported.returncode == 0, exported.stderr
+    archive = json.loads(exported.stdout)
+    assert archive["format"] == "shuffleboard-board" and archive["board"]["id"] == "ex"
+    base = archive["baseSeq"]
+    assert base + len(archive["ops"]) == 23
+    assert [{k: v for k, v in op.items() if k != "time"} for op in archive["ops"]] == ops[base:]
+    assert replay(archive["board"], ops[base:]) == snapshot[1]["board"]
+    (tmp_path / "ex.json").write_text(exported.stdout)
+
+    missing = run_cli(["export", "nothing", "--data", source], str(tmp_path))
+    assert missing.returncode == 1 and "nothing" in missing.stderr, missing.stderr
+    # Importing into a directory a server is using is refused.
+    busy = run_cli(["import", "ex.json", "--data", source, "--replace"], str(tmp_path))
+    assert busy.returncode == 1 and "in use" in busy.stderr, busy.stderr
+    server.signal(signal.SIGTERM)
+    assert server.wait() == 0
+
+    imported = run_cli(["import", "ex.json", "--data", target], str(tmp_path))
+    assert imported.returncode == 0, imported.stderr
+    moved = servers("--port", "0", "--data", target)
+    assert moved.get("/api/boards/ex") == snapshot
+    assert moved.all_ops("ex", since=base) == (23, ops[base:])
+    # The board carries on from its seq, and an op id from before the move is still known.
+    client = Client(moved, "ex", name="y", since=20)
+    assert client.welcome["ops"] == ops[20:]
+    client.send({"type": "toggle", "op": "x22", "base": 23, "item": "t1", "on": True})
+    assert client.result_of("x22") == {"type": "ack", "op": "x22", "seq": 23}
+    client.send({"type": "toggle", "op": "y0", "base": 23, "item": "t1", "on": True})
+    assert client.result_of("y0")["seq"] == 24
+    client.close()
+    moved.signal(signal.SIGTERM)
+    assert moved.wait() == 0
+
+    again = run_cli(["import", "ex.json", "--data", target], str(tmp_path))
+    assert again.returncode == 1, again.stderr
+    assert "ex" in again.stderr and "exists" in again.stderr, again.stderr
+    replaced = run_cli(["import", "ex.json", "--data", target, "--replace"], str(tmp_path))
+    assert replaced.returncode == 0, replaced.stderr
+    moved = servers("--port", "0", "--data", target)
+    assert moved.get("/api/boards/ex") == snapshot, "--replace puts the archive's board back (seq 23)"
+
+
+def test_import_refuses_a_file_that_is_not_an_archive(tmp_path):
+    target = tmp_path / "target"
+    (tmp_path / "bad.json").write_text('{"format": "something-else"}')
+    result = run_cli(["import", "bad.json", "--data", str(target)], str(tmp_path))
+    assert result.returncode == 1 and "format" in result.stderr, result.stderr
+    result = run_cli(["import", "absent.json", "--data", str(target)], str(tmp_path))
+    assert result.returncode == 1 and "absent.json" in result.stderr, result.stderr
