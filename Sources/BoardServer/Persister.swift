@@ -13,7 +13,6 @@ final class Persister: Sendable {
         var queue: [StoreWrite] = []
         var tickets: [UInt64] = []
         var stopping = false
-        var idle = true
     }
 
     private let store: any BoardStore
@@ -38,11 +37,13 @@ final class Persister: Sendable {
     /// Queues a write; `ticket`, when given, is reported back once the write is durable.
     func submit(_ write: StoreWrite, ticket: UInt64? = nil) {
         state.withLock { state in
-            // Consecutive appends to one board become one write.
-            if case .append(let board, let ops) = write, case .append(let lastBoard, let lastOps)? = state.queue.last,
+            // Consecutive appends to one board become one write, extended in place.
+            if case .append(let board, let ops) = write, case .append(let lastBoard, var lastOps)? = state.queue.last,
                 lastBoard == board
             {
-                state.queue[state.queue.count - 1] = .append(board, lastOps + ops)
+                state.queue.removeLast()
+                lastOps.append(contentsOf: ops)
+                state.queue.append(.append(board, lastOps))
             } else {
                 state.queue.append(write)
             }
