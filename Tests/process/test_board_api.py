@@ -196,3 +196,19 @@ def test_ops_paging_and_410_after_compaction(servers, tmp_path):
     late = Client(server, "wide", name="late", since=0)
     assert late.welcome["seq"] == 10_010 and "board" in late.welcome and "ops" not in late.welcome
     late.close()
+
+
+def test_created_and_deleted_boards_survive_sigkill(servers, tmp_path):
+    """A 201 or a DELETE's 200 is only sent once the change is on disk."""
+    data = str(tmp_path / "data")
+    server = servers("--port", "0", "--data", data)
+    assert server.http("POST", "/api/boards", PLAN)[0] == 201
+    Client(server, "doomed", name="x").close()
+    assert server.kill9() == -9
+    server = servers("--port", "0", "--data", data)
+    assert server.get("/api/boards/plan") == (200, {"seq": 0, "board": PLAN_SNAPSHOT})
+    assert server.http("DELETE", "/api/boards/doomed")[0] == 200
+    assert server.kill9() == -9
+    server = servers("--port", "0", "--data", data)
+    assert server.get("/api/boards/doomed")[0] == 404
+    assert set(listed(server)) == {"plan"}

@@ -7,6 +7,7 @@ The seed is printed (and shown on failure); rerun with SHUFFLEBOARD_CRASH_SEED=N
 import copy
 import os
 import random
+import signal
 import threading
 
 from harness import COMMITTED, Client, apply, replay, template
@@ -14,9 +15,10 @@ from websockets.exceptions import ConnectionClosed
 
 BOARD = "crash"
 CLIENTS = 4
-ROUNDS = 5
-# Some rounds snapshot often, so that kills land around snapshot writes and loads start from one.
-SNAPSHOT_EVERY = [None, 7, None, 7, 3]
+# (--snapshot-every, how the round ends). Some rounds snapshot often, so that kills land around
+# snapshot writes and loads start from one; one round ends with SIGTERM while ops are in flight,
+# which must not lose anything acknowledged either.
+ROUNDS = [(None, "kill"), (7, "kill"), (None, "term"), (7, "kill"), (3, "kill"), (None, "kill")]
 
 
 def random_op(rng: random.Random, board: dict, op_id: str, base: int) -> dict:
@@ -99,7 +101,8 @@ class Progress:
             return self.cond.wait_for(lambda: self.top >= seq, timeout)
 
 
-def verify(server, received: dict[int, dict], welcomes: list[tuple[int, dict]], seed: int) -> int:
+def verify(server, received: dict[int, dict], welcomes: list[tuple[int, dict]], resumes: list[int],
+           seed: int) -> int:
     """Checks the restarted server against everything clients saw; returns its seq."""
     status, snapshot = server.get(f"/api/boards/{BOARD}")
     assert status == 200, (seed, status, snapshot)
@@ -115,6 +118,13 @@ def verify(server, received: dict[int, dict], welcomes: list[tuple[int, dict]], 
     assert replay(template(BOARD), ops) == snapshot["board"], f"seed {seed}: the snapshot is not the log replayed"
     for seq, board in welcomes:
         assert replay(template(BOARD), ops[:seq]) == board, f"seed {seed}: a welcome at seq {seq} differs from the log"
+    # Each client of the last round comes back with since = the last seq it saw: it gets the rest.
+    for since in resumes:
+        client = Client(server, BOARD, name="back", since=since)
+        welcome = client.welcome
+        client.close()
+        assert welcome["type"] == "welcome" and welcome["seq"] == current, (seed, since, welcome)
+        assert welcome.get("ops") == ops[since:], f"seed {seed}: resume since {since} did not get the ops after it"
     return current
 
 
@@ -125,16 +135,17 @@ def test_sigkill_at_random_moments_loses_nothing_committed(servers, tmp_path):
     data = str(tmp_path / "data")
     received: dict[int, dict] = {}  # seq -> committed op, as any client received it
     welcomes: list[tuple[int, dict]] = []
-    killed_at = []
+    resumes: list[int] = []
+    stopped_at = []
 
-    for round_ in range(ROUNDS):
+    for round_, (snapshot_every, ending) in enumerate(ROUNDS):
         args = ["--port", "0", "--data", data]
-        if SNAPSHOT_EVERY[round_]:
-            args += ["--snapshot-every", str(SNAPSHOT_EVERY[round_])]
+        if snapshot_every:
+            args += ["--snapshot-every", str(snapshot_every)]
         server = servers(*args)
         start_seq = 0
         if round_ > 0:
-            start_seq = verify(server, received, welcomes, seed)
+            start_seq = verify(server, received, welcomes, resumes, seed)
 
         progress = Progress()
         drivers = []
@@ -152,18 +163,26 @@ def test_sigkill_at_random_moments_loses_nothing_committed(servers, tmp_path):
             assert progress.wait_for(target, timeout=60), f"seed {seed}: no progress to seq {target}"
         else:
             threading.Event().wait(rng.uniform(0.0, 0.5))
-        assert server.kill9() == -9
-        killed_at.append(progress.top)
+        if ending == "kill":
+            assert server.kill9() == -9
+        else:
+            server.signal(signal.SIGTERM)
+            assert server.wait() == 0, f"seed {seed}: SIGTERM must exit 0"
+        stopped_at.append(progress.top)
+        resumes = []
 
         for d in drivers:
             d.join(20)
             assert not d.is_alive(), f"seed {seed}: client {d.name} still running after the kill"
             assert d.error is None, f"seed {seed}: {d.error}"
+            if ending == "term":
+                assert d.client.close_code() == 1001, f"seed {seed}: {d.name} closed with {d.client.close_code()}"
             d.client.close()
+            resumes.append(d.seq)
             for msg in d.received:
                 seen = received.setdefault(msg["seq"], msg)
                 assert seen == msg, f"seed {seed}: two clients saw different ops at seq {msg['seq']}"
 
-    final = verify(servers("--port", "0", "--data", data), received, welcomes, seed)
-    print(f"killed at seqs {killed_at}; {len(received)} ops seen committed, {final} on disk")
+    final = verify(servers("--port", "0", "--data", data), received, welcomes, resumes, seed)
+    print(f"stopped at seqs {stopped_at} ({[e for _, e in ROUNDS]}); {len(received)} ops seen committed, {final} on disk")
     assert received, f"seed {seed}: no op was committed in any round"
