@@ -591,10 +591,11 @@ class App {
     this.drag = null;
     const heldHere = d.connId === this.connId && this.open;
     if (op) {
+      // Held on this connection: a drop carrying the op. Otherwise the hold died with an
+      // earlier connection and the op goes (now or after the reconnect) as a plain op.
       const entry = this.submit(op, heldHere ? d.item : null);
-      if (!heldHere) this.send(P.drop(d.item));
       this.recordChange([entry]);
-    } else {
+    } else if (heldHere) {
       this.send(P.drop(d.item));
     }
     this.render({ firstRects: ghost ? new Map([[d.item, ghost]]) : undefined });
@@ -621,7 +622,7 @@ class App {
     const ghost = this.view.hideGhost();
     this.throttle.reset();
     this.drag = null;
-    if (!silent) this.send(P.drop(d.item));
+    if (!silent && d.connId === this.connId) this.send(P.drop(d.item));
     this.render({ firstRects: ghost ? new Map([[d.item, ghost]]) : undefined });
     this.view.announce(`Cancelled. ${this.labelOf(d.item)} is back in its place.`);
   }
