@@ -1,0 +1,105 @@
+"""Transport limits and options that need a real peer: permessage-deflate and the send-queue bound."""
+import base64
+import os
+import socket
+import struct
+import time
+
+from harness import Client
+
+
+def test_deflate_clients_get_every_message_intact(servers):
+    server = servers("--memory", "--deflate")
+    a = Client(server, "z", name="Ada")
+    b = Client(server, "z", name="Bo")
+    # The Python client offers permessage-deflate; with --deflate the server accepts it.
+    assert [type(e).__name__ for e in a.ws.protocol.extensions] == ["PerMessageDeflate"]
+    a.expect(lambda m: m["type"] == "join")
+    seq = 0
+    for i in range(300):
+        a.send({"type": "toggle", "op": f"d{i}", "base": seq, "item": "t1", "on": i % 2 == 0})
+        seq = a.result_of(f"d{i}")["seq"]
+    seen = [b.expect(lambda m: m["type"] == "toggle")["seq"] for _ in range(300)]
+    assert seen == list(range(1, 301))
+
+
+def test_without_the_flag_deflate_is_not_negotiated(servers):
+    server = servers("--memory")
+    a = Client(server, "z", name="Ada")
+    assert a.ws.protocol.extensions == []
+
+
+def raw_websocket(port: int, receive_buffer: int) -> socket.socket:
+    """A WebSocket that completes the handshake and then reads only when told to."""
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+    s.settimeout(10)
+    s.connect(("127.0.0.1", port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    s.sendall((f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+               f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+               f"Sec-WebSocket-Protocol: shuffleboard.v1\r\n\r\n").encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += s.recv(1)
+    assert head.startswith(b"HTTP/1.1 101"), head
+    return s
+
+
+def send_text(s: socket.socket, text: str) -> None:
+    payload = text.encode()
+    mask = os.urandom(4)
+    assert len(payload) < 126
+    s.sendall(bytes([0x81, 0x80 | len(payload)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+
+
+def read_until_close(s: socket.socket, deadline: float) -> int | None:
+    """Reads frames until the server's close frame; its status code (None if the TCP just ended)."""
+    buf = b""
+    while time.monotonic() < deadline:
+        chunk = s.recv(65536)
+        if not chunk:
+            return None
+        buf += chunk
+        while len(buf) >= 2:
+            opcode, n = buf[0] & 0x0F, buf[1] & 0x7F
+            offset = 2
+            if n == 126:
+                if len(buf) < 4:
+                    break
+                n, offset = struct.unpack(">H", buf[2:4])[0], 4
+            elif n == 127:
+                if len(buf) < 10:
+                    break
+                n, offset = struct.unpack(">Q", buf[2:10])[0], 10
+            if len(buf) < offset + n:
+                break
+            body, buf = buf[offset:offset + n], buf[offset + n:]
+            if opcode == 0x8:
+                return struct.unpack(">H", body[:2])[0] if len(body) >= 2 else None
+    raise AssertionError("no close frame in time")
+
+
+def test_a_client_that_does_not_read_is_closed_with_1008_and_others_carry_on(servers):
+    server = servers("--memory", "--max-pending-bytes", "4096")
+    slow = raw_websocket(server.port, receive_buffer=4096)
+    send_text(slow, '{"type":"hello","board":"q","name":"Slow"}')
+    fast = Client(server, "q", name="Fast")
+    fast.send({"type": "dragStart", "item": "t1"})
+    fast.expect(lambda m: m["type"] == "dragStart")
+    # Hovers go to everyone but the holder: only the slow client's queue grows. Bounded by count.
+    for i in range(20000):
+        fast.send({"type": "hover", "item": "t1", "over": f"t{2 + i % 11}"})
+        if i % 500 == 499:
+            fast.send({"type": "ping"})
+            fast.expect(lambda m: m["type"] == "pong")
+            if "over its send limit" in server.log():
+                break
+    server.wait_for_log(r"over its send limit of 4096 bytes; closing with 1008")
+    assert read_until_close(slow, time.monotonic() + 10) == 1008
+    slow.close()
+    # The fast client is unharmed.
+    fast.send({"type": "ping"})
+    fast.expect(lambda m: m["type"] == "pong")
+    fast.send({"type": "drop", "item": "t1"})
+    fast.expect(lambda m: m["type"] == "drop")
