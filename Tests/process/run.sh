@@ -25,4 +25,4 @@ export SHUFFLEBOARD_BIN
 
 # 3. The tests; each bounds its own waits, and the whole run is bounded too.
 cd Tests/process
-exec timeout 300 "$PY" -m pytest -q -p no:cacheprovider "$@"
+exec timeout 240 "$PY" -m pytest -q -p no:cacheprovider "$@"
