@@ -6,8 +6,8 @@ public enum ClientMessage: Equatable, Sendable {
     case op(OpRequest)
     /// Lift an item.
     case dragStart(item: ItemID)
-    /// The held item is over `over` (nil: empty space) in `zone`.
-    case hover(item: ItemID, over: ItemID?, zone: ZoneID?)
+    /// The held item is over `over` (nil: empty space) in `zone`; `mode` says what a drop there would do.
+    case hover(item: ItemID, over: ItemID?, zone: ZoneID?, mode: DragMode?)
     /// Release the held item, committing `action` if given.
     case drop(item: ItemID, action: OpRequest?)
     /// A keep-alive; answered with `pong`.
@@ -92,7 +92,14 @@ extension ClientMessage {
             let item = try fields.itemID("item")
             let over = try fields.optionalItemID("over")
             let zone = try fields.optionalZoneID("zone")
-            return .hover(item: item, over: over, zone: zone)
+            var mode: DragMode?
+            if let raw = json["mode"], !raw.isNull {
+                guard let parsed = raw.stringValue.flatMap(DragMode.init(rawValue:)) else {
+                    throw fields.bad("\"mode\" must be \"swap\" or \"move\"")
+                }
+                mode = parsed
+            }
+            return .hover(item: item, over: over, zone: zone, mode: mode)
         case "drop":
             let item = try fields.itemID("item")
             guard let action = json["action"], !action.isNull else { return .drop(item: item, action: nil) }

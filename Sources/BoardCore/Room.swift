@@ -101,8 +101,8 @@ public struct Room: Sendable {
             return submit(request, from: user, now: now)
         case .dragStart(let item):
             return dragStart(item, by: user, now: now)
-        case .hover(let item, let over, let zone):
-            return hover(item, over: over, zone: zone, by: user, now: now)
+        case .hover(let item, let over, let zone, let mode):
+            return hover(item, over: over, zone: zone, mode: mode, by: user, now: now)
         case .drop(let item, let action):
             return drop(item, action: action, by: user, now: now)
         }
@@ -183,7 +183,9 @@ public struct Room: Sendable {
         return effects
     }
 
-    private mutating func hover(_ item: ItemID, over: ItemID?, zone: ZoneID?, by user: UserID, now: Int64) -> [Effect] {
+    private mutating func hover(
+        _ item: ItemID, over: ItemID?, zone: ZoneID?, mode: DragMode?, by user: UserID, now: Int64
+    ) -> [Effect] {
         let board = sequencer.board
         guard board.item(item) != nil, over.map({ board.item($0) != nil }) ?? true else {
             return [.send(user, .reject(Rejection(.unknownItem, item: item), seq: visibleSeq))]
@@ -196,7 +198,9 @@ public struct Room: Sendable {
         }
         holds[item]?.lastActive = now
         let zone = zone ?? over.flatMap { board.location(of: $0) }.map { board.zones[$0.zone].id }
-        return [.broadcast(.hover(item: item, over: over, zone: zone, by: user, at: visibleSeq), except: user)]
+        return [
+            .broadcast(.hover(item: item, over: over, zone: zone, mode: mode, by: user, at: visibleSeq), except: user)
+        ]
     }
 
     private mutating func drop(_ item: ItemID, action: OpRequest?, by user: UserID, now: Int64) -> [Effect] {

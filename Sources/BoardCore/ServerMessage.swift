@@ -15,7 +15,7 @@ public enum ServerMessage: Equatable, Sendable {
     /// Someone lifted an item.
     case dragStart(item: ItemID, by: UserID, at: Seq)
     /// The held item moved over another item or zone.
-    case hover(item: ItemID, over: ItemID?, zone: ZoneID?, by: UserID, at: Seq)
+    case hover(item: ItemID, over: ItemID?, zone: ZoneID?, mode: DragMode?, by: UserID, at: Seq)
     /// A hold ended: released, dropped, or ended by `reason` (`left`, `expired`).
     case drop(item: ItemID, by: UserID, at: Seq, reason: DropReason?)
     /// A client mistake.
@@ -143,11 +143,12 @@ extension ServerMessage {
             w.write("item", item.rawValue)
             w.write("by", by.rawValue)
             w.write("at", at)
-        case .hover(let item, let over, let zone, let by, let at):
+        case .hover(let item, let over, let zone, let mode, let by, let at):
             w.write("type", "hover")
             w.write("item", item.rawValue)
             w.write("over", over?.rawValue)
             w.write("zone", zone?.rawValue)
+            if let mode { w.write("mode", mode.rawValue) }
             w.write("by", by.rawValue)
             w.write("at", at)
         case .drop(let item, let by, let at, let reason):

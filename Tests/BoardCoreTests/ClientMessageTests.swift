@@ -23,7 +23,10 @@ import Testing
         #expect(parse(#"{"type":"dragStart","item":"t1"}"#) == .success(.dragStart(item: item("t1"))))
         #expect(
             parse(#"{"type":"hover","item":"t1","over":null}"#)
-                == .success(.hover(item: item("t1"), over: nil, zone: nil)))
+                == .success(.hover(item: item("t1"), over: nil, zone: nil, mode: nil)))
+        #expect(
+            parse(#"{"type":"hover","item":"t1","over":"t2","zone":"grid","mode":"move"}"#)
+                == .success(.hover(item: item("t1"), over: item("t2"), zone: zone("grid"), mode: .move)))
         #expect(
             parse(#"{"type":"drop","item":"t1","op":"o4","base":2,"action":{"type":"swap","with":"t3"}}"#)
                 == .success(
@@ -57,6 +60,7 @@ import Testing
         (#"{"type":"toggle","op":"o","base":0,"item":"t1","on":"yes"}"#, .badMessage),
         (#"{"type":"drop","item":"t1","action":{"type":"swap","with":"t2"}}"#, .badMessage),
         (#"{"type":"drop","item":"t1","op":"o","base":0,"action":{"type":"fling"}}"#, .badMessage),
+        (#"{"type":"hover","item":"t1","over":null,"mode":"fling"}"#, .badMessage),
     ])
     func reportsMistakesWithTheirCode(_ text: String, _ code: ProtocolError.Code) {
         guard case .failure(let error) = parse(text) else {

@@ -30,13 +30,14 @@ import Testing
             r.handle(.dragStart(item: item("t1")), from: bob, now: 1)
                 == [.send(bob, .reject(Rejection(.held, by: alice, item: item("t1")), seq: 0))])
         #expect(
-            r.handle(.hover(item: item("t1"), over: item("t2"), zone: nil), from: alice, now: 2)
+            r.handle(.hover(item: item("t1"), over: item("t2"), zone: nil, mode: .swap), from: alice, now: 2)
                 == [
                     .broadcast(
-                        .hover(item: item("t1"), over: item("t2"), zone: zone("grid"), by: alice, at: 0), except: alice)
+                        .hover(item: item("t1"), over: item("t2"), zone: zone("grid"), mode: .swap, by: alice, at: 0),
+                        except: alice)
                 ])
         #expect(
-            r.handle(.hover(item: item("t1"), over: item("t2"), zone: nil), from: bob, now: 2)
+            r.handle(.hover(item: item("t1"), over: item("t2"), zone: nil, mode: nil), from: bob, now: 2)
                 == [.send(bob, .reject(Rejection(.notHolding, item: item("t1")), seq: 0))])
         let request = OpRequest(opID: opID("d1"), base: 0, op: .swap(a: item("t1"), b: item("t2")))
         let effects = durable(&r, r.handle(.drop(item: item("t1"), action: request), from: alice, now: 3))
@@ -77,7 +78,7 @@ import Testing
     @Test func idleHoldExpires() {
         var r = room()
         _ = r.handle(.dragStart(item: item("t4")), from: bob, now: 0)
-        _ = r.handle(.hover(item: item("t4"), over: nil, zone: zone("tray")), from: bob, now: 10_000)
+        _ = r.handle(.hover(item: item("t4"), over: nil, zone: zone("tray"), mode: nil), from: bob, now: 10_000)
         #expect(r.expireHolds(now: 39_999).isEmpty)
         #expect(
             r.expireHolds(now: 40_000) == [
