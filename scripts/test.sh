@@ -26,6 +26,9 @@ swift format lint --strict -r Sources Tests Package.swift >&2
 step "swift test"
 swift test --skip-build >&2
 
+step "process tests: the real binary (crash and restart, CLI, board API, transport)"
+SHUFFLEBOARD_BIN="$(swift build --show-bin-path)/shuffleboard" Tests/process/run.sh >&2
+
 step "web client unit tests (node --test)"
 node --test Tests/web/ >&2
 
