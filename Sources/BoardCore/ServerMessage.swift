@@ -115,18 +115,7 @@ extension ServerMessage {
             w.write("op", c.opID.rawValue)
             w.write("by", c.by.rawValue)
             w.write("seq", c.seq)
-            switch c.op {
-            case .swap(let a, let b):
-                w.write("a", a.rawValue)
-                w.write("b", b.rawValue)
-            case .move(let item, let zone, let before):
-                w.write("item", item.rawValue)
-                w.write("zone", zone.rawValue)
-                w.write("before", before?.rawValue)
-            case .toggle(let item, let on):
-                w.write("item", item.rawValue)
-                w.write("on", on)
-            }
+            c.op.writeFields(into: &w)
         case .reject(let r, let seq):
             w.write("type", "reject")
             w.write("op", r.opID?.rawValue)
