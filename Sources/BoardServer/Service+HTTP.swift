@@ -192,6 +192,7 @@ extension Service {
             return .error(404, "unknown_board", "there is no board \(id)")
         }
         let ticket = makeID()
+        deleting[ticket] = id
         persister.submit(.delete(id), ticket: ticket)
         waitingForTicket[ticket] = (
             exchange,

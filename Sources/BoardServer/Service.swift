@@ -42,6 +42,9 @@ final class Service {
     var boards: [BoardID: BoardHost] = [:]
     /// HTTP exchanges waiting for a store write to become durable, by ticket.
     var waitingForTicket: [UInt64: (exchange: UInt64, response: HTTPResponse)] = [:]
+    /// Boards whose deletion is not yet durable, by ticket: until it is, the store still has them,
+    /// and loading one would let ops be acknowledged onto a board about to vanish.
+    var deleting: [UInt64: BoardID] = [:]
     private var nextID: UInt64 = 0
     private var nextUser: UInt64 = 0
 
@@ -203,6 +206,7 @@ final class Service {
     /// The loaded board, loading it from the store, or creating it from the template when allowed.
     func loadBoard(_ id: BoardID, create: Bool) throws(StoreError) -> BoardHost? {
         if let host = boards[id] { return host }
+        if deleting.values.contains(id) { throw StoreError("board \(id) is being deleted; try again") }
         let room: Room
         let holdTimeout = Int64(config.holdTimeout * 1000)
         if let stored = try store.load(id, recentLimit: config.historyLimit) {
@@ -239,6 +243,7 @@ final class Service {
                     evictIfIdle(host)
                 }
                 for ticket in tickets {
+                    deleting[ticket] = nil
                     guard let waiting = waitingForTicket.removeValue(forKey: ticket) else { continue }
                     respond(waiting.exchange, waiting.response)
                 }
