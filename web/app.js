@@ -3,7 +3,8 @@
 
 import * as P from './protocol.js';
 import {
-  applyOp, BoardState, canRevert, cloneBoard, inverseOp, itemById, locate, moveTarget, UndoHistory,
+  applyOp, BoardState, canRevert, cloneBoard, inverseOp, itemById, locate, moveTarget, opMovesItem,
+  previewRemoteMoves, UndoHistory,
 } from './state.js';
 import { nextKeyboardTarget, pickTarget, targetKey } from './geometry.js';
 import { View } from './view.js';
@@ -15,6 +16,13 @@ const MODES = ['swap', 'move', 'paint'];
 const DRAG_THRESHOLD = 5;
 /** How long a finger must rest before a touch press lifts a tile (ms). */
 const TOUCH_DELAY = 250;
+/**
+ * After someone else's move-mode drop, how long their live reorder preview may stay on screen
+ * waiting for the committed op (ms). The server sends the op right after the `drop`, so the
+ * preview normally gives way to the op at once (no jump back in between); this only bounds the
+ * wait when no op comes (the drop was refused, or only released the tile).
+ */
+const SETTLE_MS = 1000;
 
 class App {
   constructor(root, win) {
@@ -26,7 +34,8 @@ class App {
     this.history = new UndoHistory();
     this.users = new Map();
     this.held = new Map(); // item → user id
-    this.remoteOver = new Map(); // user id → {item, over, zone}
+    this.remoteOver = new Map(); // user id → {item, over, zone, mode}
+    this.settling = new Map(); // item → {hover, timer}: a dropped move preview awaiting its op
     this.me = null;
     this.ws = null;
     this.connId = 0;
@@ -162,6 +171,7 @@ class App {
     if (this.drag) this.drag.connId = -1;
     this.held.clear();
     this.remoteOver.clear();
+    this.clearSettling();
     this.view.handEnd(null);
     this.render();
     const delay = P.backoffDelay(this.attempt);
@@ -216,6 +226,8 @@ class App {
     this.me = m.you;
     this.users = new Map((m.users ?? []).map((u) => [u.id, u]));
     this.held = new Map((m.drags ?? []).map((d) => [d.item, d.by]));
+    this.remoteOver.clear();
+    this.clearSettling();
     if (m.board) {
       this.state.reset(m.board, m.seq);
     } else if (Array.isArray(m.ops)) {
@@ -249,6 +261,8 @@ class App {
     if (r.status === 'gap') return this.resync(false);
     if (r.status !== 'applied') return undefined;
     if (r.own) this.history.committed(m.op, m.seq);
+    // A dropped preview gives way to the op that moved its tile: the confirmed board now shows it.
+    for (const item of [...this.settling.keys()]) if (opMovesItem(m, item)) this.clearSettling(item);
     this.render();
     if (m.by !== this.me) {
       const u = this.user(m.by);
@@ -288,6 +302,7 @@ class App {
 
   remoteDragStart(m) {
     this.held.set(m.item, m.by);
+    this.clearSettling(m.item);
     if (m.by !== this.me) {
       this.view.handStart(this.user(m.by), m.item);
       if (this.press && this.press.item === m.item) this.clearPress();
@@ -297,14 +312,30 @@ class App {
 
   remoteHover(m) {
     if (m.by === this.me) return;
-    this.remoteOver.set(m.by, { item: m.item, over: m.over ?? null, zone: m.zone });
-    this.view.handHover(m.by, { over: m.over ?? null, zone: m.zone });
+    const mode = m.mode === 'move' || m.mode === 'swap' ? m.mode : null;
+    this.remoteOver.set(m.by, { item: m.item, over: m.over ?? null, zone: m.zone, mode });
+    // Move mode: the held tile itself is shown at its new place (render), and the hand holds it
+    // there. Otherwise the hand points at the target.
+    this.view.handHover(m.by, mode === 'move' ? { over: m.item, zone: m.zone } : { over: m.over ?? null, zone: m.zone });
     this.render();
   }
 
   remoteDrop(m) {
     if (this.held.get(m.item) === m.by) this.held.delete(m.item);
+    const last = this.remoteOver.get(m.by);
     this.remoteOver.delete(m.by);
+    // A released move preview stays until the op it announces arrives (or SETTLE_MS pass), so
+    // the tile does not jump back between the drop and the op. A hold that ended without a
+    // drop (left, expired) commits nothing: its preview goes at once.
+    if (m.by !== this.me && !m.reason && last && last.mode === 'move' && last.item === m.item) {
+      this.clearSettling(m.item);
+      const timer = setTimeout(() => {
+        if (this.settling.get(m.item)?.timer !== timer) return;
+        this.settling.delete(m.item);
+        this.render();
+      }, SETTLE_MS);
+      this.settling.set(m.item, { hover: last, timer });
+    }
     if (m.by !== this.me) this.view.handEnd(m.by);
     else if (m.reason === 'expired' && this.drag && this.drag.item === m.item) {
       this.cancelDrag({ silent: true });
@@ -317,12 +348,32 @@ class App {
     return this.users.get(id) ?? { id, name: id, color: '#555' };
   }
 
+  /** Forgets the dropped preview of `item` (of every item when omitted). */
+  clearSettling(item) {
+    for (const [id, s] of this.settling) {
+      if (item === undefined || id === item) { clearTimeout(s.timer); this.settling.delete(id); }
+    }
+  }
+
+  /**
+   * Other people's move-mode drags as hovers to preview: dropped ones still waiting for their
+   * op first, then the live ones. None while this page drags itself, so tiles never slide under
+   * one's own pointer (their hands and target outlines still show).
+   */
+  remotePreviews() {
+    if (this.drag) return [];
+    const live = [...this.remoteOver.values()].filter((h) => h.mode === 'move' && !this.settling.has(h.item));
+    return [...[...this.settling.values()].map((s) => s.hover), ...live];
+  }
+
   // ---- Rendering.
 
   /** Shows the board: confirmed + pending, plus the live preview of a drag in progress. */
   render(extra = {}) {
     let board = this.state.view();
     if (!board) return;
+    const previews = this.remotePreviews();
+    board = previewRemoteMoves(board, previews);
     const d = this.drag;
     let over = null;
     let overZone = null;
@@ -341,7 +392,10 @@ class App {
     const held = new Map();
     for (const [item, by] of this.held) held.set(item, this.user(by));
     const remoteOver = new Map();
-    for (const [by, h] of this.remoteOver) if (h.over) remoteOver.set(h.over, this.user(by));
+    for (const [by, h] of this.remoteOver) {
+      // A previewed move shows the tile at its new place instead of outlining the target.
+      if (h.over && !previews.includes(h)) remoteOver.set(h.over, this.user(by));
+    }
     this.view.renderBoard(board, {
       held,
       me: this.me,
@@ -561,11 +615,11 @@ class App {
       const at = locate(this.state.view(), d.item);
       t = at ? { over: d.item, zone: at.zone.id } : null;
     }
-    if (t) this.throttle.offer({ item: d.item, over: t.over, zone: t.zone }, `${d.item}|${targetKey(t)}`);
+    if (t) this.throttle.offer({ item: d.item, over: t.over, zone: t.zone, mode: this.mode }, `${d.item}|${targetKey(t)}`);
   }
 
   sendHover(t) {
-    if (this.drag && this.drag.item === t.item) this.send(P.hover(t.item, t.over, t.zone));
+    if (this.drag && this.drag.item === t.item) this.send(P.hover(t.item, t.over, t.zone, t.mode));
   }
 
   startAutoScroll() {
@@ -622,7 +676,13 @@ class App {
     const ghost = this.view.hideGhost();
     this.throttle.reset();
     this.drag = null;
-    if (!silent && d.connId === this.connId) this.send(P.drop(d.item));
+    if (!silent && d.connId === this.connId && this.open) {
+      // Point the hover back at the tile's own place first, so other screens' previews of
+      // this drag end at once instead of waiting for an op that will not come.
+      const at = locate(this.state.view(), d.item);
+      if (at) this.send(P.hover(d.item, d.item, at.zone.id, this.mode));
+      this.send(P.drop(d.item));
+    }
     this.render({ firstRects: ghost ? new Map([[d.item, ghost]]) : undefined });
     this.view.announce(`Cancelled. ${this.labelOf(d.item)} is back in its place.`);
   }

@@ -60,9 +60,14 @@ export function dragStart(item) {
   return { type: 'dragStart', item };
 }
 
-/** Where the held `item` hovers: over an item, or over `zone`'s empty space (over null). */
-export function hover(item, over, zone) {
-  return { type: 'hover', item, over: over ?? null, zone };
+/**
+ * Where the held `item` hovers: over an item, or over `zone`'s empty space (over null).
+ * `mode` ('swap' or 'move') says what a drop there would do, so other screens can preview it.
+ */
+export function hover(item, over, zone, mode) {
+  const m = { type: 'hover', item, over: over ?? null, zone };
+  if (mode === 'swap' || mode === 'move') m.mode = mode;
+  return m;
 }
 
 /**

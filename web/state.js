@@ -101,6 +101,33 @@ export function moveTarget(board, item, over, zone) {
   return { zone: target.id, before };
 }
 
+/**
+ * The board as other people's live move-mode drags would leave it: for each remote hover
+ * {item, over, zone, mode} with mode 'move', the held item is put where a drop there would put
+ * it (the `moveTarget` rule the holder's own screen and drop use: it takes the hovered item's
+ * index, or goes to the end of `zone` when `over` is null). Hovers in other modes, over the
+ * item's own place or naming unknown items change nothing. Pure: `board` is never modified;
+ * it is returned as is when nothing changes, otherwise a copy is. A preview only, never stored.
+ */
+export function previewRemoteMoves(board, hovers) {
+  let out = board;
+  for (const h of hovers ?? []) {
+    if (!h || h.mode !== 'move' || h.item == null) continue;
+    const mt = moveTarget(out, h.item, h.over ?? null, h.zone);
+    if (!mt) continue;
+    if (out === board) out = cloneBoard(board);
+    applyOp(out, { type: 'move', item: h.item, ...mt });
+  }
+  return out;
+}
+
+/** True when committed op `m` changes where `item` is (so a preview of it can go). */
+export function opMovesItem(m, item) {
+  if (m.type === 'swap') return m.a === item || m.b === item;
+  if (m.type === 'move') return m.item === item;
+  return false;
+}
+
 /** The op that undoes `op`, given the board as it was just before `op` was applied. */
 export function inverseOp(op, boardBefore) {
   switch (op.type) {

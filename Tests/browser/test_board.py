@@ -139,6 +139,63 @@ def test_remote_drag_shows_the_holder_and_their_hand(clients, server, browser):
     assert bo.order()[1] == "t9" and bo.order()[8] == "t2"
 
 
+ORDER_IS = """([zone, want]) =>
+  [...document.querySelectorAll(`[data-zone="${zone}"] [data-item]`)].map((e) => e.dataset.item).join() === want"""
+
+# Records every order the zones go through (a MutationObserver), to catch a jump back.
+RECORD_ORDERS = """() => {
+  const order = () => ['grid', 'tray'].map((z) =>
+    [...document.querySelectorAll(`[data-zone="${z}"] [data-item]`)].map((e) => e.dataset.item).join()).join('|');
+  window.__orders = [order()];
+  new MutationObserver(() => window.__orders.push(order()))
+    .observe(document.getElementById('zones'), {childList: true, subtree: true});
+}"""
+
+
+def test_a_remote_move_drag_previews_the_reorder_on_other_screens(clients, server):
+    ann, bo = clients("Ann"), clients("Bo")
+    cy = clients("Cy", reduced_motion="reduce")
+    ann.mode("move")
+    ann_id = ann.page.evaluate("window.shuffleboard.me")
+    # Ann lifts t1 and holds it over t3: Bo sees t1 where her drop would put it, held by her.
+    ann.lift("t1")
+    ann.hover_to('[data-item="t3"]')
+    previewed = ["t2", "t3", "t1"] + GRID[3:]
+    for c in (bo, cy):
+        c.page.wait_for_function(ORDER_IS, arg=["grid", ",".join(previewed)], timeout=3000)
+    held = bo.tile("t1")
+    expect(held).to_have_attribute("data-held-by", ann_id)
+    expect(held).to_contain_text("Ann")
+    expect(bo.tile("t3")).not_to_have_class(lambda_cls("is-remote-over"))
+    expect(bo.page.locator(".hand")).to_contain_text("Ann")
+    # Reduced motion: the preview lands without any animation.
+    assert cy.page.evaluate("document.getAnimations().length") == 0
+    # Only a preview: nothing committed, nothing applied.
+    assert server.board("b1")["seq"] == 0 and server.zone("b1", "grid") == GRID
+    expect(bo.page.locator("#app")).to_have_attribute("data-seq", "0")
+    # Over the tray's empty space: the end of the tray.
+    ann.hover_to('[data-zone="tray"]')
+    bo.page.wait_for_function(ORDER_IS, arg=["tray", "t1"], timeout=3000)
+    assert bo.order() == GRID[1:]
+    expect(held).to_have_attribute("data-held-by", ann_id)
+    # Back into the grid, over t5: every screen shows what Ann's own screen shows.
+    ann.hover_to('[data-item="t5"]')
+    ann_view = ",".join(ann.order()) + "|" + ",".join(ann.order("tray"))
+    assert ann.order("tray") == [] and ann.order() != GRID
+    for c in (bo, cy):
+        c.page.wait_for_function(
+            "want => ['grid', 'tray'].map((z) => [...document.querySelectorAll(`[data-zone=\"${z}\"] [data-item]`)]"
+            ".map((e) => e.dataset.item).join()).join('|') === want", arg=ann_view, timeout=3000)
+    # Ann releases: the preview gives way to the committed move with no jump back in between.
+    bo.page.evaluate(RECORD_ORDERS)
+    ann.page.mouse.up()
+    expect(ann.page.locator(".ghost")).to_have_count(0)
+    want = wait_same_as_server(server, "b1", ann, bo, cy)
+    assert ",".join(want["grid"]) + "|" + ",".join(want["tray"]) == ann_view
+    expect(held).not_to_have_attribute("data-held-by", ann_id)
+    assert set(bo.page.evaluate("window.__orders")) == {ann_view}
+
+
 def lambda_cls(name):
     import re
     return re.compile(rf"(^|\s){re.escape(name)}(\s|$)")

@@ -16,6 +16,9 @@ test('client messages carry exactly the protocol fields', () => {
   assert.deepEqual(P.move('o', 3, 't1', 'tray'), { type: 'move', op: 'o', base: 3, item: 't1', zone: 'tray', before: null });
   assert.deepEqual(P.toggle('o', 3, 't1', 1), { type: 'toggle', op: 'o', base: 3, item: 't1', on: true });
   assert.deepEqual(P.hover('t1', undefined, 'tray'), { type: 'hover', item: 't1', over: null, zone: 'tray' });
+  assert.deepEqual(P.hover('t1', 't3', 'grid', 'move'), { type: 'hover', item: 't1', over: 't3', zone: 'grid', mode: 'move' });
+  assert.deepEqual(P.hover('t1', 't3', 'grid', 'swap'), { type: 'hover', item: 't1', over: 't3', zone: 'grid', mode: 'swap' });
+  assert.deepEqual(P.hover('t1', 't3', 'grid', 'paint'), { type: 'hover', item: 't1', over: 't3', zone: 'grid' });
 });
 
 test('a drop carries its op as an action and converts back for a resend', () => {

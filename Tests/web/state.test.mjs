@@ -2,7 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  applyOp, BoardState, canRevert, cloneBoard, inverseOp, moveTarget, UndoHistory,
+  applyOp, BoardState, canRevert, cloneBoard, inverseOp, moveTarget, opMovesItem, previewRemoteMoves,
+  UndoHistory,
 } from '../../web/state.js';
 
 function board() {
@@ -60,6 +61,65 @@ test('moveTarget: hovering the next item swaps neighbours', () => {
   const b = board();
   // t1 over t2 lands after t2.
   assert.deepEqual(moveTarget(b, 't1', 't2'), { zone: 'grid', before: 't3' });
+});
+
+test('previewRemoteMoves shows a move-mode hover where its drop would put the item', () => {
+  const b = board();
+  const frozen = JSON.stringify(b);
+  // Forward in the same zone: takes the hovered index (after t3), as the holder sees it.
+  let p = previewRemoteMoves(b, [{ item: 't1', over: 't3', zone: 'grid', mode: 'move' }]);
+  assert.equal(grid(p), 't2 t3 t1 t4 t5 t6 t7 t8 t9 t10 t11 t12');
+  // Backward: before the hovered item.
+  p = previewRemoteMoves(b, [{ item: 't6', over: 't2', zone: 'grid', mode: 'move' }]);
+  assert.equal(grid(p), 't1 t6 t2 t3 t4 t5 t7 t8 t9 t10 t11 t12');
+  // over null: the end of the zone (here another zone).
+  p = previewRemoteMoves(b, [{ item: 't4', over: null, zone: 'tray', mode: 'move' }]);
+  assert.equal(tray(p), 't4');
+  assert.equal(grid(p), 't1 t2 t3 t5 t6 t7 t8 t9 t10 t11 t12');
+  // The confirmed board is never touched.
+  assert.equal(JSON.stringify(b), frozen);
+  // Each preview equals the committed move a drop there makes.
+  const committed = cloneBoard(b);
+  applyOp(committed, { type: 'move', item: 't1', ...moveTarget(b, 't1', 't3') });
+  assert.deepEqual(previewRemoteMoves(b, [{ item: 't1', over: 't3', zone: 'grid', mode: 'move' }]), committed);
+});
+
+test('previewRemoteMoves ignores swap mode, no mode, own place and unknown items', () => {
+  const b = board();
+  for (const h of [
+    { item: 't1', over: 't3', zone: 'grid', mode: 'swap' },
+    { item: 't1', over: 't3', zone: 'grid' },
+    { item: 't1', over: 't1', zone: 'grid', mode: 'move' },
+    { item: 't1', over: 't2', zone: 'grid', mode: 'paint' },
+    { item: 'nope', over: 't3', zone: 'grid', mode: 'move' },
+    { item: 't1', over: 'nope', zone: 'grid', mode: 'move' },
+    { item: 't1', over: null, zone: 'nope', mode: 'move' },
+    { item: 't12', over: null, zone: 'grid', mode: 'move' },
+    null,
+  ]) {
+    assert.equal(previewRemoteMoves(b, [h]), b, JSON.stringify(h));
+  }
+  assert.equal(previewRemoteMoves(b, []), b);
+  assert.equal(previewRemoteMoves(b, undefined), b);
+});
+
+test('previewRemoteMoves applies several previews in order', () => {
+  const b = board();
+  const p = previewRemoteMoves(b, [
+    { item: 't1', over: null, zone: 'tray', mode: 'move' },
+    { item: 't5', over: 't1', zone: 'tray', mode: 'move' },
+    { item: 't9', over: 't2', zone: 'grid', mode: 'swap' },
+  ]);
+  assert.equal(tray(p), 't5 t1');
+  assert.equal(grid(p), 't2 t3 t4 t6 t7 t8 t9 t10 t11 t12');
+  assert.equal(grid(b), 't1 t2 t3 t4 t5 t6 t7 t8 t9 t10 t11 t12');
+});
+
+test('opMovesItem: the ops that settle a preview of an item', () => {
+  assert.equal(opMovesItem({ type: 'move', item: 't1', zone: 'grid', before: 't3' }, 't1'), true);
+  assert.equal(opMovesItem({ type: 'move', item: 't2', zone: 'grid', before: 't1' }, 't1'), false);
+  assert.equal(opMovesItem({ type: 'swap', a: 't2', b: 't1' }, 't1'), true);
+  assert.equal(opMovesItem({ type: 'toggle', item: 't1', on: true }, 't1'), false);
 });
 
 test('inverseOp restores the previous board', () => {
