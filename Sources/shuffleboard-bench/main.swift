@@ -107,6 +107,51 @@ func measure(store: any BoardStore, scenario: Scenario, totalOps: Int, board: St
         p99: sorted[min(sorted.count - 1, sorted.count * 99 / 100)])
 }
 
+/// Fan-out: one holder sends `hovers` hovers; each goes to every one of `receivers` clients.
+/// Returns delivered messages per second, counted when the last receiver has all of them.
+func measureFanOut(receivers: Int, hovers: Int, framesPerWrite: Int) async throws -> Double {
+    var config = ServerConfig()
+    config.port = 0
+    config.logLevel = .error
+    config.maxFramesPerWrite = framesPerWrite
+    let server = Server(config: config, store: MemoryStore())
+    let port = try server.start()
+    defer { server.stop() }
+    let loop = try ClientLoop()
+    defer { loop.shutdown() }
+    var connections: [ClientConnection] = []
+    for i in 0..<receivers {
+        let c = try await loop.connect(port: port)
+        c.send(#"{"type":"hello","board":"fan","name":"r\#(i)"}"#)
+        _ = try await c.receive(timeout: .seconds(30))  // welcome
+        connections.append(c)
+    }
+    let holder = try await loop.connect(port: port)
+    holder.send(#"{"type":"hello","board":"fan","name":"holder"}"#)
+    holder.send(#"{"type":"dragStart","item":"t1"}"#)
+    holder.send(#"{"type":"ping"}"#)
+    while try await !holder.receive(timeout: .seconds(30)).contains("pong") {}
+    // Everyone has seen the holder join and lift; count only hovers from here.
+    for c in connections {
+        while try await !c.receive(timeout: .seconds(30)).contains("dragStart") {}
+    }
+    let start = DispatchTime.now().uptimeNanoseconds
+    for i in 0..<hovers { holder.send(#"{"type":"hover","item":"t1","over":"t\#(2 + i % 11)"}"#) }
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for c in connections {
+            group.addTask {
+                var seen = 0
+                while seen < hovers {
+                    if try await c.receive(timeout: .seconds(60)).hasPrefix(#"{"type":"hover""#) { seen += 1 }
+                }
+            }
+        }
+        try await group.waitForAll()
+    }
+    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    return Double(receivers * hovers) / seconds
+}
+
 var totalOps = 4000
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
@@ -134,4 +179,14 @@ for (n, scenario) in scenarios.enumerated() {
             format: "%7d  %9d   %12.0f   %12.0f   %13.2f   %13.2f   %13.2f", scenario.clients,
             scenario.clients * scenario.window, memory.opsPerSecond, durable.opsPerSecond,
             durable.opsPerSecond / memory.opsPerSecond, durable.p50, durable.p99))
+}
+
+print("")
+print("fan-out of hovers to every client on one board (memory store)")
+print("receivers   hovers   1 frame per write msgs/s   up to 64 frames per write msgs/s   ratio")
+for receivers in [50, 200] {
+    let hovers = max(200, totalOps / 4)
+    let single = try await measureFanOut(receivers: receivers, hovers: hovers, framesPerWrite: 1)
+    let batched = try await measureFanOut(receivers: receivers, hovers: hovers, framesPerWrite: 64)
+    print(String(format: "%9d   %6d   %24.0f   %32.0f   %5.2f", receivers, hovers, single, batched, batched / single))
 }
