@@ -115,6 +115,7 @@ def test_remote_drag_shows_the_holder_and_their_hand(clients, server, browser):
     expect(hand).to_have_count(1)
     expect(hand).to_contain_text("Ann")
     expect(bo.tile("t9")).to_have_class(lambda_cls("is-remote-over"))
+    expect(bo.tile("t9")).to_have_css("opacity", "0.5")  # swap mode: the target's hover feedback
     # The hand eases over the hovered tile.
     bo.page.wait_for_function(
         """() => {
