@@ -54,9 +54,11 @@ final class Connection {
     var isClosing: Bool { closeRequest != nil }
 
     /// Queues a frame; returns false when the connection is over its pending-bytes bound.
+    /// A single frame larger than the bound still goes out on an empty queue (a long resume
+    /// welcome, say): the bound is there to catch clients that stop reading, not big messages.
     func enqueue(_ frame: Frame, limit: Int) -> Bool {
         guard closeRequest == nil else { return true }
-        if pendingBytes + frame.count > limit { return false }
+        if pendingBytes > 0 && pendingBytes + frame.count > limit { return false }
         queue.append(frame)
         pendingBytes += frame.count
         requestWrite()
