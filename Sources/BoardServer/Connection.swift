@@ -46,13 +46,6 @@ final class Connection {
 
     deinit { sendBuffer.deallocate() }
 
-    var user: User? {
-        if case .joined(_, let user) = phase { return user }
-        return nil
-    }
-
-    var isClosing: Bool { closeRequest != nil }
-
     /// Queues a frame; returns false when the connection is over its pending-bytes bound.
     /// A single frame larger than the bound still goes out on an empty queue (a long resume
     /// welcome, say): the bound is there to catch clients that stop reading, not big messages.

@@ -147,7 +147,7 @@ extension Service {
         var buffer = [CChar](repeating: 0, count: 512)
         var index: Int32 = 0
         while lws_hdr_copy_fragment(wsi, &buffer, Int32(buffer.count), WSI_TOKEN_HTTP_URI_ARGS, index) > 0 {
-            let text = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let text = Self.text(of: buffer)
             if let eq = text.firstIndex(of: "=") {
                 result[String(text[..<eq])] = String(text[text.index(after: eq)...])
             } else {

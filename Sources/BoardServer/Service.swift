@@ -49,7 +49,7 @@ final class Service {
     private var nextUser: UInt64 = 0
 
     var stopping = false
-    var stopDeadline: UInt64 = 0
+    var stopDeadline: Int64 = 0
     var finished = false
 
     #if DEBUG
@@ -260,13 +260,13 @@ final class Service {
         for host in boards.values where !host.room.holds.isEmpty {
             perform(host.room.expireHolds(now: now), on: host)
         }
-        if stopping && (connections.isEmpty || UInt64(now) >= stopDeadline) { finished = true }
+        if stopping && (connections.isEmpty || now >= stopDeadline) { finished = true }
     }
 
     private func beginShutdown() {
         guard !stopping else { return }
         stopping = true
-        stopDeadline = UInt64(Self.monotonicMillis()) + UInt64(config.shutdownGrace * 1000)
+        stopDeadline = Self.monotonicMillis() + Int64(config.shutdownGrace * 1000)
         log.info("shutting down: closing \(connections.count) connection(s) with 1001")
         for connection in connections.values { connection.close(code: 1001, reason: "server shutting down") }
         if connections.isEmpty { finished = true }
@@ -279,12 +279,17 @@ final class Service {
         guard length > 0 else { return nil }
         var buffer = [CChar](repeating: 0, count: length + 1)
         guard lws_hdr_copy(wsi, &buffer, Int32(buffer.count), token) >= 0 else { return nil }
-        return String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return text(of: buffer)
     }
 
     static func peer(of wsi: OpaquePointer) -> String {
         var buffer = [CChar](repeating: 0, count: 64)
         guard lws_get_peer_simple(wsi, &buffer, buffer.count) != nil else { return "?" }
-        return String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return text(of: buffer)
+    }
+
+    /// The text of a NUL-terminated buffer that lws filled.
+    static func text(of buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
