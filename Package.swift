@@ -36,8 +36,8 @@ let package = Package(
 
         .target(
             name: "TestSupport", dependencies: ["BoardServer", "BoardClient", "BoardCore"], path: "Tests/TestSupport"),
-        .testTarget(name: "BoardCoreTests", dependencies: ["BoardCore"]),
-        .testTarget(name: "BoardStoreTests", dependencies: ["BoardStore", "BoardCore"]),
+        .testTarget(name: "BoardCoreTests", dependencies: ["BoardCore", "TestSupport"]),
+        .testTarget(name: "BoardStoreTests", dependencies: ["BoardStore", "BoardCore", "TestSupport"]),
         .testTarget(
             name: "BoardServerTests", dependencies: ["BoardServer", "BoardClient", "BoardCore", "TestSupport"]),
     ],

@@ -1,4 +1,5 @@
 import BoardCore
+import TestSupport
 import Testing
 
 /// Many replicas send random ops with stale bases; every replica that applies the committed

@@ -1,6 +1,7 @@
 import BoardCore
 import BoardStore
 import Foundation
+import TestSupport
 
 /// A fresh directory under /tmp, removed by `remove()`.
 struct TempDirectory {
@@ -23,19 +24,6 @@ func withTempDirectory<R>(_ body: (TempDirectory) throws -> R) rethrows -> R {
     return try body(dir)
 }
 
-/// SplitMix64: a small seeded generator, so random tests repeat.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 let boardA = BoardID("alpha")!
 let boardB = BoardID("beta")!
 
@@ -43,12 +31,12 @@ let boardB = BoardID("beta")!
 struct OpMaker {
     var board: Board
     var seq: Seq = 0
-    var rng: SeededGenerator
+    var rng: SplitMix64
     var all: [CommittedOp] = []
 
     init(board: Board, seed: UInt64) {
         self.board = board
-        rng = SeededGenerator(seed: seed)
+        rng = SplitMix64(seed: seed)
     }
 
     /// The next `count` committed ops.

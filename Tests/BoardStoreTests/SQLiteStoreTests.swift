@@ -1,5 +1,6 @@
 import BoardCore
 import Foundation
+import TestSupport
 import Testing
 
 @testable import BoardStore
@@ -46,7 +47,7 @@ import Testing
         try withTempDirectory { dir in
             let store = try SQLiteStore(directory: dir.path, snapshotEvery: 7, keepOps: 20)
             var maker = OpMaker(board: .defaultTemplate(id: boardA), seed: seed)
-            var sizes = SeededGenerator(seed: seed)
+            var sizes = SplitMix64(seed: seed)
             try store.write([.create(.defaultTemplate(id: boardA))])
             while maker.seq < 500 {
                 try store.write([.append(boardA, maker.next(Int.random(in: 1...12, using: &sizes)))])
@@ -218,7 +219,7 @@ import Testing
         try withTempDirectory { dir in
             try FileManager.default.createDirectory(atPath: dir.path, withIntermediateDirectories: true)
             let path = dir.file(SQLiteStore.databaseName)
-            var rng = SeededGenerator(seed: 11)
+            var rng = SplitMix64(seed: 11)
             let garbage = Data((0..<8192).map { _ in UInt8.random(in: 0...255, using: &rng) })
             #expect(FileManager.default.createFile(atPath: path, contents: garbage))
             let error = try #require(throws: StoreError.self) { try SQLiteStore(directory: dir.path) }
