@@ -175,7 +175,8 @@ final class Service {
                     to: connection)
                 return
             }
-            guard let host = boards[boardID] else { return }
+            // The board may have been deleted (and even recreated) while this connection closes.
+            guard let host = boards[boardID], host.members[user.id] === connection else { return }
             perform(host.room.handle(message, from: user.id, now: Self.monotonicMillis()), on: host)
         }
     }
