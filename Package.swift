@@ -24,12 +24,17 @@ let package = Package(
         .target(name: "BoardCore"),
         // Persistence: the store protocol, SQLite and in-memory stores.
         .target(name: "BoardStore", dependencies: ["BoardCore", "CSQLite"]),
-        // libwebsockets transport, HTTP routes, composition.
-        .target(name: "BoardServer", dependencies: ["BoardCore", "BoardStore", "CLibWebSockets"]),
+        // Every session rule as a state machine: events in, actions out. No I/O, no threads, no clock.
+        .target(name: "BoardHub", dependencies: ["BoardCore", "BoardStore"]),
+        // What the server and the client share on libwebsockets: the inbox, C strings, close reasons, writes.
+        .target(name: "LWSSupport", dependencies: ["CLibWebSockets"]),
+        // The libwebsockets transport: turns lws callbacks into hub events and hub actions into lws calls.
+        .target(
+            name: "BoardServer", dependencies: ["BoardCore", "BoardStore", "BoardHub", "LWSSupport", "CLibWebSockets"]),
         // A small client on the libwebsockets client API.
-        .target(name: "BoardClient", dependencies: ["CLibWebSockets"]),
+        .target(name: "BoardClient", dependencies: ["LWSSupport", "CLibWebSockets"]),
         // The command-line tool.
-        .executableTarget(name: "shuffleboard", dependencies: ["BoardServer", "BoardStore", "BoardCore"]),
+        .executableTarget(name: "shuffleboard", dependencies: ["BoardServer", "BoardHub", "BoardStore", "BoardCore"]),
         // Benchmarks: programs that print numbers next to a reference measured in the same run.
         .executableTarget(
             name: "shuffleboard-bench", dependencies: ["BoardServer", "BoardStore", "BoardClient", "BoardCore"]),
@@ -38,6 +43,8 @@ let package = Package(
             name: "TestSupport", dependencies: ["BoardServer", "BoardClient", "BoardCore"], path: "Tests/TestSupport"),
         .testTarget(name: "BoardCoreTests", dependencies: ["BoardCore", "TestSupport"]),
         .testTarget(name: "BoardStoreTests", dependencies: ["BoardStore", "BoardCore", "TestSupport"]),
+        .testTarget(name: "BoardHubTests", dependencies: ["BoardHub", "BoardStore", "BoardCore"]),
+        .testTarget(name: "LWSSupportTests", dependencies: ["LWSSupport"]),
         .testTarget(
             name: "BoardServerTests", dependencies: ["BoardServer", "BoardClient", "BoardCore", "TestSupport"]),
     ],

@@ -1,20 +1,12 @@
-internal import BoardCore
 internal import CLibWebSockets
+internal import LWSSupport
 
-/// One WebSocket connection's state. Owned and touched only by the service thread.
+/// One WebSocket connection on the transport side: its send queue and the message being
+/// reassembled. Owned and touched only by the service thread; the session itself is the hub's.
 final class Connection {
-    enum Phase {
-        /// Connected; `hello` not yet seen.
-        case awaitingHello
-        /// On a board as a user.
-        case joined(BoardID, User)
-    }
-
     let id: UInt64
     let wsi: OpaquePointer
     let deflate: Bool
-    var phase: Phase = .awaitingHello
-    let peer: String
 
     /// Frames waiting to be written, oldest first from `queueHead`.
     private var queue: [Frame] = []
@@ -36,11 +28,10 @@ final class Connection {
     /// the next WRITEABLE, so the buffer lives as long as the connection and is only reused then.
     private var sendBuffer: UnsafeMutableRawBufferPointer
 
-    init(id: UInt64, wsi: OpaquePointer, deflate: Bool, peer: String) {
+    init(id: UInt64, wsi: OpaquePointer, deflate: Bool) {
         self.id = id
         self.wsi = wsi
         self.deflate = deflate
-        self.peer = peer
         sendBuffer = .allocate(byteCount: 16 * 1024, alignment: 16)
     }
 
@@ -83,15 +74,12 @@ final class Connection {
     func writeable(maxFrames: Int) -> Int32 {
         writeRequested = false
         if let request = closeRequest, queueHead == queue.count {
-            var reason = Array(request.reason.utf8.prefix(120))
-            reason.withUnsafeMutableBufferPointer { buffer in
-                lws_close_reason(wsi, lws_close_status(UInt32(request.code)), buffer.baseAddress, buffer.count)
-            }
+            LWS.setCloseReason(wsi, code: request.code, reason: request.reason)
             return -1
         }
         guard queueHead < queue.count else { return 0 }
         let pre = shuffleboard_lws_pre()
-        let written: Int32
+        let written: Bool
         if deflate {
             // lws must frame (and compress) the message itself: one message per write.
             let frame = queue[queueHead]
@@ -99,7 +87,7 @@ final class Connection {
             let payload = frame.payload
             reserve(pre + payload.count)
             copy(payload, to: pre)
-            written = lws_write(wsi, sendBuffer.baseAddress! + pre, payload.count, LWS_WRITE_TEXT)
+            written = LWS.write(wsi, sendBuffer.baseAddress! + pre, payload.count, LWS_WRITE_TEXT)
             pendingBytes -= frame.count
         } else {
             // Pre-built frames back to back, in one raw write.
@@ -117,7 +105,7 @@ final class Connection {
             }
             queueHead = end
             pendingBytes -= total
-            written = lws_write(wsi, sendBuffer.baseAddress! + pre, total, shuffleboard_write_raw())
+            written = LWS.write(wsi, sendBuffer.baseAddress! + pre, total, shuffleboard_write_raw())
         }
         if queueHead == queue.count {
             queue.removeAll(keepingCapacity: true)
@@ -130,7 +118,7 @@ final class Connection {
             }
             requestWrite()
         }
-        return written < 0 ? -1 : 0
+        return written ? 0 : -1
     }
 
     private func reserve(_ count: Int) {

@@ -1,6 +1,8 @@
 internal import BoardCore
+internal import BoardHub
 internal import BoardStore
 import Foundation
+internal import LWSSupport
 import Synchronization
 
 /// The store's writer thread, with group commit.
@@ -11,18 +13,18 @@ import Synchronization
 final class Persister: Sendable {
     private struct State {
         var queue: [StoreWrite] = []
-        var tickets: [UInt64] = []
+        var tickets: [Ticket] = []
         var stopping = false
     }
 
     private let store: any BoardStore
-    private let inbox: Inbox
+    private let inbox: Inbox<Hub.Event>
     private let log: Logger
     private let state = Mutex(State())
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
-    init(store: any BoardStore, inbox: Inbox, log: Logger) {
+    init(store: any BoardStore, inbox: Inbox<Hub.Event>, log: Logger) {
         self.store = store
         self.inbox = inbox
         self.log = log
@@ -35,7 +37,7 @@ final class Persister: Sendable {
     }
 
     /// Queues a write; `ticket`, when given, is reported back once the write is durable.
-    func submit(_ write: StoreWrite, ticket: UInt64? = nil) {
+    func submit(_ write: StoreWrite, ticket: Ticket? = nil) {
         state.withLock { state in
             // Consecutive appends to one board become one write, extended in place.
             if case .append(let board, let ops) = write, case .append(let lastBoard, var lastOps)? = state.queue.last,
@@ -77,7 +79,7 @@ final class Persister: Sendable {
         }
     }
 
-    private func write(_ batch: [StoreWrite], tickets: [UInt64]) {
+    private func write(_ batch: [StoreWrite], tickets: [Ticket]) {
         var delay = 0.05
         while true {
             do {

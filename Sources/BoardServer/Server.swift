@@ -1,7 +1,9 @@
+internal import BoardHub
 public import BoardStore
 internal import CLibWebSockets
 import Dispatch
 import Foundation
+internal import LWSSupport
 import Synchronization
 
 /// Why the server could not start.
@@ -46,7 +48,7 @@ public final class Server: Sendable {
         guard let port else { throw ServerError(description: error ?? "the server did not start") }
         let inbox = service.inbox
         ticker.schedule(deadline: .now() + .milliseconds(250), repeating: .milliseconds(250))
-        ticker.setEventHandler { inbox.post(.tick) }
+        ticker.setEventHandler { inbox.post(Hub.Event.tick) }
         ticker.resume()
         return port
     }
@@ -55,7 +57,7 @@ public final class Server: Sendable {
     public func stop() {
         let running = state.withLock { $0.running }
         guard running else { return }
-        service.inbox.post(.shutdown)
+        service.inbox.post(Hub.Event.shutdown)
         waitUntilStopped()
     }
 
@@ -69,6 +71,7 @@ public final class Server: Sendable {
         #if DEBUG
             service.serviceThread = pthread_self()
         #endif
+        ReadGuard.forbidReadsOnThisThread()
         let setup = ContextSetup(config: config, service: service)
         guard let context = lws_create_context(&setup.info) else {
             state.withLock {
@@ -81,6 +84,7 @@ public final class Server: Sendable {
         service.context = context
         service.inbox.attach(context)
         service.persister.start()
+        service.reader.start()
         let port = Int(shuffleboard_listen_port(context))
         state.withLock {
             $0.port = port
@@ -94,8 +98,9 @@ public final class Server: Sendable {
         }
 
         ticker.cancel()
+        service.reader.stop()
         service.persister.stop()
-        service.inbox.attach(nil)
+        service.inbox.detach()
         service.connections.removeAll()
         lws_context_destroy(context)
         withExtendedLifetime(setup) {}

@@ -1,3 +1,5 @@
+public import BoardHub
+
 /// Everything the server can be told at start.
 public struct ServerConfig: Sendable {
     /// Interface to listen on.

@@ -1,5 +1,7 @@
 internal import BoardCore
+internal import BoardHub
 internal import CLibWebSockets
+internal import LWSSupport
 
 /// The per-session data lws allocates for each connection: only our small connection id.
 struct SessionData {
@@ -19,7 +21,7 @@ func serviceCallback(
     switch reason {
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         // WebSockets only on /ws.
-        return Service.header(wsi, WSI_TOKEN_GET_URI) == "/ws" ? 0 : -1
+        return LWS.header(wsi, WSI_TOKEN_GET_URI) == "/ws" ? 0 : -1
 
     case LWS_CALLBACK_ESTABLISHED:
         guard let session else { return -1 }
@@ -27,12 +29,12 @@ func serviceCallback(
         return 0
 
     case LWS_CALLBACK_RECEIVE:
-        guard let session, let connection = service.connections[session.pointee.id] else { return 0 }
+        guard let session, let connection = service.connections[ConnectionID(session.pointee.id)] else { return 0 }
         service.receive(input, length, wsi: wsi, on: connection)
         return 0
 
     case LWS_CALLBACK_SERVER_WRITEABLE:
-        guard let session, let connection = service.connections[session.pointee.id] else { return 0 }
+        guard let session, let connection = service.connections[ConnectionID(session.pointee.id)] else { return 0 }
         return connection.writeable(maxFrames: service.config.maxFramesPerWrite)
 
     case LWS_CALLBACK_CLOSED:
@@ -48,33 +50,21 @@ func serviceCallback(
         return service.httpRequest(wsi, session: session)
 
     case LWS_CALLBACK_HTTP_BODY:
-        guard let session, let exchange = service.exchanges[session.pointee.id] else { return 0 }
-        if let input, !exchange.bodyTooLarge {
-            if exchange.request.body.count + length > service.config.maxBodyBytes {
-                exchange.bodyTooLarge = true
-                exchange.request.body = []
-            } else {
-                exchange.request.body.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
-            }
-        }
+        guard let session, let exchange = service.exchanges[ExchangeID(session.pointee.id)] else { return 0 }
+        exchange.append(input, length, limit: service.config.maxBodyBytes)
         return 0
 
     case LWS_CALLBACK_HTTP_BODY_COMPLETION:
-        guard let session, let exchange = service.exchanges[session.pointee.id] else { return 0 }
-        if exchange.bodyTooLarge {
-            service.respond(
-                session.pointee.id, .error(413, "too_large", "request body over \(service.config.maxBodyBytes) bytes"))
-        } else if let response = service.route(exchange.request, exchange: session.pointee.id) {
-            service.respond(session.pointee.id, response)
-        }
+        guard let session else { return 0 }
+        service.bodyComplete(ExchangeID(session.pointee.id))
         return 0
 
     case LWS_CALLBACK_HTTP_WRITEABLE:
-        guard let session, let exchange = service.exchanges[session.pointee.id] else { return 0 }
+        guard let session, let exchange = service.exchanges[ExchangeID(session.pointee.id)] else { return 0 }
         return service.writeResponse(exchange)
 
     case LWS_CALLBACK_CLOSED_HTTP:
-        if let session { service.exchanges[session.pointee.id] = nil }
+        if let session { service.exchanges[ExchangeID(session.pointee.id)] = nil }
         return 0
 
     default:
@@ -108,53 +98,5 @@ extension Service {
         let message = connection.rx
         connection.rx.removeAll(keepingCapacity: true)
         received(message, binary: connection.rxBinary, on: connection)
-    }
-
-    /// The start of an HTTP request: route it now, or wait for its body.
-    func httpRequest(_ wsi: OpaquePointer, session: UnsafeMutablePointer<SessionData>) -> Int32 {
-        if session.pointee.id == 0 { session.pointee.id = makeID() }
-        let id = session.pointee.id
-        var uriPointer: UnsafeMutablePointer<CChar>?
-        var uriLength: Int32 = 0
-        let methodIndex = lws_http_get_uri_and_method(wsi, &uriPointer, &uriLength)
-        guard methodIndex >= 0, let uriPointer else { return -1 }
-        let path = String(decoding: UnsafeRawBufferPointer(start: uriPointer, count: Int(uriLength)), as: UTF8.self)
-        let method: HTTPRequest.Method =
-            switch Int(methodIndex) {
-            case Int(LWSHUMETH_GET): .get
-            case Int(LWSHUMETH_POST): .post
-            case Int(LWSHUMETH_OPTIONS): .options
-            case Int(LWSHUMETH_PUT): .put
-            case Int(LWSHUMETH_PATCH): .patch
-            case Int(LWSHUMETH_DELETE): .delete
-            case Int(LWSHUMETH_HEAD): .head
-            default: .other
-            }
-        let request = HTTPRequest(method: method, path: path, query: Self.query(wsi))
-        let exchange = HTTPExchange(wsi: wsi, request: request)
-        exchanges[id] = exchange
-        let contentLength = Self.header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH).flatMap { Int($0) } ?? 0
-        if (method == .post || method == .put || method == .patch) && contentLength > 0 {
-            return 0  // The body arrives in HTTP_BODY callbacks; routed at HTTP_BODY_COMPLETION.
-        }
-        if let response = route(request, exchange: id) { respond(id, response) }
-        return 0
-    }
-
-    /// The URL arguments, each `name=value` fragment already decoded by lws.
-    static func query(_ wsi: OpaquePointer) -> [String: String] {
-        var result: [String: String] = [:]
-        var buffer = [CChar](repeating: 0, count: 512)
-        var index: Int32 = 0
-        while lws_hdr_copy_fragment(wsi, &buffer, Int32(buffer.count), WSI_TOKEN_HTTP_URI_ARGS, index) > 0 {
-            let text = Self.text(of: buffer)
-            if let eq = text.firstIndex(of: "=") {
-                result[String(text[..<eq])] = String(text[text.index(after: eq)...])
-            } else {
-                result[text] = ""
-            }
-            index += 1
-        }
-        return result
     }
 }

@@ -1,215 +1,97 @@
 internal import BoardCore
-internal import BoardStore
+internal import BoardHub
 internal import CLibWebSockets
+internal import LWSSupport
 
-/// HTTP routes: the web client, health, and the board API.
+/// An HTTP exchange in progress: the request as it arrives, then the response waiting for WRITEABLE.
+final class HTTPExchange {
+    let wsi: OpaquePointer
+    var request: HTTPRequest
+    var bodyTooLarge = false
+    var response: HTTPResponse?
+
+    init(wsi: OpaquePointer, request: HTTPRequest) {
+        self.wsi = wsi
+        self.request = request
+    }
+
+    /// Adds a piece of the body, or drops the body once it is over `limit` bytes.
+    func append(_ input: UnsafeMutableRawPointer?, _ length: Int, limit: Int) {
+        guard let input, !bodyTooLarge else { return }
+        if request.body.count + length > limit {
+            bodyTooLarge = true
+            request.body = []
+        } else {
+            request.body.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
+        }
+    }
+}
+
+/// HTTP on the lws side: parsing a request, handing API requests to the hub, serving the web
+/// client's files, and writing a response in one piece.
 extension Service {
-    /// Answers `request` now, or returns nil when the answer waits for the store.
-    func route(_ request: HTTPRequest, exchange: UInt64) -> HTTPResponse? {
-        let segments = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
-        if request.path == "/healthz" {
-            guard request.method == .get || request.method == .head else { return methodNotAllowed("GET") }
-            return .json(200) { w in
-                w.beginObject()
-                w.write("status", "ok")
-                w.write("boards", boards.count)
-                w.write("connections", connections.count)
-                w.endObject()
+    /// The start of an HTTP request: dispatch it now, or wait for its body.
+    func httpRequest(_ wsi: OpaquePointer, session: UnsafeMutablePointer<SessionData>) -> Int32 {
+        if session.pointee.id == 0 { session.pointee.id = makeID() }
+        let id = ExchangeID(session.pointee.id)
+        var uriPointer: UnsafeMutablePointer<CChar>?
+        var uriLength: Int32 = 0
+        let methodIndex = lws_http_get_uri_and_method(wsi, &uriPointer, &uriLength)
+        guard methodIndex >= 0, let uriPointer else { return -1 }
+        let path = String(decoding: UnsafeRawBufferPointer(start: uriPointer, count: Int(uriLength)), as: UTF8.self)
+        let method: HTTPRequest.Method =
+            switch Int(methodIndex) {
+            case Int(LWSHUMETH_GET): .get
+            case Int(LWSHUMETH_POST): .post
+            case Int(LWSHUMETH_OPTIONS): .options
+            case Int(LWSHUMETH_PUT): .put
+            case Int(LWSHUMETH_PATCH): .patch
+            case Int(LWSHUMETH_DELETE): .delete
+            case Int(LWSHUMETH_HEAD): .head
+            default: .other
             }
+        let request = HTTPRequest(method: method, path: path, query: LWS.query(wsi))
+        exchanges[id] = HTTPExchange(wsi: wsi, request: request)
+        let contentLength = LWS.header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH).flatMap { Int($0) } ?? 0
+        if (method == .post || method == .put || method == .patch) && contentLength > 0 {
+            return 0  // The body arrives in HTTP_BODY callbacks; dispatched at HTTP_BODY_COMPLETION.
         }
-        if segments.first == "api" {
-            return apiRoute(request, segments: Array(segments.dropFirst()), exchange: exchange)
+        dispatch(id)
+        return 0
+    }
+
+    /// The whole body is in.
+    func bodyComplete(_ id: ExchangeID) {
+        guard let exchange = exchanges[id] else { return }
+        if exchange.bodyTooLarge {
+            respond(id, .error(413, "too_large", "request body over \(config.maxBodyBytes) bytes"))
+        } else {
+            dispatch(id)
         }
-        guard request.method == .get || request.method == .head else { return methodNotAllowed("GET") }
+    }
+
+    /// API requests go to the hub; everything else is a file of the web client.
+    private func dispatch(_ id: ExchangeID) {
+        guard let request = exchanges[id]?.request else { return }
+        if Hub.routes(request.path) { return handle(.request(id, request)) }
+        guard request.method == .get || request.method == .head else {
+            return respond(id, .methodNotAllowed("GET"))
+        }
         var response = files.response(for: request.path)
         if response.contentType.hasPrefix("text/html") {
             response.headers.append(
-                (
+                HTTPResponse.Header(
                     "content-security-policy:",
                     "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; style-src 'self'; base-uri 'none'; frame-ancestors 'none'"
                 ))
         }
-        return response
-    }
-
-    private func methodNotAllowed(_ allow: String) -> HTTPResponse {
-        var response = HTTPResponse.error(405, "method_not_allowed", "allowed: \(allow)")
-        response.headers.append(("allow:", allow))
-        return response
-    }
-
-    private func apiRoute(_ request: HTTPRequest, segments: [String], exchange: UInt64) -> HTTPResponse? {
-        guard segments.first == "boards" else { return .error(404, "not_found", "no such API route") }
-        let rest = Array(segments.dropFirst())
-        do {
-            switch (request.method, rest.count) {
-            case (.get, 0):
-                return try listBoards()
-            case (.post, 0):
-                return createBoard(request.body, exchange: exchange)
-            case (_, 0):
-                return methodNotAllowed("GET, POST")
-            default:
-                break
-            }
-            guard let id = BoardID(rest[0]) else { return .error(404, "not_found", "not a board id") }
-            switch (request.method, rest.count > 1 ? rest[1] : nil, rest.count) {
-            case (.get, nil, 1), (.head, nil, 1):
-                return try boardSnapshot(id)
-            case (.delete, nil, 1):
-                return try deleteBoard(id, exchange: exchange)
-            case (_, nil, 1):
-                return methodNotAllowed("GET, DELETE")
-            case (.get, "ops", 2):
-                return try opsPage(id, query: request.query)
-            case (_, "ops", 2):
-                return methodNotAllowed("GET")
-            default:
-                return .error(404, "not_found", "no such API route")
-            }
-        } catch {
-            log.error("\(request.method.rawValue) \(request.path): \(error.message)")
-            return .error(503, "unavailable", "the store failed; try again")
-        }
-    }
-
-    private func listBoards() throws(StoreError) -> HTTPResponse {
-        var summaries: [BoardID: (title: String, seq: Seq, users: Int)] = [:]
-        for summary in try store.list() { summaries[summary.id] = (summary.title, summary.seq, 0) }
-        for (id, host) in boards {
-            summaries[id] = (host.room.published.title, host.room.visibleSeq, host.members.count)
-        }
-        return .json(200) { w in
-            w.beginObject()
-            w.beginArray("boards")
-            for id in summaries.keys.sorted() {
-                let s = summaries[id]!
-                w.beginObject()
-                w.write("id", id.rawValue)
-                w.write("title", s.title)
-                w.write("seq", s.seq)
-                w.write("users", s.users)
-                w.endObject()
-            }
-            w.endArray()
-            w.endObject()
-        }
-    }
-
-    private func boardSnapshot(_ id: BoardID) throws(StoreError) -> HTTPResponse {
-        let board: Board
-        let seq: Seq
-        if let host = boards[id] {
-            (board, seq) = (host.room.published, host.room.visibleSeq)
-        } else if let stored = try store.load(id, recentLimit: 0) {
-            (board, seq) = (stored.board, stored.seq)
-        } else {
-            return .error(404, "unknown_board", "there is no board \(id)")
-        }
-        return .json(200) { w in
-            w.beginObject()
-            w.write("seq", seq)
-            ServerMessage.write(board, key: "board", into: &w)
-            w.endObject()
-        }
-    }
-
-    private func opsPage(_ id: BoardID, query: [String: String]) throws(StoreError) -> HTTPResponse {
-        func number(_ key: String, default value: Int, range: ClosedRange<Int>) -> Int? {
-            guard let text = query[key] else { return value }
-            guard let n = Int(text), range.contains(n) else { return nil }
-            return n
-        }
-        guard let since = number("since", default: 0, range: 0...Int(Int32.max)) else {
-            return .error(400, "bad_request", "since must be a non-negative integer")
-        }
-        guard let limit = number("limit", default: 1000, range: 1...10_000) else {
-            return .error(400, "bad_request", "limit must be an integer from 1 to 10000")
-        }
-        let ops: [CommittedOp]
-        let current: Seq
-        switch try store.ops(of: id, since: since, limit: limit) {
-        case .ops(let page, let stored):
-            current = boards[id]?.room.visibleSeq ?? stored
-            ops = page.filter { $0.seq <= current }
-        case .gone:
-            return .error(410, "gone", "ops after \(since) were compacted away; load the board snapshot instead")
-        case .unknownBoard:
-            guard let host = boards[id] else { return .error(404, "unknown_board", "there is no board \(id)") }
-            current = host.room.visibleSeq
-            ops = []
-        }
-        return .json(200) { w in
-            w.beginObject()
-            w.write("seq", current)
-            w.beginArray("ops")
-            for op in ops { ServerMessage.committed(op).encode(into: &w) }
-            w.endArray()
-            w.endObject()
-        }
-    }
-
-    private func createBoard(_ body: [UInt8], exchange: UInt64) -> HTTPResponse? {
-        let board: Board
-        switch BoardDefinition.parse(body) {
-        case .failure(let problem):
-            return .error(400, "bad_request", problem.message)
-        case .success(let definition):
-            let id = definition.id ?? BoardDefinition.randomID()
-            do throws(StoreError) {
-                let stored = try store.load(id, recentLimit: 0)
-                if boards[id] != nil || stored != nil {
-                    return .error(409, "exists", "board \(id) already exists")
-                }
-            } catch {
-                log.error("checking board \(id): \(error.message)")
-                return .error(503, "unavailable", "the store failed; try again")
-            }
-            board = definition.board(id: id)
-        }
-        let host = BoardHost(
-            room: Room(board: board, historyLimit: config.historyLimit, holdTimeout: Int64(config.holdTimeout * 1000)))
-        boards[board.id] = host
-        let ticket = makeID()
-        persister.submit(.create(board), ticket: ticket)
-        waitingForTicket[ticket] = (
-            exchange,
-            .json(201) { w in
-                w.beginObject()
-                w.write("seq", 0)
-                ServerMessage.write(board, key: "board", into: &w)
-                w.endObject()
-            }
-        )
-        log.info("created board \(board.id) (\(board.items.count) items) over HTTP")
-        return nil
-    }
-
-    private func deleteBoard(_ id: BoardID, exchange: UInt64) throws(StoreError) -> HTTPResponse? {
-        if let host = boards.removeValue(forKey: id) {
-            for connection in host.members.values { connection.close(code: 4410, reason: "board deleted", flush: true) }
-        } else if try store.load(id, recentLimit: 0) == nil {
-            return .error(404, "unknown_board", "there is no board \(id)")
-        }
-        let ticket = makeID()
-        deleting[ticket] = id
-        persister.submit(.delete(id), ticket: ticket)
-        waitingForTicket[ticket] = (
-            exchange,
-            .json(200) { w in
-                w.beginObject()
-                w.write("deleted", id.rawValue)
-                w.endObject()
-            }
-        )
-        log.info("deleting board \(id)")
-        return nil
+        respond(id, response)
     }
 
     // MARK: Writing
 
     /// Stores the response and asks for HTTP_WRITEABLE; the exchange may have closed meanwhile.
-    func respond(_ exchangeID: UInt64, _ response: HTTPResponse) {
+    func respond(_ exchangeID: ExchangeID, _ response: HTTPResponse) {
         guard let exchange = exchanges[exchangeID] else { return }
         exchange.response = response
         lws_callback_on_writable(exchange.wsi)
@@ -227,15 +109,16 @@ extension Service {
             var p: UnsafeMutablePointer<UInt8>? = start
             let end = start + 2048
             var headers = response.headers
-            headers.append(("x-content-type-options:", "nosniff"))
-            headers.append(("cache-control:", "no-cache"))
-            headers.append(("referrer-policy:", "no-referrer"))
+            headers.append(HTTPResponse.Header("x-content-type-options:", "nosniff"))
+            headers.append(HTTPResponse.Header("cache-control:", "no-cache"))
+            headers.append(HTTPResponse.Header("referrer-policy:", "no-referrer"))
             guard
                 lws_add_http_common_headers(
                     exchange.wsi, UInt32(response.status), response.contentType, lws_filepos_t(response.body.count), &p,
                     end) == 0
             else { return -1 }
-            for (name, value) in headers {
+            for header in headers {
+                let (name, value) = (header.name, header.value)
                 let ok = name.withCString { n in
                     value.withCString { v in
                         lws_add_http_header_by_name(

@@ -1,3 +1,4 @@
+internal import BoardHub
 import Foundation
 
 /// Serves the web client's folder, and nothing outside it.

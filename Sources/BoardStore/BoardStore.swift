@@ -66,13 +66,15 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
 
 /// Where boards live between restarts.
 ///
-/// Writes come from one writer thread (`write`); reads may come from the service thread at the
-/// same time. Implementations must make a `write` batch atomic and durable before returning.
+/// Writes come from one writer thread (`write`); reads come from one reader thread at the same
+/// time (never from the server's service thread: `ReadGuard` checks that in debug builds). Implementations must make a `write` batch atomic and durable before returning.
 public protocol BoardStore: AnyObject, Sendable {
     /// Applies `batch` in one transaction; when this returns, the batch is durable.
     func write(_ batch: [StoreWrite]) throws(StoreError)
     /// The board with this id, with up to `recentLimit` of its newest ops; nil when absent.
     func load(_ id: BoardID, recentLimit: Int) throws(StoreError) -> StoredBoard?
+    /// Whether the store has the board (cheaper than `load`).
+    func exists(_ id: BoardID) throws(StoreError) -> Bool
     /// Every board, ordered by id.
     func list() throws(StoreError) -> [BoardSummary]
     /// Up to `limit` ops of a board's log with seq greater than `since`.

@@ -38,14 +38,22 @@ public final class MemoryStore: BoardStore {
 
     /// The board and its newest ops.
     public func load(_ id: BoardID, recentLimit: Int) throws(StoreError) -> StoredBoard? {
-        boards.withLock { boards in
+        ReadGuard.check()
+        return boards.withLock { boards in
             boards[id].map { StoredBoard(board: $0.board, seq: $0.seq, recent: Array($0.log.suffix(recentLimit))) }
         }
     }
 
+    /// Whether the board is stored.
+    public func exists(_ id: BoardID) throws(StoreError) -> Bool {
+        ReadGuard.check()
+        return boards.withLock { $0[id] != nil }
+    }
+
     /// Every board, by id.
     public func list() throws(StoreError) -> [BoardSummary] {
-        boards.withLock { boards in
+        ReadGuard.check()
+        return boards.withLock { boards in
             boards.values.map { BoardSummary(id: $0.board.id, title: $0.board.title, seq: $0.seq) }
                 .sorted { $0.id < $1.id }
         }
@@ -53,7 +61,8 @@ public final class MemoryStore: BoardStore {
 
     /// The whole log is kept, so a page is never gone.
     public func ops(of id: BoardID, since: Seq, limit: Int) throws(StoreError) -> OpsPage {
-        boards.withLock { boards in
+        ReadGuard.check()
+        return boards.withLock { boards in
             guard let entry = boards[id] else { return .unknownBoard }
             let since = max(since, 0)
             guard since >= entry.baseSeq else { return .gone }

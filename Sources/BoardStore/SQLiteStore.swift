@@ -156,6 +156,11 @@ public final class SQLiteStore: BoardStore {
         }
     }
 
+    /// Whether the board is stored.
+    public func exists(_ id: BoardID) throws(StoreError) -> Bool {
+        try read { db throws(StoreError) in try db.boardSeq(of: id) != nil }
+    }
+
     /// Every board, by id.
     public func list() throws(StoreError) -> [BoardSummary] {
         try read { db throws(StoreError) in
@@ -200,7 +205,8 @@ public final class SQLiteStore: BoardStore {
     private func read<Result: Sendable>(
         _ body: (SQLiteConnection) throws(StoreError) -> Result
     ) throws(StoreError) -> Result {
-        try reader.withLock { (db: inout SQLiteConnection?) throws(StoreError) -> Result in
+        ReadGuard.check()
+        return try reader.withLock { (db: inout SQLiteConnection?) throws(StoreError) -> Result in
             guard let db else { throw closed() }
             return try db.transaction(.deferred) { () throws(StoreError) -> Result in try body(db) }
         }

@@ -1,3 +1,4 @@
+import BoardHub
 import BoardServer
 
 /// A command-line mistake: printed with the usage hint, exit code 2.

@@ -1,0 +1,88 @@
+package import BoardCore
+
+/// What the hub knows of an HTTP request once its body is in.
+package struct HTTPRequest: Equatable, Sendable {
+    /// The request method.
+    package enum Method: String, Sendable {
+        case get = "GET", post = "POST", put = "PUT", patch = "PATCH", delete = "DELETE", options = "OPTIONS"
+        case head = "HEAD", other = "OTHER"
+    }
+    /// The method.
+    package var method: Method
+    /// The path, URL-decoded, without the query.
+    package var path: String
+    /// The URL arguments, decoded.
+    package var query: [String: String]
+    /// The body.
+    package var body: [UInt8]
+
+    /// A request.
+    package init(method: Method, path: String, query: [String: String] = [:], body: [UInt8] = []) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.body = body
+    }
+}
+
+/// A complete HTTP response, built by a route and written in one piece.
+package struct HTTPResponse: Equatable, Sendable {
+    /// One header line beyond the common ones.
+    package struct Header: Equatable, Sendable {
+        /// The name with its colon, as lws wants it (`allow:`).
+        package var name: String
+        /// The value.
+        package var value: String
+        /// A header.
+        package init(_ name: String, _ value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// The status code.
+    package var status: Int
+    /// The content type.
+    package var contentType: String
+    /// The body.
+    package var body: [UInt8]
+    /// Extra headers.
+    package var headers: [Header]
+
+    /// A response.
+    package init(status: Int, contentType: String, body: [UInt8], headers: [Header] = []) {
+        self.status = status
+        self.contentType = contentType
+        self.body = body
+        self.headers = headers
+    }
+
+    /// A JSON body built by `build`.
+    package static func json(_ status: Int, _ build: (inout JSONWriter) -> Void) -> HTTPResponse {
+        var w = JSONWriter()
+        build(&w)
+        return HTTPResponse(status: status, contentType: "application/json", body: w.bytes)
+    }
+
+    /// `{"error": code, "message": message}` with `status`.
+    package static func error(_ status: Int, _ code: String, _ message: String) -> HTTPResponse {
+        json(status) { w in
+            w.beginObject()
+            w.write("error", code)
+            w.write("message", message)
+            w.endObject()
+        }
+    }
+
+    /// A plain-text body.
+    package static func text(_ status: Int, _ text: String) -> HTTPResponse {
+        HTTPResponse(status: status, contentType: "text/plain; charset=utf-8", body: Array(text.utf8))
+    }
+
+    /// 405 with the `allow` header.
+    package static func methodNotAllowed(_ allow: String) -> HTTPResponse {
+        var response = HTTPResponse.error(405, "method_not_allowed", "allowed: \(allow)")
+        response.headers.append(Header("allow:", allow))
+        return response
+    }
+}

@@ -1,0 +1,152 @@
+internal import BoardCore
+internal import BoardStore
+
+/// The board directory: which boards are in memory, loading them, creating and deleting them.
+///
+/// Whether a board exists is the store's to say, and the store is read off the service thread.
+/// Work that depends on the answer (a `hello`, a create, a delete) waits in `waiting`, in arrival
+/// order, behind one read per board; when the answer comes, the work runs in that order as if
+/// it had run at once, so two requests for one board never race each other through the store.
+extension Hub {
+    /// Runs `work` on `board` once the store has said whether the board exists.
+    func defer_(_ work: Deferred, on board: BoardID) {
+        if waiting[board] != nil {
+            waiting[board]!.append(work)
+            return
+        }
+        waiting[board] = [work]
+        // A join needs the whole board; create and delete only need to know it is there.
+        if case .join = work {
+            read(.load(board, recentLimit: config.historyLimit), then: .decide(board))
+        } else {
+            read(.exists(board), then: .decide(board))
+        }
+    }
+
+    /// The store answered for `board`: run the work that waited, in order.
+    func decided(_ board: BoardID, _ answer: StoreAnswer) {
+        guard var queue = waiting.removeValue(forKey: board) else { return }
+        var view: StoreView
+        switch answer {
+        case .board(let stored?):
+            boards[board] = BoardHost(room: makeRoom(board: stored.board, seq: stored.seq, recent: stored.recent))
+            view = .present
+        case .board(nil), .exists(false):
+            view = .absent
+        case .exists(true):
+            view = .presentNotLoaded
+        case .failed(let error):
+            log(.error, "reading board \(board) failed: \(error.message)")
+            view = .failed
+        case .list, .ops:
+            preconditionFailure("a board decision got a \(answer) answer")
+        }
+        while !queue.isEmpty {
+            let work = queue.removeFirst()
+            if case .join = work, view == .presentNotLoaded {
+                // Only its existence was read; a join needs the board itself.
+                waiting[board] = [work] + queue
+                read(.load(board, recentLimit: config.historyLimit), then: .decide(board))
+                return
+            }
+            run(work, on: board, view: &view)
+        }
+    }
+
+    /// What the store said of a board whose work is being run.
+    enum StoreView {
+        case present, presentNotLoaded, absent, failed
+    }
+
+    private func run(_ work: Deferred, on board: BoardID, view: inout StoreView) {
+        switch work {
+        case .join(let id):
+            guard let session = sessions[id], case .joining = session.phase else { return }
+            if isDeleting(board) { return failJoin(id, .deleted) }
+            if let host = boards[board] { return join(session, host) }
+            switch view {
+            case .absent where config.createBoards:
+                let host = createFromTemplate(board)
+                view = .present
+                join(session, host)
+            case .absent: failJoin(id, .unknown)
+            case .failed: failJoin(id, .unavailable)
+            case .present, .presentNotLoaded: failJoin(id, .unavailable)  // Not reached: loaded above.
+            }
+        case .create(let exchange, let definition):
+            if boards[board] != nil || isDeleting(board) || view == .present || view == .presentNotLoaded {
+                return emit(.respond(exchange, .error(409, "exists", "board \(board) already exists")))
+            }
+            if view == .failed { return emit(.respond(exchange, storeFailed)) }
+            create(definition, answering: exchange)
+            view = .present
+        case .delete(let exchange):
+            if isDeleting(board) {
+                return emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(board)")))
+            }
+            if boards[board] == nil {
+                switch view {
+                case .absent:
+                    return emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(board)")))
+                case .failed: return emit(.respond(exchange, storeFailed))
+                case .present, .presentNotLoaded: break
+                }
+            }
+            delete(board, answering: exchange)
+            view = .absent
+        }
+    }
+
+    var storeFailed: HTTPResponse { .error(503, "unavailable", "the store failed; try again") }
+
+    /// A new board from the default template, for a `hello` that named an unknown board.
+    private func createFromTemplate(_ id: BoardID) -> BoardHost {
+        let board = Board.defaultTemplate(id: id)
+        let host = BoardHost(room: makeRoom(board: board))
+        boards[id] = host
+        let ticket = makeTicket()
+        creating[ticket] = id
+        emit(.persist(.create(board), ticket: ticket))
+        log(.info, "created board \(id) from the default template")
+        return host
+    }
+
+    /// A board from `POST /api/boards`; the 201 goes out once the creation is durable.
+    func create(_ board: Board, answering exchange: ExchangeID) {
+        boards[board.id] = BoardHost(room: makeRoom(board: board))
+        let ticket = makeTicket()
+        creating[ticket] = board.id
+        emit(.persist(.create(board), ticket: ticket))
+        answerWhenDurable[ticket] = (
+            exchange,
+            .json(201) { w in
+                w.beginObject()
+                w.write("seq", 0)
+                ServerMessage.write(board, key: "board", into: &w)
+                w.endObject()
+            }
+        )
+        log(.info, "created board \(board.id) (\(board.items.count) items) over HTTP")
+    }
+
+    /// Deletes a board: everyone on it is closed with 4410; the 200 goes out once it is durable.
+    func delete(_ id: BoardID, answering exchange: ExchangeID) {
+        if let host = boards.removeValue(forKey: id) {
+            for connection in host.members {
+                closeSession(connection, code: 4410, reason: "board deleted", flush: true)
+            }
+        }
+        let ticket = makeTicket()
+        deleting[ticket] = id
+        emit(.persist(.delete(id), ticket: ticket))
+        answerWhenDurable[ticket] = (
+            exchange,
+            .json(200) { w in
+                w.beginObject()
+                w.write("deleted", id.rawValue)
+                w.endObject()
+            }
+        )
+        log(.info, "deleting board \(id)")
+    }
+}

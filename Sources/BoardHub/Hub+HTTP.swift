@@ -1,0 +1,186 @@
+internal import BoardCore
+internal import BoardStore
+
+/// The HTTP API: `/healthz` and `/api/boards…`. Answers come back as `respond` actions, at once,
+/// after a store read, or once a write is durable.
+extension Hub {
+    /// True when `path` is one the hub answers; everything else is the web client's files.
+    package static func routes(_ path: String) -> Bool {
+        path == "/healthz" || path == "/api" || path.hasPrefix("/api/")
+    }
+
+    func route(_ request: HTTPRequest, exchange: ExchangeID) {
+        if request.path == "/healthz" {
+            guard request.method == .get || request.method == .head else {
+                return emit(.respond(exchange, .methodNotAllowed("GET")))
+            }
+            return emit(
+                .respond(
+                    exchange,
+                    .json(200) { w in
+                        w.beginObject()
+                        w.write("status", stopping ? "stopping" : "ok")
+                        w.write("boards", boards.count)
+                        w.write("connections", sessions.count)
+                        w.endObject()
+                    }))
+        }
+        let segments = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2)
+            .map(String.init)
+        guard segments.first == "boards" else {
+            return emit(.respond(exchange, .error(404, "not_found", "no such API route")))
+        }
+        let rest = Array(segments.dropFirst())
+        if rest.isEmpty {
+            switch request.method {
+            case .get: return read(.list, then: .http(exchange, .list))
+            case .post: return createRequest(request.body, exchange: exchange)
+            default: return emit(.respond(exchange, .methodNotAllowed("GET, POST")))
+            }
+        }
+        guard let id = BoardID(rest[0]) else {
+            return emit(.respond(exchange, .error(404, "not_found", "not a board id")))
+        }
+        switch (request.method, rest.count > 1 ? rest[1] : nil, rest.count) {
+        case (.get, nil, 1), (.head, nil, 1):
+            snapshotRequest(id, exchange: exchange)
+        case (.delete, nil, 1):
+            if boards[id] != nil {
+                delete(id, answering: exchange)
+            } else if isDeleting(id) {
+                emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(id)")))
+            } else {
+                defer_(.delete(exchange), on: id)
+            }
+        case (_, nil, 1):
+            emit(.respond(exchange, .methodNotAllowed("GET, DELETE")))
+        case (.get, "ops", 2):
+            opsRequest(id, query: request.query, exchange: exchange)
+        case (_, "ops", 2):
+            emit(.respond(exchange, .methodNotAllowed("GET")))
+        default:
+            emit(.respond(exchange, .error(404, "not_found", "no such API route")))
+        }
+    }
+
+    private func createRequest(_ body: [UInt8], exchange: ExchangeID) {
+        switch BoardDefinition.parse(body) {
+        case .failure(let problem):
+            emit(.respond(exchange, .error(400, "bad_request", problem.message)))
+        case .success(let definition):
+            let id = definition.id ?? BoardDefinition.randomID()
+            let board = definition.board(id: id)
+            if boards[id] != nil || isDeleting(id) {
+                emit(.respond(exchange, .error(409, "exists", "board \(id) already exists")))
+            } else {
+                defer_(.create(exchange, board), on: id)
+            }
+        }
+    }
+
+    private func snapshotRequest(_ id: BoardID, exchange: ExchangeID) {
+        if let host = boards[id] {
+            emit(.respond(exchange, Self.snapshot(host.room.published, seq: host.room.visibleSeq)))
+        } else if isDeleting(id) {
+            emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(id)")))
+        } else {
+            read(.load(id, recentLimit: 0), then: .http(exchange, .snapshot(id)))
+        }
+    }
+
+    private func opsRequest(_ id: BoardID, query: [String: String], exchange: ExchangeID) {
+        func number(_ key: String, default value: Int, range: ClosedRange<Int>) -> Int? {
+            guard let text = query[key] else { return value }
+            guard let n = Int(text), range.contains(n) else { return nil }
+            return n
+        }
+        guard let since = number("since", default: 0, range: 0...Int(Int32.max)) else {
+            return emit(.respond(exchange, .error(400, "bad_request", "since must be a non-negative integer")))
+        }
+        guard let limit = number("limit", default: 1000, range: 1...10_000) else {
+            return emit(.respond(exchange, .error(400, "bad_request", "limit must be an integer from 1 to 10000")))
+        }
+        read(.ops(id, since: since, limit: limit), then: .http(exchange, .ops(id, since: since)))
+    }
+
+    /// A read for an HTTP request came back.
+    func answered(_ route: HTTPRead, _ answer: StoreAnswer, exchange: ExchangeID) {
+        if case .failed(let error) = answer {
+            log(.error, "HTTP read failed: \(error.message)")
+            return emit(.respond(exchange, storeFailed))
+        }
+        switch (route, answer) {
+        case (.list, .list(let stored)):
+            emit(.respond(exchange, boardList(stored)))
+        case (.snapshot(let id), .board(let stored)):
+            // The board may have been loaded (or created) while the store was read: memory is newer.
+            if let host = boards[id] {
+                emit(.respond(exchange, Self.snapshot(host.room.published, seq: host.room.visibleSeq)))
+            } else if let stored, !isDeleting(id) {
+                emit(.respond(exchange, Self.snapshot(stored.board, seq: stored.seq)))
+            } else {
+                emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(id)")))
+            }
+        case (.ops(let id, let since), .ops(let page)):
+            emit(.respond(exchange, opsPage(id, since: since, page)))
+        default:
+            preconditionFailure("HTTP read \(route) got \(answer)")
+        }
+    }
+
+    private func boardList(_ stored: [BoardSummary]) -> HTTPResponse {
+        var summaries: [BoardID: (title: String, seq: Seq, users: Int)] = [:]
+        for summary in stored { summaries[summary.id] = (summary.title, summary.seq, 0) }
+        for ticket in deleting.keys { if let id = deleting[ticket] { summaries[id] = nil } }
+        for (id, host) in boards {
+            summaries[id] = (host.room.published.title, host.room.visibleSeq, host.members.count)
+        }
+        return .json(200) { w in
+            w.beginObject()
+            w.beginArray("boards")
+            for (id, s) in summaries.sorted(by: { $0.key < $1.key }) {
+                w.beginObject()
+                w.write("id", id.rawValue)
+                w.write("title", s.title)
+                w.write("seq", s.seq)
+                w.write("users", s.users)
+                w.endObject()
+            }
+            w.endArray()
+            w.endObject()
+        }
+    }
+
+    private func opsPage(_ id: BoardID, since: Seq, _ page: OpsPage) -> HTTPResponse {
+        let ops: [CommittedOp]
+        let current: Seq
+        switch page {
+        case .ops(let stored, let storedSeq):
+            current = boards[id]?.room.visibleSeq ?? storedSeq
+            ops = stored.filter { $0.seq <= current }
+        case .gone:
+            return .error(410, "gone", "ops after \(since) were compacted away; load the board snapshot instead")
+        case .unknownBoard:
+            guard let host = boards[id] else { return .error(404, "unknown_board", "there is no board \(id)") }
+            current = host.room.visibleSeq
+            ops = []
+        }
+        return .json(200) { w in
+            w.beginObject()
+            w.write("seq", current)
+            w.beginArray("ops")
+            for op in ops { ServerMessage.committed(op).encode(into: &w) }
+            w.endArray()
+            w.endObject()
+        }
+    }
+
+    static func snapshot(_ board: Board, seq: Seq) -> HTTPResponse {
+        .json(200) { w in
+            w.beginObject()
+            w.write("seq", seq)
+            ServerMessage.write(board, key: "board", into: &w)
+            w.endObject()
+        }
+    }
+}

@@ -1,0 +1,169 @@
+internal import BoardCore
+
+/// One WebSocket connection as the hub sees it.
+final class Session {
+    enum Phase {
+        /// Connected; `hello` not yet seen.
+        case awaitingHello
+        /// `hello` seen; the board is being loaded. Messages that arrive meanwhile wait in order.
+        case joining(BoardID, name: String, since: Seq?, queued: [ClientMessage])
+        /// On a board as a user.
+        case joined(BoardID, User)
+        /// The server decided to close it; nothing it sends matters any more.
+        case closing
+    }
+
+    let id: ConnectionID
+    let peer: String
+    var phase: Phase = .awaitingHello
+
+    init(id: ConnectionID, peer: String) {
+        self.id = id
+        self.peer = peer
+    }
+}
+
+/// The session rules: phases, hello, joining and leaving a board.
+extension Hub {
+    func opened(_ id: ConnectionID, peer: String) {
+        sessions[id] = Session(id: id, peer: peer)
+        log(.debug, "\(id) opened from \(peer)")
+        if stopping { closeSession(id, code: 1001, reason: "server shutting down", flush: false) }
+    }
+
+    func closed(_ id: ConnectionID) {
+        guard let session = sessions.removeValue(forKey: id) else { return }
+        log(.debug, "\(id) closed")
+        if case .joined(let boardID, let user) = session.phase, let host = boards[boardID],
+            host.remove(user.id, on: id)
+        {
+            perform(host.room.leave(user.id), on: host)
+            evictIfIdle(host)
+        }
+        if stopping && !stopped && sessions.isEmpty { stop() }
+    }
+
+    /// Closes a connection as the protocol says; it is deaf from now on.
+    func closeSession(_ id: ConnectionID, code: UInt16, reason: String, flush: Bool) {
+        guard let session = sessions[id] else { return }
+        if case .closing = session.phase { return }
+        if case .joined(let boardID, let user) = session.phase, let host = boards[boardID],
+            host.remove(user.id, on: id)
+        {
+            perform(host.room.leave(user.id), on: host)
+            evictIfIdle(host)
+        }
+        session.phase = .closing
+        emit(.close(id, code: code, reason: reason, flush: flush))
+    }
+
+    /// Sends a final error, then closes with `code` once it is out.
+    func refuse(_ id: ConnectionID, _ error: ProtocolError, code: UInt16, reason: String) {
+        send(.error(error), to: id)
+        closeSession(id, code: code, reason: reason, flush: true)
+    }
+
+    func received(_ parsed: Result<ClientMessage, ProtocolError>, on id: ConnectionID) {
+        guard let session = sessions[id] else { return }
+        let message: ClientMessage
+        switch parsed {
+        case .success(let m): message = m
+        case .failure(let error):
+            log(.debug, "\(id): \(error.code.rawValue): \(error.message)")
+            if case .closing = session.phase { return }
+            send(.error(error), to: id)
+            return
+        }
+        if case .ping = message {
+            if case .closing = session.phase { return }
+            send(.pong, to: id)
+            return
+        }
+        switch session.phase {
+        case .closing:
+            return
+        case .awaitingHello:
+            guard case .hello(let board, let name, let since) = message else {
+                send(.error(ProtocolError(.notJoined, "send hello first")), to: id)
+                return
+            }
+            hello(session, board: board, name: name, since: since)
+        case .joining(let board, let name, let since, var queued):
+            if case .hello = message {
+                send(.error(ProtocolError(.alreadyJoined, "this connection already joined board \(board)")), to: id)
+                return
+            }
+            guard queued.count < config.maxMessagesWhileJoining else {
+                log(.warning, "\(id) from \(session.peer) sent too much before its board loaded; closing with 1008")
+                closeSession(id, code: 1008, reason: "too many messages before welcome", flush: false)
+                return
+            }
+            session.phase = .joining(board, name: name, since: since, queued: [])  // Drop the copy before appending.
+            queued.append(message)
+            session.phase = .joining(board, name: name, since: since, queued: queued)
+        case .joined(let boardID, let user):
+            if case .hello = message {
+                send(.error(ProtocolError(.alreadyJoined, "this connection already joined board \(boardID)")), to: id)
+                return
+            }
+            // The board may have been deleted (and even recreated) while this connection closes.
+            guard let host = boards[boardID], host.connection(of: user.id) == id else { return }
+            perform(host.room.handle(message, from: user.id, now: now.milliseconds), on: host)
+        }
+    }
+
+    private func hello(_ session: Session, board: BoardID, name: String, since: Seq?) {
+        if isDeleting(board) {
+            log(.warning, "\(session.id) asked for board \(board) while it is being deleted")
+            refuse(
+                session.id, ProtocolError(.unavailable, "board \(board) cannot be loaded right now"), code: 1011,
+                reason: "board unavailable")
+            return
+        }
+        session.phase = .joining(board, name: name, since: since, queued: [])
+        if let host = boards[board] {
+            join(session, host)
+        } else {
+            defer_(.join(session.id), on: board)
+        }
+    }
+
+    /// Puts a joining session on a loaded board, then handles what it sent meanwhile.
+    func join(_ session: Session, _ host: BoardHost) {
+        guard case .joining(let boardID, let name, let since, let queued) = session.phase else { return }
+        let user = makeUser(name: name)
+        session.phase = .joined(boardID, user)
+        host.add(user.id, on: session.id)
+        log(.info, "\(user.id) \"\(name)\" joined board \(boardID) from \(session.peer)")
+        perform(host.room.join(user, since: since), on: host)
+        for message in queued {
+            guard case .joined = session.phase else { break }
+            received(.success(message), on: session.id)
+        }
+    }
+
+    /// A joining session whose board cannot be had.
+    func failJoin(_ id: ConnectionID, _ answer: BoardAbsence) {
+        guard let session = sessions[id], case .joining(let board, _, _, _) = session.phase else { return }
+        switch answer {
+        case .unknown:
+            refuse(id, ProtocolError(.unknownBoard, "there is no board \(board)"), code: 4404, reason: "unknown board")
+        case .deleted:
+            closeSession(id, code: 4410, reason: "board deleted", flush: true)
+        case .unavailable:
+            refuse(
+                id, ProtocolError(.unavailable, "board \(board) cannot be loaded right now"), code: 1011,
+                reason: "board unavailable")
+        }
+    }
+}
+
+/// Why a joining session does not get its board.
+enum BoardAbsence {
+    /// No such board, and boards are not created on hello.
+    case unknown
+    /// The board was deleted before the session was on it.
+    case deleted
+    /// The store failed.
+    case unavailable
+}

@@ -1,0 +1,284 @@
+package import BoardCore
+package import BoardStore
+
+/// Every session rule of the server, as a state machine: events in, actions out.
+///
+/// The hub owns the sessions (phases, hello, joining a board), the loaded boards and their
+/// `Room`s, the boards waiting for the store, the durable tickets, the HTTP API and shutdown. It
+/// knows nothing of sockets, disks, threads or clocks: the transport turns libwebsockets callbacks
+/// and store answers into `Event`s, passes the time in, and carries out the `Action`s in order.
+/// Confined to one thread (the service thread); not Sendable.
+package final class Hub {
+    /// What the hub is told at start.
+    package struct Config: Sendable {
+        /// Create a board from the default template when `hello` names one that does not exist.
+        package var createBoards = true
+        /// Committed ops kept in memory per board, for conflicts, dedup and `since` resumes.
+        package var historyLimit = 10_000
+        /// How long a drag hold lives without hover or drop, in milliseconds.
+        package var holdTimeout: Int64 = 30_000
+        /// How long shutdown waits for clients to take their 1001 close, in milliseconds.
+        package var shutdownGrace: Int64 = 2_000
+        /// The most messages a connection may send while its board loads; past it, close 1008.
+        package var maxMessagesWhileJoining = 256
+        /// The defaults.
+        package init() {}
+    }
+
+    /// Something that happened.
+    package enum Event: Sendable {
+        /// A WebSocket connection opened from `peer`.
+        case opened(ConnectionID, peer: String)
+        /// A complete client message arrived (or failed to parse).
+        case received(ConnectionID, Result<ClientMessage, ProtocolError>)
+        /// A WebSocket connection closed.
+        case closed(ConnectionID)
+        /// An HTTP request for the API or `/healthz`, body included.
+        case request(ExchangeID, HTTPRequest)
+        /// The store answered a read.
+        case answered(ReadID, StoreAnswer)
+        /// The store made these boards durable up to these seqs, and these tickets' writes.
+        case durable(seqs: [BoardID: Seq], tickets: [Ticket])
+        /// Time passed: expire holds, watch the shutdown deadline.
+        case tick
+        /// Close everything with 1001 and stop.
+        case shutdown
+    }
+
+    /// Something the transport must do, in order.
+    package enum Action: Equatable, Sendable {
+        /// Send a message to one connection.
+        case send(ConnectionID, ServerMessage)
+        /// Send one message (encoded once) to these connections, leaving out `except`.
+        case broadcast(ServerMessage, to: [ConnectionID], except: ConnectionID?)
+        /// Close a connection with `code` after what is queued when `flush`, at once otherwise.
+        case close(ConnectionID, code: UInt16, reason: String, flush: Bool)
+        /// Queue a store write; a ticket comes back in `durable` once it is on disk.
+        case persist(StoreWrite, ticket: Ticket?)
+        /// Ask the store, off the service thread; the answer comes back as `answered`.
+        case read(ReadID, StoreRead)
+        /// Answer an HTTP request.
+        case respond(ExchangeID, HTTPResponse)
+        /// Write a log line.
+        case log(LogLevel, String)
+        /// Everything is closed (or the grace period is over): stop serving.
+        case stop
+    }
+
+    let config: Config
+    /// What a handler has decided so far; `handle` returns and clears it.
+    var actions: [Action] = []
+    /// The time of the event being handled.
+    var now = Instant(milliseconds: 0)
+    /// The wall-clock time of the event being handled.
+    var wall = UnixTime(milliseconds: 0)
+
+    /// Every open WebSocket connection.
+    var sessions: [ConnectionID: Session] = [:]
+    /// The boards in memory.
+    var boards: [BoardID: BoardHost] = [:]
+    /// Boards waiting for a store read that decides what happens to them, with the work that
+    /// waits behind it, in arrival order. A board is never both here and in `boards`.
+    var waiting: [BoardID: [Deferred]] = [:]
+    /// What to do with each answer still to come.
+    var reads: [ReadID: Continuation] = [:]
+    /// HTTP answers waiting for their write to be durable.
+    var answerWhenDurable: [Ticket: (ExchangeID, HTTPResponse)] = [:]
+    /// Boards whose creation is not yet durable (they must not be evicted and reloaded before).
+    var creating: [Ticket: BoardID] = [:]
+    /// Boards whose deletion is not yet durable: the store still has them, so they must not be
+    /// loaded (ops could be acknowledged onto a board about to vanish).
+    var deleting: [Ticket: BoardID] = [:]
+
+    var stopping = false
+    var stopDeadline = Instant(milliseconds: 0)
+    var stopped = false
+    private var nextUser: UInt64 = 0
+    private var nextNumber: UInt64 = 0
+
+    /// A hub with no sessions and no boards.
+    package init(config: Config) {
+        self.config = config
+    }
+
+    /// Handles one event at monotonic time `now` and wall-clock time `wall`; returns what to do.
+    package func handle(_ event: Event, now: Instant, wall: UnixTime) -> [Action] {
+        self.now = now
+        self.wall = wall
+        switch event {
+        case .opened(let id, let peer): opened(id, peer: peer)
+        case .received(let id, let message): received(message, on: id)
+        case .closed(let id): closed(id)
+        case .request(let exchange, let request): route(request, exchange: exchange)
+        case .answered(let read, let answer): answered(read, answer)
+        case .durable(let seqs, let tickets): durable(seqs: seqs, tickets: tickets)
+        case .tick: tick()
+        case .shutdown: beginShutdown()
+        }
+        defer { actions.removeAll(keepingCapacity: true) }
+        return actions
+    }
+
+    // MARK: What the transport may ask
+
+    /// The number of open WebSocket connections.
+    package var connectionCount: Int { sessions.count }
+    /// The number of boards in memory.
+    package var boardCount: Int { boards.count }
+
+    // MARK: Helpers for the handlers
+
+    func emit(_ action: Action) { actions.append(action) }
+
+    func log(_ level: LogLevel, _ message: String) { actions.append(.log(level, message)) }
+
+    func send(_ message: ServerMessage, to id: ConnectionID) { actions.append(.send(id, message)) }
+
+    func makeTicket() -> Ticket {
+        nextNumber += 1
+        return Ticket(nextNumber)
+    }
+
+    /// Asks the store; `then` says what to do with the answer.
+    func read(_ request: StoreRead, then continuation: Continuation) {
+        nextNumber += 1
+        let id = ReadID(nextNumber)
+        reads[id] = continuation
+        actions.append(.read(id, request))
+    }
+
+    func makeUser(name: String) -> User {
+        nextUser += 1
+        return User(id: UserID(number: nextUser), name: name, color: User.color(forUserNumber: nextUser))
+    }
+
+    /// True while the board's deletion is not yet durable.
+    func isDeleting(_ id: BoardID) -> Bool { deleting.values.contains(id) }
+
+    /// A room for `board` as the config says.
+    func makeRoom(board: Board, seq: Seq = 0, recent: [CommittedOp] = []) -> Room {
+        Room(
+            board: board, seq: seq, recent: recent, historyLimit: config.historyLimit,
+            holdTimeout: config.holdTimeout)
+    }
+
+    /// Carries out what a room asked for, naming connections instead of users.
+    func perform(_ effects: [Room.Effect], on host: BoardHost) {
+        for effect in effects {
+            switch effect {
+            case .send(let user, let message):
+                if let connection = host.connection(of: user) { send(message, to: connection) }
+            case .broadcast(let message, let except):
+                actions.append(.broadcast(message, to: host.members, except: except.flatMap(host.connection(of:))))
+            case .persist(let op):
+                actions.append(.persist(.append(host.room.id, [op]), ticket: nil))
+            }
+        }
+    }
+
+    /// Forgets a board nobody is on once nothing waits for the disk; the store has all of it.
+    func evictIfIdle(_ host: BoardHost) {
+        guard host.room.isIdle, host.members.isEmpty, !creating.values.contains(host.room.id),
+            boards[host.room.id] === host
+        else { return }
+        boards[host.room.id] = nil
+    }
+
+    // MARK: Store events
+
+    private func durable(seqs: [BoardID: Seq], tickets: [Ticket]) {
+        for (id, seq) in seqs.sorted(by: { $0.key < $1.key }) {
+            guard let host = boards[id] else { continue }
+            perform(host.room.markDurable(upTo: seq), on: host)
+            evictIfIdle(host)
+        }
+        for ticket in tickets {
+            deleting[ticket] = nil
+            if let id = creating.removeValue(forKey: ticket), let host = boards[id] { evictIfIdle(host) }
+            if let (exchange, response) = answerWhenDurable.removeValue(forKey: ticket) {
+                emit(.respond(exchange, response))
+            }
+        }
+    }
+
+    private func answered(_ id: ReadID, _ answer: StoreAnswer) {
+        guard let continuation = reads.removeValue(forKey: id) else { return }
+        switch continuation {
+        case .decide(let board): decided(board, answer)
+        case .http(let exchange, let route): answered(route, answer, exchange: exchange)
+        }
+    }
+
+    // MARK: Time and shutdown
+
+    private func tick() {
+        for host in boards.values where !host.room.holds.isEmpty {
+            perform(host.room.expireHolds(now: now.milliseconds), on: host)
+        }
+        if stopping && !stopped && now >= stopDeadline { stop() }
+    }
+
+    private func beginShutdown() {
+        guard !stopping else { return }
+        stopping = true
+        stopDeadline = now + config.shutdownGrace
+        log(.info, "shutting down: closing \(sessions.count) connection(s) with 1001")
+        for id in sessions.keys.sorted() { closeSession(id, code: 1001, reason: "server shutting down", flush: false) }
+        if sessions.isEmpty { stop() }
+    }
+
+    func stop() {
+        stopped = true
+        emit(.stop)
+    }
+}
+
+/// A board in memory and the connections on it.
+final class BoardHost {
+    var room: Room
+    /// The connections on the board, in join order (shared, unchanged, by every broadcast action).
+    private(set) var members: [ConnectionID] = []
+    private var byUser: [UserID: ConnectionID] = [:]
+
+    init(room: Room) { self.room = room }
+
+    func connection(of user: UserID) -> ConnectionID? { byUser[user] }
+
+    func add(_ user: UserID, on connection: ConnectionID) {
+        byUser[user] = connection
+        members.append(connection)
+    }
+
+    /// Removes `user` when `connection` is still theirs; returns whether it was.
+    func remove(_ user: UserID, on connection: ConnectionID) -> Bool {
+        guard byUser[user] == connection else { return false }
+        byUser[user] = nil
+        if let index = members.firstIndex(of: connection) { members.remove(at: index) }
+        return true
+    }
+}
+
+/// Work on a board that waits for the store to say whether the board exists.
+enum Deferred {
+    /// A connection's `hello`.
+    case join(ConnectionID)
+    /// `POST /api/boards` with this board.
+    case create(ExchangeID, Board)
+    /// `DELETE /api/boards/{id}`.
+    case delete(ExchangeID)
+}
+
+/// What to do with a store answer.
+enum Continuation {
+    /// The answer decides the waiting work on this board.
+    case decide(BoardID)
+    /// The answer completes an HTTP read.
+    case http(ExchangeID, HTTPRead)
+}
+
+/// An HTTP request waiting for a read.
+enum HTTPRead {
+    case list
+    case snapshot(BoardID)
+    case ops(BoardID, since: Seq)
+}

@@ -1,0 +1,42 @@
+package import BoardCore
+package import BoardStore
+
+/// A question for the store, asked by the hub and answered off the service thread.
+package enum StoreRead: Equatable, Sendable {
+    /// The board with up to `recentLimit` of its newest ops.
+    case load(BoardID, recentLimit: Int)
+    /// Whether the store has the board.
+    case exists(BoardID)
+    /// Every board.
+    case list
+    /// A page of a board's op log.
+    case ops(BoardID, since: Seq, limit: Int)
+
+    /// Asks `store`. Runs on the reader thread, never on the service thread.
+    package func run(on store: any BoardStore) -> StoreAnswer {
+        do throws(StoreError) {
+            switch self {
+            case .load(let id, let recentLimit): return .board(try store.load(id, recentLimit: recentLimit))
+            case .exists(let id): return .exists(try store.exists(id))
+            case .list: return .list(try store.list())
+            case .ops(let id, let since, let limit): return .ops(try store.ops(of: id, since: since, limit: limit))
+            }
+        } catch {
+            return .failed(error)
+        }
+    }
+}
+
+/// The store's answer to a `StoreRead`.
+package enum StoreAnswer: Equatable, Sendable {
+    /// The answer to `load`: the board, or nil when the store has none.
+    case board(StoredBoard?)
+    /// The answer to `exists`.
+    case exists(Bool)
+    /// The answer to `list`.
+    case list([BoardSummary])
+    /// The answer to `ops`.
+    case ops(OpsPage)
+    /// The store failed.
+    case failed(StoreError)
+}

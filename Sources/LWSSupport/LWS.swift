@@ -1,0 +1,68 @@
+package import CLibWebSockets
+
+/// Small helpers on lws calls that both the server and the client make, so each rule is written once.
+package enum LWS {
+    /// The largest close reason: a close frame's payload is at most 125 bytes, two of them the code.
+    package static let maximumCloseReasonBytes = 123
+
+    /// Sets the close code and reason that lws sends when the callback returns -1. The reason is
+    /// cut to `maximumCloseReasonBytes`, never inside a UTF-8 sequence.
+    package static func setCloseReason(_ wsi: OpaquePointer, code: UInt16, reason: String) {
+        var bytes: [UInt8] = []
+        for scalar in reason.unicodeScalars {
+            guard bytes.count + UTF8.width(scalar) <= maximumCloseReasonBytes else { break }
+            UTF8.encode(scalar) { bytes.append($0) }
+        }
+        bytes.withUnsafeMutableBufferPointer {
+            lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code)), $0.baseAddress, $0.count)
+        }
+    }
+
+    /// One `lws_write` of `length` bytes at `start` (with `LWS_PRE` of headroom before it).
+    /// Returns false when the connection must be closed: lws failed, or took less than all of
+    /// it (a raw write that the socket cannot take whole is kept by lws and still counts as taken).
+    package static func write(
+        _ wsi: OpaquePointer, _ start: UnsafeMutableRawPointer, _ length: Int, _ mode: lws_write_protocol
+    ) -> Bool {
+        let written = lws_write(wsi, start.assumingMemoryBound(to: UInt8.self), length, mode)
+        return written >= 0 && Int(written) >= length
+    }
+
+    /// A header's value, or nil when the request has none.
+    package static func header(_ wsi: OpaquePointer, _ token: lws_token_indexes) -> String? {
+        let length = Int(lws_hdr_total_length(wsi, token))
+        guard length > 0 else { return nil }
+        var buffer = [CChar](repeating: 0, count: length + 1)
+        guard lws_hdr_copy(wsi, &buffer, Int32(buffer.count), token) >= 0 else { return nil }
+        return text(of: buffer)
+    }
+
+    /// The peer's address, or `?`.
+    package static func peer(of wsi: OpaquePointer) -> String {
+        var buffer = [CChar](repeating: 0, count: 64)
+        guard lws_get_peer_simple(wsi, &buffer, buffer.count) != nil else { return "?" }
+        return text(of: buffer)
+    }
+
+    /// The URL arguments, each `name=value` fragment already decoded by lws.
+    package static func query(_ wsi: OpaquePointer) -> [String: String] {
+        var result: [String: String] = [:]
+        var buffer = [CChar](repeating: 0, count: 512)
+        var index: Int32 = 0
+        while lws_hdr_copy_fragment(wsi, &buffer, Int32(buffer.count), WSI_TOKEN_HTTP_URI_ARGS, index) > 0 {
+            let text = text(of: buffer)
+            if let eq = text.firstIndex(of: "=") {
+                result[String(text[..<eq])] = String(text[text.index(after: eq)...])
+            } else {
+                result[text] = ""
+            }
+            index += 1
+        }
+        return result
+    }
+
+    /// The text of a NUL-terminated buffer that lws filled (invalid UTF-8 repaired).
+    package static func text(of buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,200 @@
+import BoardCore
+import BoardStore
+import Testing
+
+@testable import BoardHub
+
+/// The HTTP API's rules: answers from memory or from store reads, durable-gated creates and
+/// deletes, and the order of work on one board while the store is asked about it.
+@Suite struct BoardAPITests {
+    let x1 = ExchangeID(101)
+    let x2 = ExchangeID(102)
+
+    func definition(_ id: String, title: String = "One") -> String {
+        #"{"id":"\#(id)","title":"\#(title)","columns":2,"zones":[{"id":"grid","items":[{"label":"A","color":"white"}]}]}"#
+    }
+
+    func post(_ h: HubHarness, _ body: String, exchange: ExchangeID) -> [Hub.Action] {
+        h.on(.request(exchange, HTTPRequest(method: .post, path: "/api/boards", body: Array(body.utf8))))
+    }
+
+    @Test func healthIsAnsweredAtOnce() {
+        let h = HubHarness()
+        h.joinNew(h.open(1))
+        let answer = responses(in: h.on(.request(x1, HTTPRequest(method: .get, path: "/healthz"))))
+        #expect(answer.map(\.1.status) == [200])
+        #expect(answer.first?.1.text == #"{"status":"ok","boards":1,"connections":1}"#)
+    }
+
+    @Test func createAnswers201OnlyOnceDurable() {
+        let h = HubHarness()
+        let asked = post(h, definition("b1"), exchange: x1)
+        guard let (read, request) = h.read(in: asked) else { return }
+        #expect(request == .exists(board("b1")))
+        let created = h.on(.answered(read, .exists(false)))
+        #expect(responses(in: created).isEmpty)
+        #expect(created.contains { if case .persist(.create, _?) = $0 { true } else { false } })
+        #expect(responses(in: h.makeDurable()).map(\.1.status) == [201])
+    }
+
+    @Test func createOfABoardTheStoreHasIs409() {
+        let h = HubHarness()
+        guard let (read, _) = h.read(in: post(h, definition("b1"), exchange: x1)) else { return }
+        #expect(responses(in: h.on(.answered(read, .exists(true)))).map(\.1.status) == [409])
+    }
+
+    @Test func createOfALoadedBoardIs409WithoutTheStore() {
+        let h = HubHarness()
+        h.joinNew(h.open(1), board: "b1")
+        #expect(responses(in: post(h, definition("b1"), exchange: x1)).map(\.1.status) == [409])
+    }
+
+    @Test func aBadDefinitionIs400() {
+        let h = HubHarness()
+        #expect(responses(in: post(h, #"{"id":"b 1"}"#, exchange: x1)).map(\.1.status) == [400])
+    }
+
+    @Test func aCreateThatArrivesWhileAHelloLoadsTheBoardWaitsAndIs409() {
+        let h = HubHarness()
+        let c = h.open(1)
+        let asked = h.hello(c, board: "b1")
+        let posted = post(h, definition("b1"), exchange: x1)
+        #expect(posted.isEmpty, "the create waits for the hello's read")
+        guard let (read, _) = h.read(in: asked) else { return }
+        let actions = h.on(.answered(read, .board(nil)))
+        #expect(types(messages(to: c, in: actions)) == ["welcome"])
+        #expect(responses(in: actions).map(\.1.status) == [409], "the hello created it from the template first")
+    }
+
+    @Test func aHelloThatArrivesWhileACreateChecksTheBoardJoinsTheCreatedBoard() {
+        let h = HubHarness()
+        let asked = post(h, definition("b1", title: "Made over HTTP"), exchange: x1)
+        let c = h.open(1)
+        #expect(h.hello(c, board: "b1").isEmpty)
+        guard let (read, _) = h.read(in: asked) else { return }
+        let actions = h.on(.answered(read, .exists(false)))
+        guard case .welcome(let welcome)? = messages(to: c, in: actions).first, case .board(let b) = welcome.state
+        else {
+            Issue.record("\(actions)")
+            return
+        }
+        #expect(b.title == "Made over HTTP")
+    }
+
+    @Test func aHelloBehindAnExistenceCheckLoadsTheBoardNext() {
+        let h = HubHarness()
+        let asked = post(h, definition("b1"), exchange: x1)
+        let c = h.open(1)
+        h.hello(c, board: "b1")
+        guard let (read, _) = h.read(in: asked) else { return }
+        let actions = h.on(.answered(read, .exists(true)))
+        #expect(responses(in: actions).map(\.1.status) == [409])
+        guard let (load, request) = h.read(in: actions) else { return }
+        #expect(request == .load(board("b1"), recentLimit: 10_000))
+        let stored = StoredBoard(board: .defaultTemplate(id: board("b1")), seq: 3, recent: [])
+        #expect(types(messages(to: c, in: h.on(.answered(load, .board(stored))))) == ["welcome"])
+    }
+
+    @Test func deleteClosesEveryoneWith4410AndAnswersOnceDurable() {
+        let h = HubHarness()
+        let a = h.open(1)
+        h.joinNew(a, board: "b1")
+        let actions = h.on(.request(x1, HTTPRequest(method: .delete, path: "/api/boards/b1")))
+        #expect(closes(in: actions).map { [$0.0.rawValue, UInt64($0.1)] } == [[1, 4410]])
+        #expect(actions.contains(.persist(.delete(board("b1")), ticket: Ticket(3))))
+        #expect(responses(in: actions).isEmpty)
+        #expect(responses(in: h.makeDurable()).map(\.1.text) == [#"{"deleted":"b1"}"#])
+    }
+
+    @Test func aBoardBeingDeletedCannotBeJoinedUntilTheDeletionIsDurable() {
+        let h = HubHarness()
+        h.joinNew(h.open(1), board: "b1")
+        h.on(.request(x1, HTTPRequest(method: .delete, path: "/api/boards/b1")))
+        let c = h.open(2)
+        let refused = h.hello(c, board: "b1")
+        #expect(types(messages(to: c, in: refused)) == ["error:unavailable"])
+        #expect(closes(in: refused).map(\.1) == [1011])
+        h.makeDurable()
+        let d = h.open(3)
+        #expect(h.read(in: h.hello(d, board: "b1")) != nil, "once durable the board is read (and made) afresh")
+    }
+
+    @Test func deleteOfABoardOnlyTheStoreHasChecksItExists() {
+        let h = HubHarness()
+        let asked = h.on(.request(x1, HTTPRequest(method: .delete, path: "/api/boards/b1")))
+        guard let (read, request) = h.read(in: asked) else { return }
+        #expect(request == .exists(board("b1")))
+        let deleted = h.on(.answered(read, .exists(true)))
+        #expect(deleted.contains(.persist(.delete(board("b1")), ticket: Ticket(2))))
+        #expect(responses(in: h.makeDurable()).map(\.1.status) == [200])
+    }
+
+    @Test func deleteOfAnUnknownBoardIs404() {
+        let h = HubHarness()
+        guard let (read, _) = h.read(in: h.on(.request(x1, HTTPRequest(method: .delete, path: "/api/boards/b1"))))
+        else { return }
+        #expect(responses(in: h.on(.answered(read, .exists(false)))).map(\.1.status) == [404])
+    }
+
+    @Test func aHelloWaitingBehindADeleteGets4410() {
+        let h = HubHarness()
+        let asked = h.on(.request(x1, HTTPRequest(method: .delete, path: "/api/boards/b1")))
+        let c = h.open(1)
+        h.hello(c, board: "b1")
+        guard let (read, _) = h.read(in: asked) else { return }
+        let actions = h.on(.answered(read, .exists(true)))
+        #expect(closes(in: actions).map(\.1) == [4410])
+    }
+
+    @Test func snapshotComesFromMemoryWhenLoadedAndFromTheStoreOtherwise() {
+        let h = HubHarness()
+        h.joinNew(h.open(1), board: "b1")
+        let fromMemory = h.on(.request(x1, HTTPRequest(method: .get, path: "/api/boards/b1")))
+        #expect(responses(in: fromMemory).map(\.1.status) == [200])
+        let asked = h.on(.request(x2, HTTPRequest(method: .get, path: "/api/boards/b2")))
+        guard let (read, request) = h.read(in: asked) else { return }
+        #expect(request == .load(board("b2"), recentLimit: 0))
+        #expect(responses(in: h.on(.answered(read, .board(nil)))).map(\.1.status) == [404])
+    }
+
+    @Test func theBoardListMergesTheStoreWithWhatIsInMemory() {
+        let h = HubHarness()
+        h.joinNew(h.open(1), board: "b2")
+        guard let (read, _) = h.read(in: h.on(.request(x1, HTTPRequest(method: .get, path: "/api/boards")))) else {
+            return
+        }
+        let stored = [
+            BoardSummary(id: board("b1"), title: "One", seq: 4), BoardSummary(id: board("b2"), title: "old", seq: 0),
+        ]
+        let answer = responses(in: h.on(.answered(read, .list(stored))))
+        #expect(
+            answer.first?.1.text
+                == #"{"boards":[{"id":"b1","title":"One","seq":4,"users":0},{"id":"b2","title":"b2","seq":0,"users":1}]}"#
+        )
+    }
+
+    @Test func opsPagesAreReadFromTheStoreAndCutAtWhatIsPublished() {
+        let h = HubHarness()
+        let request = HTTPRequest(method: .get, path: "/api/boards/b1/ops", query: ["since": "0", "limit": "5"])
+        guard let (read, asked) = h.read(in: h.on(.request(x1, request))) else { return }
+        #expect(asked == .ops(board("b1"), since: 0, limit: 5))
+        #expect(responses(in: h.on(.answered(read, .ops(.gone)))).map(\.1.status) == [410])
+        let bad = HTTPRequest(method: .get, path: "/api/boards/b1/ops", query: ["limit": "0"])
+        #expect(responses(in: h.on(.request(x2, bad))).map(\.1.status) == [400])
+    }
+
+    @Test func aFailedReadIs503() {
+        let h = HubHarness()
+        guard let (read, _) = h.read(in: h.on(.request(x1, HTTPRequest(method: .get, path: "/api/boards")))) else {
+            return
+        }
+        #expect(responses(in: h.on(.answered(read, .failed(StoreError("no"))))).map(\.1.status) == [503])
+    }
+
+    @Test func wrongMethodsAre405WithAllow() {
+        let h = HubHarness()
+        let answer = responses(in: h.on(.request(x1, HTTPRequest(method: .put, path: "/api/boards"))))
+        #expect(answer.first?.1.status == 405)
+        #expect(answer.first?.1.headers == [HTTPResponse.Header("allow:", "GET, POST")])
+    }
+}

@@ -1,0 +1,246 @@
+import BoardCore
+import BoardStore
+import Testing
+
+@testable import BoardHub
+
+/// The session rules: phases, hello, loading a board off the service thread, leaving, closing.
+@Suite struct SessionTests {
+    @Test func anythingButHelloBeforeJoiningGetsNotJoinedAndTheConnectionStays() {
+        let h = HubHarness()
+        let c = h.open(1)
+        let actions = h.send(c, #"{"type":"dragStart","item":"t1"}"#)
+        #expect(types(messages(to: c, in: actions)) == ["error:not_joined"])
+        #expect(closes(in: actions).isEmpty)
+    }
+
+    @Test func pingIsAnsweredInEveryPhase() {
+        let h = HubHarness()
+        let c = h.open(1)
+        #expect(types(messages(to: c, in: h.send(c, #"{"type":"ping"}"#))) == ["pong"])
+        h.hello(c)  // Now joining: the board is being read.
+        #expect(types(messages(to: c, in: h.send(c, #"{"type":"ping"}"#))) == ["pong"])
+    }
+
+    @Test func malformedMessagesGetAnErrorAndTheConnectionStays() {
+        let h = HubHarness()
+        let c = h.open(1)
+        let actions = h.send(c, "{not json")
+        #expect(types(messages(to: c, in: actions)) == ["error:bad_json"])
+        #expect(closes(in: actions).isEmpty)
+    }
+
+    @Test func helloReadsTheBoardFromTheStoreAndWelcomesOnceItIsIn() {
+        let h = HubHarness()
+        let c = h.open(1)
+        let asked = h.hello(c)
+        #expect(messages(to: c, in: asked).isEmpty, "nothing before the store answers")
+        guard let (read, request) = h.read(in: asked) else { return }
+        #expect(request == .load(board("demo"), recentLimit: 10_000))
+        var stored = Board.defaultTemplate(id: board("demo"))
+        stored.apply(.swap(a: ItemID("t1")!, b: ItemID("t2")!))
+        let answered = h.on(.answered(read, .board(StoredBoard(board: stored, seq: 7, recent: []))))
+        guard case .welcome(let welcome)? = messages(to: c, in: answered).first else {
+            Issue.record("no welcome in \(answered)")
+            return
+        }
+        #expect(welcome.seq == 7 && welcome.state == .board(stored))
+        #expect(!answered.contains { if case .persist = $0 { true } else { false } }, "a stored board is not created")
+    }
+
+    @Test func helloOnAnUnknownBoardCreatesItFromTheTemplate() {
+        let h = HubHarness()
+        let c = h.open(1)
+        let actions = h.joinNew(c)
+        #expect(types(messages(to: c, in: actions)) == ["welcome"])
+        #expect(actions.contains(.persist(.create(.defaultTemplate(id: board("demo"))), ticket: Ticket(2))))
+    }
+
+    @Test func helloOnAnUnknownBoardWithCreationOffGetsUnknownBoardThen4404() {
+        let h = HubHarness { $0.createBoards = false }
+        let c = h.open(1)
+        guard let (read, _) = h.read(in: h.hello(c, board: "nope")) else { return }
+        let actions = h.on(.answered(read, .board(nil)))
+        #expect(types(messages(to: c, in: actions)) == ["error:unknown_board"])
+        #expect(closes(in: actions).map { [$0.0.rawValue, UInt64($0.1)] } == [[1, 4404]])
+        #expect(closes(in: actions).first?.2 == true, "the error is flushed before the close")
+    }
+
+    @Test func aStoreFailureOnLoadGetsUnavailableThen1011() {
+        let h = HubHarness()
+        let c = h.open(1)
+        guard let (read, _) = h.read(in: h.hello(c)) else { return }
+        let actions = h.on(.answered(read, .failed(StoreError("disk on fire"))))
+        #expect(types(messages(to: c, in: actions)) == ["error:unavailable"])
+        #expect(closes(in: actions).map(\.1) == [1011])
+    }
+
+    @Test func twoHellosForOneBoardShareOneRead() {
+        let h = HubHarness()
+        let a = h.open(1)
+        let b = h.open(2)
+        let first = h.hello(a)
+        let second = h.hello(b, name: "Bo")
+        #expect(h.read(in: first) != nil)
+        #expect(!second.contains { if case .read = $0 { true } else { false } }, "the second waits for the first read")
+        guard let (read, _) = h.read(in: first) else { return }
+        let actions = h.on(.answered(read, .board(nil)))
+        #expect(types(messages(to: a, in: actions)) == ["welcome", "join"])
+        #expect(types(messages(to: b, in: actions)) == ["welcome"])
+        #expect(actions.filter { if case .persist = $0 { true } else { false } }.count == 1, "created once")
+    }
+
+    @Test func aLoadedBoardIsJoinedWithoutTheStore() {
+        let h = HubHarness()
+        h.joinNew(h.open(1))
+        let b = h.open(2)
+        let actions = h.hello(b, name: "Bo")
+        #expect(!actions.contains { if case .read = $0 { true } else { false } })
+        #expect(types(messages(to: b, in: actions)) == ["welcome"])
+    }
+
+    @Test func messagesSentWhileTheBoardLoadsAreHandledInOrderAfterTheWelcome() {
+        let h = HubHarness()
+        let c = h.open(1)
+        let asked = h.hello(c)
+        #expect(h.send(c, #"{"type":"dragStart","item":"t1"}"#).isEmpty)
+        #expect(h.send(c, #"{"type":"swap","op":"o1","base":0,"a":"t3","b":"t4"}"#).isEmpty)
+        guard let (read, _) = h.read(in: asked) else { return }
+        var actions = h.on(.answered(read, .board(nil)))
+        actions += h.makeDurable()
+        #expect(types(messages(to: c, in: actions)) == ["welcome", "dragStart", "swap"])
+    }
+
+    @Test func tooManyMessagesWhileTheBoardLoadsClosesWith1008() {
+        let h = HubHarness { $0.maxMessagesWhileJoining = 2 }
+        let c = h.open(1)
+        h.hello(c)
+        h.send(c, #"{"type":"dragStart","item":"t1"}"#)
+        h.send(c, #"{"type":"dragStart","item":"t1"}"#)
+        let actions = h.send(c, #"{"type":"dragStart","item":"t1"}"#)
+        #expect(closes(in: actions).map(\.1) == [1008])
+    }
+
+    @Test func aSecondHelloGetsAlreadyJoinedWhileLoadingAndOnceJoined() {
+        let h = HubHarness()
+        let c = h.open(1)
+        let asked = h.hello(c)
+        #expect(types(messages(to: c, in: h.hello(c, board: "other"))) == ["error:already_joined"])
+        guard let (read, _) = h.read(in: asked) else { return }
+        h.on(.answered(read, .board(nil)))
+        let again = h.hello(c)
+        #expect(types(messages(to: c, in: again)) == ["error:already_joined"])
+        #expect(closes(in: again).isEmpty)
+    }
+
+    @Test func aConnectionThatClosesWhileItsBoardLoadsNeverJoins() {
+        let h = HubHarness()
+        let a = h.open(1)
+        let b = h.open(2)
+        let asked = h.hello(a)
+        h.hello(b, name: "Bo")
+        h.on(.closed(a))
+        guard let (read, _) = h.read(in: asked) else { return }
+        let actions = h.on(.answered(read, .board(nil)))
+        #expect(messages(to: a, in: actions).isEmpty)
+        guard case .welcome(let welcome)? = messages(to: b, in: actions).first else {
+            Issue.record("\(actions)")
+            return
+        }
+        #expect(welcome.users.map(\.name) == ["Bo"])
+    }
+
+    @Test func closingLeavesTheBoardAndTheHoldEndsWithReasonLeft() {
+        let h = HubHarness()
+        let a = h.open(1)
+        let b = h.open(2)
+        h.joinNew(a)
+        h.hello(b, name: "Bo")
+        h.send(a, #"{"type":"dragStart","item":"t1"}"#)
+        let actions = h.on(.closed(a))
+        #expect(types(messages(to: b, in: actions)) == ["drop:left", "leave"])
+    }
+
+    @Test func anEmptyBoardIsForgottenOnlyOnceItsCreationIsDurable() {
+        let h = HubHarness()
+        let a = h.open(1)
+        h.joinNew(a)
+        h.on(.closed(a))
+        #expect(h.hub.boardCount == 1, "the create is not durable yet")
+        h.makeDurable()
+        #expect(h.hub.boardCount == 0)
+        // The next hello reads it from the store again.
+        let b = h.open(2)
+        #expect(h.read(in: h.hello(b)) != nil)
+    }
+
+    @Test func anEmptyBoardWaitsForItsOpsToBeDurableBeforeItIsForgotten() {
+        let h = HubHarness()
+        let a = h.open(1)
+        h.joinNew(a)
+        h.makeDurable()
+        h.send(a, #"{"type":"swap","op":"o1","base":0,"a":"t1","b":"t2"}"#)
+        h.on(.closed(a))
+        #expect(h.hub.boardCount == 1)
+        h.makeDurable()
+        #expect(h.hub.boardCount == 0)
+    }
+
+    @Test func committedOpsCarryTheWallClockAndGoOutOnceDurable() {
+        let h = HubHarness()
+        let a = h.open(1)
+        let b = h.open(2)
+        h.joinNew(a)
+        h.hello(b, name: "Bo")
+        let sent = h.send(a, #"{"type":"swap","op":"o1","base":0,"a":"t1","b":"t2"}"#)
+        #expect(messages(to: b, in: sent).isEmpty, "nothing is broadcast before it is durable")
+        guard case .persist(.append(_, let ops), nil)? = sent.first else {
+            Issue.record("\(sent)")
+            return
+        }
+        #expect(ops.map(\.time) == [h.wall.milliseconds])
+        #expect(types(messages(to: b, in: h.makeDurable())) == ["swap"])
+    }
+
+    @Test func idleHoldsExpireOnTheTick() {
+        let h = HubHarness { $0.holdTimeout = 5_000 }
+        let a = h.open(1)
+        h.joinNew(a)
+        h.send(a, #"{"type":"dragStart","item":"t1"}"#)
+        h.now = h.now + 4_999
+        #expect(h.on(.tick).isEmpty)
+        h.now = h.now + 1
+        #expect(types(messages(to: a, in: h.on(.tick))) == ["drop:expired"])
+    }
+
+    @Test func shutdownClosesEveryoneWith1001AndStopsWhenTheLastHasGone() {
+        let h = HubHarness()
+        let a = h.open(1)
+        let b = h.open(2)
+        h.joinNew(a)
+        let actions = h.on(.shutdown)
+        #expect(closes(in: actions).map { [$0.0.rawValue, UInt64($0.1)] } == [[1, 1001], [2, 1001]])
+        #expect(!actions.contains(.stop))
+        let late = ConnectionID(3)
+        let refused = h.on(.opened(late, peer: "127.0.0.1"))
+        #expect(closes(in: refused).map(\.1) == [1001], "a connection opened while stopping is closed")
+        h.on(.closed(a))
+        h.on(.closed(b))
+        #expect(h.on(.closed(late)).contains(.stop))
+    }
+
+    @Test func shutdownStopsAtTheDeadlineEvenIfClientsLinger() {
+        let h = HubHarness { $0.shutdownGrace = 2_000 }
+        h.joinNew(h.open(1))
+        h.on(.shutdown)
+        h.now = h.now + 1_999
+        #expect(!h.on(.tick).contains(.stop))
+        h.now = h.now + 1
+        #expect(h.on(.tick).contains(.stop))
+    }
+
+    @Test func shutdownWithNobodyConnectedStopsAtOnce() {
+        let h = HubHarness()
+        #expect(h.on(.shutdown).contains(.stop))
+    }
+}
