@@ -177,7 +177,8 @@ final class Service {
             }
             // The board may have been deleted (and even recreated) while this connection closes.
             guard let host = boards[boardID], host.members[user.id] === connection else { return }
-            perform(host.room.handle(message, from: user.id, now: Self.monotonicMillis()), on: host)
+            let now = Instant(milliseconds: Self.monotonicMillis()), wall = UnixTime(milliseconds: Self.wallMillis())
+            perform(host.room.handle(message, from: user.id, now: now, wall: wall), on: host)
         }
     }
 
@@ -259,7 +260,7 @@ final class Service {
     private func tick() {
         let now = Self.monotonicMillis()
         for host in boards.values where !host.room.holds.isEmpty {
-            perform(host.room.expireHolds(now: now), on: host)
+            perform(host.room.expireHolds(now: Instant(milliseconds: now)), on: host)
         }
         if stopping && (connections.isEmpty || now >= stopDeadline) { finished = true }
     }
