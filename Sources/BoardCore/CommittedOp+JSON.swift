@@ -50,10 +50,10 @@ extension CommittedOp {
             let by = json["by"]?.stringValue, !by.isEmpty,
             let seq = json["seq"]?.intValue, seq >= 1
         else { return nil }
-        var time: Int64 = 0
+        var time = UnixTime(milliseconds: 0)
         if let value = json["time"] {
             guard let t = value.intValue else { return nil }
-            time = Int64(t)
+            time = UnixTime(milliseconds: Int64(t))
         }
         self.init(seq: seq, opID: opID, by: UserID(by), op: op, time: time)
     }

@@ -36,11 +36,11 @@ public struct CommittedOp: Equatable, Sendable {
     public var by: UserID
     /// What it does.
     public var op: Op
-    /// When the server committed it, in milliseconds since 1970 (informational).
-    public var time: Int64
+    /// When the server committed it, by the wall clock (informational).
+    package var time: UnixTime
 
     /// A committed op.
-    public init(seq: Seq, opID: OpID, by: UserID, op: Op, time: Int64) {
+    package init(seq: Seq, opID: OpID, by: UserID, op: Op, time: UnixTime) {
         self.seq = seq
         self.opID = opID
         self.by = by

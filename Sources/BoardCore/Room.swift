@@ -19,8 +19,8 @@ public struct Room: Sendable {
     public struct Hold: Equatable, Sendable {
         /// The holder.
         public var by: UserID
-        /// When the holder last showed activity (ms), for expiry.
-        public var lastActive: Int64
+        /// When the holder last showed activity, for expiry.
+        package var lastActive: Instant
     }
 
     private enum Gated: Sendable {
@@ -92,24 +92,26 @@ public struct Room: Sendable {
 
     // MARK: Messages
 
-    /// Handles a message from a joined user at time `now` (ms).
-    public mutating func handle(_ message: ClientMessage, from user: UserID, now: Int64) -> [Effect] {
+    /// Handles a message from a joined user at monotonic time `now`; ops it commits record `wall`.
+    package mutating func handle(_ message: ClientMessage, from user: UserID, now: Instant, wall: UnixTime)
+        -> [Effect]
+    {
         switch message {
         case .hello, .ping:
             return []  // The server answers these; they never reach a room.
         case .op(let request):
-            return submit(request, from: user, now: now)
+            return submit(request, from: user, wall: wall)
         case .dragStart(let item):
             return dragStart(item, by: user, now: now)
         case .hover(let item, let over, let zone, let mode):
             return hover(item, over: over, zone: zone, mode: mode, by: user, now: now)
         case .drop(let item, let action):
-            return drop(item, action: action, by: user, now: now)
+            return drop(item, action: action, by: user, wall: wall)
         }
     }
 
     /// Ends every hold idle for `holdTimeout` or longer, with `reason: expired`.
-    public mutating func expireHolds(now: Int64) -> [Effect] {
+    package mutating func expireHolds(now: Instant) -> [Effect] {
         let expired = holds.filter { now - $0.value.lastActive >= holdTimeout }
             .sorted { $0.key.rawValue < $1.key.rawValue }
         return expired.map { item, hold in
@@ -152,9 +154,9 @@ public struct Room: Sendable {
         return []
     }
 
-    private mutating func submit(_ request: OpRequest, from user: UserID, now: Int64) -> [Effect] {
+    private mutating func submit(_ request: OpRequest, from user: UserID, wall: UnixTime) -> [Effect] {
         let holds = self.holds
-        switch sequencer.submit(request, by: user, time: now, holder: { holds[$0]?.by }) {
+        switch sequencer.submit(request, by: user, time: wall, holder: { holds[$0]?.by }) {
         case .committed(let op):
             gated.append(.op(op))
             return [.persist(op)]
@@ -165,7 +167,7 @@ public struct Room: Sendable {
         }
     }
 
-    private mutating func dragStart(_ item: ItemID, by user: UserID, now: Int64) -> [Effect] {
+    private mutating func dragStart(_ item: ItemID, by user: UserID, now: Instant) -> [Effect] {
         guard sequencer.board.item(item) != nil else {
             return [.send(user, .reject(Rejection(.unknownItem, item: item), seq: visibleSeq))]
         }
@@ -184,7 +186,7 @@ public struct Room: Sendable {
     }
 
     private mutating func hover(
-        _ item: ItemID, over: ItemID?, zone: ZoneID?, mode: DragMode?, by user: UserID, now: Int64
+        _ item: ItemID, over: ItemID?, zone: ZoneID?, mode: DragMode?, by user: UserID, now: Instant
     ) -> [Effect] {
         let board = sequencer.board
         guard board.item(item) != nil, over.map({ board.item($0) != nil }) ?? true else {
@@ -203,14 +205,14 @@ public struct Room: Sendable {
         ]
     }
 
-    private mutating func drop(_ item: ItemID, action: OpRequest?, by user: UserID, now: Int64) -> [Effect] {
+    private mutating func drop(_ item: ItemID, action: OpRequest?, by user: UserID, wall: UnixTime) -> [Effect] {
         guard holds[item]?.by == user else {
             let rejection = Rejection(.notHolding, opID: action?.opID, item: item)
             return [.send(user, .reject(rejection, seq: visibleSeq))]
         }
         _ = release(user)
         var effects: [Effect] = [.broadcast(.drop(item: item, by: user, at: visibleSeq, reason: nil), except: nil)]
-        if let action { effects += submit(action, from: user, now: now) }
+        if let action { effects += submit(action, from: user, wall: wall) }
         return effects
     }
 

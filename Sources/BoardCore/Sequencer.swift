@@ -68,8 +68,8 @@ public struct Sequencer: Sendable {
     /// Checks `request` against the conflict rules in their documented order and commits it if it passes.
     ///
     /// `holder` says which user's drag holds an item, if any.
-    public mutating func submit(
-        _ request: OpRequest, by user: UserID, time: Int64, holder: (ItemID) -> UserID?
+    package mutating func submit(
+        _ request: OpRequest, by user: UserID, time: UnixTime, holder: (ItemID) -> UserID?
     ) -> Outcome {
         if let earlier = opSeqs[request.opID] { return .duplicate(earlier) }
         let reject = { (reason: RejectReason, by: UserID?) in

@@ -108,7 +108,7 @@ extension Hub {
             }
             // The board may have been deleted (and even recreated) while this connection closes.
             guard let host = boards[boardID], host.connection(of: user.id) == id else { return }
-            perform(host.room.handle(message, from: user.id, now: now.milliseconds), on: host)
+            perform(host.room.handle(message, from: user.id, now: now, wall: wall), on: host)
         }
     }
 

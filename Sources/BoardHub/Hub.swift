@@ -213,7 +213,7 @@ package final class Hub {
 
     private func tick() {
         for host in boards.values where !host.room.holds.isEmpty {
-            perform(host.room.expireHolds(now: now.milliseconds), on: host)
+            perform(host.room.expireHolds(now: now), on: host)
         }
         if stopping && !stopped && now >= stopDeadline { stop() }
     }

@@ -102,7 +102,7 @@ public struct BoardArchive: Equatable, Sendable {
             o.write("by", op.by.rawValue)
             o.write("seq", op.seq)
             op.op.writeFields(into: &o)
-            o.write("time", Int(op.time))
+            o.write("time", Int(op.time.milliseconds))
             o.endObject()
             w.writeRaw(nil, [UInt8(ascii: "\n")] + o.bytes)
         }

@@ -161,7 +161,7 @@ final class SQLiteWriter {
             "INSERT INTO ops (board, seq, op_id, user, type, fields, time) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             [
                 .text(id.rawValue), .int(op.seq), .text(op.opID.rawValue), .text(op.by.rawValue), .text(op.op.kind),
-                .text(BoardSnapshot.encodeFields(of: op.op)), .int(Int(op.time)),
+                .text(BoardSnapshot.encodeFields(of: op.op)), .int(Int(op.time.milliseconds)),
             ])
     }
 

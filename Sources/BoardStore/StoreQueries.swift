@@ -95,7 +95,8 @@ extension SQLiteConnection {
         guard let opID = OpID(row.text(1)), let fields = try? JSON.parse(row.bytes(4)),
             let op = Op(type: row.text(3), fields: fields)
         else { throw damaged(id, "its op at seq \(seq) is unreadable") }
-        return CommittedOp(seq: seq, opID: opID, by: UserID(row.text(2)), op: op, time: Int64(row.int(5)))
+        return CommittedOp(
+            seq: seq, opID: opID, by: UserID(row.text(2)), op: op, time: UnixTime(milliseconds: Int64(row.int(5))))
     }
 
     /// An error for data that cannot have been written by this store.

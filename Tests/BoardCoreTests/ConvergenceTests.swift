@@ -24,7 +24,7 @@ import Testing
             replicas[r].seq += catchUp
             let op = randomOp(on: replicas[r].board, using: &rng)
             let request = OpRequest(opID: OpID("s\(seed)-\(step)")!, base: replicas[r].seq, op: op)
-            switch server.submit(request, by: UserID(number: UInt64(r)), time: 0, holder: { _ in nil }) {
+            switch server.submit(request, by: UserID(number: UInt64(r)), time: wall, holder: { _ in nil }) {
             case .committed(let c):
                 #expect(c.seq == stream.count + 1, "seed \(seed): seq gap")
                 stream.append(c)

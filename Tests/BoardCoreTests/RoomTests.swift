@@ -24,23 +24,26 @@ import Testing
     @Test func dragFlowHoldsHoversAndSwapsOnDrop() {
         var r = room()
         #expect(
-            r.handle(.dragStart(item: item("t1")), from: alice, now: 0)
+            r.handle(.dragStart(item: item("t1")), from: alice, now: at(0), wall: wall)
                 == [.broadcast(.dragStart(item: item("t1"), by: alice, at: 0), except: nil)])
         #expect(
-            r.handle(.dragStart(item: item("t1")), from: bob, now: 1)
+            r.handle(.dragStart(item: item("t1")), from: bob, now: at(1), wall: wall)
                 == [.send(bob, .reject(Rejection(.held, by: alice, item: item("t1")), seq: 0))])
         #expect(
-            r.handle(.hover(item: item("t1"), over: item("t2"), zone: nil, mode: .swap), from: alice, now: 2)
+            r.handle(
+                .hover(item: item("t1"), over: item("t2"), zone: nil, mode: .swap), from: alice, now: at(2), wall: wall)
                 == [
                     .broadcast(
                         .hover(item: item("t1"), over: item("t2"), zone: zone("grid"), mode: .swap, by: alice, at: 0),
                         except: alice)
                 ])
         #expect(
-            r.handle(.hover(item: item("t1"), over: item("t2"), zone: nil, mode: nil), from: bob, now: 2)
+            r.handle(
+                .hover(item: item("t1"), over: item("t2"), zone: nil, mode: nil), from: bob, now: at(2), wall: wall)
                 == [.send(bob, .reject(Rejection(.notHolding, item: item("t1")), seq: 0))])
         let request = OpRequest(opID: opID("d1"), base: 0, op: .swap(a: item("t1"), b: item("t2")))
-        let effects = durable(&r, r.handle(.drop(item: item("t1"), action: request), from: alice, now: 3))
+        let effects = durable(
+            &r, r.handle(.drop(item: item("t1"), action: request), from: alice, now: at(3), wall: wall))
         guard effects.count == 2, case .broadcast(.drop(item("t1"), alice, 0, nil), nil) = effects[0],
             case .broadcast(.committed(let op), nil) = effects[1]
         else {
@@ -48,14 +51,15 @@ import Testing
             return
         }
         #expect(op.seq == 1 && op.op == request.op && op.by == alice)
+        #expect(op.time == wall, "a committed op records the wall clock, not the monotonic one")
         #expect(r.holds.isEmpty)
         #expect(order(r.published).prefix(2) == ["t2", "t1"])
     }
 
     @Test func liftingAnotherItemReleasesTheFirst() {
         var r = room()
-        _ = r.handle(.dragStart(item: item("t1")), from: alice, now: 0)
-        let effects = r.handle(.dragStart(item: item("t2")), from: alice, now: 1)
+        _ = r.handle(.dragStart(item: item("t1")), from: alice, now: at(0), wall: wall)
+        let effects = r.handle(.dragStart(item: item("t2")), from: alice, now: at(1), wall: wall)
         #expect(
             effects == [
                 .broadcast(.drop(item: item("t1"), by: alice, at: 0, reason: nil), except: nil),
@@ -66,7 +70,7 @@ import Testing
 
     @Test func holderLeavingDropsWithReasonLeftThenLeaves() {
         var r = room()
-        _ = r.handle(.dragStart(item: item("t4")), from: bob, now: 0)
+        _ = r.handle(.dragStart(item: item("t4")), from: bob, now: at(0), wall: wall)
         #expect(
             r.leave(bob) == [
                 .broadcast(.drop(item: item("t4"), by: bob, at: 0, reason: .left), except: nil),
@@ -77,11 +81,12 @@ import Testing
 
     @Test func idleHoldExpires() {
         var r = room()
-        _ = r.handle(.dragStart(item: item("t4")), from: bob, now: 0)
-        _ = r.handle(.hover(item: item("t4"), over: nil, zone: zone("tray"), mode: nil), from: bob, now: 10_000)
-        #expect(r.expireHolds(now: 39_999).isEmpty)
+        _ = r.handle(.dragStart(item: item("t4")), from: bob, now: at(0), wall: wall)
+        _ = r.handle(
+            .hover(item: item("t4"), over: nil, zone: zone("tray"), mode: nil), from: bob, now: at(10_000), wall: wall)
+        #expect(r.expireHolds(now: at(39_999)).isEmpty)
         #expect(
-            r.expireHolds(now: 40_000) == [
+            r.expireHolds(now: at(40_000)) == [
                 .broadcast(.drop(item: item("t4"), by: bob, at: 0, reason: .expired), except: nil)
             ])
         #expect(r.holds.isEmpty)
@@ -90,12 +95,14 @@ import Testing
     @Test func opsArePublishedOnlyWhenDurableAndRepliesWaitForThem() {
         var r = room()
         let first = r.handle(
-            .op(OpRequest(opID: opID("a"), base: 0, op: .swap(a: item("t1"), b: item("t2")))), from: alice, now: 0)
+            .op(OpRequest(opID: opID("a"), base: 0, op: .swap(a: item("t1"), b: item("t2")))), from: alice, now: at(0),
+            wall: wall)
         guard case .persist(let op)? = first.first, first.count == 1 else { Issue.record("\(first)"); return }
         #expect(r.visibleSeq == 0 && r.sequencer.seq == 1)
         // Bob's conflicting op is rejected, but the reject names seq 1 and so waits for it.
         let second = r.handle(
-            .op(OpRequest(opID: opID("b"), base: 0, op: .toggle(item: item("t1"), on: true))), from: bob, now: 0)
+            .op(OpRequest(opID: opID("b"), base: 0, op: .toggle(item: item("t1"), on: true))), from: bob, now: at(0),
+            wall: wall)
         #expect(second.isEmpty)
         // A late joiner sees the published board at seq 0.
         let carol = User(id: UserID("u3"), name: "Cy", color: "#333")
@@ -118,7 +125,7 @@ import Testing
                 &r,
                 r.handle(
                     .op(OpRequest(opID: opID("o\(i)"), base: i, op: .toggle(item: item("t1"), on: i % 2 == 0))),
-                    from: alice, now: 0))
+                    from: alice, now: at(0), wall: wall))
         }
         let dee = User(id: UserID("u4"), name: "Dee", color: "#444")
         guard case .send(_, .welcome(let w))? = r.join(dee, since: 1).first, case .ops(let ops) = w.state else {
@@ -136,7 +143,8 @@ import Testing
     @Test func resentOpIsAcknowledgedWithItsOriginalSeq() {
         var r = room()
         let request = OpRequest(opID: opID("same"), base: 0, op: .toggle(item: item("t3"), on: true))
-        _ = durable(&r, r.handle(.op(request), from: alice, now: 0))
-        #expect(r.handle(.op(request), from: alice, now: 1) == [.send(alice, .ack(opID("same"), seq: 1))])
+        _ = durable(&r, r.handle(.op(request), from: alice, now: at(0), wall: wall))
+        #expect(
+            r.handle(.op(request), from: alice, now: at(1), wall: wall) == [.send(alice, .ack(opID("same"), seq: 1))])
     }
 }

@@ -61,14 +61,14 @@ import Testing
         for (i, op) in c.history.enumerated() {
             guard
                 case .committed = s.submit(
-                    OpRequest(opID: opID("h\(i)"), base: s.seq, op: op), by: bob, time: 0, holder: { _ in nil })
+                    OpRequest(opID: opID("h\(i)"), base: s.seq, op: op), by: bob, time: wall, holder: { _ in nil })
             else {
                 Issue.record("history op \(i) did not commit")
                 return
             }
         }
         let held = Set(c.heldByBob)
-        let outcome = s.submit(OpRequest(opID: opID("mine"), base: c.base, op: c.op), by: alice, time: 0) {
+        let outcome = s.submit(OpRequest(opID: opID("mine"), base: c.base, op: c.op), by: alice, time: wall) {
             held.contains($0.rawValue) ? bob : nil
         }
         switch (outcome, c.expected) {
@@ -86,7 +86,7 @@ import Testing
     @Test func ownHoldDoesNotBlockOwnOp() {
         var s = Sequencer(board: .defaultTemplate(id: demo))
         let outcome = s.submit(
-            OpRequest(opID: opID("o"), base: 0, op: .swap(a: item("t1"), b: item("t2"))), by: alice, time: 0
+            OpRequest(opID: opID("o"), base: 0, op: .swap(a: item("t1"), b: item("t2"))), by: alice, time: wall
         ) { _ in alice }
         guard case .committed = outcome else { Issue.record("\(outcome)"); return }
     }
@@ -94,9 +94,9 @@ import Testing
     @Test func repeatedOpIDIsAcknowledgedNotReapplied() {
         var s = Sequencer(board: .defaultTemplate(id: demo))
         let request = OpRequest(opID: opID("once"), base: 0, op: .swap(a: item("t1"), b: item("t2")))
-        _ = s.submit(request, by: alice, time: 0) { _ in nil }
+        _ = s.submit(request, by: alice, time: wall) { _ in nil }
         let board = s.board
-        #expect(s.submit(request, by: alice, time: 0) { _ in nil } == .duplicate(1))
+        #expect(s.submit(request, by: alice, time: wall) { _ in nil } == .duplicate(1))
         #expect(s.seq == 1)
         #expect(s.board == board)
     }
@@ -106,16 +106,16 @@ import Testing
         for i in 0..<5 {
             _ = s.submit(
                 OpRequest(opID: opID("o\(i)"), base: s.seq, op: .toggle(item: item("t1"), on: i % 2 == 0)), by: bob,
-                time: 0
+                time: wall
             ) { _ in nil }
         }
         #expect(s.oldestHeldSeq == 3)
         let old = s.submit(
-            OpRequest(opID: opID("x"), base: 1, op: .toggle(item: item("t2"), on: true)), by: alice, time: 0
+            OpRequest(opID: opID("x"), base: 1, op: .toggle(item: item("t2"), on: true)), by: alice, time: wall
         ) { _ in nil }
         #expect(old == .rejected(Rejection(.stale, opID: opID("x"))))
         let edge = s.submit(
-            OpRequest(opID: opID("y"), base: 2, op: .toggle(item: item("t2"), on: true)), by: alice, time: 0
+            OpRequest(opID: opID("y"), base: 2, op: .toggle(item: item("t2"), on: true)), by: alice, time: wall
         ) { _ in nil }
         guard case .committed = edge else { Issue.record("\(edge)"); return }
     }
@@ -125,7 +125,7 @@ import Testing
         for i in 0..<5 {
             _ = s.submit(
                 OpRequest(opID: opID("o\(i)"), base: s.seq, op: .toggle(item: item("t\(i + 1)"), on: true)), by: bob,
-                time: 0
+                time: wall
             ) { _ in nil }
         }
         #expect(s.ops(after: 2)?.map(\.seq) == [3, 4, 5])

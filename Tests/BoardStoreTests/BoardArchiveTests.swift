@@ -112,7 +112,7 @@ import Testing
         for op in ops {
             let broadcast = try JSON.parse(ServerMessage.committed(op).encoded())
             var withoutTime = op
-            withoutTime.time = 0
+            withoutTime.time = UnixTime(milliseconds: 0)
             #expect(CommittedOp(json: broadcast) == withoutTime)
         }
         let archive = try BoardArchive(board: .defaultTemplate(id: boardA), baseSeq: 0, ops: ops)
@@ -122,7 +122,7 @@ import Testing
             Issue.record("op is not an object")
             return
         }
-        #expect(members.removeValue(forKey: "time") == .number(Double(ops[0].time)))
+        #expect(members.removeValue(forKey: "time") == .number(Double(ops[0].time.milliseconds)))
         #expect(JSON.object(members) == (try JSON.parse(ServerMessage.committed(ops[0]).encoded())))
         #expect(try BoardArchive(json: archive.encoded()) == archive)
     }

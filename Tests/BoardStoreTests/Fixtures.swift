@@ -65,7 +65,7 @@ struct OpMaker {
         board.apply(op)
         let committed = CommittedOp(
             seq: seq, opID: OpID("op-\(seq)-\(rng.next() % 1000)")!, by: UserID(number: UInt64(seq % 5 + 1)), op: op,
-            time: 1_700_000_000_000 + Int64(seq))
+            time: UnixTime(milliseconds: 1_700_000_000_000 + Int64(seq)))
         all.append(committed)
         return committed
     }

@@ -3,6 +3,7 @@ snapshot, seq and op log; import refuses to overwrite unless `--replace`."""
 
 import json
 import signal
+import time
 
 from harness import Client, replay, run_cli
 
@@ -31,6 +32,10 @@ def test_export_while_serving_then_import_into_a_fresh_directory(servers, tmp_pa
     base = archive["baseSeq"]
     assert base + len(archive["ops"]) == 23
     assert [{k: v for k, v in op.items() if k != "time"} for op in archive["ops"]] == ops[base:]
+    # Each op records when it was committed by the wall clock, in milliseconds since 1970.
+    now_ms = time.time() * 1000
+    for op in archive["ops"]:
+        assert isinstance(op["time"], int) and abs(op["time"] - now_ms) < 60_000, (op, now_ms)
     assert replay(archive["board"], ops[base:]) == snapshot[1]["board"]
     (tmp_path / "ex.json").write_text(exported.stdout)
 
