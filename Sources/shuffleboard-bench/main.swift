@@ -9,6 +9,7 @@ import Foundation
 // flight on items of its own, so nothing conflicts and every op commits.
 //
 // Usage: shuffleboard-bench [--ops N] [--quick]
+//        shuffleboard-bench join-stall [options]   (JoinStall.swift: hover latency while cold boards load)
 
 struct Scenario {
     var clients: Int
@@ -152,14 +153,24 @@ func measureFanOut(receivers: Int, hovers: Int, framesPerWrite: Int) async throw
     return Double(receivers * hovers) / seconds
 }
 
-var totalOps = 4000
 var arguments = CommandLine.arguments.dropFirst()
+if arguments.first == "join-stall" {
+    guard let joinStall = JoinStall(arguments: arguments.dropFirst()) else {
+        FileHandle.standardError.write(Data((JoinStall.usage + "\n").utf8))
+        exit(2)
+    }
+    try await joinStall.run()
+    exit(0)
+}
+
+var totalOps = 4000
 while let argument = arguments.popFirst() {
     switch argument {
     case "--ops": totalOps = Int(arguments.popFirst() ?? "") ?? totalOps
     case "--quick": totalOps = 600
     default:
-        FileHandle.standardError.write(Data("usage: shuffleboard-bench [--ops N] [--quick]\n".utf8))
+        FileHandle.standardError.write(
+            Data("usage: shuffleboard-bench [--ops N] [--quick] | join-stall [options]\n".utf8))
         exit(2)
     }
 }
