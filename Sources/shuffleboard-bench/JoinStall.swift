@@ -134,10 +134,11 @@ struct JoinStall {
         var ids: [BoardID] = []
         for b in 0..<boards {
             let id = BoardID(String(format: "cold-%03d", b))!
-            let ops = (0..<opsPerBoard).map { k in
-                CommittedOp(
-                    seq: k + 1, opID: OpID(Self.opID(board: id, index: k))!, by: UserID(number: UInt64(1 + k % 5)),
-                    op: Self.op(k), time: wall - Int64(opsPerBoard - k))
+            let ops = (0..<opsPerBoard).map { (k: Int) -> CommittedOp in
+                let time = UnixTime(milliseconds: wall - Int64(opsPerBoard - k))
+                let by = UserID(number: UInt64(1 + k % 5))
+                return CommittedOp(
+                    seq: k + 1, opID: OpID(Self.opID(board: id, index: k))!, by: by, op: Self.op(k), time: time)
             }
             try store.write([.create(Board.defaultTemplate(id: id)), .append(id, ops)])
             ids.append(id)
