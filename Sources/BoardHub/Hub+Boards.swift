@@ -17,10 +17,14 @@ extension Hub {
         waiting[board] = [work]
         // A join needs the whole board; create and delete only need to know it is there.
         if case .join = work {
-            read(.load(board, recentLimit: config.historyLimit), then: .decide(board))
+            read(loadRequest(board), then: .decide(board))
         } else {
             read(.exists(board), then: .decide(board))
         }
+    }
+
+    private func loadRequest(_ board: BoardID) -> StoreRead {
+        .load(board, historyLimit: config.historyLimit, holdTimeout: config.holdTimeout)
     }
 
     /// The store answered for `board`: run the work that waited, in order.
@@ -28,17 +32,17 @@ extension Hub {
         guard var queue = waiting.removeValue(forKey: board) else { return }
         var view: StoreView
         switch answer {
-        case .board(let stored?):
-            boards[board] = BoardHost(room: makeRoom(board: stored.board, seq: stored.seq, recent: stored.recent))
+        case .room(let room?):
+            boards[board] = BoardHost(room: room)
             view = .present
-        case .board(nil), .exists(false):
+        case .room(nil), .exists(false):
             view = .absent
         case .exists(true):
             view = .presentNotLoaded
         case .failed(let error):
             log(.error, "reading board \(board) failed: \(error.message)")
             view = .failed
-        case .list, .ops:
+        case .board, .list, .ops:
             preconditionFailure("a board decision got a \(answer) answer")
         }
         while !queue.isEmpty {
@@ -46,7 +50,7 @@ extension Hub {
             if case .join = work, view == .presentNotLoaded {
                 // Only its existence was read; a join needs the board itself.
                 waiting[board] = [work] + queue
-                read(.load(board, recentLimit: config.historyLimit), then: .decide(board))
+                read(loadRequest(board), then: .decide(board))
                 return
             }
             run(work, on: board, view: &view)

@@ -84,7 +84,7 @@ extension Hub {
         } else if isDeleting(id) {
             emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(id)")))
         } else {
-            read(.load(id, recentLimit: 0), then: .http(exchange, .snapshot(id)))
+            read(.snapshot(id), then: .http(exchange, .snapshot(id)))
         }
     }
 

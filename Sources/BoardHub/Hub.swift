@@ -155,11 +155,9 @@ package final class Hub {
     /// True while the board's deletion is not yet durable.
     func isDeleting(_ id: BoardID) -> Bool { deleting.values.contains(id) }
 
-    /// A room for `board` as the config says.
-    func makeRoom(board: Board, seq: Seq = 0, recent: [CommittedOp] = []) -> Room {
-        Room(
-            board: board, seq: seq, recent: recent, historyLimit: config.historyLimit,
-            holdTimeout: config.holdTimeout)
+    /// A room for a new `board` as the config says.
+    func makeRoom(board: Board) -> Room {
+        Room(board: board, historyLimit: config.historyLimit, holdTimeout: config.holdTimeout)
     }
 
     /// Carries out what a room asked for, naming connections instead of users.

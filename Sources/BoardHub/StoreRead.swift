@@ -3,8 +3,11 @@ package import BoardStore
 
 /// A question for the store, asked by the hub and answered off the service thread.
 package enum StoreRead: Equatable, Sendable {
-    /// The board with up to `recentLimit` of its newest ops.
-    case load(BoardID, recentLimit: Int)
+    /// The board, made into a `Room` on the reader thread (replaying up to `historyLimit` ops
+    /// into its history is real work, and none of it should run on the service thread).
+    case load(BoardID, historyLimit: Int, holdTimeout: Int64)
+    /// The board as stored, without its ops (for `GET /api/boards/{id}`).
+    case snapshot(BoardID)
     /// Whether the store has the board.
     case exists(BoardID)
     /// Every board.
@@ -16,7 +19,15 @@ package enum StoreRead: Equatable, Sendable {
     package func run(on store: any BoardStore) -> StoreAnswer {
         do throws(StoreError) {
             switch self {
-            case .load(let id, let recentLimit): return .board(try store.load(id, recentLimit: recentLimit))
+            case .load(let id, let historyLimit, let holdTimeout):
+                let stored = try store.load(id, recentLimit: historyLimit)
+                return .room(
+                    stored.map {
+                        Room(
+                            board: $0.board, seq: $0.seq, recent: $0.recent, historyLimit: historyLimit,
+                            holdTimeout: holdTimeout)
+                    })
+            case .snapshot(let id): return .board(try store.load(id, recentLimit: 0))
             case .exists(let id): return .exists(try store.exists(id))
             case .list: return .list(try store.list())
             case .ops(let id, let since, let limit): return .ops(try store.ops(of: id, since: since, limit: limit))
@@ -28,8 +39,10 @@ package enum StoreRead: Equatable, Sendable {
 }
 
 /// The store's answer to a `StoreRead`.
-package enum StoreAnswer: Equatable, Sendable {
-    /// The answer to `load`: the board, or nil when the store has none.
+package enum StoreAnswer: Sendable {
+    /// The answer to `load`: the board's room, or nil when the store has none.
+    case room(Room?)
+    /// The answer to `snapshot`: the board, or nil when the store has none.
     case board(StoredBoard?)
     /// The answer to `exists`.
     case exists(Bool)

@@ -61,7 +61,7 @@ import Testing
         let posted = post(h, definition("b1"), exchange: x1)
         #expect(posted.isEmpty, "the create waits for the hello's read")
         guard let (read, _) = h.read(in: asked) else { return }
-        let actions = h.on(.answered(read, .board(nil)))
+        let actions = h.on(.answered(read, .room(nil)))
         #expect(types(messages(to: c, in: actions)) == ["welcome"])
         #expect(responses(in: actions).map(\.1.status) == [409], "the hello created it from the template first")
     }
@@ -90,9 +90,9 @@ import Testing
         let actions = h.on(.answered(read, .exists(true)))
         #expect(responses(in: actions).map(\.1.status) == [409])
         guard let (load, request) = h.read(in: actions) else { return }
-        #expect(request == .load(board("b1"), recentLimit: 10_000))
-        let stored = StoredBoard(board: .defaultTemplate(id: board("b1")), seq: 3, recent: [])
-        #expect(types(messages(to: c, in: h.on(.answered(load, .board(stored))))) == ["welcome"])
+        #expect(request == .load(board("b1"), historyLimit: 10_000, holdTimeout: 30_000))
+        let stored = Room(board: .defaultTemplate(id: board("b1")), seq: 3)
+        #expect(types(messages(to: c, in: h.on(.answered(load, .room(stored))))) == ["welcome"])
     }
 
     @Test func deleteClosesEveryoneWith4410AndAnswersOnceDurable() {
@@ -153,7 +153,7 @@ import Testing
         #expect(responses(in: fromMemory).map(\.1.status) == [200])
         let asked = h.on(.request(x2, HTTPRequest(method: .get, path: "/api/boards/b2")))
         guard let (read, request) = h.read(in: asked) else { return }
-        #expect(request == .load(board("b2"), recentLimit: 0))
+        #expect(request == .snapshot(board("b2")))
         #expect(responses(in: h.on(.answered(read, .board(nil)))).map(\.1.status) == [404])
     }
 

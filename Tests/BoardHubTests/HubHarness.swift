@@ -59,7 +59,7 @@ final class HubHarness {
     func joinNew(_ id: ConnectionID, board: String = "demo", name: String = "Ada") -> [Hub.Action] {
         let actions = hello(id, board: board, name: name)
         guard let (read, _) = read(in: actions) else { return actions }
-        return on(.answered(read, .board(nil)))
+        return on(.answered(read, .room(nil)))
     }
 
     /// Reports every persisted write so far (not yet reported) as durable.

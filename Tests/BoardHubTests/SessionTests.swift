@@ -36,10 +36,10 @@ import Testing
         let asked = h.hello(c)
         #expect(messages(to: c, in: asked).isEmpty, "nothing before the store answers")
         guard let (read, request) = h.read(in: asked) else { return }
-        #expect(request == .load(board("demo"), recentLimit: 10_000))
+        #expect(request == .load(board("demo"), historyLimit: 10_000, holdTimeout: 30_000))
         var stored = Board.defaultTemplate(id: board("demo"))
         stored.apply(.swap(a: ItemID("t1")!, b: ItemID("t2")!))
-        let answered = h.on(.answered(read, .board(StoredBoard(board: stored, seq: 7, recent: []))))
+        let answered = h.on(.answered(read, .room(Room(board: stored, seq: 7))))
         guard case .welcome(let welcome)? = messages(to: c, in: answered).first else {
             Issue.record("no welcome in \(answered)")
             return
@@ -60,7 +60,7 @@ import Testing
         let h = HubHarness { $0.createBoards = false }
         let c = h.open(1)
         guard let (read, _) = h.read(in: h.hello(c, board: "nope")) else { return }
-        let actions = h.on(.answered(read, .board(nil)))
+        let actions = h.on(.answered(read, .room(nil)))
         #expect(types(messages(to: c, in: actions)) == ["error:unknown_board"])
         #expect(closes(in: actions).map { [$0.0.rawValue, UInt64($0.1)] } == [[1, 4404]])
         #expect(closes(in: actions).first?.2 == true, "the error is flushed before the close")
@@ -84,7 +84,7 @@ import Testing
         #expect(h.read(in: first) != nil)
         #expect(!second.contains { if case .read = $0 { true } else { false } }, "the second waits for the first read")
         guard let (read, _) = h.read(in: first) else { return }
-        let actions = h.on(.answered(read, .board(nil)))
+        let actions = h.on(.answered(read, .room(nil)))
         #expect(types(messages(to: a, in: actions)) == ["welcome", "join"])
         #expect(types(messages(to: b, in: actions)) == ["welcome"])
         #expect(actions.filter { if case .persist = $0 { true } else { false } }.count == 1, "created once")
@@ -106,7 +106,7 @@ import Testing
         #expect(h.send(c, #"{"type":"dragStart","item":"t1"}"#).isEmpty)
         #expect(h.send(c, #"{"type":"swap","op":"o1","base":0,"a":"t3","b":"t4"}"#).isEmpty)
         guard let (read, _) = h.read(in: asked) else { return }
-        var actions = h.on(.answered(read, .board(nil)))
+        var actions = h.on(.answered(read, .room(nil)))
         actions += h.makeDurable()
         #expect(types(messages(to: c, in: actions)) == ["welcome", "dragStart", "swap"])
     }
@@ -127,7 +127,7 @@ import Testing
         let asked = h.hello(c)
         #expect(types(messages(to: c, in: h.hello(c, board: "other"))) == ["error:already_joined"])
         guard let (read, _) = h.read(in: asked) else { return }
-        h.on(.answered(read, .board(nil)))
+        h.on(.answered(read, .room(nil)))
         let again = h.hello(c)
         #expect(types(messages(to: c, in: again)) == ["error:already_joined"])
         #expect(closes(in: again).isEmpty)
@@ -141,7 +141,7 @@ import Testing
         h.hello(b, name: "Bo")
         h.on(.closed(a))
         guard let (read, _) = h.read(in: asked) else { return }
-        let actions = h.on(.answered(read, .board(nil)))
+        let actions = h.on(.answered(read, .room(nil)))
         #expect(messages(to: a, in: actions).isEmpty)
         guard case .welcome(let welcome)? = messages(to: b, in: actions).first else {
             Issue.record("\(actions)")
