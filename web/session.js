@@ -1,0 +1,628 @@
+// One page's session with one board, without the socket: what the server said (welcome, resume,
+// committed ops, acks, rejects, other people's holds and hovers), what this page did (pending
+// ops, the drag in progress, paint strokes, undo and redo), and what follows from it.
+// Pure: no DOM, no sockets, no timers, no clock.
+//
+// In: the socket's life (hello, receive, disconnected), timers running out (wake), and the
+// intents of gestures.js (lift, aim, aimKey, drop, cancel, paint, paintEnd, refuse, setMode,
+// undo, redo). Each of those returns effects, plain objects that the wiring (app.js) carries
+// out in order (hello returns the message to send). Out, besides: scene() for the view.
+//   {type:'send', msg}              send on the socket (asked for only while the session is open)
+//   {type:'resync'}                 close the socket and start over; the next hello() says how
+//   {type:'connection', state}      'open' or 'closed'
+//   {type:'render', glide}          show scene(); `glide` (or null): the lift ended, so the ghost
+//                                   goes and this item glides from where the ghost was
+//   {type:'ghost', item}            a pointer lifted `item`: show its ghost at the pointer
+//   {type:'focus', item}            focus the tile of `item`
+//   {type:'presence', users, me}    the people on the board
+//   {type:'mode', mode}             the drag mode changed
+//   {type:'toast', text}  {type:'announce', text}  {type:'pulse', items, kind, color}
+//   {type:'handStart', user, item}  {type:'handHover', by, target}  {type:'handEnd', by}
+//                                   other people's hands (`by` null: every hand)
+//   {type:'hover', msg, key}  {type:'hoverFlush'}  {type:'hoverReset'}
+//                                   offer a hover to the throttle (sent only when `key` changes),
+//                                   send what is waiting now, or forget it
+//   {type:'wake', after, token}     call wake(token) after `after` ms
+//   {type:'taken', item}            someone else lifted `item`: a press on it must not lift it
+//   {type:'warn', text}             for the console
+
+import * as P from './protocol.js';
+import {
+  applyOp, BoardState, canRevert, cloneBoard, inverseOp, itemById, locate, moveTarget, opMovesItem,
+  previewRemoteMoves, UndoHistory,
+} from './state.js';
+import { nextKeyboardTarget, targetKey } from './geometry.js';
+
+/**
+ * After someone else's move-mode drop, how long their live reorder preview may stay on screen
+ * waiting for the committed op (ms). The server sends the op right after the `drop`, so the
+ * preview normally gives way to the op at once (no jump back in between); this only bounds the
+ * wait when no op comes (the drop was refused, or only released the tile).
+ */
+export const SETTLE_MS = 1000;
+
+/** The drag modes. */
+export const MODES = ['swap', 'move', 'paint'];
+
+export class Session {
+  #fx = []; // effects of the call under way
+  #tokens = 0; // the last wake token handed out
+
+  /** `newOpId`: fresh op ids (tests pass a counter). */
+  constructor({ newOpId = P.newOpId } = {}) {
+    this.newOpId = newOpId;
+    /** Confirmed board + pending ops; `history`: undo and redo of own changes. */
+    this.state = new BoardState();
+    this.history = new UndoHistory();
+    this.mode = 'swap';
+    this.me = null;
+    this.users = new Map(); // user id → {id, name, color}
+    this.held = new Map(); // item → user id
+    this.remoteOver = new Map(); // user id → {item, over, zone, mode}
+    this.settling = new Map(); // item → {hover, token}: a dropped move preview awaiting its op
+    /** True between a welcome and the end of its connection (or a resync). */
+    this.open = false;
+    this.resyncing = false;
+    this.forceSnapshot = false;
+    /**
+     * The lift in progress: {item, source ('pointer' | 'keyboard'), target}. While the session
+     * is open its hold has been asked for on this connection (at the lift, or again by the
+     * welcome after a reconnect).
+     */
+    this.drag = null;
+    this.stroke = null; // the ops of a paint stroke in progress: [{op, inverse}]
+  }
+
+  // ---- The connection.
+
+  /** The socket opened: the hello to send. Resumes with `since` unless a snapshot is needed. */
+  hello(board, name) {
+    const since = this.state.loaded && !this.forceSnapshot ? this.state.seq : undefined;
+    this.forceSnapshot = false;
+    this.resyncing = false;
+    return P.hello(board, name, since);
+  }
+
+  /** The socket closed. Holds and hovers died with it; a drag in progress goes on locally. */
+  disconnected() {
+    this.open = false;
+    this.resyncing = false;
+    // A drag in progress lost its hold: its drop goes as a plain op, or the welcome asks again.
+    this.held.clear();
+    this.remoteOver.clear();
+    this.#clearSettling();
+    this.#emit({ type: 'connection', state: 'closed' }, { type: 'handEnd', by: null }, render());
+    return this.#take();
+  }
+
+  /** One server message. After a resync the rest of the old connection's messages are ignored. */
+  receive(m) {
+    if (this.resyncing) return [];
+    if (P.isCommitted(m)) this.#committed(m);
+    else {
+      switch (m.type) {
+        case 'welcome': this.#welcome(m); break;
+        case 'reject': this.#rejected(m); break;
+        case 'ack': this.#acked(m); break;
+        case 'dragStart': this.#remoteDragStart(m); break;
+        case 'hover': this.#remoteHover(m); break;
+        case 'drop': this.#remoteDrop(m); break;
+        case 'join':
+          if (m.user?.id) this.users.set(m.user.id, m.user);
+          this.#emit(this.#presence());
+          break;
+        case 'leave':
+          if (m.user?.id) {
+            this.users.delete(m.user.id);
+            this.#emit({ type: 'handEnd', by: m.user.id });
+            this.remoteOver.delete(m.user.id);
+          }
+          this.#emit(this.#presence(), render());
+          break;
+        case 'error':
+          this.#emit(
+            { type: 'warn', text: `server error ${m.code}: ${m.message}` },
+            { type: 'toast', text: `Server: ${m.message || m.code}` },
+          );
+          break;
+        default:
+          break; // newer servers may add types
+      }
+    }
+    return this.#take();
+  }
+
+  /** A timer asked for with a `wake` effect ran out. */
+  wake(token) {
+    for (const [item, s] of this.settling) {
+      if (s.token === token) {
+        this.settling.delete(item);
+        this.#emit(render());
+      }
+    }
+    return this.#take();
+  }
+
+  // ---- Local intents.
+
+  /** Switches the drag mode (a drag in progress is cancelled). */
+  setMode(mode) {
+    if (!MODES.includes(mode)) return [];
+    if (this.drag) this.#cancelDrag();
+    this.mode = mode;
+    this.#emit({ type: 'mode', mode });
+    return this.#take();
+  }
+
+  /** True when someone other than this page holds `item`. */
+  heldByOther(item) {
+    const holder = this.held.get(item);
+    return !!holder && holder !== this.me;
+  }
+
+  /** A press on a tile someone else holds: says who. */
+  refuse(item, source = 'pointer') {
+    const holder = this.held.get(item);
+    if (!holder) return [];
+    const text = `${this.user(holder).name} is holding that tile`;
+    this.#emit({ type: 'toast', text });
+    this.#emit(source === 'pointer' ? { type: 'pulse', items: [item], kind: 'reject' } : { type: 'announce', text });
+    return this.#take();
+  }
+
+  /** Lifts `item`: locally at once, and asks the server for the hold. */
+  lift(item, source = 'pointer') {
+    const at = this.drag ? null : this.#where(item);
+    if (!at) return [];
+    this.drag = {
+      item,
+      source,
+      target: source === 'keyboard' ? { over: item, zone: at.zone.id } : null,
+    };
+    this.#emit({ type: 'hoverReset' });
+    if (source === 'pointer') this.#emit({ type: 'ghost', item });
+    this.#send(P.dragStart(item));
+    this.#emit(render(), {
+      type: 'announce',
+      text: source === 'keyboard'
+        ? `Picked up ${this.#labelOf(item)}. Arrow keys choose a target, Space or Enter drops, Escape cancels.`
+        : `Picked up ${this.#labelOf(item)}.`,
+    });
+    return this.#take();
+  }
+
+  /** The pointer's target changed to `t` ({over, zone}, or null outside every target). */
+  aim(t) {
+    const d = this.drag;
+    if (!d || targetKey(t) === targetKey(d.target)) return [];
+    d.target = t;
+    this.#emit(render());
+    this.#offerHover();
+    return this.#take();
+  }
+
+  /** An arrow key during a keyboard lift. */
+  aimKey(key) {
+    const d = this.drag;
+    const b = this.state.view();
+    if (!d || !b) return [];
+    const zones = b.zones.map((z, i) => ({ id: z.id, items: z.items, columns: i === 0 ? b.columns : 1 }));
+    d.target = nextKeyboardTarget(zones, d.target ?? { over: d.item, zone: this.#where(d.item)?.zone.id }, key);
+    this.#emit(render());
+    this.#offerHover();
+    this.#emit({
+      type: 'announce',
+      text: d.target.over === d.item ? 'Over its own place.' : `Over ${this.#describeTarget(d.target)}.`,
+    });
+    return this.#take();
+  }
+
+  /** Drops the lifted tile on its target (or puts it back when there is none). */
+  drop() {
+    const d = this.drag;
+    if (!d) return [];
+    const op = this.#opForTarget(d.item, d.target);
+    this.#emit({ type: 'hoverFlush' });
+    this.drag = null;
+    if (op) {
+      // Open: the hold is ours on this connection, so a drop carries the op. Otherwise the hold
+      // died with the connection and the op goes after the welcome as a plain pending op.
+      this.#recordChange([this.#submit(op, this.open ? d.item : null)]);
+    } else {
+      this.#send(P.drop(d.item)); // only releases (nothing to release when closed)
+    }
+    this.#emit(render(d.item));
+    if (d.source === 'keyboard') this.#emit({ type: 'focus', item: d.item });
+    let text = `Dropped ${this.#labelOf(d.item)} in its place; nothing changed.`;
+    if (op?.type === 'swap') text = `Swapped ${this.#labelOf(d.item)} with ${this.#labelOf(op.b)}.`;
+    else if (op) text = `Moved ${this.#labelOf(d.item)} to ${this.#describePlace(d.item)}.`;
+    this.#emit({ type: 'announce', text });
+    return this.#take();
+  }
+
+  /** Puts the lifted tile back; it glides home. */
+  cancel() {
+    this.#cancelDrag();
+    return this.#take();
+  }
+
+  /** Flips `item` as part of a paint stroke (one stroke is one undo step). */
+  paint(item) {
+    const b = this.state.view();
+    const it = b && !this.heldByOther(item) ? itemById(b, item) : null;
+    if (!it) return [];
+    this.stroke ??= [];
+    this.stroke.push(this.#submit(this.#makeOp({ type: 'toggle', item, on: !it.on })));
+    this.#emit(render());
+    return this.#take();
+  }
+
+  /** Ends the paint stroke: its ops become one undoable change. */
+  paintEnd() {
+    const s = this.stroke;
+    this.stroke = null;
+    if (s && s.length) {
+      this.#recordChange(s);
+      this.#emit({ type: 'announce', text: `Painted ${s.length} tile${s.length === 1 ? '' : 's'}.` });
+    }
+    return this.#take();
+  }
+
+  /** Reverts this page's last change, as new ops under the usual conflict rules. */
+  undo() {
+    this.#revert('undo');
+    return this.#take();
+  }
+
+  /** Makes the last undone change again. */
+  redo() {
+    this.#revert('redo');
+    return this.#take();
+  }
+
+  // ---- What to show.
+
+  /**
+   * The board to show and its decorations for View.renderBoard: confirmed + pending, other
+   * people's move previews, and the live preview of this page's drag. Null before a board.
+   */
+  scene() {
+    let board = this.state.view();
+    if (!board) return null;
+    const previews = this.#remotePreviews();
+    board = previewRemoteMoves(board, previews);
+    const d = this.drag;
+    let over = null;
+    let overZone = null;
+    if (d && d.target) {
+      if (d.target.over == null) overZone = d.target.zone;
+      if (this.mode === 'move' || d.target.over == null) {
+        const mt = moveTarget(board, d.item, d.target.over, d.target.zone);
+        if (mt && this.mode === 'move') {
+          board = cloneBoard(board);
+          applyOp(board, { type: 'move', item: d.item, ...mt });
+        }
+      } else if (d.target.over !== d.item) {
+        over = d.target.over;
+      }
+    }
+    const held = new Map();
+    for (const [item, by] of this.held) held.set(item, this.user(by));
+    const remoteOver = new Map();
+    for (const [by, h] of this.remoteOver) {
+      // A previewed move shows the tile at its new place instead of outlining the target.
+      if (h.over && !previews.includes(h)) remoteOver.set(h.over, this.user(by));
+    }
+    return {
+      board,
+      seq: this.state.seq,
+      deco: {
+        held,
+        me: this.me,
+        dragging: d && d.source === 'pointer' ? d.item : null,
+        lifted: d && d.source === 'keyboard' ? d.item : null,
+        keyboardTarget: d && d.source === 'keyboard' ? d.target : null,
+        over,
+        overZone,
+        remoteOver,
+      },
+    };
+  }
+
+  /** A user by id (a placeholder for one who has left). */
+  user(id) {
+    return this.users.get(id) ?? { id, name: id, color: '#555' };
+  }
+
+  // ---- Server messages.
+
+  #welcome(m) {
+    this.me = m.you;
+    this.users = new Map((m.users ?? []).map((u) => [u.id, u]));
+    this.held = new Map((m.drags ?? []).map((d) => [d.item, d.by]));
+    this.remoteOver.clear();
+    this.#clearSettling();
+    if (m.board) {
+      this.state.reset(m.board, m.seq);
+    } else if (Array.isArray(m.ops)) {
+      for (const op of m.ops) {
+        const r = this.state.applyCommitted(op);
+        if (r.status === 'gap') return this.#resync(true);
+        if (r.status === 'applied' && r.own) this.history.committed(op.op, op.seq);
+      }
+      if (this.state.seq !== m.seq) return this.#resync(true);
+    } else {
+      return this.#resync(true);
+    }
+    this.open = true;
+    this.#emit({ type: 'connection', state: 'open' }, this.#presence());
+    for (const d of m.drags ?? []) if (d.by !== this.me) this.#emit({ type: 'handStart', user: this.user(d.by), item: d.item });
+    // Ops in flight when the connection dropped: resend with the same op id (the server
+    // answers `ack` for any it had already committed, so none is applied twice).
+    for (const p of this.state.pending) this.#send(p);
+    if (this.drag) {
+      // A drag survived the reconnect: hold the tile again.
+      this.#send(P.dragStart(this.drag.item));
+    }
+    this.#emit(render());
+    return undefined;
+  }
+
+  #committed(m) {
+    const r = this.state.applyCommitted(m);
+    // A live gap resumes from the last applied seq (the server sends what is missing).
+    if (r.status === 'gap') return this.#resync(false);
+    if (r.status !== 'applied') return undefined;
+    if (r.own) this.history.committed(m.op, m.seq);
+    // A dropped preview gives way to the op that moved its tile: the confirmed board now shows it.
+    for (const item of [...this.settling.keys()]) if (opMovesItem(m, item)) this.#clearSettling(item);
+    this.#emit(render());
+    if (m.by !== this.me) {
+      const items = P.involvedItems(m).filter((id) => id !== m.before);
+      this.#emit({ type: 'pulse', items, kind: 'remote', color: this.user(m.by).color });
+    }
+    return undefined;
+  }
+
+  #rejected(m) {
+    const text = P.rejectText(m.reason, m.by, (id) => this.user(id).name);
+    if (!m.op) {
+      // A refused dragStart (held by someone else), or a hover/drop for a hold we lost.
+      if (this.drag && (!m.item || m.item === this.drag.item)) {
+        const item = this.drag.item;
+        this.#cancelDrag({ silent: true });
+        this.#emit({ type: 'pulse', items: [item], kind: 'reject' }, { type: 'toast', text }, { type: 'announce', text });
+      }
+      return;
+    }
+    const p = this.state.reject(m.op);
+    this.history.rejected(m.op);
+    if (!p) return;
+    this.#emit(
+      render(),
+      { type: 'pulse', items: P.involvedItems(p), kind: 'reject' },
+      { type: 'toast', text },
+      { type: 'announce', text },
+    );
+    // The server's history is not ours (a restarted in-memory server): start from its snapshot.
+    if (m.reason === 'bad_base') this.#resync(true);
+  }
+
+  #acked(m) {
+    if (this.state.ack(m.op, m.seq)) this.history.committed(m.op, m.seq);
+    this.#emit(render());
+  }
+
+  #remoteDragStart(m) {
+    this.held.set(m.item, m.by);
+    this.#clearSettling(m.item);
+    if (m.by !== this.me) this.#emit({ type: 'handStart', user: this.user(m.by), item: m.item }, { type: 'taken', item: m.item });
+    this.#emit(render());
+  }
+
+  #remoteHover(m) {
+    if (m.by === this.me) return;
+    const mode = m.mode === 'move' || m.mode === 'swap' ? m.mode : null;
+    this.remoteOver.set(m.by, { item: m.item, over: m.over ?? null, zone: m.zone, mode });
+    // Move mode: the held tile itself is shown at its new place (scene), and the hand holds it
+    // there. Otherwise the hand points at the target.
+    const target = mode === 'move' ? { over: m.item, zone: m.zone } : { over: m.over ?? null, zone: m.zone };
+    this.#emit({ type: 'handHover', by: m.by, target }, render());
+  }
+
+  #remoteDrop(m) {
+    if (this.held.get(m.item) === m.by) this.held.delete(m.item);
+    const last = this.remoteOver.get(m.by);
+    this.remoteOver.delete(m.by);
+    // A released move preview stays until the op it announces arrives (or SETTLE_MS pass), so
+    // the tile does not jump back between the drop and the op. A hold that ended without a
+    // drop (left, expired) commits nothing: its preview goes at once.
+    if (m.by !== this.me && !m.reason && last && last.mode === 'move' && last.item === m.item) {
+      this.#clearSettling(m.item);
+      this.#tokens += 1;
+      this.settling.set(m.item, { hover: last, token: this.#tokens });
+      this.#emit({ type: 'wake', after: SETTLE_MS, token: this.#tokens });
+    }
+    if (m.by !== this.me) {
+      this.#emit({ type: 'handEnd', by: m.by });
+    } else if (m.reason === 'expired' && this.drag && this.drag.item === m.item) {
+      this.#cancelDrag({ silent: true });
+      this.#emit({ type: 'toast', text: P.dropReasonText('expired') });
+    }
+    this.#emit(render());
+  }
+
+  // ---- Helpers.
+
+  #emit(...effects) {
+    this.#fx.push(...effects);
+  }
+
+  #take() {
+    const fx = this.#fx;
+    this.#fx = [];
+    return fx;
+  }
+
+  #send(msg) {
+    if (this.open) this.#emit({ type: 'send', msg });
+  }
+
+  #presence() {
+    return { type: 'presence', users: this.users, me: this.me };
+  }
+
+  /** Starts over from a fresh connection (a gap in seq, or an out-of-sync base). */
+  #resync(snapshot) {
+    if (snapshot) this.forceSnapshot = true;
+    this.open = false;
+    this.resyncing = true;
+    this.#emit({ type: 'resync' });
+  }
+
+  /** Forgets the dropped preview of `item` (of every item when omitted). */
+  #clearSettling(item) {
+    for (const id of [...this.settling.keys()]) if (item === undefined || id === item) this.settling.delete(id);
+  }
+
+  /**
+   * Other people's move-mode drags as hovers to preview: dropped ones still waiting for their
+   * op first, then the live ones. None while this page drags itself, so tiles never slide under
+   * one's own pointer (their hands and target outlines still show).
+   */
+  #remotePreviews() {
+    if (this.drag) return [];
+    const live = [...this.remoteOver.values()].filter((h) => h.mode === 'move' && !this.settling.has(h.item));
+    return [...[...this.settling.values()].map((s) => s.hover), ...live];
+  }
+
+  /** `silent`: the server already released the hold, so nothing is sent. */
+  #cancelDrag({ silent = false } = {}) {
+    const d = this.drag;
+    if (!d) return;
+    this.#emit({ type: 'hoverReset' });
+    this.drag = null;
+    if (!silent && this.open) {
+      // Point the hover back at the tile's own place first, so other screens' previews of
+      // this drag end at once instead of waiting for an op that will not come.
+      const at = this.#where(d.item);
+      if (at) this.#send(P.hover(d.item, d.item, at.zone.id, this.mode));
+      this.#send(P.drop(d.item));
+    }
+    this.#emit(render(d.item), { type: 'announce', text: `Cancelled. ${this.#labelOf(d.item)} is back in its place.` });
+  }
+
+  #offerHover() {
+    const d = this.drag;
+    if (!d || !this.open) return;
+    // Outside every target: the hand goes back over the tile's own place.
+    const at = d.target ? null : this.#where(d.item);
+    const t = d.target ?? (at ? { over: d.item, zone: at.zone.id } : null);
+    if (t) this.#emit({ type: 'hover', msg: P.hover(d.item, t.over, t.zone, this.mode), key: `${d.item}|${targetKey(t)}` });
+  }
+
+  /** A new op message from an op body, against the last applied seq. */
+  #makeOp(body) {
+    const id = this.newOpId();
+    const base = this.state.seq;
+    switch (body.type) {
+      case 'swap': return P.swap(id, base, body.a, body.b);
+      case 'move': return P.move(id, base, body.item, body.zone, body.before);
+      case 'toggle': return P.toggle(id, base, body.item, body.on);
+      default: throw new Error(`unknown op ${body.type}`);
+    }
+  }
+
+  /** The op a drop on target `t` makes, or null when it would change nothing. */
+  #opForTarget(item, t) {
+    if (!t || t.over === item) return null;
+    const board = this.state.view();
+    if (t.over != null && this.mode !== 'move') {
+      if (!locate(board, t.over)) return null;
+      return this.#makeOp({ type: 'swap', a: item, b: t.over });
+    }
+    const mt = moveTarget(board, item, t.over, t.zone);
+    return mt ? this.#makeOp({ type: 'move', item, ...mt }) : null;
+  }
+
+  /**
+   * Applies an op optimistically and sends it (as a drop of `dropItem` when it ends a drag held
+   * on this connection). Returns the undo entry {op, inverse}.
+   */
+  #submit(op, dropItem = null) {
+    const entry = { op, inverse: inverseOp(op, this.state.view()) };
+    this.state.addPending(op);
+    this.#send(dropItem ? P.drop(dropItem, op) : op);
+    return entry;
+  }
+
+  /**
+   * Puts a change on the undo (or redo) stack. Ops of a paint stroke may already have been
+   * answered while the stroke went on; their outcome is taken from the state.
+   */
+  #recordChange(entries, kind = 'do') {
+    this.history.record(entries, kind);
+    for (const e of entries) {
+      if (this.state.isPending(e.op.op)) continue;
+      const done = this.state.log.find((l) => l.op === e.op.op);
+      if (done) this.history.committed(e.op.op, done.seq);
+      else this.history.rejected(e.op.op);
+    }
+  }
+
+  #revert(kind) {
+    const undo = kind === 'undo';
+    const change = undo ? this.history.peekUndo() : this.history.peekRedo();
+    if (!change) {
+      this.#emit({ type: 'toast', text: undo ? 'Nothing to undo' : 'Nothing to redo' });
+      return;
+    }
+    const check = canRevert(change, this.state, this.me);
+    if (!check.ok && check.why === 'pending') {
+      this.#emit({ type: 'toast', text: 'Still saving that change; try again in a moment' });
+      return;
+    }
+    // Reverted now, or never: either way it leaves the stack, so the next one is reachable.
+    if (undo) this.history.popUndo(); else this.history.popRedo();
+    if (!check.ok) {
+      const text = check.why === 'changed'
+        ? `Can't ${kind}: ${this.user(check.by).name} changed those tiles since`
+        : `Can't ${kind}: that change is too old`;
+      this.#emit({ type: 'toast', text }, { type: 'announce', text });
+      return;
+    }
+    const entries = [];
+    for (const e of [...change.ops].reverse()) {
+      if (e.inverse) entries.push(this.#submit(this.#makeOp(e.inverse)));
+    }
+    if (entries.length) this.#recordChange(entries, kind);
+    this.#emit(render(), { type: 'announce', text: undo ? 'Undone.' : 'Redone.' });
+  }
+
+  #where(item) {
+    const b = this.state.view();
+    return b ? locate(b, item) : null;
+  }
+
+  #labelOf(id) {
+    const b = this.state.view();
+    return (b && itemById(b, id)?.label) || id;
+  }
+
+  #describePlace(item) {
+    const at = this.#where(item);
+    return at ? `${at.zone.id} position ${at.index + 1} of ${at.zone.items.length}` : 'its place';
+  }
+
+  #describeTarget(t) {
+    if (!t) return 'no target';
+    if (t.over == null) return `the end of ${t.zone}`;
+    const at = this.#where(t.over);
+    const where = at ? `, ${at.zone.id} position ${at.index + 1} of ${at.zone.items.length}` : '';
+    return `${this.#labelOf(t.over)}${where}`;
+  }
+}
+
+function render(glide = null) {
+  return { type: 'render', glide };
+}
