@@ -20,14 +20,16 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
 
+        // Small data structures every layer uses (the FIFO queue). No dependencies.
+        .target(name: "Basics"),
         // Pure domain: boards, ops, conflict rules, messages. No I/O.
-        .target(name: "BoardCore"),
+        .target(name: "BoardCore", dependencies: ["Basics"]),
         // Persistence: the store protocol, SQLite and in-memory stores.
         .target(name: "BoardStore", dependencies: ["BoardCore", "CSQLite"]),
         // libwebsockets transport, HTTP routes, composition.
         .target(name: "BoardServer", dependencies: ["BoardCore", "BoardStore", "CLibWebSockets"]),
         // A small client on the libwebsockets client API.
-        .target(name: "BoardClient", dependencies: ["CLibWebSockets"]),
+        .target(name: "BoardClient", dependencies: ["Basics", "CLibWebSockets"]),
         // The command-line tool.
         .executableTarget(name: "shuffleboard", dependencies: ["BoardServer", "BoardStore", "BoardCore"]),
         // Benchmarks: programs that print numbers next to a reference measured in the same run.
@@ -36,6 +38,7 @@ let package = Package(
 
         .target(
             name: "TestSupport", dependencies: ["BoardServer", "BoardClient", "BoardCore"], path: "Tests/TestSupport"),
+        .testTarget(name: "BasicsTests", dependencies: ["Basics", "TestSupport"]),
         .testTarget(name: "BoardCoreTests", dependencies: ["BoardCore", "TestSupport"]),
         .testTarget(name: "BoardStoreTests", dependencies: ["BoardStore", "BoardCore", "TestSupport"]),
         .testTarget(

@@ -109,7 +109,7 @@ extension Service {
         return .json(200) { w in
             w.beginObject()
             w.write("seq", seq)
-            ServerMessage.write(board, key: "board", into: &w)
+            board.encode(into: &w, key: "board")
             w.endObject()
         }
     }
@@ -177,7 +177,7 @@ extension Service {
             .json(201) { w in
                 w.beginObject()
                 w.write("seq", 0)
-                ServerMessage.write(board, key: "board", into: &w)
+                board.encode(into: &w, key: "board")
                 w.endObject()
             }
         )
