@@ -20,8 +20,10 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
 
+        // Small data structures every layer uses (the FIFO queue). No dependencies.
+        .target(name: "Basics"),
         // Pure domain: boards, ops, conflict rules, messages. No I/O.
-        .target(name: "BoardCore"),
+        .target(name: "BoardCore", dependencies: ["Basics"]),
         // Persistence: the store protocol, SQLite and in-memory stores.
         .target(name: "BoardStore", dependencies: ["BoardCore", "CSQLite"]),
         // Every session rule as a state machine: events in, actions out. No I/O, no threads, no clock.
@@ -32,7 +34,7 @@ let package = Package(
         .target(
             name: "BoardServer", dependencies: ["BoardCore", "BoardStore", "BoardHub", "LWSSupport", "CLibWebSockets"]),
         // A small client on the libwebsockets client API.
-        .target(name: "BoardClient", dependencies: ["LWSSupport", "CLibWebSockets"]),
+        .target(name: "BoardClient", dependencies: ["Basics", "LWSSupport", "CLibWebSockets"]),
         // The command-line tool.
         .executableTarget(name: "shuffleboard", dependencies: ["BoardServer", "BoardHub", "BoardStore", "BoardCore"]),
         // Benchmarks: programs that print numbers next to a reference measured in the same run.
@@ -41,6 +43,7 @@ let package = Package(
 
         .target(
             name: "TestSupport", dependencies: ["BoardServer", "BoardClient", "BoardCore"], path: "Tests/TestSupport"),
+        .testTarget(name: "BasicsTests", dependencies: ["Basics", "TestSupport"]),
         .testTarget(name: "BoardCoreTests", dependencies: ["BoardCore", "TestSupport"]),
         .testTarget(name: "BoardStoreTests", dependencies: ["BoardStore", "BoardCore", "TestSupport"]),
         .testTarget(name: "BoardHubTests", dependencies: ["BoardHub", "BoardStore", "BoardCore"]),

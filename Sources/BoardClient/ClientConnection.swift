@@ -1,3 +1,4 @@
+internal import Basics
 import Synchronization
 
 /// One WebSocket client connection served by a `ClientLoop`; every method is thread-safe.
@@ -85,7 +86,7 @@ public final class ClientConnection: Sendable {
     /// The next complete message (binary ones decoded as UTF-8); throws `closed` once closed and drained, `timeout` after `timeout`.
     public func receive(timeout: Duration = .seconds(5)) async throws -> String {
         try await wait(timeout: timeout, on: \.receivers) { state in
-            if let message = state.messages.pop() { return .success(message) }
+            if let message = state.messages.popFirst() { return .success(message) }
             switch state.phase {
             case .connecting, .open: return nil
             case .closed(let code, let reason): return .failure(.closed(code: code, reason: reason))
@@ -167,7 +168,7 @@ public final class ClientConnection: Sendable {
     func didReceive(_ message: String) {
         let receiver = state.withLock { state -> Waiters<String>.Continuation? in
             if let receiver = state.receivers.takeFirst() { return receiver }
-            state.messages.push(message)
+            state.messages.append(message)
             return nil
         }
         receiver?.resume(returning: message)

@@ -233,7 +233,7 @@ final class ClientService: @unchecked Sendable {
     /// One `lws_write` per WRITEABLE; re-arms while more is queued.
     private func writeNext(_ session: Session, _ wsi: OpaquePointer) -> Int32 {
         session.inFlight = nil
-        guard let next = session.outbox.pop() else { return 0 }
+        guard let next = session.outbox.popFirst() else { return 0 }
         switch next {
         case .close(let code, let reason):
             session.localClose = (Int(code), reason)
@@ -285,13 +285,13 @@ final class ClientService: @unchecked Sendable {
 
         case .send(let id, let frames):
             guard let session = sessions[id], !session.closeQueued else { return }
-            session.outbox.push(contentsOf: frames.lazy.map { .frame($0) })
+            session.outbox.append(contentsOf: frames.lazy.map { .frame($0) })
             if session.established, let wsi = session.wsi { lws_callback_on_writable(wsi) }
 
         case .close(let id, let code, let reason):
             guard let session = sessions[id], !session.closeQueued else { return }
             session.closeQueued = true
-            session.outbox.push(.close(code: code, reason: reason))
+            session.outbox.append(.close(code: code, reason: reason))
             if session.established, let wsi = session.wsi { lws_callback_on_writable(wsi) }
 
         case .abandon(let id):

@@ -1,3 +1,5 @@
+internal import Basics
+
 /// The service thread's record of one connection: the `struct lws *`, the
 /// outgoing queue, the message being reassembled and how it closed.
 ///

@@ -85,7 +85,7 @@ public struct Board: Equatable, Sendable {
         zoneIndex[id].map { zones[$0] }
     }
 
-    /// Applies a validated op. Ops that `Rules.check` accepted always apply.
+    /// Applies an op that `problem(applying:)` finds nothing wrong with (others may be applied in part).
     public mutating func apply(_ op: Op) {
         switch op {
         case .swap(let a, let b):

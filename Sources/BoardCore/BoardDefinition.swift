@@ -33,45 +33,45 @@ public struct BoardDefinition: Equatable, Sendable {
         do { json = try JSON.parse(bytes) } catch {
             return .failure(Problem("body is not JSON: \(error.reason) at byte \(error.offset)"))
         }
-        guard case .object = json else { return .failure(Problem("body must be a JSON object")) }
-        var id: BoardID?
-        if let raw = json["id"], !raw.isNull {
-            guard let s = raw.stringValue, let parsed = BoardID(s) else {
-                return .failure(Problem("id must be 1–64 characters of [A-Za-z0-9_-]"))
-            }
-            id = parsed
+        do {
+            return .success(try decode(json))
+        } catch {
+            return .failure(Problem(error.message))
         }
-        guard let title = json["title"]?.stringValue else { return .failure(Problem("title must be a string")) }
-        guard let columns = json["columns"]?.intValue else { return .failure(Problem("columns must be an integer")) }
-        guard let zoneList = json["zones"]?.arrayValue else { return .failure(Problem("zones must be an array")) }
+    }
+
+    /// What the 400 answer says a board or zone id must be (its wording predates the shared readers).
+    private static let idRule = "1–64 characters of [A-Za-z0-9_-]"
+
+    private static func decode(_ json: JSON) throws(JSON.DecodingError) -> BoardDefinition {
+        guard case .object = json else { throw JSON.DecodingError("body must be a JSON object") }
+        var id: BoardID?
+        if json.hasValue("id") {
+            id = try json.read("id", named: "id", mustBe: idRule) { $0.stringValue.flatMap(BoardID.init) }
+        }
+        let title = try json.string("title", named: "title")
+        let columns = try json.int("columns", named: "columns")
         var zones: [(id: ZoneID, items: [(label: String, color: String)])] = []
-        for (z, zone) in zoneList.enumerated() {
-            guard let zid = zone["id"]?.stringValue.flatMap(ZoneID.init) else {
-                return .failure(Problem("zones[\(z)].id must be 1–64 characters of [A-Za-z0-9_-]"))
-            }
-            guard let itemList = zone["items"]?.arrayValue else {
-                return .failure(Problem("zones[\(z)].items must be an array"))
+        for (z, zone) in try json.array("zones", named: "zones").enumerated() {
+            let zoneID = try zone.read("id", named: "zones[\(z)].id", mustBe: idRule) {
+                $0.stringValue.flatMap(ZoneID.init)
             }
             var items: [(label: String, color: String)] = []
-            for (i, item) in itemList.enumerated() {
-                guard let label = item["label"]?.stringValue else {
-                    return .failure(Problem("zones[\(z)].items[\(i)].label must be a string"))
-                }
-                guard let color = item["color"]?.stringValue else {
-                    return .failure(Problem("zones[\(z)].items[\(i)].color must be a string"))
-                }
-                items.append((label, color))
+            for (i, item) in try zone.array("items", named: "zones[\(z)].items").enumerated() {
+                let name = "zones[\(z)].items[\(i)]"
+                let label = try item.string("label", named: "\(name).label")
+                items.append((label, try item.string("color", named: "\(name).color")))
             }
-            zones.append((zid, items))
+            zones.append((zoneID, items))
         }
         let definition = BoardDefinition(id: id, title: title, columns: columns, zones: zones)
         let board = definition.board(id: id ?? BoardID("check")!)
         if let problem = Board.validate(
             title: board.title, columns: board.columns, zones: board.zones, items: board.items)
         {
-            return .failure(Problem(problem))
+            throw JSON.DecodingError(problem)
         }
-        return .success(definition)
+        return definition
     }
 
     /// The board this definition describes, under `id`.

@@ -73,126 +73,69 @@ extension ClientMessage {
         guard let type = json["type"]?.stringValue else {
             throw ProtocolError(.badMessage, "a message needs a string field \"type\"")
         }
-        let fields = Fields(json: json, opID: json["op"]?.stringValue)
+        let opID = json["op"]?.stringValue
+        let message: ClientMessage?
+        do {
+            message = try decode(type, members: json)
+        } catch {
+            throw ProtocolError(.badMessage, error.message, opID: opID)
+        }
+        guard let message else {
+            throw ProtocolError(.unknownType, "unknown message type \"\(type.prefix(64))\"", opID: opID)
+        }
+        return message
+    }
+
+    /// The message of type `type` from the members of `json`, or nil when the type is unknown.
+    private static func decode(_ type: String, members json: JSON) throws(JSON.DecodingError) -> ClientMessage? {
         switch type {
         case "hello":
-            let board = try fields.boardID("board")
-            guard let rawName = json["name"]?.stringValue else { throw fields.bad("\"name\" must be a string") }
-            let name = rawName.trimmingWhitespace()
+            let board = try json.boardID("board")
+            let name = try json.string("name").trimmingWhitespace()
             guard (1...maximumNameLength).contains(name.count) else {
-                throw fields.bad("\"name\" must be 1–\(maximumNameLength) characters")
+                throw JSON.DecodingError("\"name\" must be 1–\(maximumNameLength) characters")
             }
-            let since = try fields.optionalSeq("since")
+            let since = try json.hasValue("since") ? json.seq("since") : nil
             return .hello(board: board, name: name, since: since)
         case "swap", "move", "toggle":
-            return .op(try fields.opRequest(type: type, subject: nil))
+            let (opID, base) = try header(json)
+            return .op(OpRequest(opID: opID, base: base, op: try Op(type: type, fields: json)))
         case "dragStart":
-            return .dragStart(item: try fields.itemID("item"))
+            return .dragStart(item: try json.itemID("item"))
         case "hover":
-            let item = try fields.itemID("item")
-            let over = try fields.optionalItemID("over")
-            let zone = try fields.optionalZoneID("zone")
-            var mode: DragMode?
-            if let raw = json["mode"], !raw.isNull {
-                guard let parsed = raw.stringValue.flatMap(DragMode.init(rawValue:)) else {
-                    throw fields.bad("\"mode\" must be \"swap\" or \"move\"")
-                }
-                mode = parsed
-            }
+            let item = try json.itemID("item")
+            let over = try json.hasValue("over") ? json.itemID("over") : nil
+            let zone = try json.hasValue("zone") ? json.zoneID("zone") : nil
+            let mode = try json.hasValue("mode") ? dragMode("mode", in: json) : nil
             return .hover(item: item, over: over, zone: zone, mode: mode)
         case "drop":
-            let item = try fields.itemID("item")
+            let item = try json.itemID("item")
             guard let action = json["action"], !action.isNull else { return .drop(item: item, action: nil) }
-            guard case .object = action, let actionType = action["type"]?.stringValue else {
-                throw fields.bad("\"action\" must be an object with a string \"type\"")
+            guard case .object = action, action["type"]?.stringValue != nil else {
+                throw JSON.DecodingError("\"action\" must be an object with a string \"type\"")
             }
-            guard actionType == "swap" || actionType == "move" else {
-                throw fields.bad("\"action.type\" must be \"swap\" or \"move\"")
-            }
-            return .drop(item: item, action: try fields.opRequest(type: actionType, subject: item, action: action))
+            let mode = try dragMode("type", in: action, named: "\"action.type\"")
+            let (opID, base) = try header(json)
+            return .drop(
+                item: item,
+                action: OpRequest(opID: opID, base: base, op: try Op(dropping: item, as: mode, action: action)))
         case "ping":
             return .ping
         default:
-            throw ProtocolError(.unknownType, "unknown message type \"\(type.prefix(64))\"", opID: fields.opID)
+            return nil
         }
     }
 
-    /// Field readers that turn each mistake into a precise `bad_message`.
-    private struct Fields {
-        let json: JSON
-        let opID: String?
+    /// A client op's `op` id and `base` seq, read before the op's own members.
+    private static func header(_ json: JSON) throws(JSON.DecodingError) -> (OpID, Seq) {
+        (try json.opID("op"), try json.seq("base"))
+    }
 
-        func bad(_ message: String) -> ProtocolError { ProtocolError(.badMessage, message, opID: opID) }
-
-        func boardID(_ key: String) throws(ProtocolError) -> BoardID {
-            guard let s = json[key]?.stringValue, let id = BoardID(s) else {
-                throw bad("\"\(key)\" must be an id of 1–64 characters [A-Za-z0-9_-]")
-            }
-            return id
-        }
-
-        func itemID(_ key: String, in object: JSON? = nil) throws(ProtocolError) -> ItemID {
-            guard let s = (object ?? json)[key]?.stringValue, let id = ItemID(s) else {
-                throw bad("\"\(key)\" must be an item id of 1–64 characters [A-Za-z0-9_-]")
-            }
-            return id
-        }
-
-        func optionalItemID(_ key: String, in object: JSON? = nil) throws(ProtocolError) -> ItemID? {
-            guard let value = (object ?? json)[key], !value.isNull else { return nil }
-            return try itemID(key, in: object)
-        }
-
-        func zoneID(_ key: String, in object: JSON? = nil) throws(ProtocolError) -> ZoneID {
-            guard let s = (object ?? json)[key]?.stringValue, let id = ZoneID(s) else {
-                throw bad("\"\(key)\" must be a zone id of 1–64 characters [A-Za-z0-9_-]")
-            }
-            return id
-        }
-
-        func optionalZoneID(_ key: String) throws(ProtocolError) -> ZoneID? {
-            guard let value = json[key], !value.isNull else { return nil }
-            return try zoneID(key)
-        }
-
-        func optionalSeq(_ key: String) throws(ProtocolError) -> Seq? {
-            guard let value = json[key], !value.isNull else { return nil }
-            guard let n = value.intValue, n >= 0 else { throw bad("\"\(key)\" must be a non-negative integer") }
-            return n
-        }
-
-        /// An op: top-level fields for `swap`/`move`/`toggle`, or a drop's `action` with `subject` as the dragged item.
-        func opRequest(type: String, subject: ItemID?, action: JSON? = nil) throws(ProtocolError) -> OpRequest {
-            guard let raw = json["op"]?.stringValue, let opID = OpID(raw) else {
-                throw bad("\"op\" must be a string of 1–128 characters")
-            }
-            guard let base = json["base"]?.intValue, base >= 0 else {
-                throw bad("\"base\" must be a non-negative integer")
-            }
-            let op: Op
-            switch type {
-            case "swap":
-                if let subject {
-                    op = .swap(a: subject, b: try itemID("with", in: action))
-                } else {
-                    op = .swap(a: try itemID("a"), b: try itemID("b"))
-                }
-            case "move":
-                let source = action ?? json
-                guard let beforeValue = source["before"] else {
-                    throw bad("\"before\" is required (an item id, or null to append)")
-                }
-                var before: ItemID? = nil
-                if !beforeValue.isNull { before = try itemID("before", in: source) }
-                let moved: ItemID
-                if let subject { moved = subject } else { moved = try itemID("item") }
-                op = .move(item: moved, zone: try zoneID("zone", in: source), before: before)
-            default:
-                guard let on = json["on"]?.boolValue else { throw bad("\"on\" must be a boolean") }
-                op = .toggle(item: try itemID("item"), on: on)
-            }
-            return OpRequest(opID: opID, base: base, op: op)
-        }
+    /// A hover's `mode` or a drop action's `type`: `swap` or `move`.
+    private static func dragMode(_ key: String, in json: JSON, named name: String? = nil) throws(JSON.DecodingError)
+        -> DragMode
+    {
+        try json.read(key, named: name, mustBe: "\"swap\" or \"move\"") { $0.stringValue.flatMap(DragMode.init) }
     }
 }
 

@@ -1,3 +1,5 @@
+import Basics
+
 /// One shared board and the people on it: the state machine the server drives.
 ///
 /// The room applies ops at once (so the next op is checked against the newest board), but
@@ -44,8 +46,8 @@ public struct Room: Sendable {
     public var holdTimeout: Int64
 
     private var holding: [UserID: ItemID] = [:]
-    private var gated: [Gated] = []
-    private var gatedHead = 0
+    /// Ops and replies waiting for the disk, in the order they go out.
+    private var gated = FIFO<Gated>()
 
     /// A room for `board` at `seq` (both durable), seeded with the most recent committed ops.
     public init(
@@ -58,7 +60,7 @@ public struct Room: Sendable {
     }
 
     /// True when nobody is on the board and nothing waits for the disk.
-    public var isIdle: Bool { users.isEmpty && gatedHead == gated.count }
+    public var isIdle: Bool { users.isEmpty && gated.isEmpty }
 
     /// The committed ops after `since` that have been published, or nil if some were forgotten.
     public func publishedOps(after since: Seq) -> [CommittedOp]? {
@@ -123,33 +125,25 @@ public struct Room: Sendable {
     /// The store made every op up to `seq` durable: publish them and whatever waited for them.
     public mutating func markDurable(upTo seq: Seq) -> [Effect] {
         var effects: [Effect] = []
-        while gatedHead < gated.count {
-            switch gated[gatedHead] {
+        while let next = gated.first {
+            switch next {
             case .op(let op):
-                guard op.seq <= seq else { return compactGated(effects) }
+                guard op.seq <= seq else { return effects }
                 published.apply(op.op)
                 visibleSeq = op.seq
                 effects.append(.broadcast(.committed(op), except: nil))
             case .message(let requires, let to, let message):
-                guard requires <= visibleSeq else { return compactGated(effects) }
+                guard requires <= visibleSeq else { return effects }
                 effects.append(.send(to, message))
             }
-            gatedHead += 1
-        }
-        return compactGated(effects)
-    }
-
-    private mutating func compactGated(_ effects: [Effect]) -> [Effect] {
-        if gatedHead == gated.count {
-            gated.removeAll(keepingCapacity: true)
-            gatedHead = 0
+            _ = gated.popFirst()
         }
         return effects
     }
 
     /// A reply that mentions `seq` goes out once `seq` is visible, after the ops before it.
     private mutating func reply(_ message: ServerMessage, to user: UserID, requires seq: Seq) -> [Effect] {
-        if seq <= visibleSeq && gatedHead == gated.count { return [.send(user, message)] }
+        if seq <= visibleSeq && gated.isEmpty { return [.send(user, message)] }
         gated.append(.message(requires: seq, to: user, message))
         return []
     }

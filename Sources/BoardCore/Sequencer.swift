@@ -1,3 +1,5 @@
+import Basics
+
 /// An op as a client submits it: what to do, against which seq, under which op id.
 public struct OpRequest: Equatable, Sendable {
     /// The client-chosen op id.
@@ -27,8 +29,7 @@ public struct Sequencer: Sendable {
     /// How many committed ops are kept.
     public let historyLimit: Int
 
-    private var history: [CommittedOp] = []
-    private var historyStart = 0
+    private var history = FIFO<CommittedOp>()
     private var opSeqs: [OpID: Seq] = [:]
     /// For each item, the last op that involved it: the conflict rule in O(1) per item.
     private var lastTouch: [ItemID: (seq: Seq, by: UserID)] = [:]
@@ -53,13 +54,12 @@ public struct Sequencer: Sendable {
     }
 
     /// The oldest seq still in the history, or `seq + 1` when it is empty.
-    public var oldestHeldSeq: Seq { history.count > historyStart ? history[historyStart].seq : seq + 1 }
+    public var oldestHeldSeq: Seq { history.first?.seq ?? seq + 1 }
 
     /// The committed ops with seq greater than `since`, or nil when some were already forgotten.
-    public func ops(after since: Seq) -> ArraySlice<CommittedOp>? {
+    package func ops(after since: Seq) -> FIFO<CommittedOp>.SubSequence? {
         guard since <= seq, since >= oldestHeldSeq - 1 else { return nil }
-        let start = historyStart + (since - (oldestHeldSeq - 1))
-        return history[start...]
+        return history[(since - (oldestHeldSeq - 1))...]
     }
 
     /// The seq under which `opID` was committed, if it is still remembered.
@@ -76,9 +76,10 @@ public struct Sequencer: Sendable {
             Outcome.rejected(Rejection(reason, by: by, opID: request.opID))
         }
         let op = request.op
-        // Unknown ids.
-        for item in op.involvedItems where board.item(item) == nil { return reject(.unknownItem, nil) }
-        if case .move(_, let zone, _) = op, !board.hasZone(zone) { return reject(.unknownZone, nil) }
+        // Unknown ids now; an op that is meaningless on the current board only after the base,
+        // hold and conflict rules, in the documented order.
+        let problem = board.problem(applying: op)
+        if let problem, problem.reason != .invalid { return reject(problem.reason, nil) }
         // Base.
         if request.base > seq { return reject(.badBase, nil) }
         if request.base < oldestHeldSeq - 1 { return reject(.stale, nil) }
@@ -91,17 +92,7 @@ public struct Sequencer: Sendable {
             if let touch = lastTouch[item], touch.seq > request.base { return reject(.conflict, touch.by) }
         }
         // Meaningless on the current board.
-        switch op {
-        case .swap(let a, let b):
-            if a == b { return reject(.invalid, nil) }
-        case .move(let item, let zone, let before):
-            if let before {
-                if before == item { return reject(.invalid, nil) }
-                if board.zone(zone)?.items.contains(before) != true { return reject(.invalid, nil) }
-            }
-        case .toggle:
-            break
-        }
+        if let problem { return reject(problem.reason, nil) }
         seq += 1
         let committed = CommittedOp(seq: seq, opID: request.opID, by: user, op: op, time: time)
         board.apply(op)
@@ -113,14 +104,6 @@ public struct Sequencer: Sendable {
         history.append(op)
         opSeqs[op.opID] = op.seq
         for item in op.op.involvedItems { lastTouch[item] = (op.seq, op.by) }
-        if history.count - historyStart > historyLimit {
-            opSeqs[history[historyStart].opID] = nil
-            historyStart += 1
-            // Compact in chunks so trimming stays amortised O(1).
-            if historyStart >= historyLimit {
-                history.removeFirst(historyStart)
-                historyStart = 0
-            }
-        }
+        if history.count > historyLimit, let forgotten = history.popFirst() { opSeqs[forgotten.opID] = nil }
     }
 }

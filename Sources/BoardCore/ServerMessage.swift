@@ -79,6 +79,8 @@ extension ServerMessage {
 
     /// Writes the message as one JSON object.
     public func encode(into w: inout JSONWriter) {
+        // A committed op is written by its own encoder, which archives share.
+        if case .committed(let op) = self { return op.encode(into: &w) }
         w.beginObject()
         switch self {
         case .welcome(let welcome):
@@ -98,10 +100,10 @@ extension ServerMessage {
             w.endArray()
             switch welcome.state {
             case .board(let board):
-                Self.write(board, key: "board", into: &w)
+                board.encode(into: &w, key: "board")
             case .ops(let ops):
                 w.beginArray("ops")
-                for op in ops { ServerMessage.committed(op).encode(into: &w) }
+                for op in ops { op.encode(into: &w) }
                 w.endArray()
             }
         case .join(let user):
@@ -110,12 +112,8 @@ extension ServerMessage {
         case .leave(let user):
             w.write("type", "leave")
             Self.write(user, key: "user", into: &w)
-        case .committed(let c):
-            w.write("type", c.op.kind)
-            w.write("op", c.opID.rawValue)
-            w.write("by", c.by.rawValue)
-            w.write("seq", c.seq)
-            c.op.writeFields(into: &w)
+        case .committed:
+            break  // Written above.
         case .reject(let r, let seq):
             w.write("type", "reject")
             w.write("op", r.opID?.rawValue)
@@ -162,35 +160,6 @@ extension ServerMessage {
         w.write("id", user.id.rawValue)
         w.write("name", user.name)
         w.write("color", user.color)
-        w.endObject()
-    }
-
-    /// Writes a board snapshot `{id, title, columns, zones, items}`.
-    public static func write(_ board: Board, key: String?, into w: inout JSONWriter) {
-        w.beginObject(key)
-        w.write("id", board.id.rawValue)
-        w.write("title", board.title)
-        w.write("columns", board.columns)
-        w.beginArray("zones")
-        for zone in board.zones {
-            w.beginObject()
-            w.write("id", zone.id.rawValue)
-            w.beginArray("items")
-            for item in zone.items { w.write(nil, item.rawValue) }
-            w.endArray()
-            w.endObject()
-        }
-        w.endArray()
-        w.beginArray("items")
-        for item in board.items {
-            w.beginObject()
-            w.write("id", item.id.rawValue)
-            w.write("label", item.label)
-            w.write("color", item.color)
-            w.write("on", item.on)
-            w.endObject()
-        }
-        w.endArray()
         w.endObject()
     }
 }

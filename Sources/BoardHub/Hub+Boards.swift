@@ -126,7 +126,7 @@ extension Hub {
             .json(201) { w in
                 w.beginObject()
                 w.write("seq", 0)
-                ServerMessage.write(board, key: "board", into: &w)
+                board.encode(into: &w, key: "board")
                 w.endObject()
             }
         )

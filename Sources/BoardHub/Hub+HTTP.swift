@@ -179,7 +179,7 @@ extension Hub {
         .json(200) { w in
             w.beginObject()
             w.write("seq", seq)
-            ServerMessage.write(board, key: "board", into: &w)
+            board.encode(into: &w, key: "board")
             w.endObject()
         }
     }

@@ -39,7 +39,7 @@ public struct BoardArchive: Equatable, Sendable {
             guard op.seq == baseSeq + i + 1 else {
                 throw StoreError("ops[\(i)] has seq \(op.seq) where \(baseSeq + i + 1) was expected")
             }
-            if let problem = BoardSnapshot.problem(applying: op.op, to: current) {
+            if let problem = current.problem(applying: op.op) {
                 throw StoreError("ops[\(i)] (seq \(op.seq)) does not apply: \(problem)")
             }
             current.apply(op.op)
@@ -68,7 +68,8 @@ public struct BoardArchive: Equatable, Sendable {
                 "archive version \(version) is not supported (this shuffleboard reads version \(Self.version))")
         }
         guard let boardJSON = json["board"] else { throw StoreError("\"board\" is missing") }
-        let board = try BoardSnapshot.decode(boardJSON)
+        let board: Board
+        do { board = try Board(json: boardJSON) } catch { throw StoreError(error) }
         guard let baseSeq = json["baseSeq"]?.intValue, baseSeq >= 0 else {
             throw StoreError("\"baseSeq\" must be a non-negative integer")
         }
@@ -76,10 +77,12 @@ public struct BoardArchive: Equatable, Sendable {
         var ops: [CommittedOp] = []
         ops.reserveCapacity(opValues.count)
         for (i, value) in opValues.enumerated() {
-            guard let op = CommittedOp(json: value) else {
-                throw StoreError("ops[\(i)] is not a committed op (type, op, by, seq and the op's fields)")
+            do {
+                ops.append(try CommittedOp(json: value))
+            } catch {
+                throw StoreError(
+                    error, context: "ops[\(i)] is not a committed op (type, op, by, seq and the op's fields): ")
             }
-            ops.append(op)
         }
         try self.init(board: board, baseSeq: baseSeq, ops: ops)
     }
@@ -90,20 +93,13 @@ public struct BoardArchive: Equatable, Sendable {
         w.beginObject()
         w.write("format", Self.format)
         w.write("version", Self.version)
-        ServerMessage.write(board, key: "board", into: &w)
+        board.encode(into: &w, key: "board")
         w.write("baseSeq", baseSeq)
         w.beginArray("ops")
         for op in ops {
-            // The members of ServerMessage.committed, in its order, then the time.
+            // As broadcast, then the time.
             var o = JSONWriter()
-            o.beginObject()
-            o.write("type", op.op.kind)
-            o.write("op", op.opID.rawValue)
-            o.write("by", op.by.rawValue)
-            o.write("seq", op.seq)
-            op.op.writeFields(into: &o)
-            o.write("time", Int(op.time.milliseconds))
-            o.endObject()
+            op.encode(into: &o, withTime: true)
             w.writeRaw(nil, [UInt8(ascii: "\n")] + o.bytes)
         }
         w.endArray()

@@ -62,6 +62,8 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     public init(_ message: String) { self.message = message }
     /// The message.
     public var description: String { message }
+    /// The error of a value that does not decode: the decoder's message after `context`.
+    package init(_ error: JSON.DecodingError, context: String = "") { message = context + error.message }
 }
 
 /// Where boards live between restarts.

@@ -150,7 +150,7 @@ final class SQLiteWriter {
     }
 
     private func insertSnapshot(_ board: Board, of id: BoardID, at seq: Seq) throws(StoreError) {
-        let json = String(decoding: BoardSnapshot.encode(board), as: UTF8.self)
+        let json = String(decoding: board.encoded(), as: UTF8.self)
         try db.query(
             "INSERT OR REPLACE INTO snapshots (board, seq, snapshot) VALUES (?1, ?2, ?3)",
             [.text(id.rawValue), .int(seq), .text(json)])
@@ -161,7 +161,7 @@ final class SQLiteWriter {
             "INSERT INTO ops (board, seq, op_id, user, type, fields, time) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             [
                 .text(id.rawValue), .int(op.seq), .text(op.opID.rawValue), .text(op.by.rawValue), .text(op.op.kind),
-                .text(BoardSnapshot.encodeFields(of: op.op)), .int(Int(op.time.milliseconds)),
+                .text(String(decoding: op.op.encodedFields(), as: UTF8.self)), .int(Int(op.time.milliseconds)),
             ])
     }
 

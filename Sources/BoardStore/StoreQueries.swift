@@ -35,13 +35,14 @@ extension SQLiteConnection {
         var found: (seq: Seq, text: [UInt8])?
         try query(sql, [.text(id.rawValue)]) { row in found = (row.int(0), row.bytes(1)) }
         guard let found else { return nil }
-        do {
-            let json = try JSON.parse(found.text)
-            return (found.seq, try BoardSnapshot.decode(json, path: "snapshot"))
-        } catch let error as StoreError {
-            throw damaged(id, "its snapshot at seq \(found.seq) is unreadable (\(error.message))")
-        } catch {
+        let json: JSON
+        do { json = try JSON.parse(found.text) } catch {
             throw damaged(id, "its snapshot at seq \(found.seq) is not JSON")
+        }
+        do {
+            return (found.seq, try Board(json: json, path: "snapshot"))
+        } catch {
+            throw damaged(id, "its snapshot at seq \(found.seq) is unreadable (\(error.message))")
         }
     }
 
@@ -93,7 +94,7 @@ extension SQLiteConnection {
     private func committedOp(_ row: SQLiteRow, board id: BoardID) throws(StoreError) -> CommittedOp {
         let seq = row.int(0)
         guard let opID = OpID(row.text(1)), let fields = try? JSON.parse(row.bytes(4)),
-            let op = Op(type: row.text(3), fields: fields)
+            let op = try? Op(type: row.text(3), fields: fields)
         else { throw damaged(id, "its op at seq \(seq) is unreadable") }
         return CommittedOp(
             seq: seq, opID: opID, by: UserID(row.text(2)), op: op, time: UnixTime(milliseconds: Int64(row.int(5))))

@@ -70,6 +70,75 @@ import Testing
         #expect(error.code == code)
     }
 
+    static let id64 = "an item id of 1–64 characters [A-Za-z0-9_-]"
+
+    /// The `bad_message` texts name the field and what it must be; `op` is echoed when readable.
+    @Test(
+        arguments: [
+            (#"[1,2]"#, "a message must be a JSON object", nil),
+            (#"{"kind":"hello"}"#, #"a message needs a string field "type""#, nil),
+            (#"{"type":"teleport","op":"o"}"#, #"unknown message type "teleport""#, "o"),
+            (
+                #"{"type":"hello","board":"bad id!","name":"x"}"#,
+                #""board" must be an id of 1–64 characters [A-Za-z0-9_-]"#, nil
+            ),
+            (#"{"type":"hello","board":"demo"}"#, #""name" must be a string"#, nil),
+            (#"{"type":"hello","board":"demo","name":"  "}"#, #""name" must be 1–64 characters"#, nil),
+            (
+                #"{"type":"hello","board":"demo","name":"x","since":-1}"#, #""since" must be a non-negative integer"#,
+                nil
+            ),
+            (#"{"type":"swap","op":"o","base":0,"a":"t1"}"#, #""b" must be "# + id64, "o"),
+            (#"{"type":"swap","op":"","base":0,"a":"t1","b":"t2"}"#, #""op" must be a string of 1–128 characters"#, ""),
+            (#"{"type":"swap","op":"o","base":1.5,"a":"t1","b":"t2"}"#, #""base" must be a non-negative integer"#, "o"),
+            (
+                #"{"type":"move","op":"o","base":0,"item":"t1","zone":"grid"}"#,
+                #""before" is required (an item id, or null to append)"#, "o"
+            ),
+            (
+                #"{"type":"move","op":"o","base":0,"item":"t1","zone":"grid","before":5}"#,
+                #""before" must be "# + id64, "o"
+            ),
+            (
+                #"{"type":"move","op":"o","base":0,"item":"t1","zone":"a b","before":null}"#,
+                #""zone" must be a zone id of 1–64 characters [A-Za-z0-9_-]"#, "o"
+            ),
+            (#"{"type":"toggle","op":"o","base":0,"item":"t1","on":"yes"}"#, #""on" must be a boolean"#, "o"),
+            (#"{"type":"toggle","op":"o","base":0,"on":true}"#, #""item" must be "# + id64, "o"),
+            (#"{"type":"dragStart"}"#, #""item" must be "# + id64, nil),
+            (#"{"type":"hover","item":"t1","over":5}"#, #""over" must be "# + id64, nil),
+            (
+                #"{"type":"hover","item":"t1","zone":5}"#,
+                #""zone" must be a zone id of 1–64 characters [A-Za-z0-9_-]"#, nil
+            ),
+            (#"{"type":"hover","item":"t1","over":null,"mode":"fling"}"#, #""mode" must be "swap" or "move""#, nil),
+            (#"{"type":"drop","item":"t1","action":3}"#, #""action" must be an object with a string "type""#, nil),
+            (
+                #"{"type":"drop","item":"t1","op":"o","base":0,"action":{"type":"fling"}}"#,
+                #""action.type" must be "swap" or "move""#, "o"
+            ),
+            (
+                #"{"type":"drop","item":"t1","action":{"type":"swap","with":"t2"}}"#,
+                #""op" must be a string of 1–128 characters"#, nil
+            ),
+            (
+                #"{"type":"drop","item":"t1","op":"o","base":0,"action":{"type":"swap"}}"#, #""with" must be "# + id64,
+                "o"
+            ),
+            (
+                #"{"type":"drop","item":"t1","op":"o","base":0,"action":{"type":"move","zone":"grid"}}"#,
+                #""before" is required (an item id, or null to append)"#, "o"
+            ),
+        ] as [(String, String, String?)])
+    func mistakesSayWhichFieldIsWrong(_ text: String, _ message: String, _ opID: String?) {
+        guard case .failure(let error) = parse(text) else {
+            Issue.record("\(text) parsed")
+            return
+        }
+        #expect(error.message == message, "\(text)")
+        #expect(error.opID == opID, "\(text)")
+    }
+
     @Test func opIDOfLength128IsAcceptedAnd129IsNot() {
         let ok = String(repeating: "x", count: 128)
         #expect((try? parse(#"{"type":"toggle","op":"\#(ok)","base":0,"item":"t1","on":true}"#).get()) != nil)

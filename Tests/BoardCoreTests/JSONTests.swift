@@ -33,3 +33,52 @@ import Testing
         #expect(back["z"] == .null)
     }
 }
+
+@Suite struct BoardJSONTests {
+    @Test func aBoardReadsBackFromItsSnapshotJSON() throws {
+        var board = Board.defaultTemplate(id: demo)
+        board.apply(.move(item: item("t3"), zone: zone("tray"), before: nil))
+        board.apply(.toggle(item: item("t5"), on: true))
+        #expect(try Board(json: JSON.parse(board.encoded())) == board)
+    }
+
+    @Test(
+        arguments: [
+            (#"[]"#, "board must be an object"),
+            (#"{"id":"x"}"#, "board.title must be a string"),
+            (
+                #"{"id":"x","title":"t","columns":1,"zones":[{"id":"g","items":[7]}],"items":[]}"#,
+                "board.zones[0].items[0] must be an item id of 1–64 characters [A-Za-z0-9_-]"
+            ),
+            (
+                #"{"id":"x","title":"t","columns":1,"zones":[{"id":"g","items":[]}],"items":[{"id":"t1","label":"a","color":"red"}]}"#,
+                "board.items[0].on must be a boolean"
+            ),
+            (#"{"id":"x","title":"t","columns":1,"zones":[{"id":"g","items":[]}],"items":[]}"#, nil),
+            (
+                #"{"id":"x","title":"t","columns":1,"zones":[{"id":"g","items":["t1"]}],"items":[]}"#,
+                "board: zone g lists unknown item t1"
+            ),
+        ] as [(String, String?)])
+    func aSnapshotIsValidatedMemberByMember(_ text: String, _ message: String?) throws {
+        let json = try JSON.parse(text)
+        do {
+            _ = try Board(json: json)
+            #expect(message == nil, "\(text) was accepted")
+        } catch {
+            #expect(error.message == message, "\(text)")
+        }
+    }
+
+    @Test func aCommittedOpReadsBackFromItsArchivedJSON() throws {
+        let op = CommittedOp(
+            seq: 3, opID: opID("o"), by: alice, op: .move(item: item("t1"), zone: zone("tray"), before: nil), time: wall
+        )
+        var w = JSONWriter()
+        op.encode(into: &w, withTime: true)
+        #expect(try CommittedOp(json: JSON.parse(w.bytes)) == op)
+        let broadcast = try JSON.parse(ServerMessage.committed(op).encoded())
+        #expect(broadcast["time"] == nil)
+        #expect(try CommittedOp(json: broadcast).time == UnixTime(milliseconds: 0))
+    }
+}

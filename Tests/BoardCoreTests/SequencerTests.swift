@@ -144,3 +144,24 @@ import Testing
         #expect(order(b).last == "t2")
     }
 }
+
+@Suite struct OpProblemTests {
+    /// The one validity check: unknown ids first, then what makes no sense on this board.
+    @Test(
+        arguments: [
+            (Op.swap(a: item("t1"), b: item("zz")), OpProblem.unknownItem(item("zz"))),
+            (.move(item: item("t1"), zone: zone("attic"), before: item("t1")), .unknownZone(zone("attic"))),
+            (.move(item: item("zz"), zone: zone("attic"), before: nil), .unknownItem(item("zz"))),
+            (.swap(a: item("t1"), b: item("t1")), .selfSwap(item("t1"))),
+            (.move(item: item("t1"), zone: zone("grid"), before: item("t1")), .beforeItself(item("t1"))),
+            (
+                .move(item: item("t1"), zone: zone("tray"), before: item("t2")),
+                .anchorOutsideZone(anchor: item("t2"), zone: zone("tray"))
+            ),
+            (.toggle(item: item("t1"), on: true), nil),
+            (.move(item: item("t1"), zone: zone("tray"), before: nil), nil),
+        ] as [(Op, OpProblem?)])
+    func problemsApplyingAnOp(_ op: Op, _ problem: OpProblem?) {
+        #expect(Board.defaultTemplate(id: demo).problem(applying: op) == problem)
+    }
+}

@@ -1,0 +1,78 @@
+/// A first-in first-out queue with amortised O(1) `append` and `popFirst`, indexed from its oldest element.
+///
+/// `Array.removeFirst()` is O(n), which turns a backlog into quadratic work. This keeps the
+/// elements in an array with a read index and compacts by one rule: once the popped elements
+/// make up at least half of the array, they are removed in one go. Each compaction moves no more
+/// elements than were popped since the last one (amortised O(1)), the array holds fewer than twice
+/// the queued elements, and a queue that empties resets at once. The array keeps its
+/// capacity; `removeAll()` releases it.
+///
+/// Index 0 is the oldest element (the next `popFirst`), `count - 1` the newest. Indices and slices
+/// are invalidated by any mutation.
+package struct FIFO<Element> {
+    private var storage: [Element]
+    private var head = 0
+
+    /// An empty queue.
+    package init() { storage = [] }
+
+    /// A queue holding `elements`, the first of them oldest.
+    package init(_ elements: some Sequence<Element>) { storage = Array(elements) }
+
+    /// Adds `element` as the newest.
+    package mutating func append(_ element: Element) { storage.append(element) }
+
+    /// Adds `elements` in order, after every element already queued.
+    package mutating func append(contentsOf elements: some Sequence<Element>) { storage.append(contentsOf: elements) }
+
+    /// Removes and returns the oldest element, or nil when the queue is empty.
+    package mutating func popFirst() -> Element? {
+        guard head < storage.count else { return nil }
+        let element = storage[head]
+        head += 1
+        compact()
+        return element
+    }
+
+    /// Removes the `k` oldest elements; `k` must be between 0 and `count`.
+    package mutating func removeFirst(_ k: Int) {
+        precondition(k >= 0 && k <= count, "cannot remove \(k) of \(count) elements")
+        head += k
+        compact()
+    }
+
+    /// Removes every element; the storage is released unless `keepingCapacity`.
+    package mutating func removeAll(keepingCapacity: Bool = false) {
+        storage.removeAll(keepingCapacity: keepingCapacity)
+        head = 0
+    }
+
+    /// The compaction rule (see the type's documentation).
+    private mutating func compact() {
+        guard head * 2 >= storage.count else { return }
+        if head == storage.count {
+            storage.removeAll(keepingCapacity: true)
+        } else {
+            storage.removeFirst(head)
+        }
+        head = 0
+    }
+}
+
+extension FIFO: RandomAccessCollection {
+    /// 0: the oldest element.
+    package var startIndex: Int { 0 }
+    /// The number of queued elements.
+    package var endIndex: Int { storage.count - head }
+    /// The element at `position`, 0 being the oldest.
+    package subscript(position: Int) -> Element {
+        precondition(position >= 0 && position < endIndex, "index \(position) out of range 0..<\(endIndex)")
+        return storage[head + position]
+    }
+}
+
+extension FIFO: Sendable where Element: Sendable {}
+extension FIFO: Equatable where Element: Equatable {
+    /// Queues compare by their elements, oldest first.
+    package static func == (a: FIFO, b: FIFO) -> Bool { a.elementsEqual(b) }
+}

@@ -1,0 +1,75 @@
+// The one JSON form of a board, the snapshot `{id, title, columns, zones, items}`: what `welcome`
+// and the HTTP API send, what archives and the store keep.
+
+extension Board {
+    /// Writes the board as a snapshot object, as a value or as the member `key`.
+    package func encode(into w: inout JSONWriter, key: String? = nil) {
+        w.beginObject(key)
+        w.write("id", id.rawValue)
+        w.write("title", title)
+        w.write("columns", columns)
+        w.beginArray("zones")
+        for zone in zones {
+            w.beginObject()
+            w.write("id", zone.id.rawValue)
+            w.beginArray("items")
+            for item in zone.items { w.write(nil, item.rawValue) }
+            w.endArray()
+            w.endObject()
+        }
+        w.endArray()
+        w.beginArray("items")
+        for item in items {
+            w.beginObject()
+            w.write("id", item.id.rawValue)
+            w.write("label", item.label)
+            w.write("color", item.color)
+            w.write("on", item.on)
+            w.endObject()
+        }
+        w.endArray()
+        w.endObject()
+    }
+
+    /// The board as snapshot JSON text.
+    package func encoded() -> [UInt8] {
+        var w = JSONWriter()
+        encode(into: &w)
+        return w.bytes
+    }
+
+    /// Reads and validates a snapshot; errors name the wrong member by its path from `path`.
+    package init(json: JSON, path: String = "board") throws(JSON.DecodingError) {
+        guard case .object = json else { throw JSON.DecodingError("\(path) must be an object") }
+        let id = try json.boardID("id", named: "\(path).id")
+        let title = try json.string("title", named: "\(path).title")
+        let columns = try json.int("columns", named: "\(path).columns")
+        let zoneValues = try json.array("zones", named: "\(path).zones")
+        let itemValues = try json.array("items", named: "\(path).items")
+        var zones: [Zone] = []
+        for (i, value) in zoneValues.enumerated() {
+            let zone = "\(path).zones[\(i)]"
+            let zoneID = try value.zoneID("id", named: "\(zone).id")
+            let members = try value.array("items", named: "\(zone).items")
+            var ids: [ItemID] = []
+            for (j, member) in members.enumerated() {
+                ids.append(try member.itemID(named: "\(zone).items[\(j)]"))
+            }
+            zones.append(Zone(id: zoneID, items: ids))
+        }
+        var items: [Item] = []
+        for (i, value) in itemValues.enumerated() {
+            let item = "\(path).items[\(i)]"
+            items.append(
+                Item(
+                    id: try value.itemID("id", named: "\(item).id"),
+                    label: try value.string("label", named: "\(item).label"),
+                    color: try value.string("color", named: "\(item).color"),
+                    on: try value.bool("on", named: "\(item).on")))
+        }
+        if let problem = Board.validate(title: title, columns: columns, zones: zones, items: items) {
+            throw JSON.DecodingError("\(path): \(problem)")
+        }
+        self.init(id: id, title: title, columns: columns, zones: zones, items: items)
+    }
+}

@@ -1,0 +1,81 @@
+extension JSON {
+    /// Why a JSON value is not the board, op or message it should be: names the member and what it must be.
+    package struct DecodingError: Error, Equatable, Sendable {
+        /// The explanation, e.g. `"on" must be a boolean` or `board.title must be a string`.
+        package var message: String
+
+        /// An error with this explanation.
+        package init(_ message: String) { self.message = message }
+    }
+}
+
+// The readers every decoder in BoardCore uses (boards, ops, client messages, board definitions),
+// so that a value of one kind is checked, and its mistake worded, in one way. Each reads the
+// member `key` of an object, or with no key the value itself, and names it `name` in its error;
+// by default that is the key in quotes, as the protocol's `bad_message` texts do.
+extension JSON {
+    /// The member `key` (or this value) as `convert` makes it; "`name` must be `expected`" when absent or refused.
+    func read<Value>(
+        _ key: String?, named name: String?, mustBe expected: String, _ convert: (JSON) -> Value?
+    ) throws(DecodingError) -> Value {
+        let value = key.map { self[$0] } ?? self
+        guard let result = value.flatMap(convert) else {
+            throw DecodingError("\(name ?? key.map { "\"\($0)\"" } ?? "the value") must be \(expected)")
+        }
+        return result
+    }
+
+    /// True when the member `key` is there and not null.
+    func hasValue(_ key: String) -> Bool { self[key].map { !$0.isNull } ?? false }
+
+    /// A string.
+    func string(_ key: String? = nil, named name: String? = nil) throws(DecodingError) -> String {
+        try read(key, named: name, mustBe: "a string") { $0.stringValue }
+    }
+
+    /// An integer.
+    func int(_ key: String? = nil, named name: String? = nil) throws(DecodingError) -> Int {
+        try read(key, named: name, mustBe: "an integer") { $0.intValue }
+    }
+
+    /// A boolean.
+    func bool(_ key: String? = nil, named name: String? = nil) throws(DecodingError) -> Bool {
+        try read(key, named: name, mustBe: "a boolean") { $0.boolValue }
+    }
+
+    /// An array.
+    func array(_ key: String? = nil, named name: String? = nil) throws(DecodingError) -> [JSON] {
+        try read(key, named: name, mustBe: "an array") { $0.arrayValue }
+    }
+
+    /// A seq: a non-negative integer.
+    func seq(_ key: String? = nil, named name: String? = nil) throws(DecodingError) -> Seq {
+        try read(key, named: name, mustBe: "a non-negative integer") { $0.intValue.flatMap { $0 >= 0 ? $0 : nil } }
+    }
+
+    /// A board id.
+    func boardID(_ key: String? = nil, named name: String? = nil) throws(DecodingError) -> BoardID {
+        try read(key, named: name, mustBe: "an id of 1–64 characters [A-Za-z0-9_-]") {
+            $0.stringValue.flatMap(BoardID.init)
+        }
+    }
+
+    /// An item id.
+    func itemID(_ key: String? = nil, named name: String? = nil) throws(DecodingError) -> ItemID {
+        try read(key, named: name, mustBe: "an item id of 1–64 characters [A-Za-z0-9_-]") {
+            $0.stringValue.flatMap(ItemID.init)
+        }
+    }
+
+    /// A zone id.
+    func zoneID(_ key: String? = nil, named name: String? = nil) throws(DecodingError) -> ZoneID {
+        try read(key, named: name, mustBe: "a zone id of 1–64 characters [A-Za-z0-9_-]") {
+            $0.stringValue.flatMap(ZoneID.init)
+        }
+    }
+
+    /// An op id.
+    func opID(_ key: String? = nil, named name: String? = nil) throws(DecodingError) -> OpID {
+        try read(key, named: name, mustBe: "a string of 1–128 characters") { $0.stringValue.flatMap(OpID.init) }
+    }
+}
