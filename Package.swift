@@ -27,12 +27,13 @@ let package = Package(
         // Persistence: the store protocol, SQLite and in-memory stores.
         .target(name: "BoardStore", dependencies: ["BoardCore", "CSQLite"]),
         // Every session rule as a state machine: events in, actions out. No I/O, no threads, no clock.
-        .target(name: "BoardHub", dependencies: ["BoardCore", "BoardStore"]),
+        .target(name: "BoardHub", dependencies: ["Basics", "BoardCore", "BoardStore"]),
         // What the server and the client share on libwebsockets: the inbox, C strings, close reasons, writes.
         .target(name: "LWSSupport", dependencies: ["CLibWebSockets"]),
         // The libwebsockets transport: turns lws callbacks into hub events and hub actions into lws calls.
         .target(
-            name: "BoardServer", dependencies: ["BoardCore", "BoardStore", "BoardHub", "LWSSupport", "CLibWebSockets"]),
+            name: "BoardServer",
+            dependencies: ["Basics", "BoardCore", "BoardStore", "BoardHub", "LWSSupport", "CLibWebSockets"]),
         // A small client on the libwebsockets client API.
         .target(name: "BoardClient", dependencies: ["Basics", "LWSSupport", "CLibWebSockets"]),
         // The command-line tool.

@@ -1,3 +1,4 @@
+internal import Basics
 internal import BoardCore
 internal import BoardStore
 
@@ -14,7 +15,7 @@ extension Hub {
             waiting[board]!.append(work)
             return
         }
-        waiting[board] = [work]
+        waiting[board] = FIFO([work])
         // A join needs the whole board; create and delete only need to know it is there.
         if case .join = work {
             read(loadRequest(board), then: .decide(board))
@@ -45,14 +46,14 @@ extension Hub {
         case .board, .list, .ops:
             preconditionFailure("a board decision got a \(answer) answer")
         }
-        while !queue.isEmpty {
-            let work = queue.removeFirst()
+        while let work = queue.first {
             if case .join = work, view == .presentNotLoaded {
                 // Only its existence was read; a join needs the board itself.
-                waiting[board] = [work] + queue
+                waiting[board] = queue
                 read(loadRequest(board), then: .decide(board))
                 return
             }
+            _ = queue.popFirst()
             run(work, on: board, view: &view)
         }
     }

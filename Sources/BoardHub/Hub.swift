@@ -1,3 +1,4 @@
+internal import Basics
 package import BoardCore
 package import BoardStore
 
@@ -79,7 +80,7 @@ package final class Hub {
     var boards: [BoardID: BoardHost] = [:]
     /// Boards waiting for a store read that decides what happens to them, with the work that
     /// waits behind it, in arrival order. A board is never both here and in `boards`.
-    var waiting: [BoardID: [Deferred]] = [:]
+    var waiting: [BoardID: FIFO<Deferred>] = [:]
     /// What to do with each answer still to come.
     var reads: [ReadID: Continuation] = [:]
     /// HTTP answers waiting for their write to be durable.

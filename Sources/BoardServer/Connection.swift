@@ -1,3 +1,4 @@
+internal import Basics
 internal import CLibWebSockets
 internal import LWSSupport
 
@@ -8,9 +9,8 @@ final class Connection {
     let wsi: OpaquePointer
     let deflate: Bool
 
-    /// Frames waiting to be written, oldest first from `queueHead`.
-    private var queue: [Frame] = []
-    private var queueHead = 0
+    /// Frames waiting to be written, oldest first.
+    private var queue = FIFO<Frame>()
     private(set) var pendingBytes = 0
     private var writeRequested = false
 
@@ -63,7 +63,6 @@ final class Connection {
         closeRequest = (code, reason)
         if !flush {
             queue.removeAll()
-            queueHead = 0
             pendingBytes = 0
         }
         requestWrite()
@@ -73,17 +72,16 @@ final class Connection {
     /// Returns -1 when lws should close the connection.
     func writeable(maxFrames: Int) -> Int32 {
         writeRequested = false
-        if let request = closeRequest, queueHead == queue.count {
+        if let request = closeRequest, queue.isEmpty {
             LWS.setCloseReason(wsi, code: request.code, reason: request.reason)
             return -1
         }
-        guard queueHead < queue.count else { return 0 }
+        guard !queue.isEmpty else { return 0 }
         let pre = shuffleboard_lws_pre()
         let written: Bool
         if deflate {
             // lws must frame (and compress) the message itself: one message per write.
-            let frame = queue[queueHead]
-            queueHead += 1
+            let frame = queue.popFirst()!
             let payload = frame.payload
             reserve(pre + payload.count)
             copy(payload, to: pre)
@@ -91,33 +89,19 @@ final class Connection {
             pendingBytes -= frame.count
         } else {
             // Pre-built frames back to back, in one raw write.
-            var end = queueHead
-            var total = 0
-            while end < queue.count, end - queueHead < maxFrames {
-                total += queue[end].count
-                end += 1
-            }
+            let batch = queue.prefix(maxFrames)
+            let total = batch.reduce(0) { $0 + $1.count }
             reserve(pre + total)
             var offset = pre
-            for i in queueHead..<end {
-                copy(queue[i].bytes[...], to: offset)
-                offset += queue[i].count
+            for frame in batch {
+                copy(frame.bytes[...], to: offset)
+                offset += frame.count
             }
-            queueHead = end
+            queue.removeFirst(batch.count)
             pendingBytes -= total
             written = LWS.write(wsi, sendBuffer.baseAddress! + pre, total, shuffleboard_write_raw())
         }
-        if queueHead == queue.count {
-            queue.removeAll(keepingCapacity: true)
-            queueHead = 0
-            if closeRequest != nil { requestWrite() }
-        } else {
-            if queueHead > 1024 {
-                queue.removeFirst(queueHead)
-                queueHead = 0
-            }
-            requestWrite()
-        }
+        if !queue.isEmpty || closeRequest != nil { requestWrite() }
         return written ? 0 : -1
     }
 
