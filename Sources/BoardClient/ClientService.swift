@@ -1,15 +1,16 @@
 internal import CLibWebSockets
 import Foundation
+internal import LWSSupport
 import Synchronization
 
 /// The libwebsockets client context and the one thread that services it.
 ///
 /// Threads: the service thread owns the `lws_context`, every `struct lws *` and
 /// `sessions`; it runs `lws_service` and every lws callback. Other threads reach
-/// it only through `post`, which appends to the Mutex-guarded inbox and calls
+/// it only through `post`, which appends to the `Inbox` (LWSSupport) and calls
 /// `lws_cancel_service`; the inbox is drained on `LWS_CALLBACK_EVENT_WAIT_CANCELLED`.
 ///
-/// `@unchecked Sendable`: `inbox` is guarded by its Mutex; `sessions` and
+/// `@unchecked Sendable`: `inbox` is thread-safe; `sessions` and
 /// `stopping` are touched only on the service thread (asserted in debug builds);
 /// `context`, `protocols` and `thread` are written once in `init`, before the
 /// thread starts and before `init` returns, and only read afterwards.
@@ -31,15 +32,9 @@ final class ClientService: @unchecked Sendable {
         let subprotocol: String?
     }
 
-    private struct Inbox: ~Copyable {
-        var commands: [Command] = []
-        var isOpen = true
-        /// True while other threads may call `lws_cancel_service`; cleared (under the lock)
-        /// before the context is destroyed, so no wake-up can touch a dead context.
-        var contextAlive = false
-    }
-
-    private let inbox = Mutex(Inbox())
+    /// Attached once the context exists; `detach()` runs before the context is destroyed, so no
+    /// wake-up can touch a dead context.
+    private let inbox = Inbox<Command>()
     private let nextConnectionID = Atomic<UInt64>(0)
     /// Entered before the thread starts, left once the context is destroyed.
     private let stopped = DispatchGroup()
@@ -73,7 +68,7 @@ final class ClientService: @unchecked Sendable {
             throw ClientError.contextCreationFailed
         }
         self.context = context
-        inbox.withLock { $0.contextAlive = true }
+        inbox.attach(context)
 
         // The thread holds `self` until it has destroyed the context, which keeps the
         // context user pointer valid for every callback.
@@ -98,18 +93,8 @@ final class ClientService: @unchecked Sendable {
     /// Hands `command` to the service thread; false once the loop is shutting down.
     @discardableResult
     func post(_ command: Command) -> Bool {
-        inbox.withLock { inbox in
-            guard inbox.isOpen, inbox.contextAlive, let context else { return false }
-            if case .shutdown = command { inbox.isOpen = false }
-            inbox.commands.append(command)
-            // Wake-ups merge: a non-empty inbox already has a wake-up on its way, and the
-            // drain takes everything. lws_cancel_service only writes to a pipe, so calling it
-            // under this lock is cheap and cannot deadlock with the service thread.
-            if inbox.commands.count == 1 {
-                lws_cancel_service(context)
-            }
-            return true
-        }
+        if case .shutdown = command { return inbox.post(command, closing: true) }
+        return inbox.post(command)
     }
 
     /// Closes every connection, stops the thread and destroys the context; returns when done.
@@ -127,12 +112,7 @@ final class ClientService: @unchecked Sendable {
             if lws_service(context, 0) < 0 { break }
         }
         stopping = true
-        let leftovers = inbox.withLock { inbox -> [Command] in
-            inbox.isOpen = false
-            inbox.contextAlive = false
-            defer { inbox.commands = [] }
-            return inbox.commands
-        }
+        let leftovers = inbox.detach()
         for command in leftovers { perform(command) }
         // Closes every wsi; each gets its close callbacks and WSI_DESTROY here.
         lws_context_destroy(context)
@@ -237,15 +217,12 @@ final class ClientService: @unchecked Sendable {
         switch next {
         case .close(let code, let reason):
             session.localClose = (Int(code), reason)
-            // A close reason must fit a control frame: 125 bytes including the status.
-            var bytes = Array(reason.utf8.prefix(123))
-            bytes.withUnsafeMutableBufferPointer {
-                lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code)), $0.baseAddress, $0.count)
-            }
+            LWS.setCloseReason(wsi, code: code, reason: reason)
             return -1
         case .frame(let frame):
-            let written = lws_write(wsi, frame.payload, frame.count, lws_write_protocol(rawValue: frame.mode))
-            if written < Int32(clamping: frame.count) { return -1 }
+            guard LWS.write(wsi, frame.payload, frame.count, lws_write_protocol(rawValue: frame.mode)) else {
+                return -1
+            }
             session.inFlight = frame
         }
         if !session.outbox.isEmpty { lws_callback_on_writable(wsi) }
@@ -267,11 +244,7 @@ final class ClientService: @unchecked Sendable {
     }
 
     private func drainInbox() {
-        let commands = inbox.withLock { inbox -> [Command] in
-            defer { inbox.commands = [] }
-            return inbox.commands
-        }
-        for command in commands { perform(command) }
+        for command in inbox.drain() { perform(command) }
     }
 
     private func perform(_ command: Command) {

@@ -3,7 +3,6 @@ internal import BoardHub
 internal import BoardStore
 import Foundation
 internal import LWSSupport
-import Synchronization
 
 /// The store's writer thread, with group commit.
 ///
@@ -11,18 +10,10 @@ import Synchronization
 /// it in one transaction, and reports the durable seqs back through the inbox; whatever arrives
 /// while a transaction is being synced goes into the next one.
 final class Persister: Sendable {
-    private struct State {
-        var queue: [StoreWrite] = []
-        var tickets: [Ticket] = []
-        var stopping = false
-    }
-
     private let store: any BoardStore
     private let inbox: Inbox<Hub.Event>
     private let log: Logger
-    private let state = Mutex(State())
-    private let wake = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
+    private let worker = Worker<(StoreWrite, Ticket?)>(name: "shuffleboard-writer", leftovers: .finish)
 
     init(store: any BoardStore, inbox: Inbox<Hub.Event>, log: Logger) {
         self.store = store
@@ -31,55 +22,31 @@ final class Persister: Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "shuffleboard-writer"
-        thread.start()
+        worker.start { [self] jobs in write(jobs) }
     }
 
     /// Queues a write; `ticket`, when given, is reported back once the write is durable.
-    func submit(_ write: StoreWrite, ticket: Ticket? = nil) {
-        state.withLock { state in
-            // Consecutive appends to one board become one write, extended in place.
-            if case .append(let board, let ops) = write, case .append(let lastBoard, var lastOps)? = state.queue.last,
-                lastBoard == board
-            {
-                state.queue.removeLast()
-                lastOps.append(contentsOf: ops)
-                state.queue.append(.append(board, lastOps))
-            } else {
-                state.queue.append(write)
-            }
-            if let ticket { state.tickets.append(ticket) }
-        }
-        wake.signal()
-    }
+    func submit(_ write: StoreWrite, ticket: Ticket? = nil) { worker.submit((write, ticket)) }
 
     /// Writes what is queued, then stops the thread.
-    func stop() {
-        state.withLock { $0.stopping = true }
-        wake.signal()
-        finished.wait()
-    }
+    func stop() { worker.stop() }
 
-    private func run() {
-        while true {
-            wake.wait()
-            let (batch, tickets, stopping) = state.withLock { state in
-                defer {
-                    state.queue.removeAll()
-                    state.tickets.removeAll()
-                }
-                return (state.queue, state.tickets, state.stopping)
-            }
-            if !batch.isEmpty || !tickets.isEmpty { write(batch, tickets: tickets) }
-            if stopping {
-                finished.signal()
-                return
+    /// One transaction for everything queued. Consecutive appends to one board become one write.
+    private func write(_ jobs: [(StoreWrite, Ticket?)]) {
+        var batch: [StoreWrite] = []
+        var tickets: [Ticket] = []
+        for (write, ticket) in jobs {
+            if let ticket { tickets.append(ticket) }
+            if case .append(let board, let ops) = write, case .append(let last, var lastOps)? = batch.last,
+                last == board
+            {
+                batch.removeLast()
+                lastOps.append(contentsOf: ops)
+                batch.append(.append(board, lastOps))
+            } else {
+                batch.append(write)
             }
         }
-    }
-
-    private func write(_ batch: [StoreWrite], tickets: [Ticket]) {
         var delay = 0.05
         while true {
             do {

@@ -100,7 +100,7 @@ public final class Server: Sendable {
         ticker.cancel()
         service.reader.stop()
         service.persister.stop()
-        service.inbox.detach()
+        _ = service.inbox.detach()
         service.connections.removeAll()
         lws_context_destroy(context)
         withExtendedLifetime(setup) {}

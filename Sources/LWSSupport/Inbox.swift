@@ -12,6 +12,8 @@ package final class Inbox<Event: Sendable>: Sendable {
         /// The context to wake, as an address: the pointer itself is not Sendable, and only
         /// `lws_cancel_service`, which is safe from any thread, is ever called with it.
         var context: UInt = 0
+        /// Cleared by a closing post: later posts are refused.
+        var open = true
     }
 
     private let state = Mutex(State())
@@ -24,16 +26,24 @@ package final class Inbox<Event: Sendable>: Sendable {
         state.withLock { $0.context = UInt(bitPattern: UnsafeRawPointer(context)) }
     }
 
-    /// Refuses posts from now on; call before destroying the context.
-    package func detach() {
-        state.withLock { $0.context = 0 }
+    /// Refuses posts from now on, and returns what was posted but not drained; call before
+    /// destroying the context.
+    package func detach() -> [Event] {
+        state.withLock { state in
+            state.context = 0
+            state.open = false
+            defer { state.events = [] }
+            return state.events
+        }
     }
 
-    /// Queues `event` and wakes the service thread; false when no context is attached.
+    /// Queues `event` and wakes the service thread; false when no context is attached or a
+    /// closing post came before. A `closing` post is the last one accepted.
     @discardableResult
-    package func post(_ event: sending Event) -> Bool {
+    package func post(_ event: sending Event, closing: Bool = false) -> Bool {
         state.withLock { state in
-            guard let context = OpaquePointer(bitPattern: state.context) else { return false }
+            guard state.open, let context = OpaquePointer(bitPattern: state.context) else { return false }
+            if closing { state.open = false }
             state.events.append(event)
             // A non-empty inbox already has a wake-up on its way; lws_cancel_service only writes
             // to a pipe, so calling it under the lock is cheap and cannot deadlock.
