@@ -1,4 +1,4 @@
-public import BoardStore
+package import BoardStore
 internal import CLibWebSockets
 import Dispatch
 import Foundation
@@ -24,7 +24,7 @@ public final class Server: Sendable {
     private nonisolated(unsafe) let ticker: DispatchSourceTimer
 
     /// A server for `config` over `store`; call `start()`.
-    public init(config: ServerConfig, store: any BoardStore) {
+    package init(config: ServerConfig, store: any BoardStore) {
         self.config = config
         log = Logger(level: config.logLevel)
         service = Service(config: config, store: store, log: log)
