@@ -1,16 +1,16 @@
 /// A tile on a board.
-public struct Item: Equatable, Sendable {
+package struct Item: Equatable, Sendable {
     /// Its id, unique on the board.
-    public var id: ItemID
+    package var id: ItemID
     /// The text shown on the tile.
-    public var label: String
+    package var label: String
     /// A CSS color.
-    public var color: String
+    package var color: String
     /// The paint state, flipped by `toggle`.
-    public var on: Bool
+    package var on: Bool
 
     /// An item.
-    public init(id: ItemID, label: String, color: String, on: Bool = false) {
+    package init(id: ItemID, label: String, color: String, on: Bool = false) {
         self.id = id
         self.label = label
         self.color = color
@@ -19,37 +19,37 @@ public struct Item: Equatable, Sendable {
 }
 
 /// An ordered list of items: the `grid`, the `tray`.
-public struct Zone: Equatable, Sendable {
+package struct Zone: Equatable, Sendable {
     /// Its id, unique on the board.
-    public var id: ZoneID
+    package var id: ZoneID
     /// The items, in order.
-    public var items: [ItemID]
+    package var items: [ItemID]
 
     /// A zone.
-    public init(id: ZoneID, items: [ItemID]) {
+    package init(id: ZoneID, items: [ItemID]) {
         self.id = id
         self.items = items
     }
 }
 
 /// The state of one board: its zones and items. Every item is in exactly one zone.
-public struct Board: Equatable, Sendable {
+package struct Board: Equatable, Sendable {
     /// The board id.
-    public var id: BoardID
+    package var id: BoardID
     /// A human title.
-    public var title: String
+    package var title: String
     /// How many columns the grid zone is laid out in.
-    public var columns: Int
+    package var columns: Int
     /// The zones, in display order.
-    public var zones: [Zone]
+    package var zones: [Zone]
     /// The items, in creation order.
-    public var items: [Item]
+    package var items: [Item]
 
     private var itemIndex: [ItemID: Int]
     private var zoneIndex: [ZoneID: Int]
 
     /// A board. Callers validate (see `Board.validate`) before trusting outside data.
-    public init(id: BoardID, title: String, columns: Int, zones: [Zone], items: [Item]) {
+    package init(id: BoardID, title: String, columns: Int, zones: [Zone], items: [Item]) {
         self.id = id
         self.title = title
         self.columns = columns
@@ -60,20 +60,20 @@ public struct Board: Equatable, Sendable {
     }
 
     /// Boards compare by content.
-    public static func == (a: Board, b: Board) -> Bool {
+    package static func == (a: Board, b: Board) -> Bool {
         a.id == b.id && a.title == b.title && a.columns == b.columns && a.zones == b.zones && a.items == b.items
     }
 
     /// The item with this id.
-    public func item(_ id: ItemID) -> Item? {
+    package func item(_ id: ItemID) -> Item? {
         itemIndex[id].map { items[$0] }
     }
 
     /// True when the board has this zone.
-    public func hasZone(_ id: ZoneID) -> Bool { zoneIndex[id] != nil }
+    package func hasZone(_ id: ZoneID) -> Bool { zoneIndex[id] != nil }
 
     /// The zone holding `item`, and its index there. Linear in the zone sizes; boards are small.
-    public func location(of item: ItemID) -> (zone: Int, index: Int)? {
+    package func location(of item: ItemID) -> (zone: Int, index: Int)? {
         for (z, zone) in zones.enumerated() {
             if let i = zone.items.firstIndex(of: item) { return (z, i) }
         }
@@ -81,12 +81,12 @@ public struct Board: Equatable, Sendable {
     }
 
     /// The zone with this id.
-    public func zone(_ id: ZoneID) -> Zone? {
+    package func zone(_ id: ZoneID) -> Zone? {
         zoneIndex[id].map { zones[$0] }
     }
 
     /// Applies an op that `problem(applying:)` finds nothing wrong with (others may be applied in part).
-    public mutating func apply(_ op: Op) {
+    package mutating func apply(_ op: Op) {
         switch op {
         case .swap(let a, let b):
             guard let la = location(of: a), let lb = location(of: b) else { return }
@@ -107,7 +107,7 @@ public struct Board: Equatable, Sendable {
     }
 
     /// Problems that make a board definition unusable, or nil when it is sound.
-    public static func validate(title: String, columns: Int, zones: [Zone], items: [Item]) -> String? {
+    package static func validate(title: String, columns: Int, zones: [Zone], items: [Item]) -> String? {
         if title.isEmpty || title.count > 200 { return "title must be 1–200 characters" }
         if !(1...64).contains(columns) { return "columns must be 1–64" }
         if zones.isEmpty || zones.count > 16 { return "a board has 1–16 zones" }
@@ -132,7 +132,7 @@ public struct Board: Equatable, Sendable {
     }
 
     /// Colors are limited to a conservative CSS syntax so that they are safe to put in a style.
-    public static func isValidColor(_ s: String) -> Bool {
+    package static func isValidColor(_ s: String) -> Bool {
         guard (1...64).contains(s.utf8.count) else { return false }
         return s.utf8.allSatisfy { c in
             switch c {
@@ -149,7 +149,7 @@ public struct Board: Equatable, Sendable {
 
 extension Board {
     /// The board every new board id starts from: a 3-column grid of 12 tiles and an empty tray.
-    public static func defaultTemplate(id: BoardID) -> Board {
+    package static func defaultTemplate(id: BoardID) -> Board {
         let palette = [
             ("Red", "#e53935"), ("Orange", "#fb8c00"), ("Yellow", "#fdd835"), ("Lime", "#c0ca33"),
             ("Green", "#43a047"), ("Teal", "#00897b"), ("Cyan", "#00acc1"), ("Blue", "#1e88e5"),

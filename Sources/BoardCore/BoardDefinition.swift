@@ -1,18 +1,18 @@
 /// A new board as a client describes it: `{id?, title, columns, zones:[{id, items:[{label, color}]}]}`.
 ///
 /// Item ids are assigned by the server (`t1`, `t2`, … in zone order).
-public struct BoardDefinition: Equatable, Sendable {
+package struct BoardDefinition: Equatable, Sendable {
     /// The requested id, or nil to have one made up.
-    public var id: BoardID?
+    package var id: BoardID?
     /// The title.
-    public var title: String
+    package var title: String
     /// Grid columns.
-    public var columns: Int
+    package var columns: Int
     /// Zones with their items' labels and colors.
-    public var zones: [(id: ZoneID, items: [(label: String, color: String)])]
+    package var zones: [(id: ZoneID, items: [(label: String, color: String)])]
 
     /// Definitions compare field by field.
-    public static func == (a: BoardDefinition, b: BoardDefinition) -> Bool {
+    package static func == (a: BoardDefinition, b: BoardDefinition) -> Bool {
         a.id == b.id && a.title == b.title && a.columns == b.columns && a.zones.count == b.zones.count
             && zip(a.zones, b.zones).allSatisfy { x, y in
                 x.id == y.id && x.items.map(\.label) == y.items.map(\.label)
@@ -21,14 +21,14 @@ public struct BoardDefinition: Equatable, Sendable {
     }
 
     /// What is wrong with a definition, for a 400 answer.
-    public struct Problem: Error, Equatable, Sendable {
+    package struct Problem: Error, Equatable, Sendable {
         /// The explanation.
-        public var message: String
+        package var message: String
         init(_ message: String) { self.message = message }
     }
 
     /// Parses and validates a definition, or says what is wrong with it.
-    public static func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Result<BoardDefinition, Problem> {
+    package static func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Result<BoardDefinition, Problem> {
         let json: JSON
         do { json = try JSON.parse(bytes) } catch {
             return .failure(Problem("body is not JSON: \(error.reason) at byte \(error.offset)"))
@@ -75,7 +75,7 @@ public struct BoardDefinition: Equatable, Sendable {
     }
 
     /// The board this definition describes, under `id`.
-    public func board(id: BoardID) -> Board {
+    package func board(id: BoardID) -> Board {
         var items: [Item] = []
         var boardZones: [Zone] = []
         for zone in zones {
@@ -91,7 +91,7 @@ public struct BoardDefinition: Equatable, Sendable {
     }
 
     /// A fresh random board id, `b-` and ten lowercase letters or digits.
-    public static func randomID() -> BoardID {
+    package static func randomID() -> BoardID {
         let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
         var generator = SystemRandomNumberGenerator()
         return BoardID("b-" + String((0..<10).map { _ in alphabet.randomElement(using: &generator)! }))!

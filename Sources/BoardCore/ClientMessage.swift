@@ -1,5 +1,5 @@
 /// A message from a client, validated.
-public enum ClientMessage: Equatable, Sendable {
+package enum ClientMessage: Equatable, Sendable {
     /// Join a board; must be first.
     case hello(board: BoardID, name: String, since: Seq?)
     /// A swap, move or toggle.
@@ -15,9 +15,9 @@ public enum ClientMessage: Equatable, Sendable {
 }
 
 /// A client mistake that is answered with an `error` message (the connection stays open).
-public struct ProtocolError: Error, Equatable, Sendable {
+package struct ProtocolError: Error, Equatable, Sendable {
     /// The wire code.
-    public enum Code: String, Sendable {
+    package enum Code: String, Sendable {
         /// Not a JSON text.
         case badJSON = "bad_json"
         /// JSON, but not a valid message.
@@ -35,14 +35,14 @@ public struct ProtocolError: Error, Equatable, Sendable {
     }
 
     /// The wire code.
-    public var code: Code
+    package var code: Code
     /// A human explanation.
-    public var message: String
+    package var message: String
     /// The op id of the offending message, when it had a readable one.
-    public var opID: String?
+    package var opID: String?
 
     /// An error.
-    public init(_ code: Code, _ message: String, opID: String? = nil) {
+    package init(_ code: Code, _ message: String, opID: String? = nil) {
         self.code = code
         self.message = message
         self.opID = opID
@@ -51,10 +51,10 @@ public struct ProtocolError: Error, Equatable, Sendable {
 
 extension ClientMessage {
     /// The longest display name accepted in `hello`, in characters.
-    public static let maximumNameLength = 64
+    package static let maximumNameLength = 64
 
     /// Parses and validates one client frame.
-    public static func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Result<ClientMessage, ProtocolError> {
+    package static func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Result<ClientMessage, ProtocolError> {
         let json: JSON
         do {
             json = try JSON.parse(bytes)

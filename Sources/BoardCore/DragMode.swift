@@ -1,5 +1,5 @@
 /// What a drop would do where the held item hovers: shown to others as a preview, never stored.
-public enum DragMode: String, Equatable, Sendable {
+package enum DragMode: String, Equatable, Sendable {
     /// Exchange places with the item under the pointer.
     case swap
     /// Insert before the item under the pointer (live reorder).

@@ -1,7 +1,7 @@
 /// Rules for the ids that appear on the wire.
-public enum Identifier {
+package enum Identifier {
     /// Board, item and zone ids: 1–64 characters of `[A-Za-z0-9_-]`.
-    public static func isValid(_ s: String) -> Bool {
+    package static func isValid(_ s: String) -> Bool {
         let utf8 = s.utf8
         guard (1...64).contains(utf8.count) else { return false }
         return utf8.allSatisfy { c in
@@ -16,76 +16,76 @@ public enum Identifier {
     }
 
     /// Op ids: client-chosen strings of 1–128 characters.
-    public static func isValidOpID(_ s: String) -> Bool {
+    package static func isValidOpID(_ s: String) -> Bool {
         (1...128).contains(s.count)
     }
 }
 
 /// The id of a board.
-public struct BoardID: Hashable, Sendable, Comparable, CustomStringConvertible {
+package struct BoardID: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The id text.
-    public let rawValue: String
+    package let rawValue: String
     /// An id, if `rawValue` follows the id rules.
-    public init?(_ rawValue: String) {
+    package init?(_ rawValue: String) {
         guard Identifier.isValid(rawValue) else { return nil }
         self.rawValue = rawValue
     }
     /// The id text.
-    public var description: String { rawValue }
+    package var description: String { rawValue }
     /// Orders ids by their text.
-    public static func < (a: BoardID, b: BoardID) -> Bool { a.rawValue < b.rawValue }
+    package static func < (a: BoardID, b: BoardID) -> Bool { a.rawValue < b.rawValue }
 }
 
 /// The id of an item (a tile).
-public struct ItemID: Hashable, Sendable, CustomStringConvertible {
+package struct ItemID: Hashable, Sendable, CustomStringConvertible {
     /// The id text.
-    public let rawValue: String
+    package let rawValue: String
     /// An id, if `rawValue` follows the id rules.
-    public init?(_ rawValue: String) {
+    package init?(_ rawValue: String) {
         guard Identifier.isValid(rawValue) else { return nil }
         self.rawValue = rawValue
     }
     /// The id text.
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 }
 
 /// The id of a zone (`grid`, `tray`, …).
-public struct ZoneID: Hashable, Sendable, CustomStringConvertible {
+package struct ZoneID: Hashable, Sendable, CustomStringConvertible {
     /// The id text.
-    public let rawValue: String
+    package let rawValue: String
     /// An id, if `rawValue` follows the id rules.
-    public init?(_ rawValue: String) {
+    package init?(_ rawValue: String) {
         guard Identifier.isValid(rawValue) else { return nil }
         self.rawValue = rawValue
     }
     /// The id text.
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 }
 
 /// A client-chosen op id, used to deduplicate resends.
-public struct OpID: Hashable, Sendable, CustomStringConvertible {
+package struct OpID: Hashable, Sendable, CustomStringConvertible {
     /// The id text.
-    public let rawValue: String
+    package let rawValue: String
     /// An id, if `rawValue` has 1–128 characters.
-    public init?(_ rawValue: String) {
+    package init?(_ rawValue: String) {
         guard Identifier.isValidOpID(rawValue) else { return nil }
         self.rawValue = rawValue
     }
     /// The id text.
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 }
 
 /// The id of a connected user: one per connection, assigned by the server (`u1`, `u2`, …).
-public struct UserID: Hashable, Sendable, CustomStringConvertible {
+package struct UserID: Hashable, Sendable, CustomStringConvertible {
     /// The id text.
-    public let rawValue: String
+    package let rawValue: String
     /// A user id with this text.
-    public init(_ rawValue: String) { self.rawValue = rawValue }
+    package init(_ rawValue: String) { self.rawValue = rawValue }
     /// The `n`th user id.
-    public init(number: UInt64) { self.rawValue = "u\(number)" }
+    package init(number: UInt64) { self.rawValue = "u\(number)" }
     /// The id text.
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 }
 
 /// A board sequence number: the count of ops committed on a board so far.
-public typealias Seq = Int
+package typealias Seq = Int

@@ -3,7 +3,7 @@
 /// The server parses every client frame into this and validates fields by hand, so that each
 /// mistake gets a precise `bad_message` reason. Objects keep their keys unordered; output is
 /// written with `JSONWriter`, which preserves the order the encoder chooses.
-public enum JSON: Equatable, Sendable {
+package enum JSON: Equatable, Sendable {
     case null
     case bool(Bool)
     case number(Double)
@@ -12,37 +12,37 @@ public enum JSON: Equatable, Sendable {
     case object([String: JSON])
 
     /// The member `key` of an object, or nil.
-    public subscript(key: String) -> JSON? {
+    package subscript(key: String) -> JSON? {
         if case .object(let members) = self { return members[key] }
         return nil
     }
 
     /// The string payload, if this is a string.
-    public var stringValue: String? {
+    package var stringValue: String? {
         if case .string(let s) = self { return s }
         return nil
     }
 
     /// The integer payload, if this is a number with no fractional part that fits an `Int`.
-    public var intValue: Int? {
+    package var intValue: Int? {
         guard case .number(let d) = self, d.rounded() == d, abs(d) < 9.007_199_254_740_992e15 else { return nil }
         return Int(d)
     }
 
     /// The boolean payload, if this is a boolean.
-    public var boolValue: Bool? {
+    package var boolValue: Bool? {
         if case .bool(let b) = self { return b }
         return nil
     }
 
     /// The elements, if this is an array.
-    public var arrayValue: [JSON]? {
+    package var arrayValue: [JSON]? {
         if case .array(let a) = self { return a }
         return nil
     }
 
     /// True for `null`.
-    public var isNull: Bool {
+    package var isNull: Bool {
         if case .null = self { return true }
         return false
     }
@@ -50,18 +50,18 @@ public enum JSON: Equatable, Sendable {
 
 extension JSON {
     /// Why a text is not JSON.
-    public struct ParseError: Error, Equatable, Sendable {
+    package struct ParseError: Error, Equatable, Sendable {
         /// Byte offset where parsing stopped.
-        public var offset: Int
+        package var offset: Int
         /// What was wrong there.
-        public var reason: String
+        package var reason: String
     }
 
     /// The deepest nesting the parser accepts; deeper input is rejected rather than risking the stack.
-    public static let maximumDepth = 64
+    package static let maximumDepth = 64
 
     /// Parses one JSON value from UTF-8 bytes; trailing whitespace only.
-    public static func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(ParseError) -> JSON {
+    package static func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(ParseError) -> JSON {
         let array = Array(bytes)
         var parser = Parser(bytes: array)
         let value = try parser.parseValue(depth: 0)
@@ -71,7 +71,7 @@ extension JSON {
     }
 
     /// Parses one JSON value from a string.
-    public static func parse(_ text: String) throws(ParseError) -> JSON {
+    package static func parse(_ text: String) throws(ParseError) -> JSON {
         try parse(Array(text.utf8))
     }
 
@@ -274,16 +274,16 @@ extension JSON {
 /// Writes JSON text with members in the order they are written.
 ///
 /// Encoders build each server message with this once; the bytes are then shared by every recipient.
-public struct JSONWriter: Sendable {
+package struct JSONWriter: Sendable {
     /// The UTF-8 bytes written so far.
-    public private(set) var bytes: [UInt8] = []
+    package private(set) var bytes: [UInt8] = []
     private var needsComma: [Bool] = [false]
 
     /// An empty writer.
-    public init() { bytes.reserveCapacity(128) }
+    package init() { bytes.reserveCapacity(128) }
 
     /// The output as a string.
-    public var string: String { String(decoding: bytes, as: UTF8.self) }
+    package var string: String { String(decoding: bytes, as: UTF8.self) }
 
     private mutating func separator() {
         if needsComma[needsComma.count - 1] { bytes.append(UInt8(ascii: ",")) }
@@ -291,27 +291,27 @@ public struct JSONWriter: Sendable {
     }
 
     /// Opens an object (as a value, or as the member `key` when given).
-    public mutating func beginObject(_ key: String? = nil) {
+    package mutating func beginObject(_ key: String? = nil) {
         if let key { writeKey(key) } else { separator() }
         bytes.append(UInt8(ascii: "{"))
         needsComma.append(false)
     }
 
     /// Closes the innermost object.
-    public mutating func endObject() {
+    package mutating func endObject() {
         needsComma.removeLast()
         bytes.append(UInt8(ascii: "}"))
     }
 
     /// Opens an array (as a value, or as the member `key` when given).
-    public mutating func beginArray(_ key: String? = nil) {
+    package mutating func beginArray(_ key: String? = nil) {
         if let key { writeKey(key) } else { separator() }
         bytes.append(UInt8(ascii: "["))
         needsComma.append(false)
     }
 
     /// Closes the innermost array.
-    public mutating func endArray() {
+    package mutating func endArray() {
         needsComma.removeLast()
         bytes.append(UInt8(ascii: "]"))
     }
@@ -323,31 +323,31 @@ public struct JSONWriter: Sendable {
     }
 
     /// Writes a member `key: value`, or an array element when `key` is nil.
-    public mutating func write(_ key: String? = nil, _ value: String?) {
+    package mutating func write(_ key: String? = nil, _ value: String?) {
         if let key { writeKey(key) } else { separator() }
         if let value { writeEscaped(value) } else { bytes.append(contentsOf: "null".utf8) }
     }
 
     /// Writes an integer member or element.
-    public mutating func write(_ key: String? = nil, _ value: Int) {
+    package mutating func write(_ key: String? = nil, _ value: Int) {
         if let key { writeKey(key) } else { separator() }
         bytes.append(contentsOf: String(value).utf8)
     }
 
     /// Writes a boolean member or element.
-    public mutating func write(_ key: String? = nil, _ value: Bool) {
+    package mutating func write(_ key: String? = nil, _ value: Bool) {
         if let key { writeKey(key) } else { separator() }
         bytes.append(contentsOf: (value ? "true" : "false").utf8)
     }
 
     /// Writes pre-encoded JSON text as a member or element.
-    public mutating func writeRaw(_ key: String? = nil, _ json: [UInt8]) {
+    package mutating func writeRaw(_ key: String? = nil, _ json: [UInt8]) {
         if let key { writeKey(key) } else { separator() }
         bytes.append(contentsOf: json)
     }
 
     /// Writes any parsed value.
-    public mutating func write(_ key: String? = nil, json: JSON) {
+    package mutating func write(_ key: String? = nil, json: JSON) {
         switch json {
         case .null: write(key, nil as String?)
         case .bool(let b): write(key, b)

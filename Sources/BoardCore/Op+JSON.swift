@@ -3,7 +3,7 @@
 
 extension Op {
     /// Writes the op's own members (`a`, `b` / `item`, `zone`, `before` / `item`, `on`) as a broadcast carries them.
-    package func writeFields(into w: inout JSONWriter) {
+    func writeFields(into w: inout JSONWriter) {
         switch self {
         case .swap(let a, let b):
             w.write("a", a.rawValue)

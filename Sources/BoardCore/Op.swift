@@ -1,5 +1,5 @@
 /// A change to a board. Committed ops are numbered and applied in one order everywhere.
-public enum Op: Equatable, Sendable {
+package enum Op: Equatable, Sendable {
     /// Exchange the places of two items, possibly in different zones.
     case swap(a: ItemID, b: ItemID)
     /// Take `item` out and insert it before `before` in `zone`, or at the end when `before` is nil.
@@ -8,7 +8,7 @@ public enum Op: Equatable, Sendable {
     case toggle(item: ItemID, on: Bool)
 
     /// The wire name of the op.
-    public var kind: String {
+    package var kind: String {
         switch self {
         case .swap: "swap"
         case .move: "move"
@@ -17,7 +17,7 @@ public enum Op: Equatable, Sendable {
     }
 
     /// The items the conflict rule looks at: swap a and b, move item and its anchor, toggle item.
-    public var involvedItems: [ItemID] {
+    package var involvedItems: [ItemID] {
         switch self {
         case .swap(let a, let b): [a, b]
         case .move(let item, _, let before): before.map { [item, $0] } ?? [item]
@@ -27,15 +27,15 @@ public enum Op: Equatable, Sendable {
 }
 
 /// An op as committed: numbered, attributed, with the client's op id.
-public struct CommittedOp: Equatable, Sendable {
+package struct CommittedOp: Equatable, Sendable {
     /// Its position in the board's history (1 is the first op).
-    public var seq: Seq
+    package var seq: Seq
     /// The client-chosen id, for deduplication.
-    public var opID: OpID
+    package var opID: OpID
     /// Who sent it.
-    public var by: UserID
+    package var by: UserID
     /// What it does.
-    public var op: Op
+    package var op: Op
     /// When the server committed it, by the wall clock (informational).
     package var time: UnixTime
 

@@ -1,5 +1,5 @@
 /// Why the server refused a request. Each case is one `reason` on the wire.
-public enum RejectReason: String, Equatable, Sendable {
+package enum RejectReason: String, Equatable, Sendable {
     /// An item id that is not on the board.
     case unknownItem = "unknown_item"
     /// A zone id that is not on the board.
@@ -19,18 +19,18 @@ public enum RejectReason: String, Equatable, Sendable {
 }
 
 /// A refusal, sent to the requester only.
-public struct Rejection: Equatable, Sendable {
+package struct Rejection: Equatable, Sendable {
     /// The reason.
-    public var reason: RejectReason
+    package var reason: RejectReason
     /// The user whose hold or op caused it (`held`, `conflict`).
-    public var by: UserID?
+    package var by: UserID?
     /// The op id of the refused op, when it was an op.
-    public var opID: OpID?
+    package var opID: OpID?
     /// The item concerned, for drag requests.
-    public var item: ItemID?
+    package var item: ItemID?
 
     /// A rejection.
-    public init(_ reason: RejectReason, by: UserID? = nil, opID: OpID? = nil, item: ItemID? = nil) {
+    package init(_ reason: RejectReason, by: UserID? = nil, opID: OpID? = nil, item: ItemID? = nil) {
         self.reason = reason
         self.by = by
         self.opID = opID

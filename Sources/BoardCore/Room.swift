@@ -1,4 +1,4 @@
-import Basics
+internal import Basics
 
 /// One shared board and the people on it: the state machine the server drives.
 ///
@@ -6,9 +6,9 @@ import Basics
 /// publishes them only once the store says they are durable: `markDurable(upTo:)` releases the
 /// broadcasts, and every reply that mentions a seq waits for that seq to be visible. Ephemeral
 /// messages (drags, hovers, joins) never wait. Time and user ids are passed in; the room does no I/O.
-public struct Room: Sendable {
+package struct Room: Sendable {
     /// What the server must do.
-    public enum Effect: Equatable, Sendable {
+    package enum Effect: Equatable, Sendable {
         /// Send to one user.
         case send(UserID, ServerMessage)
         /// Send to everyone on the board, optionally leaving one user out.
@@ -18,9 +18,9 @@ public struct Room: Sendable {
     }
 
     /// A drag in progress.
-    public struct Hold: Equatable, Sendable {
+    package struct Hold: Equatable, Sendable {
         /// The holder.
-        public var by: UserID
+        package var by: UserID
         /// When the holder last showed activity, for expiry.
         package var lastActive: Instant
     }
@@ -31,26 +31,26 @@ public struct Room: Sendable {
     }
 
     /// The board id.
-    public var id: BoardID { published.id }
+    package var id: BoardID { published.id }
     /// The sequencer: the newest board, including ops not yet durable.
-    public private(set) var sequencer: Sequencer
+    package private(set) var sequencer: Sequencer
     /// The board as everyone has been told it is.
-    public private(set) var published: Board
+    package private(set) var published: Board
     /// The seq of `published`: the last op that is durable and broadcast.
-    public private(set) var visibleSeq: Seq
+    package private(set) var visibleSeq: Seq
     /// The users on the board, in join order.
-    public private(set) var users: [User] = []
+    package private(set) var users: [User] = []
     /// Items held by drags.
-    public private(set) var holds: [ItemID: Hold] = [:]
+    package private(set) var holds: [ItemID: Hold] = [:]
     /// How long a hold lives without hover or drop, in milliseconds.
-    public var holdTimeout: Int64
+    package var holdTimeout: Int64
 
     private var holding: [UserID: ItemID] = [:]
     /// Ops and replies waiting for the disk, in the order they go out.
     private var gated = FIFO<Gated>()
 
     /// A room for `board` at `seq` (both durable), seeded with the most recent committed ops.
-    public init(
+    package init(
         board: Board, seq: Seq = 0, recent: [CommittedOp] = [], historyLimit: Int = 1000, holdTimeout: Int64 = 30_000
     ) {
         sequencer = Sequencer(board: board, seq: seq, recent: recent, historyLimit: historyLimit)
@@ -60,10 +60,10 @@ public struct Room: Sendable {
     }
 
     /// True when nobody is on the board and nothing waits for the disk.
-    public var isIdle: Bool { users.isEmpty && gated.isEmpty }
+    package var isIdle: Bool { users.isEmpty && gated.isEmpty }
 
     /// The committed ops after `since` that have been published, or nil if some were forgotten.
-    public func publishedOps(after since: Seq) -> [CommittedOp]? {
+    package func publishedOps(after since: Seq) -> [CommittedOp]? {
         guard since <= visibleSeq, let ops = sequencer.ops(after: since) else { return nil }
         return ops.prefix { $0.seq <= visibleSeq }.map { $0 }
     }
@@ -71,7 +71,7 @@ public struct Room: Sendable {
     // MARK: Membership
 
     /// `user` joined; `since` is the seq the client already has, if resuming.
-    public mutating func join(_ user: User, since: Seq?) -> [Effect] {
+    package mutating func join(_ user: User, since: Seq?) -> [Effect] {
         users.append(user)
         var state = ServerMessage.Welcome.State.board(published)
         if let since, let ops = publishedOps(after: since) { state = .ops(ops) }
@@ -81,7 +81,7 @@ public struct Room: Sendable {
     }
 
     /// `user`'s connection closed: its hold ends with `reason: left`, then everyone hears `leave`.
-    public mutating func leave(_ userID: UserID) -> [Effect] {
+    package mutating func leave(_ userID: UserID) -> [Effect] {
         guard let index = users.firstIndex(where: { $0.id == userID }) else { return [] }
         let user = users.remove(at: index)
         var effects: [Effect] = []
@@ -123,7 +123,7 @@ public struct Room: Sendable {
     }
 
     /// The store made every op up to `seq` durable: publish them and whatever waited for them.
-    public mutating func markDurable(upTo seq: Seq) -> [Effect] {
+    package mutating func markDurable(upTo seq: Seq) -> [Effect] {
         var effects: [Effect] = []
         while let next = gated.first {
             switch next {

@@ -1,16 +1,16 @@
-import Basics
+package import Basics
 
 /// An op as a client submits it: what to do, against which seq, under which op id.
-public struct OpRequest: Equatable, Sendable {
+package struct OpRequest: Equatable, Sendable {
     /// The client-chosen op id.
-    public var opID: OpID
+    package var opID: OpID
     /// The last seq the client had applied.
-    public var base: Seq
+    package var base: Seq
     /// The change.
-    public var op: Op
+    package var op: Op
 
     /// A request.
-    public init(opID: OpID, base: Seq, op: Op) {
+    package init(opID: OpID, base: Seq, op: Op) {
         self.opID = opID
         self.base = base
         self.op = op
@@ -21,13 +21,13 @@ public struct OpRequest: Equatable, Sendable {
 ///
 /// It keeps the last `historyLimit` committed ops (to check conflicts against stale bases and to
 /// serve `since` resumes) and the op ids of those ops (to answer resends with `ack`).
-public struct Sequencer: Sendable {
+package struct Sequencer: Sendable {
     /// The board with every committed op applied.
-    public private(set) var board: Board
+    package private(set) var board: Board
     /// The seq of the last committed op (0 before any).
-    public private(set) var seq: Seq
+    package private(set) var seq: Seq
     /// How many committed ops are kept.
-    public let historyLimit: Int
+    package let historyLimit: Int
 
     private var history = FIFO<CommittedOp>()
     private var opSeqs: [OpID: Seq] = [:]
@@ -35,7 +35,7 @@ public struct Sequencer: Sendable {
     private var lastTouch: [ItemID: (seq: Seq, by: UserID)] = [:]
 
     /// What became of a submitted op.
-    public enum Outcome: Equatable, Sendable {
+    package enum Outcome: Equatable, Sendable {
         /// Committed with the next seq.
         case committed(CommittedOp)
         /// The op id was committed before, with this seq.
@@ -45,7 +45,7 @@ public struct Sequencer: Sendable {
     }
 
     /// A sequencer for `board` at `seq`, optionally seeded with the most recent committed ops.
-    public init(board: Board, seq: Seq = 0, recent: [CommittedOp] = [], historyLimit: Int = 1000) {
+    package init(board: Board, seq: Seq = 0, recent: [CommittedOp] = [], historyLimit: Int = 1000) {
         precondition(historyLimit >= 1, "history must keep at least one op")
         self.board = board
         self.seq = seq
@@ -54,7 +54,7 @@ public struct Sequencer: Sendable {
     }
 
     /// The oldest seq still in the history, or `seq + 1` when it is empty.
-    public var oldestHeldSeq: Seq { history.first?.seq ?? seq + 1 }
+    package var oldestHeldSeq: Seq { history.first?.seq ?? seq + 1 }
 
     /// The committed ops with seq greater than `since`, or nil when some were already forgotten.
     package func ops(after since: Seq) -> FIFO<CommittedOp>.SubSequence? {
@@ -63,7 +63,7 @@ public struct Sequencer: Sendable {
     }
 
     /// The seq under which `opID` was committed, if it is still remembered.
-    public func committedSeq(of opID: OpID) -> Seq? { opSeqs[opID] }
+    package func committedSeq(of opID: OpID) -> Seq? { opSeqs[opID] }
 
     /// Checks `request` against the conflict rules in their documented order and commits it if it passes.
     ///

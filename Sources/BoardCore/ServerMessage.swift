@@ -1,5 +1,5 @@
 /// A message from the server. Each is encoded to JSON once, however many clients receive it.
-public enum ServerMessage: Equatable, Sendable {
+package enum ServerMessage: Equatable, Sendable {
     /// The reply to `hello`.
     case welcome(Welcome)
     /// Someone joined the board.
@@ -24,20 +24,20 @@ public enum ServerMessage: Equatable, Sendable {
     case pong
 
     /// The `welcome` payload.
-    public struct Welcome: Equatable, Sendable {
+    package struct Welcome: Equatable, Sendable {
         /// The joiner's user id.
-        public var you: UserID
+        package var you: UserID
         /// The board seq the welcome describes.
-        public var seq: Seq
+        package var seq: Seq
         /// Items held right now, and by whom.
-        public var drags: [(item: ItemID, by: UserID)]
+        package var drags: [(item: ItemID, by: UserID)]
         /// Everyone on the board, the joiner included.
-        public var users: [User]
+        package var users: [User]
         /// A snapshot, or the ops after `since` when resuming.
-        public var state: State
+        package var state: State
 
         /// Snapshot or ops.
-        public enum State: Equatable, Sendable {
+        package enum State: Equatable, Sendable {
             /// The whole board.
             case board(Board)
             /// The ops the client missed, in order.
@@ -45,7 +45,7 @@ public enum ServerMessage: Equatable, Sendable {
         }
 
         /// A welcome.
-        public init(you: UserID, seq: Seq, drags: [(item: ItemID, by: UserID)], users: [User], state: State) {
+        package init(you: UserID, seq: Seq, drags: [(item: ItemID, by: UserID)], users: [User], state: State) {
             self.you = you
             self.seq = seq
             self.drags = drags
@@ -54,7 +54,7 @@ public enum ServerMessage: Equatable, Sendable {
         }
 
         /// Welcomes compare field by field.
-        public static func == (a: Welcome, b: Welcome) -> Bool {
+        package static func == (a: Welcome, b: Welcome) -> Bool {
             a.you == b.you && a.seq == b.seq && a.users == b.users && a.state == b.state
                 && a.drags.map(\.item) == b.drags.map(\.item) && a.drags.map(\.by) == b.drags.map(\.by)
         }
@@ -62,7 +62,7 @@ public enum ServerMessage: Equatable, Sendable {
 }
 
 /// Why a hold ended without its holder dropping it.
-public enum DropReason: String, Equatable, Sendable {
+package enum DropReason: String, Equatable, Sendable {
     /// The holder's connection closed.
     case left
     /// The holder sent no hover or drop for the hold timeout.
@@ -71,14 +71,14 @@ public enum DropReason: String, Equatable, Sendable {
 
 extension ServerMessage {
     /// The message as JSON text (UTF-8).
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var w = JSONWriter()
         encode(into: &w)
         return w.bytes
     }
 
     /// Writes the message as one JSON object.
-    public func encode(into w: inout JSONWriter) {
+    package func encode(into w: inout JSONWriter) {
         // A committed op is written by its own encoder, which archives share.
         if case .committed(let op) = self { return op.encode(into: &w) }
         w.beginObject()

@@ -1,26 +1,26 @@
 /// Someone connected to a board: one per connection.
-public struct User: Equatable, Sendable {
+package struct User: Equatable, Sendable {
     /// Server-assigned id.
-    public var id: UserID
+    package var id: UserID
     /// Display name from `hello`.
-    public var name: String
+    package var name: String
     /// A CSS color that marks this user's hand on every screen.
-    public var color: String
+    package var color: String
 
     /// A user.
-    public init(id: UserID, name: String, color: String) {
+    package init(id: UserID, name: String, color: String) {
         self.id = id
         self.name = name
         self.color = color
     }
 
     /// Hand colors, handed out round-robin by user number.
-    public static let palette = [
+    package static let palette = [
         "#d32f2f", "#1976d2", "#388e3c", "#f57c00", "#7b1fa2", "#0097a7", "#c2185b", "#5d4037",
     ]
 
     /// The hand color for the `n`th user.
-    public static func color(forUserNumber n: UInt64) -> String {
+    package static func color(forUserNumber n: UInt64) -> String {
         palette[Int(n % UInt64(palette.count))]
     }
 }

@@ -1,5 +1,5 @@
 /// A log line's importance.
-public enum LogLevel: Int, Comparable, Sendable, CaseIterable {
+package enum LogLevel: Int, Comparable, Sendable, CaseIterable {
     /// Per-message detail.
     case debug
     /// Start, stop, connections.
@@ -10,7 +10,7 @@ public enum LogLevel: Int, Comparable, Sendable, CaseIterable {
     case error
 
     /// Parses `debug`, `info`, `warning` (or `warn`), `error`.
-    public init?(name: String) {
+    package init?(name: String) {
         switch name.lowercased() {
         case "debug": self = .debug
         case "info": self = .info
@@ -21,7 +21,7 @@ public enum LogLevel: Int, Comparable, Sendable, CaseIterable {
     }
 
     /// The name printed in each line.
-    public var name: String {
+    package var name: String {
         switch self {
         case .debug: "debug"
         case .info: "info"
@@ -31,5 +31,5 @@ public enum LogLevel: Int, Comparable, Sendable, CaseIterable {
     }
 
     /// Orders by severity.
-    public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
+    package static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
 }

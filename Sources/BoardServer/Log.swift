@@ -1,16 +1,16 @@
-public import BoardHub
+package import BoardHub
 import Foundation
 
 /// Writes one line per event to stderr: `TIME LEVEL message`.
-public struct Logger: Sendable {
+package struct Logger: Sendable {
     /// Lines below this level are dropped.
-    public var level: LogLevel
+    package var level: LogLevel
 
     /// A logger.
-    public init(level: LogLevel = .info) { self.level = level }
+    package init(level: LogLevel = .info) { self.level = level }
 
     /// Logs `message` at `level`; the message is built only when it will be printed.
-    public func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
+    package func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
         guard level >= self.level else { return }
         let line = "\(Self.timestamp()) \(level.name) \(message())\n"
         // One write(2) per line keeps lines from different threads whole.
@@ -20,13 +20,13 @@ public struct Logger: Sendable {
     }
 
     /// Debug detail.
-    public func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }
+    package func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }
     /// Normal events.
-    public func info(_ message: @autoclosure () -> String) { log(.info, message()) }
+    package func info(_ message: @autoclosure () -> String) { log(.info, message()) }
     /// Survived oddities.
-    public func warning(_ message: @autoclosure () -> String) { log(.warning, message()) }
+    package func warning(_ message: @autoclosure () -> String) { log(.warning, message()) }
     /// Failures.
-    public func error(_ message: @autoclosure () -> String) { log(.error, message()) }
+    package func error(_ message: @autoclosure () -> String) { log(.error, message()) }
 
     private static func timestamp() -> String {
         var now = timespec()

@@ -1,5 +1,5 @@
 internal import BoardHub
-public import BoardStore
+package import BoardStore
 internal import CLibWebSockets
 import Dispatch
 import Foundation
@@ -7,14 +7,14 @@ internal import LWSSupport
 import Synchronization
 
 /// Why the server could not start.
-public struct ServerError: Error, CustomStringConvertible, Sendable {
+package struct ServerError: Error, CustomStringConvertible, Sendable {
     /// What went wrong.
-    public var description: String
+    package var description: String
 }
 
 /// The shuffleboard server: one libwebsockets service thread owning every connection and board,
 /// plus the store's writer thread and a ticker.
-public final class Server: Sendable {
+package final class Server: Sendable {
     private let config: ServerConfig
     private let log: Logger
     /// Touched by the service thread only, except for `inbox` (thread-safe) during start and stop.
@@ -26,7 +26,7 @@ public final class Server: Sendable {
     private nonisolated(unsafe) let ticker: DispatchSourceTimer
 
     /// A server for `config` over `store`; call `start()`.
-    public init(config: ServerConfig, store: any BoardStore) {
+    package init(config: ServerConfig, store: any BoardStore) {
         self.config = config
         log = Logger(level: config.logLevel)
         service = Service(config: config, store: store, log: log)
@@ -34,11 +34,11 @@ public final class Server: Sendable {
     }
 
     /// The port the server listens on, once started.
-    public var port: Int? { state.withLock { $0.port } }
+    package var port: Int? { state.withLock { $0.port } }
 
     /// Starts listening and returns the port (the chosen one when the config says 0).
     @discardableResult
-    public func start() throws(ServerError) -> Int {
+    package func start() throws(ServerError) -> Int {
         let thread = Thread { [self] in serviceThread() }
         thread.name = "shuffleboard-service"
         thread.stackSize = 4 << 20
@@ -54,7 +54,7 @@ public final class Server: Sendable {
     }
 
     /// Closes every connection with 1001 and stops; returns once the service thread has ended.
-    public func stop() {
+    package func stop() {
         let running = state.withLock { $0.running }
         guard running else { return }
         service.inbox.post(Hub.Event.shutdown)
@@ -62,7 +62,7 @@ public final class Server: Sendable {
     }
 
     /// Blocks until the server has stopped (after `stop()`, from any thread).
-    public func waitUntilStopped() {
+    package func waitUntilStopped() {
         stopped.wait()
         stopped.signal()  // Let other waiters through too.
     }

@@ -1,4 +1,4 @@
-public import BoardCore
+package import BoardCore
 
 /// A board as exported and imported: a snapshot at `baseSeq` and the ops after it.
 ///
@@ -6,28 +6,28 @@ public import BoardCore
 /// `{"format":"shuffleboard-board","version":1,"board":{…},"baseSeq":N,"ops":[…]}`, where `board`
 /// is a snapshot like `welcome`'s and each op is exactly as it was broadcast plus its `time`.
 /// Every value of this type has been validated: the snapshot is sound and each op applies.
-public struct BoardArchive: Equatable, Sendable {
+package struct BoardArchive: Equatable, Sendable {
     /// The `format` member.
-    public static let format = "shuffleboard-board"
+    package static let format = "shuffleboard-board"
     /// The `version` member this code writes and reads.
-    public static let version = 1
+    package static let version = 1
 
     /// The board just before the first op.
-    public let board: Board
+    package let board: Board
     /// The seq of `board`.
-    public let baseSeq: Seq
+    package let baseSeq: Seq
     /// The ops after `baseSeq`, in order and gapless.
-    public let ops: [CommittedOp]
+    package let ops: [CommittedOp]
     /// `board` with every op applied.
-    public let current: Board
+    package let current: Board
 
     /// The board id.
-    public var id: BoardID { board.id }
+    package var id: BoardID { board.id }
     /// The seq of the last op.
-    public var seq: Seq { baseSeq + ops.count }
+    package var seq: Seq { baseSeq + ops.count }
 
     /// An archive, after checking that the board is sound and the ops follow `baseSeq` and apply.
-    public init(board: Board, baseSeq: Seq, ops: [CommittedOp]) throws(StoreError) {
+    package init(board: Board, baseSeq: Seq, ops: [CommittedOp]) throws(StoreError) {
         if let problem = Board.validate(
             title: board.title, columns: board.columns, zones: board.zones, items: board.items)
         {
@@ -51,7 +51,7 @@ public struct BoardArchive: Equatable, Sendable {
     }
 
     /// Parses and validates the JSON form; errors name the member that is wrong.
-    public init(json bytes: [UInt8]) throws(StoreError) {
+    package init(json bytes: [UInt8]) throws(StoreError) {
         let json: JSON
         do {
             json = try JSON.parse(bytes)
@@ -88,7 +88,7 @@ public struct BoardArchive: Equatable, Sendable {
     }
 
     /// The JSON form, one op per line.
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var w = JSONWriter()
         w.beginObject()
         w.write("format", Self.format)
@@ -108,14 +108,14 @@ public struct BoardArchive: Equatable, Sendable {
     }
 
     /// The archive of board `id` in `store`, as JSON.
-    public static func export(from store: any BoardStore, id: BoardID) throws(StoreError) -> [UInt8] {
+    package static func export(from store: any BoardStore, id: BoardID) throws(StoreError) -> [UInt8] {
         guard let archive = try store.archive(of: id) else { throw StoreError("there is no board \(id)") }
         return archive.encoded()
     }
 
     /// Parses `json` and puts the board into `store`; an existing board is only overwritten when `replace`.
     @discardableResult
-    public static func restore(_ json: [UInt8], into store: any BoardStore, replace: Bool) throws(StoreError)
+    package static func restore(_ json: [UInt8], into store: any BoardStore, replace: Bool) throws(StoreError)
         -> BoardArchive
     {
         let archive = try BoardArchive(json: json)

@@ -1,16 +1,16 @@
-public import BoardCore
+package import BoardCore
 
 /// A board as loaded from a store: the board with every stored op applied, and the newest ops.
-public struct StoredBoard: Equatable, Sendable {
+package struct StoredBoard: Equatable, Sendable {
     /// The board at `seq`.
-    public var board: Board
+    package var board: Board
     /// The seq of the last stored op.
-    public var seq: Seq
+    package var seq: Seq
     /// The most recent ops, oldest first, ending at `seq` (as many as asked for, or all there are).
-    public var recent: [CommittedOp]
+    package var recent: [CommittedOp]
 
     /// A loaded board.
-    public init(board: Board, seq: Seq, recent: [CommittedOp]) {
+    package init(board: Board, seq: Seq, recent: [CommittedOp]) {
         self.board = board
         self.seq = seq
         self.recent = recent
@@ -18,16 +18,16 @@ public struct StoredBoard: Equatable, Sendable {
 }
 
 /// One line of the board list.
-public struct BoardSummary: Equatable, Sendable {
+package struct BoardSummary: Equatable, Sendable {
     /// The board id.
-    public var id: BoardID
+    package var id: BoardID
     /// Its title.
-    public var title: String
+    package var title: String
     /// The seq of its last stored op.
-    public var seq: Seq
+    package var seq: Seq
 
     /// A summary.
-    public init(id: BoardID, title: String, seq: Seq) {
+    package init(id: BoardID, title: String, seq: Seq) {
         self.id = id
         self.title = title
         self.seq = seq
@@ -35,7 +35,7 @@ public struct BoardSummary: Equatable, Sendable {
 }
 
 /// A change to the store. The server's writer thread applies a batch of these in one transaction.
-public enum StoreWrite: Equatable, Sendable {
+package enum StoreWrite: Equatable, Sendable {
     /// Create a board at seq 0.
     case create(Board)
     /// Append committed ops (in seq order) to a board's log.
@@ -45,7 +45,7 @@ public enum StoreWrite: Equatable, Sendable {
 }
 
 /// A page of a board's op log.
-public enum OpsPage: Equatable, Sendable {
+package enum OpsPage: Equatable, Sendable {
     /// The ops with seq greater than the asked-for seq, oldest first, and the board's current seq.
     case ops([CommittedOp], current: Seq)
     /// Some ops after the asked-for seq were compacted away.
@@ -55,13 +55,13 @@ public enum OpsPage: Equatable, Sendable {
 }
 
 /// A store failure, with a message for people.
-public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
+package struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// What went wrong, naming the path or board where that helps.
-    public var message: String
+    package var message: String
     /// An error with this message.
-    public init(_ message: String) { self.message = message }
+    package init(_ message: String) { self.message = message }
     /// The message.
-    public var description: String { message }
+    package var description: String { message }
     /// The error of a value that does not decode: the decoder's message after `context`.
     package init(_ error: JSON.DecodingError, context: String = "") { message = context + error.message }
 }
@@ -70,7 +70,7 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
 ///
 /// Writes come from one writer thread (`write`); reads come from one reader thread at the same
 /// time (never from the server's service thread: `ReadGuard` checks that in debug builds). Implementations must make a `write` batch atomic and durable before returning.
-public protocol BoardStore: AnyObject, Sendable {
+package protocol BoardStore: AnyObject, Sendable {
     /// Applies `batch` in one transaction; when this returns, the batch is durable.
     func write(_ batch: [StoreWrite]) throws(StoreError)
     /// The board with this id, with up to `recentLimit` of its newest ops; nil when absent.
@@ -85,4 +85,7 @@ public protocol BoardStore: AnyObject, Sendable {
     func archive(of id: BoardID) throws(StoreError) -> BoardArchive?
     /// Stores an archived board; a board with its id is overwritten only when `replace` (for import).
     func restore(_ archive: BoardArchive, replace: Bool) throws(StoreError)
+    /// Releases what the store holds (connections, the directory lock); a closed store may refuse later calls.
+    /// Safe to call twice.
+    func close()
 }

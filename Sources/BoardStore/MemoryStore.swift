@@ -1,8 +1,8 @@
-public import BoardCore
+package import BoardCore
 import Synchronization
 
 /// A store that keeps everything in memory: for `--memory` and for tests. Nothing survives a restart.
-public final class MemoryStore: BoardStore {
+package final class MemoryStore: BoardStore {
     private struct Entry {
         var board: Board
         var log: [CommittedOp]
@@ -15,10 +15,10 @@ public final class MemoryStore: BoardStore {
     private let boards = Mutex<[BoardID: Entry]>([:])
 
     /// An empty store.
-    public init() {}
+    package init() {}
 
     /// Applies the batch; memory is as durable as it gets here.
-    public func write(_ batch: [StoreWrite]) throws(StoreError) {
+    package func write(_ batch: [StoreWrite]) throws(StoreError) {
         boards.withLock { boards in
             for change in batch {
                 switch change {
@@ -37,7 +37,7 @@ public final class MemoryStore: BoardStore {
     }
 
     /// The board and its newest ops.
-    public func load(_ id: BoardID, recentLimit: Int) throws(StoreError) -> StoredBoard? {
+    package func load(_ id: BoardID, recentLimit: Int) throws(StoreError) -> StoredBoard? {
         ReadGuard.check()
         return boards.withLock { boards in
             boards[id].map { StoredBoard(board: $0.board, seq: $0.seq, recent: Array($0.log.suffix(recentLimit))) }
@@ -45,13 +45,13 @@ public final class MemoryStore: BoardStore {
     }
 
     /// Whether the board is stored.
-    public func exists(_ id: BoardID) throws(StoreError) -> Bool {
+    package func exists(_ id: BoardID) throws(StoreError) -> Bool {
         ReadGuard.check()
         return boards.withLock { $0[id] != nil }
     }
 
     /// Every board, by id.
-    public func list() throws(StoreError) -> [BoardSummary] {
+    package func list() throws(StoreError) -> [BoardSummary] {
         ReadGuard.check()
         return boards.withLock { boards in
             boards.values.map { BoardSummary(id: $0.board.id, title: $0.board.title, seq: $0.seq) }
@@ -60,7 +60,7 @@ public final class MemoryStore: BoardStore {
     }
 
     /// The whole log is kept, so a page is never gone.
-    public func ops(of id: BoardID, since: Seq, limit: Int) throws(StoreError) -> OpsPage {
+    package func ops(of id: BoardID, since: Seq, limit: Int) throws(StoreError) -> OpsPage {
         ReadGuard.check()
         return boards.withLock { boards in
             guard let entry = boards[id] else { return .unknownBoard }
@@ -72,13 +72,13 @@ public final class MemoryStore: BoardStore {
     }
 
     /// The board as created (or imported) and its whole log.
-    public func archive(of id: BoardID) throws(StoreError) -> BoardArchive? {
+    package func archive(of id: BoardID) throws(StoreError) -> BoardArchive? {
         guard let entry = boards.withLock({ $0[id] }) else { return nil }
         return try BoardArchive(board: entry.base, baseSeq: entry.baseSeq, ops: entry.log)
     }
 
     /// Puts the archived board in place, refusing to overwrite unless `replace`.
-    public func restore(_ archive: BoardArchive, replace: Bool) throws(StoreError) {
+    package func restore(_ archive: BoardArchive, replace: Bool) throws(StoreError) {
         let stored = boards.withLock { boards in
             guard replace || boards[archive.id] == nil else { return false }
             boards[archive.id] = Entry(
@@ -87,4 +87,7 @@ public final class MemoryStore: BoardStore {
         }
         if !stored { throw StoreError("board \(archive.id) already exists (replace it to overwrite)") }
     }
+
+    /// Nothing to release: the boards stay readable, as memory is all there is.
+    package func close() {}
 }

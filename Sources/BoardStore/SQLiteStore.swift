@@ -1,4 +1,4 @@
-public import BoardCore
+package import BoardCore
 import Synchronization
 
 /// Boards in a SQLite database inside a data directory: snapshots plus an op log, in WAL mode with
@@ -8,11 +8,11 @@ import Synchronization
 /// `load`, `list`, `ops` and `archive` use the reader connection (the server's service thread).
 /// WAL lets a read run while a write syncs; each connection also has its own mutex, so any thread
 /// may call anything. The data directory stays locked against other servers until `close`.
-public final class SQLiteStore: BoardStore {
+package final class SQLiteStore: BoardStore {
     /// The data directory.
-    public let directory: String
+    package let directory: String
     /// The database file inside it.
-    public let databasePath: String
+    package let databasePath: String
 
     // Each mutex guards one connection; nil once closed.
     private let writer: Mutex<SQLiteWriter?>
@@ -20,7 +20,7 @@ public final class SQLiteStore: BoardStore {
     private let lock: Mutex<DataDirectory?>
 
     /// The database file name inside the data directory.
-    public static let databaseName = "shuffleboard.sqlite3"
+    package static let databaseName = "shuffleboard.sqlite3"
 
     /// Opens (creating if needed) the store in `directory`, locks the directory, checks the
     /// database and brings its schema up to date.
@@ -30,7 +30,7 @@ public final class SQLiteStore: BoardStore {
     ///
     /// `readOnly` opens an existing database for reading only, without the directory lock, so
     /// that `export` works while a server runs on the directory; `write` and `restore` then throw.
-    public init(
+    package init(
         directory: String, snapshotEvery: Int = 100, keepOps: Int = 10_000, readOnly: Bool = false
     ) throws(StoreError) {
         if readOnly {
@@ -101,7 +101,7 @@ public final class SQLiteStore: BoardStore {
     deinit { close() }
 
     /// Closes both connections and unlocks the directory; later calls throw. Safe to call twice.
-    public func close() {
+    package func close() {
         reader.withLock { db in
             db?.close()
             db = nil
@@ -130,7 +130,7 @@ public final class SQLiteStore: BoardStore {
 
     /// Applies the batch in one transaction; when this returns the batch is on disk. On error
     /// nothing of the batch is stored.
-    public func write(_ batch: [StoreWrite]) throws(StoreError) {
+    package func write(_ batch: [StoreWrite]) throws(StoreError) {
         try writer.withLock { (writer: inout SQLiteWriter?) throws(StoreError) in
             guard let writer else { throw closedOrReadOnly() }
             try writer.write(batch)
@@ -138,7 +138,7 @@ public final class SQLiteStore: BoardStore {
     }
 
     /// Stores an archived board (import), refusing to overwrite an existing one unless `replace`.
-    public func restore(_ archive: BoardArchive, replace: Bool) throws(StoreError) {
+    package func restore(_ archive: BoardArchive, replace: Bool) throws(StoreError) {
         try writer.withLock { (writer: inout SQLiteWriter?) throws(StoreError) in
             guard let writer else { throw closedOrReadOnly() }
             try writer.restore(archive, replace: replace)
@@ -148,7 +148,7 @@ public final class SQLiteStore: BoardStore {
     // MARK: Reading
 
     /// The board at its current seq (latest snapshot plus the ops after it) and its newest ops.
-    public func load(_ id: BoardID, recentLimit: Int) throws(StoreError) -> StoredBoard? {
+    package func load(_ id: BoardID, recentLimit: Int) throws(StoreError) -> StoredBoard? {
         try read { db throws(StoreError) -> StoredBoard? in
             guard let state = try db.boardState(of: id) else { return nil }
             let recent = try db.newestOps(of: id, limit: recentLimit)
@@ -157,12 +157,12 @@ public final class SQLiteStore: BoardStore {
     }
 
     /// Whether the board is stored.
-    public func exists(_ id: BoardID) throws(StoreError) -> Bool {
+    package func exists(_ id: BoardID) throws(StoreError) -> Bool {
         try read { db throws(StoreError) in try db.boardSeq(of: id) != nil }
     }
 
     /// Every board, by id.
-    public func list() throws(StoreError) -> [BoardSummary] {
+    package func list() throws(StoreError) -> [BoardSummary] {
         try read { db throws(StoreError) in
             var summaries: [BoardSummary] = []
             try db.query("SELECT id, title, seq FROM boards ORDER BY id") { row throws(StoreError) in
@@ -175,7 +175,7 @@ public final class SQLiteStore: BoardStore {
     }
 
     /// Up to `limit` ops with seq greater than `since`; `.gone` when some of them were compacted away.
-    public func ops(of id: BoardID, since: Seq, limit: Int) throws(StoreError) -> OpsPage {
+    package func ops(of id: BoardID, since: Seq, limit: Int) throws(StoreError) -> OpsPage {
         try read { db throws(StoreError) in
             guard let current = try db.boardSeq(of: id) else { return .unknownBoard }
             let since = max(since, 0)
@@ -188,7 +188,7 @@ public final class SQLiteStore: BoardStore {
     }
 
     /// The base snapshot and every stored op after it.
-    public func archive(of id: BoardID) throws(StoreError) -> BoardArchive? {
+    package func archive(of id: BoardID) throws(StoreError) -> BoardArchive? {
         try read { db throws(StoreError) -> BoardArchive? in
             guard try db.boardSeq(of: id) != nil else { return nil }
             guard let base = try db.snapshot(of: id, .base) else { throw db.damaged(id, "it has no snapshot") }

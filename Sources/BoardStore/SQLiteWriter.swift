@@ -1,4 +1,4 @@
-import BoardCore
+internal import BoardCore
 import Glibc
 
 /// The writing half of `SQLiteStore`: the writer connection and a replica of every board it wrote.

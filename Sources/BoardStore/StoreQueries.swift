@@ -1,4 +1,4 @@
-import BoardCore
+internal import BoardCore
 
 /// A board as the database holds it: the board at `seq`, and where its snapshots are.
 struct BoardState {

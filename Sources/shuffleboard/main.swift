@@ -71,7 +71,7 @@ func serve(_ options: ServeOptions) -> Int32 {
         return 1
     }
     server.waitUntilStopped()
-    (store as? SQLiteStore)?.close()
+    store.close()
     withExtendedLifetime(sources) {}
     return 0
 }

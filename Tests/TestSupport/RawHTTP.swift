@@ -2,25 +2,25 @@ import Foundation
 
 /// A minimal HTTP/1.1 client on a POSIX socket that sends the request target exactly as given
 /// (URL libraries normalise `..` away, which would hide path-traversal bugs).
-public enum RawHTTP {
+package enum RawHTTP {
     /// A response.
-    public struct Response: Sendable {
+    package struct Response: Sendable {
         /// The status code.
-        public var status: Int
+        package var status: Int
         /// Header names lowercased.
-        public var headers: [String: String]
+        package var headers: [String: String]
         /// The body as text.
-        public var body: String
+        package var body: String
     }
 
     /// Why a request failed.
-    public struct Failure: Error, CustomStringConvertible {
+    package struct Failure: Error, CustomStringConvertible {
         /// What happened.
-        public var description: String
+        package var description: String
     }
 
     /// Sends one request with `Connection: close` and reads the whole response (5 s timeout).
-    public static func request(port: Int, method: String, target: String, body: String? = nil) throws -> Response {
+    package static func request(port: Int, method: String, target: String, body: String? = nil) throws -> Response {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket failed") }
         defer { close(fd) }

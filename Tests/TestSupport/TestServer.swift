@@ -1,10 +1,10 @@
-public import BoardClient
-public import BoardCore
-public import BoardServer
-public import BoardStore
+package import BoardClient
+package import BoardCore
+package import BoardServer
+package import BoardStore
 
 /// A real server on a free port, in this process, stopped when the body ends.
-public func withTestServer<T>(
+package func withTestServer<T>(
     _ configure: (inout ServerConfig) -> Void = { _ in },
     store: any BoardStore = MemoryStore(),
     _ body: (TestServer) async throws -> T
@@ -25,21 +25,21 @@ public func withTestServer<T>(
 }
 
 /// The server under test, its port, and a client loop to connect with.
-public struct TestServer: Sendable {
+package struct TestServer: Sendable {
     /// The running server.
-    public let server: Server
+    package let server: Server
     /// Its port.
-    public let port: Int
+    package let port: Int
     /// The client loop every test client shares.
-    public let loop: ClientLoop
+    package let loop: ClientLoop
 
     /// Connects a client (not yet joined).
-    public func connect(subprotocol: String? = "shuffleboard.v1", path: String = "/ws") async throws -> TestClient {
+    package func connect(subprotocol: String? = "shuffleboard.v1", path: String = "/ws") async throws -> TestClient {
         TestClient(try await loop.connect(port: port, path: path, subprotocol: subprotocol))
     }
 
     /// Connects a client and joins `board` as `name`, returning it with its welcome.
-    public func join(_ board: String = "demo", as name: String, since: Int? = nil) async throws -> (TestClient, JSON) {
+    package func join(_ board: String = "demo", as name: String, since: Int? = nil) async throws -> (TestClient, JSON) {
         let client = try await connect()
         var hello = #"{"type":"hello","board":"\#(board)","name":"\#(name)""#
         if let since { hello += #","since":\#(since)"# }
@@ -49,32 +49,32 @@ public struct TestServer: Sendable {
     }
 
     /// An HTTP request with the exact request target given.
-    public func http(_ method: String, _ target: String, body: String? = nil) throws -> RawHTTP.Response {
+    package func http(_ method: String, _ target: String, body: String? = nil) throws -> RawHTTP.Response {
         try RawHTTP.request(port: port, method: method, target: target, body: body)
     }
 }
 
 /// Why a test expectation about messages failed.
-public struct UnexpectedMessage: Error, CustomStringConvertible {
+package struct UnexpectedMessage: Error, CustomStringConvertible {
     /// What was expected and what came.
-    public var description: String
+    package var description: String
 }
 
 /// A client that reads server frames as JSON messages, one at a time, in order.
 ///
 /// A frame holding an array is split into its messages. Used from one task at a time.
-public final class TestClient: @unchecked Sendable {
+package final class TestClient: @unchecked Sendable {
     /// The underlying connection.
-    public let connection: ClientConnection
+    package let connection: ClientConnection
     private var pending: [JSON] = []
 
     init(_ connection: ClientConnection) { self.connection = connection }
 
     /// Sends one text message.
-    public func send(_ text: String) { connection.send(text) }
+    package func send(_ text: String) { connection.send(text) }
 
     /// The next server message.
-    public func next(timeout: Duration = .seconds(5)) async throws -> JSON {
+    package func next(timeout: Duration = .seconds(5)) async throws -> JSON {
         while pending.isEmpty {
             let text = try await connection.receive(timeout: timeout)
             let json = try JSON.parse(text)
@@ -85,7 +85,7 @@ public final class TestClient: @unchecked Sendable {
 
     /// The next message, which must have this `type`.
     @discardableResult
-    public func expect(_ type: String, timeout: Duration = .seconds(5)) async throws -> JSON {
+    package func expect(_ type: String, timeout: Duration = .seconds(5)) async throws -> JSON {
         let message = try await next(timeout: timeout)
         guard message["type"]?.stringValue == type else {
             var w = JSONWriter()
@@ -96,11 +96,11 @@ public final class TestClient: @unchecked Sendable {
     }
 
     /// Proves nothing else was queued for this client: a ping's pong must be the very next message.
-    public func expectNothingPending() async throws {
+    package func expectNothingPending() async throws {
         send(#"{"type":"ping"}"#)
         try await expect("pong")
     }
 
     /// Closes the connection.
-    public func close() { connection.close() }
+    package func close() { connection.close() }
 }
