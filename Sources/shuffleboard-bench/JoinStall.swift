@@ -76,11 +76,7 @@ struct JoinStall {
             direct.append(Self.millis(since: start))
         }
 
-        var config = ServerConfig()
-        config.port = 0
-        config.logLevel = .error
-        let server = Server(config: config, store: store)
-        let port = try server.start()
+        let (server, port) = try startServer(store: store)
         defer { server.stop() }
         // One client loop (one lws service thread) each, so the joiner's and the sender's client
         // work does not queue behind the watchers'.

@@ -78,12 +78,20 @@ struct BenchError: Error, CustomStringConvertible {
     var description: String
 }
 
-func measure(store: any BoardStore, scenario: Scenario, totalOps: Int, board: String) async throws -> Result {
+/// A server over `store` on a free port, logging errors only; the caller stops it.
+func startServer(store: any BoardStore, _ configure: (inout ServerConfig) -> Void = { _ in }) throws -> (
+    Server, port: Int
+) {
     var config = ServerConfig()
     config.port = 0
     config.logLevel = .error
+    configure(&config)
     let server = Server(config: config, store: store)
-    let port = try server.start()
+    return (server, try server.start())
+}
+
+func measure(store: any BoardStore, scenario: Scenario, totalOps: Int, board: String) async throws -> Result {
+    let (server, port) = try startServer(store: store)
     defer { server.stop() }
     let loop = try ClientLoop()
     defer { loop.shutdown() }
@@ -111,12 +119,7 @@ func measure(store: any BoardStore, scenario: Scenario, totalOps: Int, board: St
 /// Fan-out: one holder sends `hovers` hovers; each goes to every one of `receivers` clients.
 /// Returns delivered messages per second, counted when the last receiver has all of them.
 func measureFanOut(receivers: Int, hovers: Int, framesPerWrite: Int) async throws -> Double {
-    var config = ServerConfig()
-    config.port = 0
-    config.logLevel = .error
-    config.maxFramesPerWrite = framesPerWrite
-    let server = Server(config: config, store: MemoryStore())
-    let port = try server.start()
+    let (server, port) = try startServer(store: MemoryStore()) { $0.maxFramesPerWrite = framesPerWrite }
     defer { server.stop() }
     let loop = try ClientLoop()
     defer { loop.shutdown() }
