@@ -108,7 +108,9 @@ package struct Board: Equatable, Sendable {
 
     /// Problems that make a board definition unusable, or nil when it is sound.
     package static func validate(title: String, columns: Int, zones: [Zone], items: [Item]) -> String? {
-        if title.isEmpty || title.count > 200 { return "title must be 1–200 characters" }
+        if title.isEmpty || !Text.isValidLabel(title, maximum: 200) {
+            return "title must be 1–200 characters, no control characters"
+        }
         if !(1...64).contains(columns) { return "columns must be 1–64" }
         if zones.isEmpty || zones.count > 16 { return "a board has 1–16 zones" }
         if items.count > 1000 { return "a board has at most 1000 items" }
@@ -117,7 +119,9 @@ package struct Board: Equatable, Sendable {
         var itemIDs = Set<ItemID>()
         for item in items {
             if !itemIDs.insert(item.id).inserted { return "duplicate item id \(item.id)" }
-            if item.label.count > 200 { return "label of \(item.id) is longer than 200 characters" }
+            if !Text.isValidLabel(item.label, maximum: 200) {
+                return "label of \(item.id) must be at most 200 characters, no control characters"
+            }
             if !Board.isValidColor(item.color) { return "color of \(item.id) is not a CSS color" }
         }
         var placed = Set<ItemID>()

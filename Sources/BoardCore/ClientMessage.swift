@@ -50,8 +50,6 @@ package struct ProtocolError: Error, Equatable, Sendable {
 }
 
 extension ClientMessage {
-    /// The longest display name accepted in `hello`, in characters.
-    package static let maximumNameLength = 64
 
     /// Parses and validates one client frame.
     package static func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Result<ClientMessage, ProtocolError> {
@@ -91,9 +89,13 @@ extension ClientMessage {
         switch type {
         case "hello":
             let board = try json.boardID("board")
-            let name = try json.string("name").trimmingWhitespace()
-            guard (1...maximumNameLength).contains(name.count) else {
-                throw JSON.DecodingError("\"name\" must be 1–\(maximumNameLength) characters")
+            let name: String
+            switch Text.displayName(try json.string("name")) {
+            case .success(let n): name = n
+            case .failure(.control): throw JSON.DecodingError("\"name\" must not contain control characters")
+            case .failure(.empty), .failure(.tooLong):
+                throw JSON.DecodingError(
+                    "\"name\" must be 1–\(Text.maximumNameScalars) characters (at most \(Text.maximumNameBytes) bytes)")
             }
             let since = try json.hasValue("since") ? json.seq("since") : nil
             return .hello(board: board, name: name, since: since)
@@ -136,14 +138,5 @@ extension ClientMessage {
         -> DragMode
     {
         try json.read(key, named: name, mustBe: "\"swap\" or \"move\"") { $0.stringValue.flatMap(DragMode.init) }
-    }
-}
-
-extension String {
-    func trimmingWhitespace() -> String {
-        var s = Substring(self)
-        while let f = s.first, f.isWhitespace { s.removeFirst() }
-        while let l = s.last, l.isWhitespace { s.removeLast() }
-        return String(s)
     }
 }

@@ -15,10 +15,9 @@ package enum Identifier {
         }
     }
 
-    /// Op ids: client-chosen strings of 1–128 characters.
-    package static func isValidOpID(_ s: String) -> Bool {
-        (1...128).contains(s.count)
-    }
+    /// Op ids: client-chosen strings of 1–128 Unicode scalars (at most 256 UTF-8 bytes), no
+    /// control characters.
+    package static func isValidOpID(_ s: String) -> Bool { Text.isValidOpID(s) }
 }
 
 /// The id of a board.
@@ -66,7 +65,7 @@ package struct ZoneID: Hashable, Sendable, CustomStringConvertible {
 package struct OpID: Hashable, Sendable, CustomStringConvertible {
     /// The id text.
     package let rawValue: String
-    /// An id, if `rawValue` has 1–128 characters.
+    /// An id, if `rawValue` follows `Identifier.isValidOpID`.
     package init?(_ rawValue: String) {
         guard Identifier.isValidOpID(rawValue) else { return nil }
         self.rawValue = rawValue

@@ -76,6 +76,8 @@ extension JSON {
 
     /// An op id.
     func opID(_ key: String? = nil, named name: String? = nil) throws(DecodingError) -> OpID {
-        try read(key, named: name, mustBe: "a string of 1–128 characters") { $0.stringValue.flatMap(OpID.init) }
+        try read(key, named: name, mustBe: "a string of 1–128 characters (at most 256 bytes, no control characters)") {
+            $0.stringValue.flatMap(OpID.init)
+        }
     }
 }

@@ -83,13 +83,19 @@ import Testing
                 #""board" must be an id of 1–64 characters [A-Za-z0-9_-]"#, nil
             ),
             (#"{"type":"hello","board":"demo"}"#, #""name" must be a string"#, nil),
-            (#"{"type":"hello","board":"demo","name":"  "}"#, #""name" must be 1–64 characters"#, nil),
+            (
+                #"{"type":"hello","board":"demo","name":"  "}"#, #""name" must be 1–64 characters (at most 256 bytes)"#,
+                nil
+            ),
             (
                 #"{"type":"hello","board":"demo","name":"x","since":-1}"#, #""since" must be a non-negative integer"#,
                 nil
             ),
             (#"{"type":"swap","op":"o","base":0,"a":"t1"}"#, #""b" must be "# + id64, "o"),
-            (#"{"type":"swap","op":"","base":0,"a":"t1","b":"t2"}"#, #""op" must be a string of 1–128 characters"#, ""),
+            (
+                #"{"type":"swap","op":"","base":0,"a":"t1","b":"t2"}"#,
+                #""op" must be a string of 1–128 characters (at most 256 bytes, no control characters)"#, ""
+            ),
             (#"{"type":"swap","op":"o","base":1.5,"a":"t1","b":"t2"}"#, #""base" must be a non-negative integer"#, "o"),
             (
                 #"{"type":"move","op":"o","base":0,"item":"t1","zone":"grid"}"#,
@@ -119,7 +125,7 @@ import Testing
             ),
             (
                 #"{"type":"drop","item":"t1","action":{"type":"swap","with":"t2"}}"#,
-                #""op" must be a string of 1–128 characters"#, nil
+                #""op" must be a string of 1–128 characters (at most 256 bytes, no control characters)"#, nil
             ),
             (
                 #"{"type":"drop","item":"t1","op":"o","base":0,"action":{"type":"swap"}}"#, #""with" must be "# + id64,
@@ -143,5 +149,52 @@ import Testing
         let ok = String(repeating: "x", count: 128)
         #expect((try? parse(#"{"type":"toggle","op":"\#(ok)","base":0,"item":"t1","on":true}"#).get()) != nil)
         #expect((try? parse(#"{"type":"toggle","op":"\#(ok)y","base":0,"item":"t1","on":true}"#).get()) == nil)
+    }
+
+    @Test func limitsCountScalarsNotCharacters() {
+        // "e" and 30,000 combining acute accents: one Character, 30,001 scalars, 60 KB.
+        let accents = "e" + String(repeating: "\u{0301}", count: 30_000)
+        let hello = parse(#"{"type":"hello","board":"demo","name":"\#(accents)"}"#)
+        guard case .failure(let error) = hello else {
+            Issue.record("a 60 KB name was accepted")
+            return
+        }
+        #expect(error.code == .badMessage)
+        let op = parse(#"{"type":"toggle","op":"\#(accents)","base":0,"item":"t1","on":true}"#)
+        #expect((try? op.get()) == nil, "a 60 KB op id was accepted")
+    }
+
+    @Test func limitsBoundBytesToo() {
+        // 128 four-byte scalars are 128 scalars but 512 bytes.
+        let emoji = String(repeating: "😀", count: 128)
+        #expect((try? parse(#"{"type":"toggle","op":"\#(emoji)","base":0,"item":"t1","on":true}"#).get()) == nil)
+        let fine = String(repeating: "😀", count: 64)
+        #expect((try? parse(#"{"type":"toggle","op":"\#(fine)","base":0,"item":"t1","on":true}"#).get()) != nil)
+        let name = String(repeating: "😀", count: 60)
+        #expect((try? parse(#"{"type":"hello","board":"demo","name":"\#(name)"}"#).get()) != nil)
+    }
+
+    @Test(arguments: [#"a\u0000b"#, #"a\nb"#, #"a\u001bb"#, #"a\u007fb"#, #"a\u0085b"#])
+    func controlCharactersAreRefusedInNamesAndOpIDs(_ text: String) {
+        guard case .failure(let error) = parse(#"{"type":"hello","board":"demo","name":"\#(text)"}"#) else {
+            Issue.record("name \(text) accepted")
+            return
+        }
+        #expect(error.message == #""name" must not contain control characters"#)
+        #expect((try? parse(#"{"type":"toggle","op":"\#(text)","base":0,"item":"t1","on":true}"#).get()) == nil)
+    }
+
+    @Test func bidiOverridesAndInvisibleCharactersAreStrippedFromNames() {
+        let raw = #"{"type":"hello","board":"demo","name":" \u202eAda\u200b\u2066 \ufeff"}"#
+        guard case .success(.hello(_, let name, _)) = parse(raw) else {
+            Issue.record("not parsed")
+            return
+        }
+        #expect(name == "Ada")
+        let onlyInvisible = #"{"type":"hello","board":"demo","name":"\u202e\u200b"}"#
+        #expect((try? parse(onlyInvisible).get()) == nil, "nothing left is no name")
+        let family = #"{"type":"hello","board":"demo","name":"👩\u200d👧 Bo"}"#
+        guard case .success(.hello(_, let kept, _)) = parse(family) else { return }
+        #expect(kept == "👩\u{200D}👧 Bo", "the zero-width joiner of an emoji stays")
     }
 }
