@@ -1,3 +1,4 @@
+internal import BoardCore
 package import BoardHub
 import Foundation
 
@@ -12,7 +13,7 @@ package struct Logger: Sendable {
     /// Logs `message` at `level`; the message is built only when it will be printed.
     package func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
         guard level >= self.level else { return }
-        let line = "\(Self.timestamp()) \(level.name) \(message())\n"
+        let line = "\(Self.timestamp()) \(level.name) \(Self.escaped(message()))\n"
         // One write(2) per line keeps lines from different threads whole.
         line.utf8CString.withUnsafeBufferPointer { buffer in
             _ = write(2, buffer.baseAddress, buffer.count - 1)
@@ -27,6 +28,26 @@ package struct Logger: Sendable {
     package func warning(_ message: @autoclosure () -> String) { log(.warning, message()) }
     /// Failures.
     package func error(_ message: @autoclosure () -> String) { log(.error, message()) }
+
+    /// `text` safe for one log line on a terminal: control characters (newlines, ESC, C1), bidi
+    /// controls and other invisible scalars, which a client could use to forge lines or drive an
+    /// operator's terminal, become `\u{…}`; so does a backslash-u, so an escape cannot be forged.
+    package static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: needsEscape) || text.contains("\\u") else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if needsEscape(scalar) || scalar == "\\" {
+                out += "\\u{\(String(scalar.value, radix: 16))}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+        Text.isControl(scalar) || Text.isInvisible(scalar)
+    }
 
     private static func timestamp() -> String {
         var now = timespec()
