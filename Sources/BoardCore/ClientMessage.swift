@@ -30,8 +30,12 @@ package struct ProtocolError: Error, Equatable, Sendable {
         case alreadyJoined = "already_joined"
         /// `hello` for a board that does not exist when boards are not created on demand.
         case unknownBoard = "unknown_board"
-        /// The server cannot serve the request right now (the store failed).
+        /// The server cannot serve the request right now (the store failed, or it is full).
         case unavailable
+        /// Over a rate or count limit; the message was not acted on.
+        case rateLimited = "rate_limited"
+        /// The board has as many users as it may.
+        case boardFull = "board_full"
     }
 
     /// The wire code.

@@ -23,6 +23,8 @@ package struct Room: Sendable {
         package var by: UserID
         /// When the holder last showed activity, for expiry.
         package var lastActive: Instant
+        /// When the hold began: however active, a hold ends `holdLifetime` after it.
+        package var since: Instant
     }
 
     private enum Gated: Sendable {
@@ -44,6 +46,9 @@ package struct Room: Sendable {
     package private(set) var holds: [ItemID: Hold] = [:]
     /// How long a hold lives without hover or drop, in milliseconds.
     package var holdTimeout: Int64
+    /// How long a hold lives at most, however busy its holder, in milliseconds: without it a few
+    /// hovering connections could hold every tile of a board for ever.
+    package var holdLifetime: Int64
 
     private var holding: [UserID: ItemID] = [:]
     /// Ops and replies waiting for the disk, in the order they go out.
@@ -51,12 +56,14 @@ package struct Room: Sendable {
 
     /// A room for `board` at `seq` (both durable), seeded with the most recent committed ops.
     package init(
-        board: Board, seq: Seq = 0, recent: [CommittedOp] = [], historyLimit: Int = 1000, holdTimeout: Int64 = 30_000
+        board: Board, seq: Seq = 0, recent: [CommittedOp] = [], historyLimit: Int = 1000, holdTimeout: Int64 = 30_000,
+        holdLifetime: Int64 = 120_000
     ) {
         sequencer = Sequencer(board: board, seq: seq, recent: recent, historyLimit: historyLimit)
         published = board
         visibleSeq = seq
         self.holdTimeout = holdTimeout
+        self.holdLifetime = holdLifetime
     }
 
     /// True when nobody is on the board and nothing waits for the disk.
@@ -112,9 +119,10 @@ package struct Room: Sendable {
         }
     }
 
-    /// Ends every hold idle for `holdTimeout` or longer, with `reason: expired`.
+    /// Ends every hold idle for `holdTimeout` or longer, or older than `holdLifetime`, with
+    /// `reason: expired`.
     package mutating func expireHolds(now: Instant) -> [Effect] {
-        let expired = holds.filter { now - $0.value.lastActive >= holdTimeout }
+        let expired = holds.filter { now - $0.value.lastActive >= holdTimeout || now - $0.value.since >= holdLifetime }
             .sorted { $0.key.rawValue < $1.key.rawValue }
         return expired.map { item, hold in
             _ = release(hold.by)
@@ -173,7 +181,9 @@ package struct Room: Sendable {
             _ = release(user)
             effects.append(.broadcast(.drop(item: previous, by: user, at: visibleSeq, reason: nil), except: nil))
         }
-        holds[item] = Hold(by: user, lastActive: now)
+        // Lifting the tile you already hold again does not make the hold any younger.
+        let since = holds[item].map(\.since) ?? now
+        holds[item] = Hold(by: user, lastActive: now, since: since)
         holding[user] = item
         effects.append(.broadcast(.dragStart(item: item, by: user, at: visibleSeq), except: nil))
         return effects

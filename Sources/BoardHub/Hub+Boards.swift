@@ -25,7 +25,9 @@ extension Hub {
     }
 
     private func loadRequest(_ board: BoardID) -> StoreRead {
-        .load(board, historyLimit: config.historyLimit, holdTimeout: config.holdTimeout)
+        .load(
+            board, historyLimit: config.historyLimit, holdTimeout: config.holdTimeout, holdLifetime: config.holdLifetime
+        )
     }
 
     /// The store answered for `board`: run the work that waited, in order.
@@ -71,6 +73,7 @@ extension Hub {
             if let host = boards[board] { return join(session, host) }
             switch view {
             case .absent where config.createBoards:
+                guard mayCreate(for: session) else { return }
                 let host = createFromTemplate(board)
                 view = .present
                 join(session, host)
@@ -104,14 +107,11 @@ extension Hub {
 
     var storeFailed: HTTPResponse { .error(503, "unavailable", "the store failed; try again") }
 
-    /// A new board from the default template, for a `hello` that named an unknown board.
+    /// A new board from the default template, for a `hello` that named an unknown board. It is
+    /// stored with its first op (see `BoardHost.unsaved`).
     private func createFromTemplate(_ id: BoardID) -> BoardHost {
-        let board = Board.defaultTemplate(id: id)
-        let host = BoardHost(room: makeRoom(board: board))
+        let host = BoardHost(room: makeRoom(board: Board.defaultTemplate(id: id)), unsaved: true)
         boards[id] = host
-        let ticket = makeTicket()
-        creating[ticket] = id
-        emit(.persist(.create(board), ticket: ticket))
         log(.info, "created board \(id) from the default template")
         return host
     }

@@ -16,24 +16,37 @@ final class Session {
     let id: ConnectionID
     let peer: String
     var phase: Phase = .awaitingHello
+    /// Whether this connection counts against its address's connections.
+    var counted = false
+    /// Rate limits (nil: none).
+    var ops: TokenBucket?
+    var messages: TokenBucket?
+    var strikes: TokenBucket?
 
-    init(id: ConnectionID, peer: String) {
+    init(id: ConnectionID, peer: String, config: Hub.Config, now: Instant) {
         self.id = id
         self.peer = peer
+        ops = config.opRate.map { TokenBucket($0, now: now) }
+        messages = config.messageRate.map { TokenBucket($0, now: now) }
+        strikes = config.strikeRate.map { TokenBucket($0, now: now) }
     }
 }
 
 /// The session rules: phases, hello, joining and leaving a board.
 extension Hub {
     func opened(_ id: ConnectionID, peer: String) {
-        sessions[id] = Session(id: id, peer: peer)
+        let session = Session(id: id, peer: peer, config: config, now: now)
+        sessions[id] = session
         log(.debug, "\(id) opened from \(peer)")
-        if stopping { closeSession(id, code: 1001, reason: "server shutting down", flush: false) }
+        if stopping { return closeSession(id, code: 1001, reason: "server shutting down", flush: false) }
+        guard admit(session) else { return }
+        awaitingHello.append((now, id))
     }
 
     func closed(_ id: ConnectionID) {
         guard let session = sessions.removeValue(forKey: id) else { return }
         log(.debug, "\(id) closed")
+        release(session)
         if case .joined(let boardID, let user) = session.phase, let host = boards[boardID],
             host.remove(user.id, on: id)
         {
@@ -65,6 +78,8 @@ extension Hub {
 
     func received(_ parsed: Result<ClientMessage, ProtocolError>, on id: ConnectionID) {
         guard let session = sessions[id] else { return }
+        if case .closing = session.phase { return }
+        guard withinRate(session, parsed) else { return }
         let message: ClientMessage
         switch parsed {
         case .success(let m): message = m
@@ -123,6 +138,11 @@ extension Hub {
         session.phase = .joining(board, name: name, since: since, queued: [])
         if let host = boards[board] {
             join(session, host)
+        } else if config.maxBoardsInMemory > 0 && boards.count + waiting.count >= config.maxBoardsInMemory {
+            log(.warning, "\(session.id) asked for board \(board) with \(boards.count) boards in memory")
+            refuse(
+                session.id, ProtocolError(.unavailable, "the server is full; try again later"), code: 1013,
+                reason: "server full")
         } else {
             defer_(.join(session.id), on: board)
         }
@@ -131,6 +151,11 @@ extension Hub {
     /// Puts a joining session on a loaded board, then handles what it sent meanwhile.
     func join(_ session: Session, _ host: BoardHost) {
         guard case .joining(let boardID, let name, let since, let queued) = session.phase else { return }
+        if config.maxUsersPerBoard > 0 && host.members.count >= config.maxUsersPerBoard {
+            return refuse(
+                session.id, ProtocolError(.boardFull, "board \(boardID) has \(host.members.count) users, its most"),
+                code: 4409, reason: "board full")
+        }
         let user = makeUser(name: name)
         session.phase = .joined(boardID, user)
         host.add(user.id, on: session.id)

@@ -22,6 +22,26 @@ package final class Hub {
         package var shutdownGrace: Int64 = 2_000
         /// The most messages a connection may send while its board loads; past it, close 1008.
         package var maxMessagesWhileJoining = 256
+        /// How long a connection may take to send `hello`, in milliseconds; then close 4408.
+        package var helloTimeout: Int64 = 10_000
+        /// How long a hold lives at most, however active, in milliseconds.
+        package var holdLifetime: Int64 = 120_000
+        /// Ops one connection may send (nil: no limit); over it, `rate_limited`.
+        package var opRate: Rate? = Rate(perSecond: 100, burst: 200)
+        /// Other messages (drags, hovers, pings, mistakes) one connection may send (nil: no limit).
+        package var messageRate: Rate? = Rate(perSecond: 200, burst: 400)
+        /// How many `rate_limited` refusals a connection gets before it is closed with 1008.
+        package var strikeRate: Rate? = Rate(perSecond: 1, burst: 50)
+        /// Open connections per client address (0: no limit); past it, close 4429.
+        package var maxConnectionsPerAddress = 64
+        /// New connections per client address (nil: no limit); past it, close 4429.
+        package var connectRate: Rate? = Rate(perSecond: 20, burst: 50)
+        /// New boards made by `hello` per client address (nil: no limit); past it, close 4429.
+        package var boardCreationRate: Rate? = Rate(perSecond: 0.5, burst: 30)
+        /// Users on one board (0: no limit); past it, `board_full` and close 4409.
+        package var maxUsersPerBoard = 10_000
+        /// Boards in memory (0: no limit); past it, a `hello` for another gets `unavailable`, 1013.
+        package var maxBoardsInMemory = 10_000
         /// The defaults.
         package init() {}
     }
@@ -76,6 +96,10 @@ package final class Hub {
 
     /// Every open WebSocket connection.
     var sessions: [ConnectionID: Session] = [:]
+    /// Per client address: connections and rates (see Limits.swift).
+    var addresses: [String: AddressState] = [:]
+    /// Connections in the order they opened, to close those that send no `hello` in time.
+    var awaitingHello = FIFO<(Instant, ConnectionID)>()
     /// The boards in memory.
     var boards: [BoardID: BoardHost] = [:]
     /// Boards waiting for a store read that decides what happens to them, with the work that
@@ -158,7 +182,9 @@ package final class Hub {
 
     /// A room for a new `board` as the config says.
     func makeRoom(board: Board) -> Room {
-        Room(board: board, historyLimit: config.historyLimit, holdTimeout: config.holdTimeout)
+        Room(
+            board: board, historyLimit: config.historyLimit, holdTimeout: config.holdTimeout,
+            holdLifetime: config.holdLifetime)
     }
 
     /// Carries out what a room asked for, naming connections instead of users.
@@ -168,8 +194,16 @@ package final class Hub {
             case .send(let user, let message):
                 if let connection = host.connection(of: user) { send(message, to: connection) }
             case .broadcast(let message, let except):
+                guard !host.members.isEmpty else { continue }
                 actions.append(.broadcast(message, to: host.members, except: except.flatMap(host.connection(of:))))
             case .persist(let op):
+                if host.unsaved {
+                    // A board made by `hello` is stored with its first op, not before.
+                    host.unsaved = false
+                    let ticket = makeTicket()
+                    creating[ticket] = host.room.id
+                    actions.append(.persist(.create(host.room.published), ticket: ticket))
+                }
                 actions.append(.persist(.append(host.room.id, [op]), ticket: nil))
             }
         }
@@ -211,6 +245,7 @@ package final class Hub {
     // MARK: Time and shutdown
 
     private func tick() {
+        enforceTimeouts()
         for host in boards.values where !host.room.holds.isEmpty {
             perform(host.room.expireHolds(now: now), on: host)
         }
@@ -235,11 +270,17 @@ package final class Hub {
 /// A board in memory and the connections on it.
 final class BoardHost {
     var room: Room
+    /// Made from the template by `hello` and not stored yet: it is stored with its first op, so
+    /// a board nobody changed leaves nothing on disk.
+    var unsaved = false
     /// The connections on the board, in join order (shared, unchanged, by every broadcast action).
     private(set) var members: [ConnectionID] = []
     private var byUser: [UserID: ConnectionID] = [:]
 
-    init(room: Room) { self.room = room }
+    init(room: Room, unsaved: Bool = false) {
+        self.room = room
+        self.unsaved = unsaved
+    }
 
     func connection(of user: UserID) -> ConnectionID? { byUser[user] }
 

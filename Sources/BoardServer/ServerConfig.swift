@@ -30,6 +30,24 @@ package struct ServerConfig: Sendable {
     package var hangUpAfter: UInt16 = 60
     /// The largest HTTP request body accepted, in bytes.
     package var maxBodyBytes = 256 * 1024
+    /// Seconds a connection may take to send `hello`; then it is closed with 4408.
+    package var helloTimeout: Double = 10
+    /// Seconds a drag hold lives at most, however active its holder.
+    package var holdLifetime: Double = 120
+    /// Ops per second one connection may send, bursts of twice that (0: no limit).
+    package var opRate: Double = 100
+    /// Other messages per second one connection may send, bursts of twice that (0: no limit).
+    package var messageRate: Double = 200
+    /// Open connections per client address (0: no limit).
+    package var maxConnectionsPerAddress = 64
+    /// New connections per second per client address, bursts of twice that (0: no limit).
+    package var connectRate: Double = 20
+    /// New boards per minute that `hello` may make per client address, bursts of that many (0: no limit).
+    package var boardCreationsPerMinute: Double = 30
+    /// Users on one board (0: no limit).
+    package var maxUsersPerBoard = 10_000
+    /// Boards in memory at once (0: no limit).
+    package var maxBoards = 10_000
     /// Seconds to wait for clients to acknowledge the 1001 close at shutdown.
     package var shutdownGrace: Double = 2
 

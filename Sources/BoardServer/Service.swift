@@ -43,6 +43,18 @@ final class Service {
         hubConfig.historyLimit = config.historyLimit
         hubConfig.holdTimeout = Int64(config.holdTimeout * 1000)
         hubConfig.shutdownGrace = Int64(config.shutdownGrace * 1000)
+        hubConfig.helloTimeout = Int64(config.helloTimeout * 1000)
+        hubConfig.holdLifetime = Int64(config.holdLifetime * 1000)
+        func rate(_ perSecond: Double, burst: Double) -> Rate? {
+            perSecond > 0 ? Rate(perSecond: perSecond, burst: burst) : nil
+        }
+        hubConfig.opRate = rate(config.opRate, burst: 2 * config.opRate)
+        hubConfig.messageRate = rate(config.messageRate, burst: 2 * config.messageRate)
+        hubConfig.maxConnectionsPerAddress = config.maxConnectionsPerAddress
+        hubConfig.connectRate = rate(config.connectRate, burst: 2 * config.connectRate)
+        hubConfig.boardCreationRate = rate(config.boardCreationsPerMinute / 60, burst: config.boardCreationsPerMinute)
+        hubConfig.maxUsersPerBoard = config.maxUsersPerBoard
+        hubConfig.maxBoardsInMemory = config.maxBoards
         hub = Hub(config: hubConfig)
     }
 

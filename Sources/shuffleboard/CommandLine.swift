@@ -87,6 +87,17 @@ enum CommandLineParser {
           --create-boards BOOL      create unknown boards on hello (default true)
           --history N               committed ops kept in memory per board (default 10000, at least 1000)
           --snapshot-every N        write a board snapshot every N ops (default 100)
+
+        LIMITS (0 turns a limit off):
+          --hello-timeout SECONDS   close a connection that sends no hello in time with 4408 (default 10)
+          --hold-lifetime SECONDS   a drag hold ends after this long however active (default 120)
+          --op-rate N               ops per second per connection, bursts of 2N (default 100)
+          --message-rate N          other messages per second per connection, bursts of 2N (default 200)
+          --max-connections-per-address N   open connections per client address (default 64)
+          --connect-rate N          new connections per second per address, bursts of 2N (default 20)
+          --board-creations N       new boards per minute that hello may make per address (default 30)
+          --max-users-per-board N   users on one board; more get board_full, 4409 (default 10000)
+          --max-boards N            boards in memory; a hello for another gets 1013 (default 10000)
         """
 
     static func parse(_ arguments: [String]) throws(UsageError) -> Command {
@@ -144,6 +155,25 @@ enum CommandLineParser {
                 options.config.historyLimit = try integer(reader.value(for: option), option, 1000...1_000_000)
             case "--snapshot-every":
                 options.snapshotEvery = try integer(reader.value(for: option), option, 1...1_000_000)
+            case "--hello-timeout":
+                options.config.helloTimeout = try seconds(reader.value(for: option), option, 1...3600)
+            case "--hold-lifetime":
+                options.config.holdLifetime = try seconds(reader.value(for: option), option, 1...86_400)
+            case "--op-rate":
+                options.config.opRate = Double(try integer(reader.value(for: option), option, 0...1_000_000))
+            case "--message-rate":
+                options.config.messageRate = Double(try integer(reader.value(for: option), option, 0...1_000_000))
+            case "--max-connections-per-address":
+                options.config.maxConnectionsPerAddress = try integer(reader.value(for: option), option, 0...1_000_000)
+            case "--connect-rate":
+                options.config.connectRate = Double(try integer(reader.value(for: option), option, 0...1_000_000))
+            case "--board-creations":
+                options.config.boardCreationsPerMinute = Double(
+                    try integer(reader.value(for: option), option, 0...1_000_000))
+            case "--max-users-per-board":
+                options.config.maxUsersPerBoard = try integer(reader.value(for: option), option, 0...10_000_000)
+            case "--max-boards":
+                options.config.maxBoards = try integer(reader.value(for: option), option, 0...10_000_000)
             default:
                 throw UsageError(message: "unknown option '\(option)'")
             }
@@ -173,6 +203,18 @@ enum CommandLineParser {
         guard let n = Int(text), range.contains(n) else {
             throw UsageError(
                 message: "\(option) must be an integer from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+        }
+        return n
+    }
+
+    private static func seconds(_ text: String, _ option: String, _ range: ClosedRange<Double>) throws(UsageError)
+        -> Double
+    {
+        guard let n = Double(text), range.contains(n) else {
+            throw UsageError(
+                message:
+                    "\(option) must be a number of seconds from \(Int(range.lowerBound)) to \(Int(range.upperBound)), not '\(text)'"
+            )
         }
         return n
     }

@@ -92,6 +92,22 @@ import Testing
         #expect(r.holds.isEmpty)
     }
 
+    @Test func aBusyHoldStillEndsAtItsLifetime() {
+        var r = room()
+        r.holdLifetime = 60_000
+        _ = r.handle(.dragStart(item: item("t4")), from: bob, now: at(0), wall: wall)
+        for t in stride(from: Int64(1_000), through: 59_000, by: 1_000) {
+            // Hovers and lifting it again keep it active, but do not make it younger.
+            _ = r.handle(.hover(item: item("t4"), over: nil, zone: nil, mode: nil), from: bob, now: at(t), wall: wall)
+            _ = r.handle(.dragStart(item: item("t4")), from: bob, now: at(t), wall: wall)
+            #expect(r.expireHolds(now: at(t)).isEmpty)
+        }
+        #expect(
+            r.expireHolds(now: at(60_000)) == [
+                .broadcast(.drop(item: item("t4"), by: bob, at: 0, reason: .expired), except: nil)
+            ])
+    }
+
     @Test func opsArePublishedOnlyWhenDurableAndRepliesWaitForThem() {
         var r = room()
         let first = r.handle(

@@ -36,7 +36,7 @@ import Testing
         let asked = h.hello(c)
         #expect(messages(to: c, in: asked).isEmpty, "nothing before the store answers")
         guard let (read, request) = h.read(in: asked) else { return }
-        #expect(request == .load(board("demo"), historyLimit: 10_000, holdTimeout: 30_000))
+        #expect(request == .load(board("demo"), historyLimit: 10_000, holdTimeout: 30_000, holdLifetime: 120_000))
         var stored = Board.defaultTemplate(id: board("demo"))
         stored.apply(.swap(a: ItemID("t1")!, b: ItemID("t2")!))
         let answered = h.on(.answered(read, .room(Room(board: stored, seq: 7))))
@@ -48,12 +48,22 @@ import Testing
         #expect(!answered.contains { if case .persist = $0 { true } else { false } }, "a stored board is not created")
     }
 
-    @Test func helloOnAnUnknownBoardCreatesItFromTheTemplate() {
+    @Test func helloOnAnUnknownBoardCreatesItFromTheTemplateAndStoresItWithItsFirstOp() {
         let h = HubHarness()
         let c = h.open(1)
         let actions = h.joinNew(c)
         #expect(types(messages(to: c, in: actions)) == ["welcome"])
-        #expect(actions.contains(.persist(.create(.defaultTemplate(id: board("demo"))), ticket: Ticket(2))))
+        #expect(!actions.contains { if case .persist = $0 { true } else { false } }, "nothing stored yet")
+        let first = h.send(c, #"{"type":"toggle","op":"o1","base":0,"item":"t1","on":true}"#)
+        guard first.count == 2, case .persist(.create(let created), _?) = first[0],
+            case .persist(.append(_, let ops), nil) = first[1]
+        else {
+            Issue.record("\(first)")
+            return
+        }
+        #expect(created == .defaultTemplate(id: board("demo")) && ops.map(\.seq) == [1])
+        let second = h.send(c, #"{"type":"toggle","op":"o2","base":1,"item":"t2","on":true}"#)
+        #expect(second.count == 1, "created once")
     }
 
     @Test func helloOnAnUnknownBoardWithCreationOffGetsUnknownBoardThen4404() {
@@ -87,7 +97,7 @@ import Testing
         let actions = h.on(.answered(read, .room(nil)))
         #expect(types(messages(to: a, in: actions)) == ["welcome", "join"])
         #expect(types(messages(to: b, in: actions)) == ["welcome"])
-        #expect(actions.filter { if case .persist = $0 { true } else { false } }.count == 1, "created once")
+        #expect(h.hub.boardCount == 1)
     }
 
     @Test func aLoadedBoardIsJoinedWithoutTheStore() {
@@ -161,10 +171,21 @@ import Testing
         #expect(types(messages(to: b, in: actions)) == ["drop:left", "leave"])
     }
 
-    @Test func anEmptyBoardIsForgottenOnlyOnceItsCreationIsDurable() {
+    @Test func aTemplateBoardNobodyChangedLeavesNothingBehind() {
         let h = HubHarness()
         let a = h.open(1)
         h.joinNew(a)
+        let left = h.on(.closed(a))
+        #expect(h.hub.boardCount == 0)
+        #expect(!h.log.contains { if case .persist = $0 { true } else { false } })
+        #expect(left.isEmpty)
+    }
+
+    @Test func aNewBoardIsForgottenOnlyOnceItsCreationIsDurable() {
+        let h = HubHarness()
+        let a = h.open(1)
+        h.joinNew(a)
+        h.send(a, #"{"type":"toggle","op":"o1","base":0,"item":"t1","on":true}"#)
         h.on(.closed(a))
         #expect(h.hub.boardCount == 1, "the create is not durable yet")
         h.makeDurable()
@@ -172,6 +193,20 @@ import Testing
         // The next hello reads it from the store again.
         let b = h.open(2)
         #expect(h.read(in: h.hello(b)) != nil)
+    }
+
+    @Test func aCreateQueuedButNotDurableCountsAsExisting() {
+        // A hello makes X, an op stores it, the client resets before the write is durable; a
+        // POST of X must not answer 201 for a board the store will keep as the template.
+        let h = HubHarness()
+        let a = h.open(1)
+        h.joinNew(a, board: "x")
+        h.send(a, #"{"type":"toggle","op":"o1","base":0,"item":"t1","on":true}"#)
+        h.on(.closed(a))
+        let body = #"{"id":"x","title":"Mine","columns":1,"zones":[{"id":"grid","items":[]}]}"#
+        let posted = h.on(
+            .request(ExchangeID(9), HTTPRequest(method: .post, path: "/api/boards", body: Array(body.utf8))))
+        #expect(responses(in: posted).map(\.1.status) == [409])
     }
 
     @Test func anEmptyBoardWaitsForItsOpsToBeDurableBeforeItIsForgotten() {
@@ -194,7 +229,7 @@ import Testing
         h.hello(b, name: "Bo")
         let sent = h.send(a, #"{"type":"swap","op":"o1","base":0,"a":"t1","b":"t2"}"#)
         #expect(messages(to: b, in: sent).isEmpty, "nothing is broadcast before it is durable")
-        guard case .persist(.append(_, let ops), nil)? = sent.first else {
+        guard case .persist(.append(_, let ops), nil)? = sent.last else {
             Issue.record("\(sent)")
             return
         }

@@ -53,7 +53,14 @@ def test_create_list_and_delete(servers, tmp_path):
     status, body = server.http("POST", "/api/boards", PLAN)
     assert status == 409, body
     assert body["error"] and body["message"]
-    Client(server, "templated", name="x").close()  # a board made by hello counts too
+    # A board made by hello is stored with its first op; one nobody changed leaves nothing.
+    Client(server, "untouched", name="x").close()
+    assert server.http("POST", "/api/boards", {**PLAN, "id": "untouched"})[0] == 201
+    assert server.http("DELETE", "/api/boards/untouched")[0] == 200
+    changed = Client(server, "templated", name="x")
+    changed.send({"type": "toggle", "op": "t-1", "base": 0, "item": "t1", "on": True})
+    assert changed.result_of("t-1")["seq"] == 1
+    changed.close()
     assert server.http("POST", "/api/boards", {**PLAN, "id": "templated"})[0] == 409
 
     # users: how many clients are on the board right now.
@@ -66,6 +73,7 @@ def test_create_list_and_delete(servers, tmp_path):
     second.expect(lambda m: m["type"] == "leave")
     assert listed(server)["plan"]["users"] == 1
     assert listed(server)["templated"]["users"] == 0
+    assert "untouched" not in listed(server)
 
     status, body = server.http("DELETE", "/api/boards/plan")
     assert status == 200, body
@@ -164,7 +172,8 @@ def test_ops_paging_and_410_after_compaction(servers, tmp_path):
     # The store keeps at least the newest 10,000 ops (max(10000, --history)) and moves its base
     # snapshot up only when it writes a snapshot, so with --snapshot-every 5 and 10,010 ops the
     # base is at seq 10: ops after 0..9 are gone, ops after 10 are all there.
-    server = servers("--port", "0", "--data", str(tmp_path / "data"), "--snapshot-every", "5")
+    server = servers(
+        "--port", "0", "--data", str(tmp_path / "data"), "--snapshot-every", "5", "--op-rate", "0")
     wide = {"id": "wide", "title": "wide", "columns": 8,
             "zones": [{"id": "grid", "items": [{"label": f"i{i}", "color": "blue"} for i in range(64)]}]}
     assert server.http("POST", "/api/boards", wide)[0] == 201
@@ -202,8 +211,8 @@ def test_created_and_deleted_boards_survive_sigkill(servers, tmp_path):
     """A 201 or a DELETE's 200 is only sent once the change is on disk."""
     data = str(tmp_path / "data")
     server = servers("--port", "0", "--data", data)
+    assert server.http("POST", "/api/boards", {**PLAN, "id": "doomed"})[0] == 201
     assert server.http("POST", "/api/boards", PLAN)[0] == 201
-    Client(server, "doomed", name="x").close()
     assert server.kill9() == -9
     server = servers("--port", "0", "--data", data)
     assert server.get("/api/boards/plan") == (200, {"seq": 0, "board": PLAN_SNAPSHOT})

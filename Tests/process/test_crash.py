@@ -139,7 +139,8 @@ def test_sigkill_at_random_moments_loses_nothing_committed(servers, tmp_path):
     stopped_at = []
 
     for round_, (snapshot_every, ending) in enumerate(ROUNDS):
-        args = ["--port", "0", "--data", data]
+        # The clients here are load generators: no rate limit.
+        args = ["--port", "0", "--data", data, "--op-rate", "0", "--message-rate", "0"]
         if snapshot_every:
             args += ["--snapshot-every", str(snapshot_every)]
         server = servers(*args)

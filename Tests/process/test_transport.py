@@ -9,7 +9,7 @@ from harness import Client
 
 
 def test_deflate_clients_get_every_message_intact(servers):
-    server = servers("--memory", "--deflate")
+    server = servers("--memory", "--deflate", "--op-rate", "0")
     a = Client(server, "z", name="Ada")
     b = Client(server, "z", name="Bo")
     # The Python client offers permessage-deflate; with --deflate the server accepts it.
@@ -81,7 +81,7 @@ def read_until_close(s: socket.socket, deadline: float) -> int | None:
 
 
 def test_a_client_that_does_not_read_is_closed_with_1008_and_others_carry_on(servers):
-    server = servers("--memory", "--max-pending-bytes", "4096")
+    server = servers("--memory", "--max-pending-bytes", "4096", "--message-rate", "0")
     slow = raw_websocket(server.port, receive_buffer=4096)
     send_text(slow, '{"type":"hello","board":"q","name":"Slow"}')
     fast = Client(server, "q", name="Fast")

@@ -1,0 +1,158 @@
+internal import BoardCore
+
+/// A rate: `perSecond` on average, up to `burst` at once.
+package struct Rate: Equatable, Sendable {
+    /// Tokens added per second.
+    package var perSecond: Double
+    /// The most tokens kept.
+    package var burst: Double
+    /// A rate.
+    package init(perSecond: Double, burst: Double) {
+        self.perSecond = perSecond
+        self.burst = burst
+    }
+}
+
+/// A token bucket: each action takes a token; tokens come back at `rate.perSecond`, up to
+/// `rate.burst`. Time is passed in.
+struct TokenBucket {
+    let rate: Rate
+    private var tokens: Double
+    private var last: Instant
+
+    init(_ rate: Rate, now: Instant) {
+        self.rate = rate
+        tokens = rate.burst
+        last = now
+    }
+
+    /// Takes a token if there is one.
+    mutating func take(now: Instant) -> Bool {
+        refill(now)
+        guard tokens >= 1 else { return false }
+        tokens -= 1
+        return true
+    }
+
+    /// True when the bucket is full again at `now` (its owner may be forgotten).
+    mutating func isFull(now: Instant) -> Bool {
+        refill(now)
+        return tokens >= rate.burst
+    }
+
+    private mutating func refill(_ now: Instant) {
+        let elapsed = Double(max(now - last, 0)) / 1000
+        tokens = min(rate.burst, tokens + elapsed * rate.perSecond)
+        last = now
+    }
+}
+
+/// What the hub keeps per client address: how many connections it has open, and how fast it
+/// opens connections and makes boards. Forgotten once it has no connection and full buckets.
+final class AddressState {
+    var connections = 0
+    var connects: TokenBucket?
+    var creations: TokenBucket?
+
+    init(_ config: Hub.Config, now: Instant) {
+        connects = config.connectRate.map { TokenBucket($0, now: now) }
+        creations = config.boardCreationRate.map { TokenBucket($0, now: now) }
+    }
+
+    func isIdle(now: Instant) -> Bool {
+        guard connections == 0 else { return false }
+        return connects?.isFull(now: now) ?? true && creations?.isFull(now: now) ?? true
+    }
+}
+
+/// The limits: per connection (message rates), per address (connections, connects, new boards),
+/// per board (users) and per server (boards in memory). Each refusal says why and names a limit
+/// that is a flag.
+extension Hub {
+    /// Counts a new connection against its address; false (and the connection is closed) when over.
+    func admit(_ session: Session) -> Bool {
+        let address = addressState(session.peer)
+        if config.maxConnectionsPerAddress > 0 && address.connections >= config.maxConnectionsPerAddress {
+            log(.warning, "\(session.id) from \(session.peer): over \(config.maxConnectionsPerAddress) connections")
+            refuse(
+                session.id, ProtocolError(.rateLimited, "too many connections from your address"), code: 4429,
+                reason: "too many connections")
+            return false
+        }
+        if address.connects?.take(now: now) == false {
+            log(.warning, "\(session.id) from \(session.peer): connecting too fast")
+            refuse(
+                session.id, ProtocolError(.rateLimited, "too many new connections from your address; slow down"),
+                code: 4429, reason: "too many connections")
+            return false
+        }
+        address.connections += 1
+        session.counted = true
+        return true
+    }
+
+    /// The connection is gone: its address has one fewer.
+    func release(_ session: Session) {
+        guard session.counted, let address = addresses[session.peer] else { return }
+        session.counted = false
+        address.connections -= 1
+    }
+
+    /// Takes a token for `message` from the session's buckets. When there is none, the message is
+    /// refused with `rate_limited`, and a connection that keeps going past its limits is closed
+    /// with 1008. Returns whether the message may be handled.
+    func withinRate(_ session: Session, _ message: Result<ClientMessage, ProtocolError>) -> Bool {
+        var opID: OpID?
+        switch message {
+        case .success(.op(let request)): opID = request.opID
+        case .success(.drop(_, let action?)): opID = action.opID
+        default: break
+        }
+        let allowed =
+            opID != nil ? session.ops?.take(now: now) ?? true : session.messages?.take(now: now) ?? true
+        if allowed { return true }
+        if session.strikes?.take(now: now) == false {
+            log(.warning, "\(session.id) from \(session.peer) keeps going over its rate limits; closing with 1008")
+            closeSession(session.id, code: 1008, reason: "rate limit exceeded", flush: false)
+            return false
+        }
+        let what = opID != nil ? "ops" : "messages"
+        send(.error(ProtocolError(.rateLimited, "too many \(what); slow down", opID: opID?.rawValue)), to: session.id)
+        return false
+    }
+
+    /// Charges the session's address for a board made from the template; false (and the
+    /// session is refused) when over.
+    func mayCreate(for session: Session) -> Bool {
+        guard addressState(session.peer).creations?.take(now: now) ?? true else {
+            log(.warning, "\(session.id) from \(session.peer) makes new boards too fast")
+            refuse(
+                session.id, ProtocolError(.rateLimited, "too many new boards from your address; slow down"),
+                code: 4429, reason: "too many new boards")
+            return false
+        }
+        return true
+    }
+
+    /// Closes connections that have not said `hello` in time, and forgets idle addresses.
+    func enforceTimeouts() {
+        while let (opened, id) = awaitingHello.first, now - opened >= config.helloTimeout {
+            _ = awaitingHello.popFirst()
+            guard let session = sessions[id], case .awaitingHello = session.phase else { continue }
+            log(.debug, "\(id) from \(session.peer) sent no hello in time")
+            refuse(
+                id, ProtocolError(.notJoined, "no hello within \(config.helloTimeout / 1000) s"), code: 4408,
+                reason: "no hello")
+        }
+        if addresses.count > sessions.count {
+            for (peer, address) in addresses where address.isIdle(now: now) { addresses[peer] = nil }
+        }
+    }
+
+    private func addressState(_ peer: String) -> AddressState {
+        if let state = addresses[peer] { return state }
+        let state = AddressState(config, now: now)
+        addresses[peer] = state
+        return state
+    }
+}

@@ -1,0 +1,118 @@
+import BoardCore
+import BoardStore
+import Testing
+
+@testable import BoardHub
+
+/// The limits: message rates, hello timeout, per-address connections and new boards, board
+/// size and boards in memory.
+@Suite struct LimitTests {
+    @Test func opsOverTheRateAreRefusedAndNotApplied() {
+        let h = HubHarness { $0.opRate = Rate(perSecond: 1, burst: 2) }
+        let a = h.open(1)
+        h.joinNew(a)
+        var errors: [String] = []
+        var persisted = 0
+        for i in 0..<4 {
+            let actions = h.send(a, #"{"type":"toggle","op":"o\#(i)","base":0,"item":"t\#(i + 1)","on":true}"#)
+            persisted += actions.filter { if case .persist(.append, _) = $0 { true } else { false } }.count
+            for case .error(let e) in messages(to: a, in: actions) {
+                errors.append("\(e.code.rawValue) \(e.opID ?? "")")
+            }
+        }
+        #expect(persisted == 2)
+        #expect(errors == ["rate_limited o2", "rate_limited o3"])
+        h.now = h.now + 1_000
+        let later = h.send(a, #"{"type":"toggle","op":"o9","base":0,"item":"t9","on":true}"#)
+        #expect(later.contains { if case .persist(.append, _) = $0 { true } else { false } }, "tokens come back")
+    }
+
+    @Test func aFloodIsRefusedThenClosedWith1008WhileOthersCarryOn() {
+        let h = HubHarness {
+            $0.messageRate = Rate(perSecond: 10, burst: 10)
+            $0.strikeRate = Rate(perSecond: 1, burst: 5)
+        }
+        let flooder = h.open(1)
+        let calm = h.open(2)
+        h.joinNew(flooder)
+        h.hello(calm, name: "Bo")
+        h.send(flooder, #"{"type":"dragStart","item":"t1"}"#)
+        var closed: [UInt16] = []
+        var refused = 0
+        for _ in 0..<40 {
+            let actions = h.send(flooder, #"{"type":"hover","item":"t1","over":"t2"}"#)
+            closed += closes(in: actions).map(\.1)
+            refused += types(messages(to: flooder, in: actions)).filter { $0 == "error:rate_limited" }.count
+            if !closed.isEmpty { break }
+        }
+        #expect(closed == [1008])
+        #expect(refused == 5)
+        let ping = h.send(calm, #"{"type":"ping"}"#)
+        #expect(types(messages(to: calm, in: ping)) == ["pong"])
+    }
+
+    @Test func aConnectionThatSendsNoHelloIsClosedWith4408() {
+        let h = HubHarness { $0.helloTimeout = 10_000 }
+        let silent = h.open(1)
+        let joined = h.open(2)
+        h.joinNew(joined)
+        h.now = h.now + 9_999
+        #expect(closes(in: h.on(.tick)).isEmpty)
+        h.now = h.now + 1
+        let actions = h.on(.tick)
+        #expect(closes(in: actions).map { [$0.0.rawValue, UInt64($0.1)] } == [[1, 4408]])
+        #expect(types(messages(to: silent, in: actions)) == ["error:not_joined"])
+    }
+
+    @Test func connectionsPerAddressAreBounded() {
+        let h = HubHarness {
+            $0.maxConnectionsPerAddress = 2
+            $0.connectRate = nil
+        }
+        _ = h.open(1)
+        let second = h.open(2)
+        let third = ConnectionID(3)
+        #expect(closes(in: h.on(.opened(third, peer: "127.0.0.1"))).map(\.1) == [4429])
+        #expect(closes(in: h.on(.opened(ConnectionID(4), peer: "10.0.0.2"))).isEmpty, "another address")
+        h.on(.closed(second))
+        #expect(closes(in: h.on(.opened(ConnectionID(5), peer: "127.0.0.1"))).isEmpty, "a slot came free")
+    }
+
+    @Test func connectingTooFastIsRefused() {
+        let h = HubHarness { $0.connectRate = Rate(perSecond: 1, burst: 3) }
+        let codes = (1...5).flatMap { n in closes(in: h.on(.opened(ConnectionID(UInt64(n)), peer: "1.2.3.4"))).map(\.1)
+        }
+        #expect(codes == [4429, 4429])
+    }
+
+    @Test func newBoardsPerAddressAreBounded() {
+        let h = HubHarness { $0.boardCreationRate = Rate(perSecond: 0.1, burst: 2) }
+        var codes: [UInt16] = []
+        for n in 1...3 {
+            let c = h.open(UInt64(n))
+            codes += closes(in: h.joinNew(c, board: "new\(n)")).map(\.1)
+        }
+        #expect(codes == [4429])
+        #expect(h.hub.boardCount == 2)
+    }
+
+    @Test func aFullBoardSaysSoAndClosesWith4409() {
+        let h = HubHarness { $0.maxUsersPerBoard = 2 }
+        h.joinNew(h.open(1))
+        h.hello(h.open(2), name: "Bo")
+        let third = h.open(3)
+        let actions = h.hello(third, name: "Cy")
+        #expect(types(messages(to: third, in: actions)) == ["error:board_full"])
+        #expect(closes(in: actions).map(\.1) == [4409])
+    }
+
+    @Test func boardsInMemoryAreBounded() {
+        let h = HubHarness { $0.maxBoardsInMemory = 1 }
+        h.joinNew(h.open(1), board: "one")
+        let c = h.open(2)
+        let actions = h.hello(c, board: "two")
+        #expect(types(messages(to: c, in: actions)) == ["error:unavailable"])
+        #expect(closes(in: actions).map(\.1) == [1013])
+        #expect(types(messages(to: h.open(3), in: h.hello(ConnectionID(3), board: "one"))) == ["welcome"])
+    }
+}
