@@ -33,7 +33,7 @@ extension Hub {
         let rest = Array(segments.dropFirst())
         if rest.isEmpty {
             switch request.method {
-            case .get: return read(.list, then: .http(exchange, .list))
+            case .get: return listRequest(request.query, exchange: exchange)
             case .post: return createRequest(request.body, exchange: exchange)
             default: return emit(.respond(exchange, .methodNotAllowed("GET, POST")))
             }
@@ -61,6 +61,26 @@ extension Hub {
         default:
             emit(.respond(exchange, .error(404, "not_found", "no such API route")))
         }
+    }
+
+    /// `GET /api/boards?after=ID&limit=N`: a page of boards by id (100 by default, at most 1000).
+    private func listRequest(_ query: [String: String], exchange: ExchangeID) {
+        var after: BoardID?
+        if let text = query["after"] {
+            guard let id = BoardID(text) else {
+                return emit(.respond(exchange, .error(400, "bad_request", "after must be a board id")))
+            }
+            after = id
+        }
+        var limit = 100
+        if let text = query["limit"] {
+            guard let n = Int(text), (1...1000).contains(n) else {
+                return emit(.respond(exchange, .error(400, "bad_request", "limit must be an integer from 1 to 1000")))
+            }
+            limit = n
+        }
+        // One more than asked for says whether there is a next page.
+        read(.list(after: after, limit: limit + 1), then: .http(exchange, .list(after: after, limit: limit)))
     }
 
     private func createRequest(_ body: [UInt8], exchange: ExchangeID) {
@@ -110,8 +130,8 @@ extension Hub {
             return emit(.respond(exchange, storeFailed))
         }
         switch (route, answer) {
-        case (.list, .list(let stored)):
-            emit(.respond(exchange, boardList(stored)))
+        case (.list(let after, let limit), .list(let stored)):
+            emit(.respond(exchange, boardList(stored, after: after, limit: limit)))
         case (.snapshot(let id), .board(let stored)):
             // The board may have been loaded (or created) while the store was read: memory is newer.
             if let host = boards[id] {
@@ -128,17 +148,25 @@ extension Hub {
         }
     }
 
-    private func boardList(_ stored: [BoardSummary]) -> HTTPResponse {
+    /// The page: the store's boards after `after` merged with those in memory (newer, and maybe
+    /// not stored yet), without those being deleted, cut at `limit`. The store was asked for one
+    /// more than `limit`, so its first `limit + 1` after `after` are all that can be on the page.
+    private func boardList(_ stored: [BoardSummary], after: BoardID?, limit: Int) -> HTTPResponse {
         var summaries: [BoardID: (title: String, seq: Seq, users: Int)] = [:]
         for summary in stored { summaries[summary.id] = (summary.title, summary.seq, 0) }
-        for ticket in deleting.keys { if let id = deleting[ticket] { summaries[id] = nil } }
-        for (id, host) in boards {
+        let storeEnd = stored.count > limit ? stored.last?.id : nil
+        for (id, host) in boards where after.map({ $0 < id }) ?? true {
+            if let storeEnd, storeEnd < id { continue }
             summaries[id] = (host.room.published.title, host.room.visibleSeq, host.members.count)
         }
+        for id in deleting.values { summaries[id] = nil }
+        let page = summaries.sorted { $0.key < $1.key }
+        let shown = page.prefix(limit)
+        let next = page.count > limit || stored.count > limit ? shown.last?.key : nil
         return .json(200) { w in
             w.beginObject()
             w.beginArray("boards")
-            for (id, s) in summaries.sorted(by: { $0.key < $1.key }) {
+            for (id, s) in shown {
                 w.beginObject()
                 w.write("id", id.rawValue)
                 w.write("title", s.title)
@@ -147,6 +175,7 @@ extension Hub {
                 w.endObject()
             }
             w.endArray()
+            w.write("next", next?.rawValue)
             w.endObject()
         }
     }

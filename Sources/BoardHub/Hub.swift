@@ -318,7 +318,7 @@ enum Continuation {
 
 /// An HTTP request waiting for a read.
 enum HTTPRead {
-    case list
+    case list(after: BoardID?, limit: Int)
     case snapshot(BoardID)
     case ops(BoardID, since: Seq)
 }

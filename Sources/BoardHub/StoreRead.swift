@@ -10,8 +10,8 @@ package enum StoreRead: Equatable, Sendable {
     case snapshot(BoardID)
     /// Whether the store has the board.
     case exists(BoardID)
-    /// Every board.
-    case list
+    /// A page of boards: up to `limit` with ids after `after`.
+    case list(after: BoardID?, limit: Int)
     /// A page of a board's op log.
     case ops(BoardID, since: Seq, limit: Int)
 
@@ -29,7 +29,7 @@ package enum StoreRead: Equatable, Sendable {
                     })
             case .snapshot(let id): return .board(try store.load(id, recentLimit: 0))
             case .exists(let id): return .exists(try store.exists(id))
-            case .list: return .list(try store.list())
+            case .list(let after, let limit): return .list(try store.list(after: after, limit: limit))
             case .ops(let id, let since, let limit): return .ops(try store.ops(of: id, since: since, limit: limit))
             }
         } catch {

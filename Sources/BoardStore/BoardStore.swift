@@ -77,8 +77,8 @@ package protocol BoardStore: AnyObject, Sendable {
     func load(_ id: BoardID, recentLimit: Int) throws(StoreError) -> StoredBoard?
     /// Whether the store has the board (cheaper than `load`).
     func exists(_ id: BoardID) throws(StoreError) -> Bool
-    /// Every board, ordered by id.
-    func list() throws(StoreError) -> [BoardSummary]
+    /// Up to `limit` boards with ids after `after` (from the first when nil), ordered by id.
+    func list(after: BoardID?, limit: Int) throws(StoreError) -> [BoardSummary]
     /// Up to `limit` ops of a board's log with seq greater than `since`.
     func ops(of id: BoardID, since: Seq, limit: Int) throws(StoreError) -> OpsPage
     /// The board's oldest kept snapshot and every stored op after it (for export); nil when absent.

@@ -50,12 +50,15 @@ package final class MemoryStore: BoardStore {
         return boards.withLock { $0[id] != nil }
     }
 
-    /// Every board, by id.
-    package func list() throws(StoreError) -> [BoardSummary] {
+    /// A page of boards, by id.
+    package func list(after: BoardID?, limit: Int) throws(StoreError) -> [BoardSummary] {
         ReadGuard.check()
         return boards.withLock { boards in
-            boards.values.map { BoardSummary(id: $0.board.id, title: $0.board.title, seq: $0.seq) }
-                .sorted { $0.id < $1.id }
+            Array(
+                boards.values.filter { board in after.map { $0 < board.board.id } ?? true }
+                    .map { BoardSummary(id: $0.board.id, title: $0.board.title, seq: $0.seq) }
+                    .sorted { $0.id < $1.id }
+                    .prefix(max(limit, 0)))
         }
     }
 

@@ -161,11 +161,14 @@ package final class SQLiteStore: BoardStore {
         try read { db throws(StoreError) in try db.boardSeq(of: id) != nil }
     }
 
-    /// Every board, by id.
-    package func list() throws(StoreError) -> [BoardSummary] {
+    /// A page of boards, by id.
+    package func list(after: BoardID?, limit: Int) throws(StoreError) -> [BoardSummary] {
         try read { db throws(StoreError) in
             var summaries: [BoardSummary] = []
-            try db.query("SELECT id, title, seq FROM boards ORDER BY id") { row throws(StoreError) in
+            try db.query(
+                "SELECT id, title, seq FROM boards WHERE id > ?1 ORDER BY id LIMIT ?2",
+                [.text(after?.rawValue ?? ""), .int(max(limit, 0))]
+            ) { row throws(StoreError) in
                 let text = row.text(0)
                 guard let id = BoardID(text) else { throw StoreError("\(db.path): a board has the invalid id \(text)") }
                 summaries.append(BoardSummary(id: id, title: row.text(1), seq: row.int(2)))

@@ -169,8 +169,26 @@ import Testing
         let answer = responses(in: h.on(.answered(read, .list(stored))))
         #expect(
             answer.first?.1.text
-                == #"{"boards":[{"id":"b1","title":"One","seq":4,"users":0},{"id":"b2","title":"b2","seq":0,"users":1}]}"#
+                == #"{"boards":[{"id":"b1","title":"One","seq":4,"users":0},{"id":"b2","title":"b2","seq":0,"users":1}],"next":null}"#
         )
+    }
+
+    @Test func theBoardListIsPagedByID() {
+        let h = HubHarness()
+        h.joinNew(h.open(1), board: "b3")  // In memory only, between stored boards.
+        let request = HTTPRequest(method: .get, path: "/api/boards", query: ["after": "b1", "limit": "2"])
+        guard let (read, asked) = h.read(in: h.on(.request(x1, request))) else { return }
+        #expect(asked == .list(after: board("b1"), limit: 3), "one more than the page, to know about the next")
+        let stored = ["b2", "b4", "b5"].map { BoardSummary(id: board($0), title: $0, seq: 1) }
+        let answer = responses(in: h.on(.answered(read, .list(stored))))
+        #expect(
+            answer.first?.1.text
+                == #"{"boards":[{"id":"b2","title":"b2","seq":1,"users":0},{"id":"b3","title":"b3","seq":0,"users":1}],"next":"b3"}"#
+        )
+        for bad in [["limit": "0"], ["limit": "1001"], ["after": "no/id"]] {
+            let refused = h.on(.request(x2, HTTPRequest(method: .get, path: "/api/boards", query: bad)))
+            #expect(responses(in: refused).map(\.1.status) == [400], "\(bad)")
+        }
     }
 
     @Test func opsPagesAreReadFromTheStoreAndCutAtWhatIsPublished() {

@@ -13,7 +13,21 @@ import Testing
             try store.write([.create(board)])
             #expect(try store.load(boardA, recentLimit: 10) == StoredBoard(board: board, seq: 0, recent: []))
             #expect(try store.load(boardB, recentLimit: 10) == nil)
-            #expect(try store.list() == [BoardSummary(id: boardA, title: "alpha", seq: 0)])
+            #expect(try store.list(after: nil, limit: 1000) == [BoardSummary(id: boardA, title: "alpha", seq: 0)])
+        }
+    }
+
+    @Test(arguments: [true, false])
+    func theBoardListIsPagedByID(sqlite: Bool) throws {
+        try withTempDirectory { dir in
+            let store: any BoardStore = sqlite ? try SQLiteStore(directory: dir.path) : MemoryStore()
+            let ids = ["a", "b", "c", "d", "e"].map { BoardID($0)! }
+            try store.write(ids.reversed().map { .create(.defaultTemplate(id: $0)) })
+            #expect(try store.list(after: nil, limit: 2).map(\.id) == Array(ids[0..<2]))
+            #expect(try store.list(after: ids[1], limit: 2).map(\.id) == Array(ids[2..<4]))
+            #expect(try store.list(after: ids[3], limit: 2).map(\.id) == [ids[4]])
+            #expect(try store.list(after: ids[4], limit: 2).isEmpty)
+            #expect(try store.exists(ids[2]) && !(try store.exists(BoardID("zz")!)))
         }
     }
 
@@ -120,11 +134,11 @@ import Testing
                 try store.write([.create(a.board), .create(b.board), .append(boardA, a.next(9))])
                 try store.write([.append(boardB, b.next(3)), .append(boardA, a.next(2))])
                 store.close()
-                #expect(throws: StoreError.self) { try store.list() }
+                #expect(throws: StoreError.self) { try store.list(after: nil, limit: 1000) }
             }
             let store = try SQLiteStore(directory: dir.path, snapshotEvery: 4)
             #expect(
-                try store.list() == [
+                try store.list(after: nil, limit: 1000) == [
                     BoardSummary(id: boardA, title: "alpha", seq: 11), BoardSummary(id: boardB, title: "beta", seq: 3),
                 ])
             #expect(try store.load(boardA, recentLimit: 100) == StoredBoard(board: a.board, seq: 11, recent: a.all))
@@ -142,7 +156,7 @@ import Testing
             try store.write([.create(.defaultTemplate(id: boardA)), .append(boardA, maker.next(5))])
             try store.write([.delete(boardA), .append(boardA, maker.next(1))])
             #expect(try store.load(boardA, recentLimit: 10) == nil)
-            #expect(try store.list() == [])
+            #expect(try store.list(after: nil, limit: 1000) == [])
             #expect(try store.ops(of: boardA, since: 0, limit: 10) == .unknownBoard)
             try store.write([.create(.defaultTemplate(id: boardA))])
             #expect(try store.load(boardA, recentLimit: 10)?.seq == 0)
@@ -160,7 +174,7 @@ import Testing
             #expect(throws: StoreError.self) {
                 try store.write([.create(.defaultTemplate(id: boardB)), .append(boardA, good), .append(boardA, gap)])
             }
-            #expect(try store.list().map(\.id) == [boardA])
+            #expect(try store.list(after: nil, limit: 1000).map(\.id) == [boardA])
             #expect(try store.load(boardA, recentLimit: 0)?.seq == 2)
             var again = OpMaker(board: .defaultTemplate(id: boardA), seed: 9)
             _ = again.next(2)
