@@ -42,6 +42,10 @@ package final class Hub {
         package var maxUsersPerBoard = 10_000
         /// Boards in memory (0: no limit); past it, a `hello` for another gets `unavailable`, 1013.
         package var maxBoardsInMemory = 10_000
+        /// Lines below this level are not made at all (so they use none of the budget below).
+        package var logLevel = LogLevel.info
+        /// Log lines per second that clients can cause; the rest are counted, and the count logged.
+        package var logRate = Rate(perSecond: 50, burst: 500)
         /// The defaults.
         package init() {}
     }
@@ -115,6 +119,8 @@ package final class Hub {
     /// loaded (ops could be acknowledged onto a board about to vanish).
     var deleting: [Ticket: BoardID] = [:]
 
+    /// Bounds the log lines clients cause (made at the first event, when the time is known).
+    var logBudget: LogBudget?
     var stopping = false
     var stopDeadline = Instant(milliseconds: 0)
     var stopped = false
@@ -155,7 +161,13 @@ package final class Hub {
 
     func emit(_ action: Action) { actions.append(action) }
 
-    func log(_ level: LogLevel, _ message: String) { actions.append(.log(level, message)) }
+    /// A log line, within the budget of lines clients can cause.
+    func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
+        guard level >= config.logLevel else { return }
+        if logBudget == nil { logBudget = LogBudget(config.logRate, now: now) }
+        guard logBudget!.allows(now: now) else { return }
+        actions.append(.log(level, message()))
+    }
 
     func send(_ message: ServerMessage, to id: ConnectionID) { actions.append(.send(id, message)) }
 
@@ -245,6 +257,7 @@ package final class Hub {
     // MARK: Time and shutdown
 
     private func tick() {
+        if let line = logBudget?.report(now: now) { actions.append(.log(.warning, line)) }
         enforceTimeouts()
         for host in boards.values where !host.room.holds.isEmpty {
             perform(host.room.expireHolds(now: now), on: host)

@@ -1,4 +1,4 @@
-internal import BoardCore
+package import BoardCore
 
 /// A rate: `perSecond` on average, up to `burst` at once.
 package struct Rate: Equatable, Sendable {
@@ -154,5 +154,38 @@ extension Hub {
         let state = AddressState(config, now: now)
         addresses[peer] = state
         return state
+    }
+}
+
+/// Bounds the log lines clients can cause: `rate` lines pass, the rest are counted and reported
+/// as one line at most every `reportEvery` milliseconds. Time is passed in.
+package struct LogBudget {
+    private var bucket: TokenBucket
+    private var suppressed = 0
+    private var nextReport: Instant
+    private let reportEvery: Int64
+
+    /// A budget of `rate` lines.
+    package init(_ rate: Rate, reportEvery: Int64 = 10_000, now: Instant) {
+        bucket = TokenBucket(rate, now: now)
+        self.reportEvery = reportEvery
+        nextReport = now
+    }
+
+    /// Whether a line may be written now; if not, it is counted.
+    package mutating func allows(now: Instant) -> Bool {
+        if bucket.take(now: now) { return true }
+        suppressed += 1
+        return false
+    }
+
+    /// The line that reports suppressed lines, when one is due.
+    package mutating func report(now: Instant) -> String? {
+        guard suppressed > 0, now >= nextReport else { return nil }
+        defer {
+            suppressed = 0
+            nextReport = now + reportEvery
+        }
+        return "\(suppressed) log line(s) suppressed: clients caused more than \(Int(bucket.rate.perSecond)) a second"
     }
 }

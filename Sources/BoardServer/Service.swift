@@ -55,6 +55,7 @@ final class Service {
         hubConfig.boardCreationRate = rate(config.boardCreationsPerMinute / 60, burst: config.boardCreationsPerMinute)
         hubConfig.maxUsersPerBoard = config.maxUsersPerBoard
         hubConfig.maxBoardsInMemory = config.maxBoards
+        hubConfig.logLevel = config.logLevel
         hub = Hub(config: hubConfig)
     }
 

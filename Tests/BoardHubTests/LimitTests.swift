@@ -115,4 +115,19 @@ import Testing
         #expect(closes(in: actions).map(\.1) == [1013])
         #expect(types(messages(to: h.open(3), in: h.hello(ConnectionID(3), board: "one"))) == ["welcome"])
     }
+
+    @Test func logLinesClientsCauseAreBoundedAndTheRestCounted() {
+        let h = HubHarness {
+            $0.logRate = Rate(perSecond: 1, burst: 10)
+            $0.connectRate = Rate(perSecond: 1, burst: 1)
+        }
+        for n in 1...1_000 { h.on(.opened(ConnectionID(UInt64(n)), peer: "6.6.6.6")) }
+        let lines = h.log.compactMap { if case .log(_, let line) = $0 { line } else { nil } }
+        #expect(lines.count == 10)
+        h.now = h.now + 1
+        h.on(.tick)
+        let report = h.log.compactMap { if case .log(.warning, let line) = $0 { line } else { nil } }.last
+        // One warning per refused connection; debug lines (below the level) are never made.
+        #expect(report?.hasPrefix("989 log line(s) suppressed") == true, "\(report ?? "")")
+    }
 }
