@@ -117,14 +117,30 @@ final class SQLiteConnection {
             let code: Int32
             switch value {
             case .int(let n): code = sqlite3_bind_int64(statement, index, sqlite3_int64(n))
-            case .text(let s):
-                code = s.withCString { sqlite3_bind_text(statement, index, $0, -1, shuffleboard_sqlite_transient()) }
+            case .text(let s): code = Self.bind(s, to: statement, at: index)
             case .null: code = sqlite3_bind_null(statement, index)
             }
             try check(code, "bind parameter \(index) of \(sql.prefix(60))")
         }
         while try check(sqlite3_step(statement), "run \(sql.prefix(60))") == SQLITE_ROW {
             try row(SQLiteRow(statement: statement))
+        }
+    }
+
+    /// Binds `text` by its UTF-8 byte count, never as a C string: client text may hold NUL, and a
+    /// C string would end there (storing less than was committed).
+    private static func bind(_ text: String, to statement: OpaquePointer, at index: Int32) -> Int32 {
+        var text = text
+        return text.withUTF8 { bytes in
+            // An empty buffer may have no address, and a NULL pointer would bind SQL NULL.
+            guard let base = bytes.baseAddress, !bytes.isEmpty else {
+                return sqlite3_bind_text(statement, index, "", 0, shuffleboard_sqlite_transient())
+            }
+            return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) { chars in
+                sqlite3_bind_text64(
+                    statement, index, chars, sqlite3_uint64(bytes.count), shuffleboard_sqlite_transient(),
+                    UInt8(SQLITE_UTF8))
+            }
         }
     }
 
@@ -155,6 +171,7 @@ final class SQLiteConnection {
         if let statement = statements[sql] { return statement }
         let db = try handle()
         var statement: OpaquePointer?
+        // SQL text is this module's own, never client text, so passing it as a C string is safe.
         try check(
             sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil),
             "prepare \(sql.prefix(60))")
