@@ -73,17 +73,37 @@ final class SQLiteConnection {
 
     /// The message for a failed call, worded by the kind of failure a person can act on.
     static func error(code: Int32, detail: String, path: String, doing: String) -> StoreError {
-        switch code & 0xFF {
+        let kind = kind(of: code)
+        return switch code & 0xFF {
         case SQLITE_CORRUPT, SQLITE_NOTADB:
-            StoreError("\(path) is corrupt or is not a shuffleboard database (\(detail))")
+            StoreError("\(path) is corrupt or is not a shuffleboard database (\(detail))", kind: kind)
         case SQLITE_BUSY, SQLITE_LOCKED:
-            StoreError("\(path) is locked by another process (\(detail) while trying to \(doing))")
+            StoreError("\(path) is locked by another process (\(detail) while trying to \(doing))", kind: kind)
         case SQLITE_FULL:
-            StoreError("\(path): the disk is full (\(detail))")
+            StoreError("\(path): the disk is full (\(detail))", kind: kind)
         case SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_READONLY, SQLITE_AUTH:
-            StoreError("\(path): cannot \(doing): \(detail)")
+            StoreError("\(path): cannot \(doing): \(detail)", kind: kind)
         default:
-            StoreError("\(path): could not \(doing): \(detail) (SQLite code \(code))")
+            StoreError("\(path): could not \(doing): \(detail) (SQLite code \(code))", kind: kind)
+        }
+    }
+
+    /// Whether a failure with this result code can go away by itself (or by an operator freeing
+    /// space or fixing permissions) so that the same statement succeeds later.
+    ///
+    /// Transient: the database or the disk was not available (busy, locked, I/O, full, out of
+    /// memory, could not open a file, read-only or permission problems, interrupted, a WAL
+    /// protocol race, a changed schema). Everything else — constraint violations, corruption,
+    /// too big, type mismatches, misuse, SQL errors — is about what was written or how, and
+    /// fails the same way again; unknown codes count as permanent too, so that nothing whose
+    /// retry cannot help wedges the writer.
+    static func kind(of code: Int32) -> StoreError.Kind {
+        switch code & 0xFF {
+        case SQLITE_BUSY, SQLITE_LOCKED, SQLITE_IOERR, SQLITE_FULL, SQLITE_NOMEM, SQLITE_CANTOPEN, SQLITE_PERM,
+            SQLITE_READONLY, SQLITE_INTERRUPT, SQLITE_PROTOCOL, SQLITE_SCHEMA:
+            .transient
+        default:
+            .permanent
         }
     }
 

@@ -87,6 +87,8 @@ enum CommandLineParser {
           --create-boards BOOL      create unknown boards on hello (default true)
           --history N               committed ops kept in memory per board (default 10000, at least 1000)
           --snapshot-every N        write a board snapshot every N ops (default 100)
+          --shutdown-write-retry SECONDS   how long stopping retries a failing store write before
+                                    dropping the unacknowledged writes (default 5)
         """
 
     static func parse(_ arguments: [String]) throws(UsageError) -> Command {
@@ -144,6 +146,13 @@ enum CommandLineParser {
                 options.config.historyLimit = try integer(reader.value(for: option), option, 1000...1_000_000)
             case "--snapshot-every":
                 options.snapshotEvery = try integer(reader.value(for: option), option, 1...1_000_000)
+            case "--shutdown-write-retry":
+                let value = try reader.value(for: option)
+                guard let seconds = Double(value), seconds >= 0, seconds <= 3600 else {
+                    throw UsageError(
+                        message: "--shutdown-write-retry must be a number of seconds from 0 to 3600, not '\(value)'")
+                }
+                options.config.shutdownWriteRetry = seconds
             default:
                 throw UsageError(message: "unknown option '\(option)'")
             }
