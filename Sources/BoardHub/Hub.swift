@@ -64,6 +64,8 @@ package final class Hub {
         case answered(ReadID, StoreAnswer)
         /// The store made these boards durable up to these seqs, and these tickets' writes.
         case durable(seqs: [BoardID: Seq], tickets: [Ticket])
+        /// The store cannot write these writes of one board, however often it tries.
+        case writeFailed(WriteFailure)
         /// Time passed: expire holds, watch the shutdown deadline.
         case tick
         /// Close everything with 1001 and stop.
@@ -143,6 +145,7 @@ package final class Hub {
         case .request(let exchange, let request): route(request, exchange: exchange)
         case .answered(let read, let answer): answered(read, answer)
         case .durable(let seqs, let tickets): durable(seqs: seqs, tickets: tickets)
+        case .writeFailed(let failure): writeFailed(failure)
         case .tick: tick()
         case .shutdown: beginShutdown()
         }

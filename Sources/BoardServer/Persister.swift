@@ -3,22 +3,46 @@ internal import BoardHub
 internal import BoardStore
 import Foundation
 internal import LWSSupport
+import Synchronization
 
 /// The store's writer thread, with group commit.
 ///
 /// The service thread submits writes without waiting. The writer takes everything queued, writes
 /// it in one transaction, and reports the durable seqs back through the inbox; whatever arrives
 /// while a transaction is being synced goes into the next one.
+///
+/// A failed write is never acknowledged, so it may be retried or failed without breaking a
+/// promise. A transient failure (locked, I/O, disk full) is retried with backoff until it
+/// succeeds; a permanent one (a constraint, a damaged row) would fail forever, so the batch is
+/// split by board and each board is written on its own: the boards that commit are reported
+/// durable, each board that still fails is reported as `.writeFailed`, and the writer goes on.
+/// Once `stop()` is called, a transient failure is retried for `stopRetry` more at most; then what
+/// is left is dropped (and logged), so that shutdown never hangs on a store that cannot write.
 final class Persister: Sendable {
-    private let store: any BoardStore
-    private let inbox: Inbox<Hub.Event>
-    private let log: Logger
-    private let worker = Worker<(StoreWrite, Ticket?)>(name: "shuffleboard-writer", leftovers: .finish)
+    /// One submitted write and the ticket to report when it is durable.
+    typealias Job = (write: StoreWrite, ticket: Ticket?)
 
-    init(store: any BoardStore, inbox: Inbox<Hub.Event>, log: Logger) {
+    private let store: any BoardStore
+    private let report: @Sendable (Hub.Event) -> Void
+    private let log: Logger
+    private let stopRetry: Duration
+    private let worker = Worker<Job>(name: "shuffleboard-writer", leftovers: .finish)
+    /// When retrying must give up: set by `stop()`.
+    private let deadline = Mutex<ContinuousClock.Instant?>(nil)
+    /// Signalled by `stop()`, to cut a backoff wait short.
+    private let interrupt = DispatchSemaphore(value: 0)
+
+    /// A writer that reports durable and failed writes to `report` (from the writer thread).
+    init(store: any BoardStore, log: Logger, stopRetry: Duration, report: @escaping @Sendable (Hub.Event) -> Void) {
         self.store = store
-        self.inbox = inbox
         self.log = log
+        self.stopRetry = stopRetry
+        self.report = report
+    }
+
+    /// A writer that reports to the service thread's inbox.
+    convenience init(store: any BoardStore, inbox: Inbox<Hub.Event>, log: Logger, stopRetry: Duration) {
+        self.init(store: store, log: log, stopRetry: stopRetry) { event in inbox.post(event) }
     }
 
     func start() {
@@ -28,44 +52,182 @@ final class Persister: Sendable {
     /// Queues a write; `ticket`, when given, is reported back once the write is durable.
     func submit(_ write: StoreWrite, ticket: Ticket? = nil) { worker.submit((write, ticket)) }
 
-    /// Writes what is queued, then stops the thread.
-    func stop() { worker.stop() }
+    /// Writes what is queued, then stops the thread; a write that keeps failing is given up
+    /// `stopRetry` from now.
+    func stop() {
+        deadline.withLock { $0 = .now + stopRetry }
+        interrupt.signal()
+        worker.stop()
+    }
 
-    /// One transaction for everything queued. Consecutive appends to one board become one write.
-    private func write(_ jobs: [(StoreWrite, Ticket?)]) {
-        var batch: [StoreWrite] = []
-        var tickets: [Ticket] = []
-        for (write, ticket) in jobs {
-            if let ticket { tickets.append(ticket) }
-            if case .append(let board, let ops) = write, case .append(let last, var lastOps)? = batch.last,
-                last == board
-            {
-                batch.removeLast()
-                lastOps.append(contentsOf: ops)
-                batch.append(.append(board, lastOps))
-            } else {
-                batch.append(write)
+    // MARK: The writer thread
+
+    /// One transaction for everything queued; on a permanent failure, one per board.
+    private func write(_ jobs: [Job]) {
+        let batch = Batch(jobs)
+        switch commit(batch) {
+        case .committed:
+            report(.durable(seqs: batch.seqs, tickets: batch.tickets))
+        case .dropped(let error):
+            dropped(batch, error)
+        case .failed(let error):
+            let parts = batch.splitByBoard()
+            guard parts.count > 1 else { return failed(batch, error) }
+            log.warning(
+                "store write of \(parts.count) boards failed (\(error.message)); writing each board on its own")
+            var durable = Batch([])
+            for part in parts {
+                switch commit(part) {
+                case .committed: durable.append(part)
+                case .failed(let error): failed(part, error)
+                case .dropped(let error): dropped(part, error)
+                }
             }
+            if !durable.jobs.isEmpty { report(.durable(seqs: durable.seqs, tickets: durable.tickets)) }
         }
-        var delay = 0.05
+    }
+
+    private enum Outcome {
+        case committed
+        /// A permanent failure: the same write would fail again.
+        case failed(StoreError)
+        /// A transient failure still there when stopping gave up on it.
+        case dropped(StoreError)
+    }
+
+    /// Writes `batch`, retrying transient failures with backoff (bounded once stopping).
+    private func commit(_ batch: Batch) -> Outcome {
+        var delay = Duration.milliseconds(50)
         while true {
-            do {
-                try store.write(batch)
-                break
+            do throws(StoreError) {
+                try store.write(batch.writes)
+                return .committed
             } catch {
+                if error.kind == .permanent { return .failed(error) }
+                var wait = delay
+                if let deadline = deadline.withLock({ $0 }) {
+                    let left = deadline - .now
+                    if left <= .zero { return .dropped(error) }
+                    wait = min(wait, left)
+                }
                 // Nothing in the batch has been acknowledged, so retrying is safe; the clients
                 // simply wait longer for their acks.
-                log.error("store write failed, retrying in \(delay)s: \(error.message)")
-                Thread.sleep(forTimeInterval: delay)
-                delay = min(delay * 2, 5)
+                log.error("store write failed, retrying in \(wait.seconds)s: \(error.message)")
+                _ = interrupt.wait(timeout: .now() + wait.timeInterval)
+                delay = min(delay * 2, .seconds(5))
             }
         }
-        var seqs: [BoardID: Seq] = [:]
-        for write in batch {
-            if case .append(let board, let ops) = write, let last = ops.last {
-                seqs[board] = max(seqs[board] ?? 0, last.seq)
-            }
-        }
-        inbox.post(.durable(seqs: seqs, tickets: tickets))
     }
+
+    /// Reports a one-board batch that failed permanently.
+    private func failed(_ part: Batch, _ error: StoreError) {
+        guard let board = part.boards.first else { return }
+        log.error(
+            "store write for board \(board) failed and cannot succeed on retry; failing \(part.summary), "
+                + "which were never acknowledged: \(error.message)")
+        report(
+            .writeFailed(
+                Hub.WriteFailure(board: board, writes: part.writes, tickets: part.tickets, reason: error.message))
+        )
+    }
+
+    private func dropped(_ batch: Batch, _ error: StoreError) {
+        log.error(
+            "shutting down: dropped \(batch.summary) that could not be stored within \(stopRetry.seconds)s "
+                + "(never acknowledged): \(error.message)")
+    }
+}
+
+/// Writes taken from the queue together, with consecutive appends to one board merged.
+private struct Batch {
+    private(set) var jobs: [Persister.Job] = []
+    /// What goes to the store, in order.
+    private(set) var writes: [StoreWrite] = []
+
+    init(_ jobs: [Persister.Job]) {
+        for job in jobs { append(job) }
+    }
+
+    mutating func append(_ job: Persister.Job) {
+        jobs.append(job)
+        if case .append(let board, let ops) = job.write, case .append(let last, var lastOps)? = writes.last,
+            last == board
+        {
+            writes.removeLast()
+            lastOps.append(contentsOf: ops)
+            writes.append(.append(board, lastOps))
+        } else {
+            writes.append(job.write)
+        }
+    }
+
+    mutating func append(_ other: Batch) {
+        for job in other.jobs { append(job) }
+    }
+
+    /// The tickets, in submission order.
+    var tickets: [Ticket] { jobs.compactMap(\.ticket) }
+
+    /// The last seq appended per board.
+    var seqs: [BoardID: Seq] {
+        var seqs: [BoardID: Seq] = [:]
+        for case .append(let board, let ops) in writes {
+            if let last = ops.last { seqs[board] = max(seqs[board] ?? 0, last.seq) }
+        }
+        return seqs
+    }
+
+    /// The boards written, in order of first appearance.
+    var boards: [BoardID] {
+        var seen = Set<BoardID>()
+        return writes.map(\.board).filter { seen.insert($0).inserted }
+    }
+
+    /// One batch per board, each in submission order. Writes to different boards never depend
+    /// on each other, so committing them separately keeps every board's order.
+    func splitByBoard() -> [Batch] {
+        let order = boards
+        var parts: [BoardID: Batch] = [:]
+        for job in jobs { parts[job.write.board, default: Batch([])].append(job) }
+        return order.compactMap { parts[$0] }
+    }
+
+    /// "the creation of b1, 3 op(s) (seq 1…3)", for log lines.
+    var summary: String {
+        var ops: [CommittedOp] = []
+        var others: [String] = []
+        for write in writes {
+            switch write {
+            case .append(_, let more): ops += more
+            case .create(let board): others.append("the creation of \(board.id)")
+            case .delete(let id): others.append("the deletion of \(id)")
+            }
+        }
+        var parts = others
+        if let first = ops.first, let last = ops.last {
+            parts.append("\(ops.count) op(s) (seq \(first.seq)…\(last.seq))")
+        }
+        return parts.isEmpty ? "nothing" : parts.joined(separator: ", ")
+    }
+}
+
+extension StoreWrite {
+    /// The board this write changes.
+    fileprivate var board: BoardID {
+        switch self {
+        case .create(let board): board.id
+        case .append(let id, _), .delete(let id): id
+        }
+    }
+}
+
+extension Duration {
+    /// In seconds, for Dispatch.
+    fileprivate var timeInterval: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+
+    /// In seconds to the millisecond, for log lines.
+    fileprivate var seconds: String { String(format: "%.3g", timeInterval) }
 }

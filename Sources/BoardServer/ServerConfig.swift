@@ -50,6 +50,9 @@ package struct ServerConfig: Sendable {
     package var maxBoards = 10_000
     /// Seconds to wait for clients to acknowledge the 1001 close at shutdown.
     package var shutdownGrace: Double = 2
+    /// Seconds that stopping goes on retrying a store write that keeps failing (locked, disk
+    /// full) before it drops the writes that were never acknowledged.
+    package var shutdownWriteRetry: Double = 5
 
     /// The defaults.
     package init() {}

@@ -35,7 +35,8 @@ final class Service {
         self.config = config
         self.log = log
         inbox = Inbox()
-        persister = Persister(store: store, inbox: inbox, log: log)
+        persister = Persister(
+            store: store, inbox: inbox, log: log, stopRetry: .milliseconds(Int64(config.shutdownWriteRetry * 1000)))
         reader = Reader(store: store, inbox: inbox)
         files = StaticFiles(root: config.webRoot)
         var hubConfig = Hub.Config()

@@ -56,14 +56,32 @@ package enum OpsPage: Equatable, Sendable {
 
 /// A store failure, with a message for people.
 package struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Whether trying the same thing again may succeed.
+    package enum Kind: Equatable, Sendable {
+        /// The environment failed (busy or locked, I/O, disk full, out of memory): the same
+        /// write may succeed later, once the lock is free or there is space again.
+        case transient
+        /// The data or the code is wrong (a constraint, a damaged or undecodable row, misuse):
+        /// the same write fails again however often it is tried.
+        case permanent
+    }
+
     /// What went wrong, naming the path or board where that helps.
     package var message: String
+    /// Whether a retry can help; errors this module makes up itself are permanent.
+    package var kind: Kind
     /// An error with this message.
-    package init(_ message: String) { self.message = message }
+    package init(_ message: String, kind: Kind = .permanent) {
+        self.message = message
+        self.kind = kind
+    }
     /// The message.
     package var description: String { message }
     /// The error of a value that does not decode: the decoder's message after `context`.
-    package init(_ error: JSON.DecodingError, context: String = "") { message = context + error.message }
+    package init(_ error: JSON.DecodingError, context: String = "") {
+        message = context + error.message
+        kind = .permanent
+    }
 }
 
 /// Where boards live between restarts.

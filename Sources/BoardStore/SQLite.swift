@@ -73,17 +73,37 @@ final class SQLiteConnection {
 
     /// The message for a failed call, worded by the kind of failure a person can act on.
     static func error(code: Int32, detail: String, path: String, doing: String) -> StoreError {
-        switch code & 0xFF {
+        let kind = kind(of: code)
+        return switch code & 0xFF {
         case SQLITE_CORRUPT, SQLITE_NOTADB:
-            StoreError("\(path) is corrupt or is not a shuffleboard database (\(detail))")
+            StoreError("\(path) is corrupt or is not a shuffleboard database (\(detail))", kind: kind)
         case SQLITE_BUSY, SQLITE_LOCKED:
-            StoreError("\(path) is locked by another process (\(detail) while trying to \(doing))")
+            StoreError("\(path) is locked by another process (\(detail) while trying to \(doing))", kind: kind)
         case SQLITE_FULL:
-            StoreError("\(path): the disk is full (\(detail))")
+            StoreError("\(path): the disk is full (\(detail))", kind: kind)
         case SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_READONLY, SQLITE_AUTH:
-            StoreError("\(path): cannot \(doing): \(detail)")
+            StoreError("\(path): cannot \(doing): \(detail)", kind: kind)
         default:
-            StoreError("\(path): could not \(doing): \(detail) (SQLite code \(code))")
+            StoreError("\(path): could not \(doing): \(detail) (SQLite code \(code))", kind: kind)
+        }
+    }
+
+    /// Whether a failure with this result code can go away by itself (or by an operator freeing
+    /// space or fixing permissions) so that the same statement succeeds later.
+    ///
+    /// Transient: the database or the disk was not available (busy, locked, I/O, full, out of
+    /// memory, could not open a file, read-only or permission problems, interrupted, a WAL
+    /// protocol race, a changed schema). Everything else — constraint violations, corruption,
+    /// too big, type mismatches, misuse, SQL errors — is about what was written or how, and
+    /// fails the same way again; unknown codes count as permanent too, so that nothing whose
+    /// retry cannot help wedges the writer.
+    static func kind(of code: Int32) -> StoreError.Kind {
+        switch code & 0xFF {
+        case SQLITE_BUSY, SQLITE_LOCKED, SQLITE_IOERR, SQLITE_FULL, SQLITE_NOMEM, SQLITE_CANTOPEN, SQLITE_PERM,
+            SQLITE_READONLY, SQLITE_INTERRUPT, SQLITE_PROTOCOL, SQLITE_SCHEMA:
+            .transient
+        default:
+            .permanent
         }
     }
 
@@ -117,14 +137,30 @@ final class SQLiteConnection {
             let code: Int32
             switch value {
             case .int(let n): code = sqlite3_bind_int64(statement, index, sqlite3_int64(n))
-            case .text(let s):
-                code = s.withCString { sqlite3_bind_text(statement, index, $0, -1, shuffleboard_sqlite_transient()) }
+            case .text(let s): code = Self.bind(s, to: statement, at: index)
             case .null: code = sqlite3_bind_null(statement, index)
             }
             try check(code, "bind parameter \(index) of \(sql.prefix(60))")
         }
         while try check(sqlite3_step(statement), "run \(sql.prefix(60))") == SQLITE_ROW {
             try row(SQLiteRow(statement: statement))
+        }
+    }
+
+    /// Binds `text` by its UTF-8 byte count, never as a C string: client text may hold NUL, and a
+    /// C string would end there (storing less than was committed).
+    private static func bind(_ text: String, to statement: OpaquePointer, at index: Int32) -> Int32 {
+        var text = text
+        return text.withUTF8 { bytes in
+            // An empty buffer may have no address, and a NULL pointer would bind SQL NULL.
+            guard let base = bytes.baseAddress, !bytes.isEmpty else {
+                return sqlite3_bind_text(statement, index, "", 0, shuffleboard_sqlite_transient())
+            }
+            return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) { chars in
+                sqlite3_bind_text64(
+                    statement, index, chars, sqlite3_uint64(bytes.count), shuffleboard_sqlite_transient(),
+                    UInt8(SQLITE_UTF8))
+            }
         }
     }
 
@@ -155,6 +191,7 @@ final class SQLiteConnection {
         if let statement = statements[sql] { return statement }
         let db = try handle()
         var statement: OpaquePointer?
+        // SQL text is this module's own, never client text, so passing it as a C string is safe.
         try check(
             sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil),
             "prepare \(sql.prefix(60))")

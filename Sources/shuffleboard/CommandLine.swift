@@ -98,6 +98,8 @@ enum CommandLineParser {
           --board-creations N       new boards per minute that hello may make per address (default 30)
           --max-users-per-board N   users on one board; more get board_full, 4409 (default 10000)
           --max-boards N            boards in memory; a hello for another gets 1013 (default 10000)
+          --shutdown-write-retry SECONDS   how long stopping retries a failing store write before
+                                    dropping the unacknowledged writes (default 5)
         """
 
     static func parse(_ arguments: [String]) throws(UsageError) -> Command {
@@ -174,6 +176,13 @@ enum CommandLineParser {
                 options.config.maxUsersPerBoard = try integer(reader.value(for: option), option, 0...10_000_000)
             case "--max-boards":
                 options.config.maxBoards = try integer(reader.value(for: option), option, 0...10_000_000)
+            case "--shutdown-write-retry":
+                let value = try reader.value(for: option)
+                guard let seconds = Double(value), seconds >= 0, seconds <= 3600 else {
+                    throw UsageError(
+                        message: "--shutdown-write-retry must be a number of seconds from 0 to 3600, not '\(value)'")
+                }
+                options.config.shutdownWriteRetry = seconds
             default:
                 throw UsageError(message: "unknown option '\(option)'")
             }

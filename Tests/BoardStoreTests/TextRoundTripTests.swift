@@ -1,0 +1,116 @@
+import BoardCore
+import Foundation
+import TestSupport
+import Testing
+
+@testable import BoardStore
+
+/// Client text goes into the store exactly as it was committed and comes back byte for byte, on
+/// every path that reads it: load, an ops page, compaction (inside a write), export and import.
+@Suite struct TextRoundTripTests {
+    /// Strings a client may commit: combining marks, invisible and bidi characters, characters
+    /// outside the BMP, quotes and backslashes. (Control characters, NUL among them, are refused
+    /// at the door since the text rules; `sqliteTextKeepsEveryByte` covers them in the store.)
+    static let strings = [
+        "😀🇫🇷👩‍👩‍👧", "e\u{301}\u{301}\u{301}", "\u{FEFF}\u{200B}\u{202E}rtl", "\u{10FFFF}\u{1F600}", "q\"uo\\te",
+        "\u{2028}line\u{2029}sep", "日本語", "\u{E000}private", "a\u{200D}b", "é",
+    ]
+
+    /// The same text as UTF-8, so that canonically equal strings (Swift's `==`) do not pass for equal bytes.
+    static func utf8(_ ops: [CommittedOp]) -> [[UInt8]] { ops.map { Array($0.opID.rawValue.utf8) } }
+    static func utf8(_ board: Board) -> [[UInt8]] {
+        [Array(board.title.utf8)] + board.items.map { Array($0.label.utf8) }
+    }
+
+    /// A board whose title and labels are the strings above.
+    static func board() -> Board {
+        var board = Board.defaultTemplate(id: boardA)
+        board.title = "title 😀\u{202E}"
+        for (i, text) in strings.enumerated() { board.items[i].label = text }
+        return board
+    }
+
+    /// Ten ops whose op ids are the strings above, by users whose ids the server made.
+    static func ops(on board: Board) throws -> [CommittedOp] {
+        var maker = OpMaker(board: board, seed: 8)
+        return try maker.next(strings.count).enumerated().map { i, op in
+            CommittedOp(
+                seq: op.seq, opID: try #require(OpID(strings[i])), by: op.by, op: op.op, time: op.time)
+        }
+    }
+
+    @Test func sqliteTextKeepsEveryByte() throws {
+        try withTempDirectory { dir in
+            try FileManager.default.createDirectory(atPath: dir.path, withIntermediateDirectories: true)
+            let db = try SQLiteConnection(path: dir.path + "/t.sqlite3")
+            defer { db.close() }
+            try db.execute("CREATE TABLE t (v TEXT NOT NULL)")
+            let values = ["\u{0}", "\u{0}lead", "in\u{0}side", "trail\u{0}", "\u{1}\u{1B}[31m\u{7F}", "", "😀\u{0}"]
+            for v in values { try db.query("INSERT INTO t VALUES (?1)", [.text(v)]) { _ in } }
+            var back: [[UInt8]] = []
+            try db.query("SELECT v FROM t ORDER BY rowid") { row in back.append(Array(row.text(0).utf8)) }
+            #expect(back == values.map { Array($0.utf8) })
+        }
+    }
+
+    @Test func exoticTextRoundTripsByteExact() throws {
+        try withTempDirectory { dir in
+            let board = Self.board()
+            let ops = try Self.ops(on: board)
+            var head = board
+            for op in ops { head.apply(op.op) }
+            // Snapshots every 5 ops and 6 kept: the snapshot at seq 10 compacts ops 1…4 away,
+            // which reads them back (and the board at seq 4) inside the write.
+            let store = try SQLiteStore(directory: dir.path, snapshotEvery: 5, keepOps: 6)
+            try store.write([.create(board), .append(boardA, ops)])
+
+            let loaded = try #require(try store.load(boardA, recentLimit: 100))
+            #expect(loaded.seq == 10)
+            #expect(Self.utf8(loaded.recent) == Self.utf8(Array(ops[4...])))
+            #expect(loaded.recent == Array(ops[4...]))
+            #expect(Self.utf8(loaded.board) == Self.utf8(head))
+
+            let page = try #require(try store.ops(of: boardA, since: 4, limit: 100).ops)
+            #expect(Self.utf8(page) == Self.utf8(Array(ops[4...])))
+            #expect(try store.list(after: nil, limit: 1000).map { Array($0.title.utf8) } == [Array(board.title.utf8)])
+
+            // Export: the base snapshot (the board at seq 4, rebuilt by compaction) and ops 5…10.
+            let archive = try #require(try store.archive(of: boardA))
+            var base = board
+            for op in ops[..<4] { base.apply(op.op) }
+            #expect(archive.baseSeq == 4)
+            #expect(Self.utf8(archive.board) == Self.utf8(base))
+            #expect(Self.utf8(archive.ops) == Self.utf8(Array(ops[4...])))
+
+            // Import into another store, and a restart of the first: the same bytes again.
+            let parsed = try BoardArchive(json: archive.encoded())
+            #expect(Self.utf8(parsed.ops) == Self.utf8(archive.ops) && Self.utf8(parsed.board) == Self.utf8(base))
+            try withTempDirectory { other in
+                let copy = try SQLiteStore(directory: other.path)
+                try copy.restore(parsed, replace: false)
+                let restored = try #require(try copy.load(boardA, recentLimit: 100))
+                #expect(Self.utf8(restored.recent) == Self.utf8(Array(ops[4...])))
+                #expect(Self.utf8(restored.board) == Self.utf8(head))
+                copy.close()
+            }
+            store.close()
+            let reopened = try SQLiteStore(directory: dir.path, snapshotEvery: 5, keepOps: 6)
+            let again = try #require(try reopened.load(boardA, recentLimit: 100))
+            #expect(Self.utf8(again.recent) == Self.utf8(Array(ops[4...])))
+            #expect(Self.utf8(again.board) == Self.utf8(head))
+            reopened.close()
+        }
+    }
+
+    @Test func anEmptyStringIsStoredAsEmptyTextNotNull() throws {
+        try withTempDirectory { dir in
+            // A title is bound as its own column (a label only inside the snapshot's JSON).
+            var board = Board.defaultTemplate(id: boardA)
+            board.title = ""
+            let store = try SQLiteStore(directory: dir.path)
+            try store.write([.create(board)])
+            #expect(try store.list(after: nil, limit: 1000).map(\.title) == [""])
+            store.close()
+        }
+    }
+}
