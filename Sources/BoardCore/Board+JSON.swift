@@ -15,6 +15,12 @@ extension Board {
             w.beginArray("items")
             for item in zone.items { w.write(nil, item.rawValue) }
             w.endArray()
+            // Written only when set, so boards made before layouts keep their exact JSON.
+            if let title = zone.title { w.write("title", title) }
+            if let layout = zone.layout { w.write("layout", layout.rawValue) }
+            if let columns = zone.columns { w.write("columns", columns) }
+            if zone.handle { w.write("handle", true) }
+            if let axis = zone.axis { w.write("axis", axis.rawValue) }
             w.endObject()
         }
         w.endArray()
@@ -25,6 +31,7 @@ extension Board {
             w.write("label", item.label)
             w.write("color", item.color)
             w.write("on", item.on)
+            if let detail = item.detail { w.write("detail", detail) }
             w.endObject()
         }
         w.endArray()
@@ -55,7 +62,9 @@ extension Board {
             for (j, member) in members.enumerated() {
                 ids.append(try member.itemID(named: "\(zone).items[\(j)]"))
             }
-            zones.append(Zone(id: zoneID, items: ids))
+            var decoded = Zone(id: zoneID, items: ids)
+            try decoded.readPresentation(from: value, path: zone)
+            zones.append(decoded)
         }
         var items: [Item] = []
         for (i, value) in itemValues.enumerated() {
@@ -65,11 +74,32 @@ extension Board {
                     id: try value.itemID("id", named: "\(item).id"),
                     label: try value.string("label", named: "\(item).label"),
                     color: try value.string("color", named: "\(item).color"),
-                    on: try value.bool("on", named: "\(item).on")))
+                    on: try value.bool("on", named: "\(item).on"),
+                    detail: value.hasValue("detail") ? try value.string("detail", named: "\(item).detail") : nil))
         }
         if let problem = Board.validate(title: title, columns: columns, zones: zones, items: items) {
             throw JSON.DecodingError("\(path): \(problem)")
         }
         self.init(id: id, title: title, columns: columns, zones: zones, items: items)
+    }
+}
+
+extension Zone {
+    /// Reads the optional presentation members (`title`, `layout`, `columns`, `handle`, `axis`),
+    /// shared by snapshots and board definitions.
+    mutating func readPresentation(from json: JSON, path: String) throws(JSON.DecodingError) {
+        if json.hasValue("title") { title = try json.string("title", named: "\(path).title") }
+        if json.hasValue("layout") {
+            layout = try json.read("layout", named: "\(path).layout", mustBe: "\"grid\", \"row\" or \"list\"") {
+                $0.stringValue.flatMap(Layout.init)
+            }
+        }
+        if json.hasValue("columns") { columns = try json.int("columns", named: "\(path).columns") }
+        if json.hasValue("handle") { handle = try json.bool("handle", named: "\(path).handle") }
+        if json.hasValue("axis") {
+            axis = try json.read("axis", named: "\(path).axis", mustBe: "\"x\" or \"y\"") {
+                $0.stringValue.flatMap(Axis.init)
+            }
+        }
     }
 }

@@ -8,27 +8,64 @@ package struct Item: Equatable, Sendable {
     package var color: String
     /// The paint state, flipped by `toggle`.
     package var on: Bool
+    /// A second, smaller line of text (a playlist row's artist, a card's note), or nil.
+    package var detail: String?
 
     /// An item.
-    package init(id: ItemID, label: String, color: String, on: Bool = false) {
+    package init(id: ItemID, label: String, color: String, on: Bool = false, detail: String? = nil) {
         self.id = id
         self.label = label
         self.color = color
         self.on = on
+        self.detail = detail
     }
 }
 
-/// An ordered list of items: the `grid`, the `tray`.
+/// An ordered list of items: the `grid`, the `tray`, a strip, a list, a column.
 package struct Zone: Equatable, Sendable {
+    /// How a zone lays its items out.
+    package enum Layout: String, Equatable, Sendable, CaseIterable {
+        /// Rows of `columns` items.
+        case grid
+        /// One horizontal strip.
+        case row
+        /// One vertical list.
+        case list
+    }
+
+    /// The one axis a lifted item may move along.
+    package enum Axis: String, Equatable, Sendable, CaseIterable {
+        case x, y
+    }
+
     /// Its id, unique on the board.
     package var id: ZoneID
     /// The items, in order.
     package var items: [ItemID]
+    /// A heading shown above it (a kanban column's name), or nil.
+    package var title: String?
+    /// Its layout; nil for boards made before layouts: the first zone is then a grid of the
+    /// board's `columns`, the others rows.
+    package var layout: Layout?
+    /// The columns of a `grid` (nil: the board's `columns`).
+    package var columns: Int?
+    /// Drags start only from an item's handle.
+    package var handle: Bool
+    /// A lifted item moves only along this axis, or freely when nil.
+    package var axis: Axis?
 
     /// A zone.
-    package init(id: ZoneID, items: [ItemID]) {
+    package init(
+        id: ZoneID, items: [ItemID], title: String? = nil, layout: Layout? = nil, columns: Int? = nil,
+        handle: Bool = false, axis: Axis? = nil
+    ) {
         self.id = id
         self.items = items
+        self.title = title
+        self.layout = layout
+        self.columns = columns
+        self.handle = handle
+        self.axis = axis
     }
 }
 
@@ -115,12 +152,24 @@ package struct Board: Equatable, Sendable {
         if zones.isEmpty || zones.count > 16 { return "a board has 1–16 zones" }
         if items.count > 1000 { return "a board has at most 1000 items" }
         var zoneIDs = Set<ZoneID>()
-        for zone in zones where !zoneIDs.insert(zone.id).inserted { return "duplicate zone id \(zone.id)" }
+        for zone in zones {
+            if !zoneIDs.insert(zone.id).inserted { return "duplicate zone id \(zone.id)" }
+            if let title = zone.title, title.isEmpty || !Text.isValidLabel(title, maximum: 100) {
+                return "title of zone \(zone.id) must be 1–100 characters, no control characters"
+            }
+            if let columns = zone.columns {
+                if zone.layout != .grid { return "zone \(zone.id) has columns but is not a grid" }
+                if !(1...64).contains(columns) { return "columns of zone \(zone.id) must be 1–64" }
+            }
+        }
         var itemIDs = Set<ItemID>()
         for item in items {
             if !itemIDs.insert(item.id).inserted { return "duplicate item id \(item.id)" }
             if !Text.isValidLabel(item.label, maximum: 200) {
                 return "label of \(item.id) must be at most 200 characters, no control characters"
+            }
+            if let detail = item.detail, !Text.isValidLabel(detail, maximum: 200) {
+                return "detail of \(item.id) must be at most 200 characters, no control characters"
             }
             if !Board.isValidColor(item.color) { return "color of \(item.id) is not a CSS color" }
         }
@@ -152,19 +201,6 @@ package struct Board: Equatable, Sendable {
 }
 
 extension Board {
-    /// The board every new board id starts from: a 3-column grid of 12 tiles and an empty tray.
-    package static func defaultTemplate(id: BoardID) -> Board {
-        let palette = [
-            ("Red", "#e53935"), ("Orange", "#fb8c00"), ("Yellow", "#fdd835"), ("Lime", "#c0ca33"),
-            ("Green", "#43a047"), ("Teal", "#00897b"), ("Cyan", "#00acc1"), ("Blue", "#1e88e5"),
-            ("Indigo", "#3949ab"), ("Purple", "#8e24aa"), ("Pink", "#d81b60"), ("Brown", "#6d4c41"),
-        ]
-        let items = palette.enumerated().map { i, p in
-            Item(id: ItemID("t\(i + 1)")!, label: p.0, color: p.1)
-        }
-        return Board(
-            id: id, title: id.rawValue, columns: 3,
-            zones: [Zone(id: ZoneID("grid")!, items: items.map(\.id)), Zone(id: ZoneID("tray")!, items: [])],
-            items: items)
-    }
+    /// The board every new board id starts from unless the server says otherwise: `colors`.
+    package static func defaultTemplate(id: BoardID) -> Board { Template.colors.board(id: id) }
 }

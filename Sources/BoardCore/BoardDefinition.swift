@@ -1,23 +1,52 @@
-/// A new board as a client describes it: `{id?, title, columns, zones:[{id, items:[{label, color}]}]}`.
+/// A new board as a client describes it: `{id?, title, columns?, zones:[{id, items:[{label,
+/// color, detail?}], title?, layout?, columns?, handle?, axis?}]}`, or `{id?, template, title?}`.
 ///
 /// Item ids are assigned by the server (`t1`, `t2`, … in zone order).
 package struct BoardDefinition: Equatable, Sendable {
+    /// An item before it has an id.
+    package struct ItemSpec: Equatable, Sendable {
+        /// Its label.
+        package var label: String
+        /// Its CSS color.
+        package var color: String
+        /// Its second line, if any.
+        package var detail: String?
+        /// An item spec.
+        package init(_ label: String, _ color: String, detail: String? = nil) {
+            self.label = label
+            self.color = color
+            self.detail = detail
+        }
+    }
+
+    /// A zone before its items have ids: the zone's presentation (its `items` empty) and the items.
+    package struct ZoneSpec: Equatable, Sendable {
+        /// The zone, without items.
+        package var zone: Zone
+        /// Its items, in order.
+        package var items: [ItemSpec]
+        /// A zone spec.
+        package init(_ zone: Zone, _ items: [ItemSpec]) {
+            self.zone = zone
+            self.items = items
+        }
+    }
+
     /// The requested id, or nil to have one made up.
     package var id: BoardID?
     /// The title.
     package var title: String
-    /// Grid columns.
+    /// The board's grid columns (for zones without a layout of their own).
     package var columns: Int
-    /// Zones with their items' labels and colors.
-    package var zones: [(id: ZoneID, items: [(label: String, color: String)])]
+    /// Zones with their items.
+    package var zones: [ZoneSpec]
 
-    /// Definitions compare field by field.
-    package static func == (a: BoardDefinition, b: BoardDefinition) -> Bool {
-        a.id == b.id && a.title == b.title && a.columns == b.columns && a.zones.count == b.zones.count
-            && zip(a.zones, b.zones).allSatisfy { x, y in
-                x.id == y.id && x.items.map(\.label) == y.items.map(\.label)
-                    && x.items.map(\.color) == y.items.map(\.color)
-            }
+    /// A definition.
+    package init(id: BoardID?, title: String, columns: Int, zones: [ZoneSpec]) {
+        self.id = id
+        self.title = title
+        self.columns = columns
+        self.zones = zones
     }
 
     /// What is wrong with a definition, for a 400 answer.
@@ -49,22 +78,38 @@ package struct BoardDefinition: Equatable, Sendable {
         if json.hasValue("id") {
             id = try json.read("id", named: "id", mustBe: idRule) { $0.stringValue.flatMap(BoardID.init) }
         }
-        let title = try json.string("title", named: "title")
-        let columns = try json.int("columns", named: "columns")
-        var zones: [(id: ZoneID, items: [(label: String, color: String)])] = []
-        for (z, zone) in try json.array("zones", named: "zones").enumerated() {
-            let zoneID = try zone.read("id", named: "zones[\(z)].id", mustBe: idRule) {
-                $0.stringValue.flatMap(ZoneID.init)
+        var definition: BoardDefinition
+        if json.hasValue("template") {
+            let names = Template.allCases.map(\.rawValue).joined(separator: ", ")
+            let template = try json.read("template", named: "template", mustBe: "one of \(names)") {
+                $0.stringValue.flatMap(Template.init)
             }
-            var items: [(label: String, color: String)] = []
-            for (i, item) in try zone.array("items", named: "zones[\(z)].items").enumerated() {
-                let name = "zones[\(z)].items[\(i)]"
-                let label = try item.string("label", named: "\(name).label")
-                items.append((label, try item.string("color", named: "\(name).color")))
+            definition = template.definition(title: json.hasValue("title") ? try json.string("title") : nil)
+            definition.id = id
+        } else {
+            let title = try json.string("title", named: "title")
+            var zones: [ZoneSpec] = []
+            for (z, zone) in try json.array("zones", named: "zones").enumerated() {
+                let zoneID = try zone.read("id", named: "zones[\(z)].id", mustBe: idRule) {
+                    $0.stringValue.flatMap(ZoneID.init)
+                }
+                var presentation = Zone(id: zoneID, items: [])
+                try presentation.readPresentation(from: zone, path: "zones[\(z)]")
+                var items: [ItemSpec] = []
+                for (i, item) in try zone.array("items", named: "zones[\(z)].items").enumerated() {
+                    let name = "zones[\(z)].items[\(i)]"
+                    let label = try item.string("label", named: "\(name).label")
+                    let color = try item.string("color", named: "\(name).color")
+                    let detail = item.hasValue("detail") ? try item.string("detail", named: "\(name).detail") : nil
+                    items.append(ItemSpec(label, color, detail: detail))
+                }
+                zones.append(ZoneSpec(presentation, items))
             }
-            zones.append((zoneID, items))
+            // Without board-level columns, those of the first grid zone (or 1).
+            let fallback = zones.lazy.compactMap(\.zone.columns).first ?? 1
+            let columns = json.hasValue("columns") ? try json.int("columns", named: "columns") : fallback
+            definition = BoardDefinition(id: id, title: title, columns: columns, zones: zones)
         }
-        let definition = BoardDefinition(id: id, title: title, columns: columns, zones: zones)
         let board = definition.board(id: id ?? BoardID("check")!)
         if let problem = Board.validate(
             title: board.title, columns: board.columns, zones: board.zones, items: board.items)
@@ -78,14 +123,15 @@ package struct BoardDefinition: Equatable, Sendable {
     package func board(id: BoardID) -> Board {
         var items: [Item] = []
         var boardZones: [Zone] = []
-        for zone in zones {
-            var ids: [ItemID] = []
-            for item in zone.items {
+        for spec in zones {
+            var zone = spec.zone
+            zone.items = []
+            for item in spec.items {
                 let itemID = ItemID("t\(items.count + 1)")!
-                items.append(Item(id: itemID, label: item.label, color: item.color))
-                ids.append(itemID)
+                items.append(Item(id: itemID, label: item.label, color: item.color, detail: item.detail))
+                zone.items.append(itemID)
             }
-            boardZones.append(Zone(id: zone.id, items: ids))
+            boardZones.append(zone)
         }
         return Board(id: id, title: title, columns: columns, zones: boardZones, items: items)
     }

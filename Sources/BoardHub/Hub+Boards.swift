@@ -110,9 +110,9 @@ extension Hub {
     /// A new board from the default template, for a `hello` that named an unknown board. It is
     /// stored with its first op (see `BoardHost.unsaved`).
     private func createFromTemplate(_ id: BoardID) -> BoardHost {
-        let host = BoardHost(room: makeRoom(board: Board.defaultTemplate(id: id)), unsaved: true)
+        let host = BoardHost(room: makeRoom(board: config.defaultTemplate.board(id: id)), unsaved: true)
         boards[id] = host
-        log(.info, "created board \(id) from the default template")
+        log(.info, "created board \(id) from the \(config.defaultTemplate.rawValue) template")
         return host
     }
 

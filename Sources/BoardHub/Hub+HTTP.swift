@@ -27,6 +27,12 @@ extension Hub {
         }
         let segments = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2)
             .map(String.init)
+        if segments == ["templates"] {
+            guard request.method == .get || request.method == .head else {
+                return emit(.respond(exchange, .methodNotAllowed("GET")))
+            }
+            return emit(.respond(exchange, Self.templateList))
+        }
         guard segments.first == "boards" else {
             return emit(.respond(exchange, .error(404, "not_found", "no such API route")))
         }
@@ -202,6 +208,21 @@ extension Hub {
             w.endArray()
             w.endObject()
         }
+    }
+
+    /// `GET /api/templates`: every template's name, title and what it is for.
+    static let templateList = HTTPResponse.json(200) { w in
+        w.beginObject()
+        w.beginArray("templates")
+        for template in Template.allCases {
+            w.beginObject()
+            w.write("name", template.rawValue)
+            w.write("title", template.title)
+            w.write("description", template.summary)
+            w.endObject()
+        }
+        w.endArray()
+        w.endObject()
     }
 
     static func snapshot(_ board: Board, seq: Seq) -> HTTPResponse {

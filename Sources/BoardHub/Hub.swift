@@ -14,6 +14,8 @@ package final class Hub {
     package struct Config: Sendable {
         /// Create a board from the default template when `hello` names one that does not exist.
         package var createBoards = true
+        /// The template `hello` makes unknown boards from.
+        package var defaultTemplate = Template.colors
         /// Committed ops kept in memory per board, for conflicts, dedup and `since` resumes.
         package var historyLimit = 10_000
         /// How long a drag hold lives without hover or drop, in milliseconds.

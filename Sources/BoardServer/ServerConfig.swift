@@ -22,6 +22,8 @@ package struct ServerConfig: Sendable {
     package var deflate = false
     /// Create a board from the default template when `hello` names one that does not exist.
     package var createBoards = true
+    /// The template `hello` makes unknown boards from (`colors`, `strips`, `paint`, `playlist`, `kanban`).
+    package var defaultTemplate = "colors"
     /// Committed ops kept in memory per board, for conflicts, dedup and `since` resumes.
     package var historyLimit = 10_000
     /// Idle seconds before the server pings a connection, and before it hangs up on a silent one.

@@ -41,6 +41,7 @@ final class Service {
         files = StaticFiles(root: config.webRoot)
         var hubConfig = Hub.Config()
         hubConfig.createBoards = config.createBoards
+        hubConfig.defaultTemplate = Template(rawValue: config.defaultTemplate) ?? .colors
         hubConfig.historyLimit = config.historyLimit
         hubConfig.holdTimeout = Int64(config.holdTimeout * 1000)
         hubConfig.shutdownGrace = Int64(config.shutdownGrace * 1000)

@@ -1,3 +1,4 @@
+import BoardCore
 import BoardHub
 import BoardServer
 
@@ -85,6 +86,8 @@ enum CommandLineParser {
           --max-pending-bytes N     most bytes queued for one client; past it closes with 1008 (default 4194304)
           --deflate                 offer permessage-deflate (off by default)
           --create-boards BOOL      create unknown boards on hello (default true)
+          --default-template NAME   what hello makes unknown boards from: colors, strips, paint, playlist,
+                                    kanban (default colors)
           --history N               committed ops kept in memory per board (default 10000, at least 1000)
           --snapshot-every N        write a board snapshot every N ops (default 100)
 
@@ -153,6 +156,13 @@ enum CommandLineParser {
                 options.config.deflate = true
             case "--create-boards":
                 options.config.createBoards = try boolean(reader.value(for: option), option)
+            case "--default-template":
+                let value = try reader.value(for: option)
+                guard Template(rawValue: value) != nil else {
+                    let names = Template.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw UsageError(message: "--default-template must be one of \(names), not '\(value)'")
+                }
+                options.config.defaultTemplate = value
             case "--history":
                 options.config.historyLimit = try integer(reader.value(for: option), option, 1000...1_000_000)
             case "--snapshot-every":

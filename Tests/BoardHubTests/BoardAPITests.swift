@@ -209,6 +209,41 @@ import Testing
         #expect(responses(in: h.on(.answered(read, .failed(StoreError("no"))))).map(\.1.status) == [503])
     }
 
+    @Test func templatesAreListedAndABoardIsMadeFromOne() {
+        let h = HubHarness()
+        let listed = responses(in: h.on(.request(x1, HTTPRequest(method: .get, path: "/api/templates"))))
+        #expect(listed.map(\.1.status) == [200])
+        let names = (try? JSON.parse(listed[0].1.body))?["templates"]?.arrayValue?.compactMap {
+            $0["name"]?.stringValue
+        }
+        #expect(names == ["colors", "strips", "paint", "playlist", "kanban"])
+        let asked = post(h, #"{"id":"songs","template":"playlist","title":"Road trip"}"#, exchange: x2)
+        guard let (read, _) = h.read(in: asked) else { return }
+        let created = h.on(.answered(read, .exists(false)))
+        guard
+            case .persist(.create(let board), _?)? = created.first(where: {
+                if case .persist = $0 { true } else { false }
+            })
+        else {
+            Issue.record("\(created)")
+            return
+        }
+        #expect(board.title == "Road trip" && board.zones[0].layout == .list && board.zones[0].handle)
+        #expect(responses(in: h.makeDurable()).map(\.1.status) == [201])
+    }
+
+    @Test func helloMakesUnknownBoardsFromTheDefaultTemplate() {
+        let h = HubHarness { $0.defaultTemplate = .kanban }
+        let c = h.open(1)
+        guard case .welcome(let welcome)? = messages(to: c, in: h.joinNew(c, board: "work")).first,
+            case .board(let board) = welcome.state
+        else {
+            Issue.record("no welcome")
+            return
+        }
+        #expect(board.zones.map(\.title) == ["To do", "Doing", "Done"] && board.title == "work")
+    }
+
     @Test func wrongMethodsAre405WithAllow() {
         let h = HubHarness()
         let answer = responses(in: h.on(.request(x1, HTTPRequest(method: .put, path: "/api/boards"))))

@@ -31,6 +31,20 @@ import Testing
         }
     }
 
+    @Test(arguments: Template.allCases)
+    func layoutsAndDetailsSurviveTheStoreAndAnArchive(_ template: Template) throws {
+        try withTempDirectory { dir in
+            let store = try SQLiteStore(directory: dir.path)
+            let board = template.board(id: boardA)
+            try store.write([.create(board)])
+            #expect(try store.load(boardA, recentLimit: 0)?.board == board)
+            let archive = try #require(try store.archive(of: boardA))
+            let parsed = try BoardArchive(json: archive.encoded())
+            #expect(parsed.board == board && parsed.board.zones.map(\.layout) == board.zones.map(\.layout))
+            store.close()
+        }
+    }
+
     @Test func appendedOpsLoadAsTheReplayedBoardWithTheNewestOps() throws {
         try withTempDirectory { dir in
             let store = try SQLiteStore(directory: dir.path)
