@@ -15,6 +15,11 @@ let package = Package(
             providers: [.apt(["libwebsockets-dev"])]
         ),
         .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
@@ -26,8 +31,10 @@ let package = Package(
         .target(name: "BoardCore", dependencies: ["Basics"]),
         // Persistence: the store protocol, SQLite and in-memory stores.
         .target(name: "BoardStore", dependencies: ["BoardCore", "CSQLite"]),
+        // Board access tokens: HMAC-SHA256 signed claims (OpenSSL's libcrypto), minted and verified.
+        .target(name: "BoardAuth", dependencies: ["BoardCore", "CCrypto"]),
         // Every session rule as a state machine: events in, actions out. No I/O, no threads, no clock.
-        .target(name: "BoardHub", dependencies: ["Basics", "BoardCore", "BoardStore"]),
+        .target(name: "BoardHub", dependencies: ["Basics", "BoardCore", "BoardStore", "BoardAuth"]),
         // What the server and the client share on libwebsockets: the inbox, C strings, close reasons, writes.
         .target(name: "LWSSupport", dependencies: ["CLibWebSockets"]),
         // The libwebsockets transport: turns lws callbacks into hub events and hub actions into lws calls.
@@ -37,7 +44,8 @@ let package = Package(
         // A small client on the libwebsockets client API.
         .target(name: "BoardClient", dependencies: ["Basics", "LWSSupport", "CLibWebSockets"]),
         // The command-line tool.
-        .executableTarget(name: "shuffleboard", dependencies: ["BoardServer", "BoardHub", "BoardStore", "BoardCore"]),
+        .executableTarget(
+            name: "shuffleboard", dependencies: ["BoardServer", "BoardHub", "BoardStore", "BoardCore", "BoardAuth"]),
         // Benchmarks: programs that print numbers next to a reference measured in the same run.
         .executableTarget(
             name: "shuffleboard-bench", dependencies: ["BoardServer", "BoardStore", "BoardClient", "BoardCore"]),
@@ -49,6 +57,7 @@ let package = Package(
         .testTarget(name: "BoardStoreTests", dependencies: ["BoardStore", "BoardCore", "TestSupport"]),
         .testTarget(name: "BoardHubTests", dependencies: ["BoardHub", "BoardStore", "BoardCore"]),
         .testTarget(name: "LWSSupportTests", dependencies: ["LWSSupport"]),
+        .testTarget(name: "BoardAuthTests", dependencies: ["BoardAuth", "BoardCore"]),
         .testTarget(
             name: "BoardServerTests", dependencies: ["BoardServer", "BoardClient", "BoardCore", "TestSupport"]),
     ],
