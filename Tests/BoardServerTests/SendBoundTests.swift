@@ -12,6 +12,21 @@ import Testing
             + list.joined(separator: ",") + "]}]}"
     }
 
+    @Test func frameOverTheBoundClosesWith1008EvenOnAnEmptyQueue() async throws {
+        try await withTestServer({ $0.maxPendingBytes = 4096 }) { server in
+            // About 8 KB of snapshot: its welcome alone is over the 4096-byte bound.
+            let body = boardBody(id: "wide", items: 100, label: String(repeating: "w", count: 40))
+            #expect(try server.http("POST", "/api/boards", body: body).status == 201)
+            let (other, _) = try await server.join("demo", as: "Other")
+            let big = try await server.connect()
+            big.send(#"{"type":"hello","board":"wide","name":"Big"}"#)
+            #expect(try await big.connection.waitForClose().code == 1008)
+            try await other.expectNothingPending()
+            // The board itself is fine: a server with the default bound would serve it.
+            #expect(try server.http("GET", "/api/boards/wide").status == 200)
+        }
+    }
+
     @Test func resumeLargerThanTheBoardGetsTheBoardInstead() async throws {
         try await withTestServer { server in
             let (ada, _) = try await server.join("long", as: "Ada")
