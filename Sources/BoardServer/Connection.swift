@@ -82,7 +82,9 @@ final class Connection {
             // Pre-built frames back to back (or one fragment of a large one), in one raw write.
             guard let bytes = output.nextWrite(maxFrames: maxFrames) else { return 0 }
             written = LWS.write(wsi, bytes.baseAddress!, bytes.count, shuffleboard_write_raw())
-            // lws has sent the bytes or copied them: the buffer can go if nothing else waits.
+            // lws has sent the bytes or copied them: the buffer can go if nothing else waits, and
+            // when the socket took them all, lws holds none of them either.
+            if lws_partial_buffered(wsi) == 0 { output.lastWriteWentOut() }
             output.releaseBufferIfDrained()
             if !output.isEmpty || closeRequest != nil { requestWrite() }
         }

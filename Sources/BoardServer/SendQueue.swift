@@ -10,7 +10,8 @@ internal import Basics
 /// what the socket takes, copies the rest onto its own heap (`buflist_out`) and reports the full
 /// length as written. It calls WRITEABLE again only once that copy is drained
 /// (`lws_handle_POLLOUT_event` drains `buflist_out` first and returns without calling the protocol),
-/// so until the next WRITEABLE (`writeableBegan()`) the last write bounds what lws holds for us.
+/// so until the next WRITEABLE (`writeableBegan()`) the last write bounds what lws holds for us;
+/// when the socket took all of it at once, lws holds nothing (`lastWriteWentOut()`).
 ///
 /// **How big one write is.** At most `writeLimit` bytes (lws's `tx_packet_size` is the same, so a
 /// write the socket can take goes out in one `send`). Whole frames are batched up to it; a frame
@@ -76,6 +77,12 @@ final class SendQueue {
         guard frames.isEmpty else { return }
         frames.removeAll()
         releaseBuffer()
+    }
+
+    /// lws sent the whole of the last write at once (`lws_partial_buffered` is 0 after a raw
+    /// write): it holds nothing for us, so the write no longer counts.
+    func lastWriteWentOut() {
+        lastWrite = 0
     }
 
     /// After a raw write (lws has sent or copied all of it): releases the buffer if nothing is queued.

@@ -29,6 +29,11 @@ import Testing
         #expect(queue.heldBytes == 6000)
         #expect(queue.enqueue(frame(1496)))
         #expect(queue.heldBytes == 7500)
+        // A write the socket took whole at once leaves nothing with lws.
+        _ = try #require(queue.nextWrite(maxFrames: 64))
+        #expect(queue.heldBytes == 7500)
+        queue.lastWriteWentOut()
+        #expect(queue.heldBytes == 4500)
         queue.discardQueued()
         #expect(queue.isEmpty && queue.heldBytes == 0)
     }
