@@ -37,7 +37,11 @@ package struct Room: Sendable {
     /// The sequencer: the newest board, including ops not yet durable.
     package private(set) var sequencer: Sequencer
     /// The board as everyone has been told it is.
-    package private(set) var published: Board
+    package private(set) var published: Board {
+        didSet { publishedBytes = nil }
+    }
+    /// The size of `published` as a welcome's `board`, once a join has needed it.
+    private var publishedBytes: Int?
     /// The seq of `published`: the last op that is durable and broadcast.
     package private(set) var visibleSeq: Seq
     /// The users on the board, in join order.
@@ -78,13 +82,39 @@ package struct Room: Sendable {
     // MARK: Membership
 
     /// `user` joined; `since` is the seq the client already has, if resuming.
+    ///
+    /// A resume (`ops`) is sent only when it takes no more bytes than the board snapshot it
+    /// replaces: ten thousand ops with long op ids can be megabytes against a few kilobytes of board.
     package mutating func join(_ user: User, since: Seq?) -> [Effect] {
         users.append(user)
         var state = ServerMessage.Welcome.State.board(published)
-        if let since, let ops = publishedOps(after: since) { state = .ops(ops) }
+        if let since, let ops = publishedOps(after: since), Self.encodedSize(of: ops, atMost: boardBytes()) != nil {
+            state = .ops(ops)
+        }
         let drags = holds.map { (item: $0.key, by: $0.value.by) }.sorted { $0.item.rawValue < $1.item.rawValue }
         let welcome = ServerMessage.Welcome(you: user.id, seq: visibleSeq, drags: drags, users: users, state: state)
         return [.send(user.id, .welcome(welcome)), .broadcast(.join(user), except: user.id)]
+    }
+
+    /// The bytes of `published` as a welcome carries it, measured once per published seq.
+    private mutating func boardBytes() -> Int {
+        if let publishedBytes { return publishedBytes }
+        let bytes = published.encoded().count
+        publishedBytes = bytes
+        return bytes
+    }
+
+    /// The bytes of `ops` as a welcome's `ops` array, or nil as soon as they pass `limit` (so
+    /// measuring costs no more than writing the board would).
+    private static func encodedSize(of ops: [CommittedOp], atMost limit: Int) -> Int? {
+        var total = 2 + max(ops.count - 1, 0)  // The brackets and the commas.
+        for op in ops {
+            guard total <= limit else { return nil }
+            var w = JSONWriter()
+            op.encode(into: &w)
+            total += w.bytes.count
+        }
+        return total <= limit ? total : nil
     }
 
     /// `user`'s connection closed: its hold ends with `reason: left`, then everyone hears `leave`.

@@ -1,4 +1,3 @@
-internal import Basics
 internal import CLibWebSockets
 internal import LWSSupport
 
@@ -9,9 +8,8 @@ final class Connection {
     let wsi: OpaquePointer
     let deflate: Bool
 
-    /// Frames waiting to be written, oldest first.
-    private var queue = FIFO<Frame>()
-    private(set) var pendingBytes = 0
+    /// What waits to be written and what lws may still hold; the send bound counts all of it.
+    private let output: SendQueue
     private var writeRequested = false
 
     /// Set when the server decided to close; the close happens from the next WRITEABLE.
@@ -24,27 +22,24 @@ final class Connection {
     /// The message in progress arrived in binary frames.
     var rxBinary = false
 
-    /// Holds the bytes of the last write: with permessage-deflate, zlib may still read them until
-    /// the next WRITEABLE, so the buffer lives as long as the connection and is only reused then.
-    private var sendBuffer: UnsafeMutableRawBufferPointer
-
-    init(id: UInt64, wsi: OpaquePointer, deflate: Bool) {
+    init(id: UInt64, wsi: OpaquePointer, deflate: Bool, maxPendingBytes: Int, maxWriteBytes: Int) {
         self.id = id
         self.wsi = wsi
         self.deflate = deflate
-        sendBuffer = .allocate(byteCount: 16 * 1024, alignment: 16)
+        output = SendQueue(limit: maxPendingBytes, writeLimit: maxWriteBytes, headroom: shuffleboard_lws_pre())
     }
 
-    deinit { sendBuffer.deallocate() }
+    /// Every byte of output the connection holds: queued frames, and what lws may still hold of
+    /// the last write.
+    var pendingBytes: Int { output.heldBytes }
 
-    /// Queues a frame; returns false when the connection is over its pending-bytes bound.
-    /// A single frame larger than the bound still goes out on an empty queue (a long resume
-    /// welcome, say): the bound is there to catch clients that stop reading, not big messages.
-    func enqueue(_ frame: Frame, limit: Int) -> Bool {
+    /// Queues a frame; returns false (and queues nothing) when it would take the connection over
+    /// its bound. That holds for every frame, on an empty queue too: the legitimate frames (the
+    /// largest welcome the board limits allow) are well under the default bound, and one frame
+    /// as large as the bound is the memory the bound is there to cap.
+    func enqueue(_ frame: Frame) -> Bool {
         guard closeRequest == nil else { return true }
-        if pendingBytes > 0 && pendingBytes + frame.count > limit { return false }
-        queue.append(frame)
-        pendingBytes += frame.count
+        guard output.enqueue(frame) else { return false }
         requestWrite()
         return true
     }
@@ -61,60 +56,38 @@ final class Connection {
     func close(code: UInt16, reason: String, flush: Bool = false) {
         guard closeRequest == nil else { return }
         closeRequest = (code, reason)
-        if !flush {
-            queue.removeAll()
-            pendingBytes = 0
-        }
+        if !flush { output.discardQueued() }
         requestWrite()
     }
 
-    /// The WRITEABLE callback: exactly one `lws_write`, of every pending frame up to `maxFrames`.
-    /// Returns -1 when lws should close the connection.
+    /// The WRITEABLE callback: exactly one `lws_write`, of up to `maxFrames` frames and at most
+    /// `--max-write-bytes`. Returns -1 when lws should close the connection.
     func writeable(maxFrames: Int) -> Int32 {
         writeRequested = false
-        if let request = closeRequest, queue.isEmpty {
+        // lws calls WRITEABLE only once it has sent everything it kept of the last write.
+        output.writeableBegan()
+        if let request = closeRequest, output.isEmpty {
             LWS.setCloseReason(wsi, code: request.code, reason: request.reason)
             return -1
         }
-        guard !queue.isEmpty else { return 0 }
-        let pre = shuffleboard_lws_pre()
         let written: Bool
         if deflate {
-            // lws must frame (and compress) the message itself: one message per write.
-            let frame = queue.popFirst()!
-            let payload = frame.payload
-            reserve(pre + payload.count)
-            copy(payload, to: pre)
-            written = LWS.write(wsi, sendBuffer.baseAddress! + pre, payload.count, LWS_WRITE_TEXT)
-            pendingBytes -= frame.count
+            // lws must frame (and compress) the message itself: one message per write. zlib reads
+            // the buffer until the next WRITEABLE, so ask for one even when nothing else is queued:
+            // that is when the buffer is released.
+            guard let message = output.nextMessage() else { return 0 }
+            written = LWS.write(wsi, message.baseAddress!, message.count, LWS_WRITE_TEXT)
+            requestWrite()
         } else {
-            // Pre-built frames back to back, in one raw write.
-            let batch = queue.prefix(maxFrames)
-            let total = batch.reduce(0) { $0 + $1.count }
-            reserve(pre + total)
-            var offset = pre
-            for frame in batch {
-                copy(frame.bytes[...], to: offset)
-                offset += frame.count
-            }
-            queue.removeFirst(batch.count)
-            pendingBytes -= total
-            written = LWS.write(wsi, sendBuffer.baseAddress! + pre, total, shuffleboard_write_raw())
+            // Pre-built frames back to back (or one fragment of a large one), in one raw write.
+            guard let bytes = output.nextWrite(maxFrames: maxFrames) else { return 0 }
+            written = LWS.write(wsi, bytes.baseAddress!, bytes.count, shuffleboard_write_raw())
+            // lws has sent the bytes or copied them: the buffer can go if nothing else waits, and
+            // when the socket took them all, lws holds none of them either.
+            if lws_partial_buffered(wsi) == 0 { output.lastWriteWentOut() }
+            output.releaseBufferIfDrained()
+            if !output.isEmpty || closeRequest != nil { requestWrite() }
         }
-        if !queue.isEmpty || closeRequest != nil { requestWrite() }
         return written ? 0 : -1
-    }
-
-    private func reserve(_ count: Int) {
-        guard sendBuffer.count < count else { return }
-        let bigger = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, sendBuffer.count * 2), alignment: 16)
-        sendBuffer.deallocate()
-        sendBuffer = bigger
-    }
-
-    private func copy(_ bytes: ArraySlice<UInt8>, to offset: Int) {
-        bytes.withUnsafeBytes { source in
-            UnsafeMutableRawBufferPointer(rebasing: sendBuffer[offset..<offset + source.count]).copyMemory(from: source)
-        }
     }
 }

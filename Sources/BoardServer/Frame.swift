@@ -9,21 +9,19 @@ final class Frame: Sendable {
     let bytes: [UInt8]
     let headerLength: Int
 
+    /// The opcode of a text frame: the first (or only) frame of a message.
+    static let text: UInt8 = 0x1
+    /// The opcode of every later fragment of a message.
+    static let continuation: UInt8 = 0x0
+    /// The longest header a server frame has: two bytes and a 64-bit length.
+    static let maximumHeaderLength = 10
+
     init(payload: [UInt8]) {
-        var header: [UInt8] = [0x81]  // FIN, text
-        let n = payload.count
-        if n < 126 {
-            header.append(UInt8(n))
-        } else if n <= 0xFFFF {
-            header += [126, UInt8(n >> 8), UInt8(n & 0xFF)]
-        } else {
-            header.append(127)
-            for shift in stride(from: 56, through: 0, by: -8) {
-                header.append(UInt8((UInt64(n) >> UInt64(shift)) & 0xFF))
-            }
+        var header = [UInt8](repeating: 0, count: Self.maximumHeaderLength)
+        headerLength = header.withUnsafeMutableBytes {
+            Self.writeHeader(into: $0, opcode: Self.text, final: true, length: payload.count)
         }
-        headerLength = header.count
-        bytes = header + payload
+        bytes = header[..<headerLength] + payload
     }
 
     convenience init(_ message: ServerMessage) {
@@ -32,4 +30,30 @@ final class Frame: Sendable {
 
     var count: Int { bytes.count }
     var payload: ArraySlice<UInt8> { bytes[headerLength...] }
+    var payloadCount: Int { bytes.count - headerLength }
+
+    /// The length of the header of a frame carrying `length` payload bytes.
+    static func headerLength(for length: Int) -> Int {
+        length < 126 ? 2 : length <= 0xFFFF ? 4 : 10
+    }
+
+    /// Writes an unmasked frame header at the start of `buffer` (which has room for
+    /// `headerLength(for: length)` bytes) and returns its length.
+    static func writeHeader(
+        into buffer: UnsafeMutableRawBufferPointer, opcode: UInt8, final: Bool, length: Int
+    ) -> Int {
+        buffer[0] = (final ? 0x80 : 0) | opcode
+        switch headerLength(for: length) {
+        case 2:
+            buffer[1] = UInt8(length)
+        case 4:
+            buffer[1] = 126
+            buffer[2] = UInt8(length >> 8)
+            buffer[3] = UInt8(length & 0xFF)
+        default:
+            buffer[1] = 127
+            for i in 0..<8 { buffer[2 + i] = UInt8((UInt64(length) >> UInt64(56 - 8 * i)) & 0xFF) }
+        }
+        return headerLength(for: length)
+    }
 }

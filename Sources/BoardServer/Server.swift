@@ -132,6 +132,9 @@ private final class ContextSetup {
         protocols[0].callback = serviceCallback
         protocols[0].per_session_data_size = MemoryLayout<SessionData>.size
         protocols[0].rx_buffer_size = 0
+        // One send() per write: lws splits a larger write into sends of this size and keeps the
+        // rest on its heap until they are done. Every write to a WebSocket is at most this.
+        protocols[0].tx_packet_size = config.maxWriteBytes
 
         // "default": clients that offer no subprotocol bind to ours (and so does HTTP).
         pvo = .allocate(capacity: 2)

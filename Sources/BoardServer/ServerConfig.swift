@@ -14,8 +14,12 @@ package struct ServerConfig: Sendable {
     package var holdTimeout: Double = 30
     /// The largest client message, in bytes, across fragments; larger closes with 1009.
     package var maxMessageBytes = 64 * 1024
-    /// The most bytes queued for one connection; past it the connection is closed with 1008.
+    /// The most bytes of output one connection may hold (queued frames and what lws still holds
+    /// of its last write); a frame that would take it past this closes it with 1008.
     package var maxPendingBytes = 4 * 1024 * 1024
+    /// The most bytes in one write to a connection, and so the most lws keeps of it while the
+    /// socket is full; larger messages go out as WebSocket fragments of this size.
+    package var maxWriteBytes = 16 * 1024
     /// The most frames put into one write.
     package var maxFramesPerWrite = 64
     /// Offer permessage-deflate to clients (then those clients get one write per message).

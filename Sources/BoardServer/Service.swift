@@ -88,7 +88,9 @@ final class Service {
     func opened(_ wsi: OpaquePointer) -> UInt64 {
         let id = ConnectionID(makeID())
         let deflate = config.deflate && LWS.header(wsi, WSI_TOKEN_EXTENSIONS)?.contains("permessage-deflate") == true
-        connections[id] = Connection(id: id.rawValue, wsi: wsi, deflate: deflate)
+        connections[id] = Connection(
+            id: id.rawValue, wsi: wsi, deflate: deflate, maxPendingBytes: config.maxPendingBytes,
+            maxWriteBytes: config.maxWriteBytes)
         let peer = LWS.peer(of: wsi)
         if deflate { log.debug("\(id) from \(peer) uses permessage-deflate") }
         handle(.opened(id, peer: peer))
@@ -137,13 +139,14 @@ final class Service {
         }
     }
 
+    /// Queues `frame`; a connection it would take over `--max-pending-bytes` (counting what lws
+    /// still holds of its last write) is closed with 1008 instead, even when its queue is empty.
     private func send(_ frame: Frame, to connection: Connection) {
-        if !connection.enqueue(frame, limit: config.maxPendingBytes) {
-            log.warning(
-                "connection \(connection.id) is over its send limit of \(config.maxPendingBytes) bytes; closing with 1008"
-            )
-            connection.close(code: 1008, reason: "send queue over limit")
-        }
+        guard !connection.enqueue(frame) else { return }
+        log.warning(
+            "connection \(connection.id) would hold \(connection.pendingBytes + frame.count) bytes of output, "
+                + "over its send limit of \(config.maxPendingBytes) bytes; closing with 1008")
+        connection.close(code: 1008, reason: "send queue over limit")
     }
 }
 

@@ -83,7 +83,8 @@ enum CommandLineParser {
           --log-level LEVEL         debug, info, warning or error (default info)
           --hold-timeout SECONDS    a drag hold ends after this long without hover or drop (default 30)
           --max-message-bytes N     largest client message; larger closes with 1009 (default 65536)
-          --max-pending-bytes N     most bytes queued for one client; past it closes with 1008 (default 4194304)
+          --max-pending-bytes N     most bytes of output held for one client; past it closes with 1008 (default 4194304)
+          --max-write-bytes N       most bytes in one socket write; larger messages go in fragments (default 16384)
           --deflate                 offer permessage-deflate (off by default)
           --create-boards BOOL      create unknown boards on hello (default true)
           --default-template NAME   what hello makes unknown boards from: colors, strips, paint, playlist,
@@ -152,6 +153,8 @@ enum CommandLineParser {
                 options.config.maxMessageBytes = try integer(reader.value(for: option), option, 256...(64 << 20))
             case "--max-pending-bytes":
                 options.config.maxPendingBytes = try integer(reader.value(for: option), option, 4096...(1 << 30))
+            case "--max-write-bytes":
+                options.config.maxWriteBytes = try integer(reader.value(for: option), option, 1024...(16 << 20))
             case "--deflate":
                 options.config.deflate = true
             case "--create-boards":

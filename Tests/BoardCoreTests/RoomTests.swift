@@ -156,6 +156,60 @@ import Testing
         }
     }
 
+    /// The bytes of `ops` as a welcome's `ops` array, and of `board` as its snapshot.
+    func encodedSize(_ ops: [CommittedOp]) -> Int {
+        var w = JSONWriter()
+        w.beginArray()
+        for op in ops { op.encode(into: &w) }
+        w.endArray()
+        return w.bytes.count
+    }
+
+    @Test func resumeIsSentOnlyWhileItIsNoLargerThanTheBoard() {
+        var r = room()
+        let boardBytes = r.published.encoded().count
+        // Long op ids make each op about a tenth of the default board: a resume from 0 outgrows
+        // the snapshot after a few ops, and from then on the joiner gets the board instead.
+        var sawOps = false
+        var sawBoard = false
+        for i in 0..<40 {
+            let id = opID(String(repeating: "x", count: 120) + "-\(i)")
+            _ = durable(
+                &r,
+                r.handle(
+                    .op(OpRequest(opID: id, base: i, op: .toggle(item: item("t1"), on: i % 2 == 0))),
+                    from: alice, now: at(0), wall: wall))
+            let joiner = User(id: UserID(number: UInt64(100 + i)), name: "J", color: "#999")
+            guard case .send(_, .welcome(let w))? = r.join(joiner, since: 0).first else {
+                Issue.record("no welcome")
+                return
+            }
+            _ = r.leave(joiner.id)
+            let ops = r.publishedOps(after: 0)!
+            #expect(ops.count == i + 1)
+            let sizes = "\(i + 1) ops: \(encodedSize(ops)) bytes against a board of \(boardBytes)"
+            switch w.state {
+            case .ops(let sent):
+                #expect(encodedSize(ops) <= boardBytes, "a resume larger than the board: \(sizes)")
+                #expect(sent == ops)
+                sawOps = true
+            case .board(let board):
+                #expect(encodedSize(ops) > boardBytes, "the board instead of a smaller resume: \(sizes)")
+                #expect(board == r.published)
+                sawBoard = true
+            }
+            #expect(w.seq == i + 1)
+        }
+        #expect(sawOps && sawBoard)
+        // A short resume is still a resume.
+        let late = User(id: UserID("u9"), name: "Late", color: "#999")
+        guard case .send(_, .welcome(let w))? = r.join(late, since: 38).first, case .ops(let ops) = w.state else {
+            Issue.record("expected ops for a short resume")
+            return
+        }
+        #expect(ops.map(\.seq) == [39, 40])
+    }
+
     @Test func resentOpIsAcknowledgedWithItsOriginalSeq() {
         var r = room()
         let request = OpRequest(opID: opID("same"), base: 0, op: .toggle(item: item("t3"), on: true))

@@ -35,6 +35,7 @@ def test_version_prints_the_version(tmp_path):
         (["serve", "--create-boards", "maybe"], "--create-boards"),
         (["serve", "--snapshot-every", "0"], "--snapshot-every"),
         (["serve", "--hold-timeout", "soon"], "--hold-timeout"),
+        (["serve", "--max-write-bytes", "512"], "--max-write-bytes"),
         (["export"], "export"),
         (["import"], "import"),
     ],
