@@ -2,15 +2,15 @@ internal import BoardCore
 
 /// One server message, encoded once and framed once, shared by every recipient's queue.
 ///
-/// `bytes` is a complete unmasked WebSocket text frame (header and payload), so a batch of frames
-/// can go out in one raw write. Connections that negotiated permessage-deflate send `payload`
+/// `bytes` is a complete unmasked WebSocket frame (header and payload): a text frame, or a binary
+/// one for the echo endpoint, so a batch of frames can go out in one raw write. Connections that negotiated permessage-deflate send `payload`
 /// through lws instead, which compresses and frames it.
 final class Frame: Sendable {
     let bytes: [UInt8]
     let headerLength: Int
 
-    init(payload: [UInt8]) {
-        var header: [UInt8] = [0x81]  // FIN, text
+    init(payload: [UInt8], binary: Bool = false) {
+        var header: [UInt8] = [binary ? 0x82 : 0x81]  // FIN, binary or text
         let n = payload.count
         if n < 126 {
             header.append(UInt8(n))

@@ -32,6 +32,12 @@ package struct ServerConfig: Sendable {
     package var maxBodyBytes = 256 * 1024
     /// Seconds to wait for clients to acknowledge the 1001 close at shutdown.
     package var shutdownGrace: Double = 2
+    /// The path of the echo endpoint (for WebSocket conformance tests), or nil for none. It echoes
+    /// text and binary messages through the same frame handling as `/ws`, and never reaches the
+    /// hub. It cannot be combined with `deflate`: deflate connections send text frames only.
+    package var echoPath: String?
+    /// The largest message the echo endpoint takes, in bytes, across fragments; larger closes with 1009.
+    package var echoMaxMessageBytes = 16 * 1024 * 1024
 
     /// The defaults.
     package init() {}

@@ -84,6 +84,8 @@ enum CommandLineParser {
           --max-message-bytes N     largest client message; larger closes with 1009 (default 65536)
           --max-pending-bytes N     most bytes queued for one client; past it closes with 1008 (default 4194304)
           --deflate                 offer permessage-deflate (off by default)
+          --echo-path PATH          also serve a WebSocket echo endpoint at PATH, for conformance tests (off by default)
+          --echo-max-message-bytes N  largest message the echo endpoint takes; larger closes with 1009 (default 16777216)
           --create-boards BOOL      create unknown boards on hello (default true)
           --history N               committed ops kept in memory per board (default 10000, at least 1000)
           --snapshot-every N        write a board snapshot every N ops (default 100)
@@ -138,6 +140,14 @@ enum CommandLineParser {
                 options.config.maxPendingBytes = try integer(reader.value(for: option), option, 4096...(1 << 30))
             case "--deflate":
                 options.config.deflate = true
+            case "--echo-path":
+                let path = try reader.value(for: option)
+                guard path.hasPrefix("/"), path != "/ws", !path.contains("?"), path.utf8.count <= 256 else {
+                    throw UsageError(message: "--echo-path must be a path such as /echo, other than /ws, not '\(path)'")
+                }
+                options.config.echoPath = path
+            case "--echo-max-message-bytes":
+                options.config.echoMaxMessageBytes = try integer(reader.value(for: option), option, 256...(64 << 20))
             case "--create-boards":
                 options.config.createBoards = try boolean(reader.value(for: option), option)
             case "--history":
@@ -147,6 +157,9 @@ enum CommandLineParser {
             default:
                 throw UsageError(message: "unknown option '\(option)'")
             }
+        }
+        if options.config.echoPath != nil && options.config.deflate {
+            throw UsageError(message: "--echo-path cannot be combined with --deflate")
         }
         return options
     }
