@@ -33,3 +33,28 @@ need_pip() {
 need_build_deps() {
   need_apt pkg-config libwebsockets-dev libsqlite3-dev libssl-dev
 }
+
+# need_py2_venv DIR REQUIREMENTS: a Python 2.7 virtualenv at DIR holding the pinned packages of
+# REQUIREMENTS (Autobahn|Testsuite is Python 2 code). It is made from pyenv's Python 2.7 with
+# virtualenv < 20.22 (the last line that makes 2.7 environments), from PyPI, and made again
+# only when REQUIREMENTS changes. Without a pyenv 2.7 it says so and fails.
+need_py2_venv() {
+  local dir=$1 requirements=$2
+  if [ -x "$dir/bin/python" ] && cmp -s "$requirements" "$dir/requirements.installed"; then return 0; fi
+  local root=${PYENV_ROOT:-$HOME/.pyenv} py2="" candidate
+  for candidate in "$root"/versions/2.7*/bin/python; do
+    [ -x "$candidate" ] && py2=$candidate
+  done
+  if [ -z "$py2" ]; then
+    echo "Autobahn|Testsuite needs Python 2.7, and pyenv has none: nothing matches $root/versions/2.7*/bin/python." >&2
+    echo "Install one with 'pyenv install 2.7.18' (or set PYENV_ROOT), then run this again." >&2
+    return 1
+  fi
+  need_apt gcc  # zope.interface has no 2.7 wheel and builds from source
+  echo "making a Python 2.7 virtualenv for Autobahn|Testsuite in $dir (from $py2)" >&2
+  "$py2" -m virtualenv --version >/dev/null 2>&1 || "$py2" -m pip install --quiet 'virtualenv<20.22' >&2
+  rm -rf "$dir"
+  "$py2" -m virtualenv --quiet "$dir" >&2
+  "$dir/bin/python" -m pip install --quiet --no-warn-script-location -r "$requirements" >&2
+  cp "$requirements" "$dir/requirements.installed"
+}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test: build with zero warnings, Swift unit and integration tests, the web client's
-# unit tests, and the browser tests in headless chromium. Installs what it needs when missing.
+# Runs every test: build with zero warnings, Swift unit and integration tests, process tests,
+# WebSocket conformance (Autobahn|Testsuite), the web client's unit tests, and the browser tests
+# in headless chromium. Installs what it needs when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/deps.sh
@@ -28,6 +29,9 @@ swift test --skip-build >&2
 
 step "process tests: the real binary (crash and restart, CLI, board API, transport)"
 SHUFFLEBOARD_BIN="$(swift build --show-bin-path)/shuffleboard" Tests/process/run.sh >&2
+
+step "WebSocket conformance: Autobahn|Testsuite fuzzingclient against --echo-path (sections 1-7, 10)"
+SHUFFLEBOARD_BIN="$(swift build --show-bin-path)/shuffleboard" Tests/conformance/run.sh >&2
 
 step "web client unit tests (node --test)"
 node --test Tests/web/ >&2

@@ -15,12 +15,13 @@ final class Connection {
     /// Set when the server decided to close; the close happens from the next WRITEABLE.
     private(set) var closeRequest: (code: UInt16, reason: String)?
 
-    /// The message being reassembled from fragments.
+    /// Where the connection was opened: `/ws` or the echo endpoint. Set once, at ESTABLISHED.
+    var endpoint = Endpoint.board
+    /// The message being reassembled from fragments (a message in one frame never lands here).
     var rx: [UInt8] = []
-    /// The message in progress is over the limit and will be dropped.
-    var rxTooLarge = false
-    /// The message in progress arrived in binary frames.
-    var rxBinary = false
+    /// Set once the transport decided to close the connection for what it sent (1002, 1003,
+    /// 1009): lws may still deliver frames that came in the same read, and they are dropped.
+    var rxRefused = false
 
     init(id: UInt64, wsi: OpaquePointer, deflate: Bool, maxPendingBytes: Int, maxWriteBytes: Int) {
         self.id = id

@@ -2,8 +2,8 @@ internal import BoardCore
 
 /// One server message, encoded once and framed once, shared by every recipient's queue.
 ///
-/// `bytes` is a complete unmasked WebSocket text frame (header and payload), so a batch of frames
-/// can go out in one raw write. Connections that negotiated permessage-deflate send `payload`
+/// `bytes` is a complete unmasked WebSocket frame (header and payload): a text frame, or a binary
+/// one for the echo endpoint, so a batch of frames can go out in one raw write. Connections that negotiated permessage-deflate send `payload`
 /// through lws instead, which compresses and frames it.
 final class Frame: Sendable {
     let bytes: [UInt8]
@@ -11,15 +11,21 @@ final class Frame: Sendable {
 
     /// The opcode of a text frame: the first (or only) frame of a message.
     static let text: UInt8 = 0x1
+    /// The opcode of a binary frame (the echo endpoint only).
+    static let binary: UInt8 = 0x2
     /// The opcode of every later fragment of a message.
     static let continuation: UInt8 = 0x0
     /// The longest header a server frame has: two bytes and a 64-bit length.
     static let maximumHeaderLength = 10
 
-    init(payload: [UInt8]) {
+    /// The opcode of the message: `text`, or `binary` on the echo endpoint.
+    let opcode: UInt8
+
+    init(payload: [UInt8], binary: Bool = false) {
+        opcode = binary ? Self.binary : Self.text
         var header = [UInt8](repeating: 0, count: Self.maximumHeaderLength)
-        headerLength = header.withUnsafeMutableBytes {
-            Self.writeHeader(into: $0, opcode: Self.text, final: true, length: payload.count)
+        headerLength = header.withUnsafeMutableBytes { [opcode] in
+            Self.writeHeader(into: $0, opcode: opcode, final: true, length: payload.count)
         }
         bytes = header[..<headerLength] + payload
     }

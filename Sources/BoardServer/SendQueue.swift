@@ -118,7 +118,7 @@ final class SendQueue {
         let bytes = reserve(size)
         var offset = 0
         if let fragment {
-            let opcode = sentOfFirst == 0 ? Frame.text : Frame.continuation
+            let opcode = sentOfFirst == 0 ? first.opcode : Frame.continuation
             offset += Frame.writeHeader(
                 into: UnsafeMutableRawBufferPointer(rebasing: bytes[offset...]), opcode: opcode,
                 final: fragment.final, length: fragment.length)

@@ -39,6 +39,10 @@ package final class Server: Sendable {
     /// Starts listening and returns the port (the chosen one when the config says 0).
     @discardableResult
     package func start() throws(ServerError) -> Int {
+        if config.echoPath != nil && config.deflate {
+            // Deflate connections send text frames only; the echo endpoint must send binary too.
+            throw ServerError(description: "the echo endpoint cannot be combined with permessage-deflate")
+        }
         let thread = Thread { [self] in serviceThread() }
         thread.name = "shuffleboard-service"
         thread.stackSize = 4 << 20

@@ -59,6 +59,12 @@ package struct ServerConfig: Sendable {
     /// Seconds that stopping goes on retrying a store write that keeps failing (locked, disk
     /// full) before it drops the writes that were never acknowledged.
     package var shutdownWriteRetry: Double = 5
+    /// The path of the echo endpoint (for WebSocket conformance tests), or nil for none. It echoes
+    /// text and binary messages through the same frame handling as `/ws`, and never reaches the
+    /// hub. It cannot be combined with `deflate`: deflate connections send text frames only.
+    package var echoPath: String?
+    /// The largest message the echo endpoint takes, in bytes, across fragments; larger closes with 1009.
+    package var echoMaxMessageBytes = 16 * 1024 * 1024
 
     /// The defaults.
     package init() {}

@@ -20,18 +20,26 @@ func serviceCallback(
     let session = user?.assumingMemoryBound(to: SessionData.self)
     switch reason {
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
-        // WebSockets only on /ws.
-        return LWS.header(wsi, WSI_TOKEN_GET_URI) == "/ws" ? 0 : -1
+        // WebSockets only on /ws (and on the echo path when there is one).
+        return service.endpoint(of: wsi) == nil ? -1 : 0
 
     case LWS_CALLBACK_ESTABLISHED:
-        guard let session else { return -1 }
-        session.pointee.id = service.opened(wsi)
+        guard let session, let endpoint = service.endpoint(of: wsi) else { return -1 }
+        session.pointee.id = service.opened(wsi, endpoint: endpoint)
         return 0
 
     case LWS_CALLBACK_RECEIVE:
         guard let session, let connection = service.connections[ConnectionID(session.pointee.id)] else { return 0 }
         service.receive(input, length, wsi: wsi, on: connection)
         return 0
+
+    case LWS_CALLBACK_RECEIVE_PONG:
+        guard let session, let connection = service.connections[ConnectionID(session.pointee.id)] else { return 0 }
+        service.checkMasked(wsi, on: connection)
+        return 0
+
+    case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+        return service.peerClosing(input, length, wsi: wsi, id: session?.pointee.id ?? 0)
 
     case LWS_CALLBACK_SERVER_WRITEABLE:
         guard let session, let connection = service.connections[ConnectionID(session.pointee.id)] else { return 0 }
@@ -74,29 +82,107 @@ func serviceCallback(
 
 extension Service {
 
-    /// A fragment of a message: reassemble, enforce the size bound, and handle complete messages.
+    /// The endpoint a WebSocket upgrade asks for, or nil when its path has none.
+    func endpoint(of wsi: OpaquePointer) -> Endpoint? {
+        let path = LWS.header(wsi, WSI_TOKEN_GET_URI)
+        if path == "/ws" { return .board }
+        if let echo = config.echoPath, path == echo { return .echo }
+        return nil
+    }
+
+    /// A piece of a message (a whole frame, or part of a long one; possibly 0 bytes). Checks the
+    /// frame, counts the message's bytes against its endpoint's limit, and hands complete
+    /// messages on: to the hub from `/ws`, back to the sender from the echo endpoint.
+    ///
+    /// A frame that breaks the rules closes the connection from the next WRITEABLE (returning -1
+    /// here is ignored under permessage-deflate), and everything after it is dropped, even what
+    /// lws already read in the same burst.
     func receive(_ input: UnsafeMutableRawPointer?, _ length: Int, wsi: OpaquePointer, on connection: Connection) {
-        let first = connection.rx.isEmpty && !connection.rxTooLarge
-        if first { connection.rxBinary = lws_frame_is_binary(wsi) != 0 }
-        if !connection.rxTooLarge {
-            if connection.rx.count + length > config.maxMessageBytes {
-                connection.rxTooLarge = true
-                connection.rx = []
-            } else if let input, length > 0 {
-                connection.rx.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
+        guard !connection.rxRefused, checkMasked(wsi, on: connection) else { return }
+        // lws_frame_is_binary is the opcode of the frame that began the message in progress.
+        let binary = lws_frame_is_binary(wsi) != 0
+        let limit: Int
+        switch connection.endpoint {
+        case .board:
+            guard !binary else {
+                return refuse(connection, 1003, "binary frames are not supported", because: "sent a binary frame")
             }
+            limit = config.maxMessageBytes
+        case .echo:
+            limit = config.echoMaxMessageBytes
         }
-        guard lws_is_final_fragment(wsi) != 0 else { return }
-        if connection.rxTooLarge {
-            // Returning -1 here is ignored under permessage-deflate; close from WRITEABLE instead.
-            log.warning(
-                "connection \(connection.id) sent a message over \(config.maxMessageBytes) bytes; closing with 1009")
-            connection.rxTooLarge = false
-            connection.close(code: 1009, reason: "message too large")
+        guard connection.rx.count + length <= limit else {
+            return refuse(connection, 1009, "message too large", because: "sent a message over \(limit) bytes")
+        }
+        let bytes =
+            input.map { UnsafeRawBufferPointer(start: $0, count: length) }
+            ?? UnsafeRawBufferPointer(start: nil, count: 0)
+        guard lws_is_final_fragment(wsi) != 0 else {
+            connection.rx.append(contentsOf: bytes)
             return
         }
-        let message = connection.rx
-        connection.rx.removeAll(keepingCapacity: true)
-        received(message, binary: connection.rxBinary, on: connection)
+        let message: [UInt8]
+        if connection.rx.isEmpty {
+            message = Array(bytes)
+        } else {
+            connection.rx.append(contentsOf: bytes)
+            message = connection.rx
+            // A long message's buffer is not kept for the life of the connection.
+            if connection.rx.capacity > 4096 {
+                connection.rx = []
+            } else {
+                connection.rx.removeAll(keepingCapacity: true)
+            }
+        }
+        switch connection.endpoint {
+        case .board: received(message, on: connection)
+        case .echo: echo(Frame(payload: message, binary: binary), to: connection)
+        }
+    }
+
+    /// Closes with 1002 when the frame being delivered was not masked (RFC 6455 5.1), which lws
+    /// 4.1.6 does not check itself. Returns false when it did.
+    @discardableResult
+    func checkMasked(_ wsi: OpaquePointer, on connection: Connection) -> Bool {
+        switch shuffleboard_frame_is_masked(wsi) {
+        case 0:
+            refuse(connection, 1002, "client frames must be masked", because: "sent an unmasked frame")
+            return false
+        case 1:
+            return true
+        default:
+            warnMaskUnknown()
+            return true
+        }
+    }
+
+    /// The client started the closing handshake. lws echoes its close frame (after replacing
+    /// codes that are not allowed on the wire by 1002) when this returns 0; the cases it lets
+    /// through are answered with 1002 here, and lws closes when this returns -1.
+    func peerClosing(_ input: UnsafeMutableRawPointer?, _ length: Int, wsi: OpaquePointer, id: UInt64) -> Int32 {
+        let problem: String?
+        if shuffleboard_frame_is_masked(wsi) == 0 {
+            problem = "no mask"
+        } else if length == 1 {
+            problem = "a payload of one byte"
+        } else if length >= 2, let input {
+            let bytes = input.assumingMemoryBound(to: UInt8.self)
+            // lws refuses codes below 1000 and the reserved ones below 3000, but not 5000 and up.
+            problem = Int(bytes[0]) << 8 | Int(bytes[1]) >= 5000 ? "a code above 4999" : nil
+        } else {
+            problem = nil
+        }
+        guard let problem else { return 0 }
+        log.warning("connection \(id) sent a close frame with \(problem); closing with 1002")
+        LWS.setCloseReason(wsi, code: 1002, reason: "bad close frame: \(problem)")
+        return -1
+    }
+
+    /// Marks the connection refused (what else it sends is dropped) and closes it with `code`.
+    private func refuse(_ connection: Connection, _ code: UInt16, _ reason: String, because what: String) {
+        connection.rxRefused = true
+        connection.rx = []
+        log.warning("connection \(connection.id) \(what); closing with \(code)")
+        connection.close(code: code, reason: reason)
     }
 }

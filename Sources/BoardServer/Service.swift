@@ -26,6 +26,13 @@ final class Service {
     private var nextID: UInt64 = 0
     /// Set by the hub's `stop`: the service loop ends.
     private(set) var finished = false
+    /// Set once the log has said that this libwebsockets cannot tell masked frames from unmasked.
+    private var maskUnknownWarned = false
+    /// When shutdown began: echo connections (which the hub does not know) get the same grace
+    /// as the hub's sessions to take their 1001 before the loop ends.
+    private var echoCloseDeadline: Instant?
+    /// The hub said stop while echo connections were still closing.
+    private var stopRequested = false
 
     #if DEBUG
         var serviceThread: pthread_t?
@@ -78,37 +85,74 @@ final class Service {
 
     /// Hands one event to the hub with the current time, and carries out its actions.
     func handle(_ event: Hub.Event) {
-        apply(hub.handle(event, now: Clock.now(), wall: Clock.wall()))
+        let now = Clock.now()
+        if case .shutdown = event, echoCloseDeadline == nil {
+            // The hub closes its sessions; echo connections are the transport's own.
+            echoCloseDeadline = now + Int64(config.shutdownGrace * 1000)
+            for connection in connections.values where connection.endpoint == .echo {
+                connection.close(code: 1001, reason: "server shutting down")
+            }
+        }
+        apply(hub.handle(event, now: now, wall: Clock.wall()))
+        finishIfStopped(now: now)
+    }
+
+    /// Ends the loop once the hub has stopped and no echo connection is left (or their grace is over).
+    private func finishIfStopped(now: Instant) {
+        guard stopRequested, !finished else { return }
+        let echoLeft = connections.values.contains { $0.endpoint == .echo }
+        if !echoLeft || now >= echoCloseDeadline ?? now { finished = true }
     }
 
     func drainInbox() {
         for event in inbox.drain() { handle(event) }
     }
 
-    func opened(_ wsi: OpaquePointer) -> UInt64 {
+    func opened(_ wsi: OpaquePointer, endpoint: Endpoint) -> UInt64 {
         let id = ConnectionID(makeID())
         let deflate = config.deflate && LWS.header(wsi, WSI_TOKEN_EXTENSIONS)?.contains("permessage-deflate") == true
-        connections[id] = Connection(
-            id: id.rawValue, wsi: wsi, deflate: deflate, maxPendingBytes: config.maxPendingBytes,
-            maxWriteBytes: config.maxWriteBytes)
+        // An echo connection's bound fits one message as large as the echo endpoint takes.
+        let bound =
+            endpoint == .echo
+            ? max(config.maxPendingBytes, config.echoMaxMessageBytes + Frame.maximumHeaderLength)
+            : config.maxPendingBytes
+        let connection = Connection(
+            id: id.rawValue, wsi: wsi, deflate: deflate, maxPendingBytes: bound, maxWriteBytes: config.maxWriteBytes)
+        connection.endpoint = endpoint
+        connections[id] = connection
         let peer = LWS.peer(of: wsi)
         if deflate { log.debug("\(id) from \(peer) uses permessage-deflate") }
-        handle(.opened(id, peer: peer))
+        switch endpoint {
+        case .board: handle(.opened(id, peer: peer))
+        case .echo: log.debug("\(id) from \(peer) is on the echo endpoint")
+        }
         return id.rawValue
     }
 
     func closed(_ id: UInt64) {
-        guard connections.removeValue(forKey: ConnectionID(id)) != nil else { return }
-        handle(.closed(ConnectionID(id)))
+        guard let connection = connections.removeValue(forKey: ConnectionID(id)) else { return }
+        switch connection.endpoint {
+        case .board: handle(.closed(ConnectionID(id)))
+        case .echo: finishIfStopped(now: Clock.now())
+        }
     }
 
-    /// A complete message from a client.
-    func received(_ bytes: [UInt8], binary: Bool, on connection: Connection) {
-        let parsed: Result<ClientMessage, ProtocolError> =
-            binary
-            ? .failure(ProtocolError(.badMessage, "binary frames are not supported; send JSON text"))
-            : ClientMessage.parse(bytes)
-        handle(.received(ConnectionID(connection.id), parsed))
+    /// A complete text message from a client on `/ws`.
+    func received(_ bytes: [UInt8], on connection: Connection) {
+        handle(.received(ConnectionID(connection.id), ClientMessage.parse(bytes)))
+    }
+
+    /// A complete message on the echo endpoint goes back to its sender, under the same send
+    /// bound as everything else (raised to fit one message as large as the echo endpoint takes).
+    func echo(_ frame: Frame, to connection: Connection) {
+        send(frame, to: connection)
+    }
+
+    /// Says once that frames cannot be checked for a mask (a libwebsockets other than 4.1).
+    func warnMaskUnknown() {
+        guard !maskUnknownWarned else { return }
+        maskUnknownWarned = true
+        log.warning("this libwebsockets does not say whether client frames are masked; unmasked frames are accepted")
     }
 
     // MARK: Actions out
@@ -134,7 +178,7 @@ final class Service {
             case .log(let level, let line):
                 log.log(level, line)
             case .stop:
-                finished = true
+                stopRequested = true
             }
         }
     }

@@ -2,6 +2,7 @@
 #define SHUFFLEBOARD_CLIBWEBSOCKETS_SHIM_H
 
 #include <libwebsockets.h>
+#include <string.h>
 
 /* LWS_PRE is a macro expression (not a literal), so Swift does not import it.
  * Every buffer passed to lws_write needs this much writable headroom. */
@@ -39,6 +40,45 @@ static inline const struct lws_extension *shuffleboard_deflate_extensions(void) 
         { NULL, NULL, NULL }
     };
     return exts;
+}
+
+/* lws 4.1.6 never checks that a client's frames are masked (RFC 6455 5.1 says the server must
+ * close the connection; lws 5 does), and no public call says whether the frame being delivered
+ * was. lws keeps that bit in its private per-connection struct _lws_websocket_related
+ * (lib/roles/ws/private-lib-roles-ws.h at v4.1.6), in the bit-fields that follow the
+ * close/ping payload buffer, whose address lws_get_close_payload() returns:
+ *
+ *     uint8_t ping_payload_buf[128 - 3 + LWS_PRE];
+ *     unsigned int final:1, frame_is_binary:1, all_zero_nonce:1, this_frame_masked:1, ...
+ *
+ * The mirror below lets the compiler lay those bit-fields out as it did for lws (the buffer sits
+ * at a pointer-aligned offset there, as at offset 0 here). The bits are read only when the
+ * headers are 4.1's, and only trusted when they agree with what lws says in public: the
+ * frame_is_binary bit must match lws_frame_is_binary(), and an unmasked frame must also have
+ * all_zero_nonce set (lws sets it for every frame and clears it on a non-zero mask byte).
+ * Returns 1 for a masked frame, 0 for an unmasked one, -1 when the layout cannot be trusted. */
+struct shuffleboard_lws_ws_tail {
+    uint8_t ping_payload_buf[128 - 3 + LWS_PRE];
+    unsigned int final : 1;
+    unsigned int frame_is_binary : 1;
+    unsigned int all_zero_nonce : 1;
+    unsigned int this_frame_masked : 1;
+};
+
+static inline int shuffleboard_frame_is_masked(struct lws *wsi) {
+#if LWS_LIBRARY_VERSION_MAJOR == 4 && LWS_LIBRARY_VERSION_MINOR == 1
+    struct shuffleboard_lws_ws_tail tail;
+    const unsigned char *start = lws_get_close_payload(wsi) - LWS_PRE;
+    memcpy(&tail, start, sizeof tail);
+    if (tail.frame_is_binary != (lws_frame_is_binary(wsi) ? 1u : 0u))
+        return -1;
+    if (tail.this_frame_masked)
+        return 1;
+    return tail.all_zero_nonce ? 0 : -1;
+#else
+    (void)wsi;
+    return -1;
+#endif
 }
 
 #endif

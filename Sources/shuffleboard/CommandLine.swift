@@ -86,6 +86,8 @@ enum CommandLineParser {
           --max-pending-bytes N     most bytes of output held for one client; past it closes with 1008 (default 4194304)
           --max-write-bytes N       most bytes in one socket write; larger messages go in fragments (default 16384)
           --deflate                 offer permessage-deflate (off by default)
+          --echo-path PATH          also serve a WebSocket echo endpoint at PATH, for conformance tests (off by default)
+          --echo-max-message-bytes N  largest message the echo endpoint takes; larger closes with 1009 (default 16777216)
           --create-boards BOOL      create unknown boards on hello (default true)
           --default-template NAME   what hello makes unknown boards from: colors, strips, paint, playlist,
                                     kanban (default colors)
@@ -157,6 +159,14 @@ enum CommandLineParser {
                 options.config.maxWriteBytes = try integer(reader.value(for: option), option, 1024...(16 << 20))
             case "--deflate":
                 options.config.deflate = true
+            case "--echo-path":
+                let path = try reader.value(for: option)
+                guard path.hasPrefix("/"), path != "/ws", !path.contains("?"), path.utf8.count <= 256 else {
+                    throw UsageError(message: "--echo-path must be a path such as /echo, other than /ws, not '\(path)'")
+                }
+                options.config.echoPath = path
+            case "--echo-max-message-bytes":
+                options.config.echoMaxMessageBytes = try integer(reader.value(for: option), option, 256...(64 << 20))
             case "--create-boards":
                 options.config.createBoards = try boolean(reader.value(for: option), option)
             case "--default-template":
@@ -199,6 +209,9 @@ enum CommandLineParser {
             default:
                 throw UsageError(message: "unknown option '\(option)'")
             }
+        }
+        if options.config.echoPath != nil && options.config.deflate {
+            throw UsageError(message: "--echo-path cannot be combined with --deflate")
         }
         return options
     }

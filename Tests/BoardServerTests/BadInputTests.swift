@@ -21,8 +21,6 @@ import Testing
             #expect(try await c.expect("error")["code"]?.stringValue == "bad_message")
             c.send(#"{"type":"hello","board":"demo","name":"Ada"}"#)
             #expect(try await c.expect("error")["code"]?.stringValue == "already_joined")
-            c.connection.sendBinary([1, 2, 3])
-            #expect(try await c.expect("error")["code"]?.stringValue == "bad_message")
             c.send("[]")
             #expect(try await c.expect("error")["code"]?.stringValue == "bad_message")
             // Still usable.

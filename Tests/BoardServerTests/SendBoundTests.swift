@@ -80,7 +80,7 @@ import Testing
         let users = (0..<1000).map {
             User(
                 id: UserID(number: UInt64(1_000_000 + $0)),
-                name: String(repeating: "<", count: ClientMessage.maximumNameLength), color: "#1976d2")
+                name: String(repeating: "<", count: Text.maximumNameScalars), color: "#1976d2")
         }
         let welcome = ServerMessage.Welcome(
             you: users[0].id, seq: 1_000_000_000, drags: zip(items, users).map { ($0.id, $1.id) }, users: users,

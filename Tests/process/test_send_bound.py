@@ -33,7 +33,8 @@ def test_clients_that_never_read_cannot_grow_the_server(servers, tmp_path):
     (tmp_path / "hist.json").write_text(json.dumps(long_history_archive("hist", HISTORY)))
     imported = run_cli(["import", "hist.json", "--data", data], str(tmp_path))
     assert imported.returncode == 0, imported.stderr
-    server = servers("--port", "0", "--data", data, "--max-pending-bytes", str(BOUND))
+    server = servers("--port", "0", "--data", data, "--max-pending-bytes", str(BOUND), "--op-rate", "0",
+                     "--message-rate", "0")
 
     # The baseline: the board loaded with its history, one well-behaved client on it.
     fast = Client(server, "hist", name="Fast")

@@ -1,0 +1,7 @@
+/// The WebSocket endpoints.
+enum Endpoint {
+    /// `/ws`: the board protocol, through the hub.
+    case board
+    /// `--echo-path`: every message is sent back as it came; the hub never hears of it.
+    case echo
+}

@@ -1,0 +1,113 @@
+import BoardCore
+import BoardServer
+import TestSupport
+import Testing
+
+/// The echo endpoint (`--echo-path`): every message back as it came, through the same frame
+/// handling as `/ws`, never reaching the hub.
+@Suite struct EchoTests {
+    static func withEchoServer(
+        _ configure: @escaping (inout ServerConfig) -> Void = { _ in }, _ body: (TestServer) async throws -> Void
+    ) async throws {
+        try await withTestServer({
+            $0.echoPath = "/echo"
+            configure(&$0)
+        }) { server in try await body(server) }
+    }
+
+    @Test func thereIsNoEchoEndpointWithoutEchoPath() async throws {
+        try await withTestServer { server in
+            // lws drops the connection without a 101 (or answers with an error status).
+            _ = #expect(throws: RawWebSocket.Failure.self) { try RawWebSocket(port: server.port, path: "/echo") }
+        }
+    }
+
+    @Test func textAndBinaryMessagesComeBackAsTheyWere() async throws {
+        try await Self.withEchoServer { server in
+            let raw = try RawWebSocket(port: server.port, path: "/echo")
+            raw.send("héllo")
+            let text = try #require(try raw.next())
+            #expect(text.opcode == 1 && text.fin && text.text == "héllo")
+            let bytes: [UInt8] = [0, 1, 0xFF, 0xC0, 0x80]  // not UTF-8: binary is not checked
+            raw.send(opcode: 2, bytes)
+            let binary = try #require(try raw.next())
+            #expect(binary.opcode == 2 && binary.payload == bytes)
+            raw.send(opcode: 1, [])
+            let empty = try #require(try raw.next())
+            #expect(empty.opcode == 1 && empty.payload.isEmpty)
+        }
+    }
+
+    @Test func fragmentsAreReassembledAndPingsBetweenThemAnswered() async throws {
+        try await Self.withEchoServer { server in
+            let raw = try RawWebSocket(port: server.port, path: "/echo")
+            raw.sendRaw(
+                raw.frame(opcode: 2, [1, 2], fin: false) + raw.frame(opcode: 9, Array("p".utf8))
+                    + raw.frame(opcode: 0, [3], fin: false) + raw.frame(opcode: 0, [4, 5]))
+            let pong = try #require(try raw.next())
+            #expect(pong.opcode == 10 && pong.text == "p")
+            let message = try #require(try raw.next())
+            #expect(message.opcode == 2 && message.payload == [1, 2, 3, 4, 5])
+        }
+    }
+
+    @Test func messagesLargerThanTheBoardLimitAreEchoedUpToTheEchoLimit() async throws {
+        try await Self.withEchoServer({ $0.echoMaxMessageBytes = 1 << 20 }) { server in
+            let raw = try RawWebSocket(port: server.port, path: "/echo")
+            var generator = SplitMix64(seed: 8)
+            let big = (0..<(1 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let half = big.count / 2
+            raw.send(opcode: 2, Array(big[..<half]), fin: false)
+            raw.send(opcode: 0, Array(big[half...]))
+            let echoed = try #require(try raw.nextMessage())
+            #expect(echoed.opcode == 2 && echoed.payload == big)
+            raw.send(opcode: 2, big + [0])
+            #expect(try raw.readUntilClose()?.closeCode == 1009)
+        }
+    }
+
+    @Test func invalidUTF8ClosesWith1007() async throws {
+        try await Self.withEchoServer { server in
+            let raw = try RawWebSocket(port: server.port, path: "/echo")
+            raw.send(opcode: 1, [0x61, 0xC0, 0x80])
+            var before: [RawWebSocket.Frame] = []
+            #expect(try raw.readUntilClose(&before)?.closeCode == 1007)
+            #expect(before.isEmpty)
+        }
+    }
+
+    @Test func unmaskedFramesAndBadCloseFramesClose1002() async throws {
+        try await Self.withEchoServer { server in
+            let unmasked = try RawWebSocket(port: server.port, path: "/echo")
+            unmasked.send(opcode: 2, [1], masked: false)
+            #expect(try unmasked.readUntilClose()?.closeCode == 1002)
+            let badClose = try RawWebSocket(port: server.port, path: "/echo")
+            badClose.send(opcode: 8, [0x03])
+            #expect(try badClose.readUntilClose()?.closeCode == 1002)
+            let goodClose = try RawWebSocket(port: server.port, path: "/echo")
+            goodClose.send(opcode: 8, [0x03, 0xE8])
+            #expect(try goodClose.readUntilClose()?.closeCode == 1000)
+        }
+    }
+
+    @Test func echoConnectionsNeverReachTheHub() async throws {
+        try await Self.withEchoServer { server in
+            let raw = try RawWebSocket(port: server.port, path: "/echo")
+            let hello = #"{"type":"hello","board":"demo","name":"Echo"}"#
+            raw.send(hello)
+            #expect(try raw.next()?.text == hello)
+            let health = try server.http("GET", "/healthz")
+            #expect(health.body.contains(#""connections":0"#), "\(health.body)")
+        }
+    }
+
+    @Test func shutdownClosesEchoConnectionsWith1001() async throws {
+        try await Self.withEchoServer { server in
+            let raw = try RawWebSocket(port: server.port, path: "/echo")
+            raw.send("x")
+            #expect(try raw.next()?.text == "x")
+            server.server.stop()
+            #expect(try raw.readUntilClose()?.closeCode == 1001)
+        }
+    }
+}
