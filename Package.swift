@@ -40,7 +40,9 @@ let package = Package(
         // The libwebsockets transport: turns lws callbacks into hub events and hub actions into lws calls.
         .target(
             name: "BoardServer",
-            dependencies: ["Basics", "BoardCore", "BoardStore", "BoardHub", "LWSSupport", "CLibWebSockets"]),
+            dependencies: [
+                "Basics", "BoardCore", "BoardStore", "BoardHub", "BoardAuth", "LWSSupport", "CLibWebSockets",
+            ]),
         // A small client on the libwebsockets client API.
         .target(name: "BoardClient", dependencies: ["Basics", "LWSSupport", "CLibWebSockets"]),
         // The command-line tool.

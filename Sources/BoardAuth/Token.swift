@@ -168,7 +168,8 @@ package struct TokenAuthority: Sendable {
 package struct SecretsProblem: Error, Equatable, Sendable {
     /// What is wrong.
     package var message: String
-    init(_ message: String) { self.message = message }
+    /// A problem.
+    package init(_ message: String) { self.message = message }
 }
 
 /// Base64url without padding (RFC 4648 §5), as tokens use it.

@@ -1,7 +1,7 @@
 /// A message from a client, validated.
 package enum ClientMessage: Equatable, Sendable {
     /// Join a board; must be first.
-    case hello(board: BoardID, name: String, since: Seq?)
+    case hello(board: BoardID, name: String, since: Seq?, token: String?)
     /// A swap, move or toggle.
     case op(OpRequest)
     /// Lift an item.
@@ -36,6 +36,8 @@ package struct ProtocolError: Error, Equatable, Sendable {
         case rateLimited = "rate_limited"
         /// The board has as many users as it may.
         case boardFull = "board_full"
+        /// `hello` without a valid token for the board, when the server requires one.
+        case unauthorized
     }
 
     /// The wire code.
@@ -102,7 +104,13 @@ extension ClientMessage {
                     "\"name\" must be 1–\(Text.maximumNameScalars) characters (at most \(Text.maximumNameBytes) bytes)")
             }
             let since = try json.hasValue("since") ? json.seq("since") : nil
-            return .hello(board: board, name: name, since: since)
+            var token: String?
+            if json.hasValue("token") {
+                token = try json.read("token", named: "\"token\"", mustBe: "a string of at most 2048 bytes") {
+                    $0.stringValue.flatMap { $0.utf8.count <= 2048 ? $0 : nil }
+                }
+            }
+            return .hello(board: board, name: name, since: since, token: token)
         case "swap", "move", "toggle":
             let (opID, base) = try header(json)
             return .op(OpRequest(opID: opID, base: base, op: try Op(type: type, fields: json)))

@@ -16,6 +16,8 @@ package enum RejectReason: String, Equatable, Sendable {
     case invalid
     /// A hover or drop from someone who does not hold the item.
     case notHolding = "not_holding"
+    /// The connection's token allows watching only (`view`).
+    case forbidden
 }
 
 /// A refusal, sent to the requester only.

@@ -83,7 +83,7 @@ package enum Text {
 
 extension String {
     /// The string without leading and trailing white space.
-    func trimmingWhitespace() -> String {
+    package func trimmingWhitespace() -> String {
         var s = Substring(self)
         while let f = s.first, f.isWhitespace { s.removeFirst() }
         while let l = s.last, l.isWhitespace { s.removeLast() }

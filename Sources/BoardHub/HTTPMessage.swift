@@ -15,13 +15,18 @@ package struct HTTPRequest: Equatable, Sendable {
     package var query: [String: String]
     /// The body.
     package var body: [UInt8]
+    /// The `Authorization` header, if any.
+    package var authorization: String?
 
     /// A request.
-    package init(method: Method, path: String, query: [String: String] = [:], body: [UInt8] = []) {
+    package init(
+        method: Method, path: String, query: [String: String] = [:], body: [UInt8] = [], authorization: String? = nil
+    ) {
         self.method = method
         self.path = path
         self.query = query
         self.body = body
+        self.authorization = authorization
     }
 }
 

@@ -1,3 +1,4 @@
+internal import BoardAuth
 internal import BoardCore
 internal import BoardStore
 
@@ -37,15 +38,22 @@ extension Hub {
             return emit(.respond(exchange, .error(404, "not_found", "no such API route")))
         }
         let rest = Array(segments.dropFirst())
+        guard let claims = authorize(request, exchange: exchange) else { return }
         if rest.isEmpty {
             switch request.method {
-            case .get: return listRequest(request.query, exchange: exchange)
-            case .post: return createRequest(request.body, exchange: exchange)
+            case .get:
+                if let only = claims.board { return read(.snapshot(only), then: .http(exchange, .listOne(only))) }
+                return listRequest(request.query, exchange: exchange)
+            case .post: return createRequest(request.body, claims: claims, exchange: exchange)
             default: return emit(.respond(exchange, .methodNotAllowed("GET, POST")))
             }
         }
         guard let id = BoardID(rest[0]) else {
             return emit(.respond(exchange, .error(404, "not_found", "not a board id")))
+        }
+        let needed: Role = request.method == .delete ? .admin : .view
+        guard claims.allow(needed, on: id) else {
+            return emit(.respond(exchange, Self.forbidden("\(needed.rawValue) access to board \(id)")))
         }
         switch (request.method, rest.count > 1 ? rest[1] : nil, rest.count) {
         case (.get, nil, 1), (.head, nil, 1):
@@ -89,11 +97,17 @@ extension Hub {
         read(.list(after: after, limit: limit + 1), then: .http(exchange, .list(after: after, limit: limit)))
     }
 
-    private func createRequest(_ body: [UInt8], exchange: ExchangeID) {
+    private func createRequest(_ body: [UInt8], claims: Claims, exchange: ExchangeID) {
         switch BoardDefinition.parse(body) {
         case .failure(let problem):
             emit(.respond(exchange, .error(400, "bad_request", problem.message)))
         case .success(let definition):
+            // Without an id the server makes one up: only an admin of every board may ask for that.
+            guard definition.id.map({ claims.allow(.admin, on: $0) }) ?? (claims.board == nil && claims.role == .admin)
+            else {
+                return emit(
+                    .respond(exchange, Self.forbidden("creating board \(definition.id?.rawValue ?? "with a new id")")))
+            }
             let id = definition.id ?? BoardDefinition.randomID()
             let board = definition.board(id: id)
             if boards[id] != nil || isDeleting(id) {
@@ -147,6 +161,14 @@ extension Hub {
             } else {
                 emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(id)")))
             }
+        case (.listOne(let id), .board(let stored)):
+            var summaries: [BoardSummary] = []
+            if let host = boards[id] {
+                summaries = [BoardSummary(id: id, title: host.room.published.title, seq: host.room.visibleSeq)]
+            } else if let stored, !isDeleting(id) {
+                summaries = [BoardSummary(id: id, title: stored.board.title, seq: stored.seq)]
+            }
+            emit(.respond(exchange, boardList(summaries, after: nil, limit: 1, only: id)))
         case (.ops(let id, let since), .ops(let page)):
             emit(.respond(exchange, opsPage(id, since: since, page)))
         default:
@@ -157,11 +179,13 @@ extension Hub {
     /// The page: the store's boards after `after` merged with those in memory (newer, and maybe
     /// not stored yet), without those being deleted, cut at `limit`. The store was asked for one
     /// more than `limit`, so its first `limit + 1` after `after` are all that can be on the page.
-    private func boardList(_ stored: [BoardSummary], after: BoardID?, limit: Int) -> HTTPResponse {
+    private func boardList(_ stored: [BoardSummary], after: BoardID?, limit: Int, only: BoardID? = nil)
+        -> HTTPResponse
+    {
         var summaries: [BoardID: (title: String, seq: Seq, users: Int)] = [:]
         for summary in stored { summaries[summary.id] = (summary.title, summary.seq, 0) }
         let storeEnd = stored.count > limit ? stored.last?.id : nil
-        for (id, host) in boards where after.map({ $0 < id }) ?? true {
+        for (id, host) in boards where after.map({ $0 < id }) ?? true && only.map({ $0 == id }) ?? true {
             if let storeEnd, storeEnd < id { continue }
             summaries[id] = (host.room.published.title, host.room.visibleSeq, host.members.count)
         }

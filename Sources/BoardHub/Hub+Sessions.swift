@@ -1,3 +1,4 @@
+internal import BoardAuth
 internal import BoardCore
 
 /// One WebSocket connection as the hub sees it.
@@ -18,6 +19,8 @@ final class Session {
     var phase: Phase = .awaitingHello
     /// Whether this connection counts against its address's connections.
     var counted = false
+    /// What its token allows (everything without access control).
+    var role = Role.admin
     /// Rate limits (nil: none).
     var ops: TokenBucket?
     var messages: TokenBucket?
@@ -98,11 +101,13 @@ extension Hub {
         case .closing:
             return
         case .awaitingHello:
-            guard case .hello(let board, let name, let since) = message else {
+            guard case .hello(let board, let name, let since, let token) = message else {
                 send(.error(ProtocolError(.notJoined, "send hello first")), to: id)
                 return
             }
-            hello(session, board: board, name: name, since: since)
+            guard let claims = authorize(session, token: token, board: board) else { return }
+            session.role = claims.role
+            hello(session, board: board, name: claims.name ?? name, since: since)
         case .joining(let board, let name, let since, var queued):
             if case .hello = message {
                 send(.error(ProtocolError(.alreadyJoined, "this connection already joined board \(board)")), to: id)
@@ -123,6 +128,7 @@ extension Hub {
             }
             // The board may have been deleted (and even recreated) while this connection closes.
             guard let host = boards[boardID], host.connection(of: user.id) == id else { return }
+            guard permits(session, message, on: host) else { return }
             perform(host.room.handle(message, from: user.id, now: now, wall: wall), on: host)
         }
     }

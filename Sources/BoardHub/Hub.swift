@@ -1,4 +1,5 @@
 internal import Basics
+package import BoardAuth
 package import BoardCore
 package import BoardStore
 
@@ -16,6 +17,8 @@ package final class Hub {
         package var createBoards = true
         /// The template `hello` makes unknown boards from.
         package var defaultTemplate = Template.colors
+        /// Verifies access tokens; nil: no access control (everyone may do everything).
+        package var auth: TokenAuthority?
         /// Committed ops kept in memory per board, for conflicts, dedup and `since` resumes.
         package var historyLimit = 10_000
         /// How long a drag hold lives without hover or drop, in milliseconds.
@@ -337,6 +340,8 @@ enum Continuation {
 /// An HTTP request waiting for a read.
 enum HTTPRead {
     case list(after: BoardID?, limit: Int)
+    /// The list for a token of one board: that board, if it exists.
+    case listOne(BoardID)
     case snapshot(BoardID)
     case ops(BoardID, since: Seq)
 }

@@ -66,6 +66,9 @@ package struct ServerConfig: Sendable {
     /// The largest message the echo endpoint takes, in bytes, across fragments; larger closes with 1009.
     package var echoMaxMessageBytes = 16 * 1024 * 1024
 
+    /// The secrets access tokens are signed with (the first signs, all verify); nil: no access control.
+    package var authSecrets: [[UInt8]]?
+
     /// The defaults.
     package init() {}
 }

@@ -50,7 +50,9 @@ extension Service {
             case Int(LWSHUMETH_HEAD): .head
             default: .other
             }
-        let request = HTTPRequest(method: method, path: path, query: LWS.query(wsi))
+        let request = HTTPRequest(
+            method: method, path: path, query: LWS.query(wsi),
+            authorization: LWS.header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION))
         exchanges[id] = HTTPExchange(wsi: wsi, request: request)
         let contentLength = LWS.header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH).flatMap { Int($0) } ?? 0
         if (method == .post || method == .put || method == .patch) && contentLength > 0 {

@@ -1,3 +1,4 @@
+internal import BoardAuth
 internal import BoardCore
 internal import BoardHub
 internal import BoardStore
@@ -65,6 +66,7 @@ final class Service {
         hubConfig.maxUsersPerBoard = config.maxUsersPerBoard
         hubConfig.maxBoardsInMemory = config.maxBoards
         hubConfig.logLevel = config.logLevel
+        hubConfig.auth = config.authSecrets.map { TokenAuthority(secrets: $0) }
         hub = Hub(config: hubConfig)
     }
 

@@ -1,3 +1,4 @@
+import BoardAuth
 import BoardCore
 import BoardHub
 import BoardServer
@@ -12,6 +13,7 @@ enum Command {
     case serve(ServeOptions)
     case export(board: String, data: String)
     case importBoard(file: String, data: String, replace: Bool)
+    case token(TokenOptions)
     case help(String)
     case version
 }
@@ -23,6 +25,17 @@ struct ServeOptions {
     var memory = false
     var webExplicit = false
     var snapshotEvery = 100
+    /// `--auth-secret FILE`: turns access control on.
+    var authSecretFile: String?
+}
+
+/// Options of `shuffleboard token`.
+struct TokenOptions {
+    var board: String
+    var role = "edit"
+    var ttl: Int64 = 86_400
+    var secretFile: String?
+    var name: String?
 }
 
 /// Reads `--name value` and `--name=value` options one at a time.
@@ -72,6 +85,8 @@ enum CommandLineParser {
           shuffleboard serve [options]         run the server
           shuffleboard export BOARD [--data DIR]   print a board (snapshot and op log) as JSON
           shuffleboard import FILE [--data DIR] [--replace]   load a board exported before
+          shuffleboard token BOARD --auth-secret FILE [--role view|edit|admin] [--ttl 24h] [--name NAME]
+                                               print an access token for BOARD (* for every board)
           shuffleboard --help | --version
 
         SERVE OPTIONS:
@@ -93,6 +108,7 @@ enum CommandLineParser {
                                     kanban (default colors)
           --history N               committed ops kept in memory per board (default 10000, at least 1000)
           --snapshot-every N        write a board snapshot every N ops (default 100)
+          --auth-secret FILE        require access tokens (one secret per line; the first signs, all verify)
 
         LIMITS (0 turns a limit off):
           --hello-timeout SECONDS   close a connection that sends no hello in time with 4408 (default 10)
@@ -115,6 +131,7 @@ enum CommandLineParser {
         case "--version": return .version
         case "serve": return .serve(try parseServe(Array(arguments.dropFirst())))
         case "export", "import": return try parseBoardCommand(first, Array(arguments.dropFirst()))
+        case "token": return .token(try parseToken(Array(arguments.dropFirst())))
         default: throw UsageError(message: "unknown command '\(first)'")
         }
     }
@@ -180,6 +197,8 @@ enum CommandLineParser {
                 options.config.historyLimit = try integer(reader.value(for: option), option, 1000...1_000_000)
             case "--snapshot-every":
                 options.snapshotEvery = try integer(reader.value(for: option), option, 1...1_000_000)
+            case "--auth-secret":
+                options.authSecretFile = try reader.value(for: option)
             case "--hello-timeout":
                 options.config.helloTimeout = try seconds(reader.value(for: option), option, 1...3600)
             case "--hold-lifetime":
@@ -213,6 +232,41 @@ enum CommandLineParser {
         if options.config.echoPath != nil && options.config.deflate {
             throw UsageError(message: "--echo-path cannot be combined with --deflate")
         }
+        return options
+    }
+
+    private static func parseToken(_ arguments: [String]) throws(UsageError) -> TokenOptions {
+        var reader = ArgumentReader(arguments)
+        guard let board = reader.positional() else { throw UsageError(message: "token needs a board id (or *)") }
+        guard board == "*" || BoardID(board) != nil else {
+            throw UsageError(message: "'\(board)' is not a board id (1–64 characters of A-Z a-z 0-9 _ -) or *")
+        }
+        var options = TokenOptions(board: board)
+        while let option = try reader.nextOption() {
+            switch option {
+            case "--role":
+                let value = try reader.value(for: option)
+                guard Role(rawValue: value) != nil else {
+                    throw UsageError(message: "--role must be view, edit or admin, not '\(value)'")
+                }
+                options.role = value
+            case "--ttl":
+                let value = try reader.value(for: option)
+                guard let seconds = TTL.seconds(value) else {
+                    throw UsageError(message: "--ttl must be a number and a unit (30s, 15m, 24h, 7d), not '\(value)'")
+                }
+                options.ttl = seconds
+            case "--auth-secret": options.secretFile = try reader.value(for: option)
+            case "--name":
+                let value = try reader.value(for: option)
+                guard case .success(let name) = Text.displayName(value) else {
+                    throw UsageError(message: "--name must be 1–64 characters without control characters")
+                }
+                options.name = name
+            default: throw UsageError(message: "unknown option '\(option)' for token")
+            }
+        }
+        guard options.secretFile != nil else { throw UsageError(message: "token needs --auth-secret FILE") }
         return options
     }
 

@@ -1,3 +1,5 @@
+import BoardAuth
+import BoardCore
 import BoardServer
 import BoardStore
 import Dispatch
@@ -31,6 +33,8 @@ case .export(let board, let data):
     exit(exportBoard(board, data: data))
 case .importBoard(let file, let data, let replace):
     exit(importBoard(file, data: data, replace: replace))
+case .token(let options):
+    exit(mintToken(options))
 }
 
 func serve(_ options: ServeOptions) -> Int32 {
@@ -44,6 +48,18 @@ func serve(_ options: ServeOptions) -> Int32 {
         return 1
     }
     let log = Logger(level: config.logLevel)
+    if let file = options.authSecretFile {
+        do {
+            config.authSecrets = try readSecrets(file)
+        } catch {
+            printError("shuffleboard: --auth-secret \(file): \(error.message)")
+            return 1
+        }
+    } else if !["127.0.0.1", "localhost", "::1"].contains(config.host) {
+        log.warning(
+            "listening on \(config.host) without --auth-secret: anyone who can reach it can join, change and delete every board"
+        )
+    }
     let store: any BoardStore
     do {
         store = try openStore(options)
@@ -73,5 +89,29 @@ func serve(_ options: ServeOptions) -> Int32 {
     server.waitUntilStopped()
     store.close()
     withExtendedLifetime(sources) {}
+    return 0
+}
+
+/// The secrets in an `--auth-secret` file.
+func readSecrets(_ file: String) throws(SecretsProblem) -> [[UInt8]] {
+    guard let contents = FileManager.default.contents(atPath: file) else {
+        throw SecretsProblem("cannot read the file")
+    }
+    return try TokenAuthority.secrets(fromFile: [UInt8](contents))
+}
+
+/// `shuffleboard token`: one token on stdout.
+func mintToken(_ options: TokenOptions) -> Int32 {
+    let secrets: [[UInt8]]
+    do {
+        secrets = try readSecrets(options.secretFile ?? "")
+    } catch {
+        printError("shuffleboard: --auth-secret \(options.secretFile ?? ""): \(error.message)")
+        return 1
+    }
+    let claims = Claims(
+        board: options.board == "*" ? nil : BoardID(options.board), role: Role(rawValue: options.role) ?? .edit,
+        expires: Int64(Date().timeIntervalSince1970) + options.ttl, name: options.name)
+    print(TokenAuthority(secrets: secrets).mint(claims))
     return 0
 }

@@ -7,7 +7,7 @@ import Testing
     @Test func parsesEveryMessageType() {
         #expect(
             parse(#"{"type":"hello","board":"demo","name":" Ada ","since":3}"#)
-                == .success(.hello(board: demo, name: "Ada", since: 3)))
+                == .success(.hello(board: demo, name: "Ada", since: 3, token: nil)))
         #expect(
             parse(#"{"type":"swap","op":"o1","base":0,"a":"t1","b":"t2"}"#)
                 == .success(.op(OpRequest(opID: opID("o1"), base: 0, op: .swap(a: item("t1"), b: item("t2"))))))
@@ -186,7 +186,7 @@ import Testing
 
     @Test func bidiOverridesAndInvisibleCharactersAreStrippedFromNames() {
         let raw = #"{"type":"hello","board":"demo","name":" \u202eAda\u200b\u2066 \ufeff"}"#
-        guard case .success(.hello(_, let name, _)) = parse(raw) else {
+        guard case .success(.hello(_, let name, _, _)) = parse(raw) else {
             Issue.record("not parsed")
             return
         }
@@ -194,7 +194,7 @@ import Testing
         let onlyInvisible = #"{"type":"hello","board":"demo","name":"\u202e\u200b"}"#
         #expect((try? parse(onlyInvisible).get()) == nil, "nothing left is no name")
         let family = #"{"type":"hello","board":"demo","name":"👩\u200d👧 Bo"}"#
-        guard case .success(.hello(_, let kept, _)) = parse(family) else { return }
+        guard case .success(.hello(_, let kept, _, _)) = parse(family) else { return }
         #expect(kept == "👩\u{200D}👧 Bo", "the zero-width joiner of an emoji stays")
     }
 }
