@@ -139,5 +139,6 @@ def test_token_command_and_bad_secret_files(tmp_path):
 
 
 def test_listening_beyond_loopback_without_auth_warns(servers):
-    server = servers("--host", "0.0.0.0", "--port", "0", "--memory")
-    assert "without --auth-secret" in server.log()
+    server = servers("--host", "0.0.0.0", "--port", "0", "--memory", wait=False)
+    server.wait_for_log(r"listening on http://0\.0\.0\.0:\d+/")
+    assert "warning listening on 0.0.0.0 without --auth-secret" in server.log()
