@@ -79,7 +79,11 @@ package final class Server: Sendable {
         let setup = ContextSetup(config: config, service: service)
         guard let context = lws_create_context(&setup.info) else {
             state.withLock {
-                $0.error = "cannot listen on \(config.host):\(config.port) (address in use or not available?)"
+                $0.error =
+                    config.tlsCertificate == nil
+                    ? "cannot listen on \(config.host):\(config.port) (address in use or not available?)"
+                    : "cannot listen on \(config.host):\(config.port) (address in use, or the TLS certificate "
+                        + "\(config.tlsCertificate ?? "") and key \(config.tlsKey ?? "") are not a valid pair)"
             }
             started.signal()
             stopped.signal()
@@ -94,7 +98,8 @@ package final class Server: Sendable {
             $0.port = port
             $0.running = true
         }
-        log.info("listening on http://\(config.host):\(port)/ (WebSocket ws://\(config.host):\(port)/ws)")
+        let (http, ws) = config.tlsCertificate == nil ? ("http", "ws") : ("https", "wss")
+        log.info("listening on \(http)://\(config.host):\(port)/ (WebSocket \(ws)://\(config.host):\(port)/ws)")
         started.signal()
 
         while !service.finished {
@@ -118,7 +123,7 @@ package final class Server: Sendable {
 private final class ContextSetup {
     var info = lws_context_creation_info()
     private let protocols: UnsafeMutablePointer<lws_protocols>
-    private let strings: [UnsafeMutablePointer<CChar>]
+    private var strings: [UnsafeMutablePointer<CChar>]
     private let pvo: UnsafeMutablePointer<lws_protocol_vhost_options>
     private let retry: UnsafeMutablePointer<lws_retry_bo_t>
 
@@ -166,6 +171,14 @@ private final class ContextSetup {
         info.retry_and_idle_policy = UnsafePointer(retry)
         info.fd_limit_per_thread = UInt32(Self.raiseFileLimit() - 64)
         if config.deflate { info.extensions = shuffleboard_deflate_extensions() }
+        if let certificate = config.tlsCertificate, let key = config.tlsKey {
+            let cert = strdup(certificate)!
+            let privateKey = strdup(key)!
+            strings += [cert, privateKey]
+            info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
+            info.ssl_cert_filepath = UnsafePointer(cert)
+            info.ssl_private_key_filepath = UnsafePointer(privateKey)
+        }
     }
 
     /// Raises the soft open-file limit to the hard one and returns it: lws must be told a

@@ -69,6 +69,13 @@ package struct ServerConfig: Sendable {
     /// The secrets access tokens are signed with (the first signs, all verify); nil: no access control.
     package var authSecrets: [[UInt8]]?
 
+    /// Origins a WebSocket upgrade may come from (`https://board.example`); empty: any.
+    package var allowedOrigins: [String] = []
+    /// A PEM certificate (chain) and its key: serve `https://` and `wss://` on the same port.
+    package var tlsCertificate: String?
+    /// See `tlsCertificate`.
+    package var tlsKey: String?
+
     /// The defaults.
     package init() {}
 }

@@ -20,8 +20,9 @@ func serviceCallback(
     let session = user?.assumingMemoryBound(to: SessionData.self)
     switch reason {
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
-        // WebSockets only on /ws (and on the echo path when there is one).
-        return service.endpoint(of: wsi) == nil ? -1 : 0
+        // WebSockets only on /ws (and on the echo path when there is one), from allowed origins.
+        guard service.endpoint(of: wsi) != nil else { return -1 }
+        return service.originAllowed(wsi) ? 0 : -1
 
     case LWS_CALLBACK_ESTABLISHED:
         guard let session, let endpoint = service.endpoint(of: wsi) else { return -1 }
@@ -83,6 +84,16 @@ func serviceCallback(
 extension Service {
 
     /// The endpoint a WebSocket upgrade asks for, or nil when its path has none.
+    /// With `--allow-origin`, an upgrade whose `Origin` is not on the list gets 403 and is closed.
+    func originAllowed(_ wsi: OpaquePointer) -> Bool {
+        guard !config.allowedOrigins.isEmpty else { return true }
+        let origin = LWS.header(wsi, WSI_TOKEN_ORIGIN)
+        if let origin, config.allowedOrigins.contains(origin) { return true }
+        clientLog("WebSocket upgrade from \(LWS.peer(of: wsi)) refused: origin \(origin ?? "(none)") is not allowed")
+        _ = lws_return_http_status(wsi, UInt32(HTTP_STATUS_FORBIDDEN.rawValue), "origin not allowed")
+        return false
+    }
+
     func endpoint(of wsi: OpaquePointer) -> Endpoint? {
         let path = LWS.header(wsi, WSI_TOKEN_GET_URI)
         if path == "/ws" { return .board }
@@ -173,7 +184,7 @@ extension Service {
             problem = nil
         }
         guard let problem else { return 0 }
-        log.warning("connection \(id) sent a close frame with \(problem); closing with 1002")
+        clientLog("connection \(id) sent a close frame with \(problem); closing with 1002")
         LWS.setCloseReason(wsi, code: 1002, reason: "bad close frame: \(problem)")
         return -1
     }
@@ -182,7 +193,7 @@ extension Service {
     private func refuse(_ connection: Connection, _ code: UInt16, _ reason: String, because what: String) {
         connection.rxRefused = true
         connection.rx = []
-        log.warning("connection \(connection.id) \(what); closing with \(code)")
+        clientLog("connection \(connection.id) \(what); closing with \(code)")
         connection.close(code: code, reason: reason)
     }
 }

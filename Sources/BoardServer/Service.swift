@@ -25,6 +25,8 @@ final class Service {
     var connections: [ConnectionID: Connection] = [:]
     var exchanges: [ExchangeID: HTTPExchange] = [:]
     private var nextID: UInt64 = 0
+    /// Bounds the log lines clients cause on the transport side (refused frames, full queues).
+    private var logBudget: LogBudget?
     /// Set by the hub's `stop`: the service loop ends.
     private(set) var finished = false
     /// Set once the log has said that this libwebsockets cannot tell masked frames from unmasked.
@@ -157,6 +159,15 @@ final class Service {
         log.warning("this libwebsockets does not say whether client frames are masked; unmasked frames are accepted")
     }
 
+    /// A warning a client caused, within the budget of such lines (see `LogBudget`).
+    func clientLog(_ line: @autoclosure () -> String) {
+        let now = Clock.now()
+        if logBudget == nil { logBudget = LogBudget(Rate(perSecond: 50, burst: 500), now: now) }
+        if let report = logBudget!.report(now: now) { log.warning(report) }
+        guard logBudget!.allows(now: now) else { return }
+        log.warning(line())
+    }
+
     // MARK: Actions out
 
     private func apply(_ actions: [Hub.Action]) {
@@ -189,7 +200,7 @@ final class Service {
     /// still holds of its last write) is closed with 1008 instead, even when its queue is empty.
     private func send(_ frame: Frame, to connection: Connection) {
         guard !connection.enqueue(frame) else { return }
-        log.warning(
+        clientLog(
             "connection \(connection.id) would hold \(connection.pendingBytes + frame.count) bytes of output, "
                 + "over its send limit of \(config.maxPendingBytes) bytes; closing with 1008")
         connection.close(code: 1008, reason: "send queue over limit")

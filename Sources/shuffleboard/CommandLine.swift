@@ -109,6 +109,8 @@ enum CommandLineParser {
           --history N               committed ops kept in memory per board (default 10000, at least 1000)
           --snapshot-every N        write a board snapshot every N ops (default 100)
           --auth-secret FILE        require access tokens (one secret per line; the first signs, all verify)
+          --allow-origin ORIGIN     accept WebSocket upgrades only from this Origin (repeatable; default any)
+          --tls-cert FILE --tls-key FILE   serve https:// and wss:// with this PEM certificate and key
 
         LIMITS (0 turns a limit off):
           --hello-timeout SECONDS   close a connection that sends no hello in time with 4408 (default 10)
@@ -199,6 +201,18 @@ enum CommandLineParser {
                 options.snapshotEvery = try integer(reader.value(for: option), option, 1...1_000_000)
             case "--auth-secret":
                 options.authSecretFile = try reader.value(for: option)
+            case "--allow-origin":
+                let value = try reader.value(for: option)
+                guard value.hasPrefix("http://") || value.hasPrefix("https://"), !value.dropFirst(8).contains("/")
+                else {
+                    throw UsageError(
+                        message: "--allow-origin takes an origin like https://board.example, not '\(value)'")
+                }
+                options.config.allowedOrigins.append(value)
+            case "--tls-cert":
+                options.config.tlsCertificate = try reader.value(for: option)
+            case "--tls-key":
+                options.config.tlsKey = try reader.value(for: option)
             case "--hello-timeout":
                 options.config.helloTimeout = try seconds(reader.value(for: option), option, 1...3600)
             case "--hold-lifetime":
@@ -231,6 +245,9 @@ enum CommandLineParser {
         }
         if options.config.echoPath != nil && options.config.deflate {
             throw UsageError(message: "--echo-path cannot be combined with --deflate")
+        }
+        if (options.config.tlsCertificate == nil) != (options.config.tlsKey == nil) {
+            throw UsageError(message: "--tls-cert and --tls-key go together")
         }
         return options
     }

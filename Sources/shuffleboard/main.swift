@@ -48,6 +48,13 @@ func serve(_ options: ServeOptions) -> Int32 {
         return 1
     }
     let log = Logger(level: config.logLevel)
+    for (flag, file) in [("--tls-cert", config.tlsCertificate), ("--tls-key", config.tlsKey)] {
+        guard let file else { continue }
+        guard FileManager.default.isReadableFile(atPath: file) else {
+            printError("shuffleboard: \(flag) \(file): cannot read the file")
+            return 1
+        }
+    }
     if let file = options.authSecretFile {
         do {
             config.authSecrets = try readSecrets(file)

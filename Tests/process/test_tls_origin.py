@@ -1,0 +1,82 @@
+"""Origins and TLS (issue 9): upgrades from other origins get 403; with a certificate the same
+port serves https:// and wss:// (a self-signed certificate made here with openssl)."""
+import json
+import socket
+import ssl
+import subprocess
+
+from harness import run_cli
+from websockets.sync.client import connect
+
+
+def upgrade(port: int, origin: str | None) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        head = (f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+                "Sec-WebSocket-Protocol: shuffleboard.v1\r\n")
+        if origin:
+            head += f"Origin: {origin}\r\n"
+        s.sendall((head + "\r\n").encode())
+        return s.recv(4096)
+
+
+def test_upgrades_from_other_origins_are_refused_with_403(servers):
+    server = servers("--port", "0", "--memory", "--allow-origin", "https://board.example",
+                     "--allow-origin", "http://localhost:8080")
+    assert upgrade(server.port, "https://board.example").startswith(b"HTTP/1.1 101")
+    assert upgrade(server.port, "http://localhost:8080").startswith(b"HTTP/1.1 101")
+    for origin in ("https://evil.example", "https://board.example.evil", None):
+        answer = upgrade(server.port, origin)
+        assert answer.split(b"\r\n")[0].endswith(b"403 Forbidden"), (origin, answer[:80])
+    assert "origin https://evil.example is not allowed" in server.log()
+    # Without the flag any origin may connect, as before.
+    open_server = servers("--port", "0", "--memory")
+    assert upgrade(open_server.port, "https://evil.example").startswith(b"HTTP/1.1 101")
+
+
+def self_signed(tmp_path):
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
+                    "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, capture_output=True, timeout=60)
+    return cert, key
+
+
+def test_tls_serves_https_and_wss_on_one_port(servers, tmp_path):
+    cert, key = self_signed(tmp_path)
+    server = servers("--port", "0", "--memory", "--tls-cert", str(cert), "--tls-key", str(key), wait=False)
+    m = server.wait_for_log(r"listening on https://127\.0\.0\.1:(\d+)/ \(WebSocket wss://")
+    port = int(m.group(1))
+    context = ssl.create_default_context(cafile=str(cert))
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+        with context.wrap_socket(raw, server_hostname="127.0.0.1") as s:
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            answer = b""
+            while chunk := s.recv(4096):
+                answer += chunk
+    assert answer.startswith(b"HTTP/1.1 200")
+    assert json.loads(answer.split(b"\r\n\r\n", 1)[1])["status"] == "ok"
+    with connect(f"wss://127.0.0.1:{port}/ws", ssl=context, subprotocols=["shuffleboard.v1"], open_timeout=10) as ws:
+        ws.send(json.dumps({"type": "hello", "board": "secure", "name": "Ada"}))
+        assert json.loads(ws.recv(timeout=10))["type"] == "welcome"
+    # Plain HTTP to the TLS port gets nothing useful.
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        s.settimeout(5)
+        try:
+            assert not s.recv(4096).startswith(b"HTTP/1.1 200")
+        except (ConnectionResetError, socket.timeout):
+            pass
+
+
+def test_bad_certificate_or_key_paths_exit_1_with_a_message(tmp_path):
+    cert, key = self_signed(tmp_path)
+    missing = run_cli(["serve", "--port", "0", "--memory", "--tls-cert", str(tmp_path / "none.pem"), "--tls-key", str(key)],
+                      str(tmp_path))
+    assert missing.returncode == 1 and "--tls-cert" in missing.stderr and "none.pem" in missing.stderr
+    (tmp_path / "junk.pem").write_text("not a key\n")
+    junk = run_cli(["serve", "--port", "0", "--memory", "--tls-cert", str(cert), "--tls-key", str(tmp_path / "junk.pem")],
+                   str(tmp_path), timeout=30)
+    assert junk.returncode == 1 and "TLS certificate" in junk.stderr, junk.stderr
+    alone = run_cli(["serve", "--tls-cert", str(cert)], str(tmp_path))
+    assert alone.returncode == 2 and "--tls-key" in alone.stderr
