@@ -7,7 +7,7 @@ package enum ClientMessage: Equatable, Sendable {
     /// Lift an item.
     case dragStart(item: ItemID)
     /// The held item is over `over` (nil: empty space) in `zone`; `mode` says what a drop there would do.
-    case hover(item: ItemID, over: ItemID?, zone: ZoneID?, mode: DragMode?)
+    case hover(item: ItemID, over: ItemID?, zone: ZoneID?, mode: DragMode?, t: Double? = nil)
     /// Release the held item, committing `action` if given.
     case drop(item: ItemID, action: OpRequest?)
     /// A keep-alive; answered with `pong`.
@@ -121,7 +121,9 @@ extension ClientMessage {
             let over = try json.hasValue("over") ? json.itemID("over") : nil
             let zone = try json.hasValue("zone") ? json.zoneID("zone") : nil
             let mode = try json.hasValue("mode") ? dragMode("mode", in: json) : nil
-            return .hover(item: item, over: over, zone: zone, mode: mode)
+            // The sender's own timestamp, relayed as is (clients and benchmarks time hand to screen).
+            let t = try json.hasValue("t") ? json.read("t", named: "\"t\"", mustBe: "a number") { $0.numberValue } : nil
+            return .hover(item: item, over: over, zone: zone, mode: mode, t: t)
         case "drop":
             let item = try json.itemID("item")
             guard let action = json["action"], !action.isNull else { return .drop(item: item, action: nil) }

@@ -29,6 +29,12 @@ package enum JSON: Equatable, Sendable {
         return Int(d)
     }
 
+    /// The number, if this is a finite number.
+    package var numberValue: Double? {
+        guard case .number(let d) = self, d.isFinite else { return nil }
+        return d
+    }
+
     /// The boolean payload, if this is a boolean.
     package var boolValue: Bool? {
         if case .bool(let b) = self { return b }

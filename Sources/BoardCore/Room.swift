@@ -142,8 +142,8 @@ package struct Room: Sendable {
             return submit(request, from: user, wall: wall)
         case .dragStart(let item):
             return dragStart(item, by: user, now: now)
-        case .hover(let item, let over, let zone, let mode):
-            return hover(item, over: over, zone: zone, mode: mode, by: user, now: now)
+        case .hover(let item, let over, let zone, let mode, let t):
+            return hover(item, over: over, zone: zone, mode: mode, t: t, by: user, now: now)
         case .drop(let item, let action):
             return drop(item, action: action, by: user, wall: wall)
         }
@@ -220,7 +220,7 @@ package struct Room: Sendable {
     }
 
     private mutating func hover(
-        _ item: ItemID, over: ItemID?, zone: ZoneID?, mode: DragMode?, by user: UserID, now: Instant
+        _ item: ItemID, over: ItemID?, zone: ZoneID?, mode: DragMode?, t: Double?, by user: UserID, now: Instant
     ) -> [Effect] {
         let board = sequencer.board
         guard board.item(item) != nil, over.map({ board.item($0) != nil }) ?? true else {
@@ -235,7 +235,8 @@ package struct Room: Sendable {
         holds[item]?.lastActive = now
         let zone = zone ?? over.flatMap { board.location(of: $0) }.map { board.zones[$0.zone].id }
         return [
-            .broadcast(.hover(item: item, over: over, zone: zone, mode: mode, by: user, at: visibleSeq), except: user)
+            .broadcast(
+                .hover(item: item, over: over, zone: zone, mode: mode, by: user, at: visibleSeq, t: t), except: user)
         ]
     }
 

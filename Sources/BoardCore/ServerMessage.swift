@@ -15,7 +15,7 @@ package enum ServerMessage: Equatable, Sendable {
     /// Someone lifted an item.
     case dragStart(item: ItemID, by: UserID, at: Seq)
     /// The held item moved over another item or zone.
-    case hover(item: ItemID, over: ItemID?, zone: ZoneID?, mode: DragMode?, by: UserID, at: Seq)
+    case hover(item: ItemID, over: ItemID?, zone: ZoneID?, mode: DragMode?, by: UserID, at: Seq, t: Double? = nil)
     /// A hold ended: released, dropped, or ended by `reason` (`left`, `expired`).
     case drop(item: ItemID, by: UserID, at: Seq, reason: DropReason?)
     /// A client mistake.
@@ -130,7 +130,7 @@ extension ServerMessage {
             w.write("item", item.rawValue)
             w.write("by", by.rawValue)
             w.write("at", at)
-        case .hover(let item, let over, let zone, let mode, let by, let at):
+        case .hover(let item, let over, let zone, let mode, let by, let at, let t):
             w.write("type", "hover")
             w.write("item", item.rawValue)
             w.write("over", over?.rawValue)
@@ -138,6 +138,7 @@ extension ServerMessage {
             if let mode { w.write("mode", mode.rawValue) }
             w.write("by", by.rawValue)
             w.write("at", at)
+            if let t { w.write("t", json: .number(t)) }
         case .drop(let item, let by, let at, let reason):
             w.write("type", "drop")
             w.write("item", item.rawValue)

@@ -197,4 +197,25 @@ import Testing
         guard case .success(.hello(_, let kept, _, _)) = parse(family) else { return }
         #expect(kept == "👩\u{200D}👧 Bo", "the zero-width joiner of an emoji stays")
     }
+
+    @Test func aHoversTimestampIsRelayedUnchanged() throws {
+        let raw = #"{"type":"hover","item":"t1","over":"t2","t":1764567890123.25}"#
+        guard case .success(.hover(_, _, _, _, let t)) = parse(raw) else {
+            Issue.record("not parsed")
+            return
+        }
+        #expect(t == 1_764_567_890_123.25)
+        let relayed = ServerMessage.hover(
+            item: item("t1"), over: item("t2"), zone: nil, mode: nil, by: UserID("u1"), at: 0, t: t)
+        let text = String(decoding: relayed.encoded(), as: UTF8.self)
+        #expect(text.hasSuffix(#","t":1764567890123.25}"#), "\(text)")
+        let integer = ServerMessage.hover(
+            item: item("t1"), over: nil, zone: nil, mode: nil, by: UserID("u1"), at: 0, t: 42)
+        #expect(String(decoding: integer.encoded(), as: UTF8.self).hasSuffix(#","t":42}"#))
+        guard case .failure(let error) = parse(#"{"type":"hover","item":"t1","t":"soon"}"#) else {
+            Issue.record("a string t was accepted")
+            return
+        }
+        #expect(error.message == #""t" must be a number"#)
+    }
 }
