@@ -54,9 +54,38 @@ package struct Room: Sendable {
     /// hovering connections could hold every tile of a board for ever.
     package var holdLifetime: Int64
 
+    /// A board with more users than this is large: its welcomes list at most this many users
+    /// (holders first) plus `userCount`, and joins and leaves are folded into a `presence`
+    /// count at most once a second, instead of going to everyone (O(N²) for a room filling up).
+    package var presenceLimit = 50
+    private var presenceChanged = false
+    private var lastPresence: Instant?
+
     private var holding: [UserID: ItemID] = [:]
     /// Ops and replies waiting for the disk, in the order they go out.
     private var gated = FIFO<Gated>()
+
+    /// What a room is told at start (the server's flags).
+    package struct Settings: Equatable, Sendable {
+        /// Committed ops kept, for conflicts, dedup and `since` resumes.
+        package var historyLimit = 10_000
+        /// See `Room.holdTimeout`.
+        package var holdTimeout: Int64 = 30_000
+        /// See `Room.holdLifetime`.
+        package var holdLifetime: Int64 = 120_000
+        /// See `Room.presenceLimit`.
+        package var presenceLimit = 50
+        /// The defaults.
+        package init() {}
+    }
+
+    /// A room for `board` at `seq` (both durable) with `settings`, seeded with the most recent ops.
+    package init(board: Board, seq: Seq = 0, recent: [CommittedOp] = [], settings: Settings) {
+        self.init(
+            board: board, seq: seq, recent: recent, historyLimit: settings.historyLimit,
+            holdTimeout: settings.holdTimeout, holdLifetime: settings.holdLifetime)
+        presenceLimit = settings.presenceLimit
+    }
 
     /// A room for `board` at `seq` (both durable), seeded with the most recent committed ops.
     package init(
@@ -92,8 +121,15 @@ package struct Room: Sendable {
             state = .ops(ops)
         }
         let drags = holds.map { (item: $0.key, by: $0.value.by) }.sorted { $0.item.rawValue < $1.item.rawValue }
-        let welcome = ServerMessage.Welcome(you: user.id, seq: visibleSeq, drags: drags, users: users, state: state)
-        return [.send(user.id, .welcome(welcome)), .broadcast(.join(user), except: user.id)]
+        guard isLarge else {
+            let welcome = ServerMessage.Welcome(you: user.id, seq: visibleSeq, drags: drags, users: users, state: state)
+            return [.send(user.id, .welcome(welcome)), .broadcast(.join(user), except: user.id)]
+        }
+        presenceChanged = true
+        let welcome = ServerMessage.Welcome(
+            you: user.id, seq: visibleSeq, drags: drags, users: listedUsers(including: user), state: state,
+            userCount: users.count)
+        return [.send(user.id, .welcome(welcome))]
     }
 
     /// The bytes of `published` as a welcome carries it, measured once per published seq.
@@ -117,16 +153,46 @@ package struct Room: Sendable {
         return total <= limit ? total : nil
     }
 
-    /// `user`'s connection closed: its hold ends with `reason: left`, then everyone hears `leave`.
+    /// `user`'s connection closed: its hold ends with `reason: left`, then everyone hears `leave`
+    /// (on a large board, the next `presence` counts it instead).
     package mutating func leave(_ userID: UserID) -> [Effect] {
         guard let index = users.firstIndex(where: { $0.id == userID }) else { return [] }
+        let wasLarge = isLarge
         let user = users.remove(at: index)
         var effects: [Effect] = []
         if let item = release(userID) {
             effects.append(.broadcast(.drop(item: item, by: userID, at: visibleSeq, reason: .left), except: nil))
         }
-        effects.append(.broadcast(.leave(user), except: nil))
+        if wasLarge {
+            presenceChanged = true
+        } else {
+            effects.append(.broadcast(.leave(user), except: nil))
+        }
         return effects
+    }
+
+    /// True when the board has more users than `presenceLimit`.
+    package var isLarge: Bool { users.count > presenceLimit }
+
+    /// The users a large board's welcome lists: holders first, then the earliest joiners, and
+    /// the joiner itself, `presenceLimit` in all.
+    private func listedUsers(including joiner: User) -> [User] {
+        let holders = Set(holds.values.map(\.by))
+        var listed = users.filter { holders.contains($0.id) }
+        var seen = holders
+        for user in [joiner] + users where listed.count < presenceLimit && seen.insert(user.id).inserted {
+            listed.append(user)
+        }
+        return listed
+    }
+
+    /// The `presence` update a large board owes its users, at most once a second: the count, and
+    /// the whole list again once the board is small (so clients can go back to naming everyone).
+    package mutating func presence(now: Instant) -> [Effect] {
+        guard presenceChanged, lastPresence.map({ now - $0 >= 1000 }) ?? true else { return [] }
+        presenceChanged = false
+        lastPresence = now
+        return [.broadcast(.presence(userCount: users.count, users: isLarge ? nil : users), except: nil)]
     }
 
     // MARK: Messages
@@ -215,7 +281,9 @@ package struct Room: Sendable {
         let since = holds[item].map(\.since) ?? now
         holds[item] = Hold(by: user, lastActive: now, since: since)
         holding[user] = item
-        effects.append(.broadcast(.dragStart(item: item, by: user, at: visibleSeq), except: nil))
+        // On a large board not everyone knows every user: the hand says whose it is.
+        let holder = isLarge ? users.first(where: { $0.id == user }) : nil
+        effects.append(.broadcast(.dragStart(item: item, by: user, at: visibleSeq, user: holder), except: nil))
         return effects
     }
 

@@ -13,7 +13,9 @@ package enum ServerMessage: Equatable, Sendable {
     /// A resent op id that was committed before.
     case ack(OpID, seq: Seq)
     /// Someone lifted an item.
-    case dragStart(item: ItemID, by: UserID, at: Seq)
+    case dragStart(item: ItemID, by: UserID, at: Seq, user: User? = nil)
+    /// How many users a large board has (and, once it is small again, who they are).
+    case presence(userCount: Int, users: [User]?)
     /// The held item moved over another item or zone.
     case hover(item: ItemID, over: ItemID?, zone: ZoneID?, mode: DragMode?, by: UserID, at: Seq, t: Double? = nil)
     /// A hold ended: released, dropped, or ended by `reason` (`left`, `expired`).
@@ -31,8 +33,11 @@ package enum ServerMessage: Equatable, Sendable {
         package var seq: Seq
         /// Items held right now, and by whom.
         package var drags: [(item: ItemID, by: UserID)]
-        /// Everyone on the board, the joiner included.
+        /// Everyone on the board, the joiner included; on a large board only the first of them,
+        /// those holding tiles first (see `userCount`).
         package var users: [User]
+        /// How many users the board has, when `users` does not list them all (a large board).
+        package var userCount: Int?
         /// A snapshot, or the ops after `since` when resuming.
         package var state: State
 
@@ -45,17 +50,21 @@ package enum ServerMessage: Equatable, Sendable {
         }
 
         /// A welcome.
-        package init(you: UserID, seq: Seq, drags: [(item: ItemID, by: UserID)], users: [User], state: State) {
+        package init(
+            you: UserID, seq: Seq, drags: [(item: ItemID, by: UserID)], users: [User], state: State,
+            userCount: Int? = nil
+        ) {
             self.you = you
             self.seq = seq
             self.drags = drags
             self.users = users
             self.state = state
+            self.userCount = userCount
         }
 
         /// Welcomes compare field by field.
         package static func == (a: Welcome, b: Welcome) -> Bool {
-            a.you == b.you && a.seq == b.seq && a.users == b.users && a.state == b.state
+            a.you == b.you && a.seq == b.seq && a.users == b.users && a.state == b.state && a.userCount == b.userCount
                 && a.drags.map(\.item) == b.drags.map(\.item) && a.drags.map(\.by) == b.drags.map(\.by)
         }
     }
@@ -98,6 +107,7 @@ extension ServerMessage {
             w.beginArray("users")
             for u in welcome.users { Self.write(u, key: nil, into: &w) }
             w.endArray()
+            if let count = welcome.userCount { w.write("userCount", count) }
             switch welcome.state {
             case .board(let board):
                 board.encode(into: &w, key: "board")
@@ -125,11 +135,20 @@ extension ServerMessage {
             w.write("type", "ack")
             w.write("op", opID.rawValue)
             w.write("seq", seq)
-        case .dragStart(let item, let by, let at):
+        case .dragStart(let item, let by, let at, let user):
             w.write("type", "dragStart")
             w.write("item", item.rawValue)
             w.write("by", by.rawValue)
             w.write("at", at)
+            if let user { Self.write(user, key: "user", into: &w) }
+        case .presence(let count, let users):
+            w.write("type", "presence")
+            w.write("userCount", count)
+            if let users {
+                w.beginArray("users")
+                for u in users { Self.write(u, key: nil, into: &w) }
+                w.endArray()
+            }
         case .hover(let item, let over, let zone, let mode, let by, let at, let t):
             w.write("type", "hover")
             w.write("item", item.rawValue)

@@ -25,9 +25,7 @@ extension Hub {
     }
 
     private func loadRequest(_ board: BoardID) -> StoreRead {
-        .load(
-            board, historyLimit: config.historyLimit, holdTimeout: config.holdTimeout, holdLifetime: config.holdLifetime
-        )
+        .load(board, roomSettings)
     }
 
     /// The store answered for `board`: run the work that waited, in order.

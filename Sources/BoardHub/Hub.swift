@@ -31,6 +31,8 @@ package final class Hub {
         package var helloTimeout: Int64 = 10_000
         /// How long a hold lives at most, however active, in milliseconds.
         package var holdLifetime: Int64 = 120_000
+        /// Users above which a board is large (see `Room.presenceLimit`).
+        package var presenceLimit = 50
         /// Ops one connection may send (nil: no limit); over it, `rate_limited`.
         package var opRate: Rate? = Rate(perSecond: 100, burst: 200)
         /// Other messages (drags, hovers, pings, mistakes) one connection may send (nil: no limit).
@@ -200,12 +202,18 @@ package final class Hub {
     /// True while the board's deletion is not yet durable.
     func isDeleting(_ id: BoardID) -> Bool { deleting.values.contains(id) }
 
-    /// A room for a new `board` as the config says.
-    func makeRoom(board: Board) -> Room {
-        Room(
-            board: board, historyLimit: config.historyLimit, holdTimeout: config.holdTimeout,
-            holdLifetime: config.holdLifetime)
+    /// What every room is told.
+    var roomSettings: Room.Settings {
+        var settings = Room.Settings()
+        settings.historyLimit = config.historyLimit
+        settings.holdTimeout = config.holdTimeout
+        settings.holdLifetime = config.holdLifetime
+        settings.presenceLimit = config.presenceLimit
+        return settings
     }
+
+    /// A room for a new `board` as the config says.
+    func makeRoom(board: Board) -> Room { Room(board: board, settings: roomSettings) }
 
     /// Carries out what a room asked for, naming connections instead of users.
     func perform(_ effects: [Room.Effect], on host: BoardHost) {
@@ -267,8 +275,9 @@ package final class Hub {
     private func tick() {
         if let line = logBudget?.report(now: now) { actions.append(.log(.warning, line)) }
         enforceTimeouts()
-        for host in boards.values where !host.room.holds.isEmpty {
-            perform(host.room.expireHolds(now: now), on: host)
+        for host in boards.values {
+            if !host.room.holds.isEmpty { perform(host.room.expireHolds(now: now), on: host) }
+            perform(host.room.presence(now: now), on: host)
         }
         if stopping && !stopped && now >= stopDeadline { stop() }
     }

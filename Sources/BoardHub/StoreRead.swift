@@ -5,7 +5,7 @@ package import BoardStore
 package enum StoreRead: Equatable, Sendable {
     /// The board, made into a `Room` on the reader thread (replaying up to `historyLimit` ops
     /// into its history is real work, and none of it should run on the service thread).
-    case load(BoardID, historyLimit: Int, holdTimeout: Int64, holdLifetime: Int64)
+    case load(BoardID, Room.Settings)
     /// The board as stored, without its ops (for `GET /api/boards/{id}`).
     case snapshot(BoardID)
     /// Whether the store has the board.
@@ -19,14 +19,9 @@ package enum StoreRead: Equatable, Sendable {
     package func run(on store: any BoardStore) -> StoreAnswer {
         do throws(StoreError) {
             switch self {
-            case .load(let id, let historyLimit, let holdTimeout, let holdLifetime):
-                let stored = try store.load(id, recentLimit: historyLimit)
-                return .room(
-                    stored.map {
-                        Room(
-                            board: $0.board, seq: $0.seq, recent: $0.recent, historyLimit: historyLimit,
-                            holdTimeout: holdTimeout, holdLifetime: holdLifetime)
-                    })
+            case .load(let id, let settings):
+                let stored = try store.load(id, recentLimit: settings.historyLimit)
+                return .room(stored.map { Room(board: $0.board, seq: $0.seq, recent: $0.recent, settings: settings) })
             case .snapshot(let id): return .board(try store.load(id, recentLimit: 0))
             case .exists(let id): return .exists(try store.exists(id))
             case .list(let after, let limit): return .list(try store.list(after: after, limit: limit))

@@ -52,6 +52,9 @@ package struct ServerConfig: Sendable {
     package var boardCreationsPerMinute: Double = 30
     /// Users on one board (0: no limit).
     package var maxUsersPerBoard = 10_000
+    /// Users above which a board is large: welcomes list this many users plus a count, joins and
+    /// leaves become a `presence` count at most once a second.
+    package var presenceLimit = 50
     /// Boards in memory at once (0: no limit).
     package var maxBoards = 10_000
     /// Seconds to wait for clients to acknowledge the 1001 close at shutdown.

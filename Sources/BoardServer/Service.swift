@@ -66,6 +66,7 @@ final class Service {
         hubConfig.connectRate = rate(config.connectRate, burst: 2 * config.connectRate)
         hubConfig.boardCreationRate = rate(config.boardCreationsPerMinute / 60, burst: config.boardCreationsPerMinute)
         hubConfig.maxUsersPerBoard = config.maxUsersPerBoard
+        hubConfig.presenceLimit = config.presenceLimit
         hubConfig.maxBoardsInMemory = config.maxBoards
         hubConfig.logLevel = config.logLevel
         hubConfig.auth = config.authSecrets.map { TokenAuthority(secrets: $0) }

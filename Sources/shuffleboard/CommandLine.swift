@@ -122,6 +122,7 @@ enum CommandLineParser {
           --board-creations N       new boards per minute that hello may make per address (default 30)
           --max-users-per-board N   users on one board; more get board_full, 4409 (default 10000)
           --max-boards N            boards in memory; a hello for another gets 1013 (default 10000)
+          --presence-limit N        users above which a board sends presence counts, not joins (default 50)
           --shutdown-write-retry SECONDS   how long stopping retries a failing store write before
                                     dropping the unacknowledged writes (default 5)
         """
@@ -230,6 +231,8 @@ enum CommandLineParser {
                     try integer(reader.value(for: option), option, 0...1_000_000))
             case "--max-users-per-board":
                 options.config.maxUsersPerBoard = try integer(reader.value(for: option), option, 0...10_000_000)
+            case "--presence-limit":
+                options.config.presenceLimit = try integer(reader.value(for: option), option, 1...100_000)
             case "--max-boards":
                 options.config.maxBoards = try integer(reader.value(for: option), option, 0...10_000_000)
             case "--shutdown-write-retry":

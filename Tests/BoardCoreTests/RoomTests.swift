@@ -217,4 +217,41 @@ import Testing
         #expect(
             r.handle(.op(request), from: alice, now: at(1), wall: wall) == [.send(alice, .ack(opID("same"), seq: 1))])
     }
+
+    @Test func aLargeBoardFoldsJoinsAndLeavesIntoAPresenceCount() {
+        var r = Room(board: .defaultTemplate(id: demo))
+        r.presenceLimit = 3
+        func user(_ n: UInt64) -> User { User(id: UserID(number: n), name: "U\(n)", color: "#000") }
+        // Up to the limit: exactly as a small board, every join to everyone.
+        for n: UInt64 in 1...3 {
+            let effects = r.join(user(n), since: nil)
+            #expect(effects.count == 2 && effects[1] == .broadcast(.join(user(n)), except: UserID(number: n)))
+        }
+        #expect(r.presence(now: at(0)).isEmpty, "nothing to report on a small board")
+        _ = r.handle(.dragStart(item: item("t1")), from: UserID(number: 3), now: at(0), wall: wall)
+        // The fourth joiner: no join broadcast, a welcome listing the holder first and a count.
+        let big = r.join(user(4), since: nil)
+        guard big.count == 1, case .send(_, .welcome(let welcome)) = big[0] else {
+            Issue.record("\(big)")
+            return
+        }
+        #expect(welcome.userCount == 4 && welcome.users.map(\.name) == ["U3", "U4", "U1"])
+        #expect(r.join(user(5), since: nil).count == 1)
+        #expect(r.presence(now: at(1_000)) == [.broadcast(.presence(userCount: 5, users: nil), except: nil)])
+        #expect(r.presence(now: at(1_500)).isEmpty, "nothing changed")
+        #expect(r.leave(UserID(number: 5)).isEmpty, "a leave on a large board is counted, not broadcast")
+        #expect(r.presence(now: at(1_700)).isEmpty, "at most one a second")
+        // A hand on a large board says whose it is.
+        let lift = r.handle(.dragStart(item: item("t2")), from: UserID(number: 4), now: at(1_800), wall: wall)
+        #expect(
+            lift == [.broadcast(.dragStart(item: item("t2"), by: UserID(number: 4), at: 0, user: user(4)), except: nil)]
+        )
+        _ = r.leave(UserID(number: 4))
+        // Small again: the next presence lists everyone, and joins go to everyone again.
+        #expect(
+            r.presence(now: at(2_000)) == [
+                .broadcast(.presence(userCount: 3, users: [user(1), user(2), user(3)]), except: nil)
+            ])
+        #expect(r.leave(UserID(number: 1)).contains(.broadcast(.leave(user(1)), except: nil)))
+    }
 }

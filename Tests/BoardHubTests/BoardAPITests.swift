@@ -90,7 +90,7 @@ import Testing
         let actions = h.on(.answered(read, .exists(true)))
         #expect(responses(in: actions).map(\.1.status) == [409])
         guard let (load, request) = h.read(in: actions) else { return }
-        #expect(request == .load(board("b1"), historyLimit: 10_000, holdTimeout: 30_000, holdLifetime: 120_000))
+        #expect(request == .load(board("b1"), Room.Settings()))
         let stored = Room(board: .defaultTemplate(id: board("b1")), seq: 3)
         #expect(types(messages(to: c, in: h.on(.answered(load, .room(stored))))) == ["welcome"])
     }

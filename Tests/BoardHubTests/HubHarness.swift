@@ -106,6 +106,7 @@ func types(_ messages: [ServerMessage]) -> [String] {
         case .drop(_, _, _, let reason): reason.map { "drop:\($0.rawValue)" } ?? "drop"
         case .error(let e): "error:\(e.code.rawValue)"
         case .pong: "pong"
+        case .presence: "presence"
         }
     }
 }
