@@ -21,8 +21,10 @@ final class Frame: Sendable {
     /// The opcode of the message: `text`, or `binary` on the echo endpoint.
     let opcode: UInt8
 
-    init(payload: [UInt8], binary: Bool = false) {
+    init(payload: [UInt8], binary: Bool = false, hand: String? = nil, isHover: Bool = false) {
         opcode = binary ? Self.binary : Self.text
+        self.hand = hand
+        self.isHover = isHover
         var header = [UInt8](repeating: 0, count: Self.maximumHeaderLength)
         headerLength = header.withUnsafeMutableBytes { [opcode] in
             Self.writeHeader(into: $0, opcode: opcode, final: true, length: payload.count)
@@ -30,8 +32,18 @@ final class Frame: Sendable {
         bytes = header[..<headerLength] + payload
     }
 
+    /// The hand a drag message is about (its user), for coalescing a slow reader's hovers.
+    let hand: String?
+    /// True for a hover: an older unsent hover of the same hand may be dropped for it.
+    let isHover: Bool
+
     convenience init(_ message: ServerMessage) {
-        self.init(payload: message.encoded())
+        switch message {
+        case .hover(_, _, _, _, let by, _, _): self.init(payload: message.encoded(), hand: by.rawValue, isHover: true)
+        case .dragStart(_, let by, _, _), .drop(_, let by, _, _):
+            self.init(payload: message.encoded(), hand: by.rawValue, isHover: false)
+        default: self.init(payload: message.encoded())
+        }
     }
 
     var count: Int { bytes.count }

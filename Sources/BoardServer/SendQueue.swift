@@ -19,6 +19,12 @@ internal import Basics
 /// one per write. A write never ends inside a frame: lws sends its own pings and pongs between our
 /// writes, and control frames may only come between frames.
 ///
+/// **Coalesced hovers.** When a reader is behind (something is already queued for it), a new
+/// hover replaces the newest unsent hover of the same hand: that one is dropped where it stands
+/// and the new one goes to the end, so order holds. A drag start or drop of that hand seals the
+/// hovers before it (the last hover before a drop always arrives), and nothing else is ever
+/// dropped: drops and committed ops all arrive, in order.
+///
 /// **The buffer.** Allocated when there is something to write and released once the queue is
 /// drained (see `releaseBufferIfDrained()` and `writeableBegan()`), so an idle connection holds none.
 final class SendQueue {
@@ -37,6 +43,14 @@ final class SendQueue {
     /// The size of the last write, until the next WRITEABLE.
     private var lastWrite = 0
     private var buffer: UnsafeMutableRawBufferPointer?
+    /// The absolute position of `frames[0]` (frames written so far), for the two tables below.
+    private var base = 0
+    /// Positions of frames dropped for a newer hover; skipped when written.
+    private var dropped = Set<Int>()
+    /// The position of each hand's newest unsent, unsealed hover.
+    private var lastHover: [String: Int] = [:]
+    /// Hovers dropped for newer ones, in all.
+    private(set) var coalesced = 0
 
     init(limit: Int, writeLimit: Int, headroom: Int) {
         precondition(writeLimit > 2 * Frame.maximumHeaderLength, "a write must have room for a fragment")
@@ -57,9 +71,25 @@ final class SendQueue {
     /// Queues `frame`, or returns false when it would take `heldBytes` past `limit` (nothing is queued
     /// then). This holds on an empty queue too: no single frame may be larger than the bound.
     func enqueue(_ frame: Frame) -> Bool {
-        guard heldBytes + frame.count <= limit else { return false }
+        var replaced: Int?
+        if frame.isHover, let hand = frame.hand, let old = lastHover[hand],
+            old > base || (old == base && sentOfFirst == 0),
+            !dropped.contains(old)
+        {
+            replaced = old
+        }
+        let freed = replaced.map { frames[$0 - base].count } ?? 0
+        guard heldBytes - freed + frame.count <= limit else { return false }
+        if let replaced {
+            dropped.insert(replaced)
+            queuedBytes -= freed
+            coalesced += 1
+        }
         frames.append(frame)
         queuedBytes += frame.count
+        // A hover may be replaced while it waits (only a reader that is behind has one waiting
+        // when the next comes); a drag start or drop seals the hand's hovers before it.
+        if let hand = frame.hand { lastHover[hand] = frame.isHover ? base + frames.count - 1 : nil }
         return true
     }
 
@@ -68,6 +98,22 @@ final class SendQueue {
         frames.removeAll()
         queuedBytes = 0
         sentOfFirst = 0
+        forgetPositions()
+    }
+
+    /// Drops the dropped-frame and newest-hover tables once the queue is empty.
+    private func forgetPositions() {
+        base = 0
+        dropped.removeAll()
+        lastHover.removeAll()
+    }
+
+    /// Takes dropped frames off the front.
+    private func skipDroppedAtFront() {
+        while !frames.isEmpty, dropped.remove(base) != nil {
+            _ = frames.popFirst()
+            base += 1
+        }
     }
 
     /// A WRITEABLE callback began: lws has sent everything of the last write, and zlib is done
@@ -76,6 +122,7 @@ final class SendQueue {
         lastWrite = 0
         guard frames.isEmpty else { return }
         frames.removeAll()
+        forgetPositions()
         releaseBuffer()
     }
 
@@ -89,12 +136,14 @@ final class SendQueue {
     func releaseBufferIfDrained() {
         guard frames.isEmpty else { return }
         frames.removeAll()
+        forgetPositions()
         releaseBuffer()
     }
 
     /// The next raw write, at most `writeLimit` bytes and `maxFrames` frames or fragments, with
     /// `headroom` writable bytes before it; nil when nothing is queued. Valid until the next call.
     func nextWrite(maxFrames: Int) -> UnsafeMutableRawBufferPointer? {
+        skipDroppedAtFront()
         guard let first = frames.first else { return nil }
         let maxFrames = max(maxFrames, 1)
         // A fragment of the first frame when it is too large for one write or already begun...
@@ -109,10 +158,17 @@ final class SendQueue {
         // ...then whole frames while they fit (none after a fragment that does not end its message).
         let start = fragment == nil ? 0 : 1
         var end = start
+        var taken = start
         if fragment?.final ?? true {
-            while end < frames.count, end < maxFrames, frames[end].count <= writeLimit - size {
+            while end < frames.count, taken < maxFrames {
+                if dropped.contains(base + end) {
+                    end += 1
+                    continue
+                }
+                guard frames[end].count <= writeLimit - size else { break }
                 size += frames[end].count
                 end += 1
+                taken += 1
             }
         }
         let bytes = reserve(size)
@@ -127,13 +183,15 @@ final class SendQueue {
             offset += fragment.length
             sentOfFirst += fragment.length
         }
-        for frame in frames[start..<end] {
+        for index in start..<end where !dropped.contains(base + index) {
+            let frame = frames[index]
             copy(frame.bytes[...], to: bytes, at: offset)
             offset += frame.count
         }
         let finished = (fragment.map { $0.final ? 1 : 0 } ?? 0) + (end - start)
-        for frame in frames.prefix(finished) { queuedBytes -= frame.count }
+        for index in 0..<finished where dropped.remove(base + index) == nil { queuedBytes -= frames[index].count }
         frames.removeFirst(finished)
+        base += finished
         if fragment?.final == true { sentOfFirst = 0 }
         lastWrite = size
         return bytes
@@ -143,7 +201,9 @@ final class SendQueue {
     /// `headroom` writable bytes before it; nil when nothing is queued. zlib reads it until the
     /// next WRITEABLE, so it counts in `heldBytes` until then.
     func nextMessage() -> UnsafeMutableRawBufferPointer? {
+        skipDroppedAtFront()
         guard let frame = frames.popFirst() else { return nil }
+        base += 1
         queuedBytes -= frame.count
         let bytes = reserve(frame.payloadCount)
         copy(frame.payload, to: bytes, at: 0)

@@ -1,3 +1,4 @@
+import BoardCore
 import TestSupport
 import Testing
 
@@ -149,5 +150,57 @@ import Testing
             queue.writeableBegan()
             #expect(queue.heldBytes == 0 && queue.bufferCapacity == 0)
         }
+    }
+
+    /// Every text message a run of raw writes carries, in order.
+    func drain(_ queue: SendQueue) -> [String] {
+        var client = Reassembler()
+        while true {
+            queue.writeableBegan()
+            guard let write = queue.nextWrite(maxFrames: 64) else { break }
+            client.read(write)
+        }
+        return client.messages.map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    func hover(_ by: String, over: String) -> Frame {
+        Frame(.hover(item: ItemID("t1")!, over: ItemID(over)!, zone: nil, mode: nil, by: UserID(by), at: 0))
+    }
+
+    @Test func aSlowReaderGetsOnlyTheNewestHoverPerHandAndEverythingElseInOrder() {
+        let queue = SendQueue(limit: 1 << 20, writeLimit: 4096, headroom: 16)
+        let op = Frame(payload: Array(#"{"type":"swap","seq":1}"#.utf8))
+        for frame in [
+            hover("u1", over: "t2"), op, hover("u2", over: "t3"), hover("u1", over: "t4"), hover("u1", over: "t5"),
+        ] {
+            #expect(queue.enqueue(frame))
+        }
+        let got = drain(queue)
+        #expect(got.count == 3 && queue.coalesced == 2)
+        #expect(got[0] == #"{"type":"swap","seq":1}"#)
+        #expect(got[1].contains(#""over":"t3""#) && got[2].contains(#""over":"t5""#) && got[2].contains(#""by":"u1""#))
+        #expect(queue.heldBytes == 0)
+    }
+
+    @Test func theLastHoverBeforeADropAlwaysArrives() {
+        let queue = SendQueue(limit: 1 << 20, writeLimit: 4096, headroom: 16)
+        let drop = Frame(.drop(item: ItemID("t1")!, by: UserID("u1"), at: 0, reason: nil))
+        for frame in [hover("u1", over: "t2"), hover("u1", over: "t3"), drop, hover("u1", over: "t4")] {
+            #expect(queue.enqueue(frame))
+        }
+        let got = drain(queue)
+        #expect(got.count == 3, "\(got)")
+        #expect(
+            got[0].contains(#""over":"t3""#) && got[1].contains(#""type":"drop""#) && got[2].contains(#""over":"t4""#))
+    }
+
+    @Test func aReaderThatKeepsUpGetsEveryHover() {
+        let queue = SendQueue(limit: 1 << 20, writeLimit: 4096, headroom: 16)
+        var got: [String] = []
+        for n in 2...6 {
+            #expect(queue.enqueue(hover("u1", over: "t\(n)")))
+            got += drain(queue)
+        }
+        #expect(got.count == 5 && queue.coalesced == 0)
     }
 }

@@ -53,14 +53,16 @@ def test_clients_that_never_read_cannot_grow_the_server(servers, tmp_path):
     for _ in range(STALLED):
         fast.expect(lambda m: m["type"] == "join")
 
-    # Then the fast client's hovers pile up for every one of them, until each is over its bound.
+    current = HISTORY
+    # Then the fast client's ops pile up for every one of them, until each is over its bound
+    # (hovers would be coalesced for a slow reader; committed ops never are).
     fast.send({"type": "dragStart", "item": "t1"})
     fast.expect(lambda m: m["type"] == "dragStart")
-    for i in range(40_000):  # Bounded: about 1,800 hovers fill a 128 KiB queue.
-        fast.send({"type": "hover", "item": "t1", "over": f"t{2 + i % 11}", "mode": "swap"})
-        if i % 500 == 499:
-            fast.send({"type": "ping"})
-            fast.expect(lambda m: m["type"] == "pong")
+    for i in range(40_000):  # Bounded: about 1,500 ops fill a 128 KiB queue.
+        # One sender, so each op commits as the next seq: each names the one before it as its base.
+        fast.send({"type": "toggle", "op": f"pile-{i}", "base": HISTORY + i, "item": "t2", "on": i % 2 == 0})
+        if i % 20 == 19:  # The fast client reads its echoes before its own queue fills.
+            current = fast.result_of(f"pile-{i}")["seq"]
             if server.log().count("closing with 1008") >= STALLED:
                 break
     after = memory_kb(server)
@@ -78,12 +80,12 @@ def test_clients_that_never_read_cannot_grow_the_server(servers, tmp_path):
     # The well-behaved client kept working throughout.
     fast.send({"type": "drop", "item": "t1"})
     fast.expect(lambda m: m["type"] == "drop")
-    fast.send({"type": "toggle", "op": "after", "base": HISTORY, "item": "t2", "on": True})
-    assert fast.result_of("after")["seq"] == HISTORY + 1
+    fast.send({"type": "toggle", "op": "after", "base": current, "item": "t2", "on": True})
+    assert fast.result_of("after")["seq"] == current + 1
     # A resume that is smaller than the board is still a resume.
-    late = Client(server, "hist", name="Late", since=HISTORY)
+    late = Client(server, "hist", name="Late", since=current)
     assert late.welcome["ops"] == [{"type": "toggle", "op": "after", "by": fast.welcome["you"],
-                                    "seq": HISTORY + 1, "item": "t2", "on": True}]
+                                    "seq": current + 1, "item": "t2", "on": True}]
 
 
 def big_board(board_id: str, items: int) -> dict:

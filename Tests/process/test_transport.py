@@ -1,5 +1,6 @@
 """Transport limits and options that need a real peer: permessage-deflate and the send-queue bound."""
 import base64
+import json
 import os
 import socket
 import struct
@@ -81,18 +82,18 @@ def read_until_close(s: socket.socket, deadline: float) -> int | None:
 
 
 def test_a_client_that_does_not_read_is_closed_with_1008_and_others_carry_on(servers):
-    server = servers("--memory", "--max-pending-bytes", "4096", "--message-rate", "0")
+    server = servers("--memory", "--max-pending-bytes", "4096", "--op-rate", "0")
     slow = raw_websocket(server.port, receive_buffer=4096)
     send_text(slow, '{"type":"hello","board":"q","name":"Slow"}')
     fast = Client(server, "q", name="Fast")
     fast.send({"type": "dragStart", "item": "t1"})
     fast.expect(lambda m: m["type"] == "dragStart")
-    # Hovers go to everyone but the holder: only the slow client's queue grows. Bounded by count.
-    for i in range(20000):
-        fast.send({"type": "hover", "item": "t1", "over": f"t{2 + i % 11}"})
-        if i % 500 == 499:
-            fast.send({"type": "ping"})
-            fast.expect(lambda m: m["type"] == "pong")
+    # Committed ops go to everyone and are never dropped: the slow client's queue grows. Bounded.
+    for i in range(50_000):
+        # One sender, so op i commits as seq i + 1: each names the one before it as its base.
+        fast.send({"type": "toggle", "op": f"f{i}", "base": i, "item": "t2", "on": i % 2 == 0})
+        if i % 20 == 19:  # The fast client reads its echoes before its own queue fills.
+            fast.result_of(f"f{i}")
             if "over its send limit" in server.log():
                 break
     server.wait_for_log(r"over its send limit of 4096 bytes; closing with 1008")
@@ -103,3 +104,40 @@ def test_a_client_that_does_not_read_is_closed_with_1008_and_others_carry_on(ser
     fast.expect(lambda m: m["type"] == "pong")
     fast.send({"type": "drop", "item": "t1"})
     fast.expect(lambda m: m["type"] == "drop")
+
+
+def test_a_slow_reader_gets_the_newest_hover_instead_of_every_one(servers):
+    server = servers("--memory", "--max-pending-bytes", "65536", "--message-rate", "0")
+    slow = raw_websocket(server.port, receive_buffer=4096)
+    send_text(slow, '{"type":"hello","board":"h","name":"Slow"}')
+    fast = Client(server, "h", name="Fast")
+    fast.send({"type": "dragStart", "item": "t1"})
+    fast.expect(lambda m: m["type"] == "dragStart")
+    # Far more hovers than the bound holds: they are coalesced for the slow reader, not queued.
+    for i in range(5000):
+        fast.send({"type": "hover", "item": "t1", "over": f"t{2 + i % 11}", "t": i})
+    fast.send({"type": "ping"})
+    fast.expect(lambda m: m["type"] == "pong")
+    fast.send({"type": "drop", "item": "t1"})
+    fast.expect(lambda m: m["type"] == "drop")
+    assert "over its send limit" not in server.log()
+    # The slow reader reads now: fewer hovers than were sent, in order, the last one last, then the drop.
+    slow.settimeout(10)
+    buf, texts = b"", []
+    while not any('"type":"drop"' in t for t in texts):
+        chunk = slow.recv(65536)
+        assert chunk, "closed"
+        buf += chunk
+        while len(buf) >= 2:
+            n, offset = buf[1] & 0x7F, 2
+            if n == 126:
+                if len(buf) < 4:
+                    break
+                n, offset = struct.unpack(">H", buf[2:4])[0], 4
+            if len(buf) < offset + n:
+                break
+            texts.append(buf[offset:offset + n].decode())
+            buf = buf[offset + n:]
+    stamps = [json.loads(t)["t"] for t in texts if '"type":"hover"' in t]
+    assert 0 < len(stamps) < 5000 and stamps == sorted(stamps) and stamps[-1] == 4999, stamps[-5:]
+    slow.close()
