@@ -97,9 +97,15 @@ class App {
     this.run(this.session.setMode(mode));
   }
 
-  /** Copies the board's link (the clipboard API, else a selected field and copy) and says so. */
+  /**
+   * Copies the board's link (the clipboard API, else a selected field and copy) and says so. The
+   * link carries this page's mode when it is not the one the board suggests anyway (a paint
+   * board shared in paint mode opens in paint mode).
+   */
   async copyLink() {
-    const link = P.boardLink(this.win.location, this.boardId);
+    const board = this.session.state.view();
+    const mode = board && this.session.mode !== suggestedMode(board) ? this.session.mode : null;
+    const link = P.boardLink(this.win.location, this.boardId, mode);
     let ok = false;
     try {
       await this.win.navigator.clipboard.writeText(link);

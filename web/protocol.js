@@ -53,9 +53,13 @@ export function boardsPagePath(after, limit) {
   return s ? `/api/boards?${s}` : '/api/boards';
 }
 
-/** The link to a board, for sharing: this page's origin and path with only `?board=`. */
-export function boardLink(location, board) {
-  return `${location.origin}${location.pathname}?board=${encodeURIComponent(board)}`;
+/**
+ * The link to a board, for sharing: this page's origin and path with `?board=`, and `&mode=`
+ * when a mode is given (the name stays out: it is the sharer's own).
+ */
+export function boardLink(location, board, mode = null) {
+  const m = mode ? `&mode=${encodeURIComponent(mode)}` : '';
+  return `${location.origin}${location.pathname}?board=${encodeURIComponent(board)}${m}`;
 }
 
 /** A WebSocket URL for the page at `location` ({protocol, host}). */

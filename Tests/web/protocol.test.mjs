@@ -133,4 +133,5 @@ test('board API helpers: the new-board body, list pages and the share link', () 
   assert.equal(P.boardsPagePath('b-7', 20), '/api/boards?after=b-7&limit=20');
   assert.equal(P.boardsPagePath(), '/api/boards');
   assert.equal(P.boardLink({ origin: 'http://127.0.0.1:8080', pathname: '/' }, 'team-retro'), 'http://127.0.0.1:8080/?board=team-retro');
+  assert.equal(P.boardLink({ origin: 'http://h', pathname: '/' }, 'p1', 'paint'), 'http://h/?board=p1&mode=paint');
 });
