@@ -268,6 +268,9 @@ class App {
         case 'prevent': event?.preventDefault(); break;
         case 'lift':
           if (i.source === 'pointer') {
+            // Text selected around a handle-only list would look dragged along: it goes.
+            const sel = this.win.getSelection?.();
+            if (sel && !sel.isCollapsed) sel.removeAllRanges();
             this.origin = { x: i.x, y: i.y };
             this.axis = s.layoutOf(i.item)?.axis ?? null;
             this.lastPoint = this.origin;

@@ -34,9 +34,9 @@ const MODE_KEYS = { s: 'swap', m: 'move', p: 'paint' };
  * and optionally `handleOnly(item)` (its zone starts drags only from an item's handle).
  *
  * In a handle-only zone a press anywhere but the handle is left to the browser (it scrolls,
- * selects text, focuses), in every mode. A press on the handle is the drag's own: the handle
- * does not scroll (its CSS says `touch-action: none`), so a finger on it lifts the item once it
- * moves past the threshold or rests for the touch delay.
+ * selects text, focuses), in every mode. A press on the handle is the drag's own (its default is
+ * prevented): the handle does not scroll (its CSS says `touch-action: none`), so a finger on it
+ * lifts the item once it moves past the threshold or rests for the touch delay.
  */
 export class Gestures {
   constructor(ctx) {
@@ -60,7 +60,10 @@ export class Gestures {
     }
     this.tokens += 1;
     this.press = { item: p.item, pointerId: p.pointerId, x: p.x, y: p.y, type: p.pointerType, token: this.tokens, handle };
-    return p.pointerType === 'touch' ? [{ type: 'wake', after: TOUCH_DELAY, token: this.tokens }] : [];
+    // A press on a handle is the drag's alone: without preventDefault, a handle inside a text
+    // selection (the rows around it are selectable) would start dragging the selected text.
+    const fx = handle ? [{ type: 'prevent' }] : [];
+    return p.pointerType === 'touch' ? [...fx, { type: 'wake', after: TOUCH_DELAY, token: this.tokens }] : fx;
   }
 
   pointerMove(p) {

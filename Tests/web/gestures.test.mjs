@@ -208,8 +208,8 @@ test('in a handle-only zone only the handle starts a drag; elsewhere the press i
   assert.deepEqual(p.run(p.g.pointerMove(mouse(160, 140))), []);
   assert.deepEqual(p.run(p.g.pointerUp(mouse(160, 140))), []);
   assert.equal(p.drag, null);
-  // On the handle: the usual threshold, then a drag.
-  assert.deepEqual(p.run(p.g.pointerDown(mouse(300, 100, { item: 's1', handle: true }))), []);
+  // On the handle: its default is prevented (no text drag, no selection), the usual threshold, a drag.
+  assert.deepEqual(p.run(p.g.pointerDown(mouse(300, 100, { item: 's1', handle: true }))), [{ type: 'prevent' }]);
   assert.deepEqual(types(p.run(p.g.pointerMove(mouse(300, 130)))), ['lift', 'aim']);
   assert.deepEqual(types(p.run(p.g.pointerUp(mouse(300, 130)))), ['aim', 'drop']);
   // Paint mode too: a stroke starts only from the handle.
@@ -232,12 +232,12 @@ test('a finger on a handle drags at once when it moves (the handle does not scro
   p.run(p.g.pointerUp(finger(50, 150)));
   // On the handle: moving past the threshold lifts, no long press needed.
   const down = p.run(p.g.pointerDown(finger(300, 50, { item: 's1', handle: true })));
-  assert.deepEqual(types(down), ['wake']);
+  assert.deepEqual(types(down), ['prevent', 'wake']);
   assert.deepEqual(types(p.run(p.g.pointerMove(finger(300, 80)))), ['lift', 'aim']);
   assert.equal(p.g.capturesTouch(), true);
-  assert.deepEqual(p.run(p.g.wake(down[0].token)), [], 'already lifted');
+  assert.deepEqual(p.run(p.g.wake(down[1].token)), [], 'already lifted');
   p.run(p.g.pointerUp(finger(300, 80)));
   // Resting on the handle lifts after the delay as well.
   const rest = p.run(p.g.pointerDown(finger(300, 50, { item: 's1', handle: true })));
-  assert.deepEqual(types(p.run(p.g.wake(rest[0].token))), ['lift']);
+  assert.deepEqual(types(p.run(p.g.wake(rest[1].token))), ['lift']);
 });
