@@ -3,17 +3,22 @@
 // session.js and gestures.js; this is the only module with side effects at load.
 
 import * as P from './protocol.js';
-import { pickTarget } from './geometry.js';
+import { AnnounceThrottle } from './announce.js';
+import { lockAxis, pickTarget } from './geometry.js';
 import { Gestures } from './gestures.js';
 import { BAD_ID, startHome } from './home.js';
+import { suggestedMode } from './layout.js';
 import { MODES, Session } from './session.js';
 import { View } from './view.js';
 
 const NAME_KEY = 'shuffleboard.name';
+/** The mode last picked on a board, per board: `shuffleboard.mode.<board id>`. */
 const MODE_KEY = 'shuffleboard.mode';
 
 /** The tile (item id) an event target is in, or null. */
 const tileOf = (el) => el?.closest?.('[data-item]')?.dataset.item ?? null;
+/** True when an event target is a drag handle (or inside one). */
+const onHandle = (el) => !!el?.closest?.('[data-handle]');
 
 class App {
   constructor(root, win) {
@@ -27,11 +32,16 @@ class App {
       mode: () => this.session.mode,
       heldByOther: (item) => this.session.heldByOther(item),
       itemAt: (x, y) => this.view.itemAt(x, y),
+      handleOnly: (item) => !!this.session.layoutOf(item)?.handle,
     });
     this.ws = null;
     this.attempt = 0;
     this.reconnectTimer = null;
-    this.lastPoint = null; // the pointer of a drag, in viewport coordinates
+    this.lastPoint = null; // the pointer of a drag (axis-locked), in viewport coordinates
+    this.origin = null; // where the pointer lifted the tile
+    this.axis = null; // the lifted tile's zone axis ('x', 'y' or null)
+    this.modeChosen = false; // a mode came from the URL or from this person: no suggestion
+    this.announcer = new AnnounceThrottle((text) => this.view.announceOthers(text));
     this.scrollLoop = null;
     this.throttle = new P.HoverThrottle((msg) => this.send(msg));
   }
@@ -48,15 +58,19 @@ class App {
     const nameInput = this.root.querySelector('#name');
     nameInput.value = this.name;
     nameInput.addEventListener('change', () => this.rename(nameInput.value));
-    const mode = params.get('mode') || this.storageGet(MODE_KEY);
-    this.run(this.session.setMode(MODES.includes(mode) ? mode : 'swap'));
+    this.boardId = params.get('board');
+    // The mode: the URL's, else the one last picked on this board, else (once the board is
+    // here) the one its layout suggests.
+    const mode = params.get('mode') || (this.boardId ? this.storageGet(`${MODE_KEY}.${this.boardId}`) : null);
+    this.modeChosen = MODES.includes(mode);
+    this.run(this.session.setMode(this.modeChosen ? mode : 'swap'));
     for (const b of this.root.querySelectorAll('[data-mode-button]')) {
-      b.addEventListener('click', () => this.run(this.session.setMode(b.dataset.modeButton)));
+      b.addEventListener('click', () => this.chooseMode(b.dataset.modeButton));
     }
     this.root.querySelector('#undo').addEventListener('click', () => this.run(this.session.undo()));
     this.root.querySelector('#redo').addEventListener('click', () => this.run(this.session.redo()));
+    this.root.querySelector('#copy-link').addEventListener('click', () => this.copyLink());
 
-    this.boardId = params.get('board');
     if (!this.boardId || !P.isValidId(this.boardId)) {
       if (this.boardId) this.view.toast(BAD_ID);
       startHome(this.root, this.view, this.win, (name) => this.rename(name, false));
@@ -73,6 +87,43 @@ class App {
 
   storageSet(k, v) {
     try { this.win.localStorage.setItem(k, v); } catch { /* private mode: not remembered */ }
+  }
+
+  /** This person picked `mode`: it is remembered for this board. */
+  chooseMode(mode) {
+    if (!MODES.includes(mode)) return;
+    this.modeChosen = true;
+    this.storageSet(`${MODE_KEY}.${this.boardId}`, mode);
+    this.run(this.session.setMode(mode));
+  }
+
+  /**
+   * Copies the board's link (the clipboard API, else a selected field and copy) and says so. The
+   * link carries this page's mode when it is not the one the board suggests anyway (a paint
+   * board shared in paint mode opens in paint mode).
+   */
+  async copyLink() {
+    const board = this.session.state.view();
+    const mode = board && this.session.mode !== suggestedMode(board) ? this.session.mode : null;
+    const link = P.boardLink(this.win.location, this.boardId, mode);
+    let ok = false;
+    try {
+      await this.win.navigator.clipboard.writeText(link);
+      ok = true;
+    } catch {
+      // No clipboard API (an insecure origin) or no permission: the old way.
+      const doc = this.win.document;
+      const field = doc.createElement('textarea');
+      field.value = link;
+      field.setAttribute('readonly', '');
+      field.className = 'visually-hidden';
+      doc.body.append(field);
+      field.select();
+      try { ok = doc.execCommand('copy'); } catch { ok = false; }
+      field.remove();
+      doc.getElementById('copy-link')?.focus();
+    }
+    this.view.copied(ok, link);
   }
 
   rename(value, reconnect = true) {
@@ -135,16 +186,17 @@ class App {
           if (e.state === 'open') this.attempt = 0;
           this.view.setConnection(e.state);
           break;
-        case 'render': this.render(e.glide); break;
-        case 'ghost': if (this.lastPoint) this.view.showGhost(e.item, this.lastPoint.x, this.lastPoint.y); break;
-        case 'focus': this.view.tileEl(e.item)?.focus({ preventScroll: true }); break;
-        case 'presence': this.view.renderPresence(e.users, e.me); break;
-        case 'mode':
-          this.view.setMode(e.mode);
-          this.storageSet(MODE_KEY, e.mode);
+        case 'render':
+          this.suggestMode();
+          this.render(e.glide);
           break;
+        case 'ghost': if (this.lastPoint) this.view.showGhost(e.item, this.lastPoint.x, this.lastPoint.y); break;
+        case 'focus': this.view.focusItem(e.item); break;
+        case 'presence': this.view.renderPresence(e.users, e.me); break;
+        case 'mode': this.view.setMode(e.mode); break;
         case 'toast': this.view.toast(e.text); break;
         case 'announce': this.view.announce(e.text); break;
+        case 'remoteChange': this.announcer.offer(e.change); break;
         case 'pulse': this.view.pulse(e.items, e.kind, e.color); break;
         case 'handStart': this.view.handStart(e.user, e.item); break;
         case 'handHover': this.view.handHover(e.by, e.target); break;
@@ -158,6 +210,14 @@ class App {
         default: break;
       }
     }
+  }
+
+  /** The first board shown, when nobody picked a mode: the mode its layout suggests. */
+  suggestMode() {
+    if (this.modeChosen || !this.session.state.loaded) return;
+    this.modeChosen = true;
+    const mode = suggestedMode(this.session.state.view());
+    if (mode !== this.session.mode) this.run(this.session.setMode(mode));
   }
 
   /** Shows the session's scene; `glide`: the item that glides from the ghost's last place. */
@@ -175,12 +235,17 @@ class App {
     const zones = this.root.querySelector('#zones');
     const point = (e, item = null) => ({
       pointerId: e.pointerId, pointerType: e.pointerType, button: e.button, x: e.clientX, y: e.clientY, item,
+      handle: item !== null && onHandle(e.target),
     });
     zones.addEventListener('pointerdown', (e) => this.act(this.gestures.pointerDown(point(e, tileOf(e.target))), e));
     this.win.addEventListener('pointermove', (e) => this.act(this.gestures.pointerMove(point(e)), e));
     this.win.addEventListener('pointerup', (e) => this.act(this.gestures.pointerUp(point(e)), e));
     this.win.addEventListener('pointercancel', (e) => this.act(this.gestures.pointerCancel(point(e)), e));
-    zones.addEventListener('contextmenu', (e) => { if (tileOf(e.target)) e.preventDefault(); });
+    // A long press on a tile is a lift, not a context menu (in a handle-only zone only the handle's).
+    zones.addEventListener('contextmenu', (e) => {
+      const item = tileOf(e.target);
+      if (item && (onHandle(e.target) || !this.session.layoutOf(item)?.handle)) e.preventDefault();
+    });
     // Once a touch drag or stroke is under way, the page must not scroll under the finger.
     this.win.document.addEventListener('touchmove', (e) => {
       if (this.gestures.capturesTouch()) e.preventDefault();
@@ -202,7 +267,14 @@ class App {
       switch (i.type) {
         case 'prevent': event?.preventDefault(); break;
         case 'lift':
-          if (i.source === 'pointer') this.lastPoint = { x: i.x, y: i.y };
+          if (i.source === 'pointer') {
+            // Text selected around a handle-only list would look dragged along: it goes.
+            const sel = this.win.getSelection?.();
+            if (sel && !sel.isCollapsed) sel.removeAllRanges();
+            this.origin = { x: i.x, y: i.y };
+            this.axis = s.layoutOf(i.item)?.axis ?? null;
+            this.lastPoint = this.origin;
+          }
           this.run(s.lift(i.item, i.source));
           break;
         case 'aim': this.aim(i.x, i.y); break;
@@ -215,7 +287,7 @@ class App {
         case 'undo': this.run(s.undo()); break;
         case 'redo': this.run(s.redo()); break;
         case 'mode':
-          this.run(s.setMode(i.mode));
+          this.chooseMode(i.mode);
           this.view.announce(`${i.mode} mode`);
           break;
         case 'wake': setTimeout(() => this.act(this.gestures.wake(i.token)), i.after); break;
@@ -224,10 +296,14 @@ class App {
     }
   }
 
-  /** The lifted tile's pointer is at (x, y): the ghost follows, the target is picked again. */
+  /**
+   * The lifted tile's pointer is at (x, y): the ghost follows (only along the zone's axis, when
+   * it has one), the target is picked again.
+   */
   aim(x, y) {
-    this.lastPoint = { x, y };
-    this.view.moveGhost(x, y);
+    const p = lockAxis({ x, y }, this.origin, this.axis);
+    this.lastPoint = p;
+    this.view.moveGhost(p.x, p.y);
     this.retarget();
     this.startAutoScroll();
   }

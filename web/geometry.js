@@ -7,10 +7,13 @@
 /** Fraction of a tile's width/height, per side, that does not switch the target. */
 export const HYSTERESIS = 0.2;
 
-/** True when (x, y) is inside `r` shrunk by `inset` (a fraction of its size) on each side. */
-export function inside(r, x, y, inset = 0) {
+/**
+ * True when (x, y) is inside `r` shrunk by `inset` (a fraction of its size) on each side
+ * (`insetY` for the top and bottom, when it differs).
+ */
+export function inside(r, x, y, inset = 0, insetY = inset) {
   const dx = r.width * inset;
-  const dy = r.height * inset;
+  const dy = r.height * insetY;
   return x >= r.left + dx && x <= r.right - dx && y >= r.top + dy && y <= r.bottom - dy;
 }
 
@@ -21,7 +24,9 @@ export function targetKey(t) {
 
 /**
  * The drop target under point {x, y}.
- * `zones`: [{id, rect, tiles: [{id, rect}]}] in layout order (tiles as currently laid out);
+ * `zones`: [{id, rect, layout?, tiles: [{id, rect}]}] in layout order (tiles as currently laid
+ * out); the hysteresis is along the way a zone runs: both ways in a grid, across a row's tiles
+ * left to right, a list's rows top to bottom (a wide row is the target anywhere across it);
  * `dragged`: the lifted item id (its placeholder keeps the current target);
  * `current`: the target so far, or null.
  */
@@ -32,7 +37,9 @@ export function pickTarget({ x, y }, zones, dragged, current) {
   if (tile) {
     if (tile.id === dragged) return current && current.zone === zone.id ? current : { over: dragged, zone: zone.id };
     if (current && current.over === tile.id) return current;
-    if (inside(tile.rect, x, y, HYSTERESIS)) return { over: tile.id, zone: zone.id };
+    const ix = zone.layout === 'list' ? 0 : HYSTERESIS;
+    const iy = zone.layout === 'row' ? 0 : HYSTERESIS;
+    if (inside(tile.rect, x, y, ix, iy)) return { over: tile.id, zone: zone.id };
     return current;
   }
   const others = zone.tiles.filter((t) => t.id !== dragged);
@@ -49,42 +56,71 @@ function pastLast(tiles, x, y) {
 }
 
 /**
+ * Where a drag locked to `axis` ('x' or 'y', or null for none) puts the point `p`: the other
+ * coordinate stays where the drag started (`origin`), so a lifted list row never leaves its column.
+ */
+export function lockAxis(p, origin, axis) {
+  if (!origin || (axis !== 'x' && axis !== 'y')) return { x: p.x, y: p.y };
+  return axis === 'y' ? { x: origin.x, y: p.y } : { x: p.x, y: origin.y };
+}
+
+/**
  * The next keyboard target from `current` for `key` (ArrowLeft/Right/Up/Down).
- * `zones`: [{id, items, columns}] from the board as shown (without any preview); every zone
- * also has an end slot {over: null}. Left/Right walk reading order across zones; Up/Down move
- * by `columns` inside a zone and jump to the neighbouring zone at its edges.
+ * `zones`: [{id, items, layout ('grid'|'row'|'list'), columns}] from the board as shown (without
+ * any preview); every zone also has an end slot {over: null}. A zone without `layout` is a grid
+ * when it has more than one column, else a row.
+ *
+ * The arrows follow the layout. Along a zone (left/right in a grid or a row, up/down in a list)
+ * they walk the slots in reading order and go on into the neighbouring zone at its ends. Across
+ * it (up/down in a grid, by `columns`; up/down from a row; left/right from a list) they go to the
+ * neighbouring zone, to the slot in line with the current one: the same column of a grid's first
+ * or last row, the same index of a row or a list.
  */
 export function nextKeyboardTarget(zones, current, key) {
+  const zs = zones.map((z) => {
+    const layout = ['grid', 'row', 'list'].includes(z.layout) ? z.layout : ((z.columns || 1) > 1 ? 'grid' : 'row');
+    return { id: z.id, items: z.items, layout, cols: layout === 'grid' ? Math.max(1, z.columns || 1) : 1 };
+  });
   const slots = [];
-  zones.forEach((z, zi) => {
+  zs.forEach((z, zi) => {
     z.items.forEach((id, i) => slots.push({ over: id, zone: z.id, zi, i }));
     slots.push({ over: null, zone: z.id, zi, i: z.items.length });
   });
   let at = slots.findIndex((s) => s.zone === current.zone && s.over === (current.over ?? null));
   if (at < 0) at = 0;
   const here = slots[at];
-  const cols = Math.max(1, zones[here.zi].columns || 1);
-  const strip = (z) => Math.max(1, zones[z].columns || 1);
+  const z = zs[here.zi];
+  const vertical = key === 'ArrowUp' || key === 'ArrowDown';
+  const forward = key === 'ArrowDown' || key === 'ArrowRight';
+  if (!vertical && key !== 'ArrowLeft' && key !== 'ArrowRight') return { over: here.over, zone: here.zone };
   let next = here;
-  if (key === 'ArrowRight') next = slots[Math.min(slots.length - 1, at + 1)];
-  else if (key === 'ArrowLeft') next = slots[Math.max(0, at - 1)];
-  else if (key === 'ArrowDown') {
-    const zoneSize = zones[here.zi].items.length + 1;
-    if (here.i + cols < zoneSize && cols > 1) next = slots[at + cols];
-    else if (here.zi + 1 < zones.length) next = slots.find((s) => s.zi === here.zi + 1 && s.i === Math.min(here.i % strip(here.zi + 1), zones[here.zi + 1].items.length));
-  } else if (key === 'ArrowUp') {
-    if (here.i - cols >= 0 && cols > 1) next = slots[at - cols];
-    else if (here.zi > 0) {
-      const prev = here.zi - 1;
-      const size = zones[prev].items.length;
-      const pc = strip(prev);
-      // Same column on the last row of the previous zone.
-      const lastRowStart = Math.floor(size / pc) * pc;
-      let i = Math.min(size, lastRowStart + (here.i % pc));
-      if (i > size) i = size;
-      next = slots.find((s) => s.zi === prev && s.i === i);
+  if ((z.layout === 'list') === vertical) {
+    // Along the zone: reading order, on into the neighbouring zone.
+    next = slots[Math.min(slots.length - 1, Math.max(0, at + (forward ? 1 : -1)))];
+  } else if (z.layout === 'grid' && here.i + (forward ? z.cols : -z.cols) >= 0
+    && here.i + (forward ? z.cols : -z.cols) <= z.items.length && z.cols > 1) {
+    next = slots[at + (forward ? z.cols : -z.cols)];
+  } else {
+    const to = here.zi + (forward ? 1 : -1);
+    if (to >= 0 && to < zs.length) {
+      const pos = z.layout === 'grid' ? here.i % z.cols : here.i;
+      next = slots.find((s) => s.zi === to && s.i === entry(zs[to], pos, vertical, forward));
     }
   }
   next = next ?? here;
   return { over: next.over, zone: next.zone };
+}
+
+/**
+ * The slot index at which an arrow enters zone `z`: in line with `pos` (a column, or an index)
+ * when the arrow crosses `z` the way `z` is laid out across, else its first (forward) or end slot.
+ */
+function entry(z, pos, vertical, forward) {
+  const n = z.items.length;
+  if (z.layout === 'grid' && vertical) {
+    if (forward) return Math.min(n, pos);
+    return Math.min(n, Math.floor(n / z.cols) * z.cols + pos);
+  }
+  if ((z.layout === 'row' && vertical) || (z.layout === 'list' && !vertical)) return Math.min(n, pos);
+  return forward ? 0 : n;
 }

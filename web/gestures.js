@@ -4,7 +4,9 @@
 // timers are asked for with a `wake` intent, so it runs under `node --test`.
 //
 // Events in:
-//   pointer {pointerId, pointerType, button, x, y, item}   `item`: the tile pressed (down only)
+//   pointer {pointerId, pointerType, button, x, y, item, handle}
+//                                                          `item`: the tile pressed (down only);
+//                                                          `handle`: the press is on its handle
 //   key     {key, ctrl, shift, alt, inField, item}         `ctrl`: Ctrl or Cmd; `inField`: typing
 //                                                          in a form field; `item`: focused tile
 // Intents out, in order:
@@ -28,7 +30,13 @@ const MODE_KEYS = { s: 'swap', m: 'move', p: 'paint' };
 /**
  * `ctx` answers what the gestures need to know about the session and the page:
  * `ready()` (a board is shown), `dragging()` (the lift in progress: {item, source} or null),
- * `mode()`, `heldByOther(item)`, `itemAt(x, y)` (the tile under a viewport point, or null).
+ * `mode()`, `heldByOther(item)`, `itemAt(x, y)` (the tile under a viewport point, or null),
+ * and optionally `handleOnly(item)` (its zone starts drags only from an item's handle).
+ *
+ * In a handle-only zone a press anywhere but the handle is left to the browser (it scrolls,
+ * selects text, focuses), in every mode. A press on the handle is the drag's own (its default is
+ * prevented): the handle does not scroll (its CSS says `touch-action: none`), so a finger on it
+ * lifts the item once it moves past the threshold or rests for the touch delay.
  */
 export class Gestures {
   constructor(ctx) {
@@ -43,14 +51,19 @@ export class Gestures {
     if (!p.item || !this.ctx.ready()) return [];
     if (p.pointerType === 'mouse' && p.button !== 0) return [];
     if (this.ctx.dragging() || this.press || this.stroke) return [];
+    const handle = !!this.ctx.handleOnly?.(p.item);
+    if (handle && !p.handle) return [];
     if (this.ctx.heldByOther(p.item)) return [{ type: 'refuse', item: p.item, source: 'pointer' }];
     if (this.ctx.mode() === 'paint') {
       this.stroke = { pointerId: p.pointerId, seen: new Set([p.item]) };
       return [{ type: 'prevent' }, { type: 'paint', item: p.item }];
     }
     this.tokens += 1;
-    this.press = { item: p.item, pointerId: p.pointerId, x: p.x, y: p.y, type: p.pointerType, token: this.tokens };
-    return p.pointerType === 'touch' ? [{ type: 'wake', after: TOUCH_DELAY, token: this.tokens }] : [];
+    this.press = { item: p.item, pointerId: p.pointerId, x: p.x, y: p.y, type: p.pointerType, token: this.tokens, handle };
+    // A press on a handle is the drag's alone: without preventDefault, a handle inside a text
+    // selection (the rows around it are selectable) would start dragging the selected text.
+    const fx = handle ? [{ type: 'prevent' }] : [];
+    return p.pointerType === 'touch' ? [...fx, { type: 'wake', after: TOUCH_DELAY, token: this.tokens }] : fx;
   }
 
   pointerMove(p) {
@@ -65,7 +78,7 @@ export class Gestures {
     if (pr && p.pointerId === pr.pointerId) {
       if (Math.hypot(p.x - pr.x, p.y - pr.y) <= DRAG_THRESHOLD) return [];
       this.press = null;
-      if (pr.type === 'touch') return []; // a scroll, not a drag
+      if (pr.type === 'touch' && !pr.handle) return []; // a scroll, not a drag
       return [this.liftFromPress(pr), { type: 'aim', x: p.x, y: p.y }];
     }
     return this.draggingHere(p) ? [{ type: 'aim', x: p.x, y: p.y }] : [];

@@ -1,17 +1,27 @@
-// The index page: the server's board list, and the form that opens (or creates) a board by name.
+// The start page: the server's boards (a page at a time), a form that makes a new board from a
+// template and opens it, and one that opens (or creates) a board by name.
 
-import { isValidId } from './protocol.js';
+import { templateMode } from './layout.js';
+import { boardIdFromName, boardsPagePath, isValidId, newBoardRequest } from './protocol.js';
 
 /** What the page says about a board name that is not an id. */
 export const BAD_ID = 'Board names use letters, digits, - and _ (up to 64).';
 
+/** Boards per page of the list. */
+export const PAGE_SIZE = 20;
+
 /**
- * Shows the index page. `rename(name)` keeps the name field's value for the board page before
- * the form leaves for `?board=<id>`.
+ * Shows the start page. `rename(name)` keeps the name field's value for the board page before
+ * the page leaves for `?board=<id>`.
  */
 export function startHome(root, view, win, rename) {
   view.showPage('home');
   view.setConnection('closed');
+  const go = (id, mode) => {
+    rename(root.querySelector('#name').value);
+    win.location.search = `?board=${encodeURIComponent(id)}${mode ? `&mode=${mode}` : ''}`;
+  };
+
   root.querySelector('#open-form').addEventListener('submit', (e) => {
     e.preventDefault();
     const input = root.querySelector('#board-name');
@@ -21,20 +31,89 @@ export function startHome(root, view, win, rename) {
       input.focus();
       return;
     }
-    rename(root.querySelector('#name').value);
-    win.location.search = `?board=${encodeURIComponent(id)}`;
+    go(id);
   });
-  loadBoardList(view, win);
+
+  let busy = false;
+  root.querySelector('#new-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const template = root.querySelector('#templates input:checked')?.value;
+    if (!template || busy) return;
+    busy = true;
+    view.setCreating(true);
+    try {
+      const id = await createBoard(win, template, root.querySelector('#new-title').value);
+      go(id, templateMode(template));
+    } catch (err) {
+      view.toast(`Could not make the board: ${err.message}`);
+    } finally {
+      busy = false;
+      view.setCreating(false);
+    }
+  });
+
+  let next = null;
+  const more = root.querySelector('#more-boards');
+  more.addEventListener('click', async () => {
+    if (!next) return;
+    more.disabled = true;
+    next = await loadBoards(view, win, next);
+    more.disabled = false;
+  });
+  loadTemplates(view, win);
+  loadBoards(view, win, null).then((n) => { next = n; });
 }
 
-/** Fills the board list from `GET /api/boards` (a server without the list gets a note). */
-async function loadBoardList(view, win) {
+/**
+ * Makes a board from `template` titled `title` (`POST /api/boards`); returns its id. The id comes
+ * from the name when it is free (`team-retro`, else `team-retro-2`, `-3`); otherwise, or for a name
+ * with nothing to make an id of, the server makes one.
+ */
+async function createBoard(win, template, title) {
+  const base = boardIdFromName(title);
+  const ids = base ? [base, `${base.slice(0, 62)}-2`, `${base.slice(0, 62)}-3`, null] : [null];
+  for (const id of ids) {
+    const res = await win.fetch('/api/boards', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(newBoardRequest(template, title, id)),
+    });
+    if (res.status === 409 && id) continue;
+    const body = await res.json().catch(() => ({}));
+    if (!res.ok) throw new Error(body.message || `HTTP ${res.status}`);
+    if (!isValidId(body.board?.id)) throw new Error('the server answered without a board');
+    return body.board.id;
+  }
+  throw new Error('no free id'); // not reached: the last try has no id
+}
+
+/** Fills the template choices from `GET /api/templates` (none: the form stays hidden). */
+async function loadTemplates(view, win) {
   try {
-    const res = await win.fetch('/api/boards', { headers: { accept: 'application/json' } });
+    const res = await win.fetch('/api/templates', { headers: { accept: 'application/json' } });
     if (!res.ok) throw new Error(String(res.status));
     const body = await res.json();
-    view.renderBoardList(Array.isArray(body.boards) ? body.boards : []);
+    view.renderTemplates(Array.isArray(body.templates) ? body.templates : null);
   } catch {
-    view.renderBoardList(null);
+    view.renderTemplates(null);
+  }
+}
+
+/**
+ * Shows a page of `GET /api/boards` (the first when `after` is null, else appended); returns the
+ * `after` of the next page, or null. A server without the list gets a note.
+ */
+async function loadBoards(view, win, after) {
+  try {
+    const res = await win.fetch(boardsPagePath(after, PAGE_SIZE), { headers: { accept: 'application/json' } });
+    if (!res.ok) throw new Error(String(res.status));
+    const body = await res.json();
+    const next = isValidId(body.next) ? body.next : null;
+    view.renderBoardList(Array.isArray(body.boards) ? body.boards : [], { append: !!after, more: !!next });
+    return next;
+  } catch {
+    if (!after) view.renderBoardList(null);
+    else view.toast('Could not load more boards');
+    return after;
   }
 }

@@ -18,6 +18,50 @@ export function isValidId(s) {
   return typeof s === 'string' && ID_PATTERN.test(s);
 }
 
+/**
+ * A board id made from a board's name: lower case, accents dropped, every run of other characters
+ * one `-`, at most 64 characters. Null when nothing is left (a name in another script): then the
+ * server makes the id.
+ */
+export function boardIdFromName(name) {
+  const id = String(name ?? '')
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9_]+/g, '-')
+    .replace(/^-+/, '')
+    .slice(0, 64)
+    .replace(/-+$/, '');
+  return isValidId(id) ? id : null;
+}
+
+/** The body of `POST /api/boards` for a board from `template`; `title` and `id` only when set. */
+export function newBoardRequest(template, title, id) {
+  const body = { template };
+  const t = typeof title === 'string' ? title.trim() : '';
+  if (t) body.title = t;
+  if (id) body.id = id;
+  return body;
+}
+
+/** The path of one page of the board list (`after`: the `next` of the page before). */
+export function boardsPagePath(after, limit) {
+  const q = new URLSearchParams();
+  if (after) q.set('after', after);
+  if (limit) q.set('limit', String(limit));
+  const s = q.toString();
+  return s ? `/api/boards?${s}` : '/api/boards';
+}
+
+/**
+ * The link to a board, for sharing: this page's origin and path with `?board=`, and `&mode=`
+ * when a mode is given (the name stays out: it is the sharer's own).
+ */
+export function boardLink(location, board, mode = null) {
+  const m = mode ? `&mode=${encodeURIComponent(mode)}` : '';
+  return `${location.origin}${location.pathname}?board=${encodeURIComponent(board)}${m}`;
+}
+
 /** A WebSocket URL for the page at `location` ({protocol, host}). */
 export function socketURL(location) {
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';

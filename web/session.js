@@ -17,6 +17,8 @@
 //   {type:'presence', users, me}    the people on the board
 //   {type:'mode', mode}             the drag mode changed
 //   {type:'toast', text}  {type:'announce', text}  {type:'pulse', items, kind, color}
+//   {type:'remoteChange', change}   someone else's op committed: {by, name, kind, text} for the
+//                                   polite, throttled announcer (announce.js)
 //   {type:'handStart', user, item}  {type:'handHover', by, target}  {type:'handEnd', by}
 //                                   other people's hands (`by` null: every hand)
 //   {type:'hover', msg, key}  {type:'hoverFlush'}  {type:'hoverReset'}
@@ -31,7 +33,9 @@ import {
   applyOp, BoardState, canRevert, cloneBoard, inverseOp, itemById, locate, moveTarget, opMovesItem,
   previewRemoteMoves, UndoHistory,
 } from './state.js';
+import { describeOp } from './announce.js';
 import { nextKeyboardTarget, targetKey } from './geometry.js';
+import { layoutOfItem, zoneLayout, zoneLayouts } from './layout.js';
 
 /**
  * After someone else's move-mode drop, how long their live reorder preview may stay on screen
@@ -160,6 +164,12 @@ export class Session {
     return !!holder && holder !== this.me;
   }
 
+  /** The layout of the zone `item` is in now (layout.js `zoneLayout`), or null. */
+  layoutOf(item) {
+    const b = this.state.view();
+    return b ? layoutOfItem(b, item) : null;
+  }
+
   /** A press on a tile someone else holds: says who. */
   refuse(item, source = 'pointer') {
     const holder = this.held.get(item);
@@ -206,7 +216,7 @@ export class Session {
     const d = this.drag;
     const b = this.state.view();
     if (!d || !b) return [];
-    const zones = b.zones.map((z, i) => ({ id: z.id, items: z.items, columns: i === 0 ? b.columns : 1 }));
+    const zones = zoneLayouts(b).map((l, i) => ({ ...l, items: b.zones[i].items }));
     d.target = nextKeyboardTarget(zones, d.target ?? { over: d.item, zone: this.#where(d.item)?.zone.id }, key);
     this.#emit(render());
     this.#offerHover();
@@ -369,6 +379,8 @@ export class Session {
   }
 
   #committed(m) {
+    // Said from the board as it was before the op, so a move can tell where the tile came from.
+    const change = m.by !== this.me && this.state.loaded ? describeOp(m, this.state.board, (id) => this.user(id).name) : null;
     const r = this.state.applyCommitted(m);
     // A live gap resumes from the last applied seq (the server sends what is missing).
     if (r.status === 'gap') return this.#resync(false);
@@ -380,6 +392,7 @@ export class Session {
     if (m.by !== this.me) {
       const items = P.involvedItems(m).filter((id) => id !== m.before);
       this.#emit({ type: 'pulse', items, kind: 'remote', color: this.user(m.by).color });
+      if (change) this.#emit({ type: 'remoteChange', change });
     }
     return undefined;
   }
@@ -609,16 +622,22 @@ export class Session {
     return (b && itemById(b, id)?.label) || id;
   }
 
+  #zoneTitle(id) {
+    const b = this.state.view();
+    const i = b ? b.zones.findIndex((z) => z.id === id) : -1;
+    return i < 0 ? id : zoneLayout(b, b.zones[i], i).title;
+  }
+
   #describePlace(item) {
     const at = this.#where(item);
-    return at ? `${at.zone.id} position ${at.index + 1} of ${at.zone.items.length}` : 'its place';
+    return at ? `${this.#zoneTitle(at.zone.id)} position ${at.index + 1} of ${at.zone.items.length}` : 'its place';
   }
 
   #describeTarget(t) {
     if (!t) return 'no target';
-    if (t.over == null) return `the end of ${t.zone}`;
+    if (t.over == null) return `the end of ${this.#zoneTitle(t.zone)}`;
     const at = this.#where(t.over);
-    const where = at ? `, ${at.zone.id} position ${at.index + 1} of ${at.zone.items.length}` : '';
+    const where = at ? `, ${this.#zoneTitle(at.zone.id)} position ${at.index + 1} of ${at.zone.items.length}` : '';
     return `${this.#labelOf(t.over)}${where}`;
   }
 }

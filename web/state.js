@@ -7,14 +7,25 @@
 
 import { involvedItems } from './protocol.js';
 
-/** A deep copy of a board snapshot. */
+/** The zone members besides `id` and `items` that a copy keeps (docs/protocol.md, "Zone layouts"). */
+const ZONE_FIELDS = ['title', 'layout', 'columns', 'handle', 'axis'];
+
+/** A deep copy of a board snapshot (zone layouts and item details included). */
 export function cloneBoard(board) {
   return {
     id: board.id,
     title: board.title,
     columns: board.columns,
-    zones: board.zones.map((z) => ({ id: z.id, items: z.items.slice() })),
-    items: board.items.map((i) => ({ id: i.id, label: i.label, color: i.color, on: !!i.on })),
+    zones: board.zones.map((z) => {
+      const copy = { id: z.id, items: z.items.slice() };
+      for (const f of ZONE_FIELDS) if (z[f] !== undefined) copy[f] = z[f];
+      return copy;
+    }),
+    items: board.items.map((i) => {
+      const copy = { id: i.id, label: i.label, color: i.color, on: !!i.on };
+      if (typeof i.detail === 'string') copy.detail = i.detail;
+      return copy;
+    }),
   };
 }
 

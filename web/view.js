@@ -1,6 +1,8 @@
 // The DOM: renders boards, people and messages. Only this module touches elements; user text
-// (labels, names, titles) goes in with textContent, never as HTML. Colors are set through the
-// CSSOM (el.style.setProperty), which a strict CSP allows.
+// (labels, details, names, titles) goes in with textContent, never as HTML. Colors are set
+// through the CSSOM (el.style.setProperty), which a strict CSP allows.
+
+import { arrangeZones, layoutKey, zoneLayouts } from './layout.js';
 
 const reducedMotion = () => globalThis.matchMedia?.('(prefers-reduced-motion: reduce)').matches ?? false;
 
@@ -14,11 +16,13 @@ export class View {
     this.usersEl = root.querySelector('#users');
     this.toastEl = root.querySelector('#toast');
     this.liveEl = root.querySelector('#live');
+    this.othersLiveEl = root.querySelector('#live-others');
     this.connEl = root.querySelector('#conn');
     this.titleEl = root.querySelector('#board-title');
     this.handsEl = root.querySelector('#hands');
     this.tiles = new Map();
     this.zoneEls = new Map();
+    this.layouts = new Map(); // zone id → its layout (layout.js)
     this.zoneKey = '';
     this.hands = new Map();
     this.handLoop = null;
@@ -52,20 +56,26 @@ export class View {
     this.root.querySelector('#home').hidden = page !== 'home';
     this.boardEl.hidden = page !== 'board';
     this.root.querySelector('#board-tools').hidden = page !== 'board';
+    this.connEl.hidden = page !== 'board';
   }
 
-  /** Fills the index page's board list. `boards` null means the server has no list. */
-  renderBoardList(boards) {
+  /**
+   * Fills the index page's board list: `boards` null means the server has no list; `append` adds
+   * a further page; `more` says whether there is one after it (the "More" button).
+   */
+  renderBoardList(boards, { append = false, more = false } = {}) {
     const list = this.root.querySelector('#board-list');
     const note = this.root.querySelector('#board-list-note');
-    list.replaceChildren();
+    this.root.querySelector('#more-boards').hidden = !boards || !more;
+    if (!append) list.replaceChildren();
     if (!boards) {
       note.textContent = 'This server does not list its boards; open one by name below.';
       return;
     }
-    note.textContent = boards.length ? '' : 'No boards yet: create one below.';
+    if (!append) note.textContent = boards.length ? '' : 'No boards yet: make one above.';
     for (const b of boards) {
       const li = this.doc.createElement('li');
+      li.dataset.board = b.id;
       const a = this.doc.createElement('a');
       a.href = `?board=${encodeURIComponent(b.id)}`;
       a.textContent = b.title && b.title !== b.id ? `${b.title} (${b.id})` : b.id;
@@ -75,6 +85,56 @@ export class View {
       meta.textContent = ` — ${users} online, ${b.seq ?? 0} changes`;
       li.append(a, meta);
       list.append(li);
+    }
+  }
+
+  /**
+   * The start page's template choices: radio buttons with each template's title and description
+   * (`templates` null: the server has none, and the form to make a board from one is hidden).
+   */
+  renderTemplates(templates) {
+    const form = this.root.querySelector('#new-form');
+    const box = this.root.querySelector('#templates');
+    box.querySelectorAll('label').forEach((l) => l.remove());
+    form.hidden = !templates || templates.length === 0;
+    (templates ?? []).forEach((t, i) => {
+      const label = this.doc.createElement('label');
+      label.className = 'template';
+      const input = this.doc.createElement('input');
+      input.type = 'radio';
+      input.name = 'template';
+      input.value = t.name;
+      input.dataset.template = t.name;
+      input.checked = i === 0;
+      const title = this.doc.createElement('span');
+      title.className = 'template-title';
+      title.textContent = t.title || t.name;
+      const desc = this.doc.createElement('span');
+      desc.className = 'template-desc';
+      desc.textContent = t.description || '';
+      label.append(input, title, desc);
+      box.append(label);
+    });
+  }
+
+  /** The start page's new-board form: busy while its request is under way. */
+  setCreating(busy) {
+    const button = this.root.querySelector('#new-form button[type=submit]');
+    button.disabled = busy;
+    button.textContent = busy ? 'Making…' : 'Make board';
+  }
+
+  /** Says a link was copied: the button reads "Copied" for a moment. */
+  copied(ok, link) {
+    const button = this.root.querySelector('#copy-link');
+    clearTimeout(this.copyTimer);
+    if (ok) {
+      button.textContent = 'Copied';
+      button.dataset.copied = 'true';
+      this.toast('Copied the link to this board');
+      this.copyTimer = setTimeout(() => { button.textContent = 'Copy link'; delete button.dataset.copied; }, 2000);
+    } else {
+      this.toast(`Copy this link: ${link}`, 8000);
     }
   }
 
@@ -91,10 +151,12 @@ export class View {
     const first = new Map();
     for (const [id, el] of this.tiles) first.set(id, el.getBoundingClientRect());
     if (deco.firstRects) for (const [id, r] of deco.firstRects) first.set(id, r);
-    const focused = this.doc.activeElement?.dataset?.item;
+    const active = this.doc.activeElement;
+    const focused = active?.closest?.('[data-item]')?.dataset.item;
+    const onHandle = !!active?.matches?.('[data-handle]');
 
-    const key = board.zones.map((z) => z.id).join(',') + `|${board.columns}`;
-    if (key !== this.zoneKey) this.buildZones(board);
+    const key = layoutKey(board);
+    if (key !== this.zoneKey) this.buildZones(board, key);
     const items = new Map(board.items.map((i) => [i.id, i]));
     const seen = new Set();
     for (const zone of board.zones) {
@@ -105,7 +167,7 @@ export class View {
         if (!item) return;
         seen.add(id);
         const el = this.tile(item);
-        this.decorate(el, item, { held, deco, zone: zone.id, index, count: zone.items.length });
+        this.decorate(el, item, { held, deco, lay: this.layouts.get(zone.id), index, count: zone.items.length });
         if (el !== cursor) list.insertBefore(el, cursor);
         else cursor = cursor.nextElementSibling;
       });
@@ -117,34 +179,54 @@ export class View {
     for (const [id, el] of this.tiles) {
       if (!seen.has(id)) { el.remove(); this.tiles.delete(id); }
     }
-    if (focused && this.tiles.has(focused) && this.doc.activeElement !== this.tiles.get(focused)) {
-      this.tiles.get(focused).focus({ preventScroll: true });
+    if (focused && this.tiles.has(focused)) {
+      const el = this.tiles.get(focused);
+      const target = (onHandle && el.querySelector('[data-handle]')) || (el.tabIndex >= 0 ? el : el.querySelector('[data-handle]'));
+      if (target && this.doc.activeElement !== target) target.focus({ preventScroll: true });
     }
     this.flip(first, deco.dragging);
+    this.runHands();
   }
 
-  buildZones(board) {
+  /**
+   * Builds the zones: each a titled section holding an `<ol data-zone data-layout>` (a grid of
+   * its columns, a row or a list); neighbouring lists stand side by side as lanes.
+   */
+  buildZones(board, key) {
     this.zonesEl.replaceChildren();
     this.zoneEls.clear();
-    this.zoneKey = board.zones.map((z) => z.id).join(',') + `|${board.columns}`;
-    board.zones.forEach((zone, i) => {
-      const section = this.doc.createElement('section');
-      section.className = `zone-wrap zone-wrap-${i === 0 ? 'grid' : 'strip'}`;
-      const h = this.doc.createElement('h2');
-      h.className = 'zone-title';
-      h.textContent = zone.id === 'grid' ? 'Grid' : zone.id === 'tray' ? 'Tray' : zone.id;
-      const list = this.doc.createElement('ol');
-      list.className = i === 0 ? 'zone zone-grid' : 'zone zone-strip';
-      list.dataset.zone = zone.id;
-      list.setAttribute('aria-label', h.textContent);
-      if (i === 0) list.style.setProperty('--columns', String(board.columns));
-      const empty = this.doc.createElement('p');
-      empty.className = 'zone-empty';
-      empty.textContent = 'Drop tiles here';
-      section.append(h, list, empty);
-      this.zonesEl.append(section);
-      this.zoneEls.set(zone.id, list);
-    });
+    this.layouts.clear();
+    this.zoneKey = key;
+    for (const band of arrangeZones(zoneLayouts(board))) {
+      let parent = this.zonesEl;
+      if (band.lanes.length > 1) {
+        parent = this.doc.createElement('div');
+        parent.className = 'lanes';
+        parent.style.setProperty('--lanes', String(band.lanes.length));
+        this.zonesEl.append(parent);
+      }
+      for (const lay of band.lanes) {
+        const section = this.doc.createElement('section');
+        section.className = `zone-wrap zone-wrap-${lay.layout}`;
+        const h = this.doc.createElement('h2');
+        h.className = 'zone-title';
+        h.textContent = lay.title;
+        const list = this.doc.createElement('ol');
+        list.className = `zone zone-${lay.layout}${lay.dense ? ' is-dense' : ''}${lay.handle ? ' has-handles' : ''}`;
+        list.dataset.zone = lay.id;
+        list.dataset.layout = lay.layout;
+        if (lay.axis) list.dataset.axis = lay.axis;
+        list.setAttribute('aria-label', lay.title);
+        if (lay.layout === 'grid') list.style.setProperty('--columns', String(lay.columns));
+        const empty = this.doc.createElement('p');
+        empty.className = 'zone-empty';
+        empty.textContent = 'Drop here';
+        section.append(h, list, empty);
+        parent.append(section);
+        this.zoneEls.set(lay.id, list);
+        this.layouts.set(lay.id, lay);
+      }
+    }
   }
 
   tile(item) {
@@ -153,26 +235,30 @@ export class View {
       el = this.doc.createElement('li');
       el.className = 'tile';
       el.dataset.item = item.id;
-      el.tabIndex = 0;
-      el.setAttribute('role', 'button');
-      el.setAttribute('aria-roledescription', 'draggable tile');
-      el.setAttribute('aria-describedby', 'kbd-help');
+      const text = this.doc.createElement('span');
+      text.className = 'tile-text';
       const label = this.doc.createElement('span');
       label.className = 'tile-label';
+      const detail = this.doc.createElement('span');
+      detail.className = 'tile-detail';
+      text.append(label, detail);
       const mark = this.doc.createElement('span');
       mark.className = 'tile-on';
       mark.setAttribute('aria-hidden', 'true');
       const badge = this.doc.createElement('span');
       badge.className = 'tile-holder';
-      el.append(label, mark, badge);
+      el.append(text, mark, badge);
       this.tiles.set(item.id, el);
     }
     return el;
   }
 
-  decorate(el, item, { held, deco, zone, index, count }) {
+  decorate(el, item, { held, deco, lay, index, count }) {
     const label = el.querySelector('.tile-label');
     if (label.textContent !== item.label) label.textContent = item.label;
+    const detail = el.querySelector('.tile-detail');
+    const detailText = typeof item.detail === 'string' ? item.detail : '';
+    if (detail.textContent !== detailText) detail.textContent = detailText;
     el.style.setProperty('--tile-color', item.color);
     if (item.on) el.dataset.on = 'true';
     else delete el.dataset.on;
@@ -199,8 +285,51 @@ export class View {
     el.classList.toggle('is-kbd-target', !!deco.keyboardTarget && deco.keyboardTarget.over === item.id && deco.lifted !== item.id);
     const state = item.on ? ', on' : '';
     const who = holder && holder.id !== deco.me ? `, held by ${holder.name || holder.id}` : '';
-    el.setAttribute('aria-label', `${item.label}${state}, ${zone} ${index + 1} of ${count}${who}`);
-    el.setAttribute('aria-pressed', item.on ? 'true' : 'false');
+    const place = `${lay?.title ?? ''} ${index + 1} of ${count}`.trim();
+    const name = `${item.label}${detailText ? ` (${detailText})` : ''}${state}, ${place}${who}`;
+    // Handle-only zones: the row is plain text (it scrolls and selects); its handle is the
+    // control that lifts it, the tab stop and what screen readers name.
+    const handle = this.handle(el, !!lay?.handle);
+    if (handle) {
+      el.removeAttribute('tabindex');
+      el.removeAttribute('role');
+      el.removeAttribute('aria-roledescription');
+      el.removeAttribute('aria-describedby');
+      el.removeAttribute('aria-label');
+      el.removeAttribute('aria-pressed');
+      handle.setAttribute('aria-label', `Move ${name}`);
+    } else if (el.getAttribute('role') !== 'button') {
+      el.tabIndex = 0;
+      el.setAttribute('role', 'button');
+      el.setAttribute('aria-roledescription', 'draggable tile');
+      el.setAttribute('aria-describedby', 'kbd-help');
+    }
+    if (!handle) {
+      el.setAttribute('aria-label', name);
+      el.setAttribute('aria-pressed', item.on ? 'true' : 'false');
+    }
+  }
+
+  /** Gives tile `el` its drag handle (a button at the row's end) or takes it away; returns it. */
+  handle(el, wanted) {
+    let h = el.querySelector(':scope > [data-handle]');
+    if (wanted && !h) {
+      h = this.doc.createElement('button');
+      h.type = 'button';
+      h.className = 'tile-handle';
+      h.dataset.handle = '';
+      h.setAttribute('aria-roledescription', 'drag handle');
+      h.setAttribute('aria-describedby', 'kbd-help');
+      const grip = this.doc.createElement('span');
+      grip.setAttribute('aria-hidden', 'true');
+      grip.textContent = '⠿';
+      h.append(grip);
+      el.append(h);
+    } else if (!wanted && h) {
+      h.remove();
+      h = null;
+    }
+    return h;
   }
 
   /** FLIP: animates tiles from their previous rectangles to where they are now. */
@@ -238,12 +367,19 @@ export class View {
     return this.tiles.get(id) ?? null;
   }
 
+  /** Focuses the control of an item: its handle in a handle-only zone, else the tile. */
+  focusItem(id) {
+    const el = this.tiles.get(id);
+    if (!el) return;
+    (el.querySelector(':scope > [data-handle]') ?? el).focus({ preventScroll: true });
+  }
+
   /** Zones and tiles with their rectangles, in layout order, for hit testing. */
   layout() {
     const zones = [];
     for (const [id, list] of this.zoneEls) {
       const tiles = [...list.children].map((el) => ({ id: el.dataset.item, rect: el.getBoundingClientRect() }));
-      zones.push({ id, rect: list.getBoundingClientRect(), tiles });
+      zones.push({ id, rect: list.getBoundingClientRect(), layout: this.layouts.get(id)?.layout, tiles });
     }
     return zones;
   }
@@ -264,14 +400,27 @@ export class View {
     const r = src.getBoundingClientRect();
     // Built afresh rather than cloned, so no style attribute is copied (strict CSP).
     const g = this.doc.createElement('div');
-    g.className = 'tile ghost';
+    const lay = this.layouts.get(src.closest('[data-zone]')?.dataset.zone);
+    g.className = `tile ghost is-${lay?.layout ?? 'grid'}${lay?.dense ? ' is-dense' : ''}`;
     g.setAttribute('aria-hidden', 'true');
     g.style.setProperty('--tile-color', src.style.getPropertyValue('--tile-color'));
     if (src.dataset.on) g.dataset.on = 'true';
+    const text = this.doc.createElement('span');
+    text.className = 'tile-text';
     const label = this.doc.createElement('span');
     label.className = 'tile-label';
     label.textContent = src.querySelector('.tile-label').textContent;
-    g.append(label);
+    const detail = this.doc.createElement('span');
+    detail.className = 'tile-detail';
+    detail.textContent = src.querySelector('.tile-detail').textContent;
+    text.append(label, detail);
+    g.append(text);
+    if (lay?.handle) {
+      const grip = this.doc.createElement('span');
+      grip.className = 'tile-handle';
+      grip.textContent = '⠿';
+      g.append(grip);
+    }
     g.style.width = `${r.width}px`;
     g.style.height = `${r.height}px`;
     this.doc.body.append(g);
@@ -359,6 +508,11 @@ export class View {
     if (!list) return null;
     const last = list.lastElementChild;
     const zr = list.getBoundingClientRect();
+    if (this.layouts.get(t.zone)?.layout === 'list') {
+      // A list's end is below its last row.
+      const y = last ? last.getBoundingClientRect().bottom + 20 : zr.top + 30;
+      return { x: zr.left + Math.min(zr.width / 2, 120) + sx, y: y + sy };
+    }
     if (!last) return { x: zr.left + 48 + sx, y: zr.top + zr.height / 2 + sy };
     const r = last.getBoundingClientRect();
     const x = r.right + r.width / 2 + 8;
@@ -366,7 +520,16 @@ export class View {
     return { x: zr.left + r.width / 2 + sx, y: r.bottom + r.height / 2 + 8 + sy };
   }
 
-  /** Eases every hand toward its target each frame (exponential smoothing), so hovers never jump. */
+  /** True while some tile runs an animation (a FLIP glide moves its box every frame). */
+  tilesMoving() {
+    return this.zonesEl.getAnimations?.({ subtree: true }).some((a) => a.playState === 'running') ?? false;
+  }
+
+  /**
+   * Eases every hand toward its target each frame (exponential smoothing), so hovers never jump.
+   * Runs until every hand has arrived and no tile is gliding any more; a render starts it again,
+   * since the tile a hand is on may have moved.
+   */
   runHands() {
     if (this.handLoop || this.hands.size === 0) return;
     let last = performance.now();
@@ -384,6 +547,8 @@ export class View {
         if (Math.abs(p.x - h.x) > 0.5 || Math.abs(p.y - h.y) > 0.5) moving = true;
         h.el.style.transform = `translate(${h.x}px, ${h.y}px)`;
       }
+      // A tile still gliding (FLIP) is not where it will stay: keep following it.
+      if (this.tilesMoving()) moving = true;
       this.handLoop = moving && this.hands.size ? requestAnimationFrame(step) : null;
     };
     this.handLoop = requestAnimationFrame(step);
@@ -415,11 +580,17 @@ export class View {
     this.toastTimer = setTimeout(() => this.toastEl.classList.remove('is-shown'), ms);
   }
 
-  /** Tells screen readers (ARIA live region). */
+  /** Tells screen readers about this page's own actions (an assertive live region). */
   announce(text) {
     // Clearing first makes a repeated sentence be announced again.
     this.liveEl.textContent = '';
     this.liveEl.textContent = text;
+  }
+
+  /** Tells screen readers about other people's changes (a polite live region; throttled by the caller). */
+  announceOthers(text) {
+    this.othersLiveEl.textContent = '';
+    this.othersLiveEl.textContent = text;
   }
 
   /** Keeps the pointer's neighbourhood visible: scrolls when it is near the viewport edges. */

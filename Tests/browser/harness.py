@@ -76,6 +76,27 @@ class Server:
                 return None
             raise
 
+    def post_json(self, path, body, timeout=5):
+        """POSTs JSON; returns (status, parsed body)."""
+        req = urllib.request.Request(self.url + path, data=json.dumps(body).encode(), method="POST",
+                                     headers={"content-type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as r:
+                return r.status, json.loads(r.read())
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read() or b"{}")
+
+    def create(self, template, board_id=None, title=None):
+        """Makes a board from a template (`POST /api/boards`); returns its snapshot."""
+        body = {"template": template}
+        if board_id:
+            body["id"] = board_id
+        if title:
+            body["title"] = title
+        status, answer = self.post_json("/api/boards", body)
+        assert status == 201, (status, answer)
+        return answer["board"]
+
     def board(self, board_id):
         """The server's snapshot of a board: {'seq': N, 'board': {...}} or None."""
         return self.get_json(f"/api/boards/{board_id}")

@@ -1,7 +1,7 @@
 // Unit tests of web/geometry.js: run with `node --test Tests/web/`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { nextKeyboardTarget, pickTarget, targetKey } from '../../web/geometry.js';
+import { lockAxis, nextKeyboardTarget, pickTarget, targetKey } from '../../web/geometry.js';
 
 const rect = (left, top, width = 100, height = 100) => ({ left, top, width, height, right: left + width, bottom: top + height });
 // A 3-column grid of t1..t6 (100 px tiles, 10 px gaps) and a tray strip below with t7.
@@ -45,7 +45,90 @@ test('keyboard targets: left/right in reading order, up/down by columns and acro
   assert.deepEqual(nextKeyboardTarget(z, at('b'), 'ArrowDown'), at('e'));
   assert.deepEqual(nextKeyboardTarget(z, at('e'), 'ArrowUp'), at('b'));
   assert.deepEqual(nextKeyboardTarget(z, at('f'), 'ArrowRight'), at(null));
-  assert.deepEqual(nextKeyboardTarget(z, at('e'), 'ArrowDown'), at('g', 'tray'));
+  // Down from the grid's last row: the slot of the tray in line with that column.
+  assert.deepEqual(nextKeyboardTarget(z, at('d'), 'ArrowDown'), at(null));
+  assert.deepEqual(nextKeyboardTarget(z, at('f'), 'ArrowDown'), at(null, 'tray'));
+  assert.deepEqual(nextKeyboardTarget(z, at(null), 'ArrowDown'), at('g', 'tray'));
+  assert.deepEqual(nextKeyboardTarget(z, at('e'), 'ArrowDown'), at(null, 'tray'));
   assert.deepEqual(nextKeyboardTarget(z, at('g', 'tray'), 'ArrowUp').zone, 'grid');
   assert.deepEqual(nextKeyboardTarget(z, at('g', 'tray'), 'ArrowRight'), at(null, 'tray'));
+});
+
+const at = (over, zone) => ({ over, zone });
+
+test('keyboard targets in a list: up/down walk it, left/right go to the neighbouring list', () => {
+  // A kanban board: three lists side by side.
+  const z = [
+    { id: 'todo', items: ['a', 'b', 'c'], layout: 'list', columns: 1 },
+    { id: 'doing', items: ['d'], layout: 'list', columns: 1 },
+    { id: 'done', items: [], layout: 'list', columns: 1 },
+  ];
+  assert.deepEqual(nextKeyboardTarget(z, at('a', 'todo'), 'ArrowDown'), at('b', 'todo'));
+  assert.deepEqual(nextKeyboardTarget(z, at('b', 'todo'), 'ArrowUp'), at('a', 'todo'));
+  assert.deepEqual(nextKeyboardTarget(z, at('a', 'todo'), 'ArrowUp'), at('a', 'todo'));
+  assert.deepEqual(nextKeyboardTarget(z, at('c', 'todo'), 'ArrowDown'), at(null, 'todo'));
+  // Along a list past its end: on into the next one.
+  assert.deepEqual(nextKeyboardTarget(z, at(null, 'todo'), 'ArrowDown'), at('d', 'doing'));
+  // Across: the same index in the next list, or its end slot when it is shorter.
+  assert.deepEqual(nextKeyboardTarget(z, at('a', 'todo'), 'ArrowRight'), at('d', 'doing'));
+  assert.deepEqual(nextKeyboardTarget(z, at('c', 'todo'), 'ArrowRight'), at(null, 'doing'));
+  assert.deepEqual(nextKeyboardTarget(z, at('d', 'doing'), 'ArrowRight'), at(null, 'done'));
+  assert.deepEqual(nextKeyboardTarget(z, at('d', 'doing'), 'ArrowLeft'), at('a', 'todo'));
+  assert.deepEqual(nextKeyboardTarget(z, at('a', 'todo'), 'ArrowLeft'), at('a', 'todo'));
+  assert.deepEqual(nextKeyboardTarget(z, at(null, 'done'), 'ArrowRight'), at(null, 'done'));
+  // A single list (a playlist): left and right stay put.
+  const one = [{ id: 'songs', items: ['s1', 's2'], layout: 'list' }];
+  assert.deepEqual(nextKeyboardTarget(one, at('s1', 'songs'), 'ArrowRight'), at('s1', 'songs'));
+  assert.deepEqual(nextKeyboardTarget(one, at('s1', 'songs'), 'ArrowDown'), at('s2', 'songs'));
+});
+
+test('keyboard targets in rows: left/right walk a strip, up/down go to the other strip in line', () => {
+  const z = [
+    { id: 'top', items: ['a', 'b', 'c', 'd'], layout: 'row' },
+    { id: 'bottom', items: ['e'], layout: 'row' },
+  ];
+  assert.deepEqual(nextKeyboardTarget(z, at('b', 'top'), 'ArrowRight'), at('c', 'top'));
+  assert.deepEqual(nextKeyboardTarget(z, at('d', 'top'), 'ArrowRight'), at(null, 'top'));
+  assert.deepEqual(nextKeyboardTarget(z, at(null, 'top'), 'ArrowRight'), at('e', 'bottom'));
+  assert.deepEqual(nextKeyboardTarget(z, at('a', 'top'), 'ArrowDown'), at('e', 'bottom'));
+  assert.deepEqual(nextKeyboardTarget(z, at('c', 'top'), 'ArrowDown'), at(null, 'bottom'));
+  assert.deepEqual(nextKeyboardTarget(z, at('e', 'bottom'), 'ArrowUp'), at('a', 'top'));
+  assert.deepEqual(nextKeyboardTarget(z, at(null, 'bottom'), 'ArrowUp'), at('b', 'top'));
+  assert.deepEqual(nextKeyboardTarget(z, at('e', 'bottom'), 'ArrowDown'), at('e', 'bottom'));
+});
+
+test('keyboard targets in a grid of 8 columns: all four arrows, by cells and rows', () => {
+  const items = Array.from({ length: 64 }, (_, i) => `c${i}`);
+  const z = [{ id: 'cells', items, layout: 'grid', columns: 8 }];
+  assert.deepEqual(nextKeyboardTarget(z, at('c9', 'cells'), 'ArrowDown'), at('c17', 'cells'));
+  assert.deepEqual(nextKeyboardTarget(z, at('c9', 'cells'), 'ArrowUp'), at('c1', 'cells'));
+  assert.deepEqual(nextKeyboardTarget(z, at('c9', 'cells'), 'ArrowRight'), at('c10', 'cells'));
+  assert.deepEqual(nextKeyboardTarget(z, at('c9', 'cells'), 'ArrowLeft'), at('c8', 'cells'));
+  assert.deepEqual(nextKeyboardTarget(z, at('c1', 'cells'), 'ArrowUp'), at('c1', 'cells'));
+  assert.deepEqual(nextKeyboardTarget(z, at('c56', 'cells'), 'ArrowDown'), at(null, 'cells'));
+  assert.deepEqual(nextKeyboardTarget(z, at('c57', 'cells'), 'ArrowDown'), at('c57', 'cells'));
+  assert.deepEqual(nextKeyboardTarget(z, at('c9', 'cells'), 'Home'), at('c9', 'cells'));
+});
+
+test('an axis lock keeps the other coordinate where the drag started', () => {
+  const origin = { x: 100, y: 200 };
+  assert.deepEqual(lockAxis({ x: 340, y: 260 }, origin, 'y'), { x: 100, y: 260 });
+  assert.deepEqual(lockAxis({ x: 340, y: 260 }, origin, 'x'), { x: 340, y: 200 });
+  assert.deepEqual(lockAxis({ x: 340, y: 260 }, origin, null), { x: 340, y: 260 });
+  assert.deepEqual(lockAxis({ x: 340, y: 260 }, null, 'y'), { x: 340, y: 260 });
+});
+
+test('the hysteresis runs along the zone: a wide list row is the target anywhere across it', () => {
+  // A list of 400 px wide rows, 50 px high, 10 px apart; the pointer at the handle end (x 390).
+  const rows = ['a', 'b', 'c'].map((id, i) => ({ id, rect: rect(0, i * 60, 400, 50) }));
+  const list = [{ id: 'songs', layout: 'list', rect: rect(0, 0, 400, 170), tiles: rows }];
+  assert.deepEqual(pickTarget({ x: 390, y: 85 }, list, 'a', { over: 'a', zone: 'songs' }), { over: 'b', zone: 'songs' });
+  // Near a row's top or bottom edge the current target stays.
+  assert.deepEqual(pickTarget({ x: 390, y: 62 }, list, 'a', { over: 'a', zone: 'songs' }), { over: 'a', zone: 'songs' });
+  // A row (strip): any height inside the tile, but well inside it from left to right.
+  const strip = [{ id: 'top', layout: 'row', rect: rect(0, 0, 400, 100), tiles: [{ id: 'x', rect: rect(0, 0) }, { id: 'y', rect: rect(110, 0) }] }];
+  assert.deepEqual(pickTarget({ x: 160, y: 2 }, strip, 'x', null), { over: 'y', zone: 'top' });
+  assert.equal(pickTarget({ x: 112, y: 50 }, strip, 'x', null), null);
+  // A grid keeps both.
+  assert.equal(pickTarget({ x: 160, y: 2 }, zones, 't1', null), null);
 });

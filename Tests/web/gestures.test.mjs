@@ -7,7 +7,7 @@ import { DRAG_THRESHOLD, Gestures, TOUCH_DELAY } from '../../web/gestures.js';
  * Gestures over a fake page. `run(intents)` plays the session's part: a lift starts a drag, a
  * drop or cancel ends it; it returns the intent types.
  */
-function page({ mode = 'swap', held = [], ready = true, tiles = {} } = {}) {
+function page({ mode = 'swap', held = [], ready = true, tiles = {}, handles = [] } = {}) {
   const p = {
     drag: null,
     mode,
@@ -22,6 +22,7 @@ function page({ mode = 'swap', held = [], ready = true, tiles = {} } = {}) {
     mode: () => p.mode,
     heldByOther: (item) => p.held.has(item),
     itemAt: (x, y) => p.itemAt(x, y),
+    handleOnly: (item) => handles.includes(item),
   });
   p.run = (intents) => {
     for (const i of intents) {
@@ -198,4 +199,45 @@ test('undo, redo and mode keys, except while typing in a field', () => {
   assert.deepEqual(p.run(p.g.keyDown(key('m', { alt: true }))), []);
   assert.deepEqual(p.run(p.g.keyDown(key(' ', { item: 't1', inField: true }))), []);
   assert.deepEqual(p.run(p.g.keyDown(key('x'))), []);
+});
+
+test('in a handle-only zone only the handle starts a drag; elsewhere the press is the browser\'s', () => {
+  const p = page({ handles: ['s1', 's2'] });
+  // Off the handle: nothing, not even preventDefault (text selection and scrolling go on).
+  assert.deepEqual(p.run(p.g.pointerDown(mouse(100, 100, { item: 's1' }))), []);
+  assert.deepEqual(p.run(p.g.pointerMove(mouse(160, 140))), []);
+  assert.deepEqual(p.run(p.g.pointerUp(mouse(160, 140))), []);
+  assert.equal(p.drag, null);
+  // On the handle: its default is prevented (no text drag, no selection), the usual threshold, a drag.
+  assert.deepEqual(p.run(p.g.pointerDown(mouse(300, 100, { item: 's1', handle: true }))), [{ type: 'prevent' }]);
+  assert.deepEqual(types(p.run(p.g.pointerMove(mouse(300, 130)))), ['lift', 'aim']);
+  assert.deepEqual(types(p.run(p.g.pointerUp(mouse(300, 130)))), ['aim', 'drop']);
+  // Paint mode too: a stroke starts only from the handle.
+  p.mode = 'paint';
+  assert.deepEqual(p.run(p.g.pointerDown(mouse(100, 100, { item: 's2' }))), []);
+  assert.deepEqual(types(p.run(p.g.pointerDown(mouse(300, 100, { item: 's2', handle: true })))), ['prevent', 'paint']);
+  p.run(p.g.pointerUp(mouse(300, 100)));
+  // Zones without handles: a press anywhere on the tile, handle flag or not.
+  p.mode = 'swap';
+  p.run(p.g.pointerDown(mouse(10, 10, { item: 't1' })));
+  assert.deepEqual(types(p.run(p.g.pointerMove(mouse(40, 40)))), ['lift', 'aim']);
+});
+
+test('a finger on a handle drags at once when it moves (the handle does not scroll); off it, it scrolls', () => {
+  const p = page({ handles: ['s1'] });
+  // A swipe on the row: left to the browser, no delay asked for.
+  assert.deepEqual(p.run(p.g.pointerDown(finger(50, 50, { item: 's1' }))), []);
+  assert.deepEqual(p.run(p.g.pointerMove(finger(50, 150))), []);
+  assert.equal(p.g.capturesTouch(), false);
+  p.run(p.g.pointerUp(finger(50, 150)));
+  // On the handle: moving past the threshold lifts, no long press needed.
+  const down = p.run(p.g.pointerDown(finger(300, 50, { item: 's1', handle: true })));
+  assert.deepEqual(types(down), ['prevent', 'wake']);
+  assert.deepEqual(types(p.run(p.g.pointerMove(finger(300, 80)))), ['lift', 'aim']);
+  assert.equal(p.g.capturesTouch(), true);
+  assert.deepEqual(p.run(p.g.wake(down[1].token)), [], 'already lifted');
+  p.run(p.g.pointerUp(finger(300, 80)));
+  // Resting on the handle lifts after the delay as well.
+  const rest = p.run(p.g.pointerDown(finger(300, 50, { item: 's1', handle: true })));
+  assert.deepEqual(types(p.run(p.g.wake(rest[1].token))), ['lift']);
 });

@@ -112,3 +112,26 @@ test('backoff grows, is capped and jittered', () => {
   assert.ok(P.backoffDelay(3, mid) > P.backoffDelay(1, mid));
   assert.equal(P.backoffDelay(40, { random: () => 1 }), 5000);
 });
+
+test('a board id from a name: lower case, no accents, dashes for the rest, or null', () => {
+  assert.equal(P.boardIdFromName('Team Retro'), 'team-retro');
+  assert.equal(P.boardIdFromName('  Sprint 12 / Q3!  '), 'sprint-12-q3');
+  assert.equal(P.boardIdFromName('Café déjà vu'), 'cafe-deja-vu');
+  assert.equal(P.boardIdFromName('my_board--2'), 'my_board-2');
+  assert.equal(P.boardIdFromName('플레이리스트'), null);
+  assert.equal(P.boardIdFromName(''), null);
+  assert.equal(P.boardIdFromName(null), null);
+  const long = P.boardIdFromName(`${'a'.repeat(63)} b`);
+  assert.equal(long, 'a'.repeat(63));
+  assert.ok(P.isValidId(P.boardIdFromName('x'.repeat(300))));
+});
+
+test('board API helpers: the new-board body, list pages and the share link', () => {
+  assert.deepEqual(P.newBoardRequest('kanban', '  Sprint  ', 'sprint'), { template: 'kanban', title: 'Sprint', id: 'sprint' });
+  assert.deepEqual(P.newBoardRequest('paint', '   ', null), { template: 'paint' });
+  assert.equal(P.boardsPagePath(null, 20), '/api/boards?limit=20');
+  assert.equal(P.boardsPagePath('b-7', 20), '/api/boards?after=b-7&limit=20');
+  assert.equal(P.boardsPagePath(), '/api/boards');
+  assert.equal(P.boardLink({ origin: 'http://127.0.0.1:8080', pathname: '/' }, 'team-retro'), 'http://127.0.0.1:8080/?board=team-retro');
+  assert.equal(P.boardLink({ origin: 'http://h', pathname: '/' }, 'p1', 'paint'), 'http://h/?board=p1&mode=paint');
+});

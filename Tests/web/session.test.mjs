@@ -411,7 +411,7 @@ test('move mode: the scene shows the live reorder and the drop is a move', () =>
   assert.equal(s.state.view().zones[0].items[0], 't1', 'only a preview');
   const drop = s.drop();
   assert.deepEqual(sent(drop)[0].action, { type: 'move', zone: 'grid', before: 't4' });
-  assert.match(texts(drop, 'announce')[0], /^Moved T1 to grid position 3 of 12\.$/);
+  assert.match(texts(drop, 'announce')[0], /^Moved T1 to Grid position 3 of 12\.$/);
   // Over a zone's empty space in swap mode: that zone's end, as a move.
   s.setMode('swap');
   s.lift('t5', 'pointer');
@@ -427,10 +427,10 @@ test('keyboard lift: arrows walk the targets, Enter drops and focus returns to t
   assert.match(texts(lift, 'announce')[0], /^Picked up T1\. Arrow keys/);
   assert.deepEqual(s.scene().deco.keyboardTarget, { over: 't1', zone: 'grid' });
   assert.equal(s.scene().deco.lifted, 't1');
-  assert.deepEqual(texts(s.aimKey('ArrowDown'), 'announce'), ['Over T4, grid position 4 of 12.']);
+  assert.deepEqual(texts(s.aimKey('ArrowDown'), 'announce'), ['Over T4, Grid position 4 of 12.']);
   const right = s.aimKey('ArrowRight');
   assert.equal(right.find((e) => e.type === 'hover').msg.over, 't5');
-  assert.deepEqual(texts(s.aimKey('ArrowLeft'), 'announce'), ['Over T4, grid position 4 of 12.']);
+  assert.deepEqual(texts(s.aimKey('ArrowLeft'), 'announce'), ['Over T4, Grid position 4 of 12.']);
   s.aimKey('ArrowUp');
   assert.deepEqual(texts(s.aimKey('ArrowLeft'), 'announce'), ['Over its own place.']);
   s.aimKey('ArrowDown');
@@ -580,4 +580,54 @@ test('server errors are shown and logged; unknown types are ignored', () => {
   assert.deepEqual(texts(fx), ['Server: no type']);
   assert.equal(fx[0].type, 'warn');
   assert.deepEqual(s.receive({ type: 'future', x: 1 }), []);
+});
+
+// ---- Layouts and other people's changes.
+
+function kanban() {
+  return {
+    id: 'k', title: 'K', columns: 3,
+    zones: [
+      { id: 'todo', items: ['c1', 'c2'], title: 'To do', layout: 'list' },
+      { id: 'doing', items: ['c3'], title: 'Doing', layout: 'list' },
+      { id: 'done', items: [], title: 'Done', layout: 'list' },
+    ],
+    items: ['c1', 'c2', 'c3'].map((id) => ({ id, label: `Card ${id}`, color: '#000', on: false, detail: 'x' })),
+  };
+}
+
+test('someone else\'s committed op is handed to the announcer as a sentence; one\'s own is not', () => {
+  const s = joined(0);
+  const fx = s.receive(op(1, 'u2', { type: 'move', item: 't5', zone: 'grid', before: 't2' }));
+  assert.deepEqual(fx.find((e) => e.type === 'remoteChange').change,
+    { by: 'u2', name: 'Bo', kind: 'move', text: 'Bo moved T5 before T2' });
+  const mine = dragOnto(s, 't1', 't3');
+  const back = s.receive(echo(sent(mine)[0], 2));
+  assert.equal(back.some((e) => e.type === 'remoteChange'), false);
+  // A duplicate is not said twice.
+  assert.equal(s.receive(op(1, 'u2', { type: 'move', item: 't5', zone: 'grid', before: 't2' })).length, 0);
+  // Across zones it says where to.
+  const k = new Session();
+  k.hello('k', 'Ann');
+  k.receive(welcome({ seq: 0, board: kanban() }));
+  const moved = k.receive(op(1, 'u2', { type: 'move', item: 'c3', zone: 'done', before: null }));
+  assert.equal(moved.find((e) => e.type === 'remoteChange').change.text, 'Bo moved Card c3 to the end of Done');
+});
+
+test('keyboard aiming follows the layout: in kanban lists up/down walk a column, left/right change it', () => {
+  const s = new Session({ newOpId: () => 'k1' });
+  s.hello('k', 'Ann');
+  s.receive(welcome({ seq: 0, board: kanban() }));
+  s.setMode('move');
+  s.lift('c1', 'keyboard');
+  assert.deepEqual(texts(s.aimKey('ArrowDown'), 'announce'), ['Over Card c2, To do position 2 of 2.']);
+  s.aimKey('ArrowUp');
+  assert.deepEqual(texts(s.aimKey('ArrowRight'), 'announce'), ['Over Card c3, Doing position 1 of 1.']);
+  assert.deepEqual(texts(s.aimKey('ArrowRight'), 'announce'), ['Over the end of Done.']);
+  const fx = s.drop();
+  assert.deepEqual(sent(fx)[0].action, { type: 'move', zone: 'done', before: null });
+  assert.match(texts(fx, 'announce')[0], /^Moved Card c1 to Done position 1 of 1\.$/);
+  assert.equal(s.layoutOf('c1').title, 'Done');
+  assert.equal(s.layoutOf('c2').layout, 'list');
+  assert.equal(s.layoutOf('nope'), null);
 });

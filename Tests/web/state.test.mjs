@@ -234,3 +234,23 @@ test('undo history: a paint stroke is one change; rejects prune; new changes cle
   h.record([t('f', 't4')]);
   assert.equal(h.peekRedo(), null);
 });
+
+test('a board copy keeps zone layouts and item details, and adds none where there were none', () => {
+  const playlist = {
+    id: 'p', title: 'P', columns: 3,
+    zones: [{ id: 'songs', items: ['t1', 't2'], title: 'Playlist', layout: 'list', handle: true, axis: 'y' }, { id: 'tray', items: [] }],
+    items: [{ id: 't1', label: 'A', color: '#000', on: false, detail: 'Miles · 5:37' }, { id: 't2', label: 'B', color: '#000', on: true }],
+  };
+  const copy = cloneBoard(playlist);
+  assert.deepEqual(copy, playlist);
+  assert.equal('layout' in copy.zones[1], false);
+  assert.equal('detail' in copy.items[1], false);
+  copy.zones[0].items.push('t3');
+  assert.deepEqual(playlist.zones[0].items, ['t1', 't2']);
+  // The view (confirmed + pending) keeps them too.
+  const s = new BoardState();
+  s.reset(playlist, 0);
+  s.addPending({ type: 'move', op: 'o1', base: 0, item: 't2', zone: 'songs', before: 't1' });
+  assert.equal(s.view().zones[0].handle, true);
+  assert.equal(s.view().items[0].detail, 'Miles · 5:37');
+});
