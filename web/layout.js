@@ -76,6 +76,7 @@ export function layoutKey(board) {
  * otherwise `swap` (the default board).
  */
 export function suggestedMode(board) {
+  if (['swap', 'move', 'paint'].includes(board.mode)) return board.mode; // the board says
   return board.zones.some((z) => z.layout === 'row' || z.layout === 'list') ? 'move' : 'swap';
 }
 

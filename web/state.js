@@ -16,6 +16,7 @@ export function cloneBoard(board) {
     id: board.id,
     title: board.title,
     columns: board.columns,
+    ...(typeof board.mode === 'string' ? { mode: board.mode } : {}),
     zones: board.zones.map((z) => {
       const copy = { id: z.id, items: z.items.slice() };
       for (const f of ZONE_FIELDS) if (z[f] !== undefined) copy[f] = z[f];

@@ -8,6 +8,7 @@ extension Board {
         w.write("id", id.rawValue)
         w.write("title", title)
         w.write("columns", columns)
+        if let mode { w.write("mode", mode.rawValue) }
         w.beginArray("zones")
         for zone in zones {
             w.beginObject()
@@ -81,6 +82,16 @@ extension Board {
             throw JSON.DecodingError("\(path): \(problem)")
         }
         self.init(id: id, title: title, columns: columns, zones: zones, items: items)
+        mode = try Self.readMode(from: json, path: path)
+    }
+
+    /// The optional `mode` hint of a snapshot or definition.
+    static func readMode(from json: JSON, path: String?) throws(JSON.DecodingError) -> Mode? {
+        guard json.hasValue("mode") else { return nil }
+        let name = path.map { "\($0).mode" } ?? "mode"
+        return try json.read("mode", named: name, mustBe: "\"swap\", \"move\" or \"paint\"") {
+            $0.stringValue.flatMap(Mode.init)
+        }
     }
 }
 

@@ -81,6 +81,13 @@ package struct Board: Equatable, Sendable {
     package var zones: [Zone]
     /// The items, in creation order.
     package var items: [Item]
+    /// The drag mode the board is made for (`paint` for a paint board), a hint for clients; nil: none.
+    package var mode: Mode?
+
+    /// A board's drag mode hint.
+    package enum Mode: String, Equatable, Sendable, CaseIterable {
+        case swap, move, paint
+    }
 
     private var itemIndex: [ItemID: Int]
     private var zoneIndex: [ZoneID: Int]
@@ -99,6 +106,7 @@ package struct Board: Equatable, Sendable {
     /// Boards compare by content.
     package static func == (a: Board, b: Board) -> Bool {
         a.id == b.id && a.title == b.title && a.columns == b.columns && a.zones == b.zones && a.items == b.items
+            && a.mode == b.mode
     }
 
     /// The item with this id.

@@ -40,13 +40,16 @@ package struct BoardDefinition: Equatable, Sendable {
     package var columns: Int
     /// Zones with their items.
     package var zones: [ZoneSpec]
+    /// The drag mode hint.
+    package var mode: Board.Mode?
 
     /// A definition.
-    package init(id: BoardID?, title: String, columns: Int, zones: [ZoneSpec]) {
+    package init(id: BoardID?, title: String, columns: Int, zones: [ZoneSpec], mode: Board.Mode? = nil) {
         self.id = id
         self.title = title
         self.columns = columns
         self.zones = zones
+        self.mode = mode
     }
 
     /// What is wrong with a definition, for a 400 answer.
@@ -108,7 +111,8 @@ package struct BoardDefinition: Equatable, Sendable {
             // Without board-level columns, those of the first grid zone (or 1).
             let fallback = zones.lazy.compactMap(\.zone.columns).first ?? 1
             let columns = json.hasValue("columns") ? try json.int("columns", named: "columns") : fallback
-            definition = BoardDefinition(id: id, title: title, columns: columns, zones: zones)
+            definition = BoardDefinition(
+                id: id, title: title, columns: columns, zones: zones, mode: try Board.readMode(from: json, path: nil))
         }
         let board = definition.board(id: id ?? BoardID("check")!)
         if let problem = Board.validate(
@@ -133,7 +137,9 @@ package struct BoardDefinition: Equatable, Sendable {
             }
             boardZones.append(zone)
         }
-        return Board(id: id, title: title, columns: columns, zones: boardZones, items: items)
+        var board = Board(id: id, title: title, columns: columns, zones: boardZones, items: items)
+        board.mode = mode
+        return board
     }
 
     /// A fresh random board id, `b-` and ten lowercase letters or digits.

@@ -94,7 +94,13 @@ package enum Template: String, CaseIterable, Equatable, Sendable {
                 .init(zone("done", "Done", .list), [Spec("Set up the server", "#90a4ae")]),
             ]
         }
-        return BoardDefinition(id: nil, title: title ?? self.title, columns: columns, zones: zones)
+        let mode: Board.Mode? =
+            switch self {
+            case .colors: nil  // Exactly the board every shuffleboard has always made.
+            case .paint: .paint
+            case .strips, .playlist, .kanban: .move
+            }
+        return BoardDefinition(id: nil, title: title ?? self.title, columns: columns, zones: zones, mode: mode)
     }
 
     /// The board with id `id` (titled with the id, as `hello` makes it).

@@ -38,6 +38,8 @@ import Testing
         #expect(strips.zones.map(\.id.rawValue) == ["top", "bottom"] && strips.zones.allSatisfy { $0.layout == .row })
         let paint = Template.paint.board(id: BoardID("c")!)
         #expect(paint.items.count == 64 && paint.zones[0].columns == 8 && paint.zones[0].layout == .grid)
+        #expect(paint.mode == .paint && kanban.mode == .move && Board.defaultTemplate(id: BoardID("d")!).mode == nil)
+        #expect(String(decoding: paint.encoded(), as: UTF8.self).contains(#""columns":8,"mode":"paint","zones""#))
     }
 
     @Test func aSnapshotWithoutTheNewMembersLoadsUnchanged() throws {

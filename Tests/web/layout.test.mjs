@@ -71,6 +71,8 @@ test('the layout key changes with the zones, not with the items in them', () => 
 test('boards of rows and lists suggest move mode; the others swap; a paint board opens in paint', () => {
   assert.equal(suggestedMode(colors), 'swap');
   assert.equal(suggestedMode(kanban), 'move');
+  assert.equal(suggestedMode({ ...colors, mode: 'paint' }), 'paint', 'a board that names its mode gets it');
+  assert.equal(suggestedMode({ ...colors, mode: 'fly' }), 'swap', 'an unknown mode is ignored');
   assert.equal(suggestedMode({ zones: [{ id: 'top', layout: 'row', items: [] }] }), 'move');
   assert.equal(suggestedMode({ zones: [{ id: 'cells', layout: 'grid', items: [] }] }), 'swap');
   assert.equal(templateMode('paint'), 'paint');
