@@ -59,6 +59,7 @@ class App {
     nameInput.value = this.name;
     nameInput.addEventListener('change', () => this.rename(nameInput.value));
     this.boardId = params.get('board');
+    this.token = P.tokenFrom(this.win.location);
     // The mode: the URL's, else the one last picked on this board, else (once the board is
     // here) the one its layout suggests.
     const mode = params.get('mode') || (this.boardId ? this.storageGet(`${MODE_KEY}.${this.boardId}`) : null);
@@ -73,7 +74,7 @@ class App {
 
     if (!this.boardId || !P.isValidId(this.boardId)) {
       if (this.boardId) this.view.toast(BAD_ID);
-      startHome(this.root, this.view, this.win, (name) => this.rename(name, false));
+      startHome(this.root, this.view, this.win, (name) => this.rename(name, false), this.token);
       return;
     }
     this.view.showPage('board');
@@ -105,7 +106,7 @@ class App {
   async copyLink() {
     const board = this.session.state.view();
     const mode = board && this.session.mode !== suggestedMode(board) ? this.session.mode : null;
-    const link = P.boardLink(this.win.location, this.boardId, mode);
+    const link = P.boardLink(this.win.location, this.boardId, mode, this.token);
     let ok = false;
     try {
       await this.win.navigator.clipboard.writeText(link);
@@ -144,7 +145,7 @@ class App {
     const ws = new this.win.WebSocket(P.socketURL(this.win.location), P.SUBPROTOCOL);
     this.ws = ws;
     ws.addEventListener('open', () => {
-      if (ws === this.ws) ws.send(JSON.stringify(this.session.hello(this.boardId, this.name)));
+      if (ws === this.ws) ws.send(JSON.stringify(this.session.hello(this.boardId, this.name, this.token)));
     });
     ws.addEventListener('message', (e) => {
       if (ws !== this.ws) return;
@@ -157,14 +158,33 @@ class App {
       }
       for (const m of messages) this.run(this.session.receive(m));
     });
-    ws.addEventListener('close', () => {
+    ws.addEventListener('close', (e) => {
       if (ws !== this.ws) return;
       this.ws = null;
       this.run(this.session.disconnected());
+      if (e.code === P.CLOSE_UNAUTHORIZED) return this.refused();
       const delay = P.backoffDelay(this.attempt);
       this.attempt += 1;
       this.reconnectTimer = setTimeout(() => this.connect(), delay);
     });
+  }
+
+  /**
+   * The server refused the token (or wanted one): no reconnect loop. Asks once for a token;
+   * with one, it goes into the fragment and the page connects again; without, the page says why.
+   */
+  refused() {
+    this.view.setConnection('unauthorized');
+    const asked = this.askedForToken ? null : this.win.prompt?.('This board needs an access token. Paste it here:');
+    this.askedForToken = true;
+    const token = typeof asked === 'string' ? asked.trim() : '';
+    if (!/^[A-Za-z0-9._-]{1,2048}$/.test(token)) {
+      this.view.toast('This board needs a valid access token: open the link you were given.');
+      return;
+    }
+    this.token = token;
+    this.win.history?.replaceState?.(null, '', P.tokenFragment(token));
+    this.connect();
   }
 
   send(msg) {

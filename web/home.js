@@ -2,7 +2,9 @@
 // template and opens it, and one that opens (or creates) a board by name.
 
 import { templateMode } from './layout.js';
-import { boardIdFromName, boardsPagePath, isValidId, newBoardRequest } from './protocol.js';
+import {
+  apiHeaders, boardIdFromName, boardsPagePath, isValidId, newBoardRequest, tokenFragment,
+} from './protocol.js';
 
 /** What the page says about a board name that is not an id. */
 export const BAD_ID = 'Board names use letters, digits, - and _ (up to 64).';
@@ -14,12 +16,13 @@ export const PAGE_SIZE = 20;
  * Shows the start page. `rename(name)` keeps the name field's value for the board page before
  * the page leaves for `?board=<id>`.
  */
-export function startHome(root, view, win, rename) {
+export function startHome(root, view, win, rename, token = null) {
   view.showPage('home');
   view.setConnection('closed');
   const go = (id, mode) => {
     rename(root.querySelector('#name').value);
-    win.location.search = `?board=${encodeURIComponent(id)}${mode ? `&mode=${mode}` : ''}`;
+    // The token (if any) stays in the fragment of the board's URL.
+    win.location.assign(`?board=${encodeURIComponent(id)}${mode ? `&mode=${mode}` : ''}${tokenFragment(token)}`);
   };
 
   root.querySelector('#open-form').addEventListener('submit', (e) => {
@@ -42,7 +45,7 @@ export function startHome(root, view, win, rename) {
     busy = true;
     view.setCreating(true);
     try {
-      const id = await createBoard(win, template, root.querySelector('#new-title').value);
+      const id = await createBoard(win, template, root.querySelector('#new-title').value, token);
       go(id, templateMode(template));
     } catch (err) {
       view.toast(`Could not make the board: ${err.message}`);
@@ -57,11 +60,11 @@ export function startHome(root, view, win, rename) {
   more.addEventListener('click', async () => {
     if (!next) return;
     more.disabled = true;
-    next = await loadBoards(view, win, next);
+    next = await loadBoards(view, win, next, token);
     more.disabled = false;
   });
   loadTemplates(view, win);
-  loadBoards(view, win, null).then((n) => { next = n; });
+  loadBoards(view, win, null, token).then((n) => { next = n; });
 }
 
 /**
@@ -69,13 +72,13 @@ export function startHome(root, view, win, rename) {
  * from the name when it is free (`team-retro`, else `team-retro-2`, `-3`); otherwise, or for a name
  * with nothing to make an id of, the server makes one.
  */
-async function createBoard(win, template, title) {
+async function createBoard(win, template, title, token) {
   const base = boardIdFromName(title);
   const ids = base ? [base, `${base.slice(0, 62)}-2`, `${base.slice(0, 62)}-3`, null] : [null];
   for (const id of ids) {
     const res = await win.fetch('/api/boards', {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      headers: apiHeaders(token, { 'content-type': 'application/json' }),
       body: JSON.stringify(newBoardRequest(template, title, id)),
     });
     if (res.status === 409 && id) continue;
@@ -103,13 +106,15 @@ async function loadTemplates(view, win) {
  * Shows a page of `GET /api/boards` (the first when `after` is null, else appended); returns the
  * `after` of the next page, or null. A server without the list gets a note.
  */
-async function loadBoards(view, win, after) {
+async function loadBoards(view, win, after, token) {
   try {
-    const res = await win.fetch(boardsPagePath(after, PAGE_SIZE), { headers: { accept: 'application/json' } });
+    const res = await win.fetch(boardsPagePath(after, PAGE_SIZE), { headers: apiHeaders(token) });
     if (!res.ok) throw new Error(String(res.status));
     const body = await res.json();
     const next = isValidId(body.next) ? body.next : null;
-    view.renderBoardList(Array.isArray(body.boards) ? body.boards : [], { append: !!after, more: !!next });
+    view.renderBoardList(Array.isArray(body.boards) ? body.boards : [], {
+      append: !!after, more: !!next, fragment: tokenFragment(token),
+    });
     return next;
   } catch {
     if (!after) view.renderBoardList(null);

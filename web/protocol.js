@@ -57,10 +57,35 @@ export function boardsPagePath(after, limit) {
  * The link to a board, for sharing: this page's origin and path with `?board=`, and `&mode=`
  * when a mode is given (the name stays out: it is the sharer's own).
  */
-export function boardLink(location, board, mode = null) {
+export function boardLink(location, board, mode = null, token = null) {
   const m = mode ? `&mode=${encodeURIComponent(mode)}` : '';
-  return `${location.origin}${location.pathname}?board=${encodeURIComponent(board)}${m}`;
+  return `${location.origin}${location.pathname}?board=${encodeURIComponent(board)}${m}${tokenFragment(token)}`;
 }
+
+/**
+ * The access token in a page URL's fragment (`#token=…`), or null. A fragment is never sent to
+ * the server in a request line, so the token stays out of its logs.
+ */
+export function tokenFrom(location) {
+  const hash = (location.hash || '').replace(/^#/, '');
+  const token = new URLSearchParams(hash).get('token');
+  return token && /^[A-Za-z0-9._-]{1,2048}$/.test(token) ? token : null;
+}
+
+/** `#token=…` for links that keep the token, or '' without one. */
+export function tokenFragment(token) {
+  return token ? `#token=${token}` : '';
+}
+
+/** Request headers for the API, with the bearer token when there is one. */
+export function apiHeaders(token, extra = {}) {
+  const headers = { accept: 'application/json', ...extra };
+  if (token) headers.authorization = `Bearer ${token}`;
+  return headers;
+}
+
+/** The close code for a refused token: the client must not reconnect on its own. */
+export const CLOSE_UNAUTHORIZED = 4401;
 
 /** A WebSocket URL for the page at `location` ({protocol, host}). */
 export function socketURL(location) {
@@ -78,9 +103,10 @@ export function newOpId(random = globalThis.crypto) {
 }
 
 /** The hello message; `since` only when resuming. */
-export function hello(board, name, since) {
+export function hello(board, name, since, token = null) {
   const m = { type: 'hello', board, name };
   if (Number.isInteger(since) && since >= 0) m.since = since;
+  if (token) m.token = token;
   return m;
 }
 

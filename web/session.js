@@ -80,11 +80,11 @@ export class Session {
   // ---- The connection.
 
   /** The socket opened: the hello to send. Resumes with `since` unless a snapshot is needed. */
-  hello(board, name) {
+  hello(board, name, token = null) {
     const since = this.state.loaded && !this.forceSnapshot ? this.state.seq : undefined;
     this.forceSnapshot = false;
     this.resyncing = false;
-    return P.hello(board, name, since);
+    return P.hello(board, name, since, token);
   }
 
   /** The socket closed. Holds and hovers died with it; a drag in progress goes on locally. */

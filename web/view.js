@@ -33,7 +33,10 @@ export class View {
   /** Marks the root with the connection state (data-connected) and says it in the toolbar. */
   setConnection(state) {
     this.root.dataset.connected = state === 'open' ? 'true' : 'false';
-    const words = { open: 'Connected', connecting: 'Connecting…', closed: 'Offline — reconnecting…' };
+    const words = {
+      open: 'Connected', connecting: 'Connecting…', closed: 'Offline — reconnecting…',
+      unauthorized: 'Not allowed: no valid access token',
+    };
     this.connEl.textContent = words[state] ?? state;
     this.connEl.dataset.state = state;
   }
@@ -63,7 +66,7 @@ export class View {
    * Fills the index page's board list: `boards` null means the server has no list; `append` adds
    * a further page; `more` says whether there is one after it (the "More" button).
    */
-  renderBoardList(boards, { append = false, more = false } = {}) {
+  renderBoardList(boards, { append = false, more = false, fragment = '' } = {}) {
     const list = this.root.querySelector('#board-list');
     const note = this.root.querySelector('#board-list-note');
     this.root.querySelector('#more-boards').hidden = !boards || !more;
@@ -77,7 +80,7 @@ export class View {
       const li = this.doc.createElement('li');
       li.dataset.board = b.id;
       const a = this.doc.createElement('a');
-      a.href = `?board=${encodeURIComponent(b.id)}`;
+      a.href = `?board=${encodeURIComponent(b.id)}${fragment}`;
       a.textContent = b.title && b.title !== b.id ? `${b.title} (${b.id})` : b.id;
       const meta = this.doc.createElement('span');
       meta.className = 'meta';

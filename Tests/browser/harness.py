@@ -31,10 +31,13 @@ class Server:
         self.log_path = OUTPUT / f"{name}.server.log"
         self.runs = 0
 
-    def start(self, port=0, timeout=20):
+    def start(self, port=0, timeout=20, extra_args=None):
         OUTPUT.mkdir(parents=True, exist_ok=True)
         self.runs += 1
-        args = [self.binary, "serve", "--port", str(port), "--memory", "--web", str(WEB)]
+        if extra_args is not None:
+            self.extra_args = list(extra_args)  # Kept for restarts.
+        args = [self.binary, "serve", "--port", str(port), "--memory", "--web", str(WEB),
+                *getattr(self, "extra_args", [])]
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE, text=True, bufsize=1)
         found = threading.Event()

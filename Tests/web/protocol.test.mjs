@@ -135,3 +135,17 @@ test('board API helpers: the new-board body, list pages and the share link', () 
   assert.equal(P.boardLink({ origin: 'http://127.0.0.1:8080', pathname: '/' }, 'team-retro'), 'http://127.0.0.1:8080/?board=team-retro');
   assert.equal(P.boardLink({ origin: 'http://h', pathname: '/' }, 'p1', 'paint'), 'http://h/?board=p1&mode=paint');
 });
+
+test('an access token comes from the fragment and goes into hello, links and API headers', async () => {
+  const P = await import('../../web/protocol.js');
+  const loc = { origin: 'https://b.example', pathname: '/', hash: '#token=v1.abc.DEF-_' };
+  assert.equal(P.tokenFrom(loc), 'v1.abc.DEF-_');
+  assert.equal(P.tokenFrom({ hash: '' }), null);
+  assert.equal(P.tokenFrom({ hash: '#token=<script>' }), null, 'nothing but token characters');
+  assert.deepEqual(P.hello('demo', 'Ada', 3, 'v1.x.y'), { type: 'hello', board: 'demo', name: 'Ada', since: 3, token: 'v1.x.y' });
+  assert.deepEqual(P.hello('demo', 'Ada'), { type: 'hello', board: 'demo', name: 'Ada' });
+  assert.equal(P.boardLink(loc, 'demo', null, 'v1.x.y'), 'https://b.example/?board=demo#token=v1.x.y');
+  assert.equal(P.boardLink(loc, 'demo'), 'https://b.example/?board=demo');
+  assert.deepEqual(P.apiHeaders('v1.x.y'), { accept: 'application/json', authorization: 'Bearer v1.x.y' });
+  assert.deepEqual(P.apiHeaders(null), { accept: 'application/json' });
+});
