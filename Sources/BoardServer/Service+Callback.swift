@@ -189,7 +189,8 @@ extension Service {
             connection?.closing = (Self.closeCode(input, length), Self.closeReason(input, length), false)
             return 0
         }
-        clientLog("connection \(id) sent a close frame with \(problem); closing with 1002")
+        clientLog(
+            "connection \(id) from \(connection?.peer ?? "?") sent a close frame with \(problem); closing with 1002")
         LWS.setCloseReason(wsi, code: 1002, reason: "bad close frame: \(problem)")
         connection?.closing = (1002, "bad close frame: \(problem)", true)
         return -1
@@ -213,7 +214,7 @@ extension Service {
     private func refuse(_ connection: Connection, _ code: UInt16, _ reason: String, because what: String) {
         connection.rxRefused = true
         connection.rx = []
-        clientLog("connection \(connection.id) \(what); closing with \(code)")
+        clientLog("connection \(connection.id) from \(connection.peer) \(what); closing with \(code)")
         connection.close(code: code, reason: reason)
     }
 }

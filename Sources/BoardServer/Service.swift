@@ -251,7 +251,7 @@ final class Service {
         guard !connection.enqueue(frame) else { return }
         hub.meters.limitHits.add(.sendQueue)
         clientLog(
-            "connection \(connection.id) would hold \(connection.pendingBytes + frame.count) bytes of output, "
+            "connection \(connection.id) from \(connection.peer) would hold \(connection.pendingBytes + frame.count) bytes of output, "
                 + "over its send limit of \(config.maxPendingBytes) bytes; closing with 1008")
         connection.close(code: 1008, reason: "send queue over limit")
     }
