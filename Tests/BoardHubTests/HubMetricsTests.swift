@@ -161,6 +161,14 @@ import Testing
         #expect(text.contains(#"shuffleboard_board_users{board="busy"} 3"#))
     }
 
+    @Test func theHubSaysWhenItIsStopping() {
+        let h = HubHarness()
+        h.joinNew(h.open(1))
+        #expect(!h.hub.isStopping)
+        h.on(.shutdown)
+        #expect(h.hub.isStopping, "/readyz says shutting_down from the shutdown event on")
+    }
+
     @Test func aConnectionIsLoggedAtInfoWithItsAddress() {
         let h = HubHarness()
         _ = h.open(7)
