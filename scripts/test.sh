@@ -8,7 +8,7 @@ source scripts/deps.sh
 need_build_deps
 need_apt chromium
 command -v node >/dev/null || need_apt nodejs
-need_pip playwright=playwright pytest=pytest websockets=websockets
+need_pip playwright=playwright pytest=pytest websockets=websockets prometheus_client=prometheus-client
 
 step() { printf '\n== %s\n' "$*" >&2; }
 

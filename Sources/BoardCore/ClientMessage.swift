@@ -17,7 +17,7 @@ package enum ClientMessage: Equatable, Sendable {
 /// A client mistake that is answered with an `error` message (the connection stays open).
 package struct ProtocolError: Error, Equatable, Sendable {
     /// The wire code.
-    package enum Code: String, Sendable {
+    package enum Code: String, Sendable, CaseIterable {
         /// Not a JSON text.
         case badJSON = "bad_json"
         /// JSON, but not a valid message.

@@ -1,5 +1,5 @@
 /// Why the server refused a request. Each case is one `reason` on the wire.
-package enum RejectReason: String, Equatable, Sendable {
+package enum RejectReason: String, Equatable, Sendable, CaseIterable {
     /// An item id that is not on the board.
     case unknownItem = "unknown_item"
     /// A zone id that is not on the board.

@@ -17,16 +17,20 @@ package struct HTTPRequest: Equatable, Sendable {
     package var body: [UInt8]
     /// The `Authorization` header, if any.
     package var authorization: String?
+    /// The client's address, for log lines.
+    package var peer: String
 
     /// A request.
     package init(
-        method: Method, path: String, query: [String: String] = [:], body: [UInt8] = [], authorization: String? = nil
+        method: Method, path: String, query: [String: String] = [:], body: [UInt8] = [], authorization: String? = nil,
+        peer: String = "?"
     ) {
         self.method = method
         self.path = path
         self.query = query
         self.body = body
         self.authorization = authorization
+        self.peer = peer
     }
 }
 

@@ -15,11 +15,16 @@ extension Hub {
         if let token {
             switch auth.verify(token, now: wall.milliseconds / 1000) {
             case .success(let claims) where claims.allow(.view, on: board): return claims
-            case .success: why = "a token for another board"
-            case .failure(let problem): why = problem.description
+            case .success:
+                why = "a token for another board"
+                meters.authFailures.add(AuthFailure(.hello, .otherBoard))
+            case .failure(let problem):
+                why = problem.description
+                meters.authFailures.add(AuthFailure(.hello, AuthFailure.Reason(problem)))
             }
         } else {
             why = "no token"
+            meters.authFailures.add(AuthFailure(.hello, .missing))
         }
         log(.warning, "\(session.id) from \(session.peer): hello for board \(board) refused: \(why)")
         refuse(
@@ -48,13 +53,15 @@ extension Hub {
     func authorize(_ request: HTTPRequest, exchange: ExchangeID) -> Claims? {
         guard let auth = config.auth else { return Self.everything }
         guard let header = request.authorization, header.count > 7, header.lowercased().hasPrefix("bearer ") else {
+            meters.authFailures.add(AuthFailure(.api, .missing))
             emit(.respond(exchange, Self.unauthorized("this server needs Authorization: Bearer TOKEN")))
             return nil
         }
         switch auth.verify(String(header.dropFirst(7)).trimmingWhitespace(), now: wall.milliseconds / 1000) {
         case .success(let claims): return claims
         case .failure(let problem):
-            log(.warning, "\(request.method.rawValue) \(request.path): \(problem)")
+            meters.authFailures.add(AuthFailure(.api, AuthFailure.Reason(problem)))
+            log(.warning, "\(request.method.rawValue) \(request.path) from \(request.peer): \(problem)")
             emit(.respond(exchange, Self.unauthorized("the token is not valid")))
             return nil
         }
@@ -68,5 +75,16 @@ extension Hub {
 
     static func forbidden(_ what: String) -> HTTPResponse {
         .error(403, "forbidden", "the token does not allow \(what)")
+    }
+}
+
+extension AuthFailure.Reason {
+    /// The reason for a token the authority refused.
+    init(_ problem: TokenProblem) {
+        switch problem {
+        case .malformed: self = .malformed
+        case .forged: self = .forged
+        case .expired: self = .expired
+        }
     }
 }

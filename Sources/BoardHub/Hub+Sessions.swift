@@ -19,6 +19,8 @@ final class Session {
     var phase: Phase = .awaitingHello
     /// Whether this connection counts against its address's connections.
     var counted = false
+    /// Whether the log has said that it goes over its rate limits (it says so once).
+    var rateLimitLogged = false
     /// What its token allows (everything without access control).
     var role = Role.admin
     /// Rate limits (nil: none).
@@ -40,7 +42,7 @@ extension Hub {
     func opened(_ id: ConnectionID, peer: String) {
         let session = Session(id: id, peer: peer, config: config, now: now)
         sessions[id] = session
-        log(.debug, "\(id) opened from \(peer)")
+        log(.info, "\(id) opened from \(peer)")
         if stopping { return closeSession(id, code: 1001, reason: "server shutting down", flush: false) }
         guard admit(session) else { return }
         awaitingHello.append((now, id))
@@ -114,6 +116,7 @@ extension Hub {
                 return
             }
             guard queued.count < config.maxMessagesWhileJoining else {
+                meters.limitHits.add(.joiningQueue)
                 log(.warning, "\(id) from \(session.peer) sent too much before its board loaded; closing with 1008")
                 closeSession(id, code: 1008, reason: "too many messages before welcome", flush: false)
                 return
@@ -145,6 +148,7 @@ extension Hub {
         if let host = boards[board] {
             join(session, host)
         } else if config.maxBoardsInMemory > 0 && boards.count + waiting.count >= config.maxBoardsInMemory {
+            meters.limitHits.add(.boardsInMemory)
             log(.warning, "\(session.id) asked for board \(board) with \(boards.count) boards in memory")
             refuse(
                 session.id, ProtocolError(.unavailable, "the server is full; try again later"), code: 1013,
@@ -158,6 +162,8 @@ extension Hub {
     func join(_ session: Session, _ host: BoardHost) {
         guard case .joining(let boardID, let name, let since, let queued) = session.phase else { return }
         if config.maxUsersPerBoard > 0 && host.members.count >= config.maxUsersPerBoard {
+            meters.limitHits.add(.usersPerBoard)
+            log(.warning, "\(session.id) from \(session.peer) asked for board \(boardID), which is full")
             return refuse(
                 session.id, ProtocolError(.boardFull, "board \(boardID) has \(host.members.count) users, its most"),
                 code: 4409, reason: "board full")
@@ -165,6 +171,7 @@ extension Hub {
         let user = makeUser(name: name)
         session.phase = .joined(boardID, user)
         host.add(user.id, on: session.id)
+        meters.joins.add()
         log(.info, "\(user.id) \"\(name)\" joined board \(boardID) from \(session.peer)")
         perform(host.room.join(user, since: since), on: host)
         for message in queued {

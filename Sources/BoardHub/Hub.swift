@@ -53,6 +53,8 @@ package final class Hub {
         package var logLevel = LogLevel.info
         /// Log lines per second that clients can cause; the rest are counted, and the count logged.
         package var logRate = Rate(perSecond: 50, burst: 500)
+        /// How many of the boards with the most users `/metrics` names (0: none).
+        package var metricsTopBoards = 10
         /// The defaults.
         package init() {}
     }
@@ -100,6 +102,10 @@ package final class Hub {
     }
 
     let config: Config
+    /// The metrics registry: the hub's families (`meters`) and the transport's.
+    package let metrics = Metrics()
+    /// The hub's families in `metrics` (Hub+Metrics.swift).
+    package let meters: HubMeters
     /// What a handler has decided so far; `handle` returns and clears it.
     var actions: [Action] = []
     /// The time of the event being handled.
@@ -139,6 +145,7 @@ package final class Hub {
     /// A hub with no sessions and no boards.
     package init(config: Config) {
         self.config = config
+        meters = HubMeters(metrics)
     }
 
     /// Handles one event at monotonic time `now` and wall-clock time `wall`; returns what to do.
@@ -179,7 +186,10 @@ package final class Hub {
         actions.append(.log(level, message()))
     }
 
-    func send(_ message: ServerMessage, to id: ConnectionID) { actions.append(.send(id, message)) }
+    func send(_ message: ServerMessage, to id: ConnectionID) {
+        note(message, to: id)
+        actions.append(.send(id, message))
+    }
 
     func makeTicket() -> Ticket {
         nextNumber += 1
@@ -218,6 +228,7 @@ package final class Hub {
     /// Carries out what a room asked for, naming connections instead of users.
     func perform(_ effects: [Room.Effect], on host: BoardHost) {
         for effect in effects {
+            track(effect, on: host)
             switch effect {
             case .send(let user, let message):
                 if let connection = host.connection(of: user) { send(message, to: connection) }
@@ -303,6 +314,8 @@ final class BoardHost {
     /// Made from the template by `hello` and not stored yet: it is stored with its first op, so
     /// a board nobody changed leaves nothing on disk.
     var unsaved = false
+    /// When its unpublished ops arrived and its holds began, for the metrics (Hub+Metrics.swift).
+    var timings = BoardTimings()
     /// The connections on the board, in join order (shared, unchanged, by every broadcast action).
     private(set) var members: [ConnectionID] = []
     private var byUser: [UserID: ConnectionID] = [:]

@@ -73,6 +73,7 @@ extension Hub {
     func admit(_ session: Session) -> Bool {
         let address = addressState(session.peer)
         if config.maxConnectionsPerAddress > 0 && address.connections >= config.maxConnectionsPerAddress {
+            meters.limitHits.add(.connectionsPerAddress)
             log(.warning, "\(session.id) from \(session.peer): over \(config.maxConnectionsPerAddress) connections")
             refuse(
                 session.id, ProtocolError(.rateLimited, "too many connections from your address"), code: 4429,
@@ -80,6 +81,7 @@ extension Hub {
             return false
         }
         if address.connects?.take(now: now) == false {
+            meters.limitHits.add(.connectRate)
             log(.warning, "\(session.id) from \(session.peer): connecting too fast")
             refuse(
                 session.id, ProtocolError(.rateLimited, "too many new connections from your address; slow down"),
@@ -111,12 +113,18 @@ extension Hub {
         let allowed =
             opID != nil ? session.ops?.take(now: now) ?? true : session.messages?.take(now: now) ?? true
         if allowed { return true }
+        meters.rateLimited.add(opID != nil ? .op : .message)
         if session.strikes?.take(now: now) == false {
+            meters.limitHits.add(.rateStrikes)
             log(.warning, "\(session.id) from \(session.peer) keeps going over its rate limits; closing with 1008")
             closeSession(session.id, code: 1008, reason: "rate limit exceeded", flush: false)
             return false
         }
         let what = opID != nil ? "ops" : "messages"
+        if !session.rateLimitLogged {
+            session.rateLimitLogged = true
+            log(.warning, "\(session.id) from \(session.peer) sends \(what) faster than its limit; refusing them")
+        }
         send(.error(ProtocolError(.rateLimited, "too many \(what); slow down", opID: opID?.rawValue)), to: session.id)
         return false
     }
@@ -125,6 +133,7 @@ extension Hub {
     /// session is refused) when over.
     func mayCreate(for session: Session) -> Bool {
         guard addressState(session.peer).creations?.take(now: now) ?? true else {
+            meters.limitHits.add(.boardCreations)
             log(.warning, "\(session.id) from \(session.peer) makes new boards too fast")
             refuse(
                 session.id, ProtocolError(.rateLimited, "too many new boards from your address; slow down"),
@@ -139,6 +148,7 @@ extension Hub {
         while let (opened, id) = awaitingHello.first, now - opened >= config.helloTimeout {
             _ = awaitingHello.popFirst()
             guard let session = sessions[id], case .awaitingHello = session.phase else { continue }
+            meters.limitHits.add(.helloTimeout)
             log(.debug, "\(id) from \(session.peer) sent no hello in time")
             refuse(
                 id, ProtocolError(.notJoined, "no hello within \(config.helloTimeout / 1000) s"), code: 4408,

@@ -17,6 +17,11 @@ final class Connection {
 
     /// Where the connection was opened: `/ws` or the echo endpoint. Set once, at ESTABLISHED.
     var endpoint = Endpoint.board
+    /// The client's address, for log lines. Set once, at ESTABLISHED.
+    var peer = "?"
+    /// The close the client started (its code and reason), or the 1002 answering a bad close
+    /// frame: with `closeRequest`, what the close metric and log line say.
+    var closing: (code: UInt16, reason: String, byServer: Bool)?
     /// The message being reassembled from fragments (a message in one frame never lands here).
     var rx: [UInt8] = []
     /// Set once the transport decided to close the connection for what it sent (1002, 1003,

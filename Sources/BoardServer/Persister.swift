@@ -31,6 +31,8 @@ final class Persister: Sendable {
     private let deadline = Mutex<ContinuousClock.Instant?>(nil)
     /// Signalled by `stop()`, to cut a backoff wait short.
     private let interrupt = DispatchSemaphore(value: 0)
+    /// What the writer measures; the service thread copies it at scrape time (`/metrics`, `/readyz`).
+    private let measured = Mutex(StoreStats())
 
     /// A writer that reports durable and failed writes to `report` (from the writer thread).
     init(store: any BoardStore, log: Logger, stopRetry: Duration, report: @escaping @Sendable (Hub.Event) -> Void) {
@@ -51,6 +53,9 @@ final class Persister: Sendable {
 
     /// Queues a write; `ticket`, when given, is reported back once the write is durable.
     func submit(_ write: StoreWrite, ticket: Ticket? = nil) { worker.submit((write, ticket)) }
+
+    /// A copy of what the writer has measured so far.
+    func stats() -> StoreStats { measured.withLock { $0 } }
 
     /// Writes what is queued, then stops the thread; a write that keeps failing is given up
     /// `stopRetry` from now.
@@ -99,10 +104,27 @@ final class Persister: Sendable {
     private func commit(_ batch: Batch) -> Outcome {
         var delay = Duration.milliseconds(50)
         while true {
+            let started = ContinuousClock.now
             do throws(StoreError) {
                 try store.write(batch.writes)
+                let seconds = (ContinuousClock.now - started).timeInterval
+                measured.withLock {
+                    $0.writeSeconds.observe(seconds)
+                    $0.batchWrites.observe(Double(batch.size))
+                    $0.failing = false
+                }
                 return .committed
             } catch {
+                let seconds = (ContinuousClock.now - started).timeInterval
+                measured.withLock {
+                    $0.writeSeconds.observe(seconds)
+                    if error.kind == .permanent {
+                        $0.permanentFailures += 1
+                    } else {
+                        $0.transientFailures += 1
+                        $0.failing = true
+                    }
+                }
                 if error.kind == .permanent { return .failed(error) }
                 var wait = delay
                 if let deadline = deadline.withLock({ $0 }) {
@@ -167,6 +189,13 @@ private struct Batch {
 
     /// The tickets, in submission order.
     var tickets: [Ticket] { jobs.compactMap(\.ticket) }
+
+    /// The writes in it: each op, creation and deletion counts one.
+    var size: Int {
+        writes.reduce(0) { total, write in
+            if case .append(_, let ops) = write { total + ops.count } else { total + 1 }
+        }
+    }
 
     /// The last seq appended per board.
     var seqs: [BoardID: Seq] {

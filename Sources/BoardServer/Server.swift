@@ -28,7 +28,7 @@ package final class Server: Sendable {
     /// A server for `config` over `store`; call `start()`.
     package init(config: ServerConfig, store: any BoardStore) {
         self.config = config
-        log = Logger(level: config.logLevel)
+        log = Logger(level: config.logLevel, format: config.logFormat)
         service = Service(config: config, store: store, log: log)
         ticker = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
     }
@@ -159,7 +159,8 @@ private final class ContextSetup {
         retry.pointee.secs_since_valid_ping = config.pingAfter
         retry.pointee.secs_since_valid_hangup = config.hangUpAfter
 
-        lws_set_log_level(config.logLevel == .debug ? Int32(LLL_ERR | LLL_WARN) : 0, nil)
+        lwsLogger.withLock { $0 = Logger(level: config.logLevel, format: config.logFormat) }
+        lws_set_log_level(config.logLevel == .debug ? Int32(LLL_ERR | LLL_WARN) : 0, lwsLog)
 
         info.port = Int32(config.port)
         info.iface = UnsafePointer(host)
@@ -201,4 +202,16 @@ private final class ContextSetup {
         retry.deallocate()
         for s in strings { free(s) }
     }
+}
+
+/// The logger libwebsockets' own lines go through (set before a context is made).
+private let lwsLogger = Mutex(Logger())
+
+/// libwebsockets' log emitter: its lines (only enabled at `--log-level debug`) become debug lines
+/// of ours, escaped and in our format, instead of raw text on stderr.
+private func lwsLog(_ level: Int32, _ line: UnsafePointer<CChar>?) {
+    guard let line else { return }
+    var text = String(cString: line)
+    while text.last == "\n" { text.removeLast() }
+    lwsLogger.withLock { $0 }.debug("libwebsockets: \(text)")
 }

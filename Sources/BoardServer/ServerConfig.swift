@@ -1,3 +1,4 @@
+package import BoardAuth
 package import BoardHub
 
 /// Everything the server can be told at start.
@@ -10,6 +11,12 @@ package struct ServerConfig: Sendable {
     package var webRoot: String?
     /// Log threshold.
     package var logLevel: LogLevel = .info
+    /// Log lines as text or as JSON objects.
+    package var logFormat: LogFormat = .text
+    /// The bearer token `/metrics` wants (`--metrics-token`); nil: `/metrics` is open.
+    package var metricsToken: StaticToken?
+    /// How many of the boards with the most users `/metrics` names (0: none).
+    package var metricsTopBoards = 10
     /// How long a drag hold lives without hover or drop, in seconds.
     package var holdTimeout: Double = 30
     /// The largest client message, in bytes, across fragments; larger closes with 1009.

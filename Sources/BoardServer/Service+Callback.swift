@@ -123,6 +123,7 @@ extension Service {
             limit = config.echoMaxMessageBytes
         }
         guard connection.rx.count + length <= limit else {
+            hub.meters.limitHits.add(.messageSize)
             return refuse(connection, 1009, "message too large", because: "sent a message over \(limit) bytes")
         }
         let bytes =
@@ -183,17 +184,37 @@ extension Service {
         } else {
             problem = nil
         }
-        guard let problem else { return 0 }
-        clientLog("connection \(id) sent a close frame with \(problem); closing with 1002")
+        let connection = connections[ConnectionID(id)]
+        guard let problem else {
+            connection?.closing = (Self.closeCode(input, length), Self.closeReason(input, length), false)
+            return 0
+        }
+        clientLog(
+            "connection \(id) from \(connection?.peer ?? "?") sent a close frame with \(problem); closing with 1002")
         LWS.setCloseReason(wsi, code: 1002, reason: "bad close frame: \(problem)")
+        connection?.closing = (1002, "bad close frame: \(problem)", true)
         return -1
+    }
+
+    /// The code of a close frame's payload (1005: none).
+    private static func closeCode(_ input: UnsafeMutableRawPointer?, _ length: Int) -> UInt16 {
+        guard length >= 2, let input else { return 1005 }
+        let bytes = input.assumingMemoryBound(to: UInt8.self)
+        return UInt16(bytes[0]) << 8 | UInt16(bytes[1])
+    }
+
+    /// The reason of a close frame's payload (at most 123 bytes; lws checked that it is UTF-8).
+    private static func closeReason(_ input: UnsafeMutableRawPointer?, _ length: Int) -> String {
+        guard length > 2, let input else { return "" }
+        let bytes = UnsafeRawBufferPointer(start: input + 2, count: min(length - 2, LWS.maximumCloseReasonBytes))
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Marks the connection refused (what else it sends is dropped) and closes it with `code`.
     private func refuse(_ connection: Connection, _ code: UInt16, _ reason: String, because what: String) {
         connection.rxRefused = true
         connection.rx = []
-        clientLog("connection \(connection.id) \(what); closing with \(code)")
+        clientLog("connection \(connection.id) from \(connection.peer) \(what); closing with \(code)")
         connection.close(code: code, reason: reason)
     }
 }

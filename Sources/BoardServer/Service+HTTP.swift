@@ -52,7 +52,7 @@ extension Service {
             }
         let request = HTTPRequest(
             method: method, path: path, query: LWS.query(wsi),
-            authorization: LWS.header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION))
+            authorization: LWS.header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION), peer: LWS.peer(of: wsi))
         exchanges[id] = HTTPExchange(wsi: wsi, request: request)
         let contentLength = LWS.header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH).flatMap { Int($0) } ?? 0
         if (method == .post || method == .put || method == .patch) && contentLength > 0 {
@@ -75,6 +75,7 @@ extension Service {
     /// API requests go to the hub; everything else is a file of the web client.
     private func dispatch(_ id: ExchangeID) {
         guard let request = exchanges[id]?.request else { return }
+        if let response = operationsResponse(request) { return respond(id, response) }
         if Hub.routes(request.path) { return handle(.request(id, request)) }
         guard request.method == .get || request.method == .head else {
             return respond(id, .methodNotAllowed("GET"))
@@ -140,6 +141,7 @@ extension Service {
             let length = q - start
             return Int(lws_write(exchange.wsi, start, length, LWS_WRITE_HTTP_FINAL)) == length ? 0 : -1
         }
+        meters.httpResponses.add(StatusLabel(status: response.status))
         log.debug("\(exchange.request.method.rawValue) \(exchange.request.path) → \(response.status)")
         if status < 0 { return -1 }
         return lws_http_transaction_completed(exchange.wsi) != 0 ? -1 : 0

@@ -19,7 +19,11 @@ final class Service {
     let persister: Persister
     let reader: Reader
     let files: StaticFiles
-    private let hub: Hub
+    /// Every session rule. Events reach it only through `handle`; the operations endpoints
+    /// (Service+Operations.swift) read its state and its metrics registry.
+    let hub: Hub
+    /// The transport's metric families, in the hub's registry.
+    let meters: TransportMeters
 
     var context: OpaquePointer?
     var connections: [ConnectionID: Connection] = [:]
@@ -70,7 +74,9 @@ final class Service {
         hubConfig.maxBoardsInMemory = config.maxBoards
         hubConfig.logLevel = config.logLevel
         hubConfig.auth = config.authSecrets.map { TokenAuthority(secrets: $0) }
+        hubConfig.metricsTopBoards = config.metricsTopBoards
         hub = Hub(config: hubConfig)
+        meters = TransportMeters(hub.metrics)
     }
 
     func assertOnServiceThread() {
@@ -126,6 +132,8 @@ final class Service {
         connection.endpoint = endpoint
         connections[id] = connection
         let peer = LWS.peer(of: wsi)
+        connection.peer = peer
+        meters.accepted.add(EndpointLabel(endpoint))
         if deflate { log.debug("\(id) from \(peer) uses permessage-deflate") }
         switch endpoint {
         case .board: handle(.opened(id, peer: peer))
@@ -136,6 +144,7 @@ final class Service {
 
     func closed(_ id: UInt64) {
         guard let connection = connections.removeValue(forKey: ConnectionID(id)) else { return }
+        logClose(of: connection)
         switch connection.endpoint {
         case .board: handle(.closed(ConnectionID(id)))
         case .echo: finishIfStopped(now: Clock.now())
@@ -144,7 +153,11 @@ final class Service {
 
     /// A complete text message from a client on `/ws`.
     func received(_ bytes: [UInt8], on connection: Connection) {
-        handle(.received(ConnectionID(connection.id), ClientMessage.parse(bytes)))
+        let parsed = ClientMessage.parse(bytes)
+        let type = ClientMessageType(parsed)
+        meters.received.add(type)
+        meters.receivedBytes.add(type, UInt64(bytes.count))
+        handle(.received(ConnectionID(connection.id), parsed))
     }
 
     /// A complete message on the echo endpoint goes back to its sender, under the same send
@@ -161,12 +174,39 @@ final class Service {
     }
 
     /// A warning a client caused, within the budget of such lines (see `LogBudget`).
-    func clientLog(_ line: @autoclosure () -> String) {
+    func clientLog(_ line: @autoclosure () -> String) { clientLog(.warning, line()) }
+
+    /// A line a client caused, within the budget of such lines (see `LogBudget`). A line below
+    /// the log level is not made and uses none of the budget.
+    func clientLog(_ level: LogLevel, _ line: @autoclosure () -> String) {
+        guard log.writes(level) else { return }
         let now = Clock.now()
         if logBudget == nil { logBudget = LogBudget(Rate(perSecond: 50, burst: 500), now: now) }
         if let report = logBudget!.report(now: now) { log.warning(report) }
         guard logBudget!.allows(now: now) else { return }
-        log.warning(line())
+        log.log(level, line())
+    }
+
+    /// The close line (info) and the close metric: the code the server sent, or the one the client
+    /// sent, or 1006 when the connection ended without a close frame.
+    private func logClose(of connection: Connection) {
+        let code: UInt16
+        let reason: String
+        let initiator: CloseLabel.Initiator
+        if let request = connection.closeRequest {
+            (code, reason, initiator) = (request.code, request.reason, .server)
+        } else if let closing = connection.closing {
+            (code, reason, initiator) = (closing.code, closing.reason, closing.byServer ? .server : .client)
+        } else {
+            (code, reason, initiator) = (1006, "", .network)
+        }
+        meters.closes.add(CloseLabel(code: code, initiator: initiator))
+        clientLog(
+            .info,
+            initiator == .network
+                ? "connection \(connection.id) from \(connection.peer) closed without a close frame (1006)"
+                : "connection \(connection.id) from \(connection.peer) closed by the \(initiator.rawValue): \(code)"
+                    + (reason.isEmpty ? "" : " \(reason)"))
     }
 
     // MARK: Actions out
@@ -175,12 +215,21 @@ final class Service {
         for action in actions {
             switch action {
             case .send(let id, let message):
-                if let connection = connections[id] { send(Frame(message), to: connection) }
+                if let connection = connections[id] {
+                    let frame = Frame(message)
+                    meters.sent(message, bytes: frame.count, recipients: 1)
+                    send(frame, to: connection)
+                }
             case .broadcast(let message, let members, let except):
                 let frame = Frame(message)
+                var recipients = 0
                 for id in members where id != except {
-                    if let connection = connections[id] { send(frame, to: connection) }
+                    if let connection = connections[id] {
+                        recipients += 1
+                        send(frame, to: connection)
+                    }
                 }
+                meters.sent(message, bytes: frame.count, recipients: recipients)
             case .close(let id, let code, let reason, let flush):
                 connections[id]?.close(code: code, reason: reason, flush: flush)
             case .persist(let write, let ticket):
@@ -201,8 +250,9 @@ final class Service {
     /// still holds of its last write) is closed with 1008 instead, even when its queue is empty.
     private func send(_ frame: Frame, to connection: Connection) {
         guard !connection.enqueue(frame) else { return }
+        hub.meters.limitHits.add(.sendQueue)
         clientLog(
-            "connection \(connection.id) would hold \(connection.pendingBytes + frame.count) bytes of output, "
+            "connection \(connection.id) from \(connection.peer) would hold \(connection.pendingBytes + frame.count) bytes of output, "
                 + "over its send limit of \(config.maxPendingBytes) bytes; closing with 1008")
         connection.close(code: 1008, reason: "send queue over limit")
     }

@@ -27,6 +27,8 @@ struct ServeOptions {
     var snapshotEvery = 100
     /// `--auth-secret FILE`: turns access control on.
     var authSecretFile: String?
+    /// `--metrics-token FILE`: `/metrics` wants this bearer token.
+    var metricsTokenFile: String?
 }
 
 /// Options of `shuffleboard token`.
@@ -96,6 +98,9 @@ enum CommandLineParser {
           --memory                  keep everything in memory; nothing survives a restart
           --web DIR                 the web client folder served at / (default ./web if present)
           --log-level LEVEL         debug, info, warning or error (default info)
+          --log-format FORMAT       text or json: one line (or one JSON object) per event on stderr (default text)
+          --metrics-token FILE      /metrics wants Authorization: Bearer with the token in FILE (default: open)
+          --metrics-top-boards N    how many of the busiest boards /metrics names with their users (default 10)
           --hold-timeout SECONDS    a drag hold ends after this long without hover or drop (default 30)
           --max-message-bytes N     largest client message; larger closes with 1009 (default 65536)
           --max-pending-bytes N     most bytes of output held for one client; past it closes with 1008 (default 4194304)
@@ -164,6 +169,16 @@ enum CommandLineParser {
                     throw UsageError(message: "--log-level must be debug, info, warning or error, not '\(value)'")
                 }
                 options.config.logLevel = level
+            case "--log-format":
+                let value = try reader.value(for: option)
+                guard let format = LogFormat(rawValue: value) else {
+                    throw UsageError(message: "--log-format must be text or json, not '\(value)'")
+                }
+                options.config.logFormat = format
+            case "--metrics-token":
+                options.metricsTokenFile = try reader.value(for: option)
+            case "--metrics-top-boards":
+                options.config.metricsTopBoards = try integer(reader.value(for: option), option, 0...1000)
             case "--hold-timeout":
                 let value = try reader.value(for: option)
                 guard let seconds = Double(value), seconds > 0, seconds <= 86_400 else {

@@ -47,32 +47,44 @@ func serve(_ options: ServeOptions) -> Int32 {
         printError("shuffleboard: --web \(web): no index.html there")
         return 1
     }
-    let log = Logger(level: config.logLevel)
+    let log = Logger(level: config.logLevel, format: config.logFormat)
+    /// A start-up failure: a line of the configured format on stderr.
+    func fail(_ message: String) -> Int32 {
+        if config.logFormat == .json { log.error(message) } else { printError("shuffleboard: \(message)") }
+        return 1
+    }
     for (flag, file) in [("--tls-cert", config.tlsCertificate), ("--tls-key", config.tlsKey)] {
         guard let file else { continue }
         guard FileManager.default.isReadableFile(atPath: file) else {
-            printError("shuffleboard: \(flag) \(file): cannot read the file")
-            return 1
+            return fail("\(flag) \(file): cannot read the file")
         }
     }
     if let file = options.authSecretFile {
         do {
             config.authSecrets = try readSecrets(file)
         } catch {
-            printError("shuffleboard: --auth-secret \(file): \(error.message)")
-            return 1
+            return fail("--auth-secret \(file): \(error.message)")
         }
     } else if !["127.0.0.1", "localhost", "::1"].contains(config.host) {
         log.warning(
             "listening on \(config.host) without --auth-secret: anyone who can reach it can join, change and delete every board"
         )
     }
+    if let file = options.metricsTokenFile {
+        guard let contents = FileManager.default.contents(atPath: file) else {
+            return fail("--metrics-token \(file): cannot read the file")
+        }
+        do {
+            config.metricsToken = try StaticToken(fromFile: [UInt8](contents))
+        } catch {
+            return fail("--metrics-token \(file): \(error.message)")
+        }
+    }
     let store: any BoardStore
     do {
         store = try openStore(options)
     } catch {
-        printError("shuffleboard: \(error.message)")
-        return 1
+        return fail(error.message)
     }
     let server = Server(config: config, store: store)
     for sig in [SIGINT, SIGTERM] { signal(sig, SIG_IGN) }
@@ -90,8 +102,7 @@ func serve(_ options: ServeOptions) -> Int32 {
     do {
         try server.start()
     } catch {
-        printError("shuffleboard: \(error.description)")
-        return 1
+        return fail(error.description)
     }
     server.waitUntilStopped()
     store.close()

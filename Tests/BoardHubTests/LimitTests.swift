@@ -127,7 +127,15 @@ import Testing
         h.now = h.now + 1
         h.on(.tick)
         let report = h.log.compactMap { if case .log(.warning, let line) = $0 { line } else { nil } }.last
-        // One warning per refused connection; debug lines (below the level) are never made.
-        #expect(report?.hasPrefix("989 log line(s) suppressed") == true, "\(report ?? "")")
+        // A connect line (info) per connection and a warning per refused one, 10 of them written.
+        #expect(report?.hasPrefix("1989 log line(s) suppressed") == true, "\(report ?? "")")
+        let quiet = HubHarness {
+            $0.logRate = Rate(perSecond: 1, burst: 10)
+            $0.logLevel = .warning
+        }
+        for n in 1...100 { quiet.on(.opened(ConnectionID(UInt64(n)), peer: "6.6.6.\(n)")) }
+        quiet.on(.tick)
+        // Lines below the level are never made, and so use none of the budget.
+        #expect(quiet.log.allSatisfy { if case .log = $0 { false } else { true } })
     }
 }

@@ -10,9 +10,9 @@ cd "$(dirname "$0")/../.."
 
 # 1. What the tests need, installed only when missing.
 PY=${PYTHON:-python3}
-if ! "$PY" -c 'import pytest, websockets.sync.client' 2>/dev/null; then
-  echo "run.sh: installing pytest and websockets from PyPI" >&2
-  "$PY" -m pip install --quiet pytest 'websockets>=13' >&2
+if ! "$PY" -c 'import pytest, websockets.sync.client, prometheus_client.parser' 2>/dev/null; then
+  echo "run.sh: installing pytest, websockets and prometheus_client from PyPI" >&2
+  "$PY" -m pip install --quiet pytest 'websockets>=13' prometheus-client >&2
 fi
 
 # 2. The server binary.

@@ -1,0 +1,203 @@
+package import BoardCore
+
+// The label values of the server's metrics: every one an enum of the server's own (or a board id
+// for the top boards only), so that nothing a client sends can make a new series.
+
+/// A client message's `type`, or `invalid` for one that did not parse (whatever its `type` said).
+package enum ClientMessageType: String, MetricLabels, CaseIterable {
+    case hello, swap, move, toggle, dragStart, hover, drop, ping, invalid
+
+    /// `type`.
+    package static let names = ["type"]
+
+    /// The type of a parsed message, or `invalid`.
+    package init(_ parsed: Result<ClientMessage, ProtocolError>) {
+        switch parsed {
+        case .failure: self = .invalid
+        case .success(.hello): self = .hello
+        case .success(.op(let request)): self = ClientMessageType(request.op)
+        case .success(.dragStart): self = .dragStart
+        case .success(.hover): self = .hover
+        case .success(.drop): self = .drop
+        case .success(.ping): self = .ping
+        }
+    }
+
+    private init(_ op: Op) {
+        switch op {
+        case .swap: self = .swap
+        case .move: self = .move
+        case .toggle: self = .toggle
+        }
+    }
+}
+
+/// A server message's `type`.
+package enum ServerMessageType: String, MetricLabels, CaseIterable {
+    case welcome, join, leave, swap, move, toggle, ack, reject, dragStart, hover, drop, error, pong, presence
+
+    /// `type`.
+    package static let names = ["type"]
+
+    /// The type of `message`.
+    package init(_ message: ServerMessage) {
+        switch message {
+        case .welcome: self = .welcome
+        case .join: self = .join
+        case .leave: self = .leave
+        case .committed(let op):
+            switch op.op {
+            case .swap: self = .swap
+            case .move: self = .move
+            case .toggle: self = .toggle
+            }
+        case .ack: self = .ack
+        case .reject: self = .reject
+        case .dragStart: self = .dragStart
+        case .hover: self = .hover
+        case .drop: self = .drop
+        case .error: self = .error
+        case .pong: self = .pong
+        case .presence: self = .presence
+        }
+    }
+}
+
+/// A committed op's kind.
+package enum OpType: String, MetricLabels, CaseIterable {
+    case swap, move, toggle
+
+    /// `type`.
+    package static let names = ["type"]
+
+    /// The kind of `op`.
+    package init(_ op: Op) {
+        switch op {
+        case .swap: self = .swap
+        case .move: self = .move
+        case .toggle: self = .toggle
+        }
+    }
+}
+
+extension RejectReason: MetricLabels {
+    /// `reason`.
+    package static let names = ["reason"]
+}
+
+extension ProtocolError.Code: MetricLabels {
+    /// `code`.
+    package static let names = ["code"]
+}
+
+/// What a `rate_limited` refusal refused.
+package enum RateLimitedKind: String, MetricLabels, CaseIterable {
+    /// An op (or a drop with an action), over `--op-rate`.
+    case op
+    /// Any other message, over `--message-rate`.
+    case message
+
+    /// `kind`.
+    package static let names = ["kind"]
+}
+
+/// A limit that refused a client: each is a flag (see the README's Limits table).
+package enum LimitName: String, MetricLabels, CaseIterable {
+    /// `--max-connections-per-address` (4429).
+    case connectionsPerAddress = "connections_per_address"
+    /// `--connect-rate` (4429).
+    case connectRate = "connect_rate"
+    /// `--board-creations` (4429).
+    case boardCreations = "board_creations"
+    /// `--max-users-per-board` (`board_full`, 4409).
+    case usersPerBoard = "users_per_board"
+    /// `--max-boards` (`unavailable`, 1013).
+    case boardsInMemory = "boards_in_memory"
+    /// Messages queued while a board loads (1008).
+    case joiningQueue = "joining_queue"
+    /// Kept going over `--op-rate`/`--message-rate` (1008).
+    case rateStrikes = "rate_strikes"
+    /// `--hello-timeout` (4408).
+    case helloTimeout = "hello_timeout"
+    /// `--max-message-bytes` (1009), counted by the transport.
+    case messageSize = "message_size"
+    /// `--max-pending-bytes` (1008), counted by the transport.
+    case sendQueue = "send_queue"
+
+    /// `limit`.
+    package static let names = ["limit"]
+}
+
+/// A refused credential: where it was presented and what was wrong with it.
+package struct AuthFailure: MetricLabels {
+    /// Where.
+    package enum Via: String, CaseIterable, Sendable {
+        /// `hello` on a WebSocket.
+        case hello
+        /// The HTTP API's bearer token.
+        case api
+        /// `/metrics`' bearer token (`--metrics-token`).
+        case metrics
+    }
+
+    /// What was wrong.
+    package enum Reason: String, CaseIterable, Sendable {
+        /// No token.
+        case missing
+        /// Not a token.
+        case malformed
+        /// A bad signature (or, for `/metrics`, not the token).
+        case forged
+        /// Expired.
+        case expired
+        /// A valid token for another board.
+        case otherBoard = "other_board"
+    }
+
+    /// Where.
+    package var via: Via
+    /// What was wrong.
+    package var reason: Reason
+
+    /// A failure.
+    package init(_ via: Via, _ reason: Reason) {
+        self.via = via
+        self.reason = reason
+    }
+
+    /// `via`, `reason`.
+    package static let names = ["via", "reason"]
+    /// The combinations that can happen.
+    package static let initial: [AuthFailure] =
+        [.hello, .api].flatMap { via in Reason.allCases.map { AuthFailure(via, $0) } }
+        + [AuthFailure(.metrics, .missing), AuthFailure(.metrics, .forged)]
+    /// The values.
+    package var values: [String] { [via.rawValue, reason.rawValue] }
+}
+
+/// How a drag hold ended.
+package enum HoldEnd: String, MetricLabels, CaseIterable {
+    /// Its holder dropped it (or lifted another item).
+    case dropped
+    /// Its holder's connection closed.
+    case left
+    /// No hover or drop within `--hold-timeout`, or older than `--hold-lifetime`.
+    case expired
+
+    /// `end`.
+    package static let names = ["end"]
+}
+
+/// A board, for the top-boards gauge only (at most `--metrics-top-boards` series).
+package struct BoardLabel: MetricLabels {
+    /// The board.
+    package var board: BoardID
+    /// A label.
+    package init(_ board: BoardID) { self.board = board }
+    /// `board`.
+    package static let names = ["board"]
+    /// None until boards have users.
+    package static let initial: [BoardLabel] = []
+    /// The id.
+    package var values: [String] { [board.rawValue] }
+}

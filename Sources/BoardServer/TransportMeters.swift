@@ -1,0 +1,174 @@
+internal import BoardCore
+internal import BoardHub
+internal import BoardStore
+import Foundation
+
+/// The transport's metric families, registered in the hub's registry after the hub's own, and
+/// moved on the service thread: connections, messages and bytes, closes, send queues, HTTP, and
+/// the writer thread's statistics (copied from behind the `Persister`'s lock at scrape time).
+final class TransportMeters {
+    let accepted: Counter<EndpointLabel>
+    let open: Gauge<EndpointLabel>
+    let received: Counter<ClientMessageType>
+    let receivedBytes: Counter<ClientMessageType>
+    let sent: Counter<ServerMessageType>
+    let sentBytes: Counter<ServerMessageType>
+    let closes: Counter<CloseLabel>
+    let queuedBytes: Gauge<NoLabels>
+    let queuedBytesMax: Gauge<NoLabels>
+    let httpResponses: Counter<StatusLabel>
+    let storeBatchWrites: Histogram<NoLabels>
+    let storeWriteSeconds: Histogram<NoLabels>
+    let storeWriteFailures: Counter<StoreFailureLabel>
+    let storeFailing: Gauge<NoLabels>
+    let ready: Gauge<NoLabels>
+    let startTime: Gauge<NoLabels>
+
+    /// Writes per store transaction (an op, a creation or a deletion each).
+    static let batchBounds: [Double] = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
+    /// Seconds per `store.write` (the transaction and its fsync).
+    static let writeSecondsBounds: [Double] = [
+        0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+    ]
+
+    init(_ registry: Metrics) {
+        accepted = registry.counter(
+            "shuffleboard_connections_accepted_total", "WebSocket connections accepted, by endpoint.",
+            labels: EndpointLabel.self)
+        open = registry.gauge(
+            "shuffleboard_connections_open", "WebSocket connections open, by endpoint.", labels: EndpointLabel.self)
+        received = registry.counter(
+            "shuffleboard_messages_received_total",
+            "Complete client messages on /ws, by type (invalid: did not parse).", labels: ClientMessageType.self)
+        receivedBytes = registry.counter(
+            "shuffleboard_received_bytes_total", "Payload bytes of complete client messages on /ws, by type.",
+            labels: ClientMessageType.self)
+        sent = registry.counter(
+            "shuffleboard_messages_sent_total", "Server messages queued for a connection, by type (one per recipient).",
+            labels: ServerMessageType.self)
+        sentBytes = registry.counter(
+            "shuffleboard_sent_bytes_total", "WebSocket frame bytes queued for connections, by message type.",
+            labels: ServerMessageType.self)
+        closes = registry.counter(
+            "shuffleboard_closes_total",
+            "WebSocket connections closed, by close code and who closed (network: no close frame, 1006).",
+            labels: CloseLabel.self)
+        queuedBytes = registry.gauge(
+            "shuffleboard_send_queue_bytes", "Output bytes held for every connection (queued frames and lws's buffer).")
+        queuedBytesMax = registry.gauge(
+            "shuffleboard_send_queue_max_bytes", "Output bytes held for the connection that holds the most.")
+        httpResponses = registry.counter(
+            "shuffleboard_http_responses_total", "HTTP responses written, by status code.", labels: StatusLabel.self)
+        storeBatchWrites = registry.histogram(
+            "shuffleboard_store_batch_writes",
+            "Writes (ops, creations, deletions) per committed store transaction (group commit).",
+            buckets: Self.batchBounds)
+        storeWriteSeconds = registry.histogram(
+            "shuffleboard_store_write_seconds",
+            "Time of each store write on the writer thread (one transaction and its fsync), failed ones included.",
+            buckets: Self.writeSecondsBounds)
+        storeWriteFailures = registry.counter(
+            "shuffleboard_store_write_failures_total",
+            "Store writes that failed, by kind (transient: retried; permanent: that board's batch failed).",
+            labels: StoreFailureLabel.self)
+        storeFailing = registry.gauge(
+            "shuffleboard_store_failing", "1 while the writer's last attempt failed and it is retrying, else 0.")
+        ready = registry.gauge(
+            "shuffleboard_ready", "1 when /readyz answers 200 (store writable, not shutting down), else 0.")
+        startTime = registry.gauge(
+            "shuffleboard_start_time_seconds", "When the server started, in seconds since 1970 (UTC).")
+        startTime.set(Date().timeIntervalSince1970.rounded())
+    }
+
+    /// Counts one server message queued for `recipients` connections as `bytes` each.
+    func sent(_ message: ServerMessage, bytes: Int, recipients: Int) {
+        guard recipients > 0 else { return }
+        let type = ServerMessageType(message)
+        sent.add(type, UInt64(recipients))
+        sentBytes.add(type, UInt64(bytes * recipients))
+    }
+
+    /// Sets the gauges of the connections and the writer, for a scrape.
+    func collect(connections: Dictionary<ConnectionID, Connection>.Values, store: StoreStats, ready: Bool) {
+        var open: [EndpointLabel: Int] = [:]
+        var total = 0
+        var largest = 0
+        for connection in connections {
+            open[EndpointLabel(connection.endpoint), default: 0] += 1
+            total += connection.pendingBytes
+            largest = max(largest, connection.pendingBytes)
+        }
+        for endpoint in EndpointLabel.allCases { self.open.set(endpoint, Double(open[endpoint] ?? 0)) }
+        queuedBytes.set(total)
+        queuedBytesMax.set(largest)
+        storeBatchWrites.replace(NoLabels(), with: store.batchWrites)
+        storeWriteSeconds.replace(NoLabels(), with: store.writeSeconds)
+        storeWriteFailures.set(.transient, store.transientFailures)
+        storeWriteFailures.set(.permanent, store.permanentFailures)
+        storeFailing.set(store.failing ? 1 : 0)
+        self.ready.set(ready ? 1 : 0)
+    }
+}
+
+/// What the writer thread measures, kept behind the `Persister`'s lock.
+struct StoreStats: Sendable {
+    var batchWrites = HistogramValue(bounds: TransportMeters.batchBounds)
+    var writeSeconds = HistogramValue(bounds: TransportMeters.writeSecondsBounds)
+    var transientFailures: UInt64 = 0
+    var permanentFailures: UInt64 = 0
+    /// The last attempt failed transiently and the writer is retrying.
+    var failing = false
+}
+
+/// `endpoint`: `ws` or `echo`.
+enum EndpointLabel: String, MetricLabels, CaseIterable {
+    case ws, echo
+    static let names = ["endpoint"]
+
+    init(_ endpoint: Endpoint) {
+        switch endpoint {
+        case .board: self = .ws
+        case .echo: self = .echo
+        }
+    }
+}
+
+/// `code` and `initiator` of a close. Codes a client chose that the protocol does not name
+/// become `other`, so a client cannot make a series per code.
+struct CloseLabel: MetricLabels {
+    /// Who ended the connection.
+    enum Initiator: String {
+        case server, client, network
+    }
+
+    var code: String
+    var initiator: Initiator
+
+    /// The close codes that get a series of their own.
+    static let known: Set<UInt16> = [
+        1000, 1001, 1002, 1003, 1005, 1006, 1007, 1008, 1009, 1011, 1013, 4401, 4404, 4408, 4409, 4410, 4429,
+    ]
+
+    init(code: UInt16, initiator: Initiator) {
+        self.code = Self.known.contains(code) ? String(code) : "other"
+        self.initiator = initiator
+    }
+
+    static let names = ["code", "initiator"]
+    static let initial: [CloseLabel] = []
+    var values: [String] { [code, initiator.rawValue] }
+}
+
+/// An HTTP status code (the server chooses every one).
+struct StatusLabel: MetricLabels {
+    var status: Int
+    static let names = ["code"]
+    static let initial: [StatusLabel] = []
+    var values: [String] { [String(status)] }
+}
+
+/// `kind` of a failed store write.
+enum StoreFailureLabel: String, MetricLabels, CaseIterable {
+    case transient, permanent
+    static let names = ["kind"]
+}
