@@ -278,10 +278,10 @@ def test_a_board_made_from_the_start_page_opens_and_is_listed(browser, server):
         expect(page).to_have_url(f"{server.url}/?board=team-songs-2&mode=paint")
         expect(page.locator("#app")).to_have_attribute("data-mode", "paint")
         expect(page.locator('[data-zone="cells"] [data-item]')).to_have_count(64)
-        # Its link keeps paint mode (not what a grid suggests), so whoever opens it paints too.
+        # Its link needs no mode: the board itself says paint, so whoever opens it paints too.
         page.click("#copy-link")
         expect(page.locator("#copy-link")).to_have_text("Copied")
-        assert page.evaluate("navigator.clipboard.readText()") == f"{server.url}/?board=team-songs-2&mode=paint"
+        assert page.evaluate("navigator.clipboard.readText()") == f"{server.url}/?board=team-songs-2"
         # The list, a page at a time.
         for i in range(25):
             server.create("colors", f"z{i:02d}")
