@@ -61,6 +61,18 @@ package final class Server: Sendable {
         waitUntilStopped()
     }
 
+    /// Like `stop()`, but gives up after `timeout`; false if the server had not stopped by then.
+    package func stop(within timeout: Duration) -> Bool {
+        let running = state.withLock { $0.running }
+        guard running else { return true }
+        service.inbox.post(Hub.Event.shutdown)
+        let (seconds, attoseconds) = timeout.components
+        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        guard stopped.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .success else { return false }
+        stopped.signal()  // Let other waiters through too.
+        return true
+    }
+
     /// Blocks until the server has stopped (after `stop()`, from any thread).
     package func waitUntilStopped() {
         stopped.wait()
