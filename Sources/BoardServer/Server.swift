@@ -170,6 +170,8 @@ private final class ContextSetup {
         info.options = UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8) | UInt64(LWS_SERVER_OPTION_DISABLE_IPV6)
         info.retry_and_idle_policy = UnsafePointer(retry)
         info.fd_limit_per_thread = UInt32(Self.raiseFileLimit() - 64)
+        // Request headers must be complete this long after connecting (lws's ah idle timeout).
+        info.timeout_secs_ah_idle = UInt32(config.httpTimeout)
         if config.deflate { info.extensions = shuffleboard_deflate_extensions() }
     }
 

@@ -30,6 +30,9 @@ package struct ServerConfig: Sendable {
     package var hangUpAfter: UInt16 = 60
     /// The largest HTTP request body accepted, in bytes.
     package var maxBodyBytes = 256 * 1024
+    /// Seconds an HTTP client has to send its request headers, and then for the rest of the
+    /// exchange: its body, the server's answer, and sending that answer.
+    package var httpTimeout = 15
     /// Seconds to wait for clients to acknowledge the 1001 close at shutdown.
     package var shutdownGrace: Double = 2
 

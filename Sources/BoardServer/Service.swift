@@ -64,6 +64,7 @@ final class Service {
     /// Hands one event to the hub with the current time, and carries out its actions.
     func handle(_ event: Hub.Event) {
         apply(hub.handle(event, now: Clock.now(), wall: Clock.wall()))
+        if case .tick = event { sweepExchanges() }
     }
 
     func drainInbox() {

@@ -87,6 +87,7 @@ enum CommandLineParser {
           --create-boards BOOL      create unknown boards on hello (default true)
           --history N               committed ops kept in memory per board (default 10000, at least 1000)
           --snapshot-every N        write a board snapshot every N ops (default 100)
+          --http-timeout SECONDS    time for an HTTP request's headers, then for its body and answer (default 15)
         """
 
     static func parse(_ arguments: [String]) throws(UsageError) -> Command {
@@ -144,6 +145,8 @@ enum CommandLineParser {
                 options.config.historyLimit = try integer(reader.value(for: option), option, 1000...1_000_000)
             case "--snapshot-every":
                 options.snapshotEvery = try integer(reader.value(for: option), option, 1...1_000_000)
+            case "--http-timeout":
+                options.config.httpTimeout = try integer(reader.value(for: option), option, 1...3600)
             default:
                 throw UsageError(message: "unknown option '\(option)'")
             }
