@@ -170,7 +170,11 @@ private final class ContextSetup {
         info.options = UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8) | UInt64(LWS_SERVER_OPTION_DISABLE_IPV6)
         info.retry_and_idle_policy = UnsafePointer(retry)
         info.fd_limit_per_thread = UInt32(Self.raiseFileLimit() - 64)
-        // Request headers must be complete this long after connecting (lws's ah idle timeout).
+        // HTTP bounds lws enforces itself: header bytes per request (more closes the connection);
+        // header buffers in use at once (4.1.6 allows one per fd; a connection waits at most 5 s,
+        // lws's timeout_secs, for one); and the time from connecting to complete headers.
+        info.max_http_header_data2 = UInt32(config.maxHeaderBytes)
+        info.max_http_header_pool2 = UInt32(config.maxHeaderBuffers)
         info.timeout_secs_ah_idle = UInt32(config.httpTimeout)
         if config.deflate { info.extensions = shuffleboard_deflate_extensions() }
     }

@@ -88,6 +88,8 @@ enum CommandLineParser {
           --history N               committed ops kept in memory per board (default 10000, at least 1000)
           --snapshot-every N        write a board snapshot every N ops (default 100)
           --http-timeout SECONDS    time for an HTTP request's headers, then for its body and answer (default 15)
+          --max-header-bytes N      most bytes of HTTP request headers; more closes the connection (default 8192)
+          --max-header-buffers N    most connections sending request headers at once; others wait (default 1024)
         """
 
     static func parse(_ arguments: [String]) throws(UsageError) -> Command {
@@ -147,6 +149,10 @@ enum CommandLineParser {
                 options.snapshotEvery = try integer(reader.value(for: option), option, 1...1_000_000)
             case "--http-timeout":
                 options.config.httpTimeout = try integer(reader.value(for: option), option, 1...3600)
+            case "--max-header-bytes":
+                options.config.maxHeaderBytes = try integer(reader.value(for: option), option, 1024...(1 << 20))
+            case "--max-header-buffers":
+                options.config.maxHeaderBuffers = try integer(reader.value(for: option), option, 1...65_536)
             default:
                 throw UsageError(message: "unknown option '\(option)'")
             }

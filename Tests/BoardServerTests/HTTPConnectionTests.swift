@@ -143,6 +143,20 @@ import Testing
         }
     }
 
+    @Test func headersOverTheLimitCloseTheConnection() async throws {
+        try await withTestServer({ $0.maxHeaderBytes = 2048 }) { server in
+            let fits = try server.rawConnection()
+            try fits.send(request("GET", "/healthz", headers: ["X-Pad: " + String(repeating: "a", count: 1500)]))
+            #expect(try fits.response()?.status == 200)
+            let large = try server.rawConnection()
+            try large.send(request("GET", "/healthz", headers: ["X-Pad: " + String(repeating: "a", count: 3000)]))
+            #expect(try large.response() == nil)
+            let many = try server.rawConnection()
+            try many.send(request("GET", "/healthz", headers: (0..<400).map { "X-\($0): 1" }))
+            #expect(try many.response() == nil)
+        }
+    }
+
     @Test func requestHeadersMustArriveInTime() async throws {
         try await withTestServer({ $0.httpTimeout = 1 }) { server in
             let c = try server.rawConnection()
@@ -158,6 +172,19 @@ import Testing
             try c.send("POST /api/boards HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n{")
             #expect(try dripUntilClosed(c, " "))
             #expect(try server.http("GET", "/healthz").status == 200)
+        }
+    }
+
+    @Test func connectionsBeyondTheHeaderBuffersWaitForOne() async throws {
+        try await withTestServer({ $0.maxHeaderBuffers = 2 }) { server in
+            let hogs = try (0..<2).map { _ in try server.rawConnection() }
+            for hog in hogs { try hog.send("GET /healthz HTTP/1.1\r\n") }
+            let waiting = try server.rawConnection()
+            try waiting.send(request("GET", "/api/boards"))
+            #expect(throws: RawHTTP.Connection.TimedOut.self) { try waiting.response(timeout: .milliseconds(500)) }
+            try hogs[0].send("Host: 127.0.0.1\r\n\r\n")
+            #expect(try hogs[0].response()?.status == 200)
+            #expect(try waiting.response()?.status == 200)
         }
     }
 
