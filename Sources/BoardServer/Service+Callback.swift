@@ -62,7 +62,9 @@ func serviceCallback(
         guard let session, let exchange = service.exchanges[ExchangeID(session.pointee.id)] else { return 0 }
         return service.writeResponse(exchange)
 
-    case LWS_CALLBACK_CLOSED_HTTP:
+    case LWS_CALLBACK_HTTP_DROP_PROTOCOL, LWS_CALLBACK_CLOSED_HTTP:
+        // lws drops the protocol (freeing this per-session data, and so the exchange's id) when a
+        // transaction completes and before each new request, as well as at close.
         if let session { service.exchanges[ExchangeID(session.pointee.id)] = nil }
         return 0
 

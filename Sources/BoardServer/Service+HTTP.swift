@@ -66,6 +66,7 @@ final class HTTPExchange {
 extension Service {
     /// The start of an HTTP request: check its framing, then dispatch it now or wait for its body.
     func httpRequest(_ wsi: OpaquePointer, session: UnsafeMutablePointer<SessionData>) -> Int32 {
+        // lws gives every request fresh per-session data (the last exchange ended at DROP_PROTOCOL).
         if session.pointee.id != 0 { exchanges[ExchangeID(session.pointee.id)] = nil }
         let id = ExchangeID(makeID())
         session.pointee.id = id.rawValue
