@@ -65,6 +65,18 @@ package final class Server: Sendable {
         waitUntilStopped()
     }
 
+    /// Like `stop()`, but gives up after `timeout`; false if the server had not stopped by then.
+    package func stop(within timeout: Duration) -> Bool {
+        let running = state.withLock { $0.running }
+        guard running else { return true }
+        service.inbox.post(Hub.Event.shutdown)
+        let (seconds, attoseconds) = timeout.components
+        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        guard stopped.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .success else { return false }
+        stopped.signal()  // Let other waiters through too.
+        return true
+    }
+
     /// Blocks until the server has stopped (after `stop()`, from any thread).
     package func waitUntilStopped() {
         stopped.wait()
@@ -171,6 +183,12 @@ private final class ContextSetup {
         info.options = UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8) | UInt64(LWS_SERVER_OPTION_DISABLE_IPV6)
         info.retry_and_idle_policy = UnsafePointer(retry)
         info.fd_limit_per_thread = UInt32(Self.raiseFileLimit() - 64)
+        // HTTP bounds lws enforces itself: header bytes per request (more closes the connection);
+        // header buffers in use at once (4.1.6 allows one per fd; a connection waits at most 5 s,
+        // lws's timeout_secs, for one); and the time from connecting to complete headers.
+        info.max_http_header_data2 = UInt32(config.maxHeaderBytes)
+        info.max_http_header_pool2 = UInt32(config.maxHeaderBuffers)
+        info.timeout_secs_ah_idle = UInt32(config.httpTimeout)
         if config.deflate { info.extensions = shuffleboard_deflate_extensions() }
         if let certificate = config.tlsCertificate, let key = config.tlsKey {
             let cert = strdup(certificate)!

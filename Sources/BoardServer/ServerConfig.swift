@@ -64,6 +64,14 @@ package struct ServerConfig: Sendable {
     package var presenceLimit = 50
     /// Boards in memory at once (0: no limit).
     package var maxBoards = 10_000
+    /// Seconds an HTTP client has to send its request headers, and then for the rest of the
+    /// exchange: its body, the server's answer, and sending that answer.
+    package var httpTimeout = 15
+    /// The most bytes of request headers (lws's `max_http_header_data`); more closes the connection.
+    package var maxHeaderBytes = 8192
+    /// The most connections whose request headers are being read at once (lws's
+    /// `max_http_header_pool`); the others wait, holding no header buffer.
+    package var maxHeaderBuffers = 1024
     /// Seconds to wait for clients to acknowledge the 1001 close at shutdown.
     package var shutdownGrace: Double = 2
     /// Seconds that stopping goes on retrying a store write that keeps failing (locked, disk

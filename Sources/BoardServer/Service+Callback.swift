@@ -59,9 +59,8 @@ func serviceCallback(
         return service.httpRequest(wsi, session: session)
 
     case LWS_CALLBACK_HTTP_BODY:
-        guard let session, let exchange = service.exchanges[ExchangeID(session.pointee.id)] else { return 0 }
-        exchange.append(input, length, limit: service.config.maxBodyBytes)
-        return 0
+        guard let session else { return 0 }
+        return service.httpBody(ExchangeID(session.pointee.id), input, length)
 
     case LWS_CALLBACK_HTTP_BODY_COMPLETION:
         guard let session else { return 0 }
@@ -72,9 +71,28 @@ func serviceCallback(
         guard let session, let exchange = service.exchanges[ExchangeID(session.pointee.id)] else { return 0 }
         return service.writeResponse(exchange)
 
-    case LWS_CALLBACK_CLOSED_HTTP:
+    case LWS_CALLBACK_HTTP_DROP_PROTOCOL, LWS_CALLBACK_CLOSED_HTTP:
+        // lws drops the protocol (freeing this per-session data, and so the exchange's id) when a
+        // transaction completes and before each new request, as well as at close.
         if let session { service.exchanges[ExchangeID(session.pointee.id)] = nil }
         return 0
+
+    case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
+        // Only WebSocket. An `Upgrade: h2c` is answered as plain HTTP/1.1 (RFC 7540 3.2 lets a
+        // server ignore it): lws compares this very string after the callback, so blanking its
+        // first byte makes lws skip the upgrade. HTTP/2 would bypass every rule in this file.
+        guard let input else { return -1 }
+        let name = input.assumingMemoryBound(to: CChar.self)
+        if strcasecmp(name, "websocket") == 0 { return 0 }
+        if strcasecmp(name, "h2c") == 0 {
+            name.pointee = CChar(UInt8(ascii: "-"))
+            return 0
+        }
+        return -1
+
+    case LWS_CALLBACK_RAW_ADOPT, LWS_CALLBACK_RAW_RX:
+        // lws turns a CONNECT request into a raw socket with no timeout; refuse it.
+        return -1
 
     default:
         return lws_callback_http_dummy(wsi, reason, user, input, length)

@@ -1,39 +1,75 @@
 internal import BoardCore
 internal import BoardHub
 internal import CLibWebSockets
+import Foundation
 internal import LWSSupport
 
-/// An HTTP exchange in progress: the request as it arrives, then the response waiting for WRITEABLE.
+/// One HTTP request on a connection and its answer.
+///
+/// A connection carries one exchange at a time, and every request gets a new id (kept in the
+/// connection's per-session data), so an answer that comes back after its exchange has ended
+/// finds nothing and is dropped.
 final class HTTPExchange {
-    let wsi: OpaquePointer
-    var request: HTTPRequest
-    var bodyTooLarge = false
-    var response: HTTPResponse?
-
-    init(wsi: OpaquePointer, request: HTTPRequest) {
-        self.wsi = wsi
-        self.request = request
+    /// Where the exchange is.
+    enum Phase {
+        /// Headers in; the body (`Content-Length` bytes) is arriving.
+        case receiving
+        /// Handed to the hub or the file server; the answer is not here yet.
+        case waiting
+        /// The answer is here; HTTP_WRITEABLE writes it.
+        case answered
+        /// The answer went to lws (which may still be sending part of it).
+        case written
     }
 
-    /// Adds a piece of the body, or drops the body once it is over `limit` bytes.
-    func append(_ input: UnsafeMutableRawPointer?, _ length: Int, limit: Int) {
-        guard let input, !bodyTooLarge else { return }
-        if request.body.count + length > limit {
-            bodyTooLarge = true
-            request.body = []
-        } else {
-            request.body.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
-        }
+    let id: ExchangeID
+    let wsi: OpaquePointer
+    var request: HTTPRequest
+    var phase: Phase
+    /// The body's length, from `Content-Length`.
+    let bodyLength: Int
+    var response: HTTPResponse?
+    /// Close the connection after the answer: the request's framing cannot be trusted, or lws
+    /// would not know where the next request starts.
+    var closeAfter = false
+    /// lws is told not to read this connection while the answer is awaited.
+    var paused = false
+    /// When the whole exchange must be over, the answer sent.
+    let deadline: Instant
+
+    init(id: ExchangeID, wsi: OpaquePointer, request: HTTPRequest, bodyLength: Int, deadline: Instant) {
+        self.id = id
+        self.wsi = wsi
+        self.request = request
+        self.bodyLength = bodyLength
+        self.deadline = deadline
+        phase = bodyLength > 0 ? .receiving : .waiting
     }
 }
 
 /// HTTP on the lws side: parsing a request, handing API requests to the hub, serving the web
 /// client's files, and writing a response in one piece.
+///
+/// libwebsockets 4.1.6 mishandles a request that it parses from bytes it read earlier with the
+/// request before (a pipelined request) when that request has a body: `lws_http_action` feeds the
+/// request's own header bytes to the body parser, then re-delivers `HTTP_BODY_COMPLETION` forever
+/// without returning to the event loop. It also re-delivers `HTTP_BODY_COMPLETION` on every
+/// service pass while a finished body's answer is awaited and more bytes sit unread, and it spins
+/// on a readable socket it does not read while it waits to write. So here:
+/// - a request is handed on exactly once, when its body is complete;
+/// - while its answer is awaited, lws is told not to read the connection (rx flow control);
+/// - the connection is kept open for another request only when lws holds no unparsed input,
+///   so a pipelined request is never parsed: the first request is answered, with
+///   `connection: close`, and the connection closed;
+/// - a connection that sends more while part of its answer is still waiting to be sent is
+///   dropped, since lws cannot send without spinning on the unread input.
 extension Service {
-    /// The start of an HTTP request: dispatch it now, or wait for its body.
+    /// The start of an HTTP request: check its framing, then dispatch it now or wait for its body.
     func httpRequest(_ wsi: OpaquePointer, session: UnsafeMutablePointer<SessionData>) -> Int32 {
-        if session.pointee.id == 0 { session.pointee.id = makeID() }
-        let id = ExchangeID(session.pointee.id)
+        // lws gives every request fresh per-session data (the last exchange ended at DROP_PROTOCOL).
+        if session.pointee.id != 0 { exchanges[ExchangeID(session.pointee.id)] = nil }
+        let id = ExchangeID(makeID())
+        session.pointee.id = id.rawValue
         var uriPointer: UnsafeMutablePointer<CChar>?
         var uriLength: Int32 = 0
         let methodIndex = lws_http_get_uri_and_method(wsi, &uriPointer, &uriLength)
@@ -53,57 +89,115 @@ extension Service {
         let request = HTTPRequest(
             method: method, path: path, query: LWS.query(wsi),
             authorization: LWS.header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION), peer: LWS.peer(of: wsi))
-        exchanges[id] = HTTPExchange(wsi: wsi, request: request)
-        let contentLength = LWS.header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH).flatMap { Int($0) } ?? 0
-        if (method == .post || method == .put || method == .patch) && contentLength > 0 {
-            return 0  // The body arrives in HTTP_BODY callbacks; dispatched at HTTP_BODY_COMPLETION.
+        let framing = HTTPFraming(
+            method: method, contentLength: LWS.header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH),
+            transferEncoding: LWS.header(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING), maxBodyBytes: config.maxBodyBytes)
+        let now = Clock.now()
+        let deadline = Instant(milliseconds: now.milliseconds + Int64(config.httpTimeout) * 1000)
+        // lws set its own 5 s timeout just before this callback; the exchange gets the configured one.
+        lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, Int32(config.httpTimeout))
+        switch framing {
+        case .refused(let response):
+            // The body's end cannot be known (or is not wanted): answer, then close.
+            let exchange = HTTPExchange(id: id, wsi: wsi, request: request, bodyLength: 0, deadline: deadline)
+            exchange.closeAfter = true
+            exchanges[id] = exchange
+            log.debug("\(method.rawValue) \(path): refused with \(response.status) (framing)")
+            respond(id, response)
+        case .body(let length):
+            exchanges[id] = HTTPExchange(id: id, wsi: wsi, request: request, bodyLength: length, deadline: deadline)
+            if length == 0 { dispatch(id) }
+        // Otherwise the body arrives in HTTP_BODY callbacks; dispatched at HTTP_BODY_COMPLETION.
         }
-        dispatch(id)
         return 0
     }
 
-    /// The whole body is in.
+    /// A piece of the body. Returns -1 to close the connection.
+    func httpBody(_ id: ExchangeID, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
+        guard let exchange = exchanges[id], exchange.phase == .receiving else { return 0 }
+        if Clock.now().milliseconds > exchange.deadline.milliseconds {
+            log.warning("HTTP request body not complete after \(config.httpTimeout) s; closing")
+            return -1
+        }
+        guard let input, length > 0 else { return 0 }
+        // lws passes at most Content-Length bytes, and that is at most the body limit.
+        let room = exchange.bodyLength - exchange.request.body.count
+        exchange.request.body.append(contentsOf: UnsafeRawBufferPointer(start: input, count: min(length, room)))
+        return 0
+    }
+
+    /// lws says the body is complete. It says so again while bytes after the body wait unread.
     func bodyComplete(_ id: ExchangeID) {
         guard let exchange = exchanges[id] else { return }
-        if exchange.bodyTooLarge {
-            respond(id, .error(413, "too_large", "request body over \(config.maxBodyBytes) bytes"))
-        } else {
+        switch exchange.phase {
+        case .receiving:
+            // lws cleared the exchange's timeout when the body ended; set what is left of it.
+            let left = max(1, (exchange.deadline.milliseconds - Clock.now().milliseconds + 999) / 1000)
+            lws_set_timeout(exchange.wsi, PENDING_TIMEOUT_HTTP_CONTENT, Int32(left))
             dispatch(id)
+        case .written:
+            // The client sent more while part of the answer is still to be sent.
+            drop(exchange, "sent more while its answer was still being sent")
+        case .waiting, .answered:
+            break
         }
     }
 
-    /// API requests go to the hub; everything else is a file of the web client.
+    /// API requests go to the hub; everything else is a file of the web client. HEAD is answered
+    /// as GET, without the body.
     private func dispatch(_ id: ExchangeID) {
-        guard let request = exchanges[id]?.request else { return }
-        if let response = operationsResponse(request) { return respond(id, response) }
-        if Hub.routes(request.path) { return handle(.request(id, request)) }
-        guard request.method == .get || request.method == .head else {
-            return respond(id, .methodNotAllowed("GET"))
+        guard let exchange = exchanges[id] else { return }
+        exchange.phase = .waiting
+        var request = exchange.request
+        if request.method == .head { request.method = .get }
+        if let response = operationsResponse(request) {
+            respond(id, response)
+        } else if Hub.routes(request.path) {
+            handle(.request(id, request))
+        } else if request.method != .get {
+            respond(id, .methodNotAllowed("GET"))
+        } else {
+            var response = files.response(for: request.path)
+            if response.contentType.hasPrefix("text/html") {
+                response.headers.append(
+                    HTTPResponse.Header(
+                        "content-security-policy:",
+                        "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; style-src 'self'; base-uri 'none'; frame-ancestors 'none'"
+                    ))
+            }
+            respond(id, response)
         }
-        var response = files.response(for: request.path)
-        if response.contentType.hasPrefix("text/html") {
-            response.headers.append(
-                HTTPResponse.Header(
-                    "content-security-policy:",
-                    "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; style-src 'self'; base-uri 'none'; frame-ancestors 'none'"
-                ))
+        if exchange.phase == .waiting, exchanges[id] === exchange {
+            // The answer comes later (a store read, a durable write). Until then lws must not read
+            // this connection: it would re-deliver BODY_COMPLETION, or spin on unread bytes.
+            exchange.paused = true
+            lws_rx_flow_control(exchange.wsi, 0)
         }
-        respond(id, response)
     }
 
     // MARK: Writing
 
-    /// Stores the response and asks for HTTP_WRITEABLE; the exchange may have closed meanwhile.
-    func respond(_ exchangeID: ExchangeID, _ response: HTTPResponse) {
-        guard let exchange = exchanges[exchangeID] else { return }
+    /// Stores the answer and asks for HTTP_WRITEABLE; the exchange may have ended meanwhile.
+    func respond(_ id: ExchangeID, _ response: HTTPResponse) {
+        guard let exchange = exchanges[id], exchange.phase == .waiting else { return }
         exchange.response = response
+        exchange.phase = .answered
+        if exchange.paused {
+            // lws serves neither reads nor writes of an h1 connection under rx flow control.
+            exchange.paused = false
+            lws_rx_flow_control(exchange.wsi, 1)
+        }
         lws_callback_on_writable(exchange.wsi)
     }
 
     /// Writes headers and body in one write. Returns -1 when lws should close the connection.
     func writeResponse(_ exchange: HTTPExchange) -> Int32 {
-        guard let response = exchange.response else { return 0 }
+        guard exchange.phase == .answered, let response = exchange.response else { return 0 }
         exchange.response = nil
+        exchange.phase = .written
+        // Keep the connection for another request only when lws holds no input it has not parsed:
+        // a request lws parses from such input (a pipelined one) may hang it (see above).
+        let keepAlive = !exchange.closeAfter && !lwsHoldsUnparsedInput()
         let pre = shuffleboard_lws_pre()
         let includeBody = exchange.request.method != .head
         var buffer = [UInt8](repeating: 0, count: pre + 2048 + (includeBody ? response.body.count : 0))
@@ -115,6 +209,7 @@ extension Service {
             headers.append(HTTPResponse.Header("x-content-type-options:", "nosniff"))
             headers.append(HTTPResponse.Header("cache-control:", "no-cache"))
             headers.append(HTTPResponse.Header("referrer-policy:", "no-referrer"))
+            if !keepAlive { headers.append(HTTPResponse.Header("connection:", "close")) }
             guard
                 lws_add_http_common_headers(
                     exchange.wsi, UInt32(response.status), response.contentType, lws_filepos_t(response.body.count), &p,
@@ -142,8 +237,99 @@ extension Service {
             return Int(lws_write(exchange.wsi, start, length, LWS_WRITE_HTTP_FINAL)) == length ? 0 : -1
         }
         meters.httpResponses.add(StatusLabel(status: response.status))
-        log.debug("\(exchange.request.method.rawValue) \(exchange.request.path) → \(response.status)")
+        log.debug(
+            "\(exchange.request.method.rawValue) \(exchange.request.path) → \(response.status)\(keepAlive ? "" : ", closing")"
+        )
         if status < 0 { return -1 }
+        if lws_partial_buffered(exchange.wsi) != 0, clientSentMore(exchange) {
+            drop(exchange, "sent more while its answer was still being sent")
+            return 0
+        }
+        // Closing: lws first sends what it still holds of the answer (for at most 5 s).
+        guard keepAlive else { return -1 }
         return lws_http_transaction_completed(exchange.wsi) != 0 ? -1 : 0
+    }
+
+    // MARK: Watching
+
+    /// Called on every tick: drops exchanges whose body is late, and connections that send while
+    /// lws still holds part of their answer (lws would spin on the unread input until it is sent).
+    func sweepExchanges() {
+        let now = Clock.now().milliseconds
+        for exchange in exchanges.values {
+            switch exchange.phase {
+            case .receiving where now > exchange.deadline.milliseconds:
+                drop(exchange, "did not send its request body within \(config.httpTimeout) s")
+            case .written where lws_partial_buffered(exchange.wsi) != 0 && clientSentMore(exchange):
+                drop(exchange, "sent more while its answer was still being sent")
+            default:
+                break
+            }
+        }
+    }
+
+    /// Closes the connection at once, without sending what lws still holds for it.
+    private func drop(_ exchange: HTTPExchange, _ why: String) {
+        log.warning("HTTP client \(LWS.peer(of: exchange.wsi)) \(why); dropping the connection")
+        exchanges[exchange.id] = nil
+        lws_set_timeout(exchange.wsi, PENDING_TIMEOUT_HTTP_CONTENT, LWS_TO_KILL_ASYNC)
+    }
+
+    /// True when some connection's input sits in lws unparsed (lws then polls without waiting):
+    /// perhaps this one's. Connections under rx flow control do not count.
+    private func lwsHoldsUnparsedInput() -> Bool {
+        lws_service_adjust_timeout(context, 1, 0) == 0
+    }
+
+    /// True when the client has sent bytes (or closed its side) that lws has not parsed: in the
+    /// socket, or in lws's own buffer for this connection.
+    private func clientSentMore(_ exchange: HTTPExchange) -> Bool {
+        var byte: UInt8 = 0
+        let peeked = recv(lws_get_socket_fd(exchange.wsi), &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        if peeked >= 0 { return true }  // A byte, or the end of the client's stream.
+        guard lwsHoldsUnparsedInput() else { return false }
+        // Someone's input is held; whether it is this connection's shows when this one is paused.
+        lws_rx_flow_control(exchange.wsi, 0)
+        let othersHold = lwsHoldsUnparsedInput()
+        lws_rx_flow_control(exchange.wsi, 1)
+        return !othersHold
+    }
+}
+
+/// How a request's body is framed, and whether the server takes it.
+enum HTTPFraming: Equatable {
+    /// A body of this many bytes follows the headers (0: none).
+    case body(Int)
+    /// Answer this and close: the body's end is unknown, or the body is too large.
+    case refused(HTTPResponse)
+
+    /// The rules: a body only with a valid `Content-Length`, never with `Transfer-Encoding`
+    /// (both together is how requests are smuggled past proxies); POST, PUT and PATCH need a
+    /// `Content-Length` (lws would otherwise read up to 100 MiB as the body).
+    init(method: HTTPRequest.Method, contentLength: String?, transferEncoding: String?, maxBodyBytes: Int) {
+        if transferEncoding != nil {
+            self =
+                contentLength != nil
+                ? .refused(.error(400, "bad_request", "Content-Length and Transfer-Encoding together"))
+                : .refused(.error(411, "length_required", "send the body with a Content-Length"))
+            return
+        }
+        guard let contentLength else {
+            let needsLength = method == .post || method == .put || method == .patch
+            self = needsLength ? .refused(.error(411, "length_required", "send a Content-Length")) : .body(0)
+            return
+        }
+        // lws joins repeated headers with commas; only plain digits are one length.
+        guard !contentLength.isEmpty, contentLength.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+            self = .refused(.error(400, "bad_request", "Content-Length must be one non-negative integer"))
+            return
+        }
+        let digits = contentLength.drop(while: { $0 == "0" })
+        guard digits.count <= 12, let length = Int(digits.isEmpty ? "0" : String(digits)), length <= maxBodyBytes
+        else {
+            self = .refused(.error(413, "too_large", "request body over \(maxBodyBytes) bytes"))
+            return
+        }
+        self = .body(length)
     }
 }

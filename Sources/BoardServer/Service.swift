@@ -105,6 +105,7 @@ final class Service {
             }
         }
         apply(hub.handle(event, now: now, wall: Clock.wall()))
+        if case .tick = event { sweepExchanges() }
         finishIfStopped(now: now)
     }
 

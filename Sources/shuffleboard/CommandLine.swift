@@ -130,6 +130,9 @@ enum CommandLineParser {
           --presence-limit N        users above which a board sends presence counts, not joins (default 50)
           --shutdown-write-retry SECONDS   how long stopping retries a failing store write before
                                     dropping the unacknowledged writes (default 5)
+          --http-timeout SECONDS    time for an HTTP request's headers, then for its body and answer (default 15)
+          --max-header-bytes N      most bytes of HTTP request headers; more closes the connection (default 8192)
+          --max-header-buffers N    most connections sending request headers at once; others wait (default 1024)
         """
 
     static func parse(_ arguments: [String]) throws(UsageError) -> Command {
@@ -257,6 +260,12 @@ enum CommandLineParser {
                         message: "--shutdown-write-retry must be a number of seconds from 0 to 3600, not '\(value)'")
                 }
                 options.config.shutdownWriteRetry = seconds
+            case "--http-timeout":
+                options.config.httpTimeout = try integer(reader.value(for: option), option, 1...3600)
+            case "--max-header-bytes":
+                options.config.maxHeaderBytes = try integer(reader.value(for: option), option, 1024...(1 << 20))
+            case "--max-header-buffers":
+                options.config.maxHeaderBuffers = try integer(reader.value(for: option), option, 1...65_536)
             default:
                 throw UsageError(message: "unknown option '\(option)'")
             }

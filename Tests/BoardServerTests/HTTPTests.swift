@@ -38,6 +38,28 @@ import Testing
         }
     }
 
+    @Test func headIsAnsweredWhereverGetIs() async throws {
+        try await withTestServer({ $0.webRoot = webRoot() }) { server in
+            _ = try await server.join("made", as: "Ada")
+            for target in [
+                "/healthz", "/api/boards", "/api/boards/made", "/api/boards/made/ops?since=0", "/api/boards/never-made",
+                "/", "/index.html", "/app.js", "/no-such-file.js",
+            ] {
+                let c = try server.rawConnection()
+                try c.send(request("GET", target))
+                let get = try #require(try c.response())
+                try c.send(request("HEAD", target))
+                let head = try #require(try c.response(head: true))
+                #expect(head.status == get.status, "HEAD \(target)")
+                #expect(head.headers["content-length"] == get.headers["content-length"], "HEAD \(target)")
+                #expect(head.headers["content-type"] == get.headers["content-type"], "HEAD \(target)")
+                // No body came: the next answer on the connection starts where the head ended.
+                try c.send(request("GET", "/healthz"))
+                #expect(try c.response()?.status == 200, "after HEAD \(target)")
+            }
+        }
+    }
+
     @Test func filesFromTheWebFolderAreServed() async throws {
         try await withTestServer({ $0.webRoot = webRoot() }) { server in
             let index = try server.http("GET", "/index.html")

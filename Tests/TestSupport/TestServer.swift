@@ -17,11 +17,18 @@ package func withTestServer<T>(
     let port = try server.start()
     let loop = try ClientLoop()
     let test = TestServer(server: server, port: port, loop: loop)
-    defer {
-        loop.shutdown()
-        server.stop()
-    }
-    return try await body(test)
+    let result: Result<T, any Error>
+    do { result = .success(try await body(test)) } catch { result = .failure(error) }
+    loop.shutdown()
+    // A hung service thread must fail the test, not hang it.
+    guard server.stop(within: .seconds(10)) else { throw ServerDidNotStop() }
+    return try result.get()
+}
+
+/// `Server.stop` did not return in time: the service thread is stuck.
+package struct ServerDidNotStop: Error, CustomStringConvertible {
+    /// What happened.
+    package var description: String { "the server did not stop within 10 s (its service thread is stuck)" }
 }
 
 /// The server under test, its port, and a client loop to connect with.
@@ -46,6 +53,11 @@ package struct TestServer: Sendable {
         client.send(hello + "}")
         let welcome = try await client.expect("welcome")
         return (client, welcome)
+    }
+
+    /// A raw HTTP connection (for pipelining, keep-alive and framing tests).
+    package func rawConnection(receiveBuffer: Int? = nil) throws -> RawHTTP.Connection {
+        try RawHTTP.Connection(port: port, receiveBuffer: receiveBuffer)
     }
 
     /// An HTTP request with the exact request target given.
