@@ -23,6 +23,8 @@ final class Service {
     var context: OpaquePointer?
     var connections: [ConnectionID: Connection] = [:]
     var exchanges: [ExchangeID: HTTPExchange] = [:]
+    /// Exchanges whose answer lws has only partly sent (see `watchFlushing`).
+    var flushing: Set<ExchangeID> = []
     private var nextID: UInt64 = 0
     /// Set by the hub's `stop`: the service loop ends.
     private(set) var finished = false
