@@ -105,8 +105,8 @@ extension Service {
             respond(id, response)
         case .body(let length):
             exchanges[id] = HTTPExchange(id: id, wsi: wsi, request: request, bodyLength: length, deadline: deadline)
+            // A body arrives in HTTP_BODY callbacks; the request is dispatched at BODY_COMPLETION.
             if length == 0 { dispatch(id) }
-        // Otherwise the body arrives in HTTP_BODY callbacks; dispatched at HTTP_BODY_COMPLETION.
         }
         return 0
     }
@@ -115,7 +115,9 @@ extension Service {
     func httpBody(_ id: ExchangeID, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
         guard let exchange = exchanges[id], exchange.phase == .receiving else { return 0 }
         if Clock.now().milliseconds > exchange.deadline.milliseconds {
-            log.warning("HTTP request body not complete after \(config.httpTimeout) s; closing")
+            log.warning(
+                "HTTP client \(LWS.peer(of: exchange.wsi)) did not send its request body within \(config.httpTimeout) s; closing"
+            )
             return -1
         }
         guard let input, length > 0 else { return 0 }
