@@ -116,6 +116,7 @@ package final class Server: Sendable {
 
         while !service.finished {
             if lws_service(context, 0) < 0 { break }
+            if !service.flushing.isEmpty { service.watchFlushing() }
         }
 
         ticker.cancel()

@@ -62,7 +62,8 @@ final class HTTPExchange {
 ///   so a pipelined request is never parsed: the first request is answered, with
 ///   `connection: close`, and the connection closed;
 /// - a connection that sends more while part of its answer is still waiting to be sent is
-///   dropped, since lws cannot send without spinning on the unread input.
+///   dropped, since lws cannot send the rest without spinning on the unread input (checked at
+///   the write, on a re-delivered BODY_COMPLETION, and after every service pass meanwhile).
 extension Service {
     /// The start of an HTTP request: check its framing, then dispatch it now or wait for its body.
     func httpRequest(_ wsi: OpaquePointer, session: UnsafeMutablePointer<SessionData>) -> Int32 {
@@ -106,8 +107,8 @@ extension Service {
             respond(id, response)
         case .body(let length):
             exchanges[id] = HTTPExchange(id: id, wsi: wsi, request: request, bodyLength: length, deadline: deadline)
+            // A body arrives in HTTP_BODY callbacks; the request is dispatched at BODY_COMPLETION.
             if length == 0 { dispatch(id) }
-        // Otherwise the body arrives in HTTP_BODY callbacks; dispatched at HTTP_BODY_COMPLETION.
         }
         return 0
     }
@@ -116,7 +117,9 @@ extension Service {
     func httpBody(_ id: ExchangeID, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
         guard let exchange = exchanges[id], exchange.phase == .receiving else { return 0 }
         if Clock.now().milliseconds > exchange.deadline.milliseconds {
-            log.warning("HTTP request body not complete after \(config.httpTimeout) s; closing")
+            log.warning(
+                "HTTP client \(LWS.peer(of: exchange.wsi)) did not send its request body within \(config.httpTimeout) s; closing"
+            )
             return -1
         }
         guard let input, length > 0 else { return 0 }
@@ -241,9 +244,12 @@ extension Service {
             "\(exchange.request.method.rawValue) \(exchange.request.path) → \(response.status)\(keepAlive ? "" : ", closing")"
         )
         if status < 0 { return -1 }
-        if lws_partial_buffered(exchange.wsi) != 0, clientSentMore(exchange) {
-            drop(exchange, "sent more while its answer was still being sent")
-            return 0
+        if lws_partial_buffered(exchange.wsi) != 0 {
+            if clientSentMore(exchange) {
+                drop(exchange, "sent more while its answer was still being sent")
+                return 0
+            }
+            flushing.insert(exchange.id)
         }
         // Closing: lws first sends what it still holds of the answer (for at most 5 s).
         guard keepAlive else { return -1 }
@@ -252,19 +258,25 @@ extension Service {
 
     // MARK: Watching
 
-    /// Called on every tick: drops exchanges whose body is late, and connections that send while
-    /// lws still holds part of their answer (lws would spin on the unread input until it is sent).
+    /// Called on every tick: drops exchanges whose body is late.
     func sweepExchanges() {
         let now = Clock.now().milliseconds
-        for exchange in exchanges.values {
-            switch exchange.phase {
-            case .receiving where now > exchange.deadline.milliseconds:
-                drop(exchange, "did not send its request body within \(config.httpTimeout) s")
-            case .written where lws_partial_buffered(exchange.wsi) != 0 && clientSentMore(exchange):
-                drop(exchange, "sent more while its answer was still being sent")
-            default:
-                break
+        for exchange in exchanges.values where exchange.phase == .receiving && now > exchange.deadline.milliseconds {
+            drop(exchange, "did not send its request body within \(config.httpTimeout) s")
+        }
+    }
+
+    /// Called after every pass of the service loop while lws still holds part of an answer:
+    /// drops the connection if its client has sent more (or closed its side). lws would otherwise
+    /// poll without waiting, pass after pass, until the whole answer is out.
+    func watchFlushing() {
+        for id in flushing {
+            guard let exchange = exchanges[id], exchange.phase == .written, lws_partial_buffered(exchange.wsi) != 0
+            else {
+                flushing.remove(id)  // Sent, or ended (its lws pointer may be gone: never touch it).
+                continue
             }
+            if clientSentMore(exchange) { drop(exchange, "sent more while its answer was still being sent") }
         }
     }
 
@@ -272,6 +284,7 @@ extension Service {
     private func drop(_ exchange: HTTPExchange, _ why: String) {
         log.warning("HTTP client \(LWS.peer(of: exchange.wsi)) \(why); dropping the connection")
         exchanges[exchange.id] = nil
+        flushing.remove(exchange.id)
         lws_set_timeout(exchange.wsi, PENDING_TIMEOUT_HTTP_CONTENT, LWS_TO_KILL_ASYNC)
     }
 

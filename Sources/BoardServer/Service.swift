@@ -28,6 +28,8 @@ final class Service {
     var context: OpaquePointer?
     var connections: [ConnectionID: Connection] = [:]
     var exchanges: [ExchangeID: HTTPExchange] = [:]
+    /// Exchanges whose answer lws has only partly sent (see `watchFlushing`).
+    var flushing: Set<ExchangeID> = []
     private var nextID: UInt64 = 0
     /// Bounds the log lines clients cause on the transport side (refused frames, full queues).
     private var logBudget: LogBudget?
