@@ -8,14 +8,20 @@ package enum LWS {
     /// Sets the close code and reason that lws sends when the callback returns -1. The reason is
     /// cut to `maximumCloseReasonBytes`, never inside a UTF-8 sequence.
     package static func setCloseReason(_ wsi: OpaquePointer, code: UInt16, reason: String) {
+        var bytes = closeReasonBytes(reason)
+        bytes.withUnsafeMutableBufferPointer {
+            lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code)), $0.baseAddress, $0.count)
+        }
+    }
+
+    /// `reason` as a close frame carries it: UTF-8, cut to `maximumCloseReasonBytes` between scalars.
+    package static func closeReasonBytes(_ reason: String) -> [UInt8] {
         var bytes: [UInt8] = []
         for scalar in reason.unicodeScalars {
             guard bytes.count + UTF8.width(scalar) <= maximumCloseReasonBytes else { break }
             UTF8.encode(scalar) { bytes.append($0) }
         }
-        bytes.withUnsafeMutableBufferPointer {
-            lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code)), $0.baseAddress, $0.count)
-        }
+        return bytes
     }
 
     /// One `lws_write` of `length` bytes at `start` (with `LWS_PRE` of headroom before it).
