@@ -26,26 +26,15 @@ package struct StaticToken: Sendable {
     /// A token.
     package init(_ token: [UInt8]) {
         key = token
-        digest = Self.mac(token, key: token)
+        digest = hmacSHA256(token, key: token)
     }
 
     /// Whether `candidate` is the token.
     package func matches(_ candidate: some Collection<UInt8>) -> Bool {
         guard !candidate.isEmpty else { return false }
-        let other = Self.mac(Array(candidate), key: key)
+        let other = hmacSHA256(Array(candidate), key: key)
         return other.withUnsafeBytes { x in
             digest.withUnsafeBytes { y in CRYPTO_memcmp(x.baseAddress, y.baseAddress, 32) == 0 }
         }
-    }
-
-    private static func mac(_ data: [UInt8], key: [UInt8]) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: 32)
-        let ok = key.withUnsafeBytes { k in
-            data.withUnsafeBufferPointer { d in
-                shuffleboard_hmac_sha256(k.baseAddress, Int32(k.count), d.baseAddress, d.count, &out)
-            }
-        }
-        precondition(ok == 1, "HMAC-SHA256 failed")  // Only on allocation failure inside OpenSSL.
-        return out
     }
 }

@@ -108,7 +108,7 @@ package struct TokenAuthority: Sendable {
         if let name = claims.name { w.write("n", name) }
         w.endObject()
         let signed = "v1." + Base64URL.encode(w.bytes)
-        return signed + "." + Base64URL.encode(Self.mac(Array(signed.utf8), key: secrets[0]))
+        return signed + "." + Base64URL.encode(hmacSHA256(Array(signed.utf8), key: secrets[0]))
     }
 
     /// The claims of `token` at `now` (seconds since 1970), or why it is refused.
@@ -122,7 +122,7 @@ package struct TokenAuthority: Sendable {
         let signed = Array(utf8[..<(parts[0].count + 1 + parts[1].count)])
         // Every secret is tried, whatever the outcome, so timing does not say which one matched.
         var matched = false
-        for secret in secrets where Self.equalInConstantTime(Self.mac(signed, key: secret), signature) {
+        for secret in secrets where Self.equalInConstantTime(hmacSHA256(signed, key: secret), signature) {
             matched = true
         }
         guard matched else { return .failure(.forged) }
@@ -143,17 +143,6 @@ package struct TokenAuthority: Sendable {
         }
         guard Int64(expires) > now else { return .failure(.expired) }
         return .success(Claims(board: board, role: role, expires: Int64(expires), name: name))
-    }
-
-    private static func mac(_ data: [UInt8], key: [UInt8]) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: 32)
-        let ok = key.withUnsafeBytes { k in
-            data.withUnsafeBufferPointer { d in
-                shuffleboard_hmac_sha256(k.baseAddress, Int32(k.count), d.baseAddress, d.count, &out)
-            }
-        }
-        precondition(ok == 1, "HMAC-SHA256 failed")  // Only on allocation failure inside OpenSSL.
-        return out
     }
 
     private static func equalInConstantTime(_ a: [UInt8], _ b: [UInt8]) -> Bool {

@@ -21,21 +21,8 @@ package enum RawHTTP {
 
     /// Sends one request with `Connection: close` and reads the whole response (5 s timeout).
     package static func request(port: Int, method: String, target: String, body: String? = nil) throws -> Response {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket failed") }
+        let fd = try connectLoopback(port: port)
         defer { close(fd) }
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else { throw Failure(description: "connect to port \(port) failed") }
         var text = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         if let body { text += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
         text += "\r\n" + (body ?? "")
@@ -65,24 +52,7 @@ package enum RawHTTP {
         /// Connects to 127.0.0.1:`port`; `receiveBuffer` shrinks the socket's receive buffer (set
         /// before connecting, so the TCP window is small too).
         package init(port: Int, receiveBuffer: Int? = nil) throws {
-            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard fd >= 0 else { throw Failure(description: "socket failed") }
-            if var size = receiveBuffer.map(Int32.init) {
-                setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-            }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Foundation.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            guard connected == 0 else {
-                Foundation.close(fd)
-                throw Failure(description: "connect to port \(port) failed")
-            }
+            fd = try connectLoopback(port: port, timeout: 0, receiveBuffer: receiveBuffer)
         }
 
         deinit { Foundation.close(fd) }

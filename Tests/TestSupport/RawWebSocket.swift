@@ -37,24 +37,7 @@ package final class RawWebSocket {
     /// Connects to 127.0.0.1:`port` and completes the opening handshake on `path`. Every read
     /// gives up after `timeout` seconds.
     package init(port: Int, path: String = "/ws", timeout: Int = 5) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket failed") }
-        var time = timeval(tv_sec: timeout, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else {
-            close(fd)
-            throw Failure(description: "connect to port \(port) failed")
-        }
+        fd = try connectLoopback(port: port, timeout: timeout)
         do {
             try handshake(port: port, path: path)
         } catch {
