@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test: build with zero warnings, Swift unit and integration tests, process tests,
-# WebSocket conformance (Autobahn|Testsuite), the web client's unit tests, and the browser tests
-# in headless chromium. Installs what it needs when missing.
+# Runs every test: build with zero warnings, Swift unit and integration tests, a short fuzzing run,
+# process tests, WebSocket conformance (Autobahn|Testsuite), the web client's unit tests, and the
+# browser tests in headless chromium. Installs what it needs when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/deps.sh
@@ -26,6 +26,9 @@ swift format lint --strict -r Sources Tests Package.swift >&2
 
 step "swift test"
 swift test --skip-build >&2
+
+step "fuzzing: libFuzzer targets, 20 s each (docs/fuzzing.md)"
+Tests/fuzz/run.sh 20 >&2
 
 step "process tests: the real binary (crash and restart, CLI, board API, transport)"
 SHUFFLEBOARD_BIN="$(swift build --show-bin-path)/shuffleboard" Tests/process/run.sh >&2

@@ -77,7 +77,9 @@ extension ClientMessage {
         guard let type = json["type"]?.stringValue else {
             throw ProtocolError(.badMessage, "a message needs a string field \"type\"")
         }
-        let opID = json["op"]?.stringValue
+        // The op id is echoed so the client can match the error to its op, but only within the
+        // op-id byte bound: what the server says back about a frame must not grow with it.
+        let opID = json["op"]?.stringValue.flatMap { $0.utf8.count <= Text.maximumOpIDBytes ? $0 : nil }
         let message: ClientMessage?
         do {
             message = try decode(type, members: json)
@@ -85,7 +87,8 @@ extension ClientMessage {
             throw ProtocolError(.badMessage, error.message, opID: opID)
         }
         guard let message else {
-            throw ProtocolError(.unknownType, "unknown message type \"\(type.prefix(64))\"", opID: opID)
+            let shown = String(String.UnicodeScalarView(type.unicodeScalars.prefix(64)))
+            throw ProtocolError(.unknownType, "unknown message type \"\(shown)\"", opID: opID)
         }
         return message
     }

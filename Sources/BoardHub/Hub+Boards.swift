@@ -56,6 +56,8 @@ extension Hub {
             _ = queue.popFirst()
             run(work, on: board, view: &view)
         }
+        // The board may have been loaded for connections that are gone (or closing) by now.
+        if let host = boards[board] { evictIfIdle(host) }
     }
 
     /// What the store said of a board whose work is being run.

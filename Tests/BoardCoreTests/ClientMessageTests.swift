@@ -145,6 +145,27 @@ import Testing
         #expect(error.opID == opID, "\(text)")
     }
 
+    /// Found by the `message` fuzz target: an `error` echoed the frame's `op` whole (a 64 KiB frame
+    /// of `&` came back as 384 KiB of `\u0026`) and cut an unknown `type` at 64 grapheme clusters,
+    /// which can be any number of bytes. What the server says back about a frame is bounded.
+    @Test func anErrorEchoesABoundedOpIDAndType() {
+        let long = String(repeating: "&", count: 60_000)
+        guard case .failure(let tooLong) = parse(#"{"type":"swap","op":"\#(long)","base":0}"#) else {
+            Issue.record("parsed")
+            return
+        }
+        #expect((tooLong.opID?.utf8.count ?? 0) == 0, "an op id over 256 bytes is not echoed")
+        let bound = String(repeating: "&", count: Text.maximumOpIDBytes)
+        guard case .failure(let atBound) = parse(#"{"type":"swap","op":"\#(bound)","base":0}"#) else { return }
+        #expect(atBound.opID == bound, "an op id within the byte bound is echoed")
+        let accents = "e" + String(repeating: "\u{0301}", count: 30_000)
+        guard case .failure(let unknown) = parse(#"{"type":"\#(accents)"}"#) else { return }
+        #expect(unknown.code == .unknownType)
+        #expect(unknown.message.unicodeScalars.count < 100, "the type is cut at 64 scalars")
+        #expect(ServerMessage.error(tooLong).encoded().count < 512)
+        #expect(ServerMessage.error(unknown).encoded().count < 1024)
+    }
+
     @Test func opIDOfLength128IsAcceptedAnd129IsNot() {
         let ok = String(repeating: "x", count: 128)
         #expect((try? parse(#"{"type":"toggle","op":"\#(ok)","base":0,"item":"t1","on":true}"#).get()) != nil)

@@ -209,6 +209,24 @@ import Testing
         #expect(responses(in: posted).map(\.1.status) == [409])
     }
 
+    /// Found by the `hub` fuzz target: a board loaded for a `hello` whose connection closed while
+    /// the store read it stayed in memory with nobody on it, for ever, counting against
+    /// `--max-boards` (10,000 of them and every other board gets 1013).
+    @Test func aBoardLoadedForAConnectionThatLeftMeanwhileIsForgotten() {
+        let h = HubHarness()
+        let a = h.open(1)
+        guard let (read, _) = h.read(in: h.hello(a, board: "b1")) else { return }
+        h.on(.closed(a))
+        h.on(.answered(read, .room(Room(board: .defaultTemplate(id: board("b1")), seq: 3))))
+        #expect(h.hub.boardCount == 0)
+        // The same when the hub itself closed the joining connection (here: shutdown).
+        let b = h.open(2)
+        guard let (again, _) = h.read(in: h.hello(b, board: "b2")) else { return }
+        h.on(.shutdown)
+        h.on(.answered(again, .room(Room(board: .defaultTemplate(id: board("b2")), seq: 3))))
+        #expect(h.hub.boardCount == 0)
+    }
+
     @Test func anEmptyBoardWaitsForItsOpsToBeDurableBeforeItIsForgotten() {
         let h = HubHarness()
         let a = h.open(1)

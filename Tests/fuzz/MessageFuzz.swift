@@ -1,0 +1,58 @@
+// libFuzzer target: `ClientMessage.parse` on arbitrary bytes, as the server runs it on every
+// complete client frame.
+//
+// Checks: no crash (AddressSanitizer); every accepted message keeps the protocol's text rules
+// (names are already display names: no control or invisible characters, 1–64 scalars, at most
+// 256 bytes; op ids valid; seqs not negative); every refusal, sent back as an `error`, is valid
+// JSON of bounded size, whatever the frame held.
+
+import BoardCore
+
+/// The most bytes an `error` answer may have: what the server says back about a bad frame must
+/// not grow with the frame (it also goes into the log).
+let maximumErrorBytes = 2560
+
+/// libFuzzer's entry point: one input per call.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let bytes = UnsafeBufferPointer(start: data, count: data == nil ? 0 : size)
+    switch ClientMessage.parse(bytes) {
+    case .success(let message):
+        trace("accepted: \(message)")
+        check(message)
+    case .failure(let error):
+        trace("refused: \(error.code.rawValue): \(error.message)")
+        let encoded = ServerMessage.error(error).encoded()
+        require(encoded.count <= maximumErrorBytes, "an error answer of \(encoded.count) bytes: \(error)")
+        do {
+            _ = try JSON.parse(encoded)
+        } catch {
+            violated("an error answer that is not JSON: \(String(decoding: encoded, as: UTF8.self))")
+        }
+    }
+    return 0
+}
+
+private func check(_ message: ClientMessage) {
+    switch message {
+    case .hello(_, let name, let since, _):
+        require(Text.displayName(name) == .success(name), "a name that is not a display name: \(name.debugDescription)")
+        require(!name.unicodeScalars.contains(where: Text.isControl), "a control character in a name")
+        require(!name.unicodeScalars.contains(where: Text.isInvisible), "an invisible character in a name")
+        require((1...Text.maximumNameScalars).contains(name.unicodeScalars.count), "a name of the wrong length")
+        require(name.utf8.count <= Text.maximumNameBytes, "a name of \(name.utf8.count) bytes")
+        require(since.map { $0 >= 0 } ?? true, "a negative since")
+    case .op(let request):
+        check(request)
+    case .drop(_, let action?):
+        check(action)
+    case .dragStart, .hover, .drop, .ping:
+        break
+    }
+}
+
+private func check(_ request: OpRequest) {
+    require(Text.isValidOpID(request.opID.rawValue), "an invalid op id: \(request.opID.rawValue.debugDescription)")
+    require(request.opID.rawValue.utf8.count <= Text.maximumOpIDBytes, "an op id over the byte bound")
+    require(request.base >= 0, "a negative base")
+}
