@@ -40,6 +40,7 @@ struct conn {
     char *carry;       // bytes of a frame not yet complete
     size_t carry_len, carry_cap;
     uint64_t skip;     // payload bytes of a large frame still to discard
+    char by[40];       // '"by":"<our user id>"', from the welcome
     char *out;         // bytes the socket did not take yet
     size_t out_len, out_cap;
 };
@@ -55,7 +56,7 @@ static int epfd;
 static uint64_t t0_us;
 static int measuring;
 static uint64_t hist[200001]; // latency histogram, 10 us buckets up to 2 s; the last counts the rest
-static uint64_t lat_count, lat_max_us, received_total, last_receive_us, errors, closed;
+static uint64_t lat_count, lat_max_us, received_total, last_receive_us, errors, closed, echoed;
 static int joined, lifted;
 
 static uint64_t now_us(void) {
@@ -152,6 +153,11 @@ static void on_text(struct conn *c, const char *p, size_t n) {
     if (c->state == JOINING) {
         if (find(p, n, "\"type\":\"welcome\"")) {
             c->state = JOINED;
+            const char *you = find(p, n, "\"you\":\"");
+            if (you) {
+                const char *id = you + 7, *q = memchr(id, '"', (size_t)(p + n - id));
+                if (q && q - id < 24) snprintf(c->by, sizeof c->by, "\"by\":\"%.*s\"", (int)(q - id), id);
+            }
             joined++;
             if (c->sender >= 0) {
                 char msg[96];
@@ -173,10 +179,15 @@ static void on_text(struct conn *c, const char *p, size_t n) {
     const char *end = p + n, *q = p;
     while ((q = find(q, (size_t)(end - q), "\"type\":\"hover\""))) {
         q += 14;
+        const char *next = find(q, (size_t)(end - q), "\"type\":");
+        // A hover relayed back to its own sender is not a delivery (a server must not do that).
+        if (c->by[0] && find(q, (size_t)((next ? next : end) - q), c->by)) {
+            echoed++;
+            continue;
+        }
         c->received++;
         received_total++;
         last_receive_us = now_us();
-        const char *next = find(q, (size_t)(end - q), "\"type\":");
         const char *t = find(q, (size_t)((next ? next : end) - q), "\"t\":");
         if (t) record_latency((uint64_t)strtod(t + 4, NULL));
     }
@@ -515,12 +526,12 @@ int main(int argc, char **argv) {
         printf(",\"senders\":%d,\"rate_per_sender\":%.0f,\"seconds\":%.2f,\"offered_per_s\":%.0f,\"sent\":%llu,"
                "\"expected\":%llu,\"received\":%llu,\"delivered_ratio\":%.4f,\"delivered_per_s\":%.0f,"
                "\"latency_ms\":{\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,\"max\":%.3f},"
-               "\"server_cpu_percent\":%.1f,\"loadgen_cpu_percent\":%.1f",
+               "\"echoed_to_sender\":%llu,\"server_cpu_percent\":%.1f,\"loadgen_cpu_percent\":%.1f",
                opt.senders, opt.rate, opt.seconds, offered, (unsigned long long)sent_total,
                (unsigned long long)expected_total, (unsigned long long)received_total,
                expected_total ? (double)received_total / (double)expected_total : 0,
                measured_seconds > 0 ? (double)received_total / measured_seconds : 0, percentile(0.5),
-               percentile(0.9), percentile(0.99), (double)lat_max_us / 1000,
+               percentile(0.9), percentile(0.99), (double)lat_max_us / 1000, (unsigned long long)echoed,
                measured_seconds > 0 ? 100 * cpu / measured_seconds : 0,
                measured_seconds > 0 ? 100 * gen_cpu / measured_seconds : 0);
     }

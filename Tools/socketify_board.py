@@ -9,17 +9,32 @@ again as JSON, as shuffleboard does.
 Usage: Tools/socketify_board.py PORT
 """
 
+import itertools
 import json
 import sys
 
+from functools import partial
+
 from socketify import App, CompressOptions, OpCode
+from socketify.socketify import ffi
 
 PORT = int(sys.argv[1])
+# Compact, as shuffleboard writes it (the load generator matches `"type":"hover"`).
+dumps = partial(json.dumps, separators=(",", ":"))
 
 
-def on_open(ws):
-    ws.board = None
-    ws.user = None
+# socketify makes a new WebSocket wrapper for every callback: what a connection joined is kept
+# here, by its native uWS pointer, from hello until it closes.
+sessions = {}
+user_ids = itertools.count(1)
+
+
+def key(ws):
+    return int(ffi.cast("uintptr_t", ws.ws))
+
+
+def on_close(ws, code, message):
+    sessions.pop(key(ws), None)
 
 
 def on_message(ws, message, opcode):
@@ -28,24 +43,27 @@ def on_message(ws, message, opcode):
     except ValueError:
         return
     kind = m.get("type")
+    k = key(ws)
     if kind == "hello":
         board = str(m.get("board", ""))
-        ws.board = "board:" + board
-        ws.user = "u%d" % id(ws)
-        ws.subscribe(ws.board)
-        ws.send(json.dumps({"type": "welcome", "board": board, "you": ws.user}), OpCode.TEXT)
-    elif ws.board is None:
+        session = sessions[k] = ("board:" + board, "u%d" % next(user_ids))
+        ws.subscribe(session[0])
+        ws.send(dumps({"type": "welcome", "board": board, "you": session[1]}), OpCode.TEXT)
         return
-    elif kind == "dragStart":
-        out = json.dumps({"type": "dragStart", "item": m.get("item"), "by": ws.user, "at": 0})
+    session = sessions.get(k)
+    if session is None:
+        return
+    topic, user = session
+    if kind == "dragStart":
+        out = dumps({"type": "dragStart", "item": m.get("item"), "by": user, "at": 0})
         ws.send(out, OpCode.TEXT)
-        ws.publish(ws.board, out, OpCode.TEXT)
+        ws.publish(topic, out, OpCode.TEXT)
     elif kind == "hover":
-        out = {"type": "hover", "item": m.get("item"), "over": m.get("over"), "by": ws.user, "at": 0}
+        out = {"type": "hover", "item": m.get("item"), "over": m.get("over"), "by": user, "at": 0}
         t = m.get("t")
         if isinstance(t, (int, float)):
             out["t"] = t
-        ws.publish(ws.board, json.dumps(out), OpCode.TEXT)  # ws.publish: everyone but the sender
+        ws.publish(topic, dumps(out), OpCode.TEXT)  # ws.publish: everyone but the sender
     elif kind == "ping":
         ws.send('{"type":"pong"}', OpCode.TEXT)
 
@@ -58,7 +76,7 @@ app.ws(
         "max_payload_length": 64 * 1024,
         "idle_timeout": 60,
         "max_backpressure": 4 * 1024 * 1024,
-        "open": on_open,
+        "close": on_close,
         "message": on_message,
     },
 )

@@ -34,7 +34,7 @@ struct Scenarios {
     init?(arguments: ArraySlice<String>) {
         let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         serverBinary = here.appendingPathComponent("shuffleboard").path
-        loadgen = ProcessInfo.processInfo.environment["SHUFFLEBOARD_LOADGEN"] ?? ".build/loadgen"
+        loadgen = ProcessInfo.processInfo.environment["SHUFFLEBOARD_LOADGEN"] ?? ".build-bench/loadgen"
         var arguments = arguments
         while let argument = arguments.popFirst() {
             switch argument {
