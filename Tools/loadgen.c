@@ -6,7 +6,9 @@
 // <board><i % boards> and waits for its welcome. Mode "idle" then reads the server's RSS and holds
 // the connections for --hold seconds. Mode "hover" makes the first --senders connections lift a
 // tile each and send --rate hovers a second for --seconds; every hover carries "t" (microseconds
-// since the run began) and every receiver measures hand-to-screen latency from it.
+// since the run began) and every receiver measures hand-to-screen latency from it. Mode "ops"
+// makes every client keep --window toggles of items of its own in flight for --seconds (nothing
+// conflicts, every op commits) and counts committed ops, each once, at its sender.
 //
 // It prints one JSON line. With --server-pid it also reads the server's RSS (/proc/PID/status)
 // and CPU time (/proc/PID/stat) around the measured phase. Every loop is bounded in time.
@@ -41,6 +43,10 @@ struct conn {
     size_t carry_len, carry_cap;
     uint64_t skip;     // payload bytes of a large frame still to discard
     char by[40];       // '"by":"<our user id>"', from the welcome
+    uint64_t seq;      // mode ops: the newest seq seen
+    uint64_t op_sent_us[12]; // mode ops: when the op in flight on each of its items was sent
+    uint64_t ops_sent;
+    int on;
     char *out;         // bytes the socket did not take yet
     size_t out_len, out_cap;
 };
@@ -49,7 +55,10 @@ static struct {
     const char *host, *path, *board, *mode, *label;
     int port, clients, senders, boards, connecting, server_pid;
     double rate, seconds, hold, timeout, drain;
-} opt = {"127.0.0.1", "/ws", "bench", "hover", "", 0, 100, 0, 1, 256, 0, 100, 5, 1, 60, 3};
+    int window;
+} opt = {"127.0.0.1", "/ws", "bench", "hover", "", 0, 100, 0, 1, 256, 0, 100, 5, 1, 60, 3, 3};
+static int ops_mode;
+static uint64_t committed_total, rejected_total, ops_stop_us;
 
 static struct conn *conns;
 static int epfd;
@@ -148,8 +157,50 @@ static const char *find(const char *s, size_t n, const char *needle) {
     return memmem(s, n, needle, strlen(needle));
 }
 
+static void record_latency(uint64_t sent_us);
+static const char *find(const char *s, size_t n, const char *needle);
+
+// Mode ops: a toggle of the item in `slot` (one of this client's `window` items), based on the
+// newest seq this client has seen, so it never conflicts (nobody else touches the item).
+static void send_op(struct conn *c, int slot) {
+    int i = (int)(c - conns);
+    char msg[160];
+    c->on = !c->on;
+    snprintf(msg, sizeof msg, "{\"type\":\"toggle\",\"op\":\"c%d-%d-%llu\",\"base\":%llu,\"item\":\"t%d\",\"on\":%s}", i,
+             slot, (unsigned long long)c->ops_sent++, (unsigned long long)c->seq, 1 + i * opt.window + slot,
+             c->on ? "true" : "false");
+    c->op_sent_us[slot] = now_us() - t0_us;
+    queue_frame(c, 1, msg, strlen(msg));
+}
+
+static void on_ops_text(struct conn *c, const char *p, size_t n) {
+    const char *seq = find(p, n, "\"seq\":");
+    if (seq) {
+        uint64_t v = strtoull(seq + 6, NULL, 10);
+        if (v > c->seq) c->seq = v;
+    }
+    if (find(p, n, "\"type\":\"reject\"")) rejected_total++;
+    if (!find(p, n, "\"type\":\"toggle\"")) return;
+    char mine[32];
+    int len = snprintf(mine, sizeof mine, "\"op\":\"c%d-", (int)(c - conns));
+    const char *op = find(p, n, mine);
+    if (!op) return;
+    int slot = atoi(op + len);
+    if (slot < 0 || slot >= opt.window) return;
+    record_latency(c->op_sent_us[slot]);
+    committed_total++;
+    if (now_us() < ops_stop_us) {
+        send_op(c, slot);
+        flush(c);
+    }
+}
+
 // One complete text message (or the first part of a large one).
 static void on_text(struct conn *c, const char *p, size_t n) {
+    if (ops_mode && c->state == JOINED) {
+        on_ops_text(c, p, n);
+        return;
+    }
     if (c->state == JOINING) {
         if (find(p, n, "\"type\":\"welcome\"")) {
             c->state = JOINED;
@@ -159,6 +210,10 @@ static void on_text(struct conn *c, const char *p, size_t n) {
                 if (q && q - id < 24) snprintf(c->by, sizeof c->by, "\"by\":\"%.*s\"", (int)(q - id), id);
             }
             joined++;
+            if (ops_mode) {
+                const char *seq = find(p, n, "\"seq\":");
+                c->seq = seq ? strtoull(seq + 6, NULL, 10) : 0;
+            }
             if (c->sender >= 0) {
                 char msg[96];
                 snprintf(msg, sizeof msg, "{\"type\":\"dragStart\",\"item\":\"t%d\"}", c->sender + 1);
@@ -433,9 +488,10 @@ static double percentile(double q) {
 
 static void usage(void) {
     fprintf(stderr,
-            "usage: loadgen --port P [--host 127.0.0.1] [--path /ws] [--mode hover|idle] [--clients N]\n"
+            "usage: loadgen --port P [--host 127.0.0.1] [--path /ws] [--mode hover|idle|ops] [--clients N]\n"
             "  [--senders S] [--rate HOVERS_PER_S_PER_SENDER] [--seconds S] [--boards K] [--board PREFIX]\n"
-            "  [--connecting N] [--hold S] [--timeout S] [--drain S] [--server-pid PID] [--label NAME]\n");
+            "  [--connecting N] [--hold S] [--timeout S] [--drain S] [--server-pid PID] [--label NAME]\n"
+            "  [--window N]   (mode ops: each client keeps N toggles of its own items in flight)\n");
     exit(2);
 }
 
@@ -460,9 +516,13 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--drain")) opt.drain = atof(v);
         else if (!strcmp(a, "--server-pid")) opt.server_pid = atoi(v);
         else if (!strcmp(a, "--label")) opt.label = v;
+        else if (!strcmp(a, "--window")) opt.window = atoi(v);
         else usage();
     }
     int hover = !strcmp(opt.mode, "hover");
+    ops_mode = !strcmp(opt.mode, "ops");
+    if (ops_mode) opt.senders = 0;
+    if (ops_mode && (opt.window < 1 || opt.clients * opt.window > 12)) usage();
     if (opt.port <= 0 || opt.clients < 1 || opt.boards < 1 || opt.senders > opt.clients || opt.senders > 12 ||
         (hover && opt.boards != 1) || opt.seconds > 600 || opt.hold > 600 || opt.timeout > 600)
         usage();
@@ -507,6 +567,21 @@ int main(int argc, char **argv) {
         cpu = cpu_seconds() - c0;
         gen_cpu = self_cpu() - g0;
         rss_after = rss_kib();
+    } else if (ops_mode) {
+        double c0 = cpu_seconds(), g0 = self_cpu();
+        uint64_t start = now_us();
+        ops_stop_us = start + (uint64_t)(opt.seconds * 1e6);
+        for (int i = 0; i < opt.clients; i++) {
+            if (conns[i].state != JOINED) continue;
+            for (int slot = 0; slot < opt.window; slot++) send_op(&conns[i], slot);
+            flush(&conns[i]);
+        }
+        run_until(ops_stop_us, NULL, NULL);
+        measured_seconds = (double)(now_us() - start) / 1e6;
+        cpu = cpu_seconds() - c0;
+        gen_cpu = self_cpu() - g0;
+        run_until(now_us() + 500000, NULL, NULL); // what was in flight at the stop comes back
+        rss_after = rss_kib();
     } else {
         // Idle: let the server write what it queued, then read its memory, then hold.
         run_until(now_us() + 1000000, NULL, NULL);
@@ -535,6 +610,15 @@ int main(int argc, char **argv) {
                measured_seconds > 0 ? 100 * cpu / measured_seconds : 0,
                measured_seconds > 0 ? 100 * gen_cpu / measured_seconds : 0);
     }
+    if (ops_mode)
+        printf(",\"in_flight\":%d,\"seconds\":%.2f,\"committed\":%llu,\"rejected\":%llu,\"ops_per_s\":%.0f,"
+               "\"latency_ms\":{\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,\"max\":%.3f},\"server_cpu_percent\":%.1f,"
+               "\"loadgen_cpu_percent\":%.1f",
+               opt.clients * opt.window, measured_seconds, (unsigned long long)committed_total,
+               (unsigned long long)rejected_total, measured_seconds > 0 ? (double)committed_total / measured_seconds : 0,
+               percentile(0.5), percentile(0.9), percentile(0.99), (double)lat_max_us / 1000,
+               measured_seconds > 0 ? 100 * cpu / measured_seconds : 0,
+               measured_seconds > 0 ? 100 * gen_cpu / measured_seconds : 0);
     printf(",\"server_rss_kib_before\":%ld,\"server_rss_kib_after\":%ld,\"server_rss_bytes_per_connection\":%.0f}\n",
            rss_before, rss_after, per_conn);
     fflush(stdout);

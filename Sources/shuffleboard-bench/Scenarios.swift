@@ -71,20 +71,20 @@ struct Scenarios {
                 try hovers(
                     name, clients: smoke ? 20 : 500, senders: 4, rate: smoke ? 500 : 2500, seconds: smoke ? 0.5 : 5)
             case "connect-storm":
-                // As many as the descriptor limit allows (two descriptors per connection on one
-                // machine, and some to spare), at most 10,000.
+                // As many as the descriptor limit allows (the server and the load generator are
+                // separate processes, each with its own limit; some to spare), at most 10,000.
                 let limit = Self.descriptorLimit()
-                let n = smoke ? 50 : min(10_000, (limit - 200) / 2)
+                let n = smoke ? 50 : min(10_000, limit - 200)
                 try idle(name, clients: n, boards: 1, timeout: 60)
             case "idle-memory":
                 let limit = Self.descriptorLimit()
-                for n in smoke ? [30] : [1_000, 5_000, 10_000] where n * 2 + 200 <= limit {
+                for n in smoke ? [30] : [1_000, 5_000, 10_000] where n + 200 <= limit {
                     try idle(name, clients: n, boards: 1, timeout: 120)
                 }
             case "many-boards":
                 try idle(name, clients: smoke ? 40 : 10_000, boards: smoke ? 4 : 100, timeout: 120)
             case "committed-ops":
-                try await committedOps(ops: smoke ? 200 : 60_000)
+                try committedOps(seconds: smoke ? 0.3 : 5)
             case "drag-races":
                 try await dragRaces(racers: smoke ? 3 : 8, rounds: smoke ? 20 : 500)
             default:
@@ -116,15 +116,18 @@ struct Scenarios {
     }
 
     /// Runs `body` against a fresh shuffleboard child (or the external server), then stops it.
-    func withServer(_ body: (Int, Int) throws -> Void) throws {
+    /// `data` is a directory for a durable (SQLite) store; nil keeps everything in memory.
+    func withServer(data: String? = nil, _ body: (Int, Int) throws -> Void) throws {
         if let port = externalPort, let pid = externalPID { return try body(port, pid) }
         let port = try Self.freePort()
         let server = Process()
         server.executableURL = URL(fileURLWithPath: serverBinary)
-        server.arguments = [
-            "serve", "--memory", "--host", "127.0.0.1", "--port", "\(port)", "--log-level", "error", "--op-rate", "0",
-            "--message-rate", "0", "--max-connections-per-address", "0", "--connect-rate", "0",
-        ]
+        server.arguments =
+            [
+                "serve", "--host", "127.0.0.1", "--port", "\(port)", "--log-level", "error", "--op-rate", "0",
+                "--message-rate", "0", "--max-connections-per-address", "0", "--connect-rate", "0", "--board-creations",
+                "0",
+            ] + (data.map { ["--data", $0] } ?? ["--memory"])
         try server.run()
         defer {
             server.terminate()
@@ -195,26 +198,23 @@ struct Scenarios {
 
     // MARK: - In-process scenarios (Swift client)
 
-    func committedOps(ops: Int) async throws {
-        let scenario = Scenario(clients: 4, window: 3)
-        for kind in ["memory", "sqlite"] {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "shuffleboard-bench-ops-\(getpid())")
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let store: any BoardStore = kind == "memory" ? MemoryStore() : try SQLiteStore(directory: directory.path)
-            let cpu0 = Self.processCPU()
-            let start = DispatchTime.now().uptimeNanoseconds
-            let result = try await measure(store: store, scenario: scenario, totalOps: ops, board: "ops")
-            let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-            let cpu = Self.processCPU() - cpu0
-            (store as? SQLiteStore)?.close()
-            emit(
-                String(
-                    format:
-                        #"{"scenario":"committed-ops","store":"%@","connections":%d,"in_flight":%d,"committed":%d,"#
-                        + #""ops_per_s":%.0f,"latency_ms":{"p50":%.3f,"p99":%.3f},"process_cpu_percent":%.1f}"#,
-                    kind, scenario.clients, scenario.clients * scenario.window, ops, result.opsPerSecond, result.p50,
-                    result.p99, 100 * cpu / wall))
+    /// Committed ops (toggles) per second on one board, in memory and with SQLite's group
+    /// commit (WAL, synchronous=FULL: an op is broadcast once its transaction is on disk), from the
+    /// C load generator: each client keeps `window` toggles of items of its own in flight.
+    func committedOps(seconds: Double) throws {
+        for (clients, window) in [(1, 1), (4, 3), (2, 6)] {
+            for durable in [false, true] {
+                let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "shuffleboard-bench-ops-\(getpid())")
+                defer { try? FileManager.default.removeItem(at: directory) }
+                try withServer(data: durable ? directory.path : nil) { port, pid in
+                    try loadgen([
+                        "--label", durable ? "committed-ops-sqlite" : "committed-ops-memory", "--mode", "ops",
+                        "--port", "\(port)", "--server-pid", "\(pid)", "--clients", "\(clients)", "--window",
+                        "\(window)", "--seconds", "\(seconds)", "--board", "ops", "--timeout", "30",
+                    ])
+                }
+            }
         }
     }
 
