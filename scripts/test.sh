@@ -36,6 +36,9 @@ SHUFFLEBOARD_BIN="$(swift build --show-bin-path)/shuffleboard" Tests/process/run
 step "WebSocket conformance: Autobahn|Testsuite fuzzingclient against --echo-path (sections 1-7, 10)"
 SHUFFLEBOARD_BIN="$(swift build --show-bin-path)/shuffleboard" Tests/conformance/run.sh >&2
 
+step "benchmark smoke: every shuffleboard-bench scenario, tiny (numbers are not checked)"
+SHUFFLEBOARD_LOADGEN="$(scripts/build-loadgen.sh)" "$(swift build --show-bin-path)/shuffleboard-bench" scenarios --smoke >&2
+
 step "web client unit tests (node --test)"
 node --test Tests/web/ >&2
 

@@ -10,23 +10,28 @@
 /// Index 0 is the oldest element (the next `popFirst`), `count - 1` the newest. Indices and slices
 /// are invalidated by any mutation.
 package struct FIFO<Element> {
-    private var storage: [Element]
-    private var head = 0
+    // Internal and @usableFromInline, with every member @inlinable: the service thread's hot path
+    // (SendQueue, in another module) gets FIFO specialised for its element type, not generic
+    // code that looks up type metadata on every `count` and subscript.
+    @usableFromInline internal var storage: [Element]
+    @usableFromInline internal var head = 0
 
     /// An empty queue.
-    package init() { storage = [] }
+    @inlinable package init() { storage = [] }
 
     /// A queue holding `elements`, the first of them oldest.
-    package init(_ elements: some Sequence<Element>) { storage = Array(elements) }
+    @inlinable package init(_ elements: some Sequence<Element>) { storage = Array(elements) }
 
     /// Adds `element` as the newest.
-    package mutating func append(_ element: Element) { storage.append(element) }
+    @inlinable package mutating func append(_ element: Element) { storage.append(element) }
 
     /// Adds `elements` in order, after every element already queued.
-    package mutating func append(contentsOf elements: some Sequence<Element>) { storage.append(contentsOf: elements) }
+    @inlinable package mutating func append(contentsOf elements: some Sequence<Element>) {
+        storage.append(contentsOf: elements)
+    }
 
     /// Removes and returns the oldest element, or nil when the queue is empty.
-    package mutating func popFirst() -> Element? {
+    @inlinable package mutating func popFirst() -> Element? {
         guard head < storage.count else { return nil }
         let element = storage[head]
         head += 1
@@ -35,20 +40,20 @@ package struct FIFO<Element> {
     }
 
     /// Removes the `k` oldest elements; `k` must be between 0 and `count`.
-    package mutating func removeFirst(_ k: Int) {
+    @inlinable package mutating func removeFirst(_ k: Int) {
         precondition(k >= 0 && k <= count, "cannot remove \(k) of \(count) elements")
         head += k
         compact()
     }
 
     /// Removes every element; the storage is released unless `keepingCapacity`.
-    package mutating func removeAll(keepingCapacity: Bool = false) {
+    @inlinable package mutating func removeAll(keepingCapacity: Bool = false) {
         storage.removeAll(keepingCapacity: keepingCapacity)
         head = 0
     }
 
     /// The compaction rule (see the type's documentation).
-    private mutating func compact() {
+    @inlinable internal mutating func compact() {
         guard head * 2 >= storage.count else { return }
         if head == storage.count {
             storage.removeAll(keepingCapacity: true)
@@ -61,11 +66,17 @@ package struct FIFO<Element> {
 
 extension FIFO: RandomAccessCollection {
     /// 0: the oldest element.
-    package var startIndex: Int { 0 }
+    @inlinable package var startIndex: Int { 0 }
     /// The number of queued elements.
-    package var endIndex: Int { storage.count - head }
+    @inlinable package var endIndex: Int { storage.count - head }
+    /// The number of queued elements (concrete, not `Collection`'s generic `distance`).
+    @inlinable package var count: Int { storage.count - head }
+    /// True when nothing is queued.
+    @inlinable package var isEmpty: Bool { head == storage.count }
+    /// The oldest element.
+    @inlinable package var first: Element? { head < storage.count ? storage[head] : nil }
     /// The element at `position`, 0 being the oldest.
-    package subscript(position: Int) -> Element {
+    @inlinable package subscript(position: Int) -> Element {
         precondition(position >= 0 && position < endIndex, "index \(position) out of range 0..<\(endIndex)")
         return storage[head + position]
     }
@@ -74,5 +85,5 @@ extension FIFO: RandomAccessCollection {
 extension FIFO: Sendable where Element: Sendable {}
 extension FIFO: Equatable where Element: Equatable {
     /// Queues compare by their elements, oldest first.
-    package static func == (a: FIFO, b: FIFO) -> Bool { a.elementsEqual(b) }
+    @inlinable package static func == (a: FIFO, b: FIFO) -> Bool { a.elementsEqual(b) }
 }

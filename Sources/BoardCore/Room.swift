@@ -176,12 +176,24 @@ package struct Room: Sendable {
 
     /// The users a large board's welcome lists: holders first, then the earliest joiners, and
     /// the joiner itself, `presenceLimit` in all.
+    ///
+    /// Every join on a board of thousands calls this, so it neither copies `users` nor walks
+    /// further than it must: the holders' scan stops at the last holder, the rest at the limit.
     private func listedUsers(including joiner: User) -> [User] {
         let holders = Set(holds.values.map(\.by))
-        var listed = users.filter { holders.contains($0.id) }
+        var listed: [User] = []
+        listed.reserveCapacity(min(presenceLimit, users.count + 1))
+        if !holders.isEmpty {
+            for user in users where holders.contains(user.id) {
+                listed.append(user)
+                if listed.count == holders.count { break }
+            }
+        }
         var seen = holders
-        for user in [joiner] + users where listed.count < presenceLimit && seen.insert(user.id).inserted {
-            listed.append(user)
+        if listed.count < presenceLimit, seen.insert(joiner.id).inserted { listed.append(joiner) }
+        for user in users {
+            guard listed.count < presenceLimit else { break }
+            if seen.insert(user.id).inserted { listed.append(user) }
         }
         return listed
     }

@@ -153,7 +153,12 @@ private final class ContextSetup {
         protocols[0].name = UnsafePointer(name)
         protocols[0].callback = serviceCallback
         protocols[0].per_session_data_size = MemoryLayout<SessionData>.size
-        protocols[0].rx_buffer_size = 0
+        // lws mallocs this (plus LWS_PRE) for every WebSocket for its whole life (0 means the
+        // service buffer's 4096), and hands RECEIVE at most this much at a time. Small, because
+        // most of an idle connection's memory was this buffer; `Service.receive` reassembles
+        // longer frames and messages from the pieces (lws_is_final_fragment is false until a
+        // frame's last byte).
+        protocols[0].rx_buffer_size = 512
         // One send() per write: lws splits a larger write into sends of this size and keeps the
         // rest on its heap until they are done. Every write to a WebSocket is at most this.
         protocols[0].tx_packet_size = config.maxWriteBytes

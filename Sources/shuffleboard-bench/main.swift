@@ -9,6 +9,7 @@ import Foundation
 // flight on items of its own, so nothing conflicts and every op commits.
 //
 // Usage: shuffleboard-bench [--ops N] [--quick]
+//        shuffleboard-bench scenarios [--smoke] [NAME...]   (Scenarios.swift: one JSON line per scenario)
 //        shuffleboard-bench join-stall [options]   (JoinStall.swift: hover latency while cold boards load)
 
 struct Scenario {
@@ -85,6 +86,11 @@ func startServer(store: any BoardStore, _ configure: (inout ServerConfig) -> Voi
     var config = ServerConfig()
     config.port = 0
     config.logLevel = .error
+    // All load comes from 127.0.0.1: the per-connection and per-address limits would measure themselves.
+    config.opRate = 0
+    config.messageRate = 0
+    config.maxConnectionsPerAddress = 0
+    config.connectRate = 0
     configure(&config)
     let server = Server(config: config, store: store)
     return (server, try server.start())
@@ -157,6 +163,14 @@ func measureFanOut(receivers: Int, hovers: Int, framesPerWrite: Int) async throw
 }
 
 var arguments = CommandLine.arguments.dropFirst()
+if arguments.first == "scenarios" {
+    guard let suite = Scenarios(arguments: arguments.dropFirst()) else {
+        FileHandle.standardError.write(Data((Scenarios.usage + "\n").utf8))
+        exit(2)
+    }
+    try await suite.run()
+    exit(0)
+}
 if arguments.first == "join-stall" {
     guard let joinStall = JoinStall(arguments: arguments.dropFirst()) else {
         FileHandle.standardError.write(Data((JoinStall.usage + "\n").utf8))
@@ -173,7 +187,7 @@ while let argument = arguments.popFirst() {
     case "--quick": totalOps = 600
     default:
         FileHandle.standardError.write(
-            Data("usage: shuffleboard-bench [--ops N] [--quick] | join-stall [options]\n".utf8))
+            Data("usage: shuffleboard-bench [--ops N] [--quick] | scenarios [options] | join-stall [options]\n".utf8))
         exit(2)
     }
 }

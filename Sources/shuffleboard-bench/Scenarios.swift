@@ -1,0 +1,325 @@
+import BoardClient
+import BoardCore
+import BoardServer
+import BoardStore
+import Foundation
+
+/// `shuffleboard-bench scenarios [--smoke] [NAME...]`: the named scenarios, one JSON line each.
+///
+/// Hover and connection scenarios run the real `shuffleboard` binary as a child process (so its
+/// CPU and RSS are its own, read from /proc) and drive it with the C load generator
+/// (Tools/loadgen.c, built by scripts/build-loadgen.sh), which does not share the server's
+/// threads. Committed ops and drag races run the server in-process on the Swift client.
+/// `--port P --pid PID` points the hover scenarios at a server already running (socketify, for
+/// scripts/bench-compare.sh) instead.
+struct Scenarios {
+    static let names = [
+        "fan-out", "saturation", "connect-storm", "idle-memory", "many-boards", "committed-ops", "drag-races",
+    ]
+    static let usage =
+        "usage: shuffleboard-bench scenarios [--smoke] [--server BIN] [--loadgen BIN] [--port P --pid PID]"
+        + " [--rate HOVERS_PER_S] [--seconds S] [--clients N] [NAME...]\n  names: " + names.joined(separator: " ")
+
+    var smoke = false
+    var selected: [String] = []
+    var serverBinary: String
+    var loadgen: String
+    var externalPort: Int?
+    var externalPID: Int?
+    /// Overrides of the hover scenarios' rate per sender, length and clients (for load sweeps).
+    var rate: Int?
+    var seconds: Double?
+    var clients: Int?
+
+    init?(arguments: ArraySlice<String>) {
+        let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        serverBinary = here.appendingPathComponent("shuffleboard").path
+        loadgen = ProcessInfo.processInfo.environment["SHUFFLEBOARD_LOADGEN"] ?? ".build-bench/loadgen"
+        var arguments = arguments
+        while let argument = arguments.popFirst() {
+            switch argument {
+            case "--smoke": smoke = true
+            case "--server": guard let v = arguments.popFirst() else { return nil }; serverBinary = v
+            case "--loadgen": guard let v = arguments.popFirst() else { return nil }; loadgen = v
+            case "--port": guard let v = arguments.popFirst().flatMap({ Int($0) }) else { return nil }; externalPort = v
+            case "--pid": guard let v = arguments.popFirst().flatMap({ Int($0) }) else { return nil }; externalPID = v
+            case "--rate":
+                guard let v = arguments.popFirst().flatMap({ Int($0) }), (1...100_000).contains(v) else { return nil }
+                rate = v
+            case "--seconds":
+                guard let v = arguments.popFirst().flatMap({ Double($0) }), v > 0, v <= 120 else { return nil }
+                seconds = v
+            case "--clients":
+                guard let v = arguments.popFirst().flatMap({ Int($0) }), (2...20_000).contains(v) else { return nil }
+                clients = v
+            default:
+                guard Self.names.contains(argument) else { return nil }
+                selected.append(argument)
+            }
+        }
+        if selected.isEmpty { selected = externalPort == nil ? Self.names : ["fan-out", "saturation"] }
+        if (externalPort == nil) != (externalPID == nil) { return nil }
+    }
+
+    func run() async throws {
+        for name in selected {
+            switch name {
+            case "fan-out":
+                try hovers(
+                    name, clients: smoke ? 20 : 500, senders: 4, rate: smoke ? 50 : 250, seconds: smoke ? 0.5 : 5)
+            case "saturation":
+                try hovers(
+                    name, clients: smoke ? 20 : 500, senders: 4, rate: smoke ? 500 : 2500, seconds: smoke ? 0.5 : 5)
+            case "connect-storm":
+                // As many as the descriptor limit allows (the server and the load generator are
+                // separate processes, each with its own limit; some to spare), at most 10,000.
+                let limit = Self.descriptorLimit()
+                let n = smoke ? 50 : min(10_000, limit - 200)
+                try idle(name, clients: n, boards: 1, timeout: 60)
+            case "idle-memory":
+                let limit = Self.descriptorLimit()
+                for n in smoke ? [30] : [1_000, 5_000, 10_000] where n + 200 <= limit {
+                    try idle(name, clients: n, boards: 1, timeout: 120)
+                }
+            case "many-boards":
+                try idle(name, clients: smoke ? 40 : 10_000, boards: smoke ? 4 : 100, timeout: 120)
+            case "committed-ops":
+                try committedOps(seconds: smoke ? 0.3 : 5)
+            case "drag-races":
+                try await dragRaces(racers: smoke ? 3 : 8, rounds: smoke ? 20 : 500)
+            default:
+                continue
+            }
+        }
+    }
+
+    // MARK: - Hover and connection scenarios (child server, C load generator)
+
+    func hovers(_ name: String, clients: Int, senders: Int, rate: Int, seconds: Double) throws {
+        try withServer { port, pid in
+            try loadgen([
+                "--label", name, "--mode", "hover", "--port", "\(port)", "--server-pid", "\(pid)",
+                "--clients", "\(self.clients ?? clients)", "--senders", "\(senders)", "--rate", "\(self.rate ?? rate)",
+                "--seconds", "\(self.seconds ?? seconds)", "--timeout", "60",
+            ])
+        }
+    }
+
+    func idle(_ name: String, clients: Int, boards: Int, timeout: Int) throws {
+        try withServer { port, pid in
+            try loadgen([
+                "--label", name, "--mode", "idle", "--port", "\(port)", "--server-pid", "\(pid)", "--clients",
+                "\(clients)", "--boards", "\(boards)", "--hold", "0", "--timeout", "\(timeout)",
+                "--connecting", "512",
+            ])
+        }
+    }
+
+    /// Runs `body` against a fresh shuffleboard child (or the external server), then stops it.
+    /// `data` is a directory for a durable (SQLite) store; nil keeps everything in memory.
+    func withServer(data: String? = nil, _ body: (Int, Int) throws -> Void) throws {
+        if let port = externalPort, let pid = externalPID { return try body(port, pid) }
+        let port = try Self.freePort()
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: serverBinary)
+        server.arguments =
+            [
+                "serve", "--host", "127.0.0.1", "--port", "\(port)", "--log-level", "error", "--op-rate", "0",
+                "--message-rate", "0", "--max-connections-per-address", "0", "--connect-rate", "0", "--board-creations",
+                "0",
+            ] + (data.map { ["--data", $0] } ?? ["--memory"])
+        try server.run()
+        defer {
+            server.terminate()
+            server.waitUntilExit()
+        }
+        try Self.waitUntilListening(port: port, timeout: 10)
+        try body(port, Int(server.processIdentifier))
+    }
+
+    func loadgen(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: loadgen)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0, let line = String(data: output, encoding: .utf8), !line.isEmpty else {
+            throw BenchError(description: "loadgen \(arguments.joined(separator: " ")) failed")
+        }
+        emit(line.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    static func descriptorLimit() -> Int {
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        return Int(clamping: limit.rlim_max)
+    }
+
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw BenchError(description: "socket") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard bound else { throw BenchError(description: "bind") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Polls (every 20 ms, at most `timeout` seconds) until something accepts on `port`.
+    static func waitUntilListening(port: Int, timeout: Double) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = UInt16(port).bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let ok = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
+            }
+            close(fd)
+            if ok { return }
+            usleep(20_000)
+        }
+        throw BenchError(description: "the server did not listen on \(port) within \(timeout) s")
+    }
+
+    // MARK: - In-process scenarios (Swift client)
+
+    /// Committed ops (toggles) per second on one board, in memory and with SQLite's group
+    /// commit (WAL, synchronous=FULL: an op is broadcast once its transaction is on disk), from the
+    /// C load generator: each client keeps `window` toggles of items of its own in flight.
+    func committedOps(seconds: Double) throws {
+        for (clients, window) in [(1, 1), (4, 3), (2, 6)] {
+            for durable in [false, true] {
+                let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "shuffleboard-bench-ops-\(getpid())")
+                defer { try? FileManager.default.removeItem(at: directory) }
+                try withServer(data: durable ? directory.path : nil) { port, pid in
+                    try loadgen([
+                        "--label", durable ? "committed-ops-sqlite" : "committed-ops-memory", "--mode", "ops",
+                        "--port", "\(port)", "--server-pid", "\(pid)", "--clients", "\(clients)", "--window",
+                        "\(window)", "--seconds", "\(seconds)", "--board", "ops", "--timeout", "30",
+                    ])
+                }
+            }
+        }
+    }
+
+    /// `racers` clients race for one tile, `rounds` times each: lift it, and on winning drop it.
+    /// A watcher checks that holds never overlap (every dragStart of t1 is followed by its drop).
+    func dragRaces(racers: Int, rounds: Int) async throws {
+        let (server, port) = try startServer(store: MemoryStore()) {
+            $0.opRate = 0
+            $0.messageRate = 0
+            $0.maxConnectionsPerAddress = 0
+            $0.connectRate = 0
+        }
+        defer { server.stop() }
+        let loop = try ClientLoop()
+        defer { loop.shutdown() }
+        let watcher = try await loop.connect(port: port)
+        watcher.send(#"{"type":"hello","board":"race","name":"watcher"}"#)
+        _ = try await watcher.receive(timeout: .seconds(30))
+        let start = DispatchTime.now().uptimeNanoseconds
+        let outcomes = try await withThrowingTaskGroup(of: (won: Int, lost: Int, latencies: [Double]).self) { group in
+            for i in 0..<racers {
+                let c = try await loop.connect(port: port)
+                group.addTask {
+                    c.send(#"{"type":"hello","board":"race","name":"racer\#(i)"}"#)
+                    var me = ""
+                    while me.isEmpty {
+                        let m = try JSON.parse(try await c.receive(timeout: .seconds(30)))
+                        if m["type"]?.stringValue == "welcome" { me = m["you"]?.stringValue ?? "" }
+                    }
+                    var won = 0
+                    var lost = 0
+                    var latencies: [Double] = []
+                    for _ in 0..<rounds {
+                        let sent = DispatchTime.now().uptimeNanoseconds
+                        c.send(#"{"type":"dragStart","item":"t1"}"#)
+                        var outcome: Bool?
+                        while outcome == nil {
+                            let m = try JSON.parse(try await c.receive(timeout: .seconds(30)))
+                            switch m["type"]?.stringValue {
+                            case "dragStart" where m["by"]?.stringValue == me: outcome = true
+                            case "reject": outcome = false
+                            default: continue
+                            }
+                        }
+                        latencies.append(Double(DispatchTime.now().uptimeNanoseconds - sent) / 1e6)
+                        if outcome == true {
+                            won += 1
+                            c.send(#"{"type":"drop","item":"t1"}"#)
+                            var dropped = false
+                            while !dropped {
+                                let m = try JSON.parse(try await c.receive(timeout: .seconds(30)))
+                                dropped = m["type"]?.stringValue == "drop" && m["by"]?.stringValue == me
+                            }
+                        } else {
+                            lost += 1
+                        }
+                    }
+                    c.close()
+                    return (won, lost, latencies)
+                }
+            }
+            var all: [(won: Int, lost: Int, latencies: [Double])] = []
+            for try await o in group { all.append(o) }
+            return all
+        }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let won = outcomes.reduce(0) { $0 + $1.won }
+        let lost = outcomes.reduce(0) { $0 + $1.lost }
+        // The watcher saw every hold: a dragStart of t1 then its drop, never two holders at once.
+        var holder: String?
+        var violations = 0
+        var holds = 0
+        while holds < won {
+            let m = try JSON.parse(try await watcher.receive(timeout: .seconds(30)))
+            guard m["item"]?.stringValue == "t1" else { continue }
+            switch m["type"]?.stringValue {
+            case "dragStart":
+                if holder != nil { violations += 1 }
+                holder = m["by"]?.stringValue
+            case "drop":
+                if holder != m["by"]?.stringValue { violations += 1 }
+                holder = nil
+                holds += 1
+            default: continue
+            }
+        }
+        let sorted = outcomes.flatMap(\.latencies).sorted()
+        emit(
+            String(
+                format:
+                    #"{"scenario":"drag-races","connections":%d,"attempts":%d,"won":%d,"lost":%d,"#
+                    + #""attempts_per_s":%.0f,"overlapping_holds":%d,"latency_ms":{"p50":%.3f,"p99":%.3f,"max":%.3f}}"#,
+                racers, won + lost, won, lost, Double(won + lost) / seconds, violations,
+                sorted[sorted.count / 2], sorted[min(sorted.count - 1, sorted.count * 99 / 100)], sorted.last ?? 0))
+    }
+
+    static func processCPU() -> Double {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec)
+            + Double(usage.ru_stime.tv_usec) / 1e6
+    }
+
+    /// One result line on stdout, written at once (so a pipe sees each line as it is made).
+    func emit(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+}
