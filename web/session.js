@@ -14,7 +14,8 @@
 //                                   goes and this item glides from where the ghost was
 //   {type:'ghost', item}            a pointer lifted `item`: show its ghost at the pointer
 //   {type:'focus', item}            focus the tile of `item`
-//   {type:'presence', users, me}    the people on the board
+//   {type:'presence', users, me, count}  the people on the board (`count`: how many there are
+//                                   in all on a large board, whose list names only some of them)
 //   {type:'mode', mode}             the drag mode changed
 //   {type:'toast', text}  {type:'announce', text}  {type:'pulse', items, kind, color}
 //   {type:'remoteChange', change}   someone else's op committed: {by, name, kind, text} for the
@@ -61,6 +62,7 @@ export class Session {
     this.mode = 'swap';
     this.me = null;
     this.users = new Map(); // user id → {id, name, color}
+    this.userCount = null; // on a large board: how many users in all (the list names only some)
     this.held = new Map(); // item → user id
     this.remoteOver = new Map(); // user id → {item, over, zone, mode}
     this.settling = new Map(); // item → {hover, token}: a dropped move preview awaiting its op
@@ -108,7 +110,23 @@ export class Session {
         case 'welcome': this.#welcome(m); break;
         case 'reject': this.#rejected(m); break;
         case 'ack': this.#acked(m); break;
-        case 'dragStart': this.#remoteDragStart(m); break;
+        case 'dragStart':
+          // On a large board a hand names its holder, whom this page may not have been told of.
+          if (m.user?.id && !this.users.has(m.user.id)) {
+            this.users.set(m.user.id, m.user);
+            this.#emit(this.#presence());
+          }
+          this.#remoteDragStart(m);
+          break;
+        case 'presence':
+          if (Array.isArray(m.users)) {
+            this.users = new Map(m.users.filter((u) => u?.id).map((u) => [u.id, u]));
+            this.userCount = null;
+          } else if (Number.isInteger(m.userCount)) {
+            this.userCount = m.userCount;
+          }
+          this.#emit(this.#presence());
+          break;
         case 'hover': this.#remoteHover(m); break;
         case 'drop': this.#remoteDrop(m); break;
         case 'join':
@@ -349,6 +367,7 @@ export class Session {
   #welcome(m) {
     this.me = m.you;
     this.users = new Map((m.users ?? []).map((u) => [u.id, u]));
+    this.userCount = Number.isInteger(m.userCount) ? m.userCount : null;
     this.held = new Map((m.drags ?? []).map((d) => [d.item, d.by]));
     this.remoteOver.clear();
     this.#clearSettling();
@@ -482,7 +501,7 @@ export class Session {
   }
 
   #presence() {
-    return { type: 'presence', users: this.users, me: this.me };
+    return { type: 'presence', users: this.users, me: this.me, count: this.userCount };
   }
 
   /** Starts over from a fresh connection (a gap in seq, or an out-of-sync base). */

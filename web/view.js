@@ -560,7 +560,7 @@ export class View {
   // ---- People and messages.
 
   /** The presence list. `users`: Map id→{id, name, color}. */
-  renderPresence(users, me) {
+  renderPresence(users, me, count = null) {
     this.usersEl.replaceChildren();
     for (const u of users.values()) {
       const li = this.doc.createElement('li');
@@ -571,6 +571,13 @@ export class View {
       const name = this.doc.createElement('span');
       name.textContent = u.id === me ? `${u.name} (you)` : u.name;
       li.append(dot, name);
+      this.usersEl.append(li);
+    }
+    // A large board names only some of its users: say how many more there are.
+    if (Number.isInteger(count) && count > users.size) {
+      const li = this.doc.createElement('li');
+      li.className = 'users-more';
+      li.textContent = `and ${count - users.size} more`;
       this.usersEl.append(li);
     }
   }

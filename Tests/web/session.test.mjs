@@ -631,3 +631,29 @@ test('keyboard aiming follows the layout: in kanban lists up/down walk a column,
   assert.equal(s.layoutOf('c2').layout, 'list');
   assert.equal(s.layoutOf('nope'), null);
 });
+
+// ---- Large boards (presence).
+
+test('a large board says how many are there, folds joins into presence counts, and names hands', () => {
+  const s = joined(0, { userCount: 120 });
+  const presence = (fx) => fx.filter((e) => e.type === 'presence');
+  let [p] = presence(s.receive({ type: 'presence', userCount: 130 }));
+  assert.equal(p.count, 130);
+  assert.deepEqual([...p.users.keys()], ['u1', 'u2']);
+  // A hand from someone this page was never told of names them.
+  const CY = { id: 'u77', name: 'Cy', color: '#00c' };
+  const fx = s.receive({ type: 'dragStart', item: 't3', by: 'u77', at: 0, user: CY });
+  assert.equal(s.user('u77').name, 'Cy');
+  assert.equal(presence(fx).length, 1);
+  // Small again: the presence carries everyone, and the count goes.
+  [p] = presence(s.receive({ type: 'presence', userCount: 2, users: [ANN, BO] }));
+  assert.equal(p.count, null);
+  assert.deepEqual([...p.users.keys()], ['u1', 'u2']);
+});
+
+test('a small board has no count', () => {
+  const s = joined(0);
+  const [p] = s.receive({ type: 'join', user: { id: 'u3', name: 'Di', color: '#333' } }).filter((e) => e.type === 'presence');
+  assert.equal(p.count, null);
+  assert.equal(p.users.size, 3);
+});
