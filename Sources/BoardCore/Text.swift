@@ -50,13 +50,7 @@ package enum Text {
 
     /// Whether `s` can be an op id: 1–128 scalars, at most 256 UTF-8 bytes, no control characters.
     package static func isValidOpID(_ s: String) -> Bool {
-        guard !s.isEmpty, s.utf8.count <= maximumOpIDBytes else { return false }
-        var count = 0
-        for scalar in s.unicodeScalars {
-            if isControl(scalar) { return false }
-            count += 1
-        }
-        return count <= maximumOpIDScalars
+        !s.isEmpty && s.utf8.count <= maximumOpIDBytes && isValidLabel(s, maximum: maximumOpIDScalars)
     }
 
     /// Whether `s` (a board title or an item label) has at most `maximum` scalars (so at most four

@@ -25,7 +25,7 @@ extension Hub {
     }
 
     private func loadRequest(_ board: BoardID) -> StoreRead {
-        .load(board, roomSettings)
+        .load(board, config.room)
     }
 
     /// The store answered for `board`: run the work that waited, in order.

@@ -52,12 +52,7 @@ extension Hub {
         guard let session = sessions.removeValue(forKey: id) else { return }
         log(.debug, "\(id) closed")
         release(session)
-        if case .joined(let boardID, let user) = session.phase, let host = boards[boardID],
-            host.remove(user.id, on: id)
-        {
-            perform(host.room.leave(user.id), on: host)
-            evictIfIdle(host)
-        }
+        leaveBoard(session)
         if stopping && !stopped && sessions.isEmpty { stop() }
     }
 
@@ -65,14 +60,18 @@ extension Hub {
     func closeSession(_ id: ConnectionID, code: UInt16, reason: String, flush: Bool) {
         guard let session = sessions[id] else { return }
         if case .closing = session.phase { return }
-        if case .joined(let boardID, let user) = session.phase, let host = boards[boardID],
-            host.remove(user.id, on: id)
-        {
-            perform(host.room.leave(user.id), on: host)
-            evictIfIdle(host)
-        }
+        leaveBoard(session)
         session.phase = .closing
         emit(.close(id, code: code, reason: reason, flush: flush))
+    }
+
+    /// Takes a joined session off its board (when the board still counts it as on it).
+    private func leaveBoard(_ session: Session) {
+        guard case .joined(let boardID, let user) = session.phase, let host = boards[boardID],
+            host.remove(user.id, on: session.id)
+        else { return }
+        perform(host.room.leave(user.id), on: host)
+        evictIfIdle(host)
     }
 
     /// Sends a final error, then closes with `code` once it is out.

@@ -19,20 +19,14 @@ package final class Hub {
         package var defaultTemplate = Template.colors
         /// Verifies access tokens; nil: no access control (everyone may do everything).
         package var auth: TokenAuthority?
-        /// Committed ops kept in memory per board, for conflicts, dedup and `since` resumes.
-        package var historyLimit = 10_000
-        /// How long a drag hold lives without hover or drop, in milliseconds.
-        package var holdTimeout: Int64 = 30_000
+        /// What every room is told: history kept, hold timeout and lifetime, presence limit.
+        package var room = Room.Settings()
         /// How long shutdown waits for clients to take their 1001 close, in milliseconds.
         package var shutdownGrace: Int64 = 2_000
         /// The most messages a connection may send while its board loads; past it, close 1008.
         package var maxMessagesWhileJoining = 256
         /// How long a connection may take to send `hello`, in milliseconds; then close 4408.
         package var helloTimeout: Int64 = 10_000
-        /// How long a hold lives at most, however active, in milliseconds.
-        package var holdLifetime: Int64 = 120_000
-        /// Users above which a board is large (see `Room.presenceLimit`).
-        package var presenceLimit = 50
         /// Ops one connection may send (nil: no limit); over it, `rate_limited`.
         package var opRate: Rate? = Rate(perSecond: 100, burst: 200)
         /// Other messages (drags, hovers, pings, mistakes) one connection may send (nil: no limit).
@@ -212,18 +206,8 @@ package final class Hub {
     /// True while the board's deletion is not yet durable.
     func isDeleting(_ id: BoardID) -> Bool { deleting.values.contains(id) }
 
-    /// What every room is told.
-    var roomSettings: Room.Settings {
-        var settings = Room.Settings()
-        settings.historyLimit = config.historyLimit
-        settings.holdTimeout = config.holdTimeout
-        settings.holdLifetime = config.holdLifetime
-        settings.presenceLimit = config.presenceLimit
-        return settings
-    }
-
     /// A room for a new `board` as the config says.
-    func makeRoom(board: Board) -> Room { Room(board: board, settings: roomSettings) }
+    func makeRoom(board: Board) -> Room { Room(board: board, settings: config.room) }
 
     /// Carries out what a room asked for, naming connections instead of users.
     func perform(_ effects: [Room.Effect], on host: BoardHost) {

@@ -58,11 +58,11 @@ final class Service {
         var hubConfig = Hub.Config()
         hubConfig.createBoards = config.createBoards
         hubConfig.defaultTemplate = Template(rawValue: config.defaultTemplate) ?? .colors
-        hubConfig.historyLimit = config.historyLimit
-        hubConfig.holdTimeout = Int64(config.holdTimeout * 1000)
+        hubConfig.room.historyLimit = config.historyLimit
+        hubConfig.room.holdTimeout = Int64(config.holdTimeout * 1000)
         hubConfig.shutdownGrace = Int64(config.shutdownGrace * 1000)
         hubConfig.helloTimeout = Int64(config.helloTimeout * 1000)
-        hubConfig.holdLifetime = Int64(config.holdLifetime * 1000)
+        hubConfig.room.holdLifetime = Int64(config.holdLifetime * 1000)
         func rate(_ perSecond: Double, burst: Double) -> Rate? {
             perSecond > 0 ? Rate(perSecond: perSecond, burst: burst) : nil
         }
@@ -72,7 +72,7 @@ final class Service {
         hubConfig.connectRate = rate(config.connectRate, burst: 2 * config.connectRate)
         hubConfig.boardCreationRate = rate(config.boardCreationsPerMinute / 60, burst: config.boardCreationsPerMinute)
         hubConfig.maxUsersPerBoard = config.maxUsersPerBoard
-        hubConfig.presenceLimit = config.presenceLimit
+        hubConfig.room.presenceLimit = config.presenceLimit
         hubConfig.maxBoardsInMemory = config.maxBoards
         hubConfig.logLevel = config.logLevel
         hubConfig.auth = config.authSecrets.map { TokenAuthority(secrets: $0) }

@@ -256,7 +256,7 @@ import Testing
     }
 
     @Test func idleHoldsExpireOnTheTick() {
-        let h = HubHarness { $0.holdTimeout = 5_000 }
+        let h = HubHarness { $0.room.holdTimeout = 5_000 }
         let a = h.open(1)
         h.joinNew(a)
         h.send(a, #"{"type":"dragStart","item":"t1"}"#)

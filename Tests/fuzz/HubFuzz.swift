@@ -93,9 +93,9 @@ final class HubDriver {
         var config = Hub.Config()
         if variant & 1 == 1 {
             // Tight limits, so that short inputs reach every refusal.
-            config.historyLimit = 3
-            config.holdTimeout = 1_000
-            config.holdLifetime = 3_000
+            config.room.historyLimit = 3
+            config.room.holdTimeout = 1_000
+            config.room.holdLifetime = 3_000
             config.helloTimeout = 2_000
             config.maxMessagesWhileJoining = 2
             config.opRate = Rate(perSecond: 1, burst: 3)
