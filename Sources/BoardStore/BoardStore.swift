@@ -64,6 +64,10 @@ package struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         /// The data or the code is wrong (a constraint, a damaged or undecodable row, misuse):
         /// the same write fails again however often it is tried.
         case permanent
+        /// In a cluster: this node no longer holds the board's lease at the epoch it claimed (or
+        /// the batch does not continue the stored seq), so nothing of the board's writes was
+        /// committed, and no write of this node to it ever will be until it claims it again.
+        case fenced
     }
 
     /// What went wrong, naming the path or board where that helps.
