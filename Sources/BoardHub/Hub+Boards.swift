@@ -43,7 +43,7 @@ extension Hub {
         case .failed(let error):
             log(.error, "reading board \(board) failed: \(error.message)")
             view = .failed
-        case .board, .list, .ops:
+        case .board, .list, .ops, .elsewhere, .nodes:
             preconditionFailure("a board decision got a \(answer) answer")
         }
         while let work = queue.first {

@@ -49,6 +49,8 @@ package final class Hub {
         package var logRate = Rate(perSecond: 50, burst: 500)
         /// How many of the boards with the most users `/metrics` names (0: none).
         package var metricsTopBoards = 10
+        /// Set when this node is one of a cluster on a shared store (`ClusterStore`); nil: one node.
+        package var cluster: ClusterSettings?
         /// The defaults.
         package init() {}
     }
@@ -73,6 +75,14 @@ package final class Hub {
         case tick
         /// Close everything with 1001 and stop.
         case shutdown
+        /// In a cluster: the renewal thread renewed this node's leases. It holds these boards'
+        /// leases until `validUntil` at the latest (the renewal's start plus one lease, by this
+        /// node's monotonic clock), and these nodes are alive.
+        case leases(held: Set<BoardID>, validUntil: Instant, alive: Set<String>)
+        /// In a cluster: the owner's end of a forwarded connection closed with `code` (nil: it
+        /// failed or closed without a close frame); `answered` says whether the owner had sent
+        /// the client anything (a connection that never got through may be tried again).
+        case forwardEnded(ConnectionID, code: UInt16?, answered: Bool)
     }
 
     /// Something the transport must do, in order.
@@ -93,6 +103,11 @@ package final class Hub {
         case log(LogLevel, String)
         /// Everything is closed (or the grace period is over): stop serving.
         case stop
+        /// In a cluster: from now on relay this connection to the board's owner at `advertise`
+        /// (`HOST:PORT`), sending these messages first (the `hello` and what followed it).
+        case forward(ConnectionID, advertise: String, messages: [ClientMessage])
+        /// In a cluster: give up the board's lease (after the board's queued writes).
+        case release(BoardID)
     }
 
     let config: Config
@@ -156,6 +171,7 @@ package final class Hub {
         case .writeFailed(let failure): writeFailed(failure)
         case .tick: tick()
         case .shutdown: beginShutdown()
+        case .leases, .forwardEnded: break  // not clustered yet: no node sends these
         }
         defer { actions.removeAll(keepingCapacity: true) }
         return actions
@@ -350,4 +366,18 @@ enum HTTPRead {
     case listOne(BoardID)
     case snapshot(BoardID)
     case ops(BoardID, since: Seq)
+}
+
+/// What a node of a cluster is told at start.
+package struct ClusterSettings: Equatable, Sendable {
+    /// This node's name (`--node`).
+    package var node: String
+    /// How long a lease lasts, in milliseconds (`--lease`).
+    package var lease: Int64
+
+    /// Settings for a node.
+    package init(node: String, lease: Int64) {
+        self.node = node
+        self.lease = lease
+    }
 }

@@ -14,6 +14,11 @@ package enum StoreRead: Equatable, Sendable {
     case list(after: BoardID?, limit: Int)
     /// A page of a board's op log.
     case ops(BoardID, since: Seq, limit: Int)
+    /// In a cluster: claim the board's lease (`force`: even from a live owner) and, when this node
+    /// holds it, load the board as `load` does.
+    case claim(BoardID, Room.Settings, force: Bool)
+    /// In a cluster: the nodes and how many boards each owns.
+    case nodes
 
     /// Asks `store`. Runs on the reader thread, never on the service thread.
     package func run(on store: any BoardStore) -> StoreAnswer {
@@ -26,6 +31,19 @@ package enum StoreRead: Equatable, Sendable {
             case .exists(let id): return .exists(try store.exists(id))
             case .list(let after, let limit): return .list(try store.list(after: after, limit: limit))
             case .ops(let id, let since, let limit): return .ops(try store.ops(of: id, since: since, limit: limit))
+            case .claim(let id, let settings, let force):
+                guard let cluster = store as? any ClusterStore else {
+                    return .failed(StoreError("claim needs a cluster store"))
+                }
+                switch try cluster.claim(id, force: force) {
+                case .owned(let node, let advertise): return .elsewhere(node: node, advertise: advertise)
+                case .mine: return StoreRead.load(id, settings).run(on: store)
+                }
+            case .nodes:
+                guard let cluster = store as? any ClusterStore else {
+                    return .failed(StoreError("nodes needs a cluster store"))
+                }
+                return .nodes(try cluster.nodes())
             }
         } catch {
             return .failed(error)
@@ -45,6 +63,10 @@ package enum StoreAnswer: Sendable {
     case list([BoardSummary])
     /// The answer to `ops`.
     case ops(OpsPage)
+    /// The answer to `claim` when another node owns the board.
+    case elsewhere(node: String, advertise: String)
+    /// The answer to `nodes`.
+    case nodes([ClusterNode])
     /// The store failed.
     case failed(StoreError)
 }

@@ -245,6 +245,8 @@ final class Service {
                 log.log(level, line)
             case .stop:
                 stopRequested = true
+            case .forward, .release:
+                preconditionFailure("\(action): this server is not clustered")
             }
         }
     }
