@@ -75,10 +75,16 @@ extension FIFO: RandomAccessCollection {
     @inlinable package var isEmpty: Bool { head == storage.count }
     /// The oldest element.
     @inlinable package var first: Element? { head < storage.count ? storage[head] : nil }
-    /// The element at `position`, 0 being the oldest.
+    /// The element at `position`, 0 being the oldest; settable in place.
     @inlinable package subscript(position: Int) -> Element {
-        precondition(position >= 0 && position < endIndex, "index \(position) out of range 0..<\(endIndex)")
-        return storage[head + position]
+        get {
+            precondition(position >= 0 && position < endIndex, "index \(position) out of range 0..<\(endIndex)")
+            return storage[head + position]
+        }
+        set {
+            precondition(position >= 0 && position < endIndex, "index \(position) out of range 0..<\(endIndex)")
+            storage[head + position] = newValue
+        }
     }
 }
 

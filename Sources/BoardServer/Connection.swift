@@ -1,7 +1,7 @@
 internal import CLibWebSockets
 internal import LWSSupport
 
-/// One WebSocket connection on the transport side: its send queue and the message being
+/// One WebSocket connection on the transport side: its output and the message being
 /// reassembled. Owned and touched only by the service thread; the session itself is the hub's.
 final class Connection {
     let id: UInt64
@@ -9,8 +9,13 @@ final class Connection {
     let deflate: Bool
 
     /// What waits to be written and what lws may still hold; the send bound counts all of it.
-    private let output: SendQueue
+    /// Its board's broadcasts come from `feed`'s ring, the rest is queued here.
+    let output: SendQueue
     private var writeRequested = false
+    /// The board this connection reads broadcasts of (set by `Feed`).
+    var feed: Feed?
+    /// Counted in `feed.behind`: on the ring with some of it not yet written (kept by `Feed`).
+    var behind = false
 
     /// Set when the server decided to close; the close happens from the next WRITEABLE.
     private(set) var closeRequest: (code: UInt16, reason: String)?
@@ -32,17 +37,19 @@ final class Connection {
         self.id = id
         self.wsi = wsi
         self.deflate = deflate
-        output = SendQueue(limit: maxPendingBytes, writeLimit: maxWriteBytes, headroom: shuffleboard_lws_pre())
+        output = SendQueue(
+            limit: maxPendingBytes, writeLimit: maxWriteBytes, headroom: shuffleboard_lws_pre(), id: id)
     }
 
-    /// Every byte of output the connection holds: queued frames, and what lws may still hold of
-    /// the last write.
+    /// Every byte of output the connection holds: queued frames, the ring's bytes it has not
+    /// written, and what lws may still hold of the last write.
     var pendingBytes: Int { output.heldBytes }
 
-    /// Queues a frame; returns false (and queues nothing) when it would take the connection over
-    /// its bound. That holds for every frame, on an empty queue too: the legitimate frames (the
-    /// largest welcome the board limits allow) are well under the default bound, and one frame
-    /// as large as the bound is the memory the bound is there to cap.
+    /// Queues a frame for this connection alone, in order with the broadcasts it reads; returns
+    /// false (and queues nothing) when it would take the connection over its bound. That holds for
+    /// every frame, on an empty queue too: the legitimate frames (the largest welcome the board
+    /// limits allow) are well under the default bound, and one frame as large as the bound is the
+    /// memory the bound is there to cap.
     func enqueue(_ frame: Frame) -> Bool {
         guard closeRequest == nil else { return true }
         guard output.enqueue(frame) else { return false }
@@ -59,16 +66,27 @@ final class Connection {
 
     /// Closes with `code` from a WRITEABLE: after what is queued when `flush` is set (so a final
     /// error reaches the client), at once otherwise (a client over its limit gets nothing more).
+    /// Either way it reads no broadcast after this.
     func close(code: UInt16, reason: String, flush: Bool = false) {
         guard closeRequest == nil else { return }
         closeRequest = (code, reason)
-        if !flush { output.discardQueued() }
+        if let feed {
+            feed.remove(self, keepingPending: flush)
+        } else if !flush {
+            output.discardQueued()
+        }
         requestWrite()
     }
 
+    /// The connection is gone: it leaves its board's feed.
+    func closed() {
+        feed?.remove(self, keepingPending: false)
+    }
+
     /// The WRITEABLE callback: exactly one `lws_write`, of up to `maxFrames` frames and at most
-    /// `--max-write-bytes`. Returns -1 when lws should close the connection.
-    func writeable(maxFrames: Int) -> Int32 {
+    /// `--max-write-bytes`, assembled in `scratch` (the service thread's one raw-write buffer).
+    /// Returns -1 when lws should close the connection.
+    func writeable(maxFrames: Int, scratch: UnsafeMutableRawBufferPointer) -> Int32 {
         writeRequested = false
         // lws calls WRITEABLE only once it has sent everything it kept of the last write.
         output.writeableBegan()
@@ -76,23 +94,27 @@ final class Connection {
             LWS.setCloseReason(wsi, code: request.code, reason: request.reason)
             return -1
         }
-        let written: Bool
+        var written = true
         if deflate {
             // lws must frame (and compress) the message itself: one message per write. zlib reads
             // the buffer until the next WRITEABLE, so ask for one even when nothing else is queued:
             // that is when the buffer is released.
-            guard let message = output.nextMessage() else { return 0 }
-            written = LWS.write(wsi, message.baseAddress!, message.count, LWS_WRITE_TEXT)
-            requestWrite()
-        } else {
+            if let message = output.nextMessage() {
+                written = LWS.write(wsi, message.baseAddress!, message.count, LWS_WRITE_TEXT)
+                requestWrite()
+            }
+        } else if let bytes = output.nextWrite(maxFrames: maxFrames, into: scratch) {
             // Pre-built frames back to back (or one fragment of a large one), in one raw write.
-            guard let bytes = output.nextWrite(maxFrames: maxFrames) else { return 0 }
             written = LWS.write(wsi, bytes.baseAddress!, bytes.count, shuffleboard_write_raw())
-            // lws has sent the bytes or copied them: the buffer can go if nothing else waits, and
-            // when the socket took them all, lws holds none of them either.
+            // lws has sent the bytes or copied them; when the socket took them all, lws holds
+            // none of them either.
             if lws_partial_buffered(wsi) == 0 { output.lastWriteWentOut() }
-            output.releaseBufferIfDrained()
+            output.releaseStorageIfDrained()
             if !output.isEmpty || closeRequest != nil { requestWrite() }
+        }
+        if let feed {
+            if behind && output.caughtUp { feed.caughtUp(self) }
+            if output.ring == nil && output.isEmpty { feed.rejoin(self) }
         }
         return written ? 0 : -1
     }

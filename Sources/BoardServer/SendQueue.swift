@@ -1,17 +1,26 @@
 internal import Basics
 
-/// A connection's output as bytes: the frames queued for it, what lws may still hold of the last
-/// write, and the buffer each write is copied into. Memory and arithmetic only, so every rule of
-/// the send bound is tested without a socket; `Connection` makes the lws calls. Confined to the
-/// service thread, like its connection.
+/// A connection's output as bytes: its place in its board's `Ring` (the broadcasts), the frames
+/// queued for it alone (welcome, reject, ack, pong, or everything once it fell behind the ring),
+/// and what lws may still hold of the last write. Memory and arithmetic only, so every rule of the
+/// send bound and of the order is tested without a socket; `Connection` makes the lws calls.
+/// Confined to the service thread, like its connection.
 ///
-/// **What a connection holds.** `heldBytes` is every queued frame (whole until its last byte is
-/// written) plus the size of the last write. lws 4.1.6 takes a write whole: `lws_issue_raw` sends
-/// what the socket takes, copies the rest onto its own heap (`buflist_out`) and reports the full
-/// length as written. It calls WRITEABLE again only once that copy is drained
-/// (`lws_handle_POLLOUT_event` drains `buflist_out` first and returns without calling the protocol),
-/// so until the next WRITEABLE (`writeableBegan()`) the last write bounds what lws holds for us;
-/// when the socket took all of it at once, lws holds nothing (`lastWriteWentOut()`).
+/// **Order.** A frame queued for this connection alone remembers the ring's end when it was
+/// queued (`before`), and goes out after the broadcasts before that position and before those
+/// after it: each connection gets its messages in the order the hub made them, whichever way they
+/// came. Ring entries that leave this connection out (its own hovers) or that a newer hover of the
+/// same hand replaced are skipped.
+///
+/// **What a connection holds.** `heldBytes` is every frame queued for it (whole until its last byte
+/// is written), the ring's bytes from its cursor on (every one of them, replaced hovers too: they
+/// stay in the ring's memory while this reader keeps them there), plus the size of the last write.
+/// lws 4.1.6 takes a write whole: `lws_issue_raw` sends what the socket takes, copies the rest onto
+/// its own heap (`buflist_out`) and reports the full length as written. It calls WRITEABLE again
+/// only once that copy is drained (`lws_handle_POLLOUT_event` drains `buflist_out` first and
+/// returns without calling the protocol), so until the next WRITEABLE (`writeableBegan()`) the last
+/// write bounds what lws holds for us; when the socket took all of it at once, lws holds nothing
+/// (`lastWriteWentOut()`).
 ///
 /// **How big one write is.** At most `writeLimit` bytes (lws's `tx_packet_size` is the same, so a
 /// write the socket can take goes out in one `send`). Whole frames are batched up to it; a frame
@@ -19,14 +28,20 @@ internal import Basics
 /// one per write. A write never ends inside a frame: lws sends its own pings and pongs between our
 /// writes, and control frames may only come between frames.
 ///
-/// **Coalesced hovers.** When a reader is behind (something is already queued for it), a new
-/// hover replaces the newest unsent hover of the same hand: that one is dropped where it stands
-/// and the new one goes to the end, so order holds. A drag start or drop of that hand seals the
-/// hovers before it (the last hover before a drop always arrives), and nothing else is ever
-/// dropped: drops and committed ops all arrive, in order.
+/// **Coalesced hovers.** A reader is behind when more than one write (`writeLimit` bytes) waits
+/// for it (`isBehind`); a reader that one write brings up to date gets every hover. On the ring,
+/// hovers are marked replaced once for the board (see `Ring`), and a write that begins while its
+/// reader is behind skips the replaced ones. In the connection's own queue (a reader that fell
+/// behind the ring, or a relay that queues every message here), a new hover that comes while the
+/// reader is behind replaces the newest unsent hover of the same hand: that one is dropped where
+/// it stands and the new one goes to the end, so order holds. A drag start or drop of that hand seals the hovers before it (the last hover before a
+/// drop always arrives), and nothing else is ever dropped: drops and committed ops all arrive, in
+/// order.
 ///
-/// **The buffer.** Allocated when there is something to write and released once the queue is
-/// drained (see `releaseBufferIfDrained()` and `writeableBegan()`), so an idle connection holds none.
+/// **Buffers.** A raw write is assembled in a buffer the caller lends (one for the whole service
+/// thread: lws has sent or copied a raw write when `lws_write` returns). Under permessage-deflate
+/// zlib reads the message until the next WRITEABLE, so `nextMessage()` copies it into a buffer of
+/// the queue's own, released at that WRITEABLE: an idle connection holds no buffer at all.
 final class SendQueue {
     /// The most bytes held; a frame that would take the queue past it is refused.
     let limit: Int
@@ -34,96 +49,244 @@ final class SendQueue {
     let writeLimit: Int
     /// Writable bytes in front of every write (`LWS_PRE`, which lws may write headers into).
     let headroom: Int
+    /// The connection this is the output of: ring entries that leave it out are skipped.
+    let id: UInt64
+
+    /// A frame queued for this connection alone.
+    private struct Queued {
+        let frame: Frame
+        /// The ring position it goes out before (`Int.min`: before anything of the ring).
+        let before: Int
+        /// Dropped for a newer hover of the same hand: skipped, no longer counted.
+        var dropped: Bool
+    }
 
     /// Frames waiting to be written, oldest first; the first may be partly sent (`sentOfFirst`).
-    private var frames = FIFO<Frame>()
+    private var frames = FIFO<Queued>()
     private var queuedBytes = 0
     /// Payload bytes of the first frame already sent as fragments.
     private var sentOfFirst = 0
     /// The size of the last write, until the next WRITEABLE.
     private var lastWrite = 0
+    /// The buffer of a permessage-deflate message, until the next WRITEABLE.
     private var buffer: UnsafeMutableRawBufferPointer?
-    /// The absolute position of `frames[0]` (frames written so far), for the two tables below.
+    /// The absolute position of `frames[0]` (frames taken off the front so far), for `lastHover`.
     private var base = 0
-    /// Positions of frames dropped for a newer hover; skipped when written.
-    private var dropped = Set<Int>()
-    /// The position of each hand's newest unsent, unsealed hover.
+    /// The position of each hand's newest unsent, unsealed hover in `frames`.
     private var lastHover: [String: Int] = [:]
-    /// Hovers dropped for newer ones, in all.
+    /// Hovers dropped for newer ones in this queue, in all.
     private(set) var coalesced = 0
 
-    init(limit: Int, writeLimit: Int, headroom: Int) {
+    /// The ring this connection reads its board's broadcasts from, if it is on one.
+    private(set) var ring: Ring?
+    /// The position of the next ring entry to write.
+    private(set) var cursor = 0
+    /// Payload bytes of the ring entry at `cursor` already sent as fragments.
+    private var sentOfEntry = 0
+    /// Set at the start of each write while `isBehind`: replaced ring hovers are skipped.
+    private var skipsReplaced = false
+
+    init(limit: Int, writeLimit: Int, headroom: Int, id: UInt64 = 0) {
         precondition(writeLimit > 2 * Frame.maximumHeaderLength, "a write must have room for a fragment")
         self.limit = limit
         self.writeLimit = writeLimit
         self.headroom = headroom
+        self.id = id
     }
 
     deinit { buffer?.deallocate() }
 
-    /// Every byte held for the connection: queued frames and what lws may still hold of the last write.
-    var heldBytes: Int { queuedBytes + lastWrite }
-    /// True when no frame waits.
-    var isEmpty: Bool { frames.isEmpty }
-    /// The size of the write buffer (0 when there is none).
+    /// Every byte held for the connection: its own queued frames, the ring's bytes from its
+    /// cursor, and what lws may still hold of the last write.
+    var heldBytes: Int { queuedBytes + ringBytes + lastWrite }
+    /// The ring's bytes from the cursor on.
+    var ringBytes: Int { ring?.bytes(from: cursor) ?? 0 }
+    /// True when nothing waits: no frame of its own, and the cursor at the ring's end.
+    var isEmpty: Bool { frames.isEmpty && (ring.map { cursor >= $0.end } ?? true) }
+    /// True when it is on a ring and has written (or skipped) all of it.
+    var caughtUp: Bool { ring.map { cursor >= $0.end && sentOfEntry == 0 } ?? false }
+    /// True when more than one write waits: then the reader is behind, and an unsent hover may
+    /// be replaced by a newer one of the same hand. A reader that one write brings up to date
+    /// gets every hover.
+    var isBehind: Bool { queuedBytes + ringBytes > writeLimit }
+    /// The size of the permessage-deflate buffer (0 when there is none).
     var bufferCapacity: Int { buffer?.count ?? 0 }
 
-    /// Queues `frame`, or returns false when it would take `heldBytes` past `limit` (nothing is queued
-    /// then). This holds on an empty queue too: no single frame may be larger than the bound.
+    // MARK: Frames for this connection alone
+
+    /// Queues `frame` for this connection alone, or returns false when it would take `heldBytes`
+    /// past `limit` (nothing is queued then). This holds on an empty queue too: no single frame may
+    /// be larger than the bound.
     func enqueue(_ frame: Frame) -> Bool {
         var replaced: Int?
-        if frame.isHover, let hand = frame.hand, let old = lastHover[hand],
+        if frame.isHover, isBehind, let hand = frame.hand, let old = lastHover[hand],
             old > base || (old == base && sentOfFirst == 0),
-            !dropped.contains(old)
+            !frames[old - base].dropped
         {
             replaced = old
         }
-        let freed = replaced.map { frames[$0 - base].count } ?? 0
+        let freed = replaced.map { frames[$0 - base].frame.count } ?? 0
         guard heldBytes - freed + frame.count <= limit else { return false }
         if let replaced {
-            dropped.insert(replaced)
+            frames[replaced - base].dropped = true
             queuedBytes -= freed
             coalesced += 1
         }
-        frames.append(frame)
+        append(frame, before: ring?.end ?? .min)
+        return true
+    }
+
+    /// Appends without the bound (the caller has checked it, or the bytes were already counted).
+    private func append(_ frame: Frame, before: Int) {
+        frames.append(Queued(frame: frame, before: before, dropped: false))
         queuedBytes += frame.count
         // A hover may be replaced while it waits (only a reader that is behind has one waiting
         // when the next comes); a drag start or drop seals the hand's hovers before it.
         if let hand = frame.hand { lastHover[hand] = frame.isHover ? base + frames.count - 1 : nil }
-        return true
     }
 
-    /// Drops every queued frame (the connection is about to close without flushing).
+    /// Drops every queued frame and leaves the ring (the connection is about to close without
+    /// flushing).
     func discardQueued() {
+        base += frames.count
         frames.removeAll()
         queuedBytes = 0
         sentOfFirst = 0
-        forgetPositions()
-    }
-
-    /// Drops the dropped-frame and newest-hover tables once the queue is empty.
-    private func forgetPositions() {
-        base = 0
-        dropped.removeAll()
         lastHover.removeAll()
+        ring = nil
+        sentOfEntry = 0
     }
 
-    /// Takes dropped frames off the front.
-    private func skipDroppedAtFront() {
-        while !frames.isEmpty, dropped.remove(base) != nil {
+    // MARK: The ring
+
+    /// Starts reading `ring` from its end: what is queued already goes out first.
+    func join(_ ring: Ring) {
+        precondition(self.ring == nil, "already on a ring")
+        self.ring = ring
+        cursor = ring.end
+        sentOfEntry = 0
+    }
+
+    /// Leaves the ring, keeping what it had not written yet: those entries (not the ones that
+    /// leave this connection out, nor replaced hovers it had not begun) are queued here, merged in
+    /// order with its own frames, coalescing hovers as a queue does. Nothing is lost or reordered;
+    /// the bytes held do not grow.
+    func leaveRing() {
+        guard let ring else { return }
+        let skipsReplaced = isBehind
+        var merged: [(Frame, partial: Int)] = []
+        var position = cursor
+        func takeRing(upTo limit: Int) {
+            while position < min(limit, ring.end) {
+                let entry = ring.entry(at: position)
+                let partial = position == cursor ? sentOfEntry : 0
+                if partial > 0 || (entry.except != id && !(entry.replaced && skipsReplaced)) {
+                    merged.append((entry.frame, partial))
+                }
+                position += 1
+            }
+        }
+        for index in 0..<frames.count where !frames[index].dropped {
+            takeRing(upTo: frames[index].before)
+            merged.append((frames[index].frame, index == 0 ? sentOfFirst : 0))
+        }
+        takeRing(upTo: .max)
+        self.ring = nil
+        sentOfEntry = 0
+        base += frames.count
+        frames.removeAll()
+        queuedBytes = 0
+        sentOfFirst = merged.first?.partial ?? 0
+        lastHover.removeAll()
+        for (frame, _) in merged {
+            // Coalescing applies as if they had been queued one by one (the first may be begun).
+            if frame.isHover, skipsReplaced, let hand = frame.hand, let old = lastHover[hand],
+                old > base || sentOfFirst == 0
+            {
+                frames[old - base].dropped = true
+                queuedBytes -= frames[old - base].frame.count
+                coalesced += 1
+            }
+            append(frame, before: .min)
+        }
+    }
+
+    /// A broadcast was appended to the ring (at `position`) while this connection was already at
+    /// the end of it: when the broadcast leaves this connection out, steps over it at once.
+    /// Returns true when the connection now has something to write.
+    func ringAppended(at position: Int, except: UInt64) -> Bool {
+        guard ring != nil else { return false }
+        if except == id {
+            if cursor == position && sentOfEntry == 0 { cursor = position + 1 }
+            return false
+        }
+        return true
+    }
+
+    // MARK: Writes
+
+    /// Where the next frame comes from.
+    private enum Source {
+        case own
+        case ring(Ring.Entry)
+    }
+
+    /// The next frame due, skipping frames dropped from this queue and ring entries this
+    /// connection does not get; nil when nothing is due.
+    private func nextDue() -> Source? {
+        if sentOfFirst > 0 { return .own }
+        if sentOfEntry > 0, let ring { return .ring(ring.entry(at: cursor)) }
+        while let first = frames.first, first.dropped {
             _ = frames.popFirst()
             base += 1
+            if frames.isEmpty { lastHover.removeAll() }
+        }
+        if let ring {
+            while cursor < ring.end {
+                if let first = frames.first, first.before <= cursor { return .own }
+                let entry = ring.entry(at: cursor)
+                if entry.except != id && !(entry.replaced && skipsReplaced) { return .ring(entry) }
+                cursor += 1
+            }
+        }
+        return frames.isEmpty ? nil : .own
+    }
+
+    /// The frame of `source`.
+    private func frame(of source: Source) -> Frame {
+        switch source {
+        case .own: frames.first!.frame
+        case .ring(let entry): entry.frame
+        }
+    }
+
+    /// Takes the frame of `source`, all of it written.
+    private func consume(_ source: Source) {
+        switch source {
+        case .own:
+            let queued = frames.popFirst()!
+            queuedBytes -= queued.frame.count
+            base += 1
+            sentOfFirst = 0
+            if frames.isEmpty { lastHover.removeAll() }
+        case .ring:
+            cursor += 1
+            sentOfEntry = 0
         }
     }
 
     /// A WRITEABLE callback began: lws has sent everything of the last write, and zlib is done
-    /// reading it. With nothing queued, the buffer and the queue's storage are released.
+    /// reading it; the deflate buffer is released.
     func writeableBegan() {
         lastWrite = 0
-        guard frames.isEmpty else { return }
-        frames.removeAll()
-        forgetPositions()
         releaseBuffer()
+        releaseStorageIfDrained()
+    }
+
+    /// Releases the queue's storage when nothing of its own waits (after a raw write, which lws
+    /// has sent or copied), so an idle connection keeps none.
+    func releaseStorageIfDrained() {
+        if frames.isEmpty { frames.removeAll() }
     }
 
     /// lws sent the whole of the last write at once (`lws_partial_buffered` is 0 after a raw
@@ -132,96 +295,76 @@ final class SendQueue {
         lastWrite = 0
     }
 
-    /// After a raw write (lws has sent or copied all of it): releases the buffer if nothing is queued.
-    func releaseBufferIfDrained() {
-        guard frames.isEmpty else { return }
-        frames.removeAll()
-        forgetPositions()
-        releaseBuffer()
-    }
-
-    /// The next raw write, at most `writeLimit` bytes and `maxFrames` frames or fragments, with
-    /// `headroom` writable bytes before it; nil when nothing is queued. Valid until the next call.
-    func nextWrite(maxFrames: Int) -> UnsafeMutableRawBufferPointer? {
-        skipDroppedAtFront()
-        guard let first = frames.first else { return nil }
+    /// The next raw write, at most `writeLimit` bytes and `maxFrames` frames or fragments, written
+    /// into `scratch` after `headroom` bytes (`scratch` has room for `headroom + writeLimit`); nil
+    /// when nothing is due. lws must have taken it before `scratch` is used again.
+    func nextWrite(maxFrames: Int, into scratch: UnsafeMutableRawBufferPointer) -> UnsafeMutableRawBufferPointer? {
+        precondition(scratch.count >= headroom + writeLimit, "the scratch buffer is too small")
+        skipsReplaced = isBehind
+        guard var source = nextDue() else { return nil }
         let maxFrames = max(maxFrames, 1)
+        var offset = headroom
+        var taken = 0
         // A fragment of the first frame when it is too large for one write or already begun...
-        var fragment: (length: Int, final: Bool)?
-        var size = 0
-        if sentOfFirst > 0 || first.count > writeLimit {
-            let left = first.payloadCount - sentOfFirst
+        let first = frame(of: source)
+        let sent = sentOfFirst + sentOfEntry
+        if sent > 0 || first.count > writeLimit {
+            let left = first.payloadCount - sent
             let length = min(left, writeLimit - Frame.maximumHeaderLength)
-            fragment = (length, length == left)
-            size = Frame.headerLength(for: length) + length
-        }
-        // ...then whole frames while they fit (none after a fragment that does not end its message).
-        let start = fragment == nil ? 0 : 1
-        var end = start
-        var taken = start
-        if fragment?.final ?? true {
-            while end < frames.count, taken < maxFrames {
-                if dropped.contains(base + end) {
-                    end += 1
-                    continue
-                }
-                guard frames[end].count <= writeLimit - size else { break }
-                size += frames[end].count
-                end += 1
-                taken += 1
-            }
-        }
-        let bytes = reserve(size)
-        var offset = 0
-        if let fragment {
-            let opcode = sentOfFirst == 0 ? first.opcode : Frame.continuation
+            let opcode = sent == 0 ? first.opcode : Frame.continuation
             offset += Frame.writeHeader(
-                into: UnsafeMutableRawBufferPointer(rebasing: bytes[offset...]), opcode: opcode,
-                final: fragment.final, length: fragment.length)
-            let from = first.headerLength + sentOfFirst
-            copy(first.bytes[from..<from + fragment.length], to: bytes, at: offset)
-            offset += fragment.length
-            sentOfFirst += fragment.length
+                into: UnsafeMutableRawBufferPointer(rebasing: scratch[offset...]), opcode: opcode,
+                final: length == left, length: length)
+            let from = first.headerLength + sent
+            copy(first.bytes[from..<from + length], to: scratch, at: offset)
+            offset += length
+            taken = 1
+            guard length == left else {
+                // None after a fragment that does not end its message.
+                switch source {
+                case .own: sentOfFirst += length
+                case .ring: sentOfEntry += length
+                }
+                return finish(scratch, offset)
+            }
+            consume(source)
+            guard let next = nextDue() else { return finish(scratch, offset) }
+            source = next
         }
-        for index in start..<end where !dropped.contains(base + index) {
-            let frame = frames[index]
-            copy(frame.bytes[...], to: bytes, at: offset)
+        // ...then whole frames while they fit.
+        while taken < maxFrames {
+            let frame = frame(of: source)
+            guard frame.count <= headroom + writeLimit - offset else { break }
+            copy(frame.bytes[...], to: scratch, at: offset)
             offset += frame.count
+            taken += 1
+            consume(source)
+            guard let next = nextDue() else { break }
+            source = next
         }
-        let finished = (fragment.map { $0.final ? 1 : 0 } ?? 0) + (end - start)
-        for index in 0..<finished where dropped.remove(base + index) == nil { queuedBytes -= frames[index].count }
-        frames.removeFirst(finished)
-        base += finished
-        if fragment?.final == true { sentOfFirst = 0 }
-        lastWrite = size
-        return bytes
+        return finish(scratch, offset)
     }
 
-    /// The oldest frame's payload for lws to frame and compress itself (permessage-deflate), with
-    /// `headroom` writable bytes before it; nil when nothing is queued. zlib reads it until the
-    /// next WRITEABLE, so it counts in `heldBytes` until then.
+    private func finish(_ scratch: UnsafeMutableRawBufferPointer, _ offset: Int) -> UnsafeMutableRawBufferPointer {
+        lastWrite = offset - headroom
+        return UnsafeMutableRawBufferPointer(rebasing: scratch[headroom..<offset])
+    }
+
+    /// The next message's payload for lws to frame and compress itself (permessage-deflate), with
+    /// `headroom` writable bytes before it; nil when nothing is due. zlib reads it until the next
+    /// WRITEABLE, so it counts in `heldBytes` until then.
     func nextMessage() -> UnsafeMutableRawBufferPointer? {
-        skipDroppedAtFront()
-        guard let frame = frames.popFirst() else { return nil }
-        base += 1
-        queuedBytes -= frame.count
-        let bytes = reserve(frame.payloadCount)
+        skipsReplaced = isBehind
+        guard let source = nextDue() else { return nil }
+        let frame = frame(of: source)
+        consume(source)
+        releaseBuffer()
+        let grown = UnsafeMutableRawBufferPointer.allocate(byteCount: headroom + frame.payloadCount, alignment: 16)
+        buffer = grown
+        let bytes = UnsafeMutableRawBufferPointer(rebasing: grown[headroom...])
         copy(frame.payload, to: bytes, at: 0)
         lastWrite = frame.payloadCount
         return bytes
-    }
-
-    /// `count` bytes after `headroom` in the buffer, which grows as needed (doubling, up to one write).
-    private func reserve(_ count: Int) -> UnsafeMutableRawBufferPointer {
-        let needed = headroom + count
-        if let buffer, buffer.count >= needed {
-            return UnsafeMutableRawBufferPointer(rebasing: buffer[headroom..<needed])
-        }
-        let size = max(needed, min(2 * (buffer?.count ?? 0), headroom + writeLimit))
-        releaseBuffer()
-        let grown = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
-        buffer = grown
-        return UnsafeMutableRawBufferPointer(rebasing: grown[headroom..<needed])
     }
 
     private func releaseBuffer() {

@@ -29,6 +29,12 @@ package struct ServerConfig: Sendable {
     package var maxWriteBytes = 16 * 1024
     /// The most frames put into one write.
     package var maxFramesPerWrite = 64
+    /// The most bytes of one board's broadcasts kept for connections that have not written them
+    /// yet; a connection further behind gets its own copies (hovers coalesced, the send bound).
+    package var ringBytes = 1024 * 1024
+    /// The most bytes the kernel holds unsent for one client before the server writes more
+    /// (`TCP_NOTSENT_LOWAT`); 0 leaves the kernel's default (up to its whole send buffer).
+    package var unsentBytes = 64 * 1024
     /// Offer permessage-deflate to clients (then those clients get one write per message).
     package var deflate = false
     /// Create a board from the default template when `hello` names one that does not exist.

@@ -44,7 +44,7 @@ func serviceCallback(
 
     case LWS_CALLBACK_SERVER_WRITEABLE:
         guard let session, let connection = service.connections[ConnectionID(session.pointee.id)] else { return 0 }
-        return connection.writeable(maxFrames: service.config.maxFramesPerWrite)
+        return connection.writeable(maxFrames: service.config.maxFramesPerWrite, scratch: service.scratch)
 
     case LWS_CALLBACK_CLOSED:
         if let session { service.closed(session.pointee.id) }

@@ -24,6 +24,9 @@ final class Service {
     let hub: Hub
     /// The transport's metric families, in the hub's registry.
     let meters: TransportMeters
+    /// The one buffer raw writes are assembled in (`LWS_PRE` and `--max-write-bytes`): lws has
+    /// sent or copied a raw write when `lws_write` returns, so every connection can share it.
+    let scratch: UnsafeMutableRawBufferPointer
 
     var context: OpaquePointer?
     var connections: [ConnectionID: Connection] = [:]
@@ -79,7 +82,10 @@ final class Service {
         hubConfig.metricsTopBoards = config.metricsTopBoards
         hub = Hub(config: hubConfig)
         meters = TransportMeters(hub.metrics)
+        scratch = .allocate(byteCount: Int(shuffleboard_lws_pre()) + config.maxWriteBytes, alignment: 16)
     }
+
+    deinit { scratch.deallocate() }
 
     func assertOnServiceThread() {
         #if DEBUG
@@ -134,6 +140,7 @@ final class Service {
             id: id.rawValue, wsi: wsi, deflate: deflate, maxPendingBytes: bound, maxWriteBytes: config.maxWriteBytes)
         connection.endpoint = endpoint
         connections[id] = connection
+        limitUnsent(wsi)
         let peer = LWS.peer(of: wsi)
         connection.peer = peer
         meters.accepted.add(EndpointLabel(endpoint))
@@ -145,8 +152,24 @@ final class Service {
         return id.rawValue
     }
 
+    /// Lets the kernel hold at most `--unsent-bytes` not yet sent to the client
+    /// (`TCP_NOTSENT_LOWAT`): lws hears the socket is writable only below that. Without it a
+    /// client that stops reading gets megabytes of stale hovers buffered in the kernel (TCP
+    /// autotuning grows the send buffer to 4 MiB) before the server sees it as behind and
+    /// coalesces them; with it, what a slow reader has not taken stays where the server can
+    /// coalesce and bound it.
+    private func limitUnsent(_ wsi: OpaquePointer) {
+        guard config.unsentBytes > 0 else { return }
+        var bytes = Int32(config.unsentBytes)
+        let fd = lws_get_socket_fd(wsi)
+        if setsockopt(fd, Int32(IPPROTO_TCP), TCP_NOTSENT_LOWAT, &bytes, socklen_t(MemoryLayout<Int32>.size)) != 0 {
+            log.debug("TCP_NOTSENT_LOWAT on socket \(fd): errno \(errno)")
+        }
+    }
+
     func closed(_ id: UInt64) {
         guard let connection = connections.removeValue(forKey: ConnectionID(id)) else { return }
+        connection.closed()
         logClose(of: connection)
         switch connection.endpoint {
         case .board: handle(.closed(ConnectionID(id)))
@@ -225,13 +248,8 @@ final class Service {
                 }
             case .broadcast(let message, let members, let except):
                 let frame = Frame(message)
-                var recipients = 0
-                for id in members where id != except {
-                    if let connection = connections[id] {
-                        recipients += 1
-                        send(frame, to: connection)
-                    }
-                }
+                let recipients =
+                    feed(of: members)?.append(frame, except: except) { overBound($0, holding: $0.pendingBytes) } ?? 0
                 meters.sent(message, bytes: frame.count, recipients: recipients)
             case .close(let id, let code, let reason, let flush):
                 connections[id]?.close(code: code, reason: reason, flush: flush)
@@ -251,13 +269,39 @@ final class Service {
         }
     }
 
+    /// The feed of the board whose members these are (the feed of the first of them on one),
+    /// made to read exactly these; nil when none of them is open.
+    private func feed(of members: [ConnectionID]) -> Feed? {
+        var found: Feed?
+        var open = false
+        for id in members {
+            guard let connection = connections[id] else { continue }
+            open = true
+            if let feed = connection.feed {
+                found = feed
+                break
+            }
+            if connection.closeRequest == nil { break }
+        }
+        guard open else { return nil }
+        let feed = found ?? Feed(capacity: config.ringBytes)
+        if feed.members != members { feed.reconcile(members, connections: connections) }
+        return feed
+    }
+
     /// Queues `frame`; a connection it would take over `--max-pending-bytes` (counting what lws
     /// still holds of its last write) is closed with 1008 instead, even when its queue is empty.
     private func send(_ frame: Frame, to connection: Connection) {
         guard !connection.enqueue(frame) else { return }
+        overBound(connection, holding: connection.pendingBytes + frame.count)
+    }
+
+    /// A frame would take `connection` to `held` bytes, over `--max-pending-bytes`: it is closed
+    /// with 1008.
+    private func overBound(_ connection: Connection, holding held: Int) {
         hub.meters.limitHits.add(.sendQueue)
         clientLog(
-            "connection \(connection.id) from \(connection.peer) would hold \(connection.pendingBytes + frame.count) bytes of output, "
+            "connection \(connection.id) from \(connection.peer) would hold \(held) bytes of output, "
                 + "over its send limit of \(config.maxPendingBytes) bytes; closing with 1008")
         connection.close(code: 1008, reason: "send queue over limit")
     }

@@ -105,6 +105,10 @@ enum CommandLineParser {
           --max-message-bytes N     largest client message; larger closes with 1009 (default 65536)
           --max-pending-bytes N     most bytes of output held for one client; past it closes with 1008 (default 4194304)
           --max-write-bytes N       most bytes in one socket write; larger messages go in fragments (default 16384)
+          --ring-bytes N            most bytes of a board's broadcasts kept for clients behind; further behind,
+                                    a client gets its own copies (default 1048576)
+          --unsent-bytes N          most bytes the kernel holds unsent for one client before more is written
+                                    (TCP_NOTSENT_LOWAT; 0: the kernel's default) (default 65536)
           --deflate                 offer permessage-deflate (off by default)
           --echo-path PATH          also serve a WebSocket echo endpoint at PATH, for conformance tests (off by default)
           --echo-max-message-bytes N  largest message the echo endpoint takes; larger closes with 1009 (default 16777216)
@@ -195,6 +199,10 @@ enum CommandLineParser {
                 options.config.maxPendingBytes = try integer(reader.value(for: option), option, 4096...(1 << 30))
             case "--max-write-bytes":
                 options.config.maxWriteBytes = try integer(reader.value(for: option), option, 1024...(16 << 20))
+            case "--ring-bytes":
+                options.config.ringBytes = try integer(reader.value(for: option), option, 4096...(1 << 30))
+            case "--unsent-bytes":
+                options.config.unsentBytes = try integer(reader.value(for: option), option, 0...(1 << 30))
             case "--deflate":
                 options.config.deflate = true
             case "--echo-path":

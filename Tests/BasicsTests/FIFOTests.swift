@@ -24,6 +24,14 @@ import Testing
         #expect(q.last == 19)
     }
 
+    @Test func anElementCanBeReplacedWhereItStands() {
+        var q = FIFO(10..<20)
+        q.removeFirst(3)
+        q[1] = 99
+        #expect(Array(q) == [13, 99, 15, 16, 17, 18, 19])
+        #expect(q.popFirst() == 13 && q.first == 99)
+    }
+
     @Test func removeFirstAndRemoveAllEmptyTheQueue() {
         var q = FIFO([1, 2, 3])
         q.removeFirst(0)

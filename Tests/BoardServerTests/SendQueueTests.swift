@@ -6,6 +6,9 @@ import Testing
 
 /// The send bound's arithmetic, write by write, without a socket.
 @Suite struct SendQueueTests {
+    /// The buffer raw writes are assembled in (the service thread has one for every connection).
+    let scratch = Scratch(16 + 16384)
+
     /// A frame whose payload is `count` bytes of `byte`.
     func frame(_ count: Int, _ byte: UInt8 = 0x61) -> Frame { Frame(payload: [UInt8](repeating: byte, count: count)) }
 
@@ -21,7 +24,7 @@ import Testing
     @Test func theLastWriteCountsUntilTheNextWriteable() throws {
         let queue = SendQueue(limit: 10_000, writeLimit: 4096, headroom: 16)
         for _ in 0..<3 { #expect(queue.enqueue(frame(2996))) }  // 3000 bytes each
-        let write = try #require(queue.nextWrite(maxFrames: 64))
+        let write = try #require(queue.nextWrite(maxFrames: 64, into: scratch.bytes))
         #expect(write.count == 3000, "two frames do not fit in one 4096-byte write")
         // lws may still hold the 3000 bytes it was given: they count until the next WRITEABLE.
         #expect(queue.heldBytes == 9000)
@@ -31,7 +34,7 @@ import Testing
         #expect(queue.enqueue(frame(1496)))
         #expect(queue.heldBytes == 7500)
         // A write the socket took whole at once leaves nothing with lws.
-        _ = try #require(queue.nextWrite(maxFrames: 64))
+        _ = try #require(queue.nextWrite(maxFrames: 64, into: scratch.bytes))
         #expect(queue.heldBytes == 7500)
         queue.lastWriteWentOut()
         #expect(queue.heldBytes == 4500)
@@ -39,18 +42,18 @@ import Testing
         #expect(queue.isEmpty && queue.heldBytes == 0)
     }
 
-    @Test func theBufferExistsOnlyWhileThereIsSomethingToWrite() throws {
+    @Test func rawWritesUseTheSharedBufferAndDeflateOnesABufferUntilTheNextWriteable() throws {
         let queue = SendQueue(limit: 1 << 20, writeLimit: 4096, headroom: 16)
         #expect(queue.bufferCapacity == 0, "nothing sent yet, no buffer")
         #expect(queue.enqueue(frame(10_000)) && queue.enqueue(frame(100)))
         #expect(queue.bufferCapacity == 0, "queueing allocates no buffer")
         var writes = 0
-        while let write = queue.nextWrite(maxFrames: 64) {
+        while let write = queue.nextWrite(maxFrames: 64, into: scratch.bytes) {
             writes += 1
             #expect(write.count <= 4096)
-            #expect(queue.bufferCapacity <= 16 + 4096, "a raw write's buffer is at most one write")
-            queue.releaseBufferIfDrained()
-            #expect((queue.bufferCapacity == 0) == queue.isEmpty)
+            #expect(write.baseAddress == scratch.bytes.baseAddress! + 16, "after the headroom of the shared buffer")
+            #expect(queue.bufferCapacity == 0, "a raw write needs no buffer of the queue's own")
+            queue.releaseStorageIfDrained()
             queue.writeableBegan()
         }
         #expect(writes == 3, "10,000 bytes in three fragments, the last with the small frame")
@@ -130,18 +133,20 @@ import Testing
                 queue.writeableBegan()
                 let unfinished = frameBytes[client.messages.count...].reduce(0, +)
                 #expect(queue.heldBytes == unfinished, "seed \(seed): a frame is counted until it is all written")
-                guard let write = queue.nextWrite(maxFrames: Int.random(in: 1...64, using: &random)) else { continue }
+                guard
+                    let write = queue.nextWrite(maxFrames: Int.random(in: 1...64, using: &random), into: scratch.bytes)
+                else { continue }
                 #expect(write.count >= 1 && write.count <= writeLimit, "seed \(seed): a write of \(write.count)")
                 client.read(write)
                 let left = frameBytes[client.messages.count...].reduce(0, +)
                 #expect(
                     queue.heldBytes == left + write.count,
                     "seed \(seed): what lws holds counts until the next WRITEABLE")
-                queue.releaseBufferIfDrained()
+                queue.releaseStorageIfDrained()
             }
             for _ in 0..<10_000 {
                 queue.writeableBegan()
-                guard let write = queue.nextWrite(maxFrames: 64) else { break }
+                guard let write = queue.nextWrite(maxFrames: 64, into: scratch.bytes) else { break }
                 #expect(write.count <= writeLimit, "seed \(seed)")
                 client.read(write)
             }
@@ -157,7 +162,7 @@ import Testing
         var client = Reassembler()
         while true {
             queue.writeableBegan()
-            guard let write = queue.nextWrite(maxFrames: 64) else { break }
+            guard let write = queue.nextWrite(maxFrames: 64, into: scratch.bytes) else { break }
             client.read(write)
         }
         return client.messages.map { String(decoding: $0, as: UTF8.self) }
@@ -167,31 +172,46 @@ import Testing
         Frame(.hover(item: ItemID("t1")!, over: ItemID(over)!, zone: nil, mode: nil, by: UserID(by), at: 0))
     }
 
+    /// More than one write of backlog: a reader behind.
+    let backlog = String(repeating: "b", count: 1100)
+
     @Test func aSlowReaderGetsOnlyTheNewestHoverPerHandAndEverythingElseInOrder() {
-        let queue = SendQueue(limit: 1 << 20, writeLimit: 4096, headroom: 16)
+        let queue = SendQueue(limit: 1 << 20, writeLimit: 1024, headroom: 16)
         let op = Frame(payload: Array(#"{"type":"swap","seq":1}"#.utf8))
         for frame in [
-            hover("u1", over: "t2"), op, hover("u2", over: "t3"), hover("u1", over: "t4"), hover("u1", over: "t5"),
+            Frame(payload: Array(backlog.utf8)), hover("u1", over: "t2"), op, hover("u2", over: "t3"),
+            hover("u1", over: "t4"), hover("u1", over: "t5"),
         ] {
             #expect(queue.enqueue(frame))
         }
         let got = drain(queue)
-        #expect(got.count == 3 && queue.coalesced == 2)
-        #expect(got[0] == #"{"type":"swap","seq":1}"#)
-        #expect(got[1].contains(#""over":"t3""#) && got[2].contains(#""over":"t5""#) && got[2].contains(#""by":"u1""#))
+        #expect(got.count == 4 && queue.coalesced == 2)
+        #expect(got[0] == backlog && got[1] == #"{"type":"swap","seq":1}"#)
+        #expect(got[2].contains(#""over":"t3""#) && got[3].contains(#""over":"t5""#) && got[3].contains(#""by":"u1""#))
         #expect(queue.heldBytes == 0)
     }
 
     @Test func theLastHoverBeforeADropAlwaysArrives() {
-        let queue = SendQueue(limit: 1 << 20, writeLimit: 4096, headroom: 16)
+        let queue = SendQueue(limit: 1 << 20, writeLimit: 1024, headroom: 16)
         let drop = Frame(.drop(item: ItemID("t1")!, by: UserID("u1"), at: 0, reason: nil))
-        for frame in [hover("u1", over: "t2"), hover("u1", over: "t3"), drop, hover("u1", over: "t4")] {
+        for frame in [
+            Frame(payload: Array(backlog.utf8)), hover("u1", over: "t2"), hover("u1", over: "t3"), drop,
+            hover("u1", over: "t4"),
+        ] {
             #expect(queue.enqueue(frame))
         }
-        let got = drain(queue)
+        let got = drain(queue).dropFirst()
         #expect(got.count == 3, "\(got)")
         #expect(
-            got[0].contains(#""over":"t3""#) && got[1].contains(#""type":"drop""#) && got[2].contains(#""over":"t4""#))
+            got.first!.contains(#""over":"t3""#) && got.dropFirst().first!.contains(#""type":"drop""#)
+                && got.last!.contains(#""over":"t4""#))
+    }
+
+    @Test func aReaderLessThanOneWriteBehindGetsEveryHover() {
+        let queue = SendQueue(limit: 1 << 20, writeLimit: 4096, headroom: 16)
+        for n in 2...9 { #expect(queue.enqueue(hover("u1", over: "t\(n)"))) }
+        #expect(!queue.isBehind && queue.coalesced == 0)
+        #expect(drain(queue).count == 8)
     }
 
     @Test func aReaderThatKeepsUpGetsEveryHover() {
@@ -203,4 +223,13 @@ import Testing
         }
         #expect(got.count == 5 && queue.coalesced == 0)
     }
+}
+
+/// A buffer for raw writes, as the service thread lends one to every connection.
+final class Scratch: @unchecked Sendable {  // Used by one test at a time, on its own thread.
+    let bytes: UnsafeMutableRawBufferPointer
+
+    init(_ count: Int) { bytes = .allocate(byteCount: count, alignment: 16) }
+
+    deinit { bytes.deallocate() }
 }
