@@ -32,6 +32,15 @@ final class Frame: Sendable {
         bytes = header[..<headerLength] + payload
     }
 
+    /// A frame from its bytes (a ring entry's, for a reader leaving the ring).
+    init(bytes: [UInt8], headerLength: Int, opcode: UInt8, hand: String?, isHover: Bool) {
+        self.bytes = bytes
+        self.headerLength = headerLength
+        self.opcode = opcode
+        self.hand = hand
+        self.isHover = isHover
+    }
+
     /// The hand a drag message is about (its user), for coalescing a slow reader's hovers.
     let hand: String?
     /// True for a hover: an older unsent hover of the same hand may be dropped for it.

@@ -63,6 +63,8 @@ final class SendQueue {
 
     /// Frames waiting to be written, oldest first; the first may be partly sent (`sentOfFirst`).
     private var frames = FIFO<Queued>()
+    /// Set while `frames` may hold storage (`releaseStorageIfDrained`).
+    private var hasStorage = false
     private var queuedBytes = 0
     /// Payload bytes of the first frame already sent as fragments.
     private var sentOfFirst = 0
@@ -102,7 +104,7 @@ final class SendQueue {
     /// The ring's bytes from the cursor on.
     var ringBytes: Int { ring?.bytes(from: cursor) ?? 0 }
     /// True when nothing waits: no frame of its own, and the cursor at the ring's end.
-    var isEmpty: Bool { frames.isEmpty && (ring.map { cursor >= $0.end } ?? true) }
+    var isEmpty: Bool { queuedBytes == 0 && (ring.map { cursor >= $0.end } ?? true) }
     /// True when it is on a ring and has written (or skipped) all of it.
     var caughtUp: Bool { ring.map { cursor >= $0.end && sentOfEntry == 0 } ?? false }
     /// True when more than one write waits: then the reader is behind, and an unsent hover may
@@ -139,6 +141,7 @@ final class SendQueue {
     /// Appends without the bound (the caller has checked it, or the bytes were already counted).
     private func append(_ frame: Frame, before: Int) {
         frames.append(Queued(frame: frame, before: before, dropped: false))
+        hasStorage = true
         queuedBytes += frame.count
         // A hover may be replaced while it waits (only a reader that is behind has one waiting
         // when the next comes); a drag start or drop seals the hand's hovers before it.
@@ -150,6 +153,7 @@ final class SendQueue {
     func discardQueued() {
         base += frames.count
         frames.removeAll()
+        hasStorage = false
         queuedBytes = 0
         sentOfFirst = 0
         lastHover.removeAll()
@@ -181,7 +185,7 @@ final class SendQueue {
                 let entry = ring.entry(at: position)
                 let partial = position == cursor ? sentOfEntry : 0
                 if partial > 0 || (entry.except != id && !(entry.replaced && skipsReplaced)) {
-                    merged.append((entry.frame, partial))
+                    merged.append((ring.frame(at: position), partial))
                 }
                 position += 1
             }
@@ -195,6 +199,7 @@ final class SendQueue {
         sentOfEntry = 0
         base += frames.count
         frames.removeAll()
+        hasStorage = false
         queuedBytes = 0
         sentOfFirst = merged.first?.partial ?? 0
         lastHover.removeAll()
@@ -236,28 +241,65 @@ final class SendQueue {
     private func nextDue() -> Source? {
         if sentOfFirst > 0 { return .own }
         if sentOfEntry > 0, let ring { return .ring(ring.entry(at: cursor)) }
-        while let first = frames.first, first.dropped {
-            _ = frames.popFirst()
-            base += 1
-            if frames.isEmpty { lastHover.removeAll() }
+        // Every frame of its own that is not dropped counts in `queuedBytes` (a frame has at least
+        // two bytes): with none, the queue itself need not be looked at.
+        var ownBefore = Int.max
+        if queuedBytes > 0 {
+            while frames.first!.dropped {
+                _ = frames.popFirst()
+                base += 1
+            }
+            ownBefore = frames.first!.before
         }
         if let ring {
-            while cursor < ring.end {
-                if let first = frames.first, first.before <= cursor { return .own }
-                let entry = ring.entry(at: cursor)
+            var position = cursor
+            defer { cursor = position }
+            let end = ring.end
+            while position < end {
+                if ownBefore <= position { return .own }
+                let entry = ring.entry(at: position)
                 if entry.except != id && !(entry.replaced && skipsReplaced) { return .ring(entry) }
-                cursor += 1
+                position += 1
             }
         }
-        return frames.isEmpty ? nil : .own
+        return queuedBytes == 0 ? nil : .own
     }
 
-    /// The frame of `source`.
-    private func frame(of source: Source) -> Frame {
+    /// What a write needs to know of a frame.
+    private struct Shape {
+        let count: Int
+        let headerLength: Int
+        let opcode: UInt8
+        var payloadCount: Int { count - headerLength }
+    }
+
+    /// The shape of `source`'s frame.
+    private func shape(of source: Source) -> Shape {
         switch source {
-        case .own: frames.first!.frame
-        case .ring(let entry): entry.frame
+        case .own:
+            let frame = frames.first!.frame
+            return Shape(count: frame.count, headerLength: frame.headerLength, opcode: frame.opcode)
+        case .ring(let entry):
+            return Shape(count: entry.count, headerLength: Int(entry.headerLength), opcode: entry.opcode)
         }
+    }
+
+    /// Copies bytes `range` of `source`'s frame into `target` at `offset`.
+    private func copy(
+        _ source: Source, _ range: Range<Int>, to target: UnsafeMutableRawBufferPointer, at offset: Int
+    ) {
+        switch source {
+        case .own:
+            frames.first!.frame.bytes.withUnsafeBytes { Self.copy($0, range, to: target, at: offset) }
+        case .ring(let entry):
+            Self.copy(ring!.bytes(of: entry), range, to: target, at: offset)
+        }
+    }
+
+    private static func copy(
+        _ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, to target: UnsafeMutableRawBufferPointer, at offset: Int
+    ) {
+        (target.baseAddress! + offset).copyMemory(from: bytes.baseAddress! + range.lowerBound, byteCount: range.count)
     }
 
     /// Takes the frame of `source`, all of it written.
@@ -268,7 +310,7 @@ final class SendQueue {
             queuedBytes -= queued.frame.count
             base += 1
             sentOfFirst = 0
-            if frames.isEmpty { lastHover.removeAll() }
+            if queuedBytes == 0 { lastHover.removeAll() }
         case .ring:
             cursor += 1
             sentOfEntry = 0
@@ -279,14 +321,18 @@ final class SendQueue {
     /// reading it; the deflate buffer is released.
     func writeableBegan() {
         lastWrite = 0
-        releaseBuffer()
+        if buffer != nil { releaseBuffer() }
         releaseStorageIfDrained()
     }
 
     /// Releases the queue's storage when nothing of its own waits (after a raw write, which lws
     /// has sent or copied), so an idle connection keeps none.
     func releaseStorageIfDrained() {
-        if frames.isEmpty { frames.removeAll() }
+        guard hasStorage, queuedBytes == 0 else { return }
+        base += frames.count
+        frames.removeAll()
+        lastHover.removeAll()
+        hasStorage = false
     }
 
     /// lws sent the whole of the last write at once (`lws_partial_buffered` is 0 after a raw
@@ -306,7 +352,7 @@ final class SendQueue {
         var offset = headroom
         var taken = 0
         // A fragment of the first frame when it is too large for one write or already begun...
-        let first = frame(of: source)
+        let first = shape(of: source)
         let sent = sentOfFirst + sentOfEntry
         if sent > 0 || first.count > writeLimit {
             let left = first.payloadCount - sent
@@ -316,7 +362,7 @@ final class SendQueue {
                 into: UnsafeMutableRawBufferPointer(rebasing: scratch[offset...]), opcode: opcode,
                 final: length == left, length: length)
             let from = first.headerLength + sent
-            copy(first.bytes[from..<from + length], to: scratch, at: offset)
+            copy(source, from..<from + length, to: scratch, at: offset)
             offset += length
             taken = 1
             guard length == left else {
@@ -333,10 +379,10 @@ final class SendQueue {
         }
         // ...then whole frames while they fit.
         while taken < maxFrames {
-            let frame = frame(of: source)
-            guard frame.count <= headroom + writeLimit - offset else { break }
-            copy(frame.bytes[...], to: scratch, at: offset)
-            offset += frame.count
+            let count = shape(of: source).count
+            guard count <= headroom + writeLimit - offset else { break }
+            copy(source, 0..<count, to: scratch, at: offset)
+            offset += count
             taken += 1
             consume(source)
             guard let next = nextDue() else { break }
@@ -356,25 +402,18 @@ final class SendQueue {
     func nextMessage() -> UnsafeMutableRawBufferPointer? {
         skipsReplaced = isBehind
         guard let source = nextDue() else { return nil }
-        let frame = frame(of: source)
-        consume(source)
+        let shape = shape(of: source)
         releaseBuffer()
-        let grown = UnsafeMutableRawBufferPointer.allocate(byteCount: headroom + frame.payloadCount, alignment: 16)
+        let grown = UnsafeMutableRawBufferPointer.allocate(byteCount: headroom + shape.payloadCount, alignment: 16)
         buffer = grown
-        let bytes = UnsafeMutableRawBufferPointer(rebasing: grown[headroom...])
-        copy(frame.payload, to: bytes, at: 0)
-        lastWrite = frame.payloadCount
-        return bytes
+        copy(source, shape.headerLength..<shape.count, to: grown, at: headroom)
+        consume(source)
+        lastWrite = shape.payloadCount
+        return UnsafeMutableRawBufferPointer(rebasing: grown[headroom...])
     }
 
     private func releaseBuffer() {
         buffer?.deallocate()
         buffer = nil
-    }
-
-    private func copy(_ bytes: ArraySlice<UInt8>, to target: UnsafeMutableRawBufferPointer, at offset: Int) {
-        bytes.withUnsafeBytes { source in
-            UnsafeMutableRawBufferPointer(rebasing: target[offset..<offset + source.count]).copyMemory(from: source)
-        }
     }
 }
