@@ -83,13 +83,35 @@ package final class Server: Sendable {
         stopped.signal()  // Let other waiters through too.
     }
 
+    /// Creates the lws context with a per-thread fd limit 64 below the open-file limit, so that
+    /// lws stops accepting before `accept` could fail with EMFILE (its accept loop would spin),
+    /// and with its fd table sized to that same limit. lws 4.1.6 sizes the table from the soft
+    /// limit (`sysconf(_SC_OPEN_MAX)`), and a per-thread limit below the table's size makes it
+    /// find the connection of every socket event by a linear search of the whole table
+    /// (`wsi_from_fd` with `max_fds_unrelated_to_ulimit`): 6% of the server's time with 500
+    /// clients, O(connections) per event. So the soft limit is lowered by 64 while the context is
+    /// made and raised again after: the table is indexed by fd, and the 64 fds above lws's limit
+    /// stay for the store, the log and the sockets lws accepts only to refuse (it drops a socket
+    /// whose number is past its table).
+    private static func createContext(_ info: inout lws_context_creation_info) -> OpaquePointer? {
+        let limit = ContextSetup.raiseFileLimit()
+        var lowered = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &lowered)
+        lowered.rlim_cur = rlim_t(limit - 64)
+        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &lowered)
+        info.fd_limit_per_thread = UInt32(limit - 64)
+        let context = lws_create_context(&info)
+        _ = ContextSetup.raiseFileLimit()
+        return context
+    }
+
     private func serviceThread() {
         #if DEBUG
             service.serviceThread = pthread_self()
         #endif
         ReadGuard.forbidReadsOnThisThread()
         let setup = ContextSetup(config: config, service: service)
-        guard let context = lws_create_context(&setup.info) else {
+        guard let context = Self.createContext(&setup.info) else {
             state.withLock {
                 $0.error =
                     config.tlsCertificate == nil
@@ -188,7 +210,6 @@ private final class ContextSetup {
         info.user = Unmanaged.passUnretained(service).toOpaque()
         info.options = UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8) | UInt64(LWS_SERVER_OPTION_DISABLE_IPV6)
         info.retry_and_idle_policy = UnsafePointer(retry)
-        info.fd_limit_per_thread = UInt32(Self.raiseFileLimit() - 64)
         // HTTP bounds lws enforces itself: header bytes per request (more closes the connection);
         // header buffers in use at once (4.1.6 allows one per fd; a connection waits at most 5 s,
         // lws's timeout_secs, for one); and the time from connecting to complete headers.
@@ -206,9 +227,8 @@ private final class ContextSetup {
         }
     }
 
-    /// Raises the soft open-file limit to the hard one and returns it: lws must be told a
-    /// per-thread fd limit below it, or its accept loop spins on EMFILE.
-    private static func raiseFileLimit() -> Int {
+    /// Raises the soft open-file limit to the hard one and returns it.
+    static func raiseFileLimit() -> Int {
         var limit = rlimit()
         getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
         let hard = min(limit.rlim_max, 65_536)

@@ -10,6 +10,7 @@ import contextlib
 import json
 import os
 import re
+import resource
 import signal
 import subprocess
 import threading
@@ -36,15 +37,19 @@ def run_cli(args: list[str], cwd: str, timeout: float = 30.0) -> subprocess.Comp
 class Server:
     """One `shuffleboard serve` process; its stderr is collected line by line by a thread."""
 
-    def __init__(self, args: list[str], cwd: str):
+    def __init__(self, args: list[str], cwd: str, open_files: int | None = None):
         self.args = args
         self.lines: list[str] = []
         self.cond = threading.Condition()
         self.eof = False
         self.port: int | None = None
+
+        def limit_files() -> None:  # In the child, before exec: its open-file limit, soft and hard.
+            resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))
+
         self.proc = subprocess.Popen(
             [BIN, "serve", *args], cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE, text=True, bufsize=1)
+            stderr=subprocess.PIPE, text=True, bufsize=1, preexec_fn=limit_files if open_files else None)
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
 
@@ -171,8 +176,8 @@ class ServerFactory:
         self.cwd = cwd
         self.servers: list[Server] = []
 
-    def __call__(self, *args: str, wait: bool = True) -> Server:
-        server = Server(list(args), self.cwd)
+    def __call__(self, *args: str, wait: bool = True, open_files: int | None = None) -> Server:
+        server = Server(list(args), self.cwd, open_files=open_files)
         self.servers.append(server)
         return server.wait_listening() if wait else server
 

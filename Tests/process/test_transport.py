@@ -141,3 +141,38 @@ def test_a_slow_reader_gets_the_newest_hover_instead_of_every_one(servers):
     stamps = [json.loads(t)["t"] for t in texts if '"type":"hover"' in t]
     assert 0 < len(stamps) < 5000 and stamps == sorted(stamps) and stamps[-1] == 4999, stamps[-5:]
     slow.close()
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of a process so far."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_at_its_open_file_limit_the_server_neither_spins_nor_stops_serving(servers):
+    # 256 descriptors: lws takes at most 192 connections, and the sockets past that wait in the
+    # listen backlog (or are refused) instead of failing accept with EMFILE over and over.
+    server = servers("--memory", "--max-connections-per-address", "0", "--connect-rate", "0", open_files=256)
+    flood = []
+    for _ in range(260):
+        s = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+        flood.append(s)
+    time.sleep(0.5)  # Not a synchronisation: the window in which CPU time is measured.
+    before = cpu_seconds(server.proc.pid)
+    time.sleep(2)
+    spent = cpu_seconds(server.proc.pid) - before
+    assert spent < 1.0, f"the server used {spent:.2f} s of CPU in 2 s holding idle sockets at its limit"
+    for s in flood:
+        s.close()
+    # Once they are gone it serves again: a client joins and gets its welcome.
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            client = Client(server, "back", name="Back")
+            break
+        except Exception:
+            assert time.monotonic() < deadline, "no client could join after the flood"
+            time.sleep(0.2)
+    assert client.welcome["type"] == "welcome"
+    client.close()
