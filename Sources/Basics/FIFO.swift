@@ -9,29 +9,32 @@
 ///
 /// Index 0 is the oldest element (the next `popFirst`), `count - 1` the newest. Indices and slices
 /// are invalidated by any mutation.
-package struct FIFO<Element> {
-    // Internal and @usableFromInline, with every member @inlinable: the service thread's hot path
-    // (SendQueue, in another module) gets FIFO specialised for its element type, not generic
-    // code that looks up type metadata on every `count` and subscript.
+public struct FIFO<Element> {
+    // Internal and @usableFromInline, with every member @inlinable, so that other modules (the
+    // sequencer's history, the rooms, the send path) get FIFO specialised for their element type,
+    // not generic code that looks up type metadata on every `append`, `count` and subscript.
+    // Public, not package: Swift 6.3 does not make the bodies of `@inlinable package` members
+    // available to other modules (their calls stay calls of the generic entry points, checked with
+    // nm on the objects), while `@inlinable public` ones are specialised and inlined.
     @usableFromInline internal var storage: [Element]
     @usableFromInline internal var head = 0
 
     /// An empty queue.
-    @inlinable package init() { storage = [] }
+    @inlinable public init() { storage = [] }
 
     /// A queue holding `elements`, the first of them oldest.
-    @inlinable package init(_ elements: some Sequence<Element>) { storage = Array(elements) }
+    @inlinable public init(_ elements: some Sequence<Element>) { storage = Array(elements) }
 
     /// Adds `element` as the newest.
-    @inlinable package mutating func append(_ element: Element) { storage.append(element) }
+    @inlinable public mutating func append(_ element: Element) { storage.append(element) }
 
     /// Adds `elements` in order, after every element already queued.
-    @inlinable package mutating func append(contentsOf elements: some Sequence<Element>) {
+    @inlinable public mutating func append(contentsOf elements: some Sequence<Element>) {
         storage.append(contentsOf: elements)
     }
 
     /// Removes and returns the oldest element, or nil when the queue is empty.
-    @inlinable package mutating func popFirst() -> Element? {
+    @inlinable public mutating func popFirst() -> Element? {
         guard head < storage.count else { return nil }
         let element = storage[head]
         head += 1
@@ -40,14 +43,14 @@ package struct FIFO<Element> {
     }
 
     /// Removes the `k` oldest elements; `k` must be between 0 and `count`.
-    @inlinable package mutating func removeFirst(_ k: Int) {
+    @inlinable public mutating func removeFirst(_ k: Int) {
         precondition(k >= 0 && k <= count, "cannot remove \(k) of \(count) elements")
         head += k
         compact()
     }
 
     /// Removes every element; the storage is released unless `keepingCapacity`.
-    @inlinable package mutating func removeAll(keepingCapacity: Bool = false) {
+    @inlinable public mutating func removeAll(keepingCapacity: Bool = false) {
         storage.removeAll(keepingCapacity: keepingCapacity)
         head = 0
     }
@@ -66,17 +69,17 @@ package struct FIFO<Element> {
 
 extension FIFO: RandomAccessCollection {
     /// 0: the oldest element.
-    @inlinable package var startIndex: Int { 0 }
+    @inlinable public var startIndex: Int { 0 }
     /// The number of queued elements.
-    @inlinable package var endIndex: Int { storage.count - head }
+    @inlinable public var endIndex: Int { storage.count - head }
     /// The number of queued elements (concrete, not `Collection`'s generic `distance`).
-    @inlinable package var count: Int { storage.count - head }
+    @inlinable public var count: Int { storage.count - head }
     /// True when nothing is queued.
-    @inlinable package var isEmpty: Bool { head == storage.count }
+    @inlinable public var isEmpty: Bool { head == storage.count }
     /// The oldest element.
-    @inlinable package var first: Element? { head < storage.count ? storage[head] : nil }
+    @inlinable public var first: Element? { head < storage.count ? storage[head] : nil }
     /// The element at `position`, 0 being the oldest; settable in place.
-    @inlinable package subscript(position: Int) -> Element {
+    @inlinable public subscript(position: Int) -> Element {
         get {
             precondition(position >= 0 && position < endIndex, "index \(position) out of range 0..<\(endIndex)")
             return storage[head + position]
@@ -91,5 +94,5 @@ extension FIFO: RandomAccessCollection {
 extension FIFO: Sendable where Element: Sendable {}
 extension FIFO: Equatable where Element: Equatable {
     /// Queues compare by their elements, oldest first.
-    @inlinable package static func == (a: FIFO, b: FIFO) -> Bool { a.elementsEqual(b) }
+    @inlinable public static func == (a: FIFO, b: FIFO) -> Bool { a.elementsEqual(b) }
 }
