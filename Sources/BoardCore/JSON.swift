@@ -193,7 +193,26 @@ extension JSON {
 
         mutating func parseString() throws(ParseError) -> String {
             index += 1
-            var out: [UInt8] = []
+            // Most strings (keys, ids, names) have no escape: they are made from the bytes where they
+            // stand, without validation when they are ASCII.
+            let start = index
+            var ascii = true
+            while index < bytes.count {
+                let c = bytes[index]
+                if c == UInt8(ascii: "\"") {
+                    let slice = bytes[start..<index]
+                    index += 1
+                    if ascii { return String(decoding: slice, as: UTF8.self) }
+                    guard let s = String(validating: slice, as: UTF8.self) else {
+                        throw error("invalid UTF-8 in string")
+                    }
+                    return s
+                }
+                if c == UInt8(ascii: "\\") || c < 0x20 { break }
+                if c >= 0x80 { ascii = false }
+                index += 1
+            }
+            var out = Array(bytes[start..<index])
             while true {
                 guard index < bytes.count else { throw error("unterminated string") }
                 let c = bytes[index]
