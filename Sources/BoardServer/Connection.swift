@@ -1,58 +1,66 @@
 internal import CLibWebSockets
 internal import LWSSupport
 
-/// One WebSocket connection on the transport side: its output and the message being
-/// reassembled. Owned and touched only by the service thread; the session itself is the hub's.
-final class Connection {
-    let id: UInt64
+/// One WebSocket connection on the transport side: its output (it is its own `SendQueue`, one
+/// object per connection) and the message being reassembled. Owned and touched only by the
+/// service thread; the session itself is the hub's.
+final class Connection: SendQueue {
     let wsi: OpaquePointer
-    let deflate: Bool
-
-    /// What waits to be written and what lws may still hold; the send bound counts all of it.
-    /// Its board's broadcasts come from `feed`'s ring, the rest is queued here.
-    let output: SendQueue
-    private var writeRequested = false
     /// The board this connection reads broadcasts of (set by `Feed`).
     var feed: Feed?
-    /// Counted in `feed.behind`: on the ring with some of it not yet written (kept by `Feed`).
-    var behind = false
-
-    /// Set when the server decided to close; the close happens from the next WRITEABLE.
-    private(set) var closeRequest: (code: UInt16, reason: String)?
-
-    /// Where the connection was opened: `/ws` or the echo endpoint. Set once, at ESTABLISHED.
-    var endpoint = Endpoint.board
-    /// The client's address, for log lines. Set once, at ESTABLISHED.
-    var peer = "?"
-    /// The close the client started (its code and reason), or the 1002 answering a bad close
-    /// frame: with `closeRequest`, what the close metric and log line say.
-    var closing: (code: UInt16, reason: String, byServer: Bool)?
     /// The message being reassembled from fragments (a message in one frame never lands here).
     var rx: [UInt8] = []
+    /// The client's address, for log lines. Set once, at ESTABLISHED.
+    var peer = "?"
+    /// How it is closing; nil until then (most connections never need the room).
+    private var closeState: CloseState?
+    let deflate: Bool
+    private var writeRequested = false
+    /// Counted in `feed.behind`: on the ring with some of it not yet written (kept by `Feed`).
+    var behind = false
     /// Set once the transport decided to close the connection for what it sent (1002, 1003,
     /// 1009): lws may still deliver frames that came in the same read, and they are dropped.
     var rxRefused = false
+    /// Where the connection was opened: `/ws` or the echo endpoint. Set once, at ESTABLISHED.
+    var endpoint = Endpoint.board
+
+    /// How a connection is closing.
+    private final class CloseState {
+        var request: (code: UInt16, reason: String)?
+        var closing: (code: UInt16, reason: String, byServer: Bool)?
+    }
+
+    /// Set when the server decided to close; the close happens from the next WRITEABLE.
+    var closeRequest: (code: UInt16, reason: String)? { closeState?.request }
+
+    /// The close the client started (its code and reason), or the 1002 answering a bad close
+    /// frame: with `closeRequest`, what the close metric and log line say.
+    var closing: (code: UInt16, reason: String, byServer: Bool)? {
+        get { closeState?.closing }
+        set {
+            if closeState == nil { closeState = CloseState() }
+            closeState!.closing = newValue
+        }
+    }
 
     init(id: UInt64, wsi: OpaquePointer, deflate: Bool, maxPendingBytes: Int, maxWriteBytes: Int) {
-        self.id = id
         self.wsi = wsi
         self.deflate = deflate
-        output = SendQueue(
-            limit: maxPendingBytes, writeLimit: maxWriteBytes, headroom: shuffleboard_lws_pre(), id: id)
+        super.init(limit: maxPendingBytes, writeLimit: maxWriteBytes, headroom: shuffleboard_lws_pre(), id: id)
     }
 
     /// Every byte of output the connection holds: queued frames, the ring's bytes it has not
     /// written, and what lws may still hold of the last write.
-    var pendingBytes: Int { output.heldBytes }
+    var pendingBytes: Int { heldBytes }
 
     /// Queues a frame for this connection alone, in order with the broadcasts it reads; returns
     /// false (and queues nothing) when it would take the connection over its bound. That holds for
     /// every frame, on an empty queue too: the legitimate frames (the largest welcome the board
     /// limits allow) are well under the default bound, and one frame as large as the bound is the
     /// memory the bound is there to cap.
-    func enqueue(_ frame: Frame) -> Bool {
-        guard closeRequest == nil else { return true }
-        guard output.enqueue(frame) else { return false }
+    override func enqueue(_ frame: Frame) -> Bool {
+        guard closeState?.request == nil else { return true }
+        guard super.enqueue(frame) else { return false }
         requestWrite()
         return true
     }
@@ -69,11 +77,12 @@ final class Connection {
     /// Either way it reads no broadcast after this.
     func close(code: UInt16, reason: String, flush: Bool = false) {
         guard closeRequest == nil else { return }
-        closeRequest = (code, reason)
+        if closeState == nil { closeState = CloseState() }
+        closeState!.request = (code, reason)
         if let feed {
             feed.remove(self, keepingPending: flush)
         } else if !flush {
-            output.discardQueued()
+            discardQueued()
         }
         requestWrite()
     }
@@ -89,8 +98,8 @@ final class Connection {
     func writeable(maxFrames: Int, scratch: UnsafeMutableRawBufferPointer) -> Int32 {
         writeRequested = false
         // lws calls WRITEABLE only once it has sent everything it kept of the last write.
-        output.writeableBegan()
-        if let request = closeRequest, output.isEmpty {
+        writeableBegan()
+        if let request = closeRequest, isEmpty {
             LWS.setCloseReason(wsi, code: request.code, reason: request.reason)
             return -1
         }
@@ -99,22 +108,22 @@ final class Connection {
             // lws must frame (and compress) the message itself: one message per write. zlib reads
             // the buffer until the next WRITEABLE, so ask for one even when nothing else is queued:
             // that is when the buffer is released.
-            if let message = output.nextMessage() {
+            if let message = nextMessage() {
                 written = LWS.write(wsi, message.baseAddress!, message.count, LWS_WRITE_TEXT)
                 requestWrite()
             }
-        } else if let bytes = output.nextWrite(maxFrames: maxFrames, into: scratch) {
+        } else if let bytes = nextWrite(maxFrames: maxFrames, into: scratch) {
             // Pre-built frames back to back (or one fragment of a large one), in one raw write.
             written = LWS.write(wsi, bytes.baseAddress!, bytes.count, shuffleboard_write_raw())
             // lws has sent the bytes or copied them; when the socket took them all, lws holds
             // none of them either.
-            if lws_partial_buffered(wsi) == 0 { output.lastWriteWentOut() }
-            output.releaseStorageIfDrained()
-            if !output.isEmpty || closeRequest != nil { requestWrite() }
+            if lws_partial_buffered(wsi) == 0 { lastWriteWentOut() }
+            releaseStorageIfDrained()
+            if !isEmpty || closeRequest != nil { requestWrite() }
         }
         if let feed {
-            if behind && output.caughtUp { feed.caughtUp(self) }
-            if output.ring == nil && output.isEmpty { feed.rejoin(self) }
+            if behind && caughtUp { feed.caughtUp(self) }
+            if ring == nil && isEmpty { feed.rejoin(self) }
         }
         return written ? 0 : -1
     }

@@ -49,7 +49,7 @@ final class Feed {
             if connection.feed !== self {
                 connection.feed?.remove(connection, keepingPending: true)
                 connection.feed = self
-                connection.output.join(ring)
+                connection.join(ring)
             }
             next.append(connection)
             named.insert(ObjectIdentifier(connection))
@@ -66,7 +66,7 @@ final class Feed {
     /// dropped.
     func remove(_ connection: Connection, keepingPending: Bool) {
         guard connection.feed === self else { return }
-        if keepingPending { connection.output.leaveRing() } else { connection.output.discardQueued() }
+        if keepingPending { connection.leaveRing() } else { connection.discardQueued() }
         notBehind(connection)
         connection.feed = nil
         if behind == 0 { empty() }
@@ -86,8 +86,7 @@ final class Feed {
                 left = true
                 continue
             }
-            let output = reader.output
-            guard output.ring != nil else {
+            guard reader.ring != nil else {
                 // Behind the ring: everything goes to its own queue, under the same bound.
                 if reader.id != except {
                     recipients += 1
@@ -95,15 +94,15 @@ final class Feed {
                 }
                 continue
             }
-            guard output.ringAppended(at: position, except: except) else { continue }
+            guard reader.ringAppended(at: position, except: except) else { continue }
             recipients += 1
             if !reader.behind {
                 reader.behind = true
                 behind += 1
             }
-            if output.heldBytes > output.limit {
+            if reader.heldBytes > reader.limit {
                 fallBehind(reader)
-                if output.heldBytes > output.limit {
+                if reader.heldBytes > reader.limit {
                     overBound(reader)
                     continue
                 }
@@ -125,8 +124,8 @@ final class Feed {
     /// A reader behind the ring has written everything of its own: it reads the ring again from
     /// its end (it has had every broadcast before that in its own queue).
     func rejoin(_ reader: Connection) {
-        guard reader.feed === self, reader.output.ring == nil, reader.output.isEmpty else { return }
-        reader.output.join(ring)
+        guard reader.feed === self, reader.ring == nil, reader.isEmpty else { return }
+        reader.join(ring)
     }
 
     private func notBehind(_ reader: Connection) {
@@ -137,7 +136,7 @@ final class Feed {
 
     /// `reader` leaves the ring, keeping what it had not written in its own queue.
     private func fallBehind(_ reader: Connection) {
-        reader.output.leaveRing()
+        reader.leaveRing()
         notBehind(reader)
         if behind == 0 { empty() }
     }
@@ -152,17 +151,17 @@ final class Feed {
     /// than `capacity`, the readers furthest behind leave it first, so that it keeps at most half.
     private func trim() {
         var oldest = ring.end
-        for reader in readers where reader.feed === self && reader.output.ring != nil {
-            oldest = min(oldest, reader.output.cursor)
+        for reader in readers where reader.feed === self && reader.ring != nil {
+            oldest = min(oldest, reader.cursor)
         }
         if ring.bytes(from: oldest) > capacity {
             let keep = ring.position(keepingAtMost: capacity / 2)
             oldest = ring.end
-            for reader in readers where reader.feed === self && reader.output.ring != nil {
-                if reader.output.cursor < keep {
+            for reader in readers where reader.feed === self && reader.ring != nil {
+                if reader.cursor < keep {
                     fallBehind(reader)
                 } else {
-                    oldest = min(oldest, reader.output.cursor)
+                    oldest = min(oldest, reader.cursor)
                 }
             }
         }

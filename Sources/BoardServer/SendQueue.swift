@@ -42,15 +42,35 @@ internal import Basics
 /// thread: lws has sent or copied a raw write when `lws_write` returns). Under permessage-deflate
 /// zlib reads the message until the next WRITEABLE, so `nextMessage()` copies it into a buffer of
 /// the queue's own, released at that WRITEABLE: an idle connection holds no buffer at all.
-final class SendQueue {
-    /// The most bytes held; a frame that would take the queue past it is refused.
-    let limit: Int
-    /// The most bytes in one raw write.
-    let writeLimit: Int
-    /// Writable bytes in front of every write (`LWS_PRE`, which lws may write headers into).
-    let headroom: Int
+///
+/// `Connection` is its subclass, so that a connection is one object (idle memory: one allocation
+/// and one object header fewer per connection); nothing overrides anything. Counts that cannot
+/// pass a write or the bound are 32-bit, for the same reason.
+class SendQueue {
     /// The connection this is the output of: ring entries that leave it out are skipped.
     let id: UInt64
+    private let limit32: Int32
+    private let writeLimit32: Int32
+    private let headroom32: Int32
+    /// The size of the last write, until the next WRITEABLE.
+    private var lastWrite: Int32 = 0
+    /// Payload bytes of the first frame already sent as fragments.
+    private var sentOfFirst: Int32 = 0
+    /// Payload bytes of the ring entry at `cursor` already sent as fragments.
+    private var sentOfEntry: Int32 = 0
+    /// The size of `buffer`.
+    private var bufferCount: Int32 = 0
+    /// Set while `frames` may hold storage (`releaseStorageIfDrained`).
+    private var hasStorage = false
+    /// Set at the start of each write while `isBehind`: replaced ring hovers are skipped.
+    private var skipsReplaced = false
+
+    /// The most bytes held; a frame that would take the queue past it is refused.
+    var limit: Int { Int(limit32) }
+    /// The most bytes in one raw write.
+    var writeLimit: Int { Int(writeLimit32) }
+    /// Writable bytes in front of every write (`LWS_PRE`, which lws may write headers into).
+    var headroom: Int { Int(headroom32) }
 
     /// A frame queued for this connection alone.
     private struct Queued {
@@ -63,15 +83,9 @@ final class SendQueue {
 
     /// Frames waiting to be written, oldest first; the first may be partly sent (`sentOfFirst`).
     private var frames = FIFO<Queued>()
-    /// Set while `frames` may hold storage (`releaseStorageIfDrained`).
-    private var hasStorage = false
     private var queuedBytes = 0
-    /// Payload bytes of the first frame already sent as fragments.
-    private var sentOfFirst = 0
-    /// The size of the last write, until the next WRITEABLE.
-    private var lastWrite = 0
     /// The buffer of a permessage-deflate message, until the next WRITEABLE.
-    private var buffer: UnsafeMutableRawBufferPointer?
+    private var buffer: UnsafeMutableRawPointer?
     /// The absolute position of `frames[0]` (frames taken off the front so far), for `lastHover`.
     private var base = 0
     /// The position of each hand's newest unsent, unsealed hover in `frames`.
@@ -83,16 +97,13 @@ final class SendQueue {
     private(set) var ring: Ring?
     /// The position of the next ring entry to write.
     private(set) var cursor = 0
-    /// Payload bytes of the ring entry at `cursor` already sent as fragments.
-    private var sentOfEntry = 0
-    /// Set at the start of each write while `isBehind`: replaced ring hovers are skipped.
-    private var skipsReplaced = false
 
     init(limit: Int, writeLimit: Int, headroom: Int, id: UInt64 = 0) {
         precondition(writeLimit > 2 * Frame.maximumHeaderLength, "a write must have room for a fragment")
-        self.limit = limit
-        self.writeLimit = writeLimit
-        self.headroom = headroom
+        precondition(limit <= Int32.max && writeLimit <= Int32.max, "limits are 32-bit")
+        limit32 = Int32(limit)
+        writeLimit32 = Int32(writeLimit)
+        headroom32 = Int32(headroom)
         self.id = id
     }
 
@@ -100,7 +111,7 @@ final class SendQueue {
 
     /// Every byte held for the connection: its own queued frames, the ring's bytes from its
     /// cursor, and what lws may still hold of the last write.
-    var heldBytes: Int { queuedBytes + ringBytes + lastWrite }
+    var heldBytes: Int { queuedBytes + ringBytes + Int(lastWrite) }
     /// The ring's bytes from the cursor on.
     var ringBytes: Int { ring?.bytes(from: cursor) ?? 0 }
     /// True when nothing waits: no frame of its own, and the cursor at the ring's end.
@@ -112,7 +123,7 @@ final class SendQueue {
     /// gets every hover.
     var isBehind: Bool { queuedBytes + ringBytes > writeLimit }
     /// The size of the permessage-deflate buffer (0 when there is none).
-    var bufferCapacity: Int { buffer?.count ?? 0 }
+    var bufferCapacity: Int { Int(bufferCount) }
 
     // MARK: Frames for this connection alone
 
@@ -178,7 +189,7 @@ final class SendQueue {
     func leaveRing() {
         guard let ring else { return }
         let skipsReplaced = isBehind
-        var merged: [(Frame, partial: Int)] = []
+        var merged: [(Frame, partial: Int32)] = []
         var position = cursor
         func takeRing(upTo limit: Int) {
             while position < min(limit, ring.end) {
@@ -353,7 +364,7 @@ final class SendQueue {
         var taken = 0
         // A fragment of the first frame when it is too large for one write or already begun...
         let first = shape(of: source)
-        let sent = sentOfFirst + sentOfEntry
+        let sent = Int(sentOfFirst + sentOfEntry)
         if sent > 0 || first.count > writeLimit {
             let left = first.payloadCount - sent
             let length = min(left, writeLimit - Frame.maximumHeaderLength)
@@ -368,8 +379,8 @@ final class SendQueue {
             guard length == left else {
                 // None after a fragment that does not end its message.
                 switch source {
-                case .own: sentOfFirst += length
-                case .ring: sentOfEntry += length
+                case .own: sentOfFirst += Int32(length)
+                case .ring: sentOfEntry += Int32(length)
                 }
                 return finish(scratch, offset)
             }
@@ -392,7 +403,7 @@ final class SendQueue {
     }
 
     private func finish(_ scratch: UnsafeMutableRawBufferPointer, _ offset: Int) -> UnsafeMutableRawBufferPointer {
-        lastWrite = offset - headroom
+        lastWrite = Int32(offset - headroom)
         return UnsafeMutableRawBufferPointer(rebasing: scratch[headroom..<offset])
     }
 
@@ -405,15 +416,17 @@ final class SendQueue {
         let shape = shape(of: source)
         releaseBuffer()
         let grown = UnsafeMutableRawBufferPointer.allocate(byteCount: headroom + shape.payloadCount, alignment: 16)
-        buffer = grown
+        buffer = grown.baseAddress
+        bufferCount = Int32(grown.count)
         copy(source, shape.headerLength..<shape.count, to: grown, at: headroom)
         consume(source)
-        lastWrite = shape.payloadCount
+        lastWrite = Int32(shape.payloadCount)
         return UnsafeMutableRawBufferPointer(rebasing: grown[headroom...])
     }
 
     private func releaseBuffer() {
         buffer?.deallocate()
         buffer = nil
+        bufferCount = 0
     }
 }

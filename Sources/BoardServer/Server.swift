@@ -179,8 +179,9 @@ private final class ContextSetup {
         // service buffer's 4096), and hands RECEIVE at most this much at a time. Small, because
         // most of an idle connection's memory was this buffer; `Service.receive` reassembles
         // longer frames and messages from the pieces (lws_is_final_fragment is false until a
-        // frame's last byte).
-        protocols[0].rx_buffer_size = 512
+        // frame's last byte). 128: a control frame's payload (at most 125 bytes) still fits whole,
+        // as lws needs, and the usual hover, drag and op messages (60-120 bytes) come in one piece.
+        protocols[0].rx_buffer_size = 128
         // One send() per write: lws splits a larger write into sends of this size and keeps the
         // rest on its heap until they are done. Every write to a WebSocket is at most this.
         protocols[0].tx_packet_size = config.maxWriteBytes

@@ -157,12 +157,8 @@ extension Service {
         } else {
             connection.rx.append(contentsOf: bytes)
             message = connection.rx
-            // A long message's buffer is not kept for the life of the connection.
-            if connection.rx.capacity > 4096 {
-                connection.rx = []
-            } else {
-                connection.rx.removeAll(keepingCapacity: true)
-            }
+            // The buffer is not kept for the life of the connection: an idle one holds none.
+            connection.rx = []
         }
         switch connection.endpoint {
         case .board: received(message, on: connection)

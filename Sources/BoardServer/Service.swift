@@ -45,6 +45,9 @@ final class Service {
     private var echoCloseDeadline: Instant?
     /// The hub said stop while echo connections were still closing.
     private var stopRequested = false
+    /// Connections opened and closed since the heap was last trimmed, and since the last tick.
+    private var churnSinceTrim = 0
+    private var churnSinceTick = 0
 
     #if DEBUG
         var serviceThread: pthread_t?
@@ -113,8 +116,25 @@ final class Service {
             }
         }
         apply(hub.handle(event, now: now, wall: Clock.wall()))
-        if case .tick = event { sweepExchanges() }
+        if case .tick = event {
+            sweepExchanges()
+            trimHeapAfterChurn()
+        }
         finishIfStopped(now: now)
+    }
+
+    /// Once a burst of connections opening or closing (at least 256 of them) has been over for a
+    /// tick, gives the freed heap pages back to the kernel (`shuffleboard_trim_heap`): their
+    /// handshake buffers are freed, but glibc keeps the pages between the connections that stay.
+    /// A trim walks the free lists (a few milliseconds for a heap of thousands of connections),
+    /// so it happens only after such a burst.
+    private func trimHeapAfterChurn() {
+        defer { churnSinceTick = 0 }
+        guard churnSinceTrim >= 256, churnSinceTick == 0 else { return }
+        let churn = churnSinceTrim
+        churnSinceTrim = 0
+        let released = shuffleboard_trim_heap() != 0
+        log.debug("heap trimmed after \(churn) connections opened or closed\(released ? "" : " (nothing to release)")")
     }
 
     /// Ends the loop once the hub has stopped and no echo connection is left (or their grace is over).
@@ -130,6 +150,8 @@ final class Service {
 
     func opened(_ wsi: OpaquePointer, endpoint: Endpoint) -> UInt64 {
         let id = ConnectionID(makeID())
+        churnSinceTrim += 1
+        churnSinceTick += 1
         let deflate = config.deflate && LWS.header(wsi, WSI_TOKEN_EXTENSIONS)?.contains("permessage-deflate") == true
         // An echo connection's bound fits one message as large as the echo endpoint takes.
         let bound =
@@ -169,6 +191,8 @@ final class Service {
 
     func closed(_ id: UInt64) {
         guard let connection = connections.removeValue(forKey: ConnectionID(id)) else { return }
+        churnSinceTrim += 1
+        churnSinceTick += 1
         connection.closed()
         logClose(of: connection)
         switch connection.endpoint {

@@ -3,6 +3,9 @@
 
 #include <libwebsockets.h>
 #include <string.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 /* LWS_PRE is a macro expression (not a literal), so Swift does not import it.
  * Every buffer passed to lws_write needs this much writable headroom. */
@@ -78,6 +81,19 @@ static inline int shuffleboard_frame_is_masked(struct lws *wsi) {
 #else
     (void)wsi;
     return -1;
+#endif
+}
+
+/* glibc's malloc_trim, from <malloc.h>, which Swift's Glibc module does not import: returns the
+ * whole free pages of every malloc arena to the kernel. After a burst of connections the
+ * service thread's arena is full of freed handshake buffers (lws's header tables, 8 KiB each, a
+ * few hundred at once) between the connections' long-lived allocations; glibc only gives back
+ * the free space at the top of an arena on its own. Returns 1 when memory was released. */
+static inline int shuffleboard_trim_heap(void) {
+#if defined(__GLIBC__)
+    return malloc_trim(0);
+#else
+    return 0;
 #endif
 }
 

@@ -176,3 +176,17 @@ def test_at_its_open_file_limit_the_server_neither_spins_nor_stops_serving(serve
             time.sleep(0.2)
     assert client.welcome["type"] == "welcome"
     client.close()
+
+
+def test_after_a_burst_of_connections_the_heap_is_trimmed_once_it_is_quiet(servers):
+    server = servers("--memory", "--log-level", "debug", "--max-connections-per-address", "0", "--connect-rate", "0")
+    burst = [raw_websocket(server.port, receive_buffer=65536) for _ in range(150)]
+    for s in burst:
+        s.close()
+    # 150 opened and 150 closed: 300 at least 256, then a quiet tick (250 ms).
+    server.wait_for_log(r"heap trimmed after \d+ connections opened or closed")
+    # Once: a single client later does not trim again.
+    lines = len(server.lines)
+    Client(server, "quiet", name="Quiet").close()
+    time.sleep(1)  # Not a synchronisation: the ticks in which a wrong trim would show.
+    assert not any("heap trimmed" in line for line in server.lines[lines:])
