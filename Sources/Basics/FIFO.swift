@@ -5,7 +5,7 @@
 /// make up at least half of the array, they are removed in one go. Each compaction moves no more
 /// elements than were popped since the last one (amortised O(1)), the array holds fewer than twice
 /// the queued elements, and a queue that empties resets at once. The array keeps its
-/// capacity; `removeAll()` releases it.
+/// capacity (up to 1,024 elements when the queue empties); `removeAll()` releases it.
 ///
 /// Index 0 is the oldest element (the next `popFirst`), `count - 1` the newest. Indices and slices
 /// are invalidated by any mutation.
@@ -55,11 +55,15 @@ public struct FIFO<Element> {
         head = 0
     }
 
+    /// How many elements the storage holds without growing.
+    @inlinable public var capacity: Int { storage.capacity }
+
     /// The compaction rule (see the type's documentation).
     @inlinable internal mutating func compact() {
         guard head * 2 >= storage.count else { return }
         if head == storage.count {
-            storage.removeAll(keepingCapacity: true)
+            // A large backlog's storage is not kept once it has drained.
+            storage.removeAll(keepingCapacity: storage.capacity <= 1024)
         } else {
             storage.removeFirst(head)
         }

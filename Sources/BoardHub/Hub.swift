@@ -173,7 +173,9 @@ package final class Hub {
         case .shutdown: beginShutdown()
         case .leases, .forwardEnded: break  // not clustered yet: no node sends these
         }
-        defer { actions.removeAll(keepingCapacity: true) }
+        // Not removeAll(keepingCapacity:): the returned array shares the storage, so that would
+        // allocate a new buffer as large as the largest burst of actions ever, on every event.
+        defer { actions = [] }
         return actions
     }
 

@@ -24,6 +24,16 @@ import Testing
         #expect(q.last == 19)
     }
 
+    @Test func aDrainedQueueKeepsASmallStorageAndReleasesALargeOne() {
+        var q = FIFO<Int>()
+        q.append(contentsOf: 0..<10)
+        while q.popFirst() != nil {}
+        #expect(q.isEmpty && q.capacity >= 10, "a small queue keeps its storage for the next burst")
+        q.append(contentsOf: 0..<5000)
+        while q.popFirst() != nil {}
+        #expect(q.isEmpty && q.capacity == 0, "a backlog's storage goes once it has drained")
+    }
+
     @Test func anElementCanBeReplacedWhereItStands() {
         var q = FIFO(10..<20)
         q.removeFirst(3)
