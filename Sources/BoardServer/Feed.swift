@@ -30,8 +30,12 @@ final class Feed {
     /// The ring's size at which readers' cursors are looked at again to trim it.
     private var trimAt: Int
 
-    init(capacity: Int) {
+    /// Told of each reader that leaves the ring, with the ring bytes it had not written (a log line).
+    private let fellBehind: (Connection, Int) -> Void
+
+    init(capacity: Int, fellBehind: @escaping (Connection, Int) -> Void = { _, _ in }) {
         self.capacity = capacity
+        self.fellBehind = fellBehind
         trimAt = Self.trimStep(capacity)
     }
 
@@ -136,6 +140,7 @@ final class Feed {
 
     /// `reader` leaves the ring, keeping what it had not written in its own queue.
     private func fallBehind(_ reader: Connection) {
+        fellBehind(reader, reader.ringBytes)
         reader.leaveRing()
         notBehind(reader)
         if behind == 0 { empty() }

@@ -308,7 +308,14 @@ final class Service {
             if connection.closeRequest == nil { break }
         }
         guard open else { return nil }
-        let feed = found ?? Feed(capacity: config.ringBytes)
+        let feed =
+            found
+            ?? Feed(capacity: config.ringBytes) { [unowned self] connection, bytes in
+                clientLog(
+                    .debug,
+                    "connection \(connection.id) from \(connection.peer) fell \(bytes) bytes behind its board's "
+                        + "broadcasts; it gets copies until it catches up")
+            }
         if feed.members != members { feed.reconcile(members, connections: connections) }
         return feed
     }

@@ -190,3 +190,70 @@ def test_after_a_burst_of_connections_the_heap_is_trimmed_once_it_is_quiet(serve
     Client(server, "quiet", name="Quiet").close()
     time.sleep(1)  # Not a synchronisation: the ticks in which a wrong trim would show.
     assert not any("heap trimmed" in line for line in server.lines[lines:])
+
+
+def read_texts(s: socket.socket, want, deadline: float) -> list[str]:
+    """Text messages from a raw socket (unmasked server frames) until `want(texts)` is true."""
+    buf, texts = b"", []
+    while not want(texts):
+        assert time.monotonic() < deadline, f"gave up after {len(texts)} messages"
+        chunk = s.recv(65536)
+        assert chunk, "closed"
+        buf += chunk
+        while len(buf) >= 2:
+            n, offset = buf[1] & 0x7F, 2
+            if n == 126:
+                if len(buf) < 4:
+                    break
+                n, offset = struct.unpack(">H", buf[2:4])[0], 4
+            elif n == 127:
+                if len(buf) < 10:
+                    break
+                n, offset = struct.unpack(">Q", buf[2:10])[0], 10
+            if len(buf) < offset + n:
+                break
+            texts.append(buf[offset:offset + n].decode())
+            buf = buf[offset + n:]
+    return texts
+
+
+def test_readers_behind_the_ring_joining_midway_or_leaving_each_get_their_stream_in_order(servers):
+    # A small ring and kernel buffer, so that a client that stops reading falls behind the ring.
+    server = servers("--memory", "--ring-bytes", "4096", "--unsent-bytes", "4096", "--op-rate", "0",
+                     "--message-rate", "0", "--log-level", "debug")
+    slow = raw_websocket(server.port, receive_buffer=4096)
+    send_text(slow, '{"type":"hello","board":"ring","name":"Slow"}')
+    fast = Client(server, "ring", name="Fast")
+    leaving = Client(server, "ring", name="Leaving")
+    ops = 400
+
+    def commit(i: int) -> None:
+        fast.send({"type": "toggle", "op": f"r{i}", "base": i, "item": "t2", "on": i % 2 == 0})
+        assert fast.result_of(f"r{i}")["seq"] == i + 1
+
+    for i in range(ops // 2):
+        commit(i)
+    # One joins halfway, one leaves halfway; the others read on.
+    middle = Client(server, "ring", name="Middle")
+    assert middle.welcome["seq"] == ops // 2
+    leaving.close()
+    for i in range(ops // 2, ops):
+        commit(i)
+    server.wait_for_log(r"fell \d+ bytes behind its board's broadcasts")
+
+    def seqs(texts: list[str]) -> list[int]:
+        return [m["seq"] for m in map(json.loads, texts) if m["type"] == "toggle"]
+
+    # The slow reader gets every op, in order, gapless, then the leave, after its welcome and join.
+    texts = read_texts(slow, lambda t: len(seqs(t)) >= ops, time.monotonic() + 20)
+    assert json.loads(texts[0])["type"] == "welcome"
+    assert seqs(texts) == list(range(1, ops + 1))
+    types = [json.loads(t)["type"] for t in texts]
+    assert types.index("leave") > types.index("join") and types.count("join") == 3
+    # Caught up, it is back on the ring: the next op comes as it happens.
+    commit(ops)
+    assert seqs(read_texts(slow, lambda t: len(seqs(t)) >= 1, time.monotonic() + 10)) == [ops + 1]
+    # The one that joined halfway got exactly what came after its welcome.
+    got = [middle.result_of(f"r{i}")["seq"] for i in range(ops // 2, ops + 1)]
+    assert got == list(range(ops // 2 + 1, ops + 2))
+    slow.close()
