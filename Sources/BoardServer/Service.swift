@@ -133,8 +133,15 @@ final class Service {
         guard churnSinceTrim >= 256, churnSinceTick == 0 else { return }
         let churn = churnSinceTrim
         churnSinceTrim = 0
+        var start = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &start)
         let released = shuffleboard_trim_heap() != 0
-        log.debug("heap trimmed after \(churn) connections opened or closed\(released ? "" : " (nothing to release)")")
+        var end = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &end)
+        let micros = (end.tv_sec - start.tv_sec) * 1_000_000 + (end.tv_nsec - start.tv_nsec) / 1000
+        log.debug(
+            "heap trimmed after \(churn) connections opened or closed in \(micros) µs"
+                + (released ? "" : " (nothing to release)"))
     }
 
     /// Ends the loop once the hub has stopped and no echo connection is left (or their grace is over).
