@@ -403,3 +403,10 @@ def test_index_page_opens_a_board_by_name_and_lists_it(browser, server):
             expect(other.locator("#board-list-note")).to_contain_text("open one by name")
     finally:
         ctx.close()
+
+
+def test_the_page_names_its_board_in_the_websocket_url(clients):
+    # A load balancer in front of a cluster hashes on `board` (docs/cluster.md).
+    urls = []
+    clients("Ann", board="b-url", before_goto=lambda page: page.on("websocket", lambda ws: urls.append(ws.url)))
+    assert urls and all(u.endswith("/ws?board=b-url") for u in urls), urls
