@@ -1,0 +1,57 @@
+"""deploy/haproxy.cfg as shipped, in front of three nodes: a board's clients land on one node (the
+hash of `?board=`), that node works, and the plain HTTP API goes through the same frontend."""
+
+import json
+
+from harness import Client
+
+GRID_BOARDS = [f"route-{i}" for i in range(12)]
+
+
+class Through:
+    """What harness.Client needs of a server: the WebSocket URL, here HAProxy's."""
+
+    def __init__(self, port: int):
+        self.ws_url = f"ws://127.0.0.1:{port}/ws"
+
+
+def node_of(client: Client) -> str:
+    return client.ws.response.headers["x-shuffleboard-node"]
+
+
+def test_haproxy_sends_a_boards_clients_to_one_node_and_passes_the_api_through(clusters, haproxy):
+    cluster = clusters(count=3)
+    proxy = haproxy(cluster.nodes)
+    proxy.wait_servers_up()
+
+    # Hashing on `board`: an id lands on the same node every time, and ids spread over the nodes.
+    landed = {}
+    for board in GRID_BOARDS:
+        nodes = {proxy.request(f"/healthz?board={board}")[2] for _ in range(3)}
+        assert len(nodes) == 1 and None not in nodes, (board, nodes)
+        landed[board] = nodes.pop()
+    assert len(set(landed.values())) >= 2, landed
+
+    # Two clients of one board, through HAProxy with ?board= as the web client connects: the same
+    # node, which owns the board (the first hello claimed it), and they see each other's ops.
+    board = GRID_BOARDS[0]
+    ada = Client(Through(proxy.port), board, name="Ada", query=f"?board={board}")
+    bo = Client(Through(proxy.port), board, name="Bo", query=f"?board={board}")
+    try:
+        assert ada.welcome["type"] == "welcome" and bo.welcome["type"] == "welcome"
+        assert node_of(ada) == node_of(bo) == landed[board]
+        ada.send({"type": "toggle", "op": "hp-1", "base": 0, "item": "t1", "on": True})
+        assert ada.result_of("hp-1")["seq"] == 1
+        assert bo.result_of("hp-1")["seq"] == 1
+    finally:
+        ada.close()
+        bo.close()
+
+    # The HTTP API through the same frontend (round robin without `board`), from any node.
+    status, text, _ = proxy.request(f"/api/boards/{board}")
+    body = json.loads(text)
+    assert status == 200 and body["seq"] == 1 and body["owner"] == landed[board], body
+    status, text, _ = proxy.request("/api/cluster")
+    assert status == 200 and sorted(n["name"] for n in json.loads(text)["nodes"]) == ["n1", "n2", "n3"], text
+    status, _, _ = proxy.request("/")
+    assert status == 200
