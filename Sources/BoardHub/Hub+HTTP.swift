@@ -44,7 +44,7 @@ extension Hub {
             case .get:
                 if let only = claims.board { return read(.snapshot(only), then: .http(exchange, .listOne(only))) }
                 return listRequest(request.query, exchange: exchange)
-            case .post: return createRequest(request.body, claims: claims, exchange: exchange)
+            case .post: return createRequest(request.body, claims: claims, peer: request.peer, exchange: exchange)
             default: return emit(.respond(exchange, .methodNotAllowed("GET, POST")))
             }
         }
@@ -97,7 +97,7 @@ extension Hub {
         read(.list(after: after, limit: limit + 1), then: .http(exchange, .list(after: after, limit: limit)))
     }
 
-    private func createRequest(_ body: [UInt8], claims: Claims, exchange: ExchangeID) {
+    private func createRequest(_ body: [UInt8], claims: Claims, peer: String, exchange: ExchangeID) {
         switch BoardDefinition.parse(body) {
         case .failure(let problem):
             emit(.respond(exchange, .error(400, "bad_request", problem.message)))
@@ -107,6 +107,12 @@ extension Hub {
             else {
                 return emit(
                     .respond(exchange, Self.forbidden("creating board \(definition.id?.rawValue ?? "with a new id")")))
+            }
+            // Without access control anyone may create boards: the address pays, as for `hello`.
+            guard config.auth != nil || mayCreate(from: peer) else {
+                log(.warning, "\(exchange) from \(peer) makes new boards too fast; answering 429")
+                return emit(
+                    .respond(exchange, .error(429, "rate_limited", "too many new boards from your address; slow down")))
             }
             let id = definition.id ?? BoardDefinition.randomID()
             let board = definition.board(id: id)

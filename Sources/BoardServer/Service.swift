@@ -55,6 +55,7 @@ final class Service {
             store: store, inbox: inbox, log: log, stopRetry: .milliseconds(Int64(config.shutdownWriteRetry * 1000)))
         reader = Reader(store: store, inbox: inbox)
         files = StaticFiles(root: config.webRoot)
+        for line in files.skipped { log.log(.warning, "web folder: not served: \(line)") }
         var hubConfig = Hub.Config()
         hubConfig.createBoards = config.createBoards
         hubConfig.defaultTemplate = Template(rawValue: config.defaultTemplate) ?? .colors
