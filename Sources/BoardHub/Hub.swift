@@ -197,6 +197,8 @@ package final class Hub {
     package var connectionCount: Int { sessions.count }
     /// The number of boards in memory.
     package var boardCount: Int { boards.count }
+    /// In a cluster: this node's settings.
+    package var clusterSettings: ClusterSettings? { config.cluster }
 
     // MARK: Helpers for the handlers
 
