@@ -34,6 +34,7 @@ extension Hub {
             }
             return emit(.respond(exchange, Self.templateList))
         }
+        if segments == ["cluster"] { return clusterRequest(request, exchange: exchange) }
         guard segments.first == "boards" else {
             return emit(.respond(exchange, .error(404, "not_found", "no such API route")))
         }
@@ -61,6 +62,7 @@ extension Hub {
         case (.delete, nil, 1):
             if boards[id] != nil {
                 delete(id, answering: exchange)
+                releaseLease(id)
             } else if isDeleting(id) {
                 emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(id)")))
             } else {
@@ -126,12 +128,20 @@ extension Hub {
 
     private func snapshotRequest(_ id: BoardID, exchange: ExchangeID) {
         if let host = boards[id] {
-            emit(.respond(exchange, Self.snapshot(host.room.published, seq: host.room.visibleSeq)))
+            emit(.respond(exchange, snapshot(of: host)))
         } else if isDeleting(id) {
             emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(id)")))
         } else {
-            read(.snapshot(id), then: .http(exchange, .snapshot(id)))
+            // In a cluster the store says which node owns the board (this one does not).
+            read(config.cluster == nil ? .snapshot(id) : .snapshotAndOwner(id), then: .http(exchange, .snapshot(id)))
         }
+    }
+
+    /// A board in memory as `GET /api/boards/{id}` shows it: in a cluster, this node owns it.
+    private func snapshot(of host: BoardHost) -> HTTPResponse {
+        Self.snapshot(
+            host.room.published, seq: host.room.visibleSeq, clustered: config.cluster != nil,
+            owner: config.cluster?.node)
     }
 
     private func opsRequest(_ id: BoardID, query: [String: String], exchange: ExchangeID) {
@@ -158,12 +168,17 @@ extension Hub {
         switch (route, answer) {
         case (.list(let after, let limit), .list(let stored)):
             emit(.respond(exchange, boardList(stored, after: after, limit: limit)))
-        case (.snapshot(let id), .board(let stored)):
+        case (.snapshot(let id), .board(let stored)), (.snapshot(let id), .boardAndOwner(let stored, _)):
             // The board may have been loaded (or created) while the store was read: memory is newer.
             if let host = boards[id] {
-                emit(.respond(exchange, Self.snapshot(host.room.published, seq: host.room.visibleSeq)))
+                emit(.respond(exchange, snapshot(of: host)))
             } else if let stored, !isDeleting(id) {
-                emit(.respond(exchange, Self.snapshot(stored.board, seq: stored.seq)))
+                var owner: String?
+                if case .boardAndOwner(_, let node) = answer { owner = node }
+                emit(
+                    .respond(
+                        exchange,
+                        Self.snapshot(stored.board, seq: stored.seq, clustered: config.cluster != nil, owner: owner)))
             } else {
                 emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(id)")))
             }
@@ -177,6 +192,8 @@ extension Hub {
             emit(.respond(exchange, boardList(summaries, after: nil, limit: 1, only: id)))
         case (.ops(let id, let since), .ops(let page)):
             emit(.respond(exchange, opsPage(id, since: since, page)))
+        case (.cluster, .nodes(let nodes)):
+            emit(.respond(exchange, clusterAnswer(nodes)))
         default:
             preconditionFailure("HTTP read \(route) got \(answer)")
         }
@@ -255,10 +272,13 @@ extension Hub {
         w.endObject()
     }
 
-    static func snapshot(_ board: Board, seq: Seq) -> HTTPResponse {
+    /// `{"seq", "board"}`, and in a cluster `"owner"`: the node holding the board's live lease
+    /// (null when none does: nobody has the board in memory).
+    static func snapshot(_ board: Board, seq: Seq, clustered: Bool = false, owner: String? = nil) -> HTTPResponse {
         .json(200) { w in
             w.beginObject()
             w.write("seq", seq)
+            if clustered { w.write("owner", owner) }
             board.encode(into: &w, key: "board")
             w.endObject()
         }
