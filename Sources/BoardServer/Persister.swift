@@ -13,7 +13,8 @@ import Synchronization
 ///
 /// A failed write is never acknowledged, so it may be retried or failed without breaking a
 /// promise. A transient failure (locked, I/O, disk full) is retried with backoff until it
-/// succeeds; a permanent one (a constraint, a damaged row) would fail forever, so the batch is
+/// succeeds; a permanent one (a constraint, a damaged row) or a fenced one (in a cluster, this
+/// node no longer holds the board's lease) would fail forever, so the batch is
 /// split by board and each board is written on its own: the boards that commit are reported
 /// durable, each board that still fails is reported as `.writeFailed`, and the writer goes on.
 /// Once `stop()` is called, a transient failure is retried for `stopRetry` more at most; then what
@@ -118,14 +119,16 @@ final class Persister: Sendable {
                 let seconds = (ContinuousClock.now - started).timeInterval
                 measured.withLock {
                     $0.writeSeconds.observe(seconds)
-                    if error.kind == .permanent {
-                        $0.permanentFailures += 1
-                    } else {
+                    if error.kind == .transient {
                         $0.transientFailures += 1
                         $0.failing = true
+                    } else {
+                        $0.permanentFailures += 1
                     }
                 }
-                if error.kind == .permanent { return .failed(error) }
+                // Permanent and fenced failures fail the same way however often they are tried
+                // (a fenced board stays fenced until this node claims it again).
+                if error.kind != .transient { return .failed(error) }
                 var wait = delay
                 if let deadline = deadline.withLock({ $0 }) {
                     let left = deadline - .now
