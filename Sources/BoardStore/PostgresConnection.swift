@@ -92,8 +92,8 @@ final class PostgresConnection {
         guard let conn else { throw StoreError("\(location): out of memory while connecting", kind: .transient) }
         shuffleboard_pg_silence_notices(conn)
         guard PQstatus(conn) == CONNECTION_OK else {
-            let error = StoreError(
-                "\(location): cannot connect: \(Self.message(PQerrorMessage(conn)))", kind: Self.connectKind(conn))
+            let reason = Self.redacting(url, in: Self.message(PQerrorMessage(conn)))
+            let error = StoreError("\(location): cannot connect: \(reason)", kind: Self.connectKind(conn))
             close()
             throw error
         }
@@ -114,7 +114,8 @@ final class PostgresConnection {
         guard let options = PQconninfoParse(url, &error) else {
             let reason = error.map { message(UnsafePointer($0)) } ?? "out of memory"
             if let error { PQfreemem(error) }
-            throw StoreError("not a PostgreSQL connection URL: \(reason)")
+            // Some of libpq's parse errors quote the URL.
+            throw StoreError("not a PostgreSQL connection URL: \(redacting(url, in: reason))")
         }
         defer { PQconninfoFree(options) }
         var found: [String: String] = [:]
@@ -128,6 +129,28 @@ final class PostgresConnection {
         let port = found["port"].map { ":" + $0 } ?? ""
         let database = found["dbname"].map { "/" + $0 } ?? ""
         return "postgresql://\(user)\(host)\(port)\(database)"
+    }
+
+    /// `text` with every password `url` holds (`USER:PASSWORD@`, `password=`) replaced by `***`.
+    static func redacting(_ url: String, in text: String) -> String {
+        var secrets: [Substring] = []
+        if let scheme = url.firstRange(of: "://") {
+            let authority = url[scheme.upperBound...].prefix { $0 != "/" && $0 != "?" }
+            if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
+                secrets.append(authority[authority.index(after: colon)..<at])
+            }
+        }
+        var rest = Substring(url)
+        while let found = rest.firstRange(of: "password=") {
+            let value = rest[found.upperBound...].prefix { $0 != "&" && $0 != " " }
+            secrets.append(value)
+            rest = rest[found.upperBound...]
+        }
+        var redacted = text
+        for secret in secrets where !secret.isEmpty {
+            redacted = redacted.split(separator: secret, omittingEmptySubsequences: false).joined(separator: "***")
+        }
+        return redacted
     }
 
     // MARK: The error funnel

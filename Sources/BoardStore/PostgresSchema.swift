@@ -65,6 +65,19 @@ enum PostgresSchema {
     /// The `pg_advisory_xact_lock` key that serialises migrations: "shuffleb" in ASCII.
     static let lockKey = 0x7368_7566_666c_6562
 
+    /// Throws unless the database is at exactly `current` (for export, which must change nothing).
+    static func checkCurrent(_ db: PostgresConnection) throws(StoreError) {
+        let version = try db.transaction(begin: "BEGIN READ ONLY") { () throws(StoreError) -> Int in
+            let exists = try db.int("SELECT count(*) FROM pg_tables WHERE tablename = 'schema_version'") ?? 0
+            return exists == 0 ? 0 : try db.int("SELECT max(version) FROM schema_version") ?? 0
+        }
+        guard version == current else {
+            throw StoreError(
+                "\(db.location) has schema version \(version), not this shuffleboard's (\(current)); "
+                    + "start a server of this version on it once to upgrade it")
+        }
+    }
+
     /// Brings the database up to `current`, or throws when it is newer than that.
     static func migrate(_ db: PostgresConnection) throws(StoreError) {
         try db.transaction { () throws(StoreError) in

@@ -27,8 +27,8 @@ package final class PostgresStore: ClusterStore {
     private let renewer: Mutex<PostgresConnection?>
     /// The epoch of this node's last successful claim of each board: the token its writes carry.
     private let claimed = Mutex<[BoardID: Int64]>([:])
-    /// How other nodes reach this one; written into `nodes` by `renew`.
-    private let advertised: Mutex<String>
+    /// How other nodes reach this one; written into `nodes` by `renew`. Nil for a tool, not a node.
+    private let advertised: Mutex<String?>
     /// The cluster secret, once read.
     private let secret = Mutex<[UInt8]?>(nil)
 
@@ -37,13 +37,15 @@ package final class PostgresStore: ClusterStore {
 
     /// Connects to the database `url` names (`postgresql://USER@HOST:PORT/DB`; libpq reads the URL,
     /// and a password may come from it or from `~/.pgpass`), brings its schema up to date, and
-    /// records this node and its `advertise` address.
+    /// records this node and its `advertise` address. A nil `advertise` is a tool (export,
+    /// import), not a node: it is not listed in `nodes`. Without `migrate` an out-of-date
+    /// schema is refused instead of upgraded (for export, which should change nothing).
     ///
     /// A board is snapshotted every `snapshotEvery` ops, and its newest `keepOps` ops stay
     /// available to `ops(of:since:limit:)`. Errors name the server, never the password.
     package init(
-        url: String, node: String, advertise: String, leaseSeconds: Double = 5, snapshotEvery: Int = 100,
-        keepOps: Int = 10_000
+        url: String, node: String, advertise: String?, leaseSeconds: Double = 5, snapshotEvery: Int = 100,
+        keepOps: Int = 10_000, migrate: Bool = true
     ) throws(StoreError) {
         if let problem = Self.problem(nodeName: node) { throw StoreError(problem) }
         guard leaseSeconds > 0, leaseSeconds <= 3600 else {
@@ -55,7 +57,7 @@ package final class PostgresStore: ClusterStore {
         advertised = Mutex(advertise)
 
         let writerDB = try PostgresConnection(url: url)
-        try PostgresSchema.migrate(writerDB)
+        if migrate { try PostgresSchema.migrate(writerDB) } else { try PostgresSchema.checkCurrent(writerDB) }
         let readerDB = try PostgresConnection(url: url)
         let renewerDB = try PostgresConnection(url: url)
         writer = Mutex(PostgresWriter(db: writerDB, node: node, snapshotEvery: snapshotEvery, keepOps: keepOps))
@@ -93,8 +95,8 @@ package final class PostgresStore: ClusterStore {
         }
     }
 
-    /// The address other nodes reach this one at.
-    package var advertise: String { advertised.withLock { $0 } }
+    /// The address other nodes reach this one at (nil: a tool, not listed as a node).
+    package var advertise: String? { advertised.withLock { $0 } }
 
     /// Changes the address other nodes reach this one at (for a server that learns its port only
     /// once it listens) and records it at once.
@@ -199,20 +201,25 @@ package final class PostgresStore: ClusterStore {
         let address = advertise
         return try onRenewer { db throws(StoreError) -> Set<BoardID> in
             var held = Set<BoardID>()
-            // The leases are locked in board order, as the writer's fence locks them.
-            try db.query(
-                """
-                WITH seen AS (
-                    INSERT INTO nodes (name, advertise, last_seen) VALUES ($1, $2, now())
-                    ON CONFLICT (name) DO UPDATE SET advertise = EXCLUDED.advertise, last_seen = EXCLUDED.last_seen
-                ), held AS (
+            // The leases are locked in board order, as the writer's fence locks them. A tool
+            // (no address) only extends its leases.
+            let extend = """
+                held AS (
                     SELECT board FROM leases WHERE node = $1 AND expires_at > now() ORDER BY board FOR UPDATE
                 )
-                UPDATE leases l SET expires_at = now() + $3 * interval '1 millisecond'
+                UPDATE leases l SET expires_at = now() + $2 * interval '1 millisecond'
                 FROM held WHERE l.board = held.board
                 RETURNING l.board
-                """,
-                [.text(node), .text(address), .int(leaseMilliseconds)]
+                """
+            let seen = """
+                seen AS (
+                    INSERT INTO nodes (name, advertise, last_seen) VALUES ($1, $3, now())
+                    ON CONFLICT (name) DO UPDATE SET advertise = EXCLUDED.advertise, last_seen = EXCLUDED.last_seen
+                ),
+                """
+            try db.query(
+                "WITH " + (address == nil ? "" : seen) + extend,
+                [.text(node), .int(leaseMilliseconds)] + (address.map { [.text($0)] } ?? [])
             ) { row in
                 if let id = BoardID(row.text(0)) { held.insert(id) }
             }
@@ -285,8 +292,9 @@ package final class PostgresStore: ClusterStore {
 
     private var leaseMilliseconds: Int { Int((leaseSeconds * 1000).rounded()) }
 
-    /// Upserts this node's row in `nodes`.
+    /// Upserts this node's row in `nodes` (a tool has none).
     private func recordNode(_ db: PostgresConnection) throws(StoreError) {
+        guard let advertise else { return }
         try db.query(
             "INSERT INTO nodes (name, advertise, last_seen) VALUES ($1, $2, now()) "
                 + "ON CONFLICT (name) DO UPDATE SET advertise = EXCLUDED.advertise, last_seen = EXCLUDED.last_seen",
