@@ -46,15 +46,14 @@ final class BoardLog<Rows: BoardRows> {
             throw StoreError(
                 "\(rows.location): op seq \(op.seq) does not follow seq \(state.seq + i) of board \(id)")
         }
-        // All rows first (one statement where the database allows), then the snapshots they call
-        // for: compaction only reads and deletes ops at or below the snapshot's seq.
-        try rows.insertOps(ops, of: id)
+        // All rows and the new seq first (one statement where the database allows), then the
+        // snapshots they call for: compaction only reads and deletes ops at or below the snapshot's seq.
+        try rows.appendOps(ops, of: id)
         for op in ops {
             state.board.apply(op.op)
             state.seq = op.seq
             if state.seq - state.latestSnapshot >= snapshotEvery { try snapshot(&state, of: id) }
         }
-        try rows.setSeq(state.seq, of: id)
         replicas[id] = state
     }
 
@@ -72,7 +71,7 @@ final class BoardLog<Rows: BoardRows> {
         }
         _ = try rows.insertBoard(archive.board, seq: archive.seq, created: Self.now(), ignoringExisting: false)
         try rows.putSnapshot(archive.board.encoded(), of: archive.id, at: archive.baseSeq)
-        try rows.insertOps(archive.ops, of: archive.id)
+        try rows.appendOps(archive.ops, of: archive.id)
         var state = BoardState(
             board: archive.current, seq: archive.seq, latestSnapshot: archive.baseSeq, baseSeq: archive.baseSeq)
         // A snapshot bounds the replay on load; compaction waits for the next one, so that an

@@ -60,10 +60,6 @@ extension PostgresConnection: BoardRows {
         return try query(ignoringExisting ? insert + " ON CONFLICT (id) DO NOTHING" : insert, values) == 1
     }
 
-    func setSeq(_ seq: Seq, of id: BoardID) throws(StoreError) {
-        try query("UPDATE boards SET seq = $2 WHERE id = $1", [.text(id.rawValue), .int(seq)])
-    }
-
     func putSnapshot(_ json: [UInt8], of id: BoardID, at seq: Seq) throws(StoreError) {
         try query(
             "INSERT INTO snapshots (board, seq, snapshot) VALUES ($1, $2, $3) "
@@ -80,12 +76,15 @@ extension PostgresConnection: BoardRows {
     }
 
     /// One INSERT per `opsPerInsert` ops: a round trip to the server costs more than the rows.
-    /// The SQL names only parameter numbers; every value is bound.
-    func insertOps(_ ops: [CommittedOp], of id: BoardID) throws(StoreError) {
+    /// The last one also sets the board's seq, in the same statement. The SQL names only
+    /// parameter numbers; every value is bound.
+    func appendOps(_ ops: [CommittedOp], of id: BoardID) throws(StoreError) {
+        guard let last = ops.last else { return }
         var start = ops.startIndex
         while start < ops.endIndex {
             let chunk = ops[start..<min(start + Self.opsPerInsert, ops.endIndex)]
-            var values: [PostgresValue] = [.text(id.rawValue)]
+            let final = chunk.endIndex == ops.endIndex
+            var values: [PostgresValue] = [.text(id.rawValue), .int(final ? last.seq : 0)]
             var rows: [String] = []
             for op in chunk {
                 let n = values.count
@@ -95,8 +94,10 @@ extension PostgresConnection: BoardRows {
                     .bytes(op.op.encodedFields()), .int(Int(op.time.milliseconds)),
                 ]
             }
+            // $2 is the new seq; the UPDATE runs only with the last chunk.
+            let update = final ? "WITH seq AS (UPDATE boards SET seq = $2 WHERE id = $1) " : "WITH seq AS (SELECT $2) "
             try query(
-                "INSERT INTO ops (board, seq, op_id, \"user\", type, fields, time) VALUES "
+                update + "INSERT INTO ops (board, seq, op_id, \"user\", type, fields, time) VALUES "
                     + rows.joined(separator: ", "), values)
             start = chunk.endIndex
         }

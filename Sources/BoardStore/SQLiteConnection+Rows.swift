@@ -64,10 +64,6 @@ extension SQLiteConnection: BoardRows {
         return changes == 1
     }
 
-    func setSeq(_ seq: Seq, of id: BoardID) throws(StoreError) {
-        try query("UPDATE boards SET seq = ?2 WHERE id = ?1", [.text(id.rawValue), .int(seq)])
-    }
-
     func putSnapshot(_ json: [UInt8], of id: BoardID, at seq: Seq) throws(StoreError) {
         try query(
             "INSERT OR REPLACE INTO snapshots (board, seq, snapshot) VALUES (?1, ?2, ?3)",
@@ -82,7 +78,8 @@ extension SQLiteConnection: BoardRows {
         try query("DELETE FROM snapshots WHERE board = ?1 AND seq < ?2", [.text(id.rawValue), .int(seq)])
     }
 
-    func insertOps(_ ops: [CommittedOp], of id: BoardID) throws(StoreError) {
+    func appendOps(_ ops: [CommittedOp], of id: BoardID) throws(StoreError) {
+        guard let last = ops.last else { return }
         // One prepared statement, run per op: SQLite has no round trips to save.
         for op in ops {
             try query(
@@ -93,6 +90,7 @@ extension SQLiteConnection: BoardRows {
                     .int(Int(op.time.milliseconds)),
                 ])
         }
+        try query("UPDATE boards SET seq = ?2 WHERE id = ?1", [.text(id.rawValue), .int(last.seq)])
     }
 
     func deleteOps(of id: BoardID, through seq: Seq) throws(StoreError) {

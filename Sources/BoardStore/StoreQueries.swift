@@ -60,16 +60,14 @@ protocol BoardRows {
 
     /// Inserts a board row at `seq`; with `ignoringExisting` an existing one is kept. Whether a row was inserted.
     func insertBoard(_ board: Board, seq: Seq, created: Int64, ignoringExisting: Bool) throws(StoreError) -> Bool
-    /// Sets the board row's seq.
-    func setSeq(_ seq: Seq, of id: BoardID) throws(StoreError)
     /// Inserts or replaces the snapshot at `seq`.
     func putSnapshot(_ json: [UInt8], of id: BoardID, at seq: Seq) throws(StoreError)
     /// Deletes the snapshot at `seq`.
     func deleteSnapshot(of id: BoardID, at seq: Seq) throws(StoreError)
     /// Deletes the snapshots older than `seq`.
     func deleteSnapshots(of id: BoardID, below seq: Seq) throws(StoreError)
-    /// Inserts the ops, in order.
-    func insertOps(_ ops: [CommittedOp], of id: BoardID) throws(StoreError)
+    /// Inserts the ops, in order, and sets the board row's seq to the last one's.
+    func appendOps(_ ops: [CommittedOp], of id: BoardID) throws(StoreError)
     /// Deletes the ops with seq up to `seq`.
     func deleteOps(of id: BoardID, through seq: Seq) throws(StoreError)
     /// Deletes the board, its snapshots and its ops.
