@@ -74,13 +74,19 @@ final class PostgresConnection {
     /// True between BEGIN and COMMIT or ROLLBACK: a connection that breaks then must not be opened
     /// again behind the transaction's back (the rest of it would run, and commit, on its own).
     private var inTransactionBlock = false
+    /// Session settings, made again after a reconnect.
+    private let settings: [(name: String, value: String)]
 
     /// Connects to the server `url` names (a libpq connection URI or key=value string).
     ///
     /// Unless the URL says otherwise, connecting gives up after 10 seconds and TCP keepalives
     /// notice a dead server within about 30; the client encoding is always UTF-8.
-    init(url: String) throws(StoreError) {
+    ///
+    /// `settings` (name, value) are set for the session (`set_config`) at once and again each time
+    /// the connection is opened again.
+    init(url: String, settings: [(name: String, value: String)] = []) throws(StoreError) {
         location = try Self.describe(url)
+        self.settings = settings
         let keywords = [
             "connect_timeout", "keepalives_idle", "keepalives_interval", "keepalives_count", "application_name",
             "dbname", "client_encoding",
@@ -97,9 +103,22 @@ final class PostgresConnection {
             close()
             throw error
         }
+        do throws(StoreError) {
+            try configure()
+        } catch {
+            close()
+            throw error
+        }
     }
 
     deinit { close() }
+
+    /// Sets `settings` for the session.
+    private func configure() throws(StoreError) {
+        for setting in settings {
+            try query("SELECT set_config($1, $2, false)", [.text(setting.name), .text(setting.value)])
+        }
+    }
 
     /// Closes the connection; safe to call twice.
     func close() {
@@ -227,6 +246,8 @@ final class PostgresConnection {
                     "\(location): lost the connection and cannot connect again: \(Self.message(PQerrorMessage(conn)))",
                     kind: .transient)
             }
+            shuffleboard_pg_silence_notices(conn)
+            try configure()
         }
         return conn
     }

@@ -56,10 +56,11 @@ package final class PostgresStore: ClusterStore {
         location = try PostgresConnection.describe(url)
         advertised = Mutex(advertise)
 
-        let writerDB = try PostgresConnection(url: url)
+        let settings = Self.sessionSettings(leaseSeconds: leaseSeconds)
+        let writerDB = try PostgresConnection(url: url, settings: settings)
         if migrate { try PostgresSchema.migrate(writerDB) } else { try PostgresSchema.checkCurrent(writerDB) }
-        let readerDB = try PostgresConnection(url: url)
-        let renewerDB = try PostgresConnection(url: url)
+        let readerDB = try PostgresConnection(url: url, settings: settings)
+        let renewerDB = try PostgresConnection(url: url, settings: settings)
         writer = Mutex(PostgresWriter(db: writerDB, node: node, snapshotEvery: snapshotEvery, keepOps: keepOps))
         reader = Mutex(readerDB)
         renewer = Mutex(renewerDB)
@@ -71,6 +72,17 @@ package final class PostgresStore: ClusterStore {
     }
 
     deinit { close() }
+
+    /// What every connection of the store sets for its session.
+    ///
+    /// `idle_in_transaction_session_timeout`: a node stopped (SIGSTOP, a long pause) in the middle
+    /// of a transaction holds its lease rows locked, and a lock outlives any lease: no other node
+    /// could take those boards until it woke up. The server ends such a session once it has been
+    /// idle in a transaction for one lease (at least 2 s, far above the milliseconds a
+    /// transaction of this store spends between statements), which rolls it back and frees the rows.
+    static func sessionSettings(leaseSeconds: Double) -> [(name: String, value: String)] {
+        [("idle_in_transaction_session_timeout", "\(max(2000, Int((leaseSeconds * 1000).rounded())))")]
+    }
 
     /// Why `name` cannot be a node name (1 to `maxNodeBytes` bytes, no control characters), or nil.
     package static func problem(nodeName name: String) -> String? {

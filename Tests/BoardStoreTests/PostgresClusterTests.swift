@@ -283,6 +283,25 @@ struct PostgresClusterTests {
         }
     }
 
+    @Test(.timeLimit(.minutes(1)))
+    func aNodeStoppedInsideATransactionHoldsItsLeaseRowOnlyUntilTheIdleTimeout() throws {
+        try Self.withCluster { cluster in
+            let a = try cluster.node("a", lease: 0.3)
+            let b = try cluster.node("b", lease: 0.3)
+            _ = try a.claim(boardA, force: false)
+            // A's writer, as if stopped between the fence and COMMIT: its session, with the
+            // store's settings, holds the lease row locked and sends nothing more.
+            let stopped = try PostgresConnection(
+                url: cluster.url, settings: PostgresStore.sessionSettings(leaseSeconds: 0.3))
+            defer { stopped.close() }
+            try stopped.query("BEGIN")
+            try stopped.query("SELECT epoch FROM leases WHERE board = $1 FOR UPDATE", [.text(boardA.rawValue)])
+            // B's claim waits for the row; the server ends the idle session (2 s) and B takes it.
+            #expect(try Self.claimOnceFree(b, boardA, within: 30) == .mine(epoch: 2))
+            #expect(throws: StoreError.self) { try stopped.query("COMMIT") }
+        }
+    }
+
     @Test func aConnectionTheServerDroppedIsOpenedAgain() throws {
         try Self.withCluster { cluster in
             let a = try cluster.node("a")
