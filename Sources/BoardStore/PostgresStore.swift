@@ -336,11 +336,12 @@ package final class PostgresStore: ClusterStore {
         }
     }
 
+    /// Not checked by `ReadGuard` (which guards reads, as `write` is not): the server gives its
+    /// leases up from the service thread once that thread has stopped serving.
     private func onRenewer<Result: Sendable>(
         _ body: (PostgresConnection) throws(StoreError) -> Result
     ) throws(StoreError) -> Result {
-        ReadGuard.check()
-        return try renewer.withLock { (db: inout PostgresConnection?) throws(StoreError) -> Result in
+        try renewer.withLock { (db: inout PostgresConnection?) throws(StoreError) -> Result in
             guard let db else { throw closed() }
             return try body(db)
         }
