@@ -42,8 +42,9 @@ enum PostgresSchema {
             advertise text NOT NULL,               -- HOST:PORT other nodes reach it at
             last_seen timestamptz NOT NULL
         );
-        -- One owner per board. No foreign key: a lease may cover a board about to be created, and
-        -- it outlives the board's deletion so that its epoch only ever grows.
+        -- One owner per board. No foreign key: a lease may cover a board about to be created. A
+        -- stored board's lease outlives its releases, so its epoch only grows; the lease of a board
+        -- the store does not have is deleted when released (PostgresStore.release says why that is safe).
         CREATE TABLE leases (
             board      text COLLATE "C" PRIMARY KEY,
             node       text NOT NULL,

@@ -244,6 +244,15 @@ package final class PostgresStore: ClusterStore {
     package func release(_ id: BoardID) throws(StoreError) {
         guard let epoch = claimed.withLock({ $0.removeValue(forKey: id) }) else { return }
         try onRenewer { db throws(StoreError) in
+            // The lease of a board the store does not have (a hello that never made one, a board
+            // deleted) goes entirely, so clients naming boards cannot grow the table. A row made
+            // again later starts at epoch 1, which never admits a stale writer: the fence checks
+            // the node too, and this node claims the board again only after this release, which
+            // runs after every write it queued under the old epoch.
+            _ = try db.query(
+                "DELETE FROM leases WHERE board = $1 AND node = $2 AND epoch = $3 "
+                    + "AND NOT EXISTS (SELECT FROM boards WHERE id = $1)",
+                [.text(id.rawValue), .text(node), .int(Int(epoch))])
             _ = try db.query(
                 "UPDATE leases SET expires_at = now() WHERE board = $1 AND node = $2 AND epoch = $3 "
                     + "AND expires_at > now()",

@@ -203,6 +203,32 @@ struct PostgresClusterTests {
         }
     }
 
+    @Test func releasingTheLeaseOfABoardNeverStoredRemovesItsRow() throws {
+        try Self.withCluster { cluster in
+            let a = try cluster.node("a")
+            let b = try cluster.node("b")
+            let db = try PostgresConnection(url: cluster.url)
+            defer { db.close() }
+            func rows() throws -> Int? { try db.int("SELECT count(*) FROM leases") }
+            for n in 0..<20 {
+                _ = try a.claim(BoardID("never-\(n)")!, force: false)
+                try a.release(BoardID("never-\(n)")!)
+            }
+            #expect(try rows() == 0)
+            // A stored board keeps its row, and so its epoch, across releases.
+            _ = try a.claim(boardA, force: false)
+            try a.write([.create(.defaultTemplate(id: boardA))])
+            try a.release(boardA)
+            #expect(try rows() == 1)
+            // A board claimed afresh after its row went never admits the old claim's writes.
+            let fresh = BoardID("fresh")!
+            _ = try a.claim(fresh, force: false)
+            try a.release(fresh)
+            #expect(try b.claim(fresh, force: false) == .mine(epoch: 1))
+            #expect(Self.kind { try a.write([.create(.defaultTemplate(id: fresh))]) } == .fenced)
+        }
+    }
+
     @Test func nodesListsEveryNodeWithItsAddressAndLiveLeases() throws {
         try Self.withCluster { cluster in
             let a = try cluster.node("a")
