@@ -80,8 +80,17 @@ package final class PostgresStore: ClusterStore {
     /// could take those boards until it woke up. The server ends such a session once it has been
     /// idle in a transaction for one lease (at least 2 s, far above the milliseconds a
     /// transaction of this store spends between statements), which rolls it back and frees the rows.
+    ///
+    /// `statement_timeout`: a statement that hangs (a server that stopped answering, a lock that
+    /// is never freed) would hold its thread, and the writer, the reader or the renewals with it,
+    /// for as long as TCP takes to notice. After two leases (at least 10 s) the server cancels it;
+    /// that is a transient error (SQLSTATE 57014), so the writer retries the batch.
     static func sessionSettings(leaseSeconds: Double) -> [(name: String, value: String)] {
-        [("idle_in_transaction_session_timeout", "\(max(2000, Int((leaseSeconds * 1000).rounded())))")]
+        let lease = Int((leaseSeconds * 1000).rounded())
+        return [
+            ("idle_in_transaction_session_timeout", "\(max(2000, lease))"),
+            ("statement_timeout", "\(max(10_000, 2 * lease))"),
+        ]
     }
 
     /// Why `name` cannot be a node name (1 to `maxNodeBytes` bytes, no control characters), or nil.
