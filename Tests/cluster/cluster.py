@@ -260,7 +260,8 @@ class HAProxy:
             return e.code, e.read().decode(), e.headers.get("x-shuffleboard-node")
 
     def log(self) -> str:
-        self.log_file.flush()
+        if not self.log_file.closed:
+            self.log_file.flush()
         with open(self.log_path) as f:
             return f.read()[-4000:]
 
