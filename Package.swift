@@ -61,7 +61,8 @@ let package = Package(
         .testTarget(name: "LWSSupportTests", dependencies: ["LWSSupport"]),
         .testTarget(name: "BoardAuthTests", dependencies: ["BoardAuth", "BoardCore"]),
         .testTarget(
-            name: "BoardServerTests", dependencies: ["BoardServer", "BoardClient", "BoardCore", "TestSupport"]),
+            name: "BoardServerTests",
+            dependencies: ["BoardServer", "BoardClient", "BoardCore", "BoardHub", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

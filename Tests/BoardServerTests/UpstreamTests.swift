@@ -1,0 +1,147 @@
+import Basics
+import BoardCore
+import BoardHub
+import Testing
+
+@testable import BoardServer
+
+@Suite struct UpstreamTests {
+    func item(_ s: String) -> ItemID { ItemID(s)! }
+    func opID(_ s: String) -> OpID { OpID(s)! }
+
+    static let messages: [ClientMessage] = [
+        .hello(board: BoardID("demo")!, name: "Ada \"<&>\" 🎲", since: nil, token: nil),
+        .hello(board: BoardID("b-2")!, name: "Bo", since: 17, token: "v1.abc.def"),
+        .op(OpRequest(opID: OpID("o1")!, base: 0, op: .swap(a: ItemID("t1")!, b: ItemID("t2")!))),
+        .op(
+            OpRequest(
+                opID: OpID("o\u{1F600}")!, base: 4, op: .move(item: ItemID("t1")!, zone: ZoneID("tray")!, before: nil))),
+        .op(
+            OpRequest(
+                opID: OpID("o3")!, base: 9, op: .move(item: ItemID("t1")!, zone: ZoneID("grid")!, before: ItemID("t4")!)
+            )),
+        .op(OpRequest(opID: OpID("o4")!, base: 1, op: .toggle(item: ItemID("t5")!, on: false))),
+        .dragStart(item: ItemID("t1")!),
+        .hover(item: ItemID("t1")!, over: nil, zone: nil, mode: nil),
+        .hover(item: ItemID("t1")!, over: ItemID("t2")!, zone: ZoneID("grid")!, mode: .move, t: 1_712_345_678.125),
+        .hover(item: ItemID("t1")!, over: ItemID("t2")!, zone: nil, mode: .swap, t: 0.1),
+        .drop(item: ItemID("t1")!, action: nil),
+        .drop(
+            item: ItemID("t1")!,
+            action: OpRequest(opID: OpID("o5")!, base: 2, op: .swap(a: ItemID("t1")!, b: ItemID("t3")!))),
+        .drop(
+            item: ItemID("t1")!,
+            action: OpRequest(
+                opID: OpID("o6")!, base: 2, op: .move(item: ItemID("t1")!, zone: ZoneID("grid")!, before: nil))),
+        .ping,
+    ]
+
+    @Test(arguments: messages)
+    func aForwardedMessageParsesBackToItself(_ message: ClientMessage) {
+        #expect(ClientMessage.parse(message.forwardedJSON()) == .success(message))
+    }
+
+    func upstream(limit: Int, hub: [[UInt8]] = [], carried: [[UInt8]] = []) -> Upstream {
+        Upstream(
+            id: 1, connection: ConnectionID(1), host: "127.0.0.1", port: 1, deadline: Instant(milliseconds: 0),
+            limit: limit, headroom: 16, hubMessages: hub, carried: FIFO(carried))
+    }
+
+    func bytes(_ n: Int, _ fill: UInt8 = 0x61) -> [UInt8] { [UInt8](repeating: fill, count: n) }
+
+    @Test func theBoundCountsQueuedUnansweredAndTheLastWrite() {
+        let up = upstream(limit: 100, hub: [bytes(10)])
+        up.established = true
+        #expect(up.heldBytes == 10)
+        #expect(up.enqueue(bytes(50)))
+        #expect(!up.enqueue(bytes(41)))
+        #expect(up.heldBytes == 60)
+        // Written but not answered: still held (a retry sends it again).
+        let first = up.nextWrite()
+        #expect(first?.count == 10)
+        #expect(first.map { Array($0) } == bytes(10))
+        up.wrote(wentOut: true)
+        #expect(up.heldBytes == 60)
+        _ = up.nextWrite()
+        up.wrote(wentOut: false)
+        // The last write counts until the next WRITEABLE, on top of being unanswered.
+        #expect(up.heldBytes == 110)
+        up.writeableBegan()
+        #expect(up.heldBytes == 60)
+        up.didAnswer()
+        #expect(up.heldBytes == 0)
+        #expect(up.enqueue(bytes(100)))
+        #expect(!up.enqueue(bytes(1)))
+    }
+
+    @Test func aRetryGetsWhatTheOwnerNeverAnsweredButNotTheHubsOwnMessages() {
+        let up = upstream(limit: 1000, hub: [bytes(1, 1), bytes(1, 2)], carried: [bytes(1, 3)])
+        up.established = true
+        #expect(up.enqueue(bytes(1, 4)))
+        _ = up.nextWrite()
+        _ = up.nextWrite()
+        _ = up.nextWrite()
+        #expect(Array(up.carryOver()) == [bytes(1, 3), bytes(1, 4)])
+        // Only the first hub message written: the second is still queued, and still the hub's.
+        let early = upstream(limit: 1000, hub: [bytes(1, 1), bytes(1, 2)], carried: [bytes(1, 3)])
+        early.established = true
+        _ = early.nextWrite()
+        #expect(Array(early.carryOver()) == [bytes(1, 3)])
+        // Once the owner answered, nothing is carried.
+        up.didAnswer()
+        #expect(up.carryOver().isEmpty)
+    }
+
+    @Test func writesAreAskedForOnlyWhenEstablishedAndSomethingWaits() {
+        let up = upstream(limit: 1000, hub: [bytes(3)])
+        #expect(!up.wantsWrite())
+        up.established = true
+        #expect(up.wantsWrite())
+        #expect(!up.wantsWrite())
+        up.writeableBegan()
+        _ = up.nextWrite()
+        #expect(!up.wantsWrite())
+        up.closeRequest = (1000, "")
+        #expect(up.wantsWrite())
+    }
+
+    @Test func relayCarriesWithinItsBound() {
+        var relay = Relay()
+        let first = relay.carry(bytes(60), limit: 100)
+        let over = relay.carry(bytes(41), limit: 100)
+        let last = relay.carry(bytes(40), limit: 100)
+        #expect(first && !over && last)
+        let carried = relay.takeCarried()
+        #expect(carried.count == 2)
+        #expect(relay.carriedBytes == 0)
+    }
+
+    @Test func relayedDragMessagesAreMarkedForCoalescing() {
+        let hover = ServerMessage.hover(
+            item: item("t1"), over: item("t2"), zone: nil, mode: .move, by: UserID("u7"), at: 3, t: 1.5)
+        #expect(RelayedMessage.dragHand(hover.encoded())! == ("u7", true))
+        let start = ServerMessage.dragStart(item: item("t1"), by: UserID("u8"), at: 3)
+        #expect(RelayedMessage.dragHand(start.encoded())! == ("u8", false))
+        let drop = ServerMessage.drop(item: item("t1"), by: UserID("u9"), at: 3, reason: nil)
+        #expect(RelayedMessage.dragHand(drop.encoded())! == ("u9", false))
+        #expect(RelayedMessage.dragHand(ServerMessage.pong.encoded()) == nil)
+        #expect(RelayedMessage.dragHand(Array(#"{"type":"hover","by":5}"#.utf8)) == nil)
+        #expect(RelayedMessage.dragHand(Array(#"{"type":"hover", broken"#.utf8)) == nil)
+        let frame = RelayedMessage.frame(hover.encoded())
+        #expect(frame.isHover && frame.hand == "u7" && Array(frame.payload) == hover.encoded())
+    }
+
+    @Test func advertisedAddressesAndForwardedForValues() {
+        #expect(Service.hostAndPort("10.0.0.2:8080")! == ("10.0.0.2", 8080))
+        #expect(Service.hostAndPort("[::1]:9")! == ("::1", 9))
+        #expect(Service.hostAndPort("node-b.internal:443")! == ("node-b.internal", 443))
+        for bad in ["10.0.0.2", "10.0.0.2:", ":80", "h:0", "h:65536", "h:x"] {
+            #expect(Service.hostAndPort(bad) == nil)
+        }
+        #expect(Service.isAddress("203.0.113.7") && Service.isAddress("2001:db8::1"))
+        for bad in ["", "a b", "1.2.3.4\r\nx: y", "?", String(repeating: "1", count: 46)] {
+            #expect(!Service.isAddress(bad))
+        }
+        #expect(Service.hex([0, 1, 0xAB, 0xFF]) == "0001abff")
+    }
+}
