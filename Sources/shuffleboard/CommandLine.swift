@@ -133,6 +133,8 @@ enum CommandLineParser {
           --http-timeout SECONDS    time for an HTTP request's headers, then for its body and answer (default 15)
           --max-header-bytes N      most bytes of HTTP request headers; more closes the connection (default 8192)
           --max-header-buffers N    most connections sending request headers at once; others wait (default 1024)
+          --forward-timeout SECONDS   in a cluster: time for a forwarded connection to reach its board's owner;
+                                    an owner silent for twice this long is given up (default 3)
         """
 
     static func parse(_ arguments: [String]) throws(UsageError) -> Command {
@@ -260,6 +262,13 @@ enum CommandLineParser {
                         message: "--shutdown-write-retry must be a number of seconds from 0 to 3600, not '\(value)'")
                 }
                 options.config.shutdownWriteRetry = seconds
+            case "--forward-timeout":
+                let value = try reader.value(for: option)
+                guard let seconds = Double(value), seconds >= 0.5, seconds <= 600 else {
+                    throw UsageError(
+                        message: "--forward-timeout must be a number of seconds from 0.5 to 600, not '\(value)'")
+                }
+                options.config.forwardTimeout = seconds
             case "--http-timeout":
                 options.config.httpTimeout = try integer(reader.value(for: option), option, 1...3600)
             case "--max-header-bytes":

@@ -186,6 +186,25 @@ struct ForwardingTestFailure: Error, CustomStringConvertible {
         }
     }
 
+    @Test func stoppingTheForwardingNodeClosesItsClientsAndTheirUpstreams() async throws {
+        try await withTestServer { owner in
+            let (b, _) = try await owner.join(as: "Bo")
+            let rules = ForwardingRules(owner: "127.0.0.1:\(owner.port)")
+            // The forwarded client lives on the owner's client loop, so it outlives the node.
+            var client: TestClient?
+            try await withTestServer(forwardingNode(rules)) { node in
+                let a = TestClient(try await owner.loop.connect(port: node.port))
+                a.send(#"{"type":"hello","board":"demo","name":"Ada"}"#)
+                try await a.expect("welcome")
+                try await b.expect("join")
+                client = a
+            }
+            #expect(try await client?.connection.waitForClose().code == 1001)
+            try await b.expect("leave")
+            #expect(rules.endCount == 0)
+        }
+    }
+
     @Test func theOwnerTrustsAForwardedAddressOnlyWithTheClusterKey() async throws {
         let peers = PeerLog()
         try await withTestServer({
@@ -267,6 +286,25 @@ struct ForwardingTestFailure: Error, CustomStringConvertible {
             #expect(try await client.connection.waitForClose(timeout: .seconds(5)).code == 1011)
             #expect(try metric(node, #"shuffleboard_forward_ends_total{how="timeout"}"#) == 1)
             #expect(try metric(node, "shuffleboard_forwards_open") == 0)
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func anOwnerThatStopsAnsweringIsGivenUp(afterAMessage: Bool) async throws {
+        // An owner that accepted the upgrade and then stopped (SIGSTOP): no pong ever comes.
+        let stopped = try LoopbackListener()
+        let rules = ForwardingRules(owner: "127.0.0.1:\(stopped.port)")
+        try await withTestServer(forwardingNode(rules) { $0.forwardTimeout = 1 }) { node in
+            let client = try await node.connect()
+            client.send(#"{"type":"hello","board":"demo","name":"Ada"}"#)
+            let owner = try stopped.acceptWebSocket()
+            if afterAMessage {
+                try stopped.sendText(#"{"type":"pong"}"#, to: owner)
+                try await client.expect("pong")
+            }
+            let end = try rules.end(within: 10)
+            #expect(end.code == nil && end.answered == afterAMessage)
+            #expect(try metric(node, #"shuffleboard_forward_ends_total{how="closed"}"#) == 1)
         }
     }
 

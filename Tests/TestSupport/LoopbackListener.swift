@@ -1,3 +1,4 @@
+internal import CCrypto
 import Foundation
 
 /// A TCP socket listening on 127.0.0.1 on a free port that never answers anything: a stand-in
@@ -56,6 +57,49 @@ package final class LoopbackListener {
         setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
         accepted.append(connection)
         return connection
+    }
+
+    /// Accepts the next connection and completes its WebSocket upgrade (choosing `subprotocol`),
+    /// and then says nothing unless told to (`sendText`): an owner that stopped after accepting.
+    package func acceptWebSocket(subprotocol: String = "shuffleboard.v1", timeout: Int = 5) throws -> Int32 {
+        let connection = try accept(timeout: timeout)
+        let head = try readHead(connection)
+        let keyLine = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("sec-websocket-key:") }
+        guard let keyLine else { throw RawHTTP.Failure(description: "no Sec-WebSocket-Key") }
+        let key = keyLine.dropFirst("sec-websocket-key:".count).trimmingCharacters(in: .whitespaces)
+        let response =
+            "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Accept: \(Self.acceptValue(for: key))\r\nSec-WebSocket-Protocol: \(subprotocol)\r\n\r\n"
+        try write(Array(response.utf8), to: connection)
+        return connection
+    }
+
+    /// Sends one unmasked text frame (as a server does) of under 64 KiB.
+    package func sendText(_ text: String, to connection: Int32) throws {
+        let payload = Array(text.utf8)
+        precondition(payload.count < 65_536)
+        var frame: [UInt8] = [0x81]
+        if payload.count < 126 {
+            frame.append(UInt8(payload.count))
+        } else {
+            frame += [126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+        }
+        try write(frame + payload, to: connection)
+    }
+
+    private func write(_ bytes: [UInt8], to connection: Int32) throws {
+        guard send(connection, bytes, bytes.count, Int32(MSG_NOSIGNAL)) == bytes.count else {
+            throw RawHTTP.Failure(description: "send failed")
+        }
+    }
+
+    /// `Sec-WebSocket-Accept` for a key: base64 of the SHA-1 of the key and the RFC 6455 GUID.
+    static func acceptValue(for key: String) -> String {
+        let input = Array((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8)
+        var digest = [UInt8](repeating: 0, count: 20)
+        var length: UInt32 = 20
+        _ = EVP_Digest(input, input.count, &digest, &length, EVP_sha1(), nil)
+        return Data(digest).base64EncodedString()
     }
 
     /// What a client sent on `connection` up to the end of its request head (`\r\n\r\n`), at most 16 KiB.
