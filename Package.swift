@@ -50,7 +50,8 @@ let package = Package(
             name: "shuffleboard", dependencies: ["BoardServer", "BoardHub", "BoardStore", "BoardCore", "BoardAuth"]),
         // Benchmarks: programs that print numbers next to a reference measured in the same run.
         .executableTarget(
-            name: "shuffleboard-bench", dependencies: ["BoardServer", "BoardStore", "BoardClient", "BoardCore"]),
+            name: "shuffleboard-bench",
+            dependencies: ["BoardServer", "BoardStore", "BoardClient", "BoardCore", "BoardHub"]),
 
         .target(
             name: "TestSupport", dependencies: ["BoardServer", "BoardClient", "BoardCore", "CCrypto"],

@@ -1,5 +1,6 @@
 import BoardClient
 import BoardCore
+import BoardHub
 import BoardServer
 import BoardStore
 import Foundation
@@ -15,6 +16,7 @@ import Foundation
 struct Scenarios {
     static let names = [
         "fan-out", "saturation", "connect-storm", "idle-memory", "many-boards", "committed-ops", "drag-races",
+        "forwarded-ops",
     ]
     static let usage =
         "usage: shuffleboard-bench scenarios [--smoke] [--server BIN] [--loadgen BIN] [--port P --pid PID]"
@@ -87,6 +89,8 @@ struct Scenarios {
                 try committedOps(seconds: smoke ? 0.3 : 5)
             case "drag-races":
                 try await dragRaces(racers: smoke ? 3 : 8, rounds: smoke ? 20 : 500)
+            case "forwarded-ops":
+                try await forwardedOps(ops: smoke ? 50 : 2000)
             default:
                 continue
             }
@@ -309,6 +313,55 @@ struct Scenarios {
                     + #""attempts_per_s":%.0f,"overlapping_holds":%d,"latency_ms":{"p50":%.3f,"p99":%.3f,"max":%.3f}}"#,
                 racers, won + lost, won, lost, Double(won + lost) / seconds, violations,
                 sorted[sorted.count / 2], sorted[min(sorted.count - 1, sorted.count * 99 / 100)], sorted.last ?? 0))
+    }
+
+    /// The added latency of forwarding: an op's round trip (a toggle sent, its broadcast back,
+    /// one op in flight, in memory) from a client on the board's owner, and from one on another
+    /// node that forwards to it, measured in turns. Both nodes run in this process, and the
+    /// forwarding node forwards every `hello` to the owner (`ServerConfig.interceptEvent` stands
+    /// in for the hub's cluster rules), so only the transport's relay is measured.
+    func forwardedOps(ops: Int) async throws {
+        let (owner, ownerPort) = try startServer(store: MemoryStore())
+        defer { owner.stop() }
+        let advertise = "127.0.0.1:\(ownerPort)"
+        let (node, nodePort) = try startServer(store: MemoryStore()) {
+            $0.helloTimeout = 3600
+            $0.interceptEvent = { event in
+                switch event {
+                case .received(let id, .success(let message)):
+                    guard case .hello = message else { return nil }
+                    return [.forward(id, advertise: advertise, messages: [message])]
+                case .forwardEnded(let id, let code, _):
+                    return [.close(id, code: code ?? 1011, reason: "owner gone", flush: false)]
+                default:
+                    return nil
+                }
+            }
+        }
+        defer { node.stop() }
+        let loop = try ClientLoop()
+        defer { loop.shutdown() }
+        var latencies: [String: [Double]] = ["direct": [], "forwarded": []]
+        // Turns of a quarter each, so that both paths see the same machine load over time.
+        let turn = max(1, ops / 4)
+        for round in 0..<4 {
+            for (path, port) in [("direct", ownerPort), ("forwarded", nodePort)] {
+                let connection = try await loop.connect(port: port)
+                let board = "fwd-\(path)-\(round)"
+                latencies[path]! += try await runClient(connection, index: 0, items: ["t1"], count: turn, board: board)
+                connection.close()
+            }
+        }
+        for path in ["direct", "forwarded"] {
+            let sorted = latencies[path]!.sorted()
+            emit(
+                String(
+                    format: #"{"scenario":"forwarded-ops","path":"%@","ops":%d,"#
+                        + #""latency_ms":{"p50":%.3f,"p99":%.3f,"max":%.3f}}"#,
+                    path, sorted.count, sorted[sorted.count / 2],
+                    sorted[min(sorted.count - 1, sorted.count * 99 / 100)],
+                    sorted.last ?? 0))
+        }
     }
 
     static func processCPU() -> Double {
