@@ -82,7 +82,9 @@ package final class Hub {
         /// In a cluster: the owner's end of a forwarded connection closed with `code` (nil: it
         /// failed or closed without a close frame); `answered` says whether the owner had sent
         /// the client anything (a connection that never got through may be tried again).
-        case forwardEnded(ConnectionID, code: UInt16?, answered: Bool)
+        /// `unrelayed`: what the client sent after the forward that never reached the owner (for
+        /// that retry; the transport may leave it empty, and then those messages are lost).
+        case forwardEnded(ConnectionID, code: UInt16?, answered: Bool, unrelayed: [ClientMessage] = [])
     }
 
     /// Something the transport must do, in order.

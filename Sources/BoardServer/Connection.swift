@@ -24,8 +24,9 @@ final class Connection {
     var address = "?"
     /// The client's `Origin`, kept for an upstream's handshake (so the owner's `--allow-origin` holds).
     var origin: String?
-    /// Set once the hub forwarded the connection to a board's owner: its messages go there.
-    var relay: Relay?
+    /// While the hub has the connection forwarded to a board's owner: the upstream's id. Its
+    /// messages go there instead of to the hub.
+    var upstream: UInt64?
     /// The close the client started (its code and reason), or the 1002 answering a bad close
     /// frame: with `closeRequest`, what the close metric and log line say.
     var closing: (code: UInt16, reason: String, byServer: Bool)?

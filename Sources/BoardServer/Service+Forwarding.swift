@@ -27,11 +27,12 @@ internal import LWSSupport
 /// owner that stopped (SIGSTOP) is noticed.
 ///
 /// **Ends.** The owner closing (its code, if it sent a close frame) or the upstream failing (no
-/// connection, a refused or unanswered handshake, a timeout) becomes `.forwardEnded(connection,
-/// code:, answered:)`; the hub closes the client or forwards it again (a new `.forward` for the
-/// same connection, which then also sends what the client sent to an owner that never answered).
-/// The client going closes its upstream (1000 when it sent a close frame, 1001 otherwise), and the
-/// hub is not told about that upstream any more.
+/// connection, a refused or unanswered handshake, a timeout, a ping unanswered) becomes
+/// `.forwardEnded(connection, code:, answered:, unrelayed:)`, where `unrelayed` is what the client
+/// sent after the forward that the owner never answered (nothing once it answered). From then on
+/// the connection is the hub's again: it closes the client, joins it here, or forwards it again
+/// (a new `.forward` for the same connection). The client going closes its upstream (1000 when it
+/// sent a close frame, 1001 otherwise), and the hub is not told about that upstream.
 ///
 /// **The owner.** A connection whose handshake names `x-shuffleboard-forwarded-for` is taken to
 /// come from that address (per-address limits and log lines see the real client) only when it
@@ -126,27 +127,21 @@ extension Service {
     /// after `messages`.
     func forward(_ id: ConnectionID, to advertise: String, messages: [ClientMessage]) {
         guard let connection = connections[id], connection.closeRequest == nil else { return }
-        var relay = connection.relay ?? Relay()
-        if let old = relay.upstream.flatMap({ upstreams[$0] }) {
+        if let old = connection.upstream.flatMap({ upstreams[$0] }) {
             // Forwarded again while an upstream is live: that one is given up, with what it held.
             closeUpstream(old, code: 1001, reason: "forwarded again")
         }
+        connection.upstream = nil
         guard let (host, port) = Self.hostAndPort(advertise) else {
             log.error("connection \(id): cannot forward to \"\(advertise)\": not HOST:PORT")
-            connection.relay = relay
             return handle(.forwardEnded(id, code: nil, answered: false))
         }
         let upstream = Upstream(
             id: makeID(), connection: id, host: host, port: port,
             deadline: Clock.now() + Int64(config.forwardTimeout * 1000), limit: config.maxPendingBytes,
-            headroom: shuffleboard_lws_pre(), hubMessages: messages.map { $0.forwardedJSON() },
-            carried: relay.takeCarried())
-        relay.upstream = upstream.id
-        connection.relay = relay
-        guard upstream.heldBytes <= upstream.limit else {
-            connection.relay?.upstream = nil
-            return flooded(connection, holding: upstream.heldBytes)
-        }
+            headroom: shuffleboard_lws_pre(), hubMessages: messages.map { $0.forwardedJSON() })
+        guard upstream.heldBytes <= upstream.limit else { return flooded(connection, holding: upstream.heldBytes) }
+        connection.upstream = upstream.id
         upstreams[upstream.id] = upstream
         meters.forwards.add()
         if inet_addr(host) == INADDR_NONE && !forwarding.warnedHostName {
@@ -273,8 +268,9 @@ extension Service {
         }
         guard upstream.rx.count + length <= config.maxPendingBytes else {
             // More than the client could be sent in one piece: the same end as on the owner.
+            let bytes = upstream.rx.count + length
             upstream.rx = []
-            return flooded(connection, holding: upstream.rx.count + length, towardsClient: true)
+            return flooded(connection, holding: bytes, towardsClient: true)
         }
         let bytes =
             input.map { UnsafeRawBufferPointer(start: $0, count: length) }
@@ -316,20 +312,13 @@ extension Service {
         lws_callback_on_writable(wsi)
     }
 
-    /// A complete message from a forwarded client: to its upstream, or kept for the next one.
+    /// A complete message from a forwarded client: to its upstream, as it came.
     func relay(_ message: [UInt8], from connection: Connection) {
-        guard connection.closeRequest == nil, var relay = connection.relay else { return }
-        if let upstream = relay.upstream.flatMap({ upstreams[$0] }) {
-            guard upstream.enqueue(message) else {
-                return flooded(connection, holding: upstream.heldBytes + message.count)
-            }
-            requestWrite(upstream)
-        } else {
-            guard relay.carry(message, limit: config.maxPendingBytes) else {
-                return flooded(connection, holding: relay.carriedBytes + message.count)
-            }
-            connection.relay = relay
+        guard connection.closeRequest == nil, let upstream = connection.upstream.flatMap({ upstreams[$0] }) else {
+            return
         }
+        guard upstream.enqueue(message) else { return flooded(connection, holding: upstream.heldBytes + message.count) }
+        requestWrite(upstream)
     }
 
     /// Closes a client whose upstream would hold more than the bound (or whose owner sent more
@@ -349,7 +338,7 @@ extension Service {
     /// The client connection is gone: its upstream closes (1000 when the client sent a close frame,
     /// 1001 otherwise) and the hub hears nothing more of it.
     func clientWent(_ connection: Connection) {
-        guard let upstream = connection.relay?.upstream.flatMap({ upstreams[$0] }) else { return }
+        guard let upstream = connection.upstream.flatMap({ upstreams[$0] }) else { return }
         let clientClosed = connection.closing.map { !$0.byServer } ?? false
         closeUpstream(
             upstream, code: clientClosed ? 1000 : 1001, reason: clientClosed ? "client closed" : "client gone")
@@ -385,8 +374,9 @@ extension Service {
         }
     }
 
-    /// An upstream is gone. Unless the client went first, what the owner never answered is kept
-    /// for a retry and the hub hears `.forwardEnded`.
+    /// An upstream is gone. Unless the client went first, the connection is the hub's again (what
+    /// it sends next goes to the hub) and the hub hears `.forwardEnded`, with what the client sent
+    /// that the owner never answered.
     private func ended(_ upstream: Upstream, how: ForwardEndLabel) {
         guard !upstream.ended else { return }
         upstream.ended = true
@@ -394,18 +384,18 @@ extension Service {
         meters.forwardEnds.add(upstream.abandoned ? .client : how)
         defer { upstream.discard() }
         guard !upstream.abandoned, let connection = connections[upstream.connection],
-            var relay = connection.relay, relay.upstream == upstream.id
+            connection.upstream == upstream.id
         else { return }
-        relay.upstream = nil
-        var carried = upstream.carryOver()
-        carried.append(contentsOf: relay.takeCarried())
-        relay.restore(carried)
-        connection.relay = relay
+        connection.upstream = nil
+        // The client's own messages passed the transport's checks; one that does not parse was
+        // never going to do anything on the owner but earn an error.
+        let unrelayed = upstream.unrelayed().compactMap { try? ClientMessage.parse($0).get() }
         let code = how == .closed ? upstream.peerCloseCode : nil
         log.debug(
-            "upstream \(upstream.id) of connection \(connection.id) ended (\(how.rawValue), code \(code.map(String.init) ?? "none"), "
-                + (upstream.answered ? "answered)" : "never answered)"))
-        handle(.forwardEnded(upstream.connection, code: code, answered: upstream.answered))
+            "upstream \(upstream.id) of connection \(connection.id) ended (\(how.rawValue), "
+                + "code \(code.map(String.init) ?? "none"), "
+                + (upstream.answered ? "answered)" : "never answered, \(unrelayed.count) message(s) unrelayed)"))
+        handle(.forwardEnded(upstream.connection, code: code, answered: upstream.answered, unrelayed: unrelayed))
     }
 }
 

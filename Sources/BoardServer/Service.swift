@@ -182,7 +182,7 @@ final class Service {
     func closed(_ id: UInt64) {
         guard let connection = connections.removeValue(forKey: ConnectionID(id)) else { return }
         logClose(of: connection)
-        if connection.relay != nil { clientWent(connection) }
+        if connection.upstream != nil { clientWent(connection) }
         switch connection.endpoint {
         case .board: handle(.closed(ConnectionID(id)))
         case .echo: finishIfStopped(now: Clock.now())
@@ -192,7 +192,7 @@ final class Service {
     /// A complete text message from a client on `/ws`: to the hub, or to the board's owner when
     /// the connection is forwarded.
     func received(_ bytes: [UInt8], on connection: Connection) {
-        if connection.relay != nil { return relay(bytes, from: connection) }
+        if connection.upstream != nil { return relay(bytes, from: connection) }
         let parsed = ClientMessage.parse(bytes)
         let type = ClientMessageType(parsed)
         meters.received.add(type)

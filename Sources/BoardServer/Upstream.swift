@@ -8,9 +8,9 @@ internal import BoardHub
 /// `Service+Forwarding.swift` makes the lws calls. Confined to the service thread.
 ///
 /// **What it holds, and its bound.** `heldBytes` is every message queued and not yet written,
-/// every message written that no answer from the owner has followed yet (kept so that a retry
-/// can send them again, see `carryOver()`), and the size of the last write until the next
-/// WRITEABLE (lws keeps what the socket did not take, as for a client's own `SendQueue`). A
+/// every message written that no answer from the owner has followed yet (kept so that the hub can
+/// send them again when it retries, see `unrelayed()`), and the size of the last write until the
+/// next WRITEABLE (lws keeps what the socket did not take, as for a client's own `SendQueue`). A
 /// message that would take it past `limit` is refused: the client is flooding faster than the
 /// owner takes it (or than the owner answers), and is closed with 1008.
 final class Upstream {
@@ -58,11 +58,10 @@ final class Upstream {
     /// The owner's message being reassembled from fragments.
     var rx: [UInt8] = []
 
-    /// An upstream that will send `hubMessages`, then `carried` (what the client sent to an
-    /// earlier upstream that never answered, or while it had none), then what comes.
+    /// An upstream that will send `hubMessages` (the `hello` and what followed it), then what comes.
     init(
         id: UInt64, connection: ConnectionID, host: String, port: Int, deadline: Instant, limit: Int,
-        headroom: Int, hubMessages: [[UInt8]], carried: FIFO<[UInt8]>
+        headroom: Int, hubMessages: [[UInt8]]
     ) {
         self.id = id
         self.connection = connection
@@ -73,7 +72,6 @@ final class Upstream {
         self.headroom = headroom
         fromHub = hubMessages.count
         for message in hubMessages { append(message) }
-        for message in carried { append(message) }
     }
 
     deinit { buffer?.deallocate() }
@@ -148,28 +146,13 @@ final class Upstream {
         unansweredBytes = 0
     }
 
-    /// What a retry must send after the hub's messages: when the owner never answered, every
-    /// client message this upstream had (written or not) except the hub's own; nothing otherwise
-    /// (an owner that answered has taken what it was sent, and a new one starts afresh).
-    func carryOver() -> FIFO<[UInt8]> {
-        guard !answered else { return FIFO() }
-        var carried = FIFO<[UInt8]>()
-        var skip = fromHub
-        for message in unanswered {
-            if skip > 0 {
-                skip -= 1
-            } else {
-                carried.append(message)
-            }
-        }
-        for message in queue {
-            if skip > 0 {
-                skip -= 1
-            } else {
-                carried.append(message)
-            }
-        }
-        return carried
+    /// What the client sent that never reached the owner, for the hub's retry: when the owner
+    /// never answered, every client message this upstream had, written or not, except the hub's
+    /// own (it has them); nothing when the owner answered (it took what it was sent, and the hub
+    /// does not retry then).
+    func unrelayed() -> [[UInt8]] {
+        guard !answered else { return [] }
+        return Array((unanswered + Array(queue)).dropFirst(fromHub))
     }
 
     /// Drops everything held (the upstream is being closed for good).
@@ -185,39 +168,6 @@ final class Upstream {
     private func releaseBuffer() {
         buffer?.deallocate()
         buffer = nil
-    }
-}
-
-/// What a forwarded client connection keeps across upstreams: whether it is forwarded at all,
-/// its current upstream, and what it sent while it had none.
-struct Relay {
-    /// The current upstream's id, nil between an upstream's end and the hub's next `forward`.
-    var upstream: UInt64?
-    /// Client messages with no upstream to take them yet (sent after the next `forward`'s own).
-    var carried = FIFO<[UInt8]>()
-    var carriedBytes = 0
-
-    /// Keeps a client message for the next upstream; false when it would pass `limit`.
-    mutating func carry(_ message: [UInt8], limit: Int) -> Bool {
-        guard carriedBytes + message.count <= limit else { return false }
-        carried.append(message)
-        carriedBytes += message.count
-        return true
-    }
-
-    /// Keeps what an upstream that ended never delivered (already within the bound it was taken under).
-    mutating func restore(_ messages: FIFO<[UInt8]>) {
-        carried = messages
-        carriedBytes = messages.reduce(0) { $0 + $1.count }
-    }
-
-    /// Hands what was carried to a new upstream.
-    mutating func takeCarried() -> FIFO<[UInt8]> {
-        defer {
-            carried = FIFO()
-            carriedBytes = 0
-        }
-        return carried
     }
 }
 

@@ -331,7 +331,7 @@ struct Scenarios {
                 case .received(let id, .success(let message)):
                     guard case .hello = message else { return nil }
                     return [.forward(id, advertise: advertise, messages: [message])]
-                case .forwardEnded(let id, let code, _):
+                case .forwardEnded(let id, let code, _, _):
                     return [.close(id, code: code ?? 1011, reason: "owner gone", flush: false)]
                 default:
                     return nil

@@ -16,8 +16,10 @@ final class ForwardingRules: Sendable {
     struct State {
         var owner = ""
         var retryTo: String?
+        /// Do nothing on an end (the hub keeps the connection, as when it will claim again later).
+        var keepOnEnd = false
         var hellos: [ConnectionID: ClientMessage] = [:]
-        var ends: [(ConnectionID, UInt16?, Bool)] = []
+        var ends: [(ConnectionID, UInt16?, Bool, [ClientMessage])] = []
         var retried: Set<ConnectionID> = []
     }
 
@@ -42,15 +44,16 @@ final class ForwardingRules: Sendable {
                 return $0.owner
             }
             return [.forward(id, advertise: owner, messages: [message])]
-        case .forwardEnded(let id, let code, let answered):
+        case .forwardEnded(let id, let code, let answered, let unrelayed):
             let (retry, hello) = state.withLock { state -> (String?, ClientMessage?) in
-                state.ends.append((id, code, answered))
+                state.ends.append((id, code, answered, unrelayed))
                 guard let retry = state.retryTo, !state.retried.contains(id) else { return (nil, nil) }
                 state.retried.insert(id)
                 return (retry, state.hellos[id])
             }
             changed.signal()
-            if let retry, let hello { return [.forward(id, advertise: retry, messages: [hello])] }
+            if let retry, let hello { return [.forward(id, advertise: retry, messages: [hello] + unrelayed)] }
+            if state.withLock({ $0.keepOnEnd }) { return [] }
             return [.close(id, code: code ?? 1011, reason: "owner gone", flush: false)]
         default:
             return nil
@@ -58,11 +61,15 @@ final class ForwardingRules: Sendable {
     }
 
     /// The `n`th `forwardEnded` (from 1), waiting for it at most `seconds`.
-    func end(_ n: Int = 1, within seconds: Double = 10) throws -> (code: UInt16?, answered: Bool) {
+    func end(_ n: Int = 1, within seconds: Double = 10) throws -> (
+        code: UInt16?, answered: Bool, unrelayed: [ClientMessage]
+    ) {
         let deadline = DispatchTime.now() + seconds
         // Each pass either finds it or waits for the next end; the deadline bounds the waits.
         while true {
-            if let end = state.withLock({ $0.ends.count >= n ? $0.ends[n - 1] : nil }) { return (end.1, end.2) }
+            if let end = state.withLock({ $0.ends.count >= n ? $0.ends[n - 1] : nil }) {
+                return (end.1, end.2, end.3)
+            }
             guard changed.wait(timeout: deadline) == .success else {
                 throw ForwardingTestFailure(description: "no forwardEnded #\(n) within \(seconds) s")
             }
@@ -308,21 +315,53 @@ struct ForwardingTestFailure: Error, CustomStringConvertible {
         }
     }
 
-    @Test func aRefusedConnectionEndsUnansweredAndARetryCarriesWhatTheClientSent() async throws {
+    @Test func aRefusedConnectionEndsUnanswered() async throws {
+        let rules = ForwardingRules(owner: "127.0.0.1:\(try LoopbackListener.closedPort())")
+        try await withTestServer(forwardingNode(rules)) { node in
+            let client = try await node.connect()
+            client.send(#"{"type":"hello","board":"demo","name":"Ada"}"#)
+            let end = try rules.end()
+            #expect(end.code == nil && end.answered == false)
+            #expect(try await client.connection.waitForClose().code == 1011)
+            #expect(try metric(node, #"shuffleboard_forward_ends_total{how="failed"}"#) == 1)
+        }
+    }
+
+    @Test func afterAnEndTheConnectionIsTheHubsAgain() async throws {
+        let rules = ForwardingRules(owner: "127.0.0.1:\(try LoopbackListener.closedPort())")
+        rules.state.withLock { $0.keepOnEnd = true }
+        try await withTestServer(forwardingNode(rules)) { node in
+            let client = try await node.connect()
+            client.send(#"{"type":"hello","board":"demo","name":"Ada"}"#)
+            _ = try rules.end()
+            // Not relayed to an upstream that is gone: this node's hub answers it.
+            client.send(#"{"type":"ping"}"#)
+            try await client.expect("pong")
+        }
+    }
+
+    @Test func whatAnUnansweredOwnerWasSentGoesBackToTheHubAndARetryDeliversIt() async throws {
+        let silent = try LoopbackListener()
         try await withTestServer { owner in
-            let rules = ForwardingRules(
-                owner: "127.0.0.1:\(try LoopbackListener.closedPort())", retryTo: "127.0.0.1:\(owner.port)")
-            try await withTestServer(forwardingNode(rules)) { node in
+            let rules = ForwardingRules(owner: "127.0.0.1:\(silent.port)", retryTo: "127.0.0.1:\(owner.port)")
+            try await withTestServer(forwardingNode(rules) { $0.forwardTimeout = 1 }) { node in
                 let client = try await node.connect()
                 client.send(#"{"type":"hello","board":"demo","name":"Ada"}"#)
                 client.send(#"{"type":"toggle","op":"c1","base":0,"item":"t1","on":true}"#)
+                client.send(#"{"type":"toggle","op":"c2","base":0,"item":"t2","on":true}"#)
                 let end = try rules.end()
                 #expect(end.code == nil && end.answered == false)
+                let ops = end.unrelayed.compactMap { message -> String? in
+                    guard case .op(let request) = message else { return nil }
+                    return request.opID.rawValue
+                }
+                #expect(ops == ["c1", "c2"])
                 // The retry reaches the owner: its welcome, then what the client sent meanwhile.
                 try await client.expect("welcome")
                 #expect(try await client.expect("toggle")["op"]?.stringValue == "c1")
+                #expect(try await client.expect("toggle")["op"]?.stringValue == "c2")
                 try await client.expectNothingPending()
-                #expect(try metric(node, #"shuffleboard_forward_ends_total{how="failed"}"#) == 1)
+                #expect(try metric(node, #"shuffleboard_forward_ends_total{how="timeout"}"#) == 1)
                 #expect(try metric(node, "shuffleboard_forwards_total") == 2)
             }
         }

@@ -41,10 +41,10 @@ import Testing
         #expect(ClientMessage.parse(message.forwardedJSON()) == .success(message))
     }
 
-    func upstream(limit: Int, hub: [[UInt8]] = [], carried: [[UInt8]] = []) -> Upstream {
+    func upstream(limit: Int, hub: [[UInt8]] = []) -> Upstream {
         Upstream(
             id: 1, connection: ConnectionID(1), host: "127.0.0.1", port: 1, deadline: Instant(milliseconds: 0),
-            limit: limit, headroom: 16, hubMessages: hub, carried: FIFO(carried))
+            limit: limit, headroom: 16, hubMessages: hub)
     }
 
     func bytes(_ n: Int, _ fill: UInt8 = 0x61) -> [UInt8] { [UInt8](repeating: fill, count: n) }
@@ -74,22 +74,24 @@ import Testing
         #expect(!up.enqueue(bytes(1)))
     }
 
-    @Test func aRetryGetsWhatTheOwnerNeverAnsweredButNotTheHubsOwnMessages() {
-        let up = upstream(limit: 1000, hub: [bytes(1, 1), bytes(1, 2)], carried: [bytes(1, 3)])
+    @Test func whatTheOwnerNeverAnsweredGoesBackToTheHubButNotTheHubsOwnMessages() {
+        let up = upstream(limit: 1000, hub: [bytes(1, 1), bytes(1, 2)])
         up.established = true
+        #expect(up.enqueue(bytes(1, 3)))
         #expect(up.enqueue(bytes(1, 4)))
         _ = up.nextWrite()
         _ = up.nextWrite()
         _ = up.nextWrite()
-        #expect(Array(up.carryOver()) == [bytes(1, 3), bytes(1, 4)])
+        #expect(up.unrelayed() == [bytes(1, 3), bytes(1, 4)])
         // Only the first hub message written: the second is still queued, and still the hub's.
-        let early = upstream(limit: 1000, hub: [bytes(1, 1), bytes(1, 2)], carried: [bytes(1, 3)])
+        let early = upstream(limit: 1000, hub: [bytes(1, 1), bytes(1, 2)])
         early.established = true
+        #expect(early.enqueue(bytes(1, 3)))
         _ = early.nextWrite()
-        #expect(Array(early.carryOver()) == [bytes(1, 3)])
-        // Once the owner answered, nothing is carried.
+        #expect(early.unrelayed() == [bytes(1, 3)])
+        // Once the owner answered, nothing goes back.
         up.didAnswer()
-        #expect(up.carryOver().isEmpty)
+        #expect(up.unrelayed().isEmpty)
     }
 
     @Test func writesAreAskedForOnlyWhenEstablishedAndSomethingWaits() {
@@ -103,17 +105,6 @@ import Testing
         #expect(!up.wantsWrite())
         up.closeRequest = (1000, "")
         #expect(up.wantsWrite())
-    }
-
-    @Test func relayCarriesWithinItsBound() {
-        var relay = Relay()
-        let first = relay.carry(bytes(60), limit: 100)
-        let over = relay.carry(bytes(41), limit: 100)
-        let last = relay.carry(bytes(40), limit: 100)
-        #expect(first && !over && last)
-        let carried = relay.takeCarried()
-        #expect(carried.count == 2)
-        #expect(relay.carriedBytes == 0)
     }
 
     @Test func relayedDragMessagesAreMarkedForCoalescing() {
