@@ -94,7 +94,8 @@ package struct ServerConfig: Sendable {
     /// See `tlsCertificate`.
     package var tlsKey: String?
 
-    /// The secret the nodes of a cluster share (`ClusterStore.clusterSecret()`); nil: not clustered.
+    /// The secret the nodes of a cluster share; nil: the store's (`ClusterStore.clusterSecret()`,
+    /// read when the server is made), or none when the store is not a `ClusterStore`.
     /// A node sends it (as hex) with every connection it forwards, and trusts the client address
     /// a forwarded connection names only when it carries this secret.
     package var clusterSecret: [UInt8]?

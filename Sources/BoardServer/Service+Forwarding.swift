@@ -2,6 +2,7 @@ internal import Basics
 internal import BoardAuth
 internal import BoardCore
 internal import BoardHub
+internal import BoardStore
 internal import CLibWebSockets
 import Foundation
 internal import LWSSupport
@@ -58,6 +59,21 @@ extension Service {
             text.append(digits[Int(byte & 0xF)])
         }
         return String(decoding: text, as: UTF8.self)
+    }
+
+    /// The cluster secret: `config.clusterSecret`, else a `ClusterStore`'s (read here, on the
+    /// thread that makes the server, never on the service thread); nil when not clustered.
+    static func clusterSecret(config: ServerConfig, store: any BoardStore, log: Logger) -> [UInt8]? {
+        if let secret = config.clusterSecret { return secret }
+        guard let cluster = store as? any ClusterStore else { return nil }
+        do {
+            return try cluster.clusterSecret()
+        } catch {
+            log.error(
+                "cannot read the cluster secret (\(error)): connections this node forwards will count as the node's own "
+                    + "address at their owners, and it trusts no forwarded address")
+            return nil
+        }
     }
 
     // MARK: The owner's side

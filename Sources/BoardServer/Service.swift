@@ -91,7 +91,7 @@ final class Service {
         hub = Hub(config: hubConfig)
         meters = TransportMeters(hub.metrics)
         forwarding = ForwardingSetup(timeout: config.forwardTimeout)
-        clusterKey = config.clusterSecret.map { secret in
+        clusterKey = Self.clusterSecret(config: config, store: store, log: log).map { secret in
             let hex = Self.hex(secret)
             return (hex, StaticToken(Array(hex.utf8)))
         }

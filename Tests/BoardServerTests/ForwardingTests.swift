@@ -2,6 +2,7 @@ import BoardClient
 import BoardCore
 import BoardHub
 import BoardServer
+import BoardStore
 import Dispatch
 import Foundation
 import Synchronization
@@ -102,6 +103,37 @@ final class PeerLog: Sendable {
             }
         }
     }
+}
+
+/// A one-node `ClusterStore` over a `MemoryStore`, for the secret a server reads from its store.
+final class SecretClusterStore: ClusterStore {
+    let inner = MemoryStore()
+    let secret: [UInt8]
+    init(secret: [UInt8]) { self.secret = secret }
+    var node: String { "a" }
+    var leaseSeconds: Double { 5 }
+    func claim(_ id: BoardID, force: Bool) throws(StoreError) -> Claim { .mine(epoch: 1) }
+    func renew() throws(StoreError) -> Set<BoardID> { [] }
+    func release(_ id: BoardID) throws(StoreError) {}
+    func nodes() throws(StoreError) -> [ClusterNode] { [] }
+    func owner(of id: BoardID) throws(StoreError) -> String? { "a" }
+    func clusterSecret() throws(StoreError) -> [UInt8] { secret }
+    func write(_ batch: [StoreWrite]) throws(StoreError) { try inner.write(batch) }
+    func load(_ id: BoardID, recentLimit: Int) throws(StoreError) -> StoredBoard? {
+        try inner.load(id, recentLimit: recentLimit)
+    }
+    func exists(_ id: BoardID) throws(StoreError) -> Bool { try inner.exists(id) }
+    func list(after: BoardID?, limit: Int) throws(StoreError) -> [BoardSummary] {
+        try inner.list(after: after, limit: limit)
+    }
+    func ops(of id: BoardID, since: Seq, limit: Int) throws(StoreError) -> OpsPage {
+        try inner.ops(of: id, since: since, limit: limit)
+    }
+    func archive(of id: BoardID) throws(StoreError) -> BoardArchive? { try inner.archive(of: id) }
+    func restore(_ archive: BoardArchive, replace: Bool) throws(StoreError) {
+        try inner.restore(archive, replace: replace)
+    }
+    func close() {}
 }
 
 /// A forwarding node: `rules` decide, the hub never sees a hello (so its hello timeout is off).
@@ -230,6 +262,16 @@ struct ForwardingTestFailure: Error, CustomStringConvertible {
                 port: owner.port,
                 headers: ["x-shuffleboard-forwarded-for: a b", "x-shuffleboard-cluster-key: \(hexSecret)"])
             #expect(try peers.peer(4) == "127.0.0.1")
+        }
+        // A server on a ClusterStore takes the store's secret when the config gives none.
+        let fromStore = PeerLog()
+        try await withTestServer(
+            { $0.interceptEvent = { fromStore.intercept($0) } }, store: SecretClusterStore(secret: testSecret)
+        ) { owner in
+            _ = try RawWebSocket(
+                port: owner.port,
+                headers: ["x-shuffleboard-forwarded-for: 203.0.113.8", "x-shuffleboard-cluster-key: \(hexSecret)"])
+            #expect(try fromStore.peer(1) == "203.0.113.8")
         }
         // A node that is not clustered trusts no forwarded-for header at all.
         let unclustered = PeerLog()
