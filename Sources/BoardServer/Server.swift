@@ -25,7 +25,9 @@ package final class Server: Sendable {
     /// Configured in `start()` before it runs; afterwards only cancelled, by the service thread.
     private nonisolated(unsafe) let ticker: DispatchSourceTimer
 
-    /// A server for `config` over `store`; call `start()`.
+    /// A server for `config` over `store`; call `start()`. With a `ClusterStore` the server is a
+    /// node of that cluster: its hub claims boards instead of loading them, and a renewal thread
+    /// keeps its leases (`LeaseKeeper`).
     package init(config: ServerConfig, store: any BoardStore) {
         self.config = config
         log = Logger(level: config.logLevel, format: config.logFormat)
@@ -105,6 +107,7 @@ package final class Server: Sendable {
         service.inbox.attach(context)
         service.persister.start()
         service.reader.start()
+        service.leaseKeeper?.start()
         let port = Int(shuffleboard_listen_port(context))
         state.withLock {
             $0.port = port
@@ -112,6 +115,9 @@ package final class Server: Sendable {
         }
         let (http, ws) = config.tlsCertificate == nil ? ("http", "ws") : ("https", "wss")
         log.info("listening on \(http)://\(config.host):\(port)/ (WebSocket \(ws)://\(config.host):\(port)/ws)")
+        if let cluster = service.hub.clusterSettings {
+            log.info("node \(cluster.node) of a cluster, with leases of \(Double(cluster.lease) / 1000) s")
+        }
         started.signal()
 
         while !service.finished {
@@ -122,6 +128,12 @@ package final class Server: Sendable {
         ticker.cancel()
         service.reader.stop()
         service.persister.stop()
+        if let keeper = service.leaseKeeper {
+            keeper.stop()
+            // The hub released the boards it had in memory after their last writes; this gives up
+            // any lease claimed for a board that never got there.
+            keeper.releaseAll()
+        }
         _ = service.inbox.detach()
         service.connections.removeAll()
         // Upstreams still closing end here (their callbacks find no client, so the hub hears nothing).

@@ -1,5 +1,6 @@
 package import BoardAuth
 package import BoardHub
+import Foundation
 
 /// Everything the server can be told at start.
 package struct ServerConfig: Sendable {
@@ -108,7 +109,24 @@ package struct ServerConfig: Sendable {
     /// hub; when it returns actions, the hub never sees the event and those actions are carried
     /// out instead (how the forwarding tests make `Action.forward` without a cluster).
     package var interceptEvent: (@Sendable (Hub.Event) -> [Hub.Action]?)?
+    /// In a cluster (a `ClusterStore`): this node's name (`--node`), by default the host name and
+    /// the process id.
+    package var node = ServerConfig.defaultNodeName
+    /// In a cluster: how other nodes reach this one (`--advertise HOST:PORT`); nil: 127.0.0.1 and
+    /// the listening port (see `advertiseAddress`).
+    package var advertise: String?
+    /// In a cluster: how long a board's lease lasts, in seconds (`--lease`); renewed every third.
+    package var leaseSeconds: Double = 5
 
     /// The defaults.
     package init() {}
+
+    /// `--advertise`, or 127.0.0.1 and the port (with `--port 0` the port is only known once the
+    /// server listens: give `--advertise` then).
+    package var advertiseAddress: String { advertise ?? "127.0.0.1:\(port)" }
+
+    /// `HOSTNAME-PID`.
+    package static var defaultNodeName: String {
+        "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
+    }
 }

@@ -155,7 +155,7 @@ extension Service {
         let upstream = Upstream(
             id: makeID(), connection: id, host: host, port: port,
             deadline: Clock.now() + Int64(config.forwardTimeout * 1000), limit: config.maxPendingBytes,
-            headroom: shuffleboard_lws_pre(), hubMessages: messages.map { $0.forwardedJSON() })
+            headroom: shuffleboard_lws_pre(), hubMessages: messages.map { $0.encoded() })
         guard upstream.heldBytes <= upstream.limit else { return flooded(connection, holding: upstream.heldBytes) }
         connection.upstream = upstream.id
         upstreams[upstream.id] = upstream

@@ -18,6 +18,8 @@ final class Service {
     let inbox: Inbox<Hub.Event>
     let persister: Persister
     let reader: Reader
+    /// In a cluster (the store is a `ClusterStore`): the renewal thread.
+    let leaseKeeper: LeaseKeeper?
     let files: StaticFiles
     /// Every session rule. Events reach it only through `handle`; the operations endpoints
     /// (Service+Operations.swift) read its state and its metrics registry.
@@ -66,6 +68,7 @@ final class Service {
             store: store, inbox: inbox, log: log, stopRetry: .milliseconds(Int64(config.shutdownWriteRetry * 1000)))
         reader = Reader(store: store, inbox: inbox)
         files = StaticFiles(root: config.webRoot)
+        for line in files.skipped { log.log(.warning, "web folder: not served: \(line)") }
         var hubConfig = Hub.Config()
         hubConfig.createBoards = config.createBoards
         hubConfig.defaultTemplate = Template(rawValue: config.defaultTemplate) ?? .colors
@@ -88,6 +91,13 @@ final class Service {
         hubConfig.logLevel = config.logLevel
         hubConfig.auth = config.authSecrets.map { TokenAuthority(secrets: $0) }
         hubConfig.metricsTopBoards = config.metricsTopBoards
+        if let cluster = store as? any ClusterStore {
+            // The store holds the leases: its node name and lease are the ones that count.
+            hubConfig.cluster = ClusterSettings(node: cluster.node, lease: Int64(cluster.leaseSeconds * 1000))
+            leaseKeeper = LeaseKeeper(store: cluster, inbox: inbox, log: log)
+        } else {
+            leaseKeeper = nil
+        }
         hub = Hub(config: hubConfig)
         meters = TransportMeters(hub.metrics)
         forwarding = ForwardingSetup(timeout: config.forwardTimeout)
@@ -284,8 +294,8 @@ final class Service {
                 stopRequested = true
             case .forward(let id, let advertise, let messages):
                 forward(id, to: advertise, messages: messages)
-            case .release:
-                preconditionFailure("\(action): this server is not clustered")
+            case .release(let board):
+                persister.submitRelease(board)
             }
         }
     }

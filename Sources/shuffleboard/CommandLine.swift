@@ -133,8 +133,13 @@ enum CommandLineParser {
           --http-timeout SECONDS    time for an HTTP request's headers, then for its body and answer (default 15)
           --max-header-bytes N      most bytes of HTTP request headers; more closes the connection (default 8192)
           --max-header-buffers N    most connections sending request headers at once; others wait (default 1024)
-          --forward-timeout SECONDS   in a cluster: time for a forwarded connection to reach its board's owner;
-                                    an owner silent for twice this long is given up (default 3)
+
+        CLUSTER (with a shared store; see docs/architecture.md):
+          --node NAME               this node's name: letters, digits, . _ - (default HOSTNAME-PID)
+          --advertise HOST:PORT     how the other nodes reach this one (default 127.0.0.1:PORT of --port)
+          --lease SECONDS           how long a board's lease lasts; renewed every third of it (default 5)
+          --forward-timeout SECONDS  time for a forwarded connection to reach its board's owner; an owner
+                                    that answers no ping for twice this long is given up (default 3)
         """
 
     static func parse(_ arguments: [String]) throws(UsageError) -> Command {
@@ -275,6 +280,26 @@ enum CommandLineParser {
                 options.config.maxHeaderBytes = try integer(reader.value(for: option), option, 1024...(1 << 20))
             case "--max-header-buffers":
                 options.config.maxHeaderBuffers = try integer(reader.value(for: option), option, 1...65_536)
+            case "--node":
+                let value = try reader.value(for: option)
+                guard isNodeName(value) else {
+                    throw UsageError(
+                        message: "--node must be 1–128 characters of A-Z a-z 0-9 . _ -, not '\(value.prefix(200))'")
+                }
+                options.config.node = value
+            case "--advertise":
+                let value = try reader.value(for: option)
+                guard isHostAndPort(value) else {
+                    throw UsageError(
+                        message: "--advertise must be HOST:PORT, such as 10.0.0.5:8080, not '\(value.prefix(200))'")
+                }
+                options.config.advertise = value
+            case "--lease":
+                let value = try reader.value(for: option)
+                guard let seconds = Double(value), seconds >= 0.5, seconds <= 3600 else {
+                    throw UsageError(message: "--lease must be a number of seconds from 0.5 to 3600, not '\(value)'")
+                }
+                options.config.leaseSeconds = seconds
             default:
                 throw UsageError(message: "unknown option '\(option)'")
             }
@@ -339,6 +364,31 @@ enum CommandLineParser {
         }
         return name == "export"
             ? .export(board: subject, data: data) : .importBoard(file: subject, data: data, replace: replace)
+    }
+
+    /// A `--node` name: 1–128 bytes of letters, digits, `.`, `_` and `-` (it goes into logs,
+    /// JSON answers and the store as it is).
+    static func isNodeName(_ text: String) -> Bool {
+        (1...128).contains(text.utf8.count)
+            && text.utf8.allSatisfy { c in
+                (c >= 0x30 && c <= 0x39) || (c | 0x20 >= 0x61 && c | 0x20 <= 0x7A) || c == 0x2E || c == 0x5F
+                    || c == 0x2D
+            }
+    }
+
+    /// `HOST:PORT` (or `[IPv6]:PORT`): a host of letters, digits, `.`, `-`, `:` (inside brackets)
+    /// and a port from 1 to 65535.
+    static func isHostAndPort(_ text: String) -> Bool {
+        guard text.utf8.count <= 300, let colon = text.lastIndex(of: ":"),
+            let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port)
+        else { return false }
+        var host = Substring(text[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = host.dropFirst().dropLast() }
+        return !host.isEmpty
+            && host.utf8.allSatisfy { c in
+                (c >= 0x30 && c <= 0x39) || (c | 0x20 >= 0x61 && c | 0x20 <= 0x7A) || c == 0x2E || c == 0x2D
+                    || (c == 0x3A && text.hasPrefix("["))
+            }
     }
 
     private static func integer(_ text: String, _ option: String, _ range: ClosedRange<Int>) throws(UsageError) -> Int {

@@ -9,38 +9,6 @@ import Testing
     func item(_ s: String) -> ItemID { ItemID(s)! }
     func opID(_ s: String) -> OpID { OpID(s)! }
 
-    static let messages: [ClientMessage] = [
-        .hello(board: BoardID("demo")!, name: "Ada \"<&>\" 🎲", since: nil, token: nil),
-        .hello(board: BoardID("b-2")!, name: "Bo", since: 17, token: "v1.abc.def"),
-        .op(OpRequest(opID: OpID("o1")!, base: 0, op: .swap(a: ItemID("t1")!, b: ItemID("t2")!))),
-        .op(
-            OpRequest(
-                opID: OpID("o\u{1F600}")!, base: 4, op: .move(item: ItemID("t1")!, zone: ZoneID("tray")!, before: nil))),
-        .op(
-            OpRequest(
-                opID: OpID("o3")!, base: 9, op: .move(item: ItemID("t1")!, zone: ZoneID("grid")!, before: ItemID("t4")!)
-            )),
-        .op(OpRequest(opID: OpID("o4")!, base: 1, op: .toggle(item: ItemID("t5")!, on: false))),
-        .dragStart(item: ItemID("t1")!),
-        .hover(item: ItemID("t1")!, over: nil, zone: nil, mode: nil),
-        .hover(item: ItemID("t1")!, over: ItemID("t2")!, zone: ZoneID("grid")!, mode: .move, t: 1_712_345_678.125),
-        .hover(item: ItemID("t1")!, over: ItemID("t2")!, zone: nil, mode: .swap, t: 0.1),
-        .drop(item: ItemID("t1")!, action: nil),
-        .drop(
-            item: ItemID("t1")!,
-            action: OpRequest(opID: OpID("o5")!, base: 2, op: .swap(a: ItemID("t1")!, b: ItemID("t3")!))),
-        .drop(
-            item: ItemID("t1")!,
-            action: OpRequest(
-                opID: OpID("o6")!, base: 2, op: .move(item: ItemID("t1")!, zone: ZoneID("grid")!, before: nil))),
-        .ping,
-    ]
-
-    @Test(arguments: messages)
-    func aForwardedMessageParsesBackToItself(_ message: ClientMessage) {
-        #expect(ClientMessage.parse(message.forwardedJSON()) == .success(message))
-    }
-
     func upstream(limit: Int, hub: [[UInt8]] = []) -> Upstream {
         Upstream(
             id: 1, connection: ConnectionID(1), host: "127.0.0.1", port: 1, deadline: Instant(milliseconds: 0),
