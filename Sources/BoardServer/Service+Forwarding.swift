@@ -86,12 +86,12 @@ extension Service {
             clusterKey.token.matches(key.utf8)
         else {
             clientLog(
-                "connection \(id) from \(socketPeer) names a forwarded-for address without a valid cluster key; "
+                "\(id) from \(socketPeer) names a forwarded-for address without a valid cluster key; "
                     + "using the socket's address")
             return nil
         }
         guard Self.isAddress(address) else {
-            clientLog("connection \(id) from \(socketPeer) names a forwarded-for value that is not an address; ignored")
+            clientLog("\(id) from \(socketPeer) names a forwarded-for value that is not an address; ignored")
             return nil
         }
         return address
@@ -149,7 +149,7 @@ extension Service {
         }
         connection.upstream = nil
         guard let (host, port) = Self.hostAndPort(advertise) else {
-            log.error("connection \(id): cannot forward to \"\(advertise)\": not HOST:PORT")
+            log.error("\(id): cannot forward to \"\(advertise)\": not HOST:PORT")
             return handle(.forwardEnded(id, code: nil, answered: false))
         }
         let upstream = Upstream(
@@ -166,7 +166,7 @@ extension Service {
                 "forwarding to \(advertise): a host name is resolved on the service thread, which waits for it; "
                     + "advertise an IP address")
         }
-        log.debug("connection \(id) from \(connection.peer) forwarded to \(advertise) (upstream \(upstream.id))")
+        log.debug("\(id) from \(connection.peer) forwarded to \(advertise) (upstream \(upstream.id))")
         connect(upstream)
     }
 

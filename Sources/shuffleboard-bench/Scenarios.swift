@@ -317,40 +317,36 @@ struct Scenarios {
 
     /// The added latency of forwarding: an op's round trip (a toggle sent, its broadcast back,
     /// one op in flight, in memory) from a client on the board's owner, and from one on another
-    /// node that forwards to it, measured in turns. Both nodes run in this process, and the
-    /// forwarding node forwards every `hello` to the owner (`ServerConfig.interceptEvent` stands
-    /// in for the hub's cluster rules), so only the transport's relay is measured.
+    /// node of the cluster, which forwards it to the owner, measured in turns. Both nodes run in
+    /// this process on `MemoryClusterStore`s sharing one database.
     func forwardedOps(ops: Int) async throws {
-        let (owner, ownerPort) = try startServer(store: MemoryStore())
+        let database = MemoryClusterDatabase()
+        let (ownerPort, nodePort) = (try Self.freePort(), try Self.freePort())
+        let ownerStore = MemoryClusterStore(database: database, node: "owner", advertise: "127.0.0.1:\(ownerPort)")
+        let nodeStore = MemoryClusterStore(database: database, node: "node", advertise: "127.0.0.1:\(nodePort)")
+        let (owner, _) = try startServer(store: ownerStore) { $0.port = ownerPort }
         defer { owner.stop() }
-        let advertise = "127.0.0.1:\(ownerPort)"
-        let (node, nodePort) = try startServer(store: MemoryStore()) {
-            $0.helloTimeout = 3600
-            $0.interceptEvent = { event in
-                switch event {
-                case .received(let id, .success(let message)):
-                    guard case .hello = message else { return nil }
-                    return [.forward(id, advertise: advertise, messages: [message])]
-                case .forwardEnded(let id, let code, _, _):
-                    return [.close(id, code: code ?? 1011, reason: "owner gone", flush: false)]
-                default:
-                    return nil
-                }
-            }
-        }
+        let (node, _) = try startServer(store: nodeStore) { $0.port = nodePort }
         defer { node.stop() }
+        // The owner claims every board first: a client on it joins before the forwarded one.
         let loop = try ClientLoop()
         defer { loop.shutdown() }
         var latencies: [String: [Double]] = ["direct": [], "forwarded": []]
         // Turns of a quarter each, so that both paths see the same machine load over time.
         let turn = max(1, ops / 4)
         for round in 0..<4 {
-            for (path, port) in [("direct", ownerPort), ("forwarded", nodePort)] {
+            let board = "fwd-\(round)"
+            let holder = try await loop.connect(port: ownerPort)
+            holder.send(#"{"type":"hello","board":"\#(board)","name":"owner's"}"#)
+            _ = try await holder.receive(timeout: .seconds(30))
+            // Op ids differ between the two (the owner takes a repeated op id for a resend).
+            for (index, path, port) in [(0, "direct", ownerPort), (1, "forwarded", nodePort)] {
                 let connection = try await loop.connect(port: port)
-                let board = "fwd-\(path)-\(round)"
-                latencies[path]! += try await runClient(connection, index: 0, items: ["t1"], count: turn, board: board)
+                latencies[path]! += try await runClient(
+                    connection, index: index, items: ["t\(index + 1)"], count: turn, board: board)
                 connection.close()
             }
+            holder.close()
         }
         for path in ["direct", "forwarded"] {
             let sorted = latencies[path]!.sorted()
