@@ -239,8 +239,13 @@ extension Service {
             }
             return 0
         case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
-            let detail = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? ""
-            log.debug("upstream \(upstream.id) to \(upstream.host):\(upstream.port) failed: \(detail.prefix(200))")
+            // lws's reason: text of `length` bytes (a NUL may end it sooner).
+            let detail = input.map {
+                String(
+                    decoding: UnsafeRawBufferPointer(start: $0, count: min(length, 200)).prefix { $0 != 0 },
+                    as: UTF8.self)
+            }
+            log.debug("upstream \(upstream.id) to \(upstream.host):\(upstream.port) failed: \(detail ?? "")")
             ended(upstream, how: upstream.timedOut ? .timeout : .failed)
             return 0
         case LWS_CALLBACK_CLIENT_CLOSED, LWS_CALLBACK_WSI_DESTROY:
