@@ -78,22 +78,29 @@ import Testing
     }
 
     @Test func aClientForwardedToADeadOwnerGetsTheBoardOnceTheLeaseLapsesWithWhatItSent() async throws {
-        let database = MemoryClusterDatabase()
-        // The dead owner: its lease on the board is live, but nothing listens at its address.
-        let (dead, _) = try Self.node("a", on: database, lease: 1)
-        _ = try dead.claim(BoardID("demo")!, force: false)
-        let (b, portB) = try Self.node("b", on: database, lease: 1)
+        // The database's time moves only when told, so a's lease lapses exactly when the test says.
+        let clock = ManualClock()
+        let database = MemoryClusterDatabase(clock: { clock.now })
+        // The dead owner: its lease on the board is live, and its address hangs up on whoever comes.
+        let dead = try LoopbackListener()
+        let a = MemoryClusterStore(database: database, node: "a", advertise: "127.0.0.1:\(dead.port)", leaseSeconds: 1)
+        _ = try a.claim(BoardID("demo")!, force: false)
+        let (b, portB) = try Self.node("b", on: database)
         try await withTestServer({ $0.port = portB }, store: b) { node in
             let client = try await node.connect()
             client.send(#"{"type":"hello","board":"demo","name":"Bo"}"#)
             client.send(#"{"type":"toggle","op":"b1","base":0,"item":"t1","on":true}"#)
-            // Refused, tried again with backoff, and taken over once a's lease has run out.
+            // Forwarded to a, which fails; b tries again, and a still holds the lease.
+            dead.hangUp(try dead.accept())
+            dead.hangUp(try dead.accept())
+            // Now a's lease lapses: b's next try claims the board for itself.
+            clock.advance(2_000)
             let welcome = try await client.expect("welcome", timeout: .seconds(10))
             #expect(welcome["seq"]?.intValue == 0)
             #expect(try await client.expect("toggle")["op"]?.stringValue == "b1")
             let snapshot = try JSON.parse(try node.http("GET", "/api/boards/demo").body)
             #expect(snapshot["owner"]?.stringValue == "b")
-            #expect(try metric(node, #"shuffleboard_forward_ends_total{how="failed"}"#) ?? 0 >= 1)
+            #expect(try metric(node, #"shuffleboard_forward_ends_total{how="failed"}"#) ?? 0 >= 2)
         }
     }
 }

@@ -59,6 +59,13 @@ package final class LoopbackListener {
         return connection
     }
 
+    /// Closes a connection `accept` returned, before the client has had an answer.
+    package func hangUp(_ connection: Int32) {
+        guard let index = accepted.firstIndex(of: connection) else { return }
+        accepted.remove(at: index)
+        Foundation.close(connection)
+    }
+
     /// Accepts the next connection and completes its WebSocket upgrade (choosing `subprotocol`),
     /// and then says nothing unless told to (`sendText`): an owner that stopped after accepting.
     package func acceptWebSocket(subprotocol: String = "shuffleboard.v1", timeout: Int = 5) throws -> Int32 {
