@@ -24,13 +24,18 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        .systemLibrary(
+            name: "CPostgres",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
 
         // Small data structures every layer uses (the FIFO queue). No dependencies.
         .target(name: "Basics"),
         // Pure domain: boards, ops, conflict rules, messages. No I/O.
         .target(name: "BoardCore", dependencies: ["Basics"]),
-        // Persistence: the store protocol, SQLite and in-memory stores.
-        .target(name: "BoardStore", dependencies: ["BoardCore", "CSQLite"]),
+        // Persistence: the store protocol, SQLite, PostgreSQL (the cluster's store) and in-memory stores.
+        .target(name: "BoardStore", dependencies: ["BoardCore", "CSQLite", "CPostgres"]),
         // Board access tokens: HMAC-SHA256 signed claims (OpenSSL's libcrypto), minted and verified.
         .target(name: "BoardAuth", dependencies: ["BoardCore", "CCrypto"]),
         // Every session rule as a state machine: events in, actions out. No I/O, no threads, no clock.

@@ -24,7 +24,15 @@ fi
 step "swift format lint"
 swift format lint --strict -r Sources Tests Package.swift >&2
 
-step "swift test"
+step "PostgreSQL for the store and process tests: a throwaway server (scripts/postgres.sh)"
+pg_dir=$(mktemp -d /tmp/shuffleboard-test-postgres.XXXXXX)
+stop_postgres() { scripts/postgres.sh stop "$pg_dir" || true; rm -rf "$pg_dir"; }
+trap stop_postgres EXIT
+# The tests make a database of their own on it for each test (PostgresStore's, export and import).
+SHUFFLEBOARD_TEST_POSTGRES=$(scripts/postgres.sh start "$pg_dir")
+export SHUFFLEBOARD_TEST_POSTGRES
+
+step "swift test (the store tests run on SQLite and on PostgreSQL)"
 swift test --skip-build >&2
 
 step "fuzzing: libFuzzer targets, 20 s each (docs/fuzzing.md)"

@@ -11,17 +11,44 @@ struct UsageError: Error {
 /// What the user asked for.
 enum Command {
     case serve(ServeOptions)
-    case export(board: String, data: String)
-    case importBoard(file: String, data: String, replace: Bool)
+    case export(board: String, store: StoreLocation)
+    case importBoard(file: String, store: StoreLocation, replace: Bool)
     case token(TokenOptions)
     case help(String)
     case version
 }
 
+/// Where boards are kept: `--data DIR` (or `--store sqlite:DIR`), or `--store postgresql://…`.
+enum StoreLocation: Equatable {
+    /// SQLite in this data directory.
+    case directory(String)
+    /// PostgreSQL at this libpq connection URL (which may hold a password: never print it).
+    case postgres(url: String)
+
+    /// `--store VALUE`: `postgresql://` or `postgres://` is PostgreSQL, `sqlite:DIR` or a plain
+    /// directory is SQLite there.
+    static func parse(_ value: String) throws(UsageError) -> StoreLocation {
+        if value.hasPrefix("postgresql://") || value.hasPrefix("postgres://") { return .postgres(url: value) }
+        let directory = value.hasPrefix("sqlite:") ? String(value.dropFirst("sqlite:".count)) : value
+        guard !directory.isEmpty, !directory.contains("://") else {
+            // Only the scheme: the rest may be a password.
+            let scheme = value.prefix { $0 != ":" }
+            throw UsageError(
+                message:
+                    "--store takes postgresql://USER@HOST:PORT/DB, sqlite:DIR or a directory, not a '\(scheme.prefix(20)):' URL"
+            )
+        }
+        return .directory(directory)
+    }
+}
+
 /// Options of `shuffleboard serve`.
 struct ServeOptions {
     var config = ServerConfig()
-    var dataDirectory = "data"
+    /// `--data DIR` or `--store`.
+    var store = StoreLocation.directory("data")
+    /// Whether `--data` or `--store` was given (they exclude each other and `--memory`).
+    var storeGiven: String?
     var memory = false
     var webExplicit = false
     var snapshotEvery = 100
@@ -85,8 +112,8 @@ enum CommandLineParser {
 
         USAGE:
           shuffleboard serve [options]         run the server
-          shuffleboard export BOARD [--data DIR]   print a board (snapshot and op log) as JSON
-          shuffleboard import FILE [--data DIR] [--replace]   load a board exported before
+          shuffleboard export BOARD [--data DIR | --store URL]   print a board (snapshot and op log) as JSON
+          shuffleboard import FILE [--data DIR | --store URL] [--replace]   load a board exported before
           shuffleboard token BOARD --auth-secret FILE [--role view|edit|admin] [--ttl 24h] [--name NAME]
                                                print an access token for BOARD (* for every board)
           shuffleboard --help | --version
@@ -95,6 +122,8 @@ enum CommandLineParser {
           --host ADDR               interface to listen on (default 127.0.0.1)
           --port N                  port; 0 picks a free one and logs it (default 8080)
           --data DIR                where boards are stored (default ./data, created if missing)
+          --store URL               postgresql://USER@HOST:PORT/DB keeps boards in PostgreSQL, shared by the
+                                    nodes of a cluster (see CLUSTER below); sqlite:DIR is --data DIR
           --memory                  keep everything in memory; nothing survives a restart
           --web DIR                 the web client folder served at / (default ./web if present)
           --log-level LEVEL         debug, info, warning or error (default info)
@@ -166,8 +195,13 @@ enum CommandLineParser {
                 guard !options.config.host.isEmpty else { throw UsageError(message: "--host needs an address") }
             case "--port":
                 options.config.port = try integer(reader.value(for: option), option, 0...65535)
-            case "--data":
-                options.dataDirectory = try reader.value(for: option)
+            case "--data", "--store":
+                if let given = options.storeGiven {
+                    throw UsageError(message: "\(option) cannot be combined with \(given)")
+                }
+                let value = try reader.value(for: option)
+                options.store = option == "--data" ? .directory(value) : try StoreLocation.parse(value)
+                options.storeGiven = option
             case "--memory":
                 options.memory = true
             case "--web":
@@ -304,6 +338,9 @@ enum CommandLineParser {
                 throw UsageError(message: "unknown option '\(option)'")
             }
         }
+        if options.memory, let given = options.storeGiven {
+            throw UsageError(message: "--memory cannot be combined with \(given)")
+        }
         if options.config.echoPath != nil && options.config.deflate {
             throw UsageError(message: "--echo-path cannot be combined with --deflate")
         }
@@ -353,17 +390,22 @@ enum CommandLineParser {
         guard let subject = reader.positional() else {
             throw UsageError(message: name == "export" ? "export needs a board id" : "import needs a file")
         }
-        var data = "data"
+        var store = StoreLocation.directory("data")
+        var given: String?
         var replace = false
         while let option = try reader.nextOption() {
             switch option {
-            case "--data": data = try reader.value(for: option)
+            case "--data", "--store":
+                if let given { throw UsageError(message: "\(option) cannot be combined with \(given)") }
+                let value = try reader.value(for: option)
+                store = option == "--data" ? .directory(value) : try StoreLocation.parse(value)
+                given = option
             case "--replace" where name == "import": replace = true
             default: throw UsageError(message: "unknown option '\(option)' for \(name)")
             }
         }
         return name == "export"
-            ? .export(board: subject, data: data) : .importBoard(file: subject, data: data, replace: replace)
+            ? .export(board: subject, store: store) : .importBoard(file: subject, store: store, replace: replace)
     }
 
     /// A `--node` name: 1–128 bytes of letters, digits, `.`, `_` and `-` (it goes into logs,
