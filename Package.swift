@@ -55,10 +55,12 @@ let package = Package(
             name: "shuffleboard", dependencies: ["BoardServer", "BoardHub", "BoardStore", "BoardCore", "BoardAuth"]),
         // Benchmarks: programs that print numbers next to a reference measured in the same run.
         .executableTarget(
-            name: "shuffleboard-bench", dependencies: ["BoardServer", "BoardStore", "BoardClient", "BoardCore"]),
+            name: "shuffleboard-bench",
+            dependencies: ["BoardServer", "BoardStore", "BoardClient", "BoardCore", "BoardHub"]),
 
         .target(
-            name: "TestSupport", dependencies: ["BoardServer", "BoardClient", "BoardCore"], path: "Tests/TestSupport"),
+            name: "TestSupport", dependencies: ["BoardServer", "BoardClient", "BoardCore", "CCrypto"],
+            path: "Tests/TestSupport"),
         .testTarget(name: "BasicsTests", dependencies: ["Basics", "TestSupport"]),
         .testTarget(name: "BoardCoreTests", dependencies: ["BoardCore", "TestSupport"]),
         .testTarget(name: "BoardStoreTests", dependencies: ["BoardStore", "BoardCore", "TestSupport"]),
@@ -66,7 +68,8 @@ let package = Package(
         .testTarget(name: "LWSSupportTests", dependencies: ["LWSSupport"]),
         .testTarget(name: "BoardAuthTests", dependencies: ["BoardAuth", "BoardCore"]),
         .testTarget(
-            name: "BoardServerTests", dependencies: ["BoardServer", "BoardClient", "BoardCore", "TestSupport"]),
+            name: "BoardServerTests",
+            dependencies: ["BoardServer", "BoardClient", "BoardCore", "BoardHub", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

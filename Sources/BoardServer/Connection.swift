@@ -19,6 +19,14 @@ final class Connection {
     var endpoint = Endpoint.board
     /// The client's address, for log lines. Set once, at ESTABLISHED.
     var peer = "?"
+    /// The client's address as the hub knows it (the forwarded-for address of a connection a
+    /// trusted node forwarded, else the socket's), and what an upstream names as forwarded-for.
+    var address = "?"
+    /// The client's `Origin`, kept for an upstream's handshake (so the owner's `--allow-origin` holds).
+    var origin: String?
+    /// While the hub has the connection forwarded to a board's owner: the upstream's id. Its
+    /// messages go there instead of to the hub.
+    var upstream: UInt64?
     /// The close the client started (its code and reason), or the 1002 answering a bad close
     /// frame: with `closeRequest`, what the close metric and log line say.
     var closing: (code: UInt16, reason: String, byServer: Bool)?

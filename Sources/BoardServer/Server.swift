@@ -136,7 +136,9 @@ package final class Server: Sendable {
         }
         _ = service.inbox.detach()
         service.connections.removeAll()
+        // Upstreams still closing end here (their callbacks find no client, so the hub hears nothing).
         lws_context_destroy(context)
+        service.upstreams.removeAll()
         withExtendedLifetime(setup) {}
         state.withLock { $0.running = false }
         log.info("stopped")
@@ -207,6 +209,9 @@ private final class ContextSetup {
         info.max_http_header_data2 = UInt32(config.maxHeaderBytes)
         info.max_http_header_pool2 = UInt32(config.maxHeaderBuffers)
         info.timeout_secs_ah_idle = UInt32(config.httpTimeout)
+        // An upstream's TCP connect to a board's owner (Service+Forwarding.swift); the service's
+        // own deadline covers the whole handshake.
+        info.connect_timeout_secs = UInt32(max(1, config.forwardTimeout.rounded(.up)))
         if config.deflate { info.extensions = shuffleboard_deflate_extensions() }
         if let certificate = config.tlsCertificate, let key = config.tlsKey {
             let cert = strdup(certificate)!

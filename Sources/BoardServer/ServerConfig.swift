@@ -95,6 +95,20 @@ package struct ServerConfig: Sendable {
     /// See `tlsCertificate`.
     package var tlsKey: String?
 
+    /// The secret the nodes of a cluster share; nil: the store's (`ClusterStore.clusterSecret()`,
+    /// read when the server is made), or none when the store is not a `ClusterStore`.
+    /// A node sends it (as hex) with every connection it forwards, and trusts the client address
+    /// a forwarded connection names only when it carries this secret.
+    package var clusterSecret: [UInt8]?
+    /// Seconds a forwarded connection's upstream may take to connect to the owner and finish its
+    /// WebSocket handshake; an established upstream is pinged after this long without a pong and
+    /// hung up on after twice this long (`--forward-timeout`).
+    package var forwardTimeout: Double = 3
+
+    /// For tests of the transport only: called on the service thread with every event before the
+    /// hub; when it returns actions, the hub never sees the event and those actions are carried
+    /// out instead (how the forwarding tests make `Action.forward` without a cluster).
+    package var interceptEvent: (@Sendable (Hub.Event) -> [Hub.Action]?)?
     /// In a cluster (a `ClusterStore`): this node's name (`--node`), by default the host name and
     /// the process id.
     package var node = ServerConfig.defaultNodeName

@@ -30,6 +30,13 @@ final class Service {
     var context: OpaquePointer?
     var connections: [ConnectionID: Connection] = [:]
     var exchanges: [ExchangeID: HTTPExchange] = [:]
+    /// Forwarded connections' upstreams to boards' owners, by their own id (Service+Forwarding.swift).
+    var upstreams: [UInt64: Upstream] = [:]
+    /// The cluster secret as the `x-shuffleboard-cluster-key` header carries it (hex), and as a
+    /// token to compare a received one with in constant time; nil when not clustered.
+    let clusterKey: (hex: String, token: StaticToken)?
+    /// The upstreams' ping policy and a warning's state.
+    let forwarding: ForwardingSetup
     /// Exchanges whose answer lws has only partly sent (see `watchFlushing`).
     var flushing: Set<ExchangeID> = []
     private var nextID: UInt64 = 0
@@ -44,6 +51,10 @@ final class Service {
     private var echoCloseDeadline: Instant?
     /// The hub said stop while echo connections were still closing.
     private var stopRequested = false
+    /// True while the hub's actions are being carried out: an event that an lws call made during
+    /// them causes (an upstream that failed at once) waits in `later` instead of re-entering the hub.
+    private var applying = false
+    private var later: [Hub.Event] = []
 
     #if DEBUG
         var serviceThread: pthread_t?
@@ -89,6 +100,11 @@ final class Service {
         }
         hub = Hub(config: hubConfig)
         meters = TransportMeters(hub.metrics)
+        forwarding = ForwardingSetup(timeout: config.forwardTimeout)
+        clusterKey = Self.clusterSecret(config: config, store: store, log: log).map { secret in
+            let hex = Self.hex(secret)
+            return (hex, StaticToken(Array(hex.utf8)))
+        }
     }
 
     func assertOnServiceThread() {
@@ -106,8 +122,10 @@ final class Service {
 
     // MARK: Events in
 
-    /// Hands one event to the hub with the current time, and carries out its actions.
+    /// Hands one event to the hub with the current time, and carries out its actions. Called
+    /// while actions are being carried out, it runs once they are done.
     func handle(_ event: Hub.Event) {
+        guard !applying else { return later.append(event) }
         let now = Clock.now()
         if case .shutdown = event, echoCloseDeadline == nil {
             // The hub closes its sessions; echo connections are the transport's own.
@@ -116,9 +134,19 @@ final class Service {
                 connection.close(code: 1001, reason: "server shutting down")
             }
         }
-        apply(hub.handle(event, now: now, wall: Clock.wall()))
-        if case .tick = event { sweepExchanges() }
+        applying = true
+        if let intercept = config.interceptEvent, let actions = intercept(event) {
+            apply(actions)
+        } else {
+            apply(hub.handle(event, now: now, wall: Clock.wall()))
+        }
+        applying = false
+        if case .tick = event {
+            sweepExchanges()
+            sweepUpstreams(now: now)
+        }
         finishIfStopped(now: now)
+        while !later.isEmpty { handle(later.removeFirst()) }
     }
 
     /// Ends the loop once the hub has stopped and no echo connection is left (or their grace is over).
@@ -144,10 +172,16 @@ final class Service {
             id: id.rawValue, wsi: wsi, deflate: deflate, maxPendingBytes: bound, maxWriteBytes: config.maxWriteBytes)
         connection.endpoint = endpoint
         connections[id] = connection
-        let peer = LWS.peer(of: wsi)
-        connection.peer = peer
+        let socketPeer = LWS.peer(of: wsi)
+        let forwardedFor = endpoint == .board ? forwardedAddress(wsi, socketPeer: socketPeer, id: id) : nil
+        let peer = forwardedFor ?? socketPeer
+        connection.address = peer
+        connection.peer = forwardedFor.map { "\($0) (via \(socketPeer))" } ?? socketPeer
+        connection.origin = LWS.header(wsi, WSI_TOKEN_ORIGIN).flatMap {
+            $0.utf8.count <= Self.maximumOriginBytes ? $0 : nil
+        }
         meters.accepted.add(EndpointLabel(endpoint))
-        if deflate { log.debug("\(id) from \(peer) uses permessage-deflate") }
+        if deflate { log.debug("\(id) from \(connection.peer) uses permessage-deflate") }
         switch endpoint {
         case .board: handle(.opened(id, peer: peer))
         case .echo: log.debug("\(id) from \(peer) is on the echo endpoint")
@@ -158,14 +192,17 @@ final class Service {
     func closed(_ id: UInt64) {
         guard let connection = connections.removeValue(forKey: ConnectionID(id)) else { return }
         logClose(of: connection)
+        if connection.upstream != nil { clientWent(connection) }
         switch connection.endpoint {
         case .board: handle(.closed(ConnectionID(id)))
         case .echo: finishIfStopped(now: Clock.now())
         }
     }
 
-    /// A complete text message from a client on `/ws`.
+    /// A complete text message from a client on `/ws`: to the hub, or to the board's owner when
+    /// the connection is forwarded.
     func received(_ bytes: [UInt8], on connection: Connection) {
+        if connection.upstream != nil { return relay(bytes, from: connection) }
         let parsed = ClientMessage.parse(bytes)
         let type = ClientMessageType(parsed)
         meters.received.add(type)
@@ -255,19 +292,17 @@ final class Service {
                 log.log(level, line)
             case .stop:
                 stopRequested = true
+            case .forward(let id, let advertise, let messages):
+                forward(id, to: advertise, messages: messages)
             case .release(let board):
                 persister.submitRelease(board)
-            case .forward(let id, let advertise, _):
-                // Until the node-to-node transport is in: the client tries again later.
-                log.error("\(id): forwarding to \(advertise) is not built into this server; closing with 1013")
-                connections[id]?.close(code: 1013, reason: "board is on another node", flush: false)
             }
         }
     }
 
     /// Queues `frame`; a connection it would take over `--max-pending-bytes` (counting what lws
     /// still holds of its last write) is closed with 1008 instead, even when its queue is empty.
-    private func send(_ frame: Frame, to connection: Connection) {
+    func send(_ frame: Frame, to connection: Connection) {
         guard !connection.enqueue(frame) else { return }
         hub.meters.limitHits.add(.sendQueue)
         clientLog(

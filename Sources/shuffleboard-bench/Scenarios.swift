@@ -1,5 +1,6 @@
 import BoardClient
 import BoardCore
+import BoardHub
 import BoardServer
 import BoardStore
 import Foundation
@@ -15,6 +16,7 @@ import Foundation
 struct Scenarios {
     static let names = [
         "fan-out", "saturation", "connect-storm", "idle-memory", "many-boards", "committed-ops", "drag-races",
+        "forwarded-ops",
     ]
     static let usage =
         "usage: shuffleboard-bench scenarios [--smoke] [--server BIN] [--loadgen BIN] [--port P --pid PID]"
@@ -87,6 +89,8 @@ struct Scenarios {
                 try committedOps(seconds: smoke ? 0.3 : 5)
             case "drag-races":
                 try await dragRaces(racers: smoke ? 3 : 8, rounds: smoke ? 20 : 500)
+            case "forwarded-ops":
+                try await forwardedOps(ops: smoke ? 50 : 2000)
             default:
                 continue
             }
@@ -309,6 +313,51 @@ struct Scenarios {
                     + #""attempts_per_s":%.0f,"overlapping_holds":%d,"latency_ms":{"p50":%.3f,"p99":%.3f,"max":%.3f}}"#,
                 racers, won + lost, won, lost, Double(won + lost) / seconds, violations,
                 sorted[sorted.count / 2], sorted[min(sorted.count - 1, sorted.count * 99 / 100)], sorted.last ?? 0))
+    }
+
+    /// The added latency of forwarding: an op's round trip (a toggle sent, its broadcast back,
+    /// one op in flight, in memory) from a client on the board's owner, and from one on another
+    /// node of the cluster, which forwards it to the owner, measured in turns. Both nodes run in
+    /// this process on `MemoryClusterStore`s sharing one database.
+    func forwardedOps(ops: Int) async throws {
+        let database = MemoryClusterDatabase()
+        let (ownerPort, nodePort) = (try Self.freePort(), try Self.freePort())
+        let ownerStore = MemoryClusterStore(database: database, node: "owner", advertise: "127.0.0.1:\(ownerPort)")
+        let nodeStore = MemoryClusterStore(database: database, node: "node", advertise: "127.0.0.1:\(nodePort)")
+        let (owner, _) = try startServer(store: ownerStore) { $0.port = ownerPort }
+        defer { owner.stop() }
+        let (node, _) = try startServer(store: nodeStore) { $0.port = nodePort }
+        defer { node.stop() }
+        // The owner claims every board first: a client on it joins before the forwarded one.
+        let loop = try ClientLoop()
+        defer { loop.shutdown() }
+        var latencies: [String: [Double]] = ["direct": [], "forwarded": []]
+        // Turns of a quarter each, so that both paths see the same machine load over time.
+        let turn = max(1, ops / 4)
+        for round in 0..<4 {
+            let board = "fwd-\(round)"
+            let holder = try await loop.connect(port: ownerPort)
+            holder.send(#"{"type":"hello","board":"\#(board)","name":"owner's"}"#)
+            _ = try await holder.receive(timeout: .seconds(30))
+            // Op ids differ between the two (the owner takes a repeated op id for a resend).
+            for (index, path, port) in [(0, "direct", ownerPort), (1, "forwarded", nodePort)] {
+                let connection = try await loop.connect(port: port)
+                latencies[path]! += try await runClient(
+                    connection, index: index, items: ["t\(index + 1)"], count: turn, board: board)
+                connection.close()
+            }
+            holder.close()
+        }
+        for path in ["direct", "forwarded"] {
+            let sorted = latencies[path]!.sorted()
+            emit(
+                String(
+                    format: #"{"scenario":"forwarded-ops","path":"%@","ops":%d,"#
+                        + #""latency_ms":{"p50":%.3f,"p99":%.3f,"max":%.3f}}"#,
+                    path, sorted.count, sorted[sorted.count / 2],
+                    sorted[min(sorted.count - 1, sorted.count * 99 / 100)],
+                    sorted.last ?? 0))
+        }
     }
 
     static func processCPU() -> Double {

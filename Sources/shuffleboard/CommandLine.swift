@@ -167,6 +167,8 @@ enum CommandLineParser {
           --node NAME               this node's name: letters, digits, . _ - (default HOSTNAME-PID)
           --advertise HOST:PORT     how the other nodes reach this one (default 127.0.0.1:PORT of --port)
           --lease SECONDS           how long a board's lease lasts; renewed every third of it (default 5)
+          --forward-timeout SECONDS  time for a forwarded connection to reach its board's owner; an owner
+                                    that answers no ping for twice this long is given up (default 3)
         """
 
     static func parse(_ arguments: [String]) throws(UsageError) -> Command {
@@ -299,6 +301,13 @@ enum CommandLineParser {
                         message: "--shutdown-write-retry must be a number of seconds from 0 to 3600, not '\(value)'")
                 }
                 options.config.shutdownWriteRetry = seconds
+            case "--forward-timeout":
+                let value = try reader.value(for: option)
+                guard let seconds = Double(value), seconds >= 0.5, seconds <= 600 else {
+                    throw UsageError(
+                        message: "--forward-timeout must be a number of seconds from 0.5 to 600, not '\(value)'")
+                }
+                options.config.forwardTimeout = seconds
             case "--http-timeout":
                 options.config.httpTimeout = try integer(reader.value(for: option), option, 1...3600)
             case "--max-header-bytes":
