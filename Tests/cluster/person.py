@@ -26,7 +26,7 @@ WELCOME_TIMEOUT = 15.0  # claiming a board waits for a dead owner's lease to lap
 STALL_TIMEOUT = 20.0    # ops pending and nothing heard for this long: the node left us hanging
 RECONNECT_FOR = 30.0    # how long a client may go without getting in anywhere
 WINDOW = 2              # ops in flight per client
-PACE = 0.03             # seconds between new ops
+PACE = 0.1              # seconds between new ops (some 60 ops/s from six clients)
 
 
 class Person:

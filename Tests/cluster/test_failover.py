@@ -1,9 +1,9 @@
-"""Three nodes on one PostgreSQL; six clients on one board, two on each node directly (so every node
-but the owner forwards), keep ops in flight through rounds of kill -9 of the owner, a restart,
-SIGSTOP of the owner for twice the lease, and another kill -9 and restart. Then, with the ops
-stopped and every client caught up: every op any client saw committed is stored with that seq and
-op id, the stored seqs run 1..N with each op id once, each client's seqs rose by exactly one
-across resumes, and every client shows the stored board.
+"""Three nodes on one PostgreSQL; six clients on one board, two on each node directly (so every
+node but the owner forwards), keep ops in flight through two cycles of: kill -9 of the owner, a
+restart of it, SIGSTOP of the owner for twice the lease then SIGCONT, kill -9 of the owner, a
+restart. Then, with the ops stopped and every client caught up: every op any client saw committed
+is stored with that seq and op id, the stored seqs run 1..N with each op id once, each client's
+seqs rose by exactly one across resumes, and every client shows the stored board.
 
 Nothing sleeps to synchronise: the test waits for states (an owner, stored seqs, caught-up
 clients) with deadlines. The only timed wait is the fault itself: the owner stays stopped for at
@@ -23,6 +23,8 @@ from person import Person
 LEASE = 2.0
 BOARD = "storm"
 CLIENTS = 6
+CYCLES = 2      # of kill -9, restart, SIGSTOP/SIGCONT, kill -9, restart
+ROUND_OPS = 40  # ops stored after each fault before the next
 MAX_OPS = 1500  # per client: the whole log stays within the 10,000 ops the API pages through
 BOUND = 150.0   # seconds for the whole scenario
 SEED = int(os.environ.get("SHUFFLEBOARD_CLUSTER_SEED", random.randrange(1 << 30)))
@@ -120,11 +122,12 @@ class Scenario:
             t.start()
         await self.progress(30, "at start")
 
-        await self.kill_owner("round 1")
-        await self.restart_killed("round 2")
-        await self.pause_owner("round 3")
-        await self.kill_owner("round 4")
-        await self.restart_killed("round 5")
+        for cycle in range(1, CYCLES + 1):
+            await self.kill_owner(f"cycle {cycle}, kill")
+            await self.restart_killed(f"cycle {cycle}, restart")
+            await self.pause_owner(f"cycle {cycle}, pause")
+            await self.kill_owner(f"cycle {cycle}, kill again")
+            await self.restart_killed(f"cycle {cycle}, restart again")
 
         await self.settle()
 
@@ -135,7 +138,7 @@ class Scenario:
         self.killed.kill9()
         new = await self.new_owner(name)
         self.say(f"{label}: {new} owns the board")
-        await self.progress(20, f"after kill -9 of {name}")
+        await self.progress(ROUND_OPS, f"after kill -9 of {name}")
         self.check_seen_is_stored(f"after kill -9 of {name}")
 
     async def restart_killed(self, label: str):
@@ -148,7 +151,7 @@ class Scenario:
             t.move_to(index)
         await self.poll(f"clients resumed on the restarted {node.name}",
                         lambda: any(t.connected_to == node.port for t in movers), timeout=20)
-        await self.progress(20, f"after the restart of {node.name}")
+        await self.progress(ROUND_OPS, f"after the restart of {node.name}")
 
     async def pause_owner(self, label: str) -> None:
         name = await self.owner()
@@ -178,7 +181,7 @@ class Scenario:
             await asyncio.sleep(left)  # the fault: stopped for at least twice the lease
         self.say(f"{label}: SIGCONT {name}")
         node.resume()
-        await self.progress(20, f"after SIGCONT of {name}")
+        await self.progress(ROUND_OPS, f"after SIGCONT of {name}")
         # Its own clients were closed with 1012 (its lease had run out) and resumed elsewhere.
         for t in direct:
             after = [code for at, port, code in t.closes if at >= paused_at and port == str(node.port)]
