@@ -82,6 +82,19 @@ class Postgres:
         assert result.returncode == 0, result.stderr
         return result.stdout
 
+    def crash(self) -> None:
+        """Stops the server at once (connections drop), as a database that goes away does."""
+        self.script("crash")
+
+    def restart(self) -> None:
+        """Starts it again on its port, with everything it had committed."""
+        self.script("restart")
+
+    def script(self, command: str) -> None:
+        result = subprocess.run([os.path.join(ROOT, "scripts", "postgres.sh"), command, self.dir],
+                                capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0, f"scripts/postgres.sh {command}: {result.stderr}"
+
     def stop(self) -> None:
         with contextlib.suppress(Exception):
             subprocess.run([os.path.join(ROOT, "scripts", "postgres.sh"), "stop", self.dir],

@@ -26,13 +26,22 @@ def postgres():
 
 
 @pytest.fixture
+def own_postgres():
+    """A PostgreSQL of the test's own, for a test that stops it."""
+    pg = Postgres()
+    yield pg
+    pg.stop()
+
+
+@pytest.fixture
 def clusters(postgres, tmp_path):
-    """Makes started clusters (`clusters(count=3, lease=2.0)`), each on a new database; stops them
-    at teardown and prints their logs (pytest shows them when the test failed)."""
+    """Makes started clusters (`clusters(count=3, lease=2.0)`), each on a new database (of the
+    session's PostgreSQL, or of `on`); stops them at teardown and prints their logs (pytest shows
+    them when the test failed)."""
     made: list[Cluster] = []
 
-    def make(count: int = 3, lease: float = 2.0, extra: tuple[str, ...] = ()) -> Cluster:
-        cluster = Cluster(postgres.database(), str(tmp_path), count=count, lease=lease, extra=extra)
+    def make(count: int = 3, lease: float = 2.0, extra: tuple[str, ...] = (), on: Postgres | None = None) -> Cluster:
+        cluster = Cluster((on or postgres).database(), str(tmp_path), count=count, lease=lease, extra=extra)
         made.append(cluster)
         return cluster.start()
 
