@@ -36,6 +36,9 @@ haproxy_pid="" sleeper=""
 
 cleanup() {
   trap - EXIT INT TERM
+  # Stop everything even when whoever read our output has gone (a write would raise SIGPIPE).
+  trap '' PIPE
+  set +e
   echo "stopping the cluster" >&2
   [ -n "$sleeper" ] && kill "$sleeper" 2>/dev/null || true
   local pid

@@ -5,6 +5,8 @@ temporary directory."""
 import json
 import os
 import re
+import select
+import shutil
 import signal
 import socket
 import subprocess
@@ -77,6 +79,17 @@ def alive(pid: int) -> bool:
         return False
 
 
+def stop_leftovers(pids: list[int], tmp: str | None) -> None:
+    """After a failure: what the script did not stop, so that one failing test leaves nothing running."""
+    for pid in pids:
+        if alive(pid):
+            os.kill(pid, signal.SIGKILL)
+    if tmp and os.path.isdir(tmp):
+        subprocess.run([os.path.join(ROOT, "scripts", "postgres.sh"), "stop", os.path.join(tmp, "pg")],
+                       capture_output=True, timeout=60)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def get_json(url: str):
     with urllib.request.urlopen(url, timeout=3) as r:
         return json.load(r)
@@ -85,15 +98,19 @@ def get_json(url: str):
 def test_cluster_script_starts_three_nodes_behind_haproxy_and_stops_all_of_it(tmp_path):
     port = free_port()
     script = Script(port)
+    pids: list[int] = []
+    tmp = None
     try:
         script.wait_for(r"Ctrl-C stops everything", timeout=90)
         text = "\n".join(script.lines)
         assert f"http://127.0.0.1:{port}/?board=demo" in text
         nodes = {int(n): (int(p), int(pid)) for n, p, pid in
                  re.findall(r"n(\d)  http://127\.0\.0\.1:(\d+)/  pid (\d+)", text)}
+        pids += [pid for _, pid in nodes.values()]
         assert sorted(nodes) == [1, 2, 3], text
         tmp = script.wait_for(r"temporary directory: (\S+)", 1).group(1)
         haproxy = int(script.wait_for(r"HAProxy +pid (\d+)", 1).group(1))
+        pids.append(haproxy)
         pg_port = int(script.wait_for(r"PostgreSQL +postgresql://\w+@127\.0\.0\.1:(\d+)/", 1).group(1))
         assert os.path.isdir(tmp)
 
@@ -111,16 +128,55 @@ def test_cluster_script_starts_three_nodes_behind_haproxy_and_stops_all_of_it(tm
         assert not alive(nodes[1][1])
         script.command("start 1")
         restarted = int(script.wait_for(r"n1 started \(pid (\d+)\)", 30).group(1))
+        pids.append(restarted)
         assert alive(restarted)
         get_json(f"http://127.0.0.1:{nodes[1][0]}/healthz")
 
         # Ctrl-C: everything it started stops and the temporary directory goes.
         script.proc.send_signal(signal.SIGINT)
         assert script.proc.wait(60) != 0
-        pids = [restarted, nodes[2][1], nodes[3][1], haproxy]
         wait_until("every process the script started gone", lambda: not any(alive(p) for p in pids), 10)
         assert not os.path.exists(tmp)
         with pytest.raises(ConnectionRefusedError):  # PostgreSQL is stopped too
             socket.create_connection(("127.0.0.1", pg_port), timeout=3)
     finally:
         script.stop()
+        stop_leftovers(pids, tmp)
+
+
+def test_cluster_script_stops_everything_even_when_nobody_reads_its_output_any_more():
+    # Its reader gone (a closed terminal, a pipe into a program that ended), a write in the
+    # cleanup would raise SIGPIPE and kill the script halfway, leaving the cluster running.
+    read_end, write_end = os.pipe()
+    env = dict(os.environ, SHUFFLEBOARD_BIN=BIN, SHUFFLEBOARD_PORT=str(free_port()), SHUFFLEBOARD_LEASE="2")
+    proc = subprocess.Popen([os.path.join(ROOT, "scripts", "cluster.sh")], cwd=ROOT, env=env,
+                            stdin=subprocess.DEVNULL, stdout=write_end, stderr=write_end)
+    os.close(write_end)
+    pids: list[int] = []
+    tmp = None
+    try:
+        text, deadline = b"", time.monotonic() + 90
+        while b"Ctrl-C stops everything" not in text:
+            left = deadline - time.monotonic()
+            assert left > 0 and proc.poll() is None, text.decode(errors="replace")
+            ready, _, _ = select.select([read_end], [], [], min(left, 1.0))
+            if ready:
+                text += os.read(read_end, 65536)
+        output = text.decode()
+        pids += [int(pid) for pid in re.findall(r"n\d  http://127\.0\.0\.1:\d+/  pid (\d+)", output)]
+        pids.append(int(re.search(r"HAProxy +pid (\d+)", output).group(1)))
+        tmp = re.search(r"temporary directory: (\S+)", output).group(1)
+        assert len(pids) == 4 and all(alive(p) for p in pids), output
+        os.close(read_end)
+        read_end = -1
+        proc.terminate()
+        proc.wait(60)
+        wait_until("every process the script started gone", lambda: not any(alive(p) for p in pids), 10)
+        assert not os.path.exists(tmp)
+    finally:
+        if read_end >= 0:
+            os.close(read_end)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+        stop_leftovers(pids, tmp)
