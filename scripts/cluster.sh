@@ -138,7 +138,8 @@ $(status)
   temporary directory: $tmp
 
 GET http://127.0.0.1:$port/api/cluster lists the nodes and how many boards each owns;
-GET http://127.0.0.1:$port/api/boards/demo says which node owns "demo" ("owner").
+GET http://127.0.0.1:$port/api/boards/demo says which node owns "demo" ("owner"), once a tile
+has moved on it (a board nobody changed is not stored).
 Commands: kill N (kill -9 node N), stop N / cont N (SIGSTOP / SIGCONT), start N (start it again),
 status, quit. Ctrl-C stops everything. The lease is $lease s: a dead owner's boards move after it.
 EOF

@@ -253,6 +253,9 @@ class HAProxy:
         return [row for row in csv.DictReader(io.StringIO(text))
                 if row["pxname"] == "nodes" and row["svname"] not in ("BACKEND", "FRONTEND")]
 
+    def stats_of(self, server: str) -> dict:
+        return next(row for row in self.stats() if row["svname"] == server)
+
     def wait_servers_up(self, timeout: float = 20.0) -> None:
         """Until every server has passed its health checks (HAProxy routes by the servers it sees up)."""
         def all_up():

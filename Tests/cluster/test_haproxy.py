@@ -57,3 +57,19 @@ def test_haproxy_sends_a_boards_clients_to_one_node_and_passes_the_api_through(c
     assert status == 200 and sorted(n["name"] for n in json.loads(text)["nodes"]) == ["n1", "n2", "n3"], text
     status, _, _ = proxy.request("/")
     assert status == 200
+
+
+def test_a_client_of_a_node_that_just_died_gets_in_through_another_at_once(clusters, haproxy):
+    cluster = clusters(count=3)
+    proxy = haproxy(cluster.nodes)
+    proxy.wait_servers_up()
+    board = next(b for b in GRID_BOARDS if proxy.request(f"/healthz?board={b}")[2] == "n1")
+    cluster.node("n1").kill9()
+    # The health checks need two failures a second apart to see n1 down; until then HAProxy still
+    # picks it for this board, finds it refusing, and tries another node (retries, redispatch).
+    client = Client(Through(proxy.port), board, name="Ada", query=f"?board={board}")
+    try:
+        assert client.welcome["type"] == "welcome" and node_of(client) in ("n2", "n3")
+        assert proxy.stats_of("n1")["status"] != "DOWN", "the test came too late: HAProxy saw n1 down"
+    finally:
+        client.close()
