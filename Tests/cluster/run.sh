@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Cluster tests: a throwaway PostgreSQL (scripts/postgres.sh), three shuffleboard nodes on it on
-# loopback, clients on every node through kill -9, SIGSTOP and restarts of the owner, and
-# HAProxy (deploy/haproxy.cfg) in front. Usage: Tests/cluster/run.sh [pytest args...]
+# loopback, clients on every node through kill -9, SIGSTOP and restarts of the owner and an outage
+# of the database, HAProxy (deploy/haproxy.cfg) in front, scripts/cluster.sh, and two browsers
+# through it while the owner dies. Usage: Tests/cluster/run.sh [pytest args...]
 # Environment: SHUFFLEBOARD_BIN (use this binary instead of building), SHUFFLEBOARD_SCRATCH
 # (SwiftPM scratch path, default .build), SHUFFLEBOARD_CLUSTER_SEED (seed of the clients' ops),
 # PYTHON (default python3).
@@ -10,11 +11,12 @@ cd "$(dirname "$0")/../.."
 source scripts/deps.sh
 
 # 1. What the tests need, installed only when missing (PostgreSQL: scripts/postgres.sh does).
-need_apt haproxy
+#    The browser is Debian's chromium, never `playwright install`.
+need_apt haproxy chromium
 PY=${PYTHON:-python3}
-if ! "$PY" -c 'import pytest, websockets.asyncio.client' 2>/dev/null; then
-  echo "run.sh: installing pytest and websockets from PyPI" >&2
-  "$PY" -m pip install --quiet pytest 'websockets>=13' >&2
+if ! "$PY" -c 'import pytest, websockets.asyncio.client, playwright' 2>/dev/null; then
+  echo "run.sh: installing pytest, websockets and playwright from PyPI" >&2
+  "$PY" -m pip install --quiet pytest 'websockets>=13' playwright >&2
 fi
 
 # 2. The server binary.
