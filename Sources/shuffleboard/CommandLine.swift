@@ -2,6 +2,7 @@ import BoardAuth
 import BoardCore
 import BoardHub
 import BoardServer
+import Glibc
 
 /// A command-line mistake: printed with the usage hint, exit code 2.
 struct UsageError: Error {
@@ -165,7 +166,7 @@ enum CommandLineParser {
 
         CLUSTER (with a shared store; see docs/architecture.md):
           --node NAME               this node's name: letters, digits, . _ - (default HOSTNAME-PID)
-          --advertise HOST:PORT     how the other nodes reach this one (default 127.0.0.1:PORT of --port)
+          --advertise IP:PORT       how the other nodes reach this one (default 127.0.0.1:PORT of --port)
           --lease SECONDS           how long a board's lease lasts; renewed every third of it (default 5)
           --forward-timeout SECONDS  time for a forwarded connection to reach its board's owner; an owner
                                     that answers no ping for twice this long is given up (default 3)
@@ -323,9 +324,11 @@ enum CommandLineParser {
                 options.config.node = value
             case "--advertise":
                 let value = try reader.value(for: option)
-                guard isHostAndPort(value) else {
+                guard isAddressAndPort(value) else {
                     throw UsageError(
-                        message: "--advertise must be HOST:PORT, such as 10.0.0.5:8080, not '\(value.prefix(200))'")
+                        message:
+                            "--advertise must be an IP address and a port, such as 10.0.0.5:8080 or [fd00::5]:8080 "
+                            + "(not a host name), not '\(value.prefix(200))'")
                 }
                 options.config.advertise = value
             case "--lease":
@@ -420,17 +423,19 @@ enum CommandLineParser {
 
     /// `HOST:PORT` (or `[IPv6]:PORT`): a host of letters, digits, `.`, `-`, `:` (inside brackets)
     /// and a port from 1 to 65535.
-    static func isHostAndPort(_ text: String) -> Bool {
+    /// Whether `text` is an IP address and a port: `10.0.0.5:8080` or `[fd00::5]:8080`. Not a host
+    /// name: the nodes connect to one another from the service thread, where a name lookup would
+    /// block every client (lws 4.1.6 has no asynchronous resolver).
+    static func isAddressAndPort(_ text: String) -> Bool {
         guard text.utf8.count <= 300, let colon = text.lastIndex(of: ":"),
             let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port)
         else { return false }
-        var host = Substring(text[..<colon])
-        if host.hasPrefix("[") && host.hasSuffix("]") { host = host.dropFirst().dropLast() }
-        return !host.isEmpty
-            && host.utf8.allSatisfy { c in
-                (c >= 0x30 && c <= 0x39) || (c | 0x20 >= 0x61 && c | 0x20 <= 0x7A) || c == 0x2E || c == 0x2D
-                    || (c == 0x3A && text.hasPrefix("["))
-            }
+        let host = text[..<colon]
+        var address = in6_addr()
+        if host.hasPrefix("[") && host.hasSuffix("]") {
+            return inet_pton(AF_INET6, String(host.dropFirst().dropLast()), &address) == 1
+        }
+        return inet_pton(AF_INET, String(host), &address) == 1
     }
 
     private static func integer(_ text: String, _ option: String, _ range: ClosedRange<Int>) throws(UsageError) -> Int {
