@@ -20,7 +20,8 @@ struct Scenarios {
     ]
     static let usage =
         "usage: shuffleboard-bench scenarios [--smoke] [--server BIN] [--loadgen BIN] [--port P --pid PID]"
-        + " [--rate HOVERS_PER_S] [--seconds S] [--clients N] [NAME...]\n  names: " + names.joined(separator: " ")
+        + " [--postgres URL] [--rate HOVERS_PER_S] [--seconds S] [--clients N] [NAME...]\n  names: "
+        + names.joined(separator: " ")
 
     var smoke = false
     var selected: [String] = []
@@ -28,6 +29,8 @@ struct Scenarios {
     var loadgen: String
     var externalPort: Int?
     var externalPID: Int?
+    /// A PostgreSQL database for `committed-ops` to run a clustered node on too (`--store URL`).
+    var postgres: String?
     /// Overrides of the hover scenarios' rate per sender, length and clients (for load sweeps).
     var rate: Int?
     var seconds: Double?
@@ -45,6 +48,7 @@ struct Scenarios {
             case "--loadgen": guard let v = arguments.popFirst() else { return nil }; loadgen = v
             case "--port": guard let v = arguments.popFirst().flatMap({ Int($0) }) else { return nil }; externalPort = v
             case "--pid": guard let v = arguments.popFirst().flatMap({ Int($0) }) else { return nil }; externalPID = v
+            case "--postgres": guard let v = arguments.popFirst() else { return nil }; postgres = v
             case "--rate":
                 guard let v = arguments.popFirst().flatMap({ Int($0) }), (1...100_000).contains(v) else { return nil }
                 rate = v
@@ -120,8 +124,8 @@ struct Scenarios {
     }
 
     /// Runs `body` against a fresh shuffleboard child (or the external server), then stops it.
-    /// `data` is a directory for a durable (SQLite) store; nil keeps everything in memory.
-    func withServer(data: String? = nil, _ body: (Int, Int) throws -> Void) throws {
+    /// `store` is the server's store arguments (`--memory`, `--data DIR`, `--store URL`).
+    func withServer(store: [String] = ["--memory"], _ body: (Int, Int) throws -> Void) throws {
         if let port = externalPort, let pid = externalPID { return try body(port, pid) }
         let port = try Self.freePort()
         let server = Process()
@@ -131,7 +135,7 @@ struct Scenarios {
                 "serve", "--host", "127.0.0.1", "--port", "\(port)", "--log-level", "error", "--op-rate", "0",
                 "--message-rate", "0", "--max-connections-per-address", "0", "--connect-rate", "0", "--board-creations",
                 "0",
-            ] + (data.map { ["--data", $0] } ?? ["--memory"])
+            ] + store
         try server.run()
         defer {
             server.terminate()
@@ -202,20 +206,29 @@ struct Scenarios {
 
     // MARK: - In-process scenarios (Swift client)
 
-    /// Committed ops (toggles) per second on one board, in memory and with SQLite's group
-    /// commit (WAL, synchronous=FULL: an op is broadcast once its transaction is on disk), from the
-    /// C load generator: each client keeps `window` toggles of items of its own in flight.
+    /// Committed ops (toggles) per second on one board, in memory, with SQLite's group commit
+    /// (WAL, synchronous=FULL: an op is broadcast once its transaction is on disk) and, with
+    /// `--postgres URL`, on a cluster node over PostgreSQL (fenced group commit), from the C load
+    /// generator: each client keeps `window` toggles of items of its own in flight.
     func committedOps(seconds: Double) throws {
         for (clients, window) in [(1, 1), (4, 3), (2, 6)] {
-            for durable in [false, true] {
+            for store in ["memory", "sqlite"] + (postgres == nil ? [] : ["postgres"]) {
                 let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
                     "shuffleboard-bench-ops-\(getpid())")
                 defer { try? FileManager.default.removeItem(at: directory) }
-                try withServer(data: durable ? directory.path : nil) { port, pid in
+                let arguments: [String] =
+                    switch store {
+                    case "memory": ["--memory"]
+                    case "sqlite": ["--data", directory.path]
+                    default: ["--store", postgres ?? "", "--node", "bench-\(getpid())"]
+                    }
+                // Each run its own board: a PostgreSQL database keeps the boards of the runs before.
+                let board = "ops-\(clients)x\(window)-\(getpid())"
+                try withServer(store: arguments) { port, pid in
                     try loadgen([
-                        "--label", durable ? "committed-ops-sqlite" : "committed-ops-memory", "--mode", "ops",
-                        "--port", "\(port)", "--server-pid", "\(pid)", "--clients", "\(clients)", "--window",
-                        "\(window)", "--seconds", "\(seconds)", "--board", "ops", "--timeout", "30",
+                        "--label", "committed-ops-\(store)", "--mode", "ops", "--port", "\(port)", "--server-pid",
+                        "\(pid)", "--clients", "\(clients)", "--window", "\(window)", "--seconds", "\(seconds)",
+                        "--board", board, "--timeout", "30",
                     ])
                 }
             }
