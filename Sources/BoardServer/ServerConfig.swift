@@ -90,6 +90,9 @@ package struct ServerConfig: Sendable {
 
     /// Origins a WebSocket upgrade may come from (`https://board.example`); empty: any.
     package var allowedOrigins: [String] = []
+    /// Addresses of reverse proxies (`--trusted-proxy`, as the log writes them) whose
+    /// `X-Forwarded-For` names the client: behind one, limits and logs see the address it added.
+    package var trustedProxies: [String] = []
     /// A PEM certificate (chain) and its key: serve `https://` and `wss://` on the same port.
     package var tlsCertificate: String?
     /// See `tlsCertificate`.

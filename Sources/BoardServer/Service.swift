@@ -173,10 +173,14 @@ final class Service {
         connection.endpoint = endpoint
         connections[id] = connection
         let socketPeer = LWS.peer(of: wsi)
-        let forwardedFor = endpoint == .board ? forwardedAddress(wsi, socketPeer: socketPeer, id: id) : nil
-        let peer = forwardedFor ?? socketPeer
+        let proxied = proxiedAddress(wsi, socketPeer: socketPeer)
+        let direct = proxied ?? socketPeer
+        let forwardedFor = endpoint == .board ? forwardedAddress(wsi, socketPeer: direct, id: id) : nil
+        let peer = forwardedFor ?? direct
         connection.address = peer
-        connection.peer = forwardedFor.map { "\($0) (via \(socketPeer))" } ?? socketPeer
+        connection.peer =
+            forwardedFor.map { "\($0) (via \(socketPeer))" } ?? proxied.map { "\($0) (via proxy \(socketPeer))" }
+            ?? socketPeer
         connection.origin = LWS.header(wsi, WSI_TOKEN_ORIGIN).flatMap {
             $0.utf8.count <= Self.maximumOriginBytes ? $0 : nil
         }
@@ -187,6 +191,22 @@ final class Service {
         case .echo: log.debug("\(id) from \(peer) is on the echo endpoint")
         }
         return id.rawValue
+    }
+
+    /// Behind a proxy in `--trusted-proxy`, the client address it added to `X-Forwarded-For` (the
+    /// last one: those before it are whatever the client sent); nil for anyone else, or when the
+    /// header is missing or its last entry is not an address.
+    func proxiedAddress(_ wsi: OpaquePointer, socketPeer: String) -> String? {
+        guard config.trustedProxies.contains(socketPeer),
+            let header = LWS.header(wsi, WSI_TOKEN_X_FORWARDED_FOR)
+        else { return nil }
+        let last = header.split(separator: ",").last.map { $0.filter { $0 != " " && $0 != "\t" } } ?? ""
+        guard Self.isAddress(last) else {
+            clientLog(
+                "a request through proxy \(socketPeer) names no client address in X-Forwarded-For; using the proxy's")
+            return nil
+        }
+        return last
     }
 
     func closed(_ id: UInt64) {

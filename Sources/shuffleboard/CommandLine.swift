@@ -145,6 +145,7 @@ enum CommandLineParser {
           --snapshot-every N        write a board snapshot every N ops (default 100)
           --auth-secret FILE        require access tokens (one secret per line; the first signs, all verify)
           --allow-origin ORIGIN     accept WebSocket upgrades only from this Origin (repeatable; default any)
+          --trusted-proxy IP        a reverse proxy (HAProxy) whose X-Forwarded-For names the client (repeatable)
           --tls-cert FILE --tls-key FILE   serve https:// and wss:// with this PEM certificate and key
 
         LIMITS (0 turns a limit off):
@@ -270,6 +271,16 @@ enum CommandLineParser {
                         message: "--allow-origin takes an origin like https://board.example, not '\(value)'")
                 }
                 options.config.allowedOrigins.append(value)
+            case "--trusted-proxy":
+                let value = try reader.value(for: option)
+                guard isAddressAndPort(value.contains(":") ? "[\(value)]:1" : "\(value):1") else {
+                    throw UsageError(
+                        message: "--trusted-proxy takes an IP address, such as 10.0.0.2, not '\(value.prefix(200))'")
+                }
+                guard options.config.trustedProxies.count < 64 else {
+                    throw UsageError(message: "--trusted-proxy: at most 64 proxies")
+                }
+                options.config.trustedProxies.append(value)
             case "--tls-cert":
                 options.config.tlsCertificate = try reader.value(for: option)
             case "--tls-key":

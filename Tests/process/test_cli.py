@@ -47,6 +47,8 @@ def test_version_prints_the_version(tmp_path):
         (["serve", "--advertise", "10.0.0.5:0"], "--advertise"),
         (["serve", "--advertise", "a/b:80"], "--advertise"),
         (["serve", "--advertise", "node-2.internal:8080"], "--advertise"),
+        (["serve", "--trusted-proxy", "haproxy.local"], "--trusted-proxy"),
+        (["serve", "--trusted-proxy", "10.0.0.1:80"], "--trusted-proxy"),
         (["serve", "--advertise", "10.0.0.256:8080"], "--advertise"),
         (["serve", "--lease", "0.1"], "--lease"),
         (["serve", "--lease", "soon"], "--lease"),
