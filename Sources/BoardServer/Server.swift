@@ -33,6 +33,12 @@ package final class Server: Sendable {
         log = Logger(level: config.logLevel, format: config.logFormat)
         service = Service(config: config, store: store, log: log)
         ticker = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
+        // Resumed at once, with no schedule (so it never fires until `start` gives one): libdispatch
+        // traps when a source that was never resumed is released, and a server that fails to
+        // start (or never starts) is released.
+        let inbox = service.inbox
+        ticker.setEventHandler { inbox.post(Hub.Event.tick) }
+        ticker.resume()
     }
 
     /// The port the server listens on, once started.
@@ -52,10 +58,7 @@ package final class Server: Sendable {
         started.wait()
         let (port, error) = state.withLock { ($0.port, $0.error) }
         guard let port else { throw ServerError(description: error ?? "the server did not start") }
-        let inbox = service.inbox
         ticker.schedule(deadline: .now() + .milliseconds(250), repeating: .milliseconds(250))
-        ticker.setEventHandler { inbox.post(Hub.Event.tick) }
-        ticker.resume()
         return port
     }
 
