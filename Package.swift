@@ -24,13 +24,18 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        .systemLibrary(
+            name: "CPostgres",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
 
         // Small data structures every layer uses (the FIFO queue). No dependencies.
         .target(name: "Basics"),
         // Pure domain: boards, ops, conflict rules, messages. No I/O.
         .target(name: "BoardCore", dependencies: ["Basics"]),
-        // Persistence: the store protocol, SQLite and in-memory stores.
-        .target(name: "BoardStore", dependencies: ["BoardCore", "CSQLite"]),
+        // Persistence: the store protocol, SQLite, PostgreSQL (the cluster's store) and in-memory stores.
+        .target(name: "BoardStore", dependencies: ["BoardCore", "CSQLite", "CPostgres"]),
         // Board access tokens: HMAC-SHA256 signed claims (OpenSSL's libcrypto), minted and verified.
         .target(name: "BoardAuth", dependencies: ["BoardCore", "CCrypto"]),
         // Every session rule as a state machine: events in, actions out. No I/O, no threads, no clock.
@@ -50,10 +55,12 @@ let package = Package(
             name: "shuffleboard", dependencies: ["BoardServer", "BoardHub", "BoardStore", "BoardCore", "BoardAuth"]),
         // Benchmarks: programs that print numbers next to a reference measured in the same run.
         .executableTarget(
-            name: "shuffleboard-bench", dependencies: ["BoardServer", "BoardStore", "BoardClient", "BoardCore"]),
+            name: "shuffleboard-bench",
+            dependencies: ["BoardServer", "BoardStore", "BoardClient", "BoardCore", "BoardHub"]),
 
         .target(
-            name: "TestSupport", dependencies: ["BoardServer", "BoardClient", "BoardCore"], path: "Tests/TestSupport"),
+            name: "TestSupport", dependencies: ["BoardServer", "BoardClient", "BoardCore", "CCrypto"],
+            path: "Tests/TestSupport"),
         .testTarget(name: "BasicsTests", dependencies: ["Basics", "TestSupport"]),
         .testTarget(name: "BoardCoreTests", dependencies: ["BoardCore", "TestSupport"]),
         .testTarget(name: "BoardStoreTests", dependencies: ["BoardStore", "BoardCore", "TestSupport"]),
@@ -61,7 +68,8 @@ let package = Package(
         .testTarget(name: "LWSSupportTests", dependencies: ["LWSSupport"]),
         .testTarget(name: "BoardAuthTests", dependencies: ["BoardAuth", "BoardCore"]),
         .testTarget(
-            name: "BoardServerTests", dependencies: ["BoardServer", "BoardClient", "BoardCore", "TestSupport"]),
+            name: "BoardServerTests",
+            dependencies: ["BoardServer", "BoardClient", "BoardCore", "BoardHub", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -31,7 +31,7 @@ need_pip() {
 
 # What building the server needs.
 need_build_deps() {
-  need_apt pkg-config libwebsockets-dev libsqlite3-dev libssl-dev
+  need_apt pkg-config libwebsockets-dev libsqlite3-dev libssl-dev libpq-dev
 }
 
 # need_py2_venv DIR REQUIREMENTS: a Python 2.7 virtualenv at DIR holding the pinned packages of

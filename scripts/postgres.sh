@@ -5,6 +5,9 @@
 #                                   and prints its URL: postgresql://shuffleboard@127.0.0.1:PORT/shuffleboard
 #   scripts/postgres.sh stop DIR    stops it (fast shutdown) and leaves DIR for the caller to remove
 #   scripts/postgres.sh url DIR     prints the URL of the server started in DIR
+#   scripts/postgres.sh crash DIR   stops it at once (immediate shutdown: connections drop, no
+#                                   checkpoint), as a database that goes away does
+#   scripts/postgres.sh restart DIR starts the server of DIR again, on the port of its URL
 #
 # initdb refuses to run as root, so as root the server runs as `nobody`, which then owns DIR.
 # Trust authentication on 127.0.0.1 only: this is for a test machine, never for production.
@@ -35,9 +38,17 @@ free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
+# run_server: starts the server of $dir on $port and waits until it accepts connections.
+run_server() {
+  # The socket directory is DIR itself, so nothing in /var/run is needed.
+  as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 30 \
+    -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir -c max_connections=200 -c fsync=on" \
+    start >/dev/null || { cat "$dir/postgres.log" >&2; exit 1; }
+}
+
 cmd=${1:-}
 dir=${2:-}
-[ -n "$cmd" ] && [ -n "$dir" ] || { echo "usage: $0 start|stop|url DIR" >&2; exit 2; }
+[ -n "$cmd" ] && [ -n "$dir" ] || { echo "usage: $0 start|stop|url|crash|restart DIR" >&2; exit 2; }
 
 case "$cmd" in
   start)
@@ -47,10 +58,7 @@ case "$cmd" in
     as_owner "$bin/initdb" -D "$dir/data" -U shuffleboard -A trust -E UTF8 --no-locale >"$dir/initdb.log" 2>&1 \
       || { cat "$dir/initdb.log" >&2; exit 1; }
     port=$(free_port)
-    # The socket directory is DIR itself, so nothing in /var/run is needed.
-    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 30 \
-      -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir -c max_connections=200 -c fsync=on" \
-      start >/dev/null || { cat "$dir/postgres.log" >&2; exit 1; }
+    run_server
     # The database the URL names.
     psql -q -h 127.0.0.1 -p "$port" -U shuffleboard -d postgres -c "CREATE DATABASE shuffleboard" >/dev/null
     echo "postgresql://shuffleboard@127.0.0.1:$port/shuffleboard" >"$dir/url"
@@ -63,8 +71,16 @@ case "$cmd" in
   url)
     cat "$dir/url"
     ;;
+  crash)
+    as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w -t 30 stop >/dev/null
+    ;;
+  restart)
+    dir=$(cd "$dir" && pwd)
+    port=$(sed -E 's|.*:([0-9]+)/.*|\1|' "$dir/url")
+    run_server
+    ;;
   *)
-    echo "usage: $0 start|stop|url DIR" >&2
+    echo "usage: $0 start|stop|url|crash|restart DIR" >&2
     exit 2
     ;;
 esac

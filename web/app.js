@@ -142,7 +142,7 @@ class App {
     clearTimeout(this.reconnectTimer);
     this.reconnectTimer = null;
     this.view.setConnection('connecting');
-    const ws = new this.win.WebSocket(P.socketURL(this.win.location), P.SUBPROTOCOL);
+    const ws = new this.win.WebSocket(P.socketURL(this.win.location, this.boardId), P.SUBPROTOCOL);
     this.ws = ws;
     ws.addEventListener('open', () => {
       if (ws === this.ws) ws.send(JSON.stringify(this.session.hello(this.boardId, this.name, this.token)));

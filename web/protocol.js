@@ -87,10 +87,15 @@ export function apiHeaders(token, extra = {}) {
 /** The close code for a refused token: the client must not reconnect on its own. */
 export const CLOSE_UNAUTHORIZED = 4401;
 
-/** A WebSocket URL for the page at `location` ({protocol, host}). */
-export function socketURL(location) {
+/**
+ * A WebSocket URL for the page at `location` ({protocol, host}), naming `board` in the query
+ * (`/ws?board=ID`) when there is one: the server ignores it, but a load balancer in front of a
+ * cluster hashes on it, so a board's users land on one node (docs/cluster.md).
+ */
+export function socketURL(location, board = null) {
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-  return `${scheme}//${location.host}${WS_PATH}`;
+  const query = board ? `?board=${encodeURIComponent(board)}` : '';
+  return `${scheme}//${location.host}${WS_PATH}${query}`;
 }
 
 let counter = 0;

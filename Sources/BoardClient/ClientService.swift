@@ -299,7 +299,8 @@ final class ClientService: @unchecked Sendable {
         info.port = Int32(request.port)
         info.path = cString(request.path)
         info.host = cString("\(request.host):\(request.port)")
-        info.origin = cString("http://\(request.host):\(request.port)")
+        // lws 4.1.6 writes `Origin: http://` followed by this (without LWS_SERVER_OPTION_JUST_USE_RAW_ORIGIN).
+        info.origin = cString("\(request.host):\(request.port)")
         info.protocol = request.subprotocol.flatMap(cString)
         info.userdata = UnsafeMutableRawPointer(session.userData)
 

@@ -157,3 +157,68 @@ extension ClientMessage {
         try json.read(key, named: name, mustBe: "\"swap\" or \"move\"") { $0.stringValue.flatMap(DragMode.init) }
     }
 }
+
+extension ClientMessage {
+    /// The message as a client sends it: a JSON text that `parse` reads back as this message.
+    ///
+    /// A node of a cluster forwards a connection's `hello` and what followed it to the board's
+    /// owner in this form. A `drop` is written as `parse` makes one: its action swaps or moves the
+    /// dropped item.
+    package func encoded() -> [UInt8] {
+        var w = JSONWriter()
+        encode(into: &w)
+        return w.bytes
+    }
+
+    /// Writes the message as one JSON object.
+    package func encode(into w: inout JSONWriter) {
+        w.beginObject()
+        switch self {
+        case .hello(let board, let name, let since, let token):
+            w.write("type", "hello")
+            w.write("board", board.rawValue)
+            w.write("name", name)
+            if let since { w.write("since", since) }
+            if let token { w.write("token", token) }
+        case .op(let request):
+            w.write("type", request.op.kind)
+            w.write("op", request.opID.rawValue)
+            w.write("base", request.base)
+            request.op.writeFields(into: &w)
+        case .dragStart(let item):
+            w.write("type", "dragStart")
+            w.write("item", item.rawValue)
+        case .hover(let item, let over, let zone, let mode, let t):
+            w.write("type", "hover")
+            w.write("item", item.rawValue)
+            w.write("over", over?.rawValue)
+            if let zone { w.write("zone", zone.rawValue) }
+            if let mode { w.write("mode", mode.rawValue) }
+            if let t { w.write("t", json: .number(t)) }
+        case .drop(let item, let action):
+            w.write("type", "drop")
+            w.write("item", item.rawValue)
+            if let action {
+                w.write("op", action.opID.rawValue)
+                w.write("base", action.base)
+                w.beginObject("action")
+                switch action.op {
+                case .swap(_, let other):
+                    w.write("type", DragMode.swap.rawValue)
+                    w.write("with", other.rawValue)
+                case .move(_, let zone, let before):
+                    w.write("type", DragMode.move.rawValue)
+                    w.write("zone", zone.rawValue)
+                    w.write("before", before?.rawValue)
+                case .toggle:
+                    // Not a drop's action (`parse` never makes one): written so that it fails to parse.
+                    w.write("type", "toggle")
+                }
+                w.endObject()
+            }
+        case .ping:
+            w.write("type", "ping")
+        }
+        w.endObject()
+    }
+}

@@ -8,6 +8,9 @@ internal import BoardStore
 /// Work that depends on the answer (a `hello`, a create, a delete) waits in `waiting`, in arrival
 /// order, behind one read per board; when the answer comes, the work runs in that order as if
 /// it had run at once, so two requests for one board never race each other through the store.
+///
+/// In a cluster the read is a claim of the board's lease (which loads the board when this node
+/// gets it), and the answer may be that another node owns the board (Hub+Cluster.swift).
 extension Hub {
     /// Runs `work` on `board` once the store has said whether the board exists.
     func defer_(_ work: Deferred, on board: BoardID) {
@@ -16,6 +19,11 @@ extension Hub {
             return
         }
         waiting[board] = FIFO([work])
+        if config.cluster != nil {
+            // A board whose release is still queued is claimed once it is done (`released`).
+            if !releasing.contains(board) { claim(board, force: false) }
+            return
+        }
         // A join needs the whole board; create and delete only need to know it is there.
         if case .join = work {
             read(loadRequest(board), then: .decide(board))
@@ -28,11 +36,14 @@ extension Hub {
         .load(board, config.room)
     }
 
-    /// The store answered for `board`: run the work that waited, in order.
-    func decided(_ board: BoardID, _ answer: StoreAnswer) {
+    /// The store answered for `board`: run the work that waited, in order. `claim` is set when
+    /// the read was a claim: when it was sent, and whether it was forced.
+    func decided(_ board: BoardID, _ answer: StoreAnswer, claim: (sent: Instant, force: Bool)? = nil) {
         guard var queue = waiting.removeValue(forKey: board) else { return }
         var view: StoreView
         switch answer {
+        case .elsewhere(let node, let advertise):
+            return ownedElsewhere(board, by: node, advertise: advertise, queue: queue, forced: claim?.force ?? false)
         case .room(let room?):
             boards[board] = BoardHost(room: room)
             view = .present
@@ -43,7 +54,7 @@ extension Hub {
         case .failed(let error):
             log(.error, "reading board \(board) failed: \(error.message)")
             view = .failed
-        case .board, .list, .ops, .elsewhere, .nodes:
+        case .board, .boardAndOwner, .list, .ops, .nodes:
             preconditionFailure("a board decision got a \(answer) answer")
         }
         while let work = queue.first {
@@ -55,6 +66,15 @@ extension Hub {
             }
             _ = queue.popFirst()
             run(work, on: board, view: &view)
+        }
+        if let claim, let cluster = config.cluster {
+            if let host = boards[board] {
+                // Held from the claim's sending for one lease at least; renewals extend it.
+                host.lease = LeaseView(until: claim.sent + cluster.lease, claimAnswered: now)
+            } else {
+                // Claimed (or maybe claimed: a failed load) for nothing in memory.
+                releaseLease(board)
+            }
         }
         // The board may have been loaded for connections that are gone (or closing) by now.
         if let host = boards[board] { evictIfIdle(host) }

@@ -34,6 +34,7 @@ extension Hub {
             }
             return emit(.respond(exchange, Self.templateList))
         }
+        if segments == ["cluster"] { return clusterRequest(request, exchange: exchange) }
         guard segments.first == "boards" else {
             return emit(.respond(exchange, .error(404, "not_found", "no such API route")))
         }
@@ -44,7 +45,7 @@ extension Hub {
             case .get:
                 if let only = claims.board { return read(.snapshot(only), then: .http(exchange, .listOne(only))) }
                 return listRequest(request.query, exchange: exchange)
-            case .post: return createRequest(request.body, claims: claims, exchange: exchange)
+            case .post: return createRequest(request.body, claims: claims, peer: request.peer, exchange: exchange)
             default: return emit(.respond(exchange, .methodNotAllowed("GET, POST")))
             }
         }
@@ -61,6 +62,7 @@ extension Hub {
         case (.delete, nil, 1):
             if boards[id] != nil {
                 delete(id, answering: exchange)
+                releaseLease(id)
             } else if isDeleting(id) {
                 emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(id)")))
             } else {
@@ -97,7 +99,7 @@ extension Hub {
         read(.list(after: after, limit: limit + 1), then: .http(exchange, .list(after: after, limit: limit)))
     }
 
-    private func createRequest(_ body: [UInt8], claims: Claims, exchange: ExchangeID) {
+    private func createRequest(_ body: [UInt8], claims: Claims, peer: String, exchange: ExchangeID) {
         switch BoardDefinition.parse(body) {
         case .failure(let problem):
             emit(.respond(exchange, .error(400, "bad_request", problem.message)))
@@ -107,6 +109,12 @@ extension Hub {
             else {
                 return emit(
                     .respond(exchange, Self.forbidden("creating board \(definition.id?.rawValue ?? "with a new id")")))
+            }
+            // Without access control anyone may create boards: the address pays, as for `hello`.
+            guard config.auth != nil || mayCreate(from: peer) else {
+                log(.warning, "\(exchange) from \(peer) makes new boards too fast; answering 429")
+                return emit(
+                    .respond(exchange, .error(429, "rate_limited", "too many new boards from your address; slow down")))
             }
             let id = definition.id ?? BoardDefinition.randomID()
             let board = definition.board(id: id)
@@ -120,12 +128,20 @@ extension Hub {
 
     private func snapshotRequest(_ id: BoardID, exchange: ExchangeID) {
         if let host = boards[id] {
-            emit(.respond(exchange, Self.snapshot(host.room.published, seq: host.room.visibleSeq)))
+            emit(.respond(exchange, snapshot(of: host)))
         } else if isDeleting(id) {
             emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(id)")))
         } else {
-            read(.snapshot(id), then: .http(exchange, .snapshot(id)))
+            // In a cluster the store says which node owns the board (this one does not).
+            read(config.cluster == nil ? .snapshot(id) : .snapshotAndOwner(id), then: .http(exchange, .snapshot(id)))
         }
+    }
+
+    /// A board in memory as `GET /api/boards/{id}` shows it: in a cluster, this node owns it.
+    private func snapshot(of host: BoardHost) -> HTTPResponse {
+        Self.snapshot(
+            host.room.published, seq: host.room.visibleSeq, clustered: config.cluster != nil,
+            owner: config.cluster?.node)
     }
 
     private func opsRequest(_ id: BoardID, query: [String: String], exchange: ExchangeID) {
@@ -152,12 +168,17 @@ extension Hub {
         switch (route, answer) {
         case (.list(let after, let limit), .list(let stored)):
             emit(.respond(exchange, boardList(stored, after: after, limit: limit)))
-        case (.snapshot(let id), .board(let stored)):
+        case (.snapshot(let id), .board(let stored)), (.snapshot(let id), .boardAndOwner(let stored, _)):
             // The board may have been loaded (or created) while the store was read: memory is newer.
             if let host = boards[id] {
-                emit(.respond(exchange, Self.snapshot(host.room.published, seq: host.room.visibleSeq)))
+                emit(.respond(exchange, snapshot(of: host)))
             } else if let stored, !isDeleting(id) {
-                emit(.respond(exchange, Self.snapshot(stored.board, seq: stored.seq)))
+                var owner: String?
+                if case .boardAndOwner(_, let node) = answer { owner = node }
+                emit(
+                    .respond(
+                        exchange,
+                        Self.snapshot(stored.board, seq: stored.seq, clustered: config.cluster != nil, owner: owner)))
             } else {
                 emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(id)")))
             }
@@ -171,6 +192,8 @@ extension Hub {
             emit(.respond(exchange, boardList(summaries, after: nil, limit: 1, only: id)))
         case (.ops(let id, let since), .ops(let page)):
             emit(.respond(exchange, opsPage(id, since: since, page)))
+        case (.cluster, .nodes(let nodes)):
+            emit(.respond(exchange, clusterAnswer(nodes)))
         default:
             preconditionFailure("HTTP read \(route) got \(answer)")
         }
@@ -249,10 +272,13 @@ extension Hub {
         w.endObject()
     }
 
-    static func snapshot(_ board: Board, seq: Seq) -> HTTPResponse {
+    /// `{"seq", "board"}`, and in a cluster `"owner"`: the node holding the board's live lease
+    /// (null when none does: nobody has the board in memory).
+    static func snapshot(_ board: Board, seq: Seq, clustered: Bool = false, owner: String? = nil) -> HTTPResponse {
         .json(200) { w in
             w.beginObject()
             w.write("seq", seq)
+            if clustered { w.write("owner", owner) }
             board.encode(into: &w, key: "board")
             w.endObject()
         }

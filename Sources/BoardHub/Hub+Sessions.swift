@@ -10,6 +10,10 @@ final class Session {
         case joining(BoardID, name: String, since: Seq?, queued: [ClientMessage])
         /// On a board as a user.
         case joined(BoardID, User)
+        /// In a cluster: relayed to the board's owner, node `node`, by the transport; the hub
+        /// sees no more of its messages. `name`, `since` and `sent` (the `hello` and what
+        /// followed it) are kept for a retry when the owner never answers.
+        case forwarded(BoardID, node: String, name: String, since: Seq?, sent: [ClientMessage])
         /// The server decided to close it; nothing it sends matters any more.
         case closing
     }
@@ -23,6 +27,10 @@ final class Session {
     var rateLimitLogged = false
     /// What its token allows (everything without access control).
     var role = Role.admin
+    /// Its `hello` as it arrived (a forward sends it on to the board's owner).
+    var hello: ClientMessage?
+    /// In a cluster: when it tries its board again after forwards that never got through.
+    var retry: ForwardRetry?
     /// Rate limits (nil: none).
     var ops: TokenBucket?
     var messages: TokenBucket?
@@ -82,7 +90,10 @@ extension Hub {
 
     func received(_ parsed: Result<ClientMessage, ProtocolError>, on id: ConnectionID) {
         guard let session = sessions[id] else { return }
-        if case .closing = session.phase { return }
+        switch session.phase {
+        case .closing, .forwarded: return  // A forwarded connection's messages go to its owner.
+        default: break
+        }
         guard withinRate(session, parsed) else { return }
         let message: ClientMessage
         switch parsed {
@@ -99,7 +110,7 @@ extension Hub {
             return
         }
         switch session.phase {
-        case .closing:
+        case .closing, .forwarded:
             return
         case .awaitingHello:
             guard case .hello(let board, let name, let since, let token) = message else {
@@ -108,6 +119,7 @@ extension Hub {
             }
             guard let claims = authorize(session, token: token, board: board) else { return }
             session.role = claims.role
+            session.hello = message
             hello(session, board: board, name: claims.name ?? name, since: since)
         case .joining(let board, let name, let since, var queued):
             if case .hello = message {
@@ -144,6 +156,12 @@ extension Hub {
             return
         }
         session.phase = .joining(board, name: name, since: since, queued: [])
+        seekBoard(for: session, board)
+    }
+
+    /// Puts a joining session on its board: at once when it is in memory, otherwise once the
+    /// store has answered (or claimed it, in a cluster), unless memory holds all the boards it may.
+    func seekBoard(for session: Session, _ board: BoardID) {
         if let host = boards[board] {
             join(session, host)
         } else if config.maxBoardsInMemory > 0 && boards.count + waiting.count >= config.maxBoardsInMemory {

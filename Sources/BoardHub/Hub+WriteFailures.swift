@@ -19,6 +19,11 @@ package import BoardStore
 ///
 /// Nothing is broadcast that is not durable: the dropped room's gated broadcasts go nowhere.
 /// The writer keeps going, so a board it cannot write never stops the others.
+///
+/// In a cluster a write may also be *fenced*: this node's lease on the board is gone (another node
+/// has it, or it ran out), so the store committed none of it. The board is dropped the same way,
+/// but its connections are closed with **1012** (the board moved: reconnect), so that they resume
+/// with `since` on whichever node owns it now (Hub+Cluster.swift).
 extension Hub {
     /// Writes to one board that the store refused, and why.
     package struct WriteFailure: Equatable, Sendable {
@@ -30,13 +35,19 @@ extension Hub {
         package var tickets: [Ticket]
         /// The store's message, for the log (it names files: never sent to clients).
         package var reason: String
+        /// `.permanent`, or `.fenced` when this node no longer holds the board's lease.
+        package var kind: StoreError.Kind
 
         /// A failure.
-        package init(board: BoardID, writes: [StoreWrite], tickets: [Ticket], reason: String) {
+        package init(
+            board: BoardID, writes: [StoreWrite], tickets: [Ticket], reason: String,
+            kind: StoreError.Kind = .permanent
+        ) {
             self.board = board
             self.writes = writes
             self.tickets = tickets
             self.reason = reason
+            self.kind = kind
         }
     }
 
@@ -59,8 +70,13 @@ extension Hub {
                 if let first = ops.first, isUnpublished(first, in: host.room) { boardIsLost = true }
             }
         }
-        if boardIsLost {
-            dropFailedBoard(id)
+        if failure.kind == .fenced, boards[id] != nil {
+            // Whichever room the writes were of, this node's lease is gone: another node may be
+            // committing to the board already.
+            log(.warning, "board \(id): this node's lease is gone (fenced write)")
+            dropBoard(id, because: .moved)
+        } else if boardIsLost {
+            dropBoard(id, because: .writeFailed)
         } else if boards[id] != nil {
             log(.debug, "board \(id): the failed writes were an earlier room's; the board in memory stays")
         }
@@ -73,25 +89,43 @@ extension Hub {
         return held.first == op
     }
 
+    /// Why a board leaves memory with its clients closed.
+    enum Drop {
+        /// The store cannot write it: 1011.
+        case writeFailed
+        /// In a cluster: this node's lease is gone (lost at a renewal, run out, or fenced): 1012.
+        case moved
+    }
+
     /// Tells the senders of the room's unpublished ops that they are lost, closes everyone on the
-    /// board with 1011, and forgets the board.
-    private func dropFailedBoard(_ id: BoardID) {
+    /// board (1011 or 1012, as `why` says), and forgets the board; in a cluster, gives up its
+    /// lease after the writes still queued for it.
+    func dropBoard(_ id: BoardID, because why: Drop) {
         guard let host = boards.removeValue(forKey: id) else { return }
         let room = host.room
         let lost = room.sequencer.ops(after: room.visibleSeq).map(Array.init) ?? []
+        let code: UInt16 = why == .moved ? 1012 : 1011
         log(
-            .error,
-            "dropping board \(id) from memory: \(lost.count) op(s) after seq \(room.visibleSeq) were not stored; "
-                + "closing its \(host.members.count) connection(s) with 1011")
+            why == .moved ? .warning : .error,
+            "dropping board \(id) from memory: \(lost.count) op(s) after seq \(room.visibleSeq) "
+                + (why == .moved ? "may not be stored (its lease is gone)" : "were not stored")
+                + "; closing its \(host.members.count) connection(s) with \(code)")
         for op in lost {
             guard let connection = host.connection(of: op.by) else { continue }
-            let error = ProtocolError(
-                .unavailable, "this op could not be stored and was not applied; reconnect for the board as stored",
-                opID: op.opID.rawValue)
-            send(.error(error), to: connection)
+            let text =
+                why == .moved
+                ? "the board moved to another node before this op was stored; reconnect (with since) to see "
+                    + "whether it was"
+                : "this op could not be stored and was not applied; reconnect for the board as stored"
+            send(.error(ProtocolError(.unavailable, text, opID: op.opID.rawValue)), to: connection)
         }
         for connection in host.members {
-            closeSession(connection, code: 1011, reason: "board unavailable", flush: true)
+            if why == .moved {
+                closeSession(connection, code: 1012, reason: "board moved to another node; reconnect", flush: true)
+            } else {
+                closeSession(connection, code: 1011, reason: "board unavailable", flush: true)
+            }
         }
+        releaseLease(id)
     }
 }

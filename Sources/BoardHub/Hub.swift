@@ -82,7 +82,12 @@ package final class Hub {
         /// In a cluster: the owner's end of a forwarded connection closed with `code` (nil: it
         /// failed or closed without a close frame); `answered` says whether the owner had sent
         /// the client anything (a connection that never got through may be tried again).
-        case forwardEnded(ConnectionID, code: UInt16?, answered: Bool)
+        /// `unrelayed`: what the client sent after the forward that never reached the owner (for
+        /// that retry; the transport may leave it empty, and then those messages are lost).
+        case forwardEnded(ConnectionID, code: UInt16?, answered: Bool, unrelayed: [ClientMessage] = [])
+        /// In a cluster: the store has carried out a `release` of the board (after every write
+        /// queued before it), whether or not it still held the lease.
+        case released(BoardID)
     }
 
     /// Something the transport must do, in order.
@@ -142,6 +147,12 @@ package final class Hub {
     /// Boards whose deletion is not yet durable: the store still has them, so they must not be
     /// loaded (ops could be acknowledged onto a board about to vanish).
     var deleting: [Ticket: BoardID] = [:]
+    /// In a cluster: boards whose `release` has not been carried out yet. They are not claimed
+    /// again before it is (Hub+Cluster.swift).
+    var releasing: Set<BoardID> = []
+    /// In a cluster: joining sessions waiting to claim their board again after a forward that
+    /// never reached the owner (`Session.retry` says when).
+    var retrying: Set<ConnectionID> = []
 
     /// Bounds the log lines clients cause (made at the first event, when the time is known).
     var logBudget: LogBudget?
@@ -171,7 +182,10 @@ package final class Hub {
         case .writeFailed(let failure): writeFailed(failure)
         case .tick: tick()
         case .shutdown: beginShutdown()
-        case .leases, .forwardEnded: break  // not clustered yet: no node sends these
+        case .leases(let held, let validUntil, let alive): leases(held: held, validUntil: validUntil, alive: alive)
+        case .forwardEnded(let id, let code, let answered, let unrelayed):
+            forwardEnded(id, code: code, answered: answered, unrelayed: unrelayed)
+        case .released(let board): released(board)
         }
         // Not removeAll(keepingCapacity:): the returned array shares the storage, so that would
         // allocate a new buffer as large as the largest burst of actions ever, on every event.
@@ -185,6 +199,8 @@ package final class Hub {
     package var connectionCount: Int { sessions.count }
     /// The number of boards in memory.
     package var boardCount: Int { boards.count }
+    /// In a cluster: this node's settings.
+    package var clusterSettings: ClusterSettings? { config.cluster }
 
     // MARK: Helpers for the handlers
 
@@ -251,11 +267,13 @@ package final class Hub {
     }
 
     /// Forgets a board nobody is on once nothing waits for the disk; the store has all of it.
+    /// In a cluster its lease is given up after its writes.
     func evictIfIdle(_ host: BoardHost) {
         guard host.room.isIdle, host.members.isEmpty, !creating.values.contains(host.room.id),
             boards[host.room.id] === host
         else { return }
         boards[host.room.id] = nil
+        releaseLease(host.room.id)
     }
 
     // MARK: Store events
@@ -279,6 +297,7 @@ package final class Hub {
         guard let continuation = reads.removeValue(forKey: id) else { return }
         switch continuation {
         case .decide(let board): decided(board, answer)
+        case .claimed(let board, let sent, let force): decided(board, answer, claim: (sent, force))
         case .http(let exchange, let route): answered(route, answer, exchange: exchange)
         }
     }
@@ -288,6 +307,7 @@ package final class Hub {
     private func tick() {
         if let line = logBudget?.report(now: now) { actions.append(.log(.warning, line)) }
         enforceTimeouts()
+        if config.cluster != nil { clusterTick() }
         for host in boards.values {
             if !host.room.holds.isEmpty { perform(host.room.expireHolds(now: now), on: host) }
             perform(host.room.presence(now: now), on: host)
@@ -306,6 +326,11 @@ package final class Hub {
 
     func stop() {
         stopped = true
+        // The leases of the boards still in memory go after their final writes, so that other
+        // nodes take them at once instead of waiting for them to run out.
+        if config.cluster != nil {
+            for id in boards.keys.sorted() where !releasing.contains(id) { emit(.release(id)) }
+        }
         emit(.stop)
     }
 }
@@ -318,6 +343,8 @@ final class BoardHost {
     var unsaved = false
     /// When its unpublished ops arrived and its holds began, for the metrics (Hub+Metrics.swift).
     var timings = BoardTimings()
+    /// In a cluster: this node's lease on the board, as far as this node knows (nil: one node).
+    var lease: LeaseView?
     /// The connections on the board, in join order (shared, unchanged, by every broadcast action).
     private(set) var members: [ConnectionID] = []
     private var byUser: [UserID: ConnectionID] = [:]
@@ -357,6 +384,8 @@ enum Deferred {
 enum Continuation {
     /// The answer decides the waiting work on this board.
     case decide(BoardID)
+    /// In a cluster: the answer to a claim sent at `sent` decides the waiting work on this board.
+    case claimed(BoardID, sent: Instant, force: Bool)
     /// The answer completes an HTTP read.
     case http(ExchangeID, HTTPRead)
 }
@@ -368,6 +397,8 @@ enum HTTPRead {
     case listOne(BoardID)
     case snapshot(BoardID)
     case ops(BoardID, since: Seq)
+    /// `GET /api/cluster`.
+    case cluster
 }
 
 /// What a node of a cluster is told at start.

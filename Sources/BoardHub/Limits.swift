@@ -132,12 +132,21 @@ extension Hub {
     /// Charges the session's address for a board made from the template; false (and the
     /// session is refused) when over.
     func mayCreate(for session: Session) -> Bool {
-        guard addressState(session.peer).creations?.take(now: now) ?? true else {
-            meters.limitHits.add(.boardCreations)
+        guard mayCreate(from: session.peer) else {
             log(.warning, "\(session.id) from \(session.peer) makes new boards too fast")
             refuse(
                 session.id, ProtocolError(.rateLimited, "too many new boards from your address; slow down"),
                 code: 4429, reason: "too many new boards")
+            return false
+        }
+        return true
+    }
+
+    /// Charges `peer` for a new board (made by `hello`, or by `POST /api/boards` without access
+    /// control); false when over `--board-creations`.
+    func mayCreate(from peer: String) -> Bool {
+        guard addressState(peer).creations?.take(now: now) ?? true else {
+            meters.limitHits.add(.boardCreations)
             return false
         }
         return true

@@ -19,6 +19,8 @@ package enum StoreRead: Equatable, Sendable {
     case claim(BoardID, Room.Settings, force: Bool)
     /// In a cluster: the nodes and how many boards each owns.
     case nodes
+    /// In a cluster: the board as stored, as `snapshot` reads it, and the node holding its live lease.
+    case snapshotAndOwner(BoardID)
 
     /// Asks `store`. Runs on the reader thread, never on the service thread.
     package func run(on store: any BoardStore) -> StoreAnswer {
@@ -44,6 +46,12 @@ package enum StoreRead: Equatable, Sendable {
                     return .failed(StoreError("nodes needs a cluster store"))
                 }
                 return .nodes(try cluster.nodes())
+            case .snapshotAndOwner(let id):
+                guard let cluster = store as? any ClusterStore else {
+                    return .failed(StoreError("the owner needs a cluster store"))
+                }
+                let owner = try cluster.owner(of: id)
+                return .boardAndOwner(try store.load(id, recentLimit: 0), owner: owner)
             }
         } catch {
             return .failed(error)
@@ -67,6 +75,8 @@ package enum StoreAnswer: Sendable {
     case elsewhere(node: String, advertise: String)
     /// The answer to `nodes`.
     case nodes([ClusterNode])
+    /// The answer to `snapshotAndOwner`.
+    case boardAndOwner(StoredBoard?, owner: String?)
     /// The store failed.
     case failed(StoreError)
 }

@@ -8,6 +8,14 @@ final class Connection: SendQueue {
     let wsi: OpaquePointer
     /// The board this connection reads broadcasts of (set by `Feed`).
     var feed: Feed?
+    /// The client's address as the hub knows it (the forwarded-for address of a connection a
+    /// trusted node forwarded, else the socket's), and what an upstream names as forwarded-for.
+    var address = "?"
+    /// The client's `Origin`, kept for an upstream's handshake (so the owner's `--allow-origin` holds).
+    var origin: String?
+    /// While the hub has the connection forwarded to a board's owner: the upstream's id. Its
+    /// messages go there instead of to the hub.
+    var upstream: UInt64?
     /// The message being reassembled from fragments (a message in one frame never lands here).
     var rx: [UInt8] = []
     /// The client's address, for log lines. Set once, at ESTABLISHED.

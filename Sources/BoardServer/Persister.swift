@@ -18,15 +18,27 @@ import Synchronization
 /// durable, each board that still fails is reported as `.writeFailed`, and the writer goes on.
 /// Once `stop()` is called, a transient failure is retried for `stopRetry` more at most; then what
 /// is left is dropped (and logged), so that shutdown never hangs on a store that cannot write.
+///
+/// In a cluster a write may be *fenced* (this node no longer holds the board's lease): that is
+/// never retried either, and is reported as `.writeFailed` of kind `.fenced`. A lease release
+/// (`submitRelease`) runs in queue order, after every write submitted before it, and is reported
+/// as `.released` whether or not it succeeded.
 final class Persister: Sendable {
     /// One submitted write and the ticket to report when it is durable.
     typealias Job = (write: StoreWrite, ticket: Ticket?)
+
+    /// What the writer thread takes from its queue.
+    private enum Task: Sendable {
+        case write(Job)
+        /// Give up the board's lease (a `ClusterStore`'s).
+        case release(BoardID)
+    }
 
     private let store: any BoardStore
     private let report: @Sendable (Hub.Event) -> Void
     private let log: Logger
     private let stopRetry: Duration
-    private let worker = Worker<Job>(name: "shuffleboard-writer", leftovers: .finish)
+    private let worker = Worker<Task>(name: "shuffleboard-writer", leftovers: .finish)
     /// When retrying must give up: set by `stop()`.
     private let deadline = Mutex<ContinuousClock.Instant?>(nil)
     /// Signalled by `stop()`, to cut a backoff wait short.
@@ -48,11 +60,14 @@ final class Persister: Sendable {
     }
 
     func start() {
-        worker.start { [self] jobs in write(jobs) }
+        worker.start { [self] tasks in run(tasks) }
     }
 
     /// Queues a write; `ticket`, when given, is reported back once the write is durable.
-    func submit(_ write: StoreWrite, ticket: Ticket? = nil) { worker.submit((write, ticket)) }
+    func submit(_ write: StoreWrite, ticket: Ticket? = nil) { worker.submit(.write((write, ticket))) }
+
+    /// Queues the release of the board's lease, after the writes queued so far.
+    func submitRelease(_ board: BoardID) { worker.submit(.release(board)) }
 
     /// A copy of what the writer has measured so far.
     func stats() -> StoreStats { measured.withLock { $0 } }
@@ -66,6 +81,33 @@ final class Persister: Sendable {
     }
 
     // MARK: The writer thread
+
+    /// The writes between releases go as batches; each release runs after the writes before it.
+    private func run(_ tasks: [Task]) {
+        var jobs: [Job] = []
+        for task in tasks {
+            switch task {
+            case .write(let job): jobs.append(job)
+            case .release(let board):
+                if !jobs.isEmpty { write(jobs) }
+                jobs.removeAll()
+                release(board)
+            }
+        }
+        if !jobs.isEmpty { write(jobs) }
+    }
+
+    private func release(_ board: BoardID) {
+        if let cluster = store as? any ClusterStore {
+            do throws(StoreError) {
+                try cluster.release(board)
+            } catch {
+                // The lease then runs out by itself within one lease.
+                log.warning("releasing the lease of board \(board) failed: \(error.message)")
+            }
+        }
+        report(.released(board))
+    }
 
     /// One transaction for everything queued; on a permanent failure, one per board.
     private func write(_ jobs: [Job]) {
@@ -118,14 +160,15 @@ final class Persister: Sendable {
                 let seconds = (ContinuousClock.now - started).timeInterval
                 measured.withLock {
                     $0.writeSeconds.observe(seconds)
-                    if error.kind == .permanent {
+                    if error.kind != .transient {
                         $0.permanentFailures += 1
                     } else {
                         $0.transientFailures += 1
                         $0.failing = true
                     }
                 }
-                if error.kind == .permanent { return .failed(error) }
+                // Permanent or fenced: the same write would fail again.
+                if error.kind != .transient { return .failed(error) }
                 var wait = delay
                 if let deadline = deadline.withLock({ $0 }) {
                     let left = deadline - .now
@@ -141,15 +184,22 @@ final class Persister: Sendable {
         }
     }
 
-    /// Reports a one-board batch that failed permanently.
+    /// Reports a one-board batch that failed permanently (or was fenced).
     private func failed(_ part: Batch, _ error: StoreError) {
         guard let board = part.boards.first else { return }
-        log.error(
-            "store write for board \(board) failed and cannot succeed on retry; failing \(part.summary), "
-                + "which were never acknowledged: \(error.message)")
+        if error.kind == .fenced {
+            log.warning(
+                "store write for board \(board) was fenced (this node no longer holds its lease); failing "
+                    + "\(part.summary), which were never acknowledged: \(error.message)")
+        } else {
+            log.error(
+                "store write for board \(board) failed and cannot succeed on retry; failing \(part.summary), "
+                    + "which were never acknowledged: \(error.message)")
+        }
         report(
             .writeFailed(
-                Hub.WriteFailure(board: board, writes: part.writes, tickets: part.tickets, reason: error.message))
+                Hub.WriteFailure(
+                    board: board, writes: part.writes, tickets: part.tickets, reason: error.message, kind: error.kind))
         )
     }
 

@@ -25,12 +25,20 @@ package final class Server: Sendable {
     /// Configured in `start()` before it runs; afterwards only cancelled, by the service thread.
     private nonisolated(unsafe) let ticker: DispatchSourceTimer
 
-    /// A server for `config` over `store`; call `start()`.
+    /// A server for `config` over `store`; call `start()`. With a `ClusterStore` the server is a
+    /// node of that cluster: its hub claims boards instead of loading them, and a renewal thread
+    /// keeps its leases (`LeaseKeeper`).
     package init(config: ServerConfig, store: any BoardStore) {
         self.config = config
         log = Logger(level: config.logLevel, format: config.logFormat)
         service = Service(config: config, store: store, log: log)
         ticker = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
+        // Resumed at once, with no schedule (so it never fires until `start` gives one): libdispatch
+        // traps when a source that was never resumed is released, and a server that fails to
+        // start (or never starts) is released.
+        let inbox = service.inbox
+        ticker.setEventHandler { inbox.post(Hub.Event.tick) }
+        ticker.resume()
     }
 
     /// The port the server listens on, once started.
@@ -50,10 +58,7 @@ package final class Server: Sendable {
         started.wait()
         let (port, error) = state.withLock { ($0.port, $0.error) }
         guard let port else { throw ServerError(description: error ?? "the server did not start") }
-        let inbox = service.inbox
         ticker.schedule(deadline: .now() + .milliseconds(250), repeating: .milliseconds(250))
-        ticker.setEventHandler { inbox.post(Hub.Event.tick) }
-        ticker.resume()
         return port
     }
 
@@ -127,6 +132,7 @@ package final class Server: Sendable {
         service.inbox.attach(context)
         service.persister.start()
         service.reader.start()
+        service.leaseKeeper?.start()
         let port = Int(shuffleboard_listen_port(context))
         state.withLock {
             $0.port = port
@@ -134,6 +140,9 @@ package final class Server: Sendable {
         }
         let (http, ws) = config.tlsCertificate == nil ? ("http", "ws") : ("https", "wss")
         log.info("listening on \(http)://\(config.host):\(port)/ (WebSocket \(ws)://\(config.host):\(port)/ws)")
+        if let cluster = service.hub.clusterSettings {
+            log.info("node \(cluster.node) of a cluster, with leases of \(Double(cluster.lease) / 1000) s")
+        }
         started.signal()
 
         while !service.finished {
@@ -144,9 +153,17 @@ package final class Server: Sendable {
         ticker.cancel()
         service.reader.stop()
         service.persister.stop()
+        if let keeper = service.leaseKeeper {
+            keeper.stop()
+            // The hub released the boards it had in memory after their last writes; this gives up
+            // any lease claimed for a board that never got there.
+            keeper.releaseAll()
+        }
         _ = service.inbox.detach()
         service.connections.removeAll()
+        // Upstreams still closing end here (their callbacks find no client, so the hub hears nothing).
         lws_context_destroy(context)
+        service.upstreams.removeAll()
         withExtendedLifetime(setup) {}
         state.withLock { $0.running = false }
         log.info("stopped")
@@ -220,6 +237,9 @@ private final class ContextSetup {
         info.max_http_header_data2 = UInt32(config.maxHeaderBytes)
         info.max_http_header_pool2 = UInt32(config.maxHeaderBuffers)
         info.timeout_secs_ah_idle = UInt32(config.httpTimeout)
+        // An upstream's TCP connect to a board's owner (Service+Forwarding.swift); the service's
+        // own deadline covers the whole handshake.
+        info.connect_timeout_secs = UInt32(max(1, config.forwardTimeout.rounded(.up)))
         if config.deflate { info.extensions = shuffleboard_deflate_extensions() }
         if let certificate = config.tlsCertificate, let key = config.tlsKey {
             let cert = strdup(certificate)!

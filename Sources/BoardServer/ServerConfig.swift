@@ -1,5 +1,6 @@
 package import BoardAuth
 package import BoardHub
+import Foundation
 
 /// Everything the server can be told at start.
 package struct ServerConfig: Sendable {
@@ -95,11 +96,46 @@ package struct ServerConfig: Sendable {
 
     /// Origins a WebSocket upgrade may come from (`https://board.example`); empty: any.
     package var allowedOrigins: [String] = []
+    /// Addresses of reverse proxies (`--trusted-proxy`, as the log writes them) whose
+    /// `X-Forwarded-For` names the client: behind one, limits and logs see the address it added.
+    package var trustedProxies: [String] = []
     /// A PEM certificate (chain) and its key: serve `https://` and `wss://` on the same port.
     package var tlsCertificate: String?
     /// See `tlsCertificate`.
     package var tlsKey: String?
 
+    /// The secret the nodes of a cluster share; nil: the store's (`ClusterStore.clusterSecret()`,
+    /// read when the server is made), or none when the store is not a `ClusterStore`.
+    /// A node sends it (as hex) with every connection it forwards, and trusts the client address
+    /// a forwarded connection names only when it carries this secret.
+    package var clusterSecret: [UInt8]?
+    /// Seconds a forwarded connection's upstream may take to connect to the owner and finish its
+    /// WebSocket handshake; an established upstream is pinged after this long without a pong and
+    /// hung up on after twice this long (`--forward-timeout`).
+    package var forwardTimeout: Double = 3
+
+    /// For tests of the transport only: called on the service thread with every event before the
+    /// hub; when it returns actions, the hub never sees the event and those actions are carried
+    /// out instead (how the forwarding tests make `Action.forward` without a cluster).
+    package var interceptEvent: (@Sendable (Hub.Event) -> [Hub.Action]?)?
+    /// In a cluster (a `ClusterStore`): this node's name (`--node`), by default the host name and
+    /// the process id.
+    package var node = ServerConfig.defaultNodeName
+    /// In a cluster: how other nodes reach this one (`--advertise HOST:PORT`); nil: 127.0.0.1 and
+    /// the listening port (see `advertiseAddress`).
+    package var advertise: String?
+    /// In a cluster: how long a board's lease lasts, in seconds (`--lease`); renewed every third.
+    package var leaseSeconds: Double = 5
+
     /// The defaults.
     package init() {}
+
+    /// `--advertise`, or 127.0.0.1 and the port (with `--port 0` the port is only known once the
+    /// server listens: give `--advertise` then).
+    package var advertiseAddress: String { advertise ?? "127.0.0.1:\(port)" }
+
+    /// `HOSTNAME-PID`.
+    package static var defaultNodeName: String {
+        "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
+    }
 }

@@ -17,6 +17,12 @@ func serviceCallback(
     guard let wsi, let contextUser = lws_context_user(lws_get_context(wsi)) else { return 0 }
     let service = Unmanaged<Service>.fromOpaque(contextUser).takeUnretainedValue()
     service.assertOnServiceThread()
+    // An upstream to a board's owner (Service+Forwarding.swift) carries its id as opaque user
+    // data; every other wsi has none. Its callbacks never reach the server's paths below.
+    if lws_get_opaque_user_data(wsi) != nil {
+        return service.upstreamCallback(wsi, reason, input, length)
+            ?? lws_callback_http_dummy(wsi, reason, user, input, length)
+    }
     let session = user?.assumingMemoryBound(to: SessionData.self)
     switch reason {
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:

@@ -87,9 +87,11 @@ extension Service {
             case Int(LWSHUMETH_HEAD): .head
             default: .other
             }
+        let socketPeer = LWS.peer(of: wsi)
         let request = HTTPRequest(
             method: method, path: path, query: LWS.query(wsi),
-            authorization: LWS.header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION), peer: LWS.peer(of: wsi))
+            authorization: LWS.header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION),
+            peer: proxiedAddress(wsi, socketPeer: socketPeer) ?? socketPeer)
         let framing = HTTPFraming(
             method: method, contentLength: LWS.header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH),
             transferEncoding: LWS.header(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING), maxBodyBytes: config.maxBodyBytes)

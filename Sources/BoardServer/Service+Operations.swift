@@ -48,7 +48,9 @@ extension Service {
             }
         }
         hub.collectMetrics()
-        meters.collect(connections: connections.values, store: persister.stats(), ready: unreadiness.isEmpty)
+        meters.collect(
+            connections: connections.values, upstreams: upstreams.count, store: persister.stats(),
+            ready: unreadiness.isEmpty)
         return HTTPResponse(status: 200, contentType: Metrics.contentType, body: Array(hub.metrics.render().utf8))
     }
 }

@@ -18,6 +18,8 @@ final class Service {
     let inbox: Inbox<Hub.Event>
     let persister: Persister
     let reader: Reader
+    /// In a cluster (the store is a `ClusterStore`): the renewal thread.
+    let leaseKeeper: LeaseKeeper?
     let files: StaticFiles
     /// Every session rule. Events reach it only through `handle`; the operations endpoints
     /// (Service+Operations.swift) read its state and its metrics registry.
@@ -31,6 +33,13 @@ final class Service {
     var context: OpaquePointer?
     var connections: [ConnectionID: Connection] = [:]
     var exchanges: [ExchangeID: HTTPExchange] = [:]
+    /// Forwarded connections' upstreams to boards' owners, by their own id (Service+Forwarding.swift).
+    var upstreams: [UInt64: Upstream] = [:]
+    /// The cluster secret as the `x-shuffleboard-cluster-key` header carries it (hex), and as a
+    /// token to compare a received one with in constant time; nil when not clustered.
+    let clusterKey: (hex: String, token: StaticToken)?
+    /// The upstreams' ping policy and a warning's state.
+    let forwarding: ForwardingSetup
     /// Exchanges whose answer lws has only partly sent (see `watchFlushing`).
     var flushing: Set<ExchangeID> = []
     private var nextID: UInt64 = 0
@@ -48,6 +57,10 @@ final class Service {
     /// Connections opened and closed since the heap was last trimmed, and since the last tick.
     private var churnSinceTrim = 0
     private var churnSinceTick = 0
+    /// True while the hub's actions are being carried out: an event that an lws call made during
+    /// them causes (an upstream that failed at once) waits in `later` instead of re-entering the hub.
+    private var applying = false
+    private var later: [Hub.Event] = []
 
     #if DEBUG
         var serviceThread: pthread_t?
@@ -61,6 +74,7 @@ final class Service {
             store: store, inbox: inbox, log: log, stopRetry: .milliseconds(Int64(config.shutdownWriteRetry * 1000)))
         reader = Reader(store: store, inbox: inbox)
         files = StaticFiles(root: config.webRoot)
+        for line in files.skipped { log.log(.warning, "web folder: not served: \(line)") }
         var hubConfig = Hub.Config()
         hubConfig.createBoards = config.createBoards
         hubConfig.defaultTemplate = Template(rawValue: config.defaultTemplate) ?? .colors
@@ -83,9 +97,21 @@ final class Service {
         hubConfig.logLevel = config.logLevel
         hubConfig.auth = config.authSecrets.map { TokenAuthority(secrets: $0) }
         hubConfig.metricsTopBoards = config.metricsTopBoards
+        if let cluster = store as? any ClusterStore {
+            // The store holds the leases: its node name and lease are the ones that count.
+            hubConfig.cluster = ClusterSettings(node: cluster.node, lease: Int64(cluster.leaseSeconds * 1000))
+            leaseKeeper = LeaseKeeper(store: cluster, inbox: inbox, log: log)
+        } else {
+            leaseKeeper = nil
+        }
         hub = Hub(config: hubConfig)
         meters = TransportMeters(hub.metrics)
         scratch = .allocate(byteCount: Int(shuffleboard_lws_pre()) + config.maxWriteBytes, alignment: 16)
+        forwarding = ForwardingSetup(timeout: config.forwardTimeout)
+        clusterKey = Self.clusterSecret(config: config, store: store, log: log).map { secret in
+            let hex = Self.hex(secret)
+            return (hex, StaticToken(Array(hex.utf8)))
+        }
     }
 
     deinit { scratch.deallocate() }
@@ -105,8 +131,10 @@ final class Service {
 
     // MARK: Events in
 
-    /// Hands one event to the hub with the current time, and carries out its actions.
+    /// Hands one event to the hub with the current time, and carries out its actions. Called
+    /// while actions are being carried out, it runs once they are done.
     func handle(_ event: Hub.Event) {
+        guard !applying else { return later.append(event) }
         let now = Clock.now()
         if case .shutdown = event, echoCloseDeadline == nil {
             // The hub closes its sessions; echo connections are the transport's own.
@@ -115,12 +143,20 @@ final class Service {
                 connection.close(code: 1001, reason: "server shutting down")
             }
         }
-        apply(hub.handle(event, now: now, wall: Clock.wall()))
+        applying = true
+        if let intercept = config.interceptEvent, let actions = intercept(event) {
+            apply(actions)
+        } else {
+            apply(hub.handle(event, now: now, wall: Clock.wall()))
+        }
+        applying = false
         if case .tick = event {
             sweepExchanges()
+            sweepUpstreams(now: now)
             trimHeapAfterChurn()
         }
         finishIfStopped(now: now)
+        while !later.isEmpty { handle(later.removeFirst()) }
     }
 
     /// Once a burst of connections opening or closing (at least 256 of them) has been over for a
@@ -170,10 +206,20 @@ final class Service {
         connection.endpoint = endpoint
         connections[id] = connection
         limitUnsent(wsi)
-        let peer = LWS.peer(of: wsi)
-        connection.peer = peer
+        let socketPeer = LWS.peer(of: wsi)
+        let proxied = proxiedAddress(wsi, socketPeer: socketPeer)
+        let direct = proxied ?? socketPeer
+        let forwardedFor = endpoint == .board ? forwardedAddress(wsi, socketPeer: direct, id: id) : nil
+        let peer = forwardedFor ?? direct
+        connection.address = peer
+        connection.peer =
+            forwardedFor.map { "\($0) (via \(socketPeer))" } ?? proxied.map { "\($0) (via proxy \(socketPeer))" }
+            ?? socketPeer
+        connection.origin = LWS.header(wsi, WSI_TOKEN_ORIGIN).flatMap {
+            $0.utf8.count <= Self.maximumOriginBytes ? $0 : nil
+        }
         meters.accepted.add(EndpointLabel(endpoint))
-        if deflate { log.debug("\(id) from \(peer) uses permessage-deflate") }
+        if deflate { log.debug("\(id) from \(connection.peer) uses permessage-deflate") }
         switch endpoint {
         case .board: handle(.opened(id, peer: peer))
         case .echo: log.debug("\(id) from \(peer) is on the echo endpoint")
@@ -196,20 +242,39 @@ final class Service {
         }
     }
 
+    /// Behind a proxy in `--trusted-proxy`, the client address it added to `X-Forwarded-For` (the
+    /// last one: those before it are whatever the client sent); nil for anyone else, or when the
+    /// header is missing or its last entry is not an address.
+    func proxiedAddress(_ wsi: OpaquePointer, socketPeer: String) -> String? {
+        guard config.trustedProxies.contains(socketPeer),
+            let header = LWS.header(wsi, WSI_TOKEN_X_FORWARDED_FOR)
+        else { return nil }
+        let last = header.split(separator: ",").last.map { $0.filter { $0 != " " && $0 != "\t" } } ?? ""
+        guard Self.isAddress(last) else {
+            clientLog(
+                "a request through proxy \(socketPeer) names no client address in X-Forwarded-For; using the proxy's")
+            return nil
+        }
+        return last
+    }
+
     func closed(_ id: UInt64) {
         guard let connection = connections.removeValue(forKey: ConnectionID(id)) else { return }
         churnSinceTrim += 1
         churnSinceTick += 1
         connection.closed()
         logClose(of: connection)
+        if connection.upstream != nil { clientWent(connection) }
         switch connection.endpoint {
         case .board: handle(.closed(ConnectionID(id)))
         case .echo: finishIfStopped(now: Clock.now())
         }
     }
 
-    /// A complete text message from a client on `/ws`.
+    /// A complete text message from a client on `/ws`: to the hub, or to the board's owner when
+    /// the connection is forwarded.
     func received(_ bytes: [UInt8], on connection: Connection) {
+        if connection.upstream != nil { return relay(bytes, from: connection) }
         let parsed = ClientMessage.parse(bytes)
         let type = ClientMessageType(parsed)
         meters.received.add(type)
@@ -294,8 +359,10 @@ final class Service {
                 log.log(level, line)
             case .stop:
                 stopRequested = true
-            case .forward, .release:
-                preconditionFailure("\(action): this server is not clustered")
+            case .forward(let id, let advertise, let messages):
+                forward(id, to: advertise, messages: messages)
+            case .release(let board):
+                persister.submitRelease(board)
             }
         }
     }
@@ -329,7 +396,7 @@ final class Service {
 
     /// Queues `frame`; a connection it would take over `--max-pending-bytes` (counting what lws
     /// still holds of its last write) is closed with 1008 instead, even when its queue is empty.
-    private func send(_ frame: Frame, to connection: Connection) {
+    func send(_ frame: Frame, to connection: Connection) {
         guard !connection.enqueue(frame) else { return }
         overBound(connection, holding: connection.pendingBytes + frame.count)
     }

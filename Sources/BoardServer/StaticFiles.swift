@@ -2,32 +2,78 @@ internal import BoardHub
 import Foundation
 
 /// Serves the web client's folder, and nothing outside it.
+///
+/// The folder is read into memory once, when the server starts (the service thread never reads
+/// the disk): every regular file below it whose path `safeRelativePath` accepts and that does not
+/// lead out of it through a symlink, up to `maxFiles` files and `maxBytes` bytes in all. A file
+/// changed on disk is served as it was at start; restart the server to serve the new one.
 struct StaticFiles {
+    /// The most files read from the folder.
+    static let maxFiles = 4_096
+    /// The most bytes read from the folder, in all.
+    static let maxBytes = 64 << 20
+
     /// The folder, resolved to an absolute path without symlinks; nil serves the built-in page.
     let root: String?
+    /// The files read at start, by path below the root.
+    private let contents: [String: HTTPResponse]
+    /// What was left out at start and why, for the log.
+    let skipped: [String]
 
     init(root: String?) {
-        self.root = root.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().path }
+        guard let root else {
+            self.root = nil
+            contents = [
+                "index.html": HTTPResponse(
+                    status: 200, contentType: "text/html; charset=utf-8", body: Array(Self.builtInPage.utf8))
+            ]
+            skipped = []
+            return
+        }
+        let resolved = URL(fileURLWithPath: root).resolvingSymlinksInPath().path
+        self.root = resolved
+        var contents: [String: HTTPResponse] = [:]
+        var skipped: [String] = []
+        var bytes = 0
+        let files = FileManager.default.enumerator(atPath: resolved)
+        while let relative = files?.nextObject() as? String {
+            guard Self.safeRelativePath("/" + relative) == relative else {
+                if relative.hasPrefix(".") || relative.contains("/.") { files?.skipDescendants() }
+                continue
+            }
+            let candidate = URL(fileURLWithPath: resolved).appendingPathComponent(relative).resolvingSymlinksInPath()
+                .path
+            // A symlink inside the folder must not lead out of it.
+            guard candidate.hasPrefix(resolved + "/") else { continue }
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), !isDirectory.boolValue
+            else { continue }
+            guard contents.count < Self.maxFiles else {
+                skipped.append("\(relative) and the rest: more than \(Self.maxFiles) files")
+                break
+            }
+            guard let data = FileManager.default.contents(atPath: candidate) else {
+                skipped.append("\(relative): cannot be read")
+                continue
+            }
+            guard bytes + data.count <= Self.maxBytes else {
+                skipped.append("\(relative): over \(Self.maxBytes >> 20) MiB in all")
+                continue
+            }
+            bytes += data.count
+            contents[relative] = HTTPResponse(
+                status: 200, contentType: Self.contentType(of: candidate), body: [UInt8](data))
+        }
+        self.contents = contents
+        self.skipped = skipped
     }
 
     /// The response for a GET of `path` (already URL-decoded by lws).
     func response(for path: String) -> HTTPResponse {
-        guard let relative = Self.safeRelativePath(path) else { return .text(404, "not found\n") }
-        guard let root else {
-            if relative == "index.html" {
-                return HTTPResponse(
-                    status: 200, contentType: "text/html; charset=utf-8", body: Array(Self.builtInPage.utf8))
-            }
+        guard let relative = Self.safeRelativePath(path), let response = contents[relative] else {
             return .text(404, "not found\n")
         }
-        let candidate = URL(fileURLWithPath: root).appendingPathComponent(relative).resolvingSymlinksInPath().path
-        // A symlink inside the folder must not lead out of it.
-        guard candidate.hasPrefix(root + "/") else { return .text(404, "not found\n") }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), !isDirectory.boolValue,
-            let data = FileManager.default.contents(atPath: candidate)
-        else { return .text(404, "not found\n") }
-        return HTTPResponse(status: 200, contentType: Self.contentType(of: candidate), body: [UInt8](data))
+        return response
     }
 
     /// The path below the web root that `path` names, or nil for anything suspicious: `..` or `.`

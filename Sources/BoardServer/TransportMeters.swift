@@ -23,6 +23,11 @@ final class TransportMeters {
     let storeFailing: Gauge<NoLabels>
     let ready: Gauge<NoLabels>
     let startTime: Gauge<NoLabels>
+    let forwards: Counter<NoLabels>
+    let forwardsOpen: Gauge<NoLabels>
+    let forwardEnds: Counter<ForwardEndLabel>
+    let relayed: Counter<RelayDirection>
+    let relayedBytes: Counter<RelayDirection>
 
     /// Writes per store transaction (an op, a creation or a deletion each).
     static let batchBounds: [Double] = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
@@ -78,6 +83,23 @@ final class TransportMeters {
         startTime = registry.gauge(
             "shuffleboard_start_time_seconds", "When the server started, in seconds since 1970 (UTC).")
         startTime.set(Date().timeIntervalSince1970.rounded())
+        forwards = registry.counter(
+            "shuffleboard_forwards_total",
+            "Upstream connections opened to a board's owner for a client of this node (retries included).")
+        forwardsOpen = registry.gauge(
+            "shuffleboard_forwards_open", "Upstream connections to boards' owners open or connecting.")
+        forwardEnds = registry.counter(
+            "shuffleboard_forward_ends_total",
+            "Upstream connections that ended, by how (closed: the owner closed; failed: no connection or "
+                + "no handshake; timeout: the connect timeout; client: the client went first).",
+            labels: ForwardEndLabel.self)
+        relayed = registry.counter(
+            "shuffleboard_relayed_messages_total",
+            "Messages relayed between forwarded clients and boards' owners, by direction.", labels: RelayDirection.self)
+        relayedBytes = registry.counter(
+            "shuffleboard_relayed_bytes_total",
+            "Payload bytes relayed between forwarded clients and boards' owners, by direction.",
+            labels: RelayDirection.self)
     }
 
     /// Counts one server message queued for `recipients` connections as `bytes` each.
@@ -89,7 +111,10 @@ final class TransportMeters {
     }
 
     /// Sets the gauges of the connections and the writer, for a scrape.
-    func collect(connections: Dictionary<ConnectionID, Connection>.Values, store: StoreStats, ready: Bool) {
+    func collect(
+        connections: Dictionary<ConnectionID, Connection>.Values, upstreams: Int, store: StoreStats, ready: Bool
+    ) {
+        forwardsOpen.set(upstreams)
         var open: [EndpointLabel: Int] = [:]
         var total = 0
         var largest = 0
@@ -157,6 +182,19 @@ struct CloseLabel: MetricLabels {
     static let names = ["code", "initiator"]
     static let initial: [CloseLabel] = []
     var values: [String] { [code, initiator.rawValue] }
+}
+
+/// `how` a forwarded connection's upstream ended.
+enum ForwardEndLabel: String, MetricLabels, CaseIterable {
+    case closed, failed, timeout, client
+    static let names = ["how"]
+}
+
+/// `direction` of a relayed message: from the client to the owner, or back.
+enum RelayDirection: String, MetricLabels, CaseIterable {
+    case toOwner = "to_owner"
+    case toClient = "to_client"
+    static let names = ["direction"]
 }
 
 /// An HTTP status code (the server chooses every one).

@@ -149,11 +149,7 @@ package final class SQLiteStore: BoardStore {
 
     /// The board at its current seq (latest snapshot plus the ops after it) and its newest ops.
     package func load(_ id: BoardID, recentLimit: Int) throws(StoreError) -> StoredBoard? {
-        try read { db throws(StoreError) -> StoredBoard? in
-            guard let state = try db.boardState(of: id) else { return nil }
-            let recent = try db.newestOps(of: id, limit: recentLimit)
-            return StoredBoard(board: state.board, seq: state.seq, recent: recent)
-        }
+        try read { db throws(StoreError) in try db.storedBoard(id, recentLimit: recentLimit) }
     }
 
     /// Whether the board is stored.
@@ -163,45 +159,17 @@ package final class SQLiteStore: BoardStore {
 
     /// A page of boards, by id.
     package func list(after: BoardID?, limit: Int) throws(StoreError) -> [BoardSummary] {
-        try read { db throws(StoreError) in
-            var summaries: [BoardSummary] = []
-            try db.query(
-                "SELECT id, title, seq FROM boards WHERE id > ?1 ORDER BY id LIMIT ?2",
-                [.text(after?.rawValue ?? ""), .int(max(limit, 0))]
-            ) { row throws(StoreError) in
-                let text = row.text(0)
-                guard let id = BoardID(text) else { throw StoreError("\(db.path): a board has the invalid id \(text)") }
-                summaries.append(BoardSummary(id: id, title: row.text(1), seq: row.int(2)))
-            }
-            return summaries
-        }
+        try read { db throws(StoreError) in try db.summaries(after: after, limit: limit) }
     }
 
     /// Up to `limit` ops with seq greater than `since`; `.gone` when some of them were compacted away.
     package func ops(of id: BoardID, since: Seq, limit: Int) throws(StoreError) -> OpsPage {
-        try read { db throws(StoreError) in
-            guard let current = try db.boardSeq(of: id) else { return .unknownBoard }
-            let since = max(since, 0)
-            // The stored ops are exactly those after the base snapshot.
-            let base = try db.int("SELECT min(seq) FROM snapshots WHERE board = ?1", [.text(id.rawValue)]) ?? 0
-            guard since >= base else { return .gone }
-            guard since < current, limit > 0 else { return .ops([], current: current) }
-            return .ops(try db.committedOps(of: id, after: since, limit: limit), current: current)
-        }
+        try read { db throws(StoreError) in try db.opsPage(of: id, since: since, limit: limit) }
     }
 
     /// The base snapshot and every stored op after it.
     package func archive(of id: BoardID) throws(StoreError) -> BoardArchive? {
-        try read { db throws(StoreError) -> BoardArchive? in
-            guard try db.boardSeq(of: id) != nil else { return nil }
-            guard let base = try db.snapshot(of: id, .base) else { throw db.damaged(id, "it has no snapshot") }
-            let ops = try db.committedOps(of: id, after: base.seq)
-            do throws(StoreError) {
-                return try BoardArchive(board: base.board, baseSeq: base.seq, ops: ops)
-            } catch {
-                throw db.damaged(id, error.message)
-            }
-        }
+        try read { db throws(StoreError) in try db.boardArchive(of: id) }
     }
 
     /// Runs `body` in a read transaction on the reader connection: one consistent view of the database.

@@ -12,31 +12,75 @@ struct BoardState {
     var baseSeq: Seq
 }
 
-/// The queries both connections share: reading boards, snapshots and ops back into BoardCore values.
-extension SQLiteConnection {
-    /// Which of a board's snapshots to read.
-    enum SnapshotChoice {
-        case base
-        case latest
-    }
+/// Which of a board's snapshots to read.
+enum SnapshotChoice {
+    case base
+    case latest
+}
 
+/// An op as a row of the `ops` table.
+struct OpRow {
+    var seq: Seq
+    var opID: String
+    var user: String
+    var type: String
+    /// The op's own members as a JSON object.
+    var fields: [UInt8]
+    /// Milliseconds since 1970.
+    var time: Int64
+}
+
+/// A row of the `boards` table, for the board list.
+struct SummaryRow {
+    var id: String
+    var title: String
+    var seq: Seq
+}
+
+/// The rows of a board log database: what SQLite and PostgreSQL each say in their own SQL.
+///
+/// Every call runs inside a transaction its caller holds. The rules built on these rows — replay
+/// from the latest snapshot, when a page is `.gone`, snapshots and compaction — exist once, in the
+/// extension below (reads) and in `BoardLog` (writes), so that both stores keep them alike.
+protocol BoardRows {
+    /// The database, for messages: a file path, or a URL without its password.
+    var location: String { get }
     /// The seq of a board, or nil when there is no such board.
-    func boardSeq(of id: BoardID) throws(StoreError) -> Seq? {
-        try int("SELECT seq FROM boards WHERE id = ?1", [.text(id.rawValue)])
-    }
+    func boardSeq(of id: BoardID) throws(StoreError) -> Seq?
+    /// The seq of the board's oldest snapshot, or nil when it has none.
+    func baseSeq(of id: BoardID) throws(StoreError) -> Seq?
+    /// The base or latest snapshot's seq and JSON text.
+    func snapshotRow(of id: BoardID, _ choice: SnapshotChoice) throws(StoreError) -> (seq: Seq, json: [UInt8])?
+    /// Op rows with `since < seq <= through`, oldest first, at most `limit` (all when nil).
+    func opRows(of id: BoardID, after since: Seq, through: Seq, limit: Int?) throws(StoreError) -> [OpRow]
+    /// The newest `limit` op rows, newest first.
+    func newestOpRows(of id: BoardID, limit: Int) throws(StoreError) -> [OpRow]
+    /// Up to `limit` boards with ids after `after` (from the first when nil), by id in byte order.
+    func summaryRows(after: BoardID?, limit: Int) throws(StoreError) -> [SummaryRow]
 
+    /// Inserts a board row at `seq`; with `ignoringExisting` an existing one is kept. Whether a row was inserted.
+    func insertBoard(_ board: Board, seq: Seq, created: Int64, ignoringExisting: Bool) throws(StoreError) -> Bool
+    /// Inserts or replaces the snapshot at `seq`.
+    func putSnapshot(_ json: [UInt8], of id: BoardID, at seq: Seq) throws(StoreError)
+    /// Deletes the snapshot at `seq`.
+    func deleteSnapshot(of id: BoardID, at seq: Seq) throws(StoreError)
+    /// Deletes the snapshots older than `seq`.
+    func deleteSnapshots(of id: BoardID, below seq: Seq) throws(StoreError)
+    /// Inserts the ops, in order, and sets the board row's seq to the last one's.
+    func appendOps(_ ops: [CommittedOp], of id: BoardID) throws(StoreError)
+    /// Deletes the ops with seq up to `seq`.
+    func deleteOps(of id: BoardID, through seq: Seq) throws(StoreError)
+    /// Deletes the board, its snapshots and its ops.
+    func deleteBoard(_ id: BoardID) throws(StoreError)
+}
+
+/// The reads both stores share, on top of the rows.
+extension BoardRows {
     /// The base or latest snapshot of a board and its seq.
     func snapshot(of id: BoardID, _ choice: SnapshotChoice) throws(StoreError) -> (seq: Seq, board: Board)? {
-        let sql =
-            switch choice {
-            case .base: "SELECT seq, snapshot FROM snapshots WHERE board = ?1 ORDER BY seq ASC LIMIT 1"
-            case .latest: "SELECT seq, snapshot FROM snapshots WHERE board = ?1 ORDER BY seq DESC LIMIT 1"
-            }
-        var found: (seq: Seq, text: [UInt8])?
-        try query(sql, [.text(id.rawValue)]) { row in found = (row.int(0), row.bytes(1)) }
-        guard let found else { return nil }
+        guard let found = try snapshotRow(of: id, choice) else { return nil }
         let json: JSON
-        do { json = try JSON.parse(found.text) } catch {
+        do { json = try JSON.parse(found.json) } catch {
             throw damaged(id, "its snapshot at seq \(found.seq) is not JSON")
         }
         do {
@@ -51,11 +95,9 @@ extension SQLiteConnection {
         -> [CommittedOp]
     {
         var ops: [CommittedOp] = []
-        try query(
-            "SELECT seq, op_id, user, type, fields, time FROM ops WHERE board = ?1 AND seq > ?2 AND seq <= ?3 "
-                + "ORDER BY seq ASC LIMIT ?4",
-            [.text(id.rawValue), .int(since), .int(through), .int(limit ?? -1)]
-        ) { row throws(StoreError) in ops.append(try committedOp(row, board: id)) }
+        for row in try opRows(of: id, after: since, through: through, limit: limit) {
+            ops.append(try committedOp(row, board: id))
+        }
         return ops
     }
 
@@ -63,19 +105,16 @@ extension SQLiteConnection {
     func newestOps(of id: BoardID, limit: Int) throws(StoreError) -> [CommittedOp] {
         guard limit > 0 else { return [] }
         var ops: [CommittedOp] = []
-        try query(
-            "SELECT seq, op_id, user, type, fields, time FROM ops WHERE board = ?1 ORDER BY seq DESC LIMIT ?2",
-            [.text(id.rawValue), .int(limit)]
-        ) { row throws(StoreError) in ops.append(try committedOp(row, board: id)) }
-        return ops.reversed()
+        for row in try newestOpRows(of: id, limit: limit).reversed() { ops.append(try committedOp(row, board: id)) }
+        return ops
     }
 
     /// The board at its current seq: the latest snapshot with the ops after it replayed.
     func boardState(of id: BoardID) throws(StoreError) -> BoardState? {
         guard let seq = try boardSeq(of: id) else { return nil }
-        guard let latest = try snapshot(of: id, .latest),
-            let baseSeq = try int("SELECT min(seq) FROM snapshots WHERE board = ?1", [.text(id.rawValue)])
-        else { throw damaged(id, "it has no snapshot") }
+        guard let latest = try snapshot(of: id, .latest), let baseSeq = try baseSeq(of: id) else {
+            throw damaged(id, "it has no snapshot")
+        }
         var board = latest.board
         let ops = try committedOps(of: id, after: latest.seq)
         for (i, op) in ops.enumerated() {
@@ -90,18 +129,61 @@ extension SQLiteConnection {
         return BoardState(board: board, seq: seq, latestSnapshot: latest.seq, baseSeq: baseSeq)
     }
 
-    /// An op row (`seq, op_id, user, type, fields, time`) as a committed op.
-    private func committedOp(_ row: SQLiteRow, board id: BoardID) throws(StoreError) -> CommittedOp {
-        let seq = row.int(0)
-        guard let opID = OpID(row.text(1)), let fields = try? JSON.parse(row.bytes(4)),
-            let op = try? Op(type: row.text(3), fields: fields)
-        else { throw damaged(id, "its op at seq \(seq) is unreadable") }
+    // MARK: What the stores answer
+
+    /// `load`: the board at its current seq and its newest ops.
+    func storedBoard(_ id: BoardID, recentLimit: Int) throws(StoreError) -> StoredBoard? {
+        guard let state = try boardState(of: id) else { return nil }
+        let recent = try newestOps(of: id, limit: recentLimit)
+        return StoredBoard(board: state.board, seq: state.seq, recent: recent)
+    }
+
+    /// `list`: a page of boards, by id.
+    func summaries(after: BoardID?, limit: Int) throws(StoreError) -> [BoardSummary] {
+        var summaries: [BoardSummary] = []
+        for row in try summaryRows(after: after, limit: max(limit, 0)) {
+            guard let id = BoardID(row.id) else {
+                throw StoreError("\(location): a board has the invalid id \(row.id)")
+            }
+            summaries.append(BoardSummary(id: id, title: row.title, seq: row.seq))
+        }
+        return summaries
+    }
+
+    /// `ops(of:since:limit:)`: up to `limit` ops after `since`; `.gone` when some were compacted away.
+    func opsPage(of id: BoardID, since: Seq, limit: Int) throws(StoreError) -> OpsPage {
+        guard let current = try boardSeq(of: id) else { return .unknownBoard }
+        let since = max(since, 0)
+        // The stored ops are exactly those after the base snapshot.
+        let base = try baseSeq(of: id) ?? 0
+        guard since >= base else { return .gone }
+        guard since < current, limit > 0 else { return .ops([], current: current) }
+        return .ops(try committedOps(of: id, after: since, limit: limit), current: current)
+    }
+
+    /// `archive(of:)`: the base snapshot and every stored op after it.
+    func boardArchive(of id: BoardID) throws(StoreError) -> BoardArchive? {
+        guard try boardSeq(of: id) != nil else { return nil }
+        guard let base = try snapshot(of: id, .base) else { throw damaged(id, "it has no snapshot") }
+        let ops = try committedOps(of: id, after: base.seq)
+        do throws(StoreError) {
+            return try BoardArchive(board: base.board, baseSeq: base.seq, ops: ops)
+        } catch {
+            throw damaged(id, error.message)
+        }
+    }
+
+    /// An op row as a committed op.
+    private func committedOp(_ row: OpRow, board id: BoardID) throws(StoreError) -> CommittedOp {
+        guard let opID = OpID(row.opID), let fields = try? JSON.parse(row.fields),
+            let op = try? Op(type: row.type, fields: fields)
+        else { throw damaged(id, "its op at seq \(row.seq) is unreadable") }
         return CommittedOp(
-            seq: seq, opID: opID, by: UserID(row.text(2)), op: op, time: UnixTime(milliseconds: Int64(row.int(5))))
+            seq: row.seq, opID: opID, by: UserID(row.user), op: op, time: UnixTime(milliseconds: row.time))
     }
 
     /// An error for data that cannot have been written by this store.
     func damaged(_ id: BoardID, _ problem: String) -> StoreError {
-        StoreError("\(path): board \(id) is damaged: \(problem)")
+        StoreError("\(location): board \(id) is damaged: \(problem)")
     }
 }

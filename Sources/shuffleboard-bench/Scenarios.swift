@@ -1,5 +1,6 @@
 import BoardClient
 import BoardCore
+import BoardHub
 import BoardServer
 import BoardStore
 import Foundation
@@ -15,10 +16,12 @@ import Foundation
 struct Scenarios {
     static let names = [
         "fan-out", "saturation", "connect-storm", "idle-memory", "many-boards", "committed-ops", "drag-races",
+        "forwarded-ops",
     ]
     static let usage =
         "usage: shuffleboard-bench scenarios [--smoke] [--server BIN] [--loadgen BIN] [--port P --pid PID]"
-        + " [--rate HOVERS_PER_S] [--seconds S] [--clients N] [NAME...]\n  names: " + names.joined(separator: " ")
+        + " [--postgres URL] [--rate HOVERS_PER_S] [--seconds S] [--clients N] [NAME...]\n  names: "
+        + names.joined(separator: " ")
 
     var smoke = false
     var selected: [String] = []
@@ -26,6 +29,8 @@ struct Scenarios {
     var loadgen: String
     var externalPort: Int?
     var externalPID: Int?
+    /// A PostgreSQL database for `committed-ops` to run a clustered node on too (`--store URL`).
+    var postgres: String?
     /// Overrides of the hover scenarios' rate per sender, length and clients (for load sweeps).
     var rate: Int?
     var seconds: Double?
@@ -43,6 +48,7 @@ struct Scenarios {
             case "--loadgen": guard let v = arguments.popFirst() else { return nil }; loadgen = v
             case "--port": guard let v = arguments.popFirst().flatMap({ Int($0) }) else { return nil }; externalPort = v
             case "--pid": guard let v = arguments.popFirst().flatMap({ Int($0) }) else { return nil }; externalPID = v
+            case "--postgres": guard let v = arguments.popFirst() else { return nil }; postgres = v
             case "--rate":
                 guard let v = arguments.popFirst().flatMap({ Int($0) }), (1...100_000).contains(v) else { return nil }
                 rate = v
@@ -87,6 +93,8 @@ struct Scenarios {
                 try committedOps(seconds: smoke ? 0.3 : 5)
             case "drag-races":
                 try await dragRaces(racers: smoke ? 3 : 8, rounds: smoke ? 20 : 500)
+            case "forwarded-ops":
+                try await forwardedOps(ops: smoke ? 50 : 2000)
             default:
                 continue
             }
@@ -116,8 +124,8 @@ struct Scenarios {
     }
 
     /// Runs `body` against a fresh shuffleboard child (or the external server), then stops it.
-    /// `data` is a directory for a durable (SQLite) store; nil keeps everything in memory.
-    func withServer(data: String? = nil, _ body: (Int, Int) throws -> Void) throws {
+    /// `store` is the server's store arguments (`--memory`, `--data DIR`, `--store URL`).
+    func withServer(store: [String] = ["--memory"], _ body: (Int, Int) throws -> Void) throws {
         if let port = externalPort, let pid = externalPID { return try body(port, pid) }
         let port = try Self.freePort()
         let server = Process()
@@ -127,7 +135,7 @@ struct Scenarios {
                 "serve", "--host", "127.0.0.1", "--port", "\(port)", "--log-level", "error", "--op-rate", "0",
                 "--message-rate", "0", "--max-connections-per-address", "0", "--connect-rate", "0", "--board-creations",
                 "0",
-            ] + (data.map { ["--data", $0] } ?? ["--memory"])
+            ] + store
         try server.run()
         defer {
             server.terminate()
@@ -198,20 +206,29 @@ struct Scenarios {
 
     // MARK: - In-process scenarios (Swift client)
 
-    /// Committed ops (toggles) per second on one board, in memory and with SQLite's group
-    /// commit (WAL, synchronous=FULL: an op is broadcast once its transaction is on disk), from the
-    /// C load generator: each client keeps `window` toggles of items of its own in flight.
+    /// Committed ops (toggles) per second on one board, in memory, with SQLite's group commit
+    /// (WAL, synchronous=FULL: an op is broadcast once its transaction is on disk) and, with
+    /// `--postgres URL`, on a cluster node over PostgreSQL (fenced group commit), from the C load
+    /// generator: each client keeps `window` toggles of items of its own in flight.
     func committedOps(seconds: Double) throws {
         for (clients, window) in [(1, 1), (4, 3), (2, 6)] {
-            for durable in [false, true] {
+            for store in ["memory", "sqlite"] + (postgres == nil ? [] : ["postgres"]) {
                 let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
                     "shuffleboard-bench-ops-\(getpid())")
                 defer { try? FileManager.default.removeItem(at: directory) }
-                try withServer(data: durable ? directory.path : nil) { port, pid in
+                let arguments: [String] =
+                    switch store {
+                    case "memory": ["--memory"]
+                    case "sqlite": ["--data", directory.path]
+                    default: ["--store", postgres ?? "", "--node", "bench-\(getpid())"]
+                    }
+                // Each run its own board: a PostgreSQL database keeps the boards of the runs before.
+                let board = "ops-\(clients)x\(window)-\(getpid())"
+                try withServer(store: arguments) { port, pid in
                     try loadgen([
-                        "--label", durable ? "committed-ops-sqlite" : "committed-ops-memory", "--mode", "ops",
-                        "--port", "\(port)", "--server-pid", "\(pid)", "--clients", "\(clients)", "--window",
-                        "\(window)", "--seconds", "\(seconds)", "--board", "ops", "--timeout", "30",
+                        "--label", "committed-ops-\(store)", "--mode", "ops", "--port", "\(port)", "--server-pid",
+                        "\(pid)", "--clients", "\(clients)", "--window", "\(window)", "--seconds", "\(seconds)",
+                        "--board", board, "--timeout", "30",
                     ])
                 }
             }
@@ -309,6 +326,51 @@ struct Scenarios {
                     + #""attempts_per_s":%.0f,"overlapping_holds":%d,"latency_ms":{"p50":%.3f,"p99":%.3f,"max":%.3f}}"#,
                 racers, won + lost, won, lost, Double(won + lost) / seconds, violations,
                 sorted[sorted.count / 2], sorted[min(sorted.count - 1, sorted.count * 99 / 100)], sorted.last ?? 0))
+    }
+
+    /// The added latency of forwarding: an op's round trip (a toggle sent, its broadcast back,
+    /// one op in flight, in memory) from a client on the board's owner, and from one on another
+    /// node of the cluster, which forwards it to the owner, measured in turns. Both nodes run in
+    /// this process on `MemoryClusterStore`s sharing one database.
+    func forwardedOps(ops: Int) async throws {
+        let database = MemoryClusterDatabase()
+        let (ownerPort, nodePort) = (try Self.freePort(), try Self.freePort())
+        let ownerStore = MemoryClusterStore(database: database, node: "owner", advertise: "127.0.0.1:\(ownerPort)")
+        let nodeStore = MemoryClusterStore(database: database, node: "node", advertise: "127.0.0.1:\(nodePort)")
+        let (owner, _) = try startServer(store: ownerStore) { $0.port = ownerPort }
+        defer { owner.stop() }
+        let (node, _) = try startServer(store: nodeStore) { $0.port = nodePort }
+        defer { node.stop() }
+        // The owner claims every board first: a client on it joins before the forwarded one.
+        let loop = try ClientLoop()
+        defer { loop.shutdown() }
+        var latencies: [String: [Double]] = ["direct": [], "forwarded": []]
+        // Turns of a quarter each, so that both paths see the same machine load over time.
+        let turn = max(1, ops / 4)
+        for round in 0..<4 {
+            let board = "fwd-\(round)"
+            let holder = try await loop.connect(port: ownerPort)
+            holder.send(#"{"type":"hello","board":"\#(board)","name":"owner's"}"#)
+            _ = try await holder.receive(timeout: .seconds(30))
+            // Op ids differ between the two (the owner takes a repeated op id for a resend).
+            for (index, path, port) in [(0, "direct", ownerPort), (1, "forwarded", nodePort)] {
+                let connection = try await loop.connect(port: port)
+                latencies[path]! += try await runClient(
+                    connection, index: index, items: ["t\(index + 1)"], count: turn, board: board)
+                connection.close()
+            }
+            holder.close()
+        }
+        for path in ["direct", "forwarded"] {
+            let sorted = latencies[path]!.sorted()
+            emit(
+                String(
+                    format: #"{"scenario":"forwarded-ops","path":"%@","ops":%d,"#
+                        + #""latency_ms":{"p50":%.3f,"p99":%.3f,"max":%.3f}}"#,
+                    path, sorted.count, sorted[sorted.count / 2],
+                    sorted[min(sorted.count - 1, sorted.count * 99 / 100)],
+                    sorted.last ?? 0))
+        }
     }
 
     static func processCPU() -> Double {

@@ -11,6 +11,7 @@ import Foundation
 // Usage: shuffleboard-bench [--ops N] [--quick]
 //        shuffleboard-bench scenarios [--smoke] [NAME...]   (Scenarios.swift: one JSON line per scenario)
 //        shuffleboard-bench join-stall [options]   (JoinStall.swift: hover latency while cold boards load)
+//        shuffleboard-bench store [--postgres URL] [--ops N]   (StoreWrites.swift: a store's cost per op)
 
 struct Scenario {
     var clients: Int
@@ -171,6 +172,19 @@ if arguments.first == "scenarios" {
     try await suite.run()
     exit(0)
 }
+if arguments.first == "store" {
+    guard let storeWrites = StoreWrites(arguments: arguments.dropFirst()) else {
+        FileHandle.standardError.write(Data((StoreWrites.usage + "\n").utf8))
+        exit(2)
+    }
+    do {
+        try storeWrites.run()
+    } catch {
+        FileHandle.standardError.write(Data("shuffleboard-bench store: \(error)\n".utf8))
+        exit(1)
+    }
+    exit(0)
+}
 if arguments.first == "join-stall" {
     guard let joinStall = JoinStall(arguments: arguments.dropFirst()) else {
         FileHandle.standardError.write(Data((JoinStall.usage + "\n").utf8))
@@ -187,7 +201,9 @@ while let argument = arguments.popFirst() {
     case "--quick": totalOps = 600
     default:
         FileHandle.standardError.write(
-            Data("usage: shuffleboard-bench [--ops N] [--quick] | scenarios [options] | join-stall [options]\n".utf8))
+            Data(
+                "usage: shuffleboard-bench [--ops N] [--quick] | scenarios [options] | join-stall [options] | store [options]\n"
+                    .utf8))
         exit(2)
     }
 }

@@ -2,6 +2,7 @@ import BoardAuth
 import BoardCore
 import BoardHub
 import BoardServer
+import Glibc
 
 /// A command-line mistake: printed with the usage hint, exit code 2.
 struct UsageError: Error {
@@ -11,17 +12,44 @@ struct UsageError: Error {
 /// What the user asked for.
 enum Command {
     case serve(ServeOptions)
-    case export(board: String, data: String)
-    case importBoard(file: String, data: String, replace: Bool)
+    case export(board: String, store: StoreLocation)
+    case importBoard(file: String, store: StoreLocation, replace: Bool)
     case token(TokenOptions)
     case help(String)
     case version
 }
 
+/// Where boards are kept: `--data DIR` (or `--store sqlite:DIR`), or `--store postgresql://…`.
+enum StoreLocation: Equatable {
+    /// SQLite in this data directory.
+    case directory(String)
+    /// PostgreSQL at this libpq connection URL (which may hold a password: never print it).
+    case postgres(url: String)
+
+    /// `--store VALUE`: `postgresql://` or `postgres://` is PostgreSQL, `sqlite:DIR` or a plain
+    /// directory is SQLite there.
+    static func parse(_ value: String) throws(UsageError) -> StoreLocation {
+        if value.hasPrefix("postgresql://") || value.hasPrefix("postgres://") { return .postgres(url: value) }
+        let directory = value.hasPrefix("sqlite:") ? String(value.dropFirst("sqlite:".count)) : value
+        guard !directory.isEmpty, !directory.contains("://") else {
+            // Only the scheme: the rest may be a password.
+            let scheme = value.prefix { $0 != ":" }
+            throw UsageError(
+                message:
+                    "--store takes postgresql://USER@HOST:PORT/DB, sqlite:DIR or a directory, not a '\(scheme.prefix(20)):' URL"
+            )
+        }
+        return .directory(directory)
+    }
+}
+
 /// Options of `shuffleboard serve`.
 struct ServeOptions {
     var config = ServerConfig()
-    var dataDirectory = "data"
+    /// `--data DIR` or `--store`.
+    var store = StoreLocation.directory("data")
+    /// Whether `--data` or `--store` was given (they exclude each other and `--memory`).
+    var storeGiven: String?
     var memory = false
     var webExplicit = false
     var snapshotEvery = 100
@@ -85,8 +113,8 @@ enum CommandLineParser {
 
         USAGE:
           shuffleboard serve [options]         run the server
-          shuffleboard export BOARD [--data DIR]   print a board (snapshot and op log) as JSON
-          shuffleboard import FILE [--data DIR] [--replace]   load a board exported before
+          shuffleboard export BOARD [--data DIR | --store URL]   print a board (snapshot and op log) as JSON
+          shuffleboard import FILE [--data DIR | --store URL] [--replace]   load a board exported before
           shuffleboard token BOARD --auth-secret FILE [--role view|edit|admin] [--ttl 24h] [--name NAME]
                                                print an access token for BOARD (* for every board)
           shuffleboard --help | --version
@@ -95,6 +123,8 @@ enum CommandLineParser {
           --host ADDR               interface to listen on (default 127.0.0.1)
           --port N                  port; 0 picks a free one and logs it (default 8080)
           --data DIR                where boards are stored (default ./data, created if missing)
+          --store URL               postgresql://USER@HOST:PORT/DB keeps boards in PostgreSQL, shared by the
+                                    nodes of a cluster (see CLUSTER below); sqlite:DIR is --data DIR
           --memory                  keep everything in memory; nothing survives a restart
           --web DIR                 the web client folder served at / (default ./web if present)
           --log-level LEVEL         debug, info, warning or error (default info)
@@ -119,6 +149,7 @@ enum CommandLineParser {
           --snapshot-every N        write a board snapshot every N ops (default 100)
           --auth-secret FILE        require access tokens (one secret per line; the first signs, all verify)
           --allow-origin ORIGIN     accept WebSocket upgrades only from this Origin (repeatable; default any)
+          --trusted-proxy IP        a reverse proxy (HAProxy) whose X-Forwarded-For names the client (repeatable)
           --tls-cert FILE --tls-key FILE   serve https:// and wss:// with this PEM certificate and key
 
         LIMITS (0 turns a limit off):
@@ -137,6 +168,13 @@ enum CommandLineParser {
           --http-timeout SECONDS    time for an HTTP request's headers, then for its body and answer (default 15)
           --max-header-bytes N      most bytes of HTTP request headers; more closes the connection (default 8192)
           --max-header-buffers N    most connections sending request headers at once; others wait (default 1024)
+
+        CLUSTER (with a shared store; see docs/architecture.md):
+          --node NAME               this node's name: letters, digits, . _ - (default HOSTNAME-PID)
+          --advertise IP:PORT       how the other nodes reach this one (default 127.0.0.1:PORT of --port)
+          --lease SECONDS           how long a board's lease lasts; renewed every third of it (default 5)
+          --forward-timeout SECONDS  time for a forwarded connection to reach its board's owner; an owner
+                                    that answers no ping for twice this long is given up (default 3)
         """
 
     static func parse(_ arguments: [String]) throws(UsageError) -> Command {
@@ -163,8 +201,13 @@ enum CommandLineParser {
                 guard !options.config.host.isEmpty else { throw UsageError(message: "--host needs an address") }
             case "--port":
                 options.config.port = try integer(reader.value(for: option), option, 0...65535)
-            case "--data":
-                options.dataDirectory = try reader.value(for: option)
+            case "--data", "--store":
+                if let given = options.storeGiven {
+                    throw UsageError(message: "\(option) cannot be combined with \(given)")
+                }
+                let value = try reader.value(for: option)
+                options.store = option == "--data" ? .directory(value) : try StoreLocation.parse(value)
+                options.storeGiven = option
             case "--memory":
                 options.memory = true
             case "--web":
@@ -236,6 +279,16 @@ enum CommandLineParser {
                         message: "--allow-origin takes an origin like https://board.example, not '\(value)'")
                 }
                 options.config.allowedOrigins.append(value)
+            case "--trusted-proxy":
+                let value = try reader.value(for: option)
+                guard isAddressAndPort(value.contains(":") ? "[\(value)]:1" : "\(value):1") else {
+                    throw UsageError(
+                        message: "--trusted-proxy takes an IP address, such as 10.0.0.2, not '\(value.prefix(200))'")
+                }
+                guard options.config.trustedProxies.count < 64 else {
+                    throw UsageError(message: "--trusted-proxy: at most 64 proxies")
+                }
+                options.config.trustedProxies.append(value)
             case "--tls-cert":
                 options.config.tlsCertificate = try reader.value(for: option)
             case "--tls-key":
@@ -268,15 +321,47 @@ enum CommandLineParser {
                         message: "--shutdown-write-retry must be a number of seconds from 0 to 3600, not '\(value)'")
                 }
                 options.config.shutdownWriteRetry = seconds
+            case "--forward-timeout":
+                let value = try reader.value(for: option)
+                guard let seconds = Double(value), seconds >= 0.5, seconds <= 600 else {
+                    throw UsageError(
+                        message: "--forward-timeout must be a number of seconds from 0.5 to 600, not '\(value)'")
+                }
+                options.config.forwardTimeout = seconds
             case "--http-timeout":
                 options.config.httpTimeout = try integer(reader.value(for: option), option, 1...3600)
             case "--max-header-bytes":
                 options.config.maxHeaderBytes = try integer(reader.value(for: option), option, 1024...(1 << 20))
             case "--max-header-buffers":
                 options.config.maxHeaderBuffers = try integer(reader.value(for: option), option, 1...65_536)
+            case "--node":
+                let value = try reader.value(for: option)
+                guard isNodeName(value) else {
+                    throw UsageError(
+                        message: "--node must be 1–128 characters of A-Z a-z 0-9 . _ -, not '\(value.prefix(200))'")
+                }
+                options.config.node = value
+            case "--advertise":
+                let value = try reader.value(for: option)
+                guard isAddressAndPort(value) else {
+                    throw UsageError(
+                        message:
+                            "--advertise must be an IP address and a port, such as 10.0.0.5:8080 or [fd00::5]:8080 "
+                            + "(not a host name), not '\(value.prefix(200))'")
+                }
+                options.config.advertise = value
+            case "--lease":
+                let value = try reader.value(for: option)
+                guard let seconds = Double(value), seconds >= 0.5, seconds <= 3600 else {
+                    throw UsageError(message: "--lease must be a number of seconds from 0.5 to 3600, not '\(value)'")
+                }
+                options.config.leaseSeconds = seconds
             default:
                 throw UsageError(message: "unknown option '\(option)'")
             }
+        }
+        if options.memory, let given = options.storeGiven {
+            throw UsageError(message: "--memory cannot be combined with \(given)")
         }
         if options.config.echoPath != nil && options.config.deflate {
             throw UsageError(message: "--echo-path cannot be combined with --deflate")
@@ -327,17 +412,49 @@ enum CommandLineParser {
         guard let subject = reader.positional() else {
             throw UsageError(message: name == "export" ? "export needs a board id" : "import needs a file")
         }
-        var data = "data"
+        var store = StoreLocation.directory("data")
+        var given: String?
         var replace = false
         while let option = try reader.nextOption() {
             switch option {
-            case "--data": data = try reader.value(for: option)
+            case "--data", "--store":
+                if let given { throw UsageError(message: "\(option) cannot be combined with \(given)") }
+                let value = try reader.value(for: option)
+                store = option == "--data" ? .directory(value) : try StoreLocation.parse(value)
+                given = option
             case "--replace" where name == "import": replace = true
             default: throw UsageError(message: "unknown option '\(option)' for \(name)")
             }
         }
         return name == "export"
-            ? .export(board: subject, data: data) : .importBoard(file: subject, data: data, replace: replace)
+            ? .export(board: subject, store: store) : .importBoard(file: subject, store: store, replace: replace)
+    }
+
+    /// A `--node` name: 1–128 bytes of letters, digits, `.`, `_` and `-` (it goes into logs,
+    /// JSON answers and the store as it is).
+    static func isNodeName(_ text: String) -> Bool {
+        (1...128).contains(text.utf8.count)
+            && text.utf8.allSatisfy { c in
+                (c >= 0x30 && c <= 0x39) || (c | 0x20 >= 0x61 && c | 0x20 <= 0x7A) || c == 0x2E || c == 0x5F
+                    || c == 0x2D
+            }
+    }
+
+    /// `HOST:PORT` (or `[IPv6]:PORT`): a host of letters, digits, `.`, `-`, `:` (inside brackets)
+    /// and a port from 1 to 65535.
+    /// Whether `text` is an IP address and a port: `10.0.0.5:8080` or `[fd00::5]:8080`. Not a host
+    /// name: the nodes connect to one another from the service thread, where a name lookup would
+    /// block every client (lws 4.1.6 has no asynchronous resolver).
+    static func isAddressAndPort(_ text: String) -> Bool {
+        guard text.utf8.count <= 300, let colon = text.lastIndex(of: ":"),
+            let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port)
+        else { return false }
+        let host = text[..<colon]
+        var address = in6_addr()
+        if host.hasPrefix("[") && host.hasSuffix("]") {
+            return inet_pton(AF_INET6, String(host.dropFirst().dropLast()), &address) == 1
+        }
+        return inet_pton(AF_INET, String(host), &address) == 1
     }
 
     private static func integer(_ text: String, _ option: String, _ range: ClosedRange<Int>) throws(UsageError) -> Int {

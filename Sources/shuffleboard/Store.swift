@@ -1,23 +1,60 @@
 import BoardCore
+import BoardServer
 import BoardStore
 import Foundation
 
-/// The store the options ask for: SQLite under the data directory, or memory with `--memory`.
+/// The store the options ask for: SQLite under the data directory, PostgreSQL with
+/// `--store postgresql://…` (this process a node of a cluster), or memory with `--memory`.
 func openStore(_ options: ServeOptions) throws(StoreError) -> any BoardStore {
     if options.memory { return MemoryStore() }
-    return try SQLiteStore(
-        directory: options.dataDirectory, snapshotEvery: options.snapshotEvery,
-        keepOps: max(10_000, options.config.historyLimit))
+    let keepOps = max(10_000, options.config.historyLimit)
+    switch options.store {
+    case .directory(let directory):
+        return try SQLiteStore(directory: directory, snapshotEvery: options.snapshotEvery, keepOps: keepOps)
+    case .postgres(let url):
+        let config = options.config
+        return try PostgresStore(
+            url: url, node: config.node, advertise: config.advertiseAddress, leaseSeconds: config.leaseSeconds,
+            snapshotEvery: options.snapshotEvery, keepOps: keepOps)
+    }
 }
 
-/// `shuffleboard export BOARD`: the board's archive on stdout. Works while a server runs.
-func exportBoard(_ board: String, data: String) -> Int32 {
+/// Once the server listens: with `--port 0` and no `--advertise`, the other nodes must learn the
+/// port it really got. Failing to record it now is not fatal: every renewal records it again.
+func advertiseListeningPort(_ port: Int, options: ServeOptions, store: any BoardStore, log: Logger) {
+    guard let cluster = store as? PostgresStore, options.config.advertise == nil, options.config.port != port else {
+        return
+    }
+    do throws(StoreError) {
+        try cluster.setAdvertise("127.0.0.1:\(port)")
+    } catch {
+        log.warning("could not record this node's address yet (the next renewal will): \(error.message)")
+    }
+}
+
+/// A tool's name in the cluster's tables (export, import): not a node.
+private func toolName(_ verb: String) -> String { "\(verb)-\(ServerConfig.defaultNodeName)" }
+
+/// A store for `export` (reading only: a SQLite directory in use by a server is fine, and a
+/// PostgreSQL schema is checked, not migrated) or `import`.
+private func openToolStore(_ location: StoreLocation, forExport: Bool) throws(StoreError) -> any BoardStore {
+    switch location {
+    case .directory(let directory):
+        return forExport ? try SQLiteStore(directory: directory, readOnly: true) : try SQLiteStore(directory: directory)
+    case .postgres(let url):
+        return try PostgresStore(
+            url: url, node: toolName(forExport ? "export" : "import"), advertise: nil, migrate: !forExport)
+    }
+}
+
+/// `shuffleboard export BOARD`: the board's archive on stdout. Works while a server (or a cluster) runs.
+func exportBoard(_ board: String, store location: StoreLocation) -> Int32 {
     guard let id = BoardID(board) else {
         printError("shuffleboard: '\(board)' is not a board id (1–64 characters of A-Z a-z 0-9 _ -)")
         return 2
     }
     do {
-        let store = try SQLiteStore(directory: data, readOnly: true)
+        let store = try openToolStore(location, forExport: true)
         defer { store.close() }
         let json = try BoardArchive.export(from: store, id: id)
         FileHandle.standardOutput.write(Data(json))
@@ -28,18 +65,31 @@ func exportBoard(_ board: String, data: String) -> Int32 {
     }
 }
 
-/// `shuffleboard import FILE`: puts an exported board into the data directory (the server must
-/// not be running on it: the directory lock says so).
-func importBoard(_ file: String, data: String, replace: Bool) -> Int32 {
+/// `shuffleboard import FILE`: puts an exported board into the store. A SQLite data directory
+/// must not be in use by a server (its lock says so); in PostgreSQL the board must not be held by
+/// a live node: the import takes the board's lease for itself, and gives it up afterwards.
+func importBoard(_ file: String, store location: StoreLocation, replace: Bool) -> Int32 {
     guard let contents = FileManager.default.contents(atPath: file) else {
         printError("shuffleboard: import: cannot read \(file)")
         return 1
     }
-    do {
-        let store = try SQLiteStore(directory: data)
+    do throws(StoreError) {
+        let store = try openToolStore(location, forExport: false)
         defer { store.close() }
-        let archive = try BoardArchive.restore([UInt8](contents), into: store, replace: replace)
-        printError("imported board \(archive.id) at seq \(archive.seq) into \(data)")
+        let archive = try BoardArchive(json: [UInt8](contents))
+        if let cluster = store as? PostgresStore {
+            if case .owned(let node, _) = try cluster.claim(archive.id, force: false) {
+                throw StoreError("board \(archive.id) is in use by node \(node); import it once no node holds it")
+            }
+        }
+        defer { try? (store as? PostgresStore)?.release(archive.id) }
+        try store.restore(archive, replace: replace)
+        let place =
+            switch location {
+            case .directory(let directory): directory
+            case .postgres: (store as? PostgresStore)?.location ?? "PostgreSQL"
+            }
+        printError("imported board \(archive.id) at seq \(archive.seq) into \(place)")
         return 0
     } catch {
         printError("shuffleboard: import: \(error.message)")

@@ -29,10 +29,10 @@ case .version:
     print("shuffleboard \(CommandLineParser.version)")
 case .serve(let options):
     exit(serve(options))
-case .export(let board, let data):
-    exit(exportBoard(board, data: data))
-case .importBoard(let file, let data, let replace):
-    exit(importBoard(file, data: data, replace: replace))
+case .export(let board, let store):
+    exit(exportBoard(board, store: store))
+case .importBoard(let file, let store, let replace):
+    exit(importBoard(file, store: store, replace: replace))
 case .token(let options):
     exit(mintToken(options))
 }
@@ -100,7 +100,8 @@ func serve(_ options: ServeOptions) -> Int32 {
         sources.append(source)
     }
     do {
-        try server.start()
+        let port = try server.start()
+        advertiseListeningPort(port, options: options, store: store, log: log)
     } catch {
         return fail(error.description)
     }

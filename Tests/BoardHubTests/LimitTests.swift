@@ -96,6 +96,22 @@ import Testing
         #expect(h.hub.boardCount == 2)
     }
 
+    @Test func postedBoardsPayFromTheSameBudgetWithoutAccessControl() {
+        let h = HubHarness { $0.boardCreationRate = Rate(perSecond: 0.1, burst: 2) }
+        var statuses: [Int] = []
+        for n in 1...3 {
+            let body = #"{"id":"p\#(n)","title":"P","zones":[{"id":"g","items":[{"label":"a","color":"red"}]}]}"#
+            let asked = h.on(
+                .request(
+                    ExchangeID(UInt64(n)),
+                    HTTPRequest(method: .post, path: "/api/boards", body: Array(body.utf8), peer: "127.0.0.1")))
+            statuses += responses(in: asked).map(\.1.status)
+        }
+        #expect(statuses == [429])
+        // The same address's hello for a new board finds the budget spent too.
+        #expect(closes(in: h.joinNew(h.open(9), board: "new9")).map(\.1) == [4429])
+    }
+
     @Test func aFullBoardSaysSoAndClosesWith4409() {
         let h = HubHarness { $0.maxUsersPerBoard = 2 }
         h.joinNew(h.open(1))

@@ -1,4 +1,5 @@
 import BoardCore
+import Foundation
 import TestSupport
 import Testing
 
@@ -57,6 +58,24 @@ import Testing
                 try c.send(request("GET", "/healthz"))
                 #expect(try c.response()?.status == 200, "after HEAD \(target)")
             }
+        }
+    }
+
+    @Test func theWebFolderIsReadAtStartAndNotAgain() async throws {
+        let folder = NSTemporaryDirectory() + "shuffleboard-web-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder + "/js", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try "one".write(toFile: folder + "/index.html", atomically: true, encoding: .utf8)
+        try "let a = 1".write(toFile: folder + "/js/a.js", atomically: true, encoding: .utf8)
+        try "secret".write(toFile: folder + "/.hidden", atomically: true, encoding: .utf8)
+        try await withTestServer({ $0.webRoot = folder }) { server in
+            try "two".write(toFile: folder + "/index.html", atomically: true, encoding: .utf8)
+            try "late".write(toFile: folder + "/late.txt", atomically: true, encoding: .utf8)
+            #expect(try server.http("GET", "/index.html").body == "one")
+            let script = try server.http("GET", "/js/a.js")
+            #expect(script.body == "let a = 1" && script.headers["content-type"]?.hasPrefix("text/javascript") == true)
+            #expect(try server.http("GET", "/late.txt").status == 404)
+            #expect(try server.http("GET", "/.hidden").status == 404)
         }
     }
 

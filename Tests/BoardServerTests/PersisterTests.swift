@@ -15,18 +15,21 @@ import Testing
     static let good = BoardID("good")!
     static let bad = BoardID("bad")!
 
-    /// A `MemoryStore` that refuses, atomically, every batch that writes `failing` (permanently),
-    /// or every batch at all while `transient` is set.
+    /// A `MemoryStore` that refuses, atomically, every batch that writes `failing` (with an error
+    /// of `kind`: permanent, or fenced as a cluster's store says), or every batch at all while
+    /// `transient` is set.
     final class FailingStore: BoardStore {
         let memory = MemoryStore()
         let failing: BoardID?
+        let kind: StoreError.Kind
         let transient: Bool
         /// Every batch tried, refused or not.
         let attempts = Mutex<[[StoreWrite]]>([])
         let attempted = DispatchSemaphore(value: 0)
 
-        init(failing: BoardID? = nil, transient: Bool = false) {
+        init(failing: BoardID? = nil, kind: StoreError.Kind = .permanent, transient: Bool = false) {
             self.failing = failing
+            self.kind = kind
             self.transient = transient
         }
 
@@ -40,7 +43,7 @@ import Testing
                 case .append(let id, _), .delete(let id): id == failing
                 }
             }
-            if touches { throw StoreError("board bad is damaged: its op at seq 1 is unreadable") }
+            if touches { throw StoreError("board bad is damaged: its op at seq 1 is unreadable", kind: kind) }
             try memory.write(batch)
         }
 
@@ -100,8 +103,9 @@ import Testing
         return done.wait(timeout: .now() + timeout) == .success
     }
 
-    @Test func aBoardThatCannotBeWrittenFailsAloneAndTheWriterGoesOn() throws {
-        let store = FailingStore(failing: Self.bad)
+    @Test(arguments: [StoreError.Kind.permanent, .fenced])
+    func aBoardThatCannotBeWrittenFailsAloneAndTheWriterGoesOn(kind: StoreError.Kind) throws {
+        let store = FailingStore(failing: Self.bad, kind: kind)
         let reports = Reports()
         let persister = Persister(store: store, log: Logger(level: .error), stopRetry: .seconds(1)) {
             reports.post($0)
@@ -133,6 +137,9 @@ import Testing
         #expect(failures.first?.tickets == [Ticket(2)])
         #expect(try store.load(Self.good, recentLimit: 10)?.seq == 3)
         #expect(try store.exists(Self.bad) == false)
+        // Tried in the batch and once alone, never retried.
+        let touchingBad = store.attempts.withLock { $0.filter { $0.contains(.create(.defaultTemplate(id: Self.bad))) } }
+        #expect(touchingBad.count == 2)
 
         // The writer is not wedged: the next writes commit, and stop returns.
         persister.submit(.append(Self.good, Self.ops(4...4)))

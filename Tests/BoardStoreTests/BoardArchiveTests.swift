@@ -5,75 +5,6 @@ import Testing
 @testable import BoardStore
 
 @Suite struct BoardArchiveTests {
-    @Test func anExportedBoardImportsIntoAFreshStoreWithTheSameBoardAndOps() throws {
-        try withTempDirectory { dir in
-            var maker = OpMaker(board: .defaultTemplate(id: boardA), seed: 21)
-            let source = try SQLiteStore(directory: dir.file("source"), snapshotEvery: 10, keepOps: 25)
-            try source.write([.create(.defaultTemplate(id: boardA)), .append(boardA, maker.next(73))])
-            let json = try BoardArchive.export(from: source, id: boardA)
-
-            let target = try SQLiteStore(directory: dir.file("target"), snapshotEvery: 10, keepOps: 25)
-            let archive = try BoardArchive.restore(json, into: target, replace: false)
-            // Compacted at 70 down to base 45: the archive holds the board at 45 and ops 46…73.
-            #expect(archive.baseSeq == 45)
-            #expect(archive.ops == Array(maker.all[45...]))
-            #expect(archive.current == maker.board)
-            #expect(try target.load(boardA, recentLimit: 100) == source.load(boardA, recentLimit: 100))
-            #expect(try target.ops(of: boardA, since: 45, limit: 100) == source.ops(of: boardA, since: 45, limit: 100))
-            #expect(try target.ops(of: boardA, since: 44, limit: 100) == .gone)
-            #expect(try BoardArchive.export(from: target, id: boardA) == json)
-
-            // The imported board keeps growing as any other.
-            let more = maker.next(30)
-            try target.write([.append(boardA, more)])
-            #expect(try target.load(boardA, recentLimit: 0)?.board == maker.board)
-        }
-    }
-
-    @Test func aMemoryStoreExportsItsWholeLogAndImportsIntoSQLite() throws {
-        try withTempDirectory { dir in
-            var maker = OpMaker(board: .defaultTemplate(id: boardA), seed: 22)
-            let memory = MemoryStore()
-            try memory.write([.create(.defaultTemplate(id: boardA)), .append(boardA, maker.next(12))])
-            let json = try BoardArchive.export(from: memory, id: boardA)
-            let archive = try BoardArchive(json: json)
-            #expect(archive.baseSeq == 0)
-            #expect(archive.board == .defaultTemplate(id: boardA))
-            #expect(archive.ops == maker.all)
-
-            let store = try SQLiteStore(directory: dir.path, snapshotEvery: 5)
-            try store.restore(archive, replace: false)
-            #expect(try store.load(boardA, recentLimit: 100) == memory.load(boardA, recentLimit: 100))
-            let back = MemoryStore()
-            try BoardArchive.restore(try BoardArchive.export(from: store, id: boardA), into: back, replace: false)
-            #expect(try back.load(boardA, recentLimit: 100) == memory.load(boardA, recentLimit: 100))
-        }
-    }
-
-    @Test func importRefusesAnExistingBoardUnlessReplacing() throws {
-        try withTempDirectory { dir in
-            var maker = OpMaker(board: .defaultTemplate(id: boardA), seed: 23)
-            let archive = try BoardArchive(board: maker.board, baseSeq: 0, ops: maker.next(4))
-            let store = try SQLiteStore(directory: dir.path)
-            var other = OpMaker(board: .defaultTemplate(id: boardA), seed: 24)
-            try store.write([.create(other.board), .append(boardA, other.next(9))])
-
-            let error = try #require(throws: StoreError.self) { try store.restore(archive, replace: false) }
-            #expect(error.message.contains("already exists"))
-            #expect(try store.load(boardA, recentLimit: 0)?.seq == 9)
-
-            try store.restore(archive, replace: true)
-            #expect(
-                try store.load(boardA, recentLimit: 10) == StoredBoard(board: maker.board, seq: 4, recent: maker.all))
-
-            let memory = MemoryStore()
-            try memory.write([.create(.defaultTemplate(id: boardA))])
-            #expect(throws: StoreError.self) { try memory.restore(archive, replace: false) }
-            try memory.restore(archive, replace: true)
-            #expect(try memory.load(boardA, recentLimit: 0)?.seq == 4)
-        }
-    }
-
     @Test func exportingAnUnknownBoardFails() throws {
         let error = try #require(throws: StoreError.self) { try BoardArchive.export(from: MemoryStore(), id: boardA) }
         #expect(error.message == "there is no board alpha")
@@ -128,5 +59,79 @@ import Testing
         #expect(members.removeValue(forKey: "time") == .number(Double(ops[0].time.milliseconds)))
         #expect(JSON.object(members) == (try JSON.parse(ServerMessage.committed(ops[0]).encoded())))
         #expect(try BoardArchive(json: archive.encoded()) == archive)
+    }
+}
+
+/// The archive tests every store passes (run by `SQLiteStoreTests` and `PostgresStoreTests`).
+extension StoreContract {
+    func anExportedBoardImportsIntoAFreshStoreWithTheSameBoardAndOps() throws {
+        try withSpace(backend) { sourceSpace in
+            var maker = OpMaker(board: .defaultTemplate(id: boardA), seed: 21)
+            let source = try sourceSpace.open(snapshotEvery: 10, keepOps: 25)
+            try source.write([.create(.defaultTemplate(id: boardA)), .append(boardA, maker.next(73))])
+            let json = try BoardArchive.export(from: source, id: boardA)
+
+            let targetSpace = try StoreSpace(backend)
+            defer { targetSpace.remove() }
+            let target = try targetSpace.open(snapshotEvery: 10, keepOps: 25)
+            let archive = try BoardArchive.restore(json, into: target, replace: false)
+            // Compacted at 70 down to base 45: the archive holds the board at 45 and ops 46…73.
+            #expect(archive.baseSeq == 45)
+            #expect(archive.ops == Array(maker.all[45...]))
+            #expect(archive.current == maker.board)
+            #expect(try target.load(boardA, recentLimit: 100) == source.load(boardA, recentLimit: 100))
+            #expect(try target.ops(of: boardA, since: 45, limit: 100) == source.ops(of: boardA, since: 45, limit: 100))
+            #expect(try target.ops(of: boardA, since: 44, limit: 100) == .gone)
+            #expect(try BoardArchive.export(from: target, id: boardA) == json)
+
+            // The imported board keeps growing as any other.
+            let more = maker.next(30)
+            try target.write([.append(boardA, more)])
+            #expect(try target.load(boardA, recentLimit: 0)?.board == maker.board)
+        }
+    }
+
+    func aMemoryStoreExportsItsWholeLogAndImportsIntoTheStore() throws {
+        try withSpace(backend) { space in
+            var maker = OpMaker(board: .defaultTemplate(id: boardA), seed: 22)
+            let memory = MemoryStore()
+            try memory.write([.create(.defaultTemplate(id: boardA)), .append(boardA, maker.next(12))])
+            let json = try BoardArchive.export(from: memory, id: boardA)
+            let archive = try BoardArchive(json: json)
+            #expect(archive.baseSeq == 0)
+            #expect(archive.board == .defaultTemplate(id: boardA))
+            #expect(archive.ops == maker.all)
+
+            let store = try space.open(snapshotEvery: 5)
+            try store.restore(archive, replace: false)
+            #expect(try store.load(boardA, recentLimit: 100) == memory.load(boardA, recentLimit: 100))
+            let back = MemoryStore()
+            try BoardArchive.restore(try BoardArchive.export(from: store, id: boardA), into: back, replace: false)
+            #expect(try back.load(boardA, recentLimit: 100) == memory.load(boardA, recentLimit: 100))
+        }
+    }
+
+    func importRefusesAnExistingBoardUnlessReplacing() throws {
+        try withSpace(backend) { space in
+            var maker = OpMaker(board: .defaultTemplate(id: boardA), seed: 23)
+            let archive = try BoardArchive(board: maker.board, baseSeq: 0, ops: maker.next(4))
+            let store = try space.open()
+            var other = OpMaker(board: .defaultTemplate(id: boardA), seed: 24)
+            try store.write([.create(other.board), .append(boardA, other.next(9))])
+
+            let error = try #require(throws: StoreError.self) { try store.restore(archive, replace: false) }
+            #expect(error.message.contains("already exists"))
+            #expect(try store.load(boardA, recentLimit: 0)?.seq == 9)
+
+            try store.restore(archive, replace: true)
+            #expect(
+                try store.load(boardA, recentLimit: 10) == StoredBoard(board: maker.board, seq: 4, recent: maker.all))
+
+            let memory = MemoryStore()
+            try memory.write([.create(.defaultTemplate(id: boardA))])
+            #expect(throws: StoreError.self) { try memory.restore(archive, replace: false) }
+            try memory.restore(archive, replace: true)
+            #expect(try memory.load(boardA, recentLimit: 0)?.seq == 4)
+        }
     }
 }

@@ -34,12 +34,12 @@ package final class RawWebSocket {
     private var buffered: [UInt8] = []
     private var generator = SplitMix64(seed: 0x5eed)
 
-    /// Connects to 127.0.0.1:`port` and completes the opening handshake on `path`. Every read
-    /// gives up after `timeout` seconds.
-    package init(port: Int, path: String = "/ws", timeout: Int = 5) throws {
+    /// Connects to 127.0.0.1:`port` and completes the opening handshake on `path`, with
+    /// `headers` (`name: value` lines) added. Every read gives up after `timeout` seconds.
+    package init(port: Int, path: String = "/ws", headers: [String] = [], timeout: Int = 5) throws {
         fd = try connectLoopback(port: port, timeout: timeout)
         do {
-            try handshake(port: port, path: path)
+            try handshake(port: port, path: path, headers: headers)
         } catch {
             close(fd)
             throw error
@@ -48,10 +48,11 @@ package final class RawWebSocket {
 
     deinit { close(fd) }
 
-    private func handshake(port: Int, path: String) throws {
+    private func handshake(port: Int, path: String, headers: [String]) throws {
         let request =
             "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+            + headers.map { $0 + "\r\n" }.joined() + "\r\n"
         sendRaw(Array(request.utf8))
         let separator: [UInt8] = [13, 10, 13, 10]
         // The response head is short; a bounded number of reads finds its end.

@@ -80,7 +80,8 @@ package final class TestClient: @unchecked Sendable {
     package let connection: ClientConnection
     private var pending: [JSON] = []
 
-    init(_ connection: ClientConnection) { self.connection = connection }
+    /// A client on a connection made elsewhere (another server's loop, say).
+    package init(_ connection: ClientConnection) { self.connection = connection }
 
     /// Sends one text message.
     package func send(_ text: String) { connection.send(text) }

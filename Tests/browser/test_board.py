@@ -5,6 +5,7 @@ Waits are Playwright expectations with timeouts; nothing sleeps to synchronise.
 """
 import base64
 import os
+import re
 import shutil
 
 from playwright.sync_api import expect
@@ -341,9 +342,10 @@ def test_touch_long_press_drags_and_a_quick_swipe_does_not(browser, server):
 def test_a_rejected_drop_glides_back_and_says_who_won(clients, server):
     """Bo's socket is held back (Playwright routes it) so Bo drops on a stale board."""
     import json
-    state = {"buffering": False, "buffer": []}
+    state = {"buffering": False, "buffer": [], "routed": False}
 
     def route(ws):
+        state["routed"] = True
         upstream = ws.connect_to_server()
         ws.on_message(lambda m: upstream.send(m))
 
@@ -362,7 +364,9 @@ def test_a_rejected_drop_glides_back_and_says_who_won(clients, server):
         upstream.on_message(from_server)
 
     ann = clients("Ann")
-    bo = clients("Bo", before_goto=lambda page: page.route_web_socket("**/ws", route))
+    # The page's socket is /ws?board=b1 (for the load balancer): match it with its query.
+    bo = clients("Bo", before_goto=lambda page: page.route_web_socket(re.compile(r"/ws(\?|$)"), route))
+    assert state["routed"], "Bo's socket did not go through the route"
     state["buffering"] = True
     ann.drag("t1", '[data-item="t2"]')
     expect(ann.page.locator("#app")).to_have_attribute("data-seq", "1")
@@ -403,3 +407,10 @@ def test_index_page_opens_a_board_by_name_and_lists_it(browser, server):
             expect(other.locator("#board-list-note")).to_contain_text("open one by name")
     finally:
         ctx.close()
+
+
+def test_the_page_names_its_board_in_the_websocket_url(clients):
+    # A load balancer in front of a cluster hashes on `board` (docs/cluster.md).
+    urls = []
+    clients("Ann", board="b-url", before_goto=lambda page: page.on("websocket", lambda ws: urls.append(ws.url)))
+    assert urls and all(u.endswith("/ws?board=b-url") for u in urls), urls

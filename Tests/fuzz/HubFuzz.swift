@@ -440,6 +440,8 @@ final class HubDriver {
             require(shutdownSent, "stop without a shutdown")
             require(!stopped, "stop twice")
             stopped = true
+        case .forward, .release:
+            violated("\(action) from a hub that is not clustered")
         }
     }
 

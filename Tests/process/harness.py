@@ -190,10 +190,10 @@ class Client:
     """A WebSocket client that flattens batched server frames into single messages."""
 
     def __init__(self, server: Server, board: str | None = None, name: str = "tester",
-                 since: int | None = None, hello: bool = True):
+                 since: int | None = None, hello: bool = True, query: str = ""):
         self.stack = contextlib.ExitStack()
         self.ws = self.stack.enter_context(
-            connect(server.ws_url, subprotocols=[SUBPROTOCOL], open_timeout=WAIT, close_timeout=2))
+            connect(server.ws_url + query, subprotocols=[SUBPROTOCOL], open_timeout=WAIT, close_timeout=2))
         assert self.ws.subprotocol == SUBPROTOCOL
         self.pending: list[dict] = []
         self.welcome: dict | None = None

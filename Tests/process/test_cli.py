@@ -40,6 +40,18 @@ def test_version_prints_the_version(tmp_path):
         (["serve", "--echo-path", "/ws"], "--echo-path"),
         (["serve", "--echo-path", "/echo", "--deflate"], "--echo-path"),
         (["serve", "--echo-max-message-bytes", "1"], "--echo-max-message-bytes"),
+        (["serve", "--forward-timeout", "0"], "--forward-timeout"),
+        (["serve", "--node", "bad name"], "--node"),
+        (["serve", "--node", ""], "--node"),
+        (["serve", "--advertise", "10.0.0.5"], "--advertise"),
+        (["serve", "--advertise", "10.0.0.5:0"], "--advertise"),
+        (["serve", "--advertise", "a/b:80"], "--advertise"),
+        (["serve", "--advertise", "node-2.internal:8080"], "--advertise"),
+        (["serve", "--trusted-proxy", "haproxy.local"], "--trusted-proxy"),
+        (["serve", "--trusted-proxy", "10.0.0.1:80"], "--trusted-proxy"),
+        (["serve", "--advertise", "10.0.0.256:8080"], "--advertise"),
+        (["serve", "--lease", "0.1"], "--lease"),
+        (["serve", "--lease", "soon"], "--lease"),
         (["export"], "export"),
         (["import"], "import"),
     ],
@@ -70,3 +82,26 @@ def test_a_signal_closes_clients_with_1001_and_exits_0(servers, tmp_path, sig):
         client.close()
     assert server.wait(timeout=10) == 0
     assert time.monotonic() - started < 5, "the server must stop promptly"
+
+
+@pytest.mark.parametrize(
+    "url, code, says",
+    [
+        ("mysql://ada:hunter2@127.0.0.1/boards", 2, "--store takes postgresql://"),
+        # Port 1 on loopback: nothing listens, the connection is refused at once.
+        ("postgresql://ada:hunter2@127.0.0.1:1/boards", 1, "postgresql://ada@127.0.0.1:1/boards: cannot connect"),
+        ("postgresql://ada:hunter2@[::1/boards", 1, "not a PostgreSQL connection URL"),
+    ],
+)
+def test_a_bad_or_unreachable_store_exits_with_a_clear_message_and_no_password(tmp_path, url, code, says):
+    for args in (["serve", "--port", "0", "--store", url], ["export", "b", "--store", url]):
+        result = run_cli(args, str(tmp_path), timeout=30)
+        assert result.returncode == code, (args, result.returncode, result.stderr)
+        assert says in result.stderr, result.stderr
+        assert "hunter2" not in result.stderr + result.stdout
+
+
+def test_store_excludes_data_and_memory(tmp_path):
+    for args in (["--store", "sqlite:x", "--data", "y"], ["--memory", "--store", "sqlite:x"]):
+        result = run_cli(["serve", *args], str(tmp_path), timeout=10)
+        assert result.returncode == 2 and "cannot be combined" in result.stderr, result.stderr

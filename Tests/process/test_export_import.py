@@ -2,9 +2,13 @@
 snapshot, seq and op log; import refuses to overwrite unless `--replace`."""
 
 import json
+import os
 import signal
+import subprocess
 import time
+import uuid
 
+import pytest
 from harness import Client, replay, run_cli
 
 
@@ -79,3 +83,44 @@ def test_import_refuses_a_file_that_is_not_an_archive(tmp_path):
     assert result.returncode == 1 and "format" in result.stderr, result.stderr
     result = run_cli(["import", "absent.json", "--data", str(target)], str(tmp_path))
     assert result.returncode == 1 and "absent.json" in result.stderr, result.stderr
+
+
+POSTGRES = os.environ.get("SHUFFLEBOARD_TEST_POSTGRES")
+
+
+@pytest.mark.skipif(not POSTGRES, reason="SHUFFLEBOARD_TEST_POSTGRES is not set: no PostgreSQL server to test against")
+def test_export_and_import_with_a_postgresql_store(servers, tmp_path):
+    # A board made on SQLite, exported, imported into a fresh PostgreSQL database and exported back.
+    source = str(tmp_path / "source")
+    server = servers("--port", "0", "--data", source, "--snapshot-every", "5")
+    client = Client(server, "pg", name="x")
+    for n in range(12):
+        client.send({"type": "toggle", "op": f"p{n}", "base": n, "item": f"t{n % 12 + 1}", "on": n % 2 == 0})
+        assert client.result_of(f"p{n}")["seq"] == n + 1
+    client.close()
+    server.signal(signal.SIGTERM)
+    assert server.wait() == 0
+    exported = run_cli(["export", "pg", "--data", source], str(tmp_path))
+    assert exported.returncode == 0, exported.stderr
+    (tmp_path / "pg.json").write_text(exported.stdout)
+
+    database = "p_" + uuid.uuid4().hex
+    # The name is made here, of hex digits.
+    admin = ["psql", "-q", "-v", "ON_ERROR_STOP=1", POSTGRES, "-c"]
+    subprocess.run([*admin, f"CREATE DATABASE {database}"], check=True, capture_output=True)
+    try:
+        url = POSTGRES.rsplit("/", 1)[0] + "/" + database
+        # Export refuses a database no server has set up, and changes nothing.
+        unready = run_cli(["export", "pg", "--store", url], str(tmp_path))
+        assert unready.returncode == 1 and "schema version 0" in unready.stderr, unready.stderr
+        imported = run_cli(["import", "pg.json", "--store", url], str(tmp_path))
+        assert imported.returncode == 0, imported.stderr
+        assert "imported board pg at seq 12" in imported.stderr
+        back = run_cli(["export", "pg", "--store", url], str(tmp_path))
+        assert back.returncode == 0, back.stderr
+        assert back.stdout == exported.stdout
+        again = run_cli(["import", "pg.json", "--store", url], str(tmp_path))
+        assert again.returncode == 1 and "exists" in again.stderr, again.stderr
+        assert run_cli(["import", "pg.json", "--store", url, "--replace"], str(tmp_path)).returncode == 0
+    finally:
+        subprocess.run([*admin, f"DROP DATABASE IF EXISTS {database} WITH (FORCE)"], capture_output=True)

@@ -6,6 +6,9 @@ import socket
 import struct
 import time
 
+import pytest
+from websockets.exceptions import InvalidMessage
+
 from harness import Client
 
 
@@ -28,6 +31,19 @@ def test_without_the_flag_deflate_is_not_negotiated(servers):
     server = servers("--memory")
     a = Client(server, "z", name="Ada")
     assert a.ws.protocol.extensions == []
+
+
+def test_the_websocket_path_may_carry_a_query_and_other_paths_are_refused(servers):
+    # The web client connects to /ws?board=ID so that a load balancer can hash on the board
+    # (docs/cluster.md); the server matches the path without its query.
+    server = servers("--memory")
+    a = Client(server, "q", name="Ada", query="?board=q")
+    assert a.welcome is not None and a.welcome["type"] == "welcome"
+    a.send({"type": "toggle", "op": "q1", "base": 0, "item": "t1", "on": True})
+    assert a.result_of("q1")["seq"] == 1
+    for path in ("x?board=q", "/?board=q", "/x?board=q"):
+        with pytest.raises(InvalidMessage):  # no 101: lws drops the upgrade
+            Client(server, query=path)
 
 
 def raw_websocket(port: int, receive_buffer: int) -> socket.socket:

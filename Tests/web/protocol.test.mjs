@@ -59,6 +59,13 @@ test('ids follow the protocol rule; socket URL follows the page', () => {
   assert.equal(P.socketURL({ protocol: 'https:', host: 'h' }), 'wss://h/ws');
 });
 
+test('the socket URL names the board, for a load balancer that hashes on it', () => {
+  assert.equal(P.socketURL({ protocol: 'http:', host: 'h:1' }, 'demo-1'), 'ws://h:1/ws?board=demo-1');
+  assert.equal(P.socketURL({ protocol: 'https:', host: 'h' }, 'b_2'), 'wss://h/ws?board=b_2');
+  // Ids are [A-Za-z0-9_-] (checked before connecting), but the query is encoded whatever it is.
+  assert.equal(P.socketURL({ protocol: 'http:', host: 'h' }, 'a&b=c'), 'ws://h/ws?board=a%26b%3Dc');
+});
+
 function fakeClock() {
   let now = 0;
   const timers = [];

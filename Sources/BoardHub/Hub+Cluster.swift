@@ -1,0 +1,252 @@
+internal import Basics
+internal import BoardCore
+internal import BoardStore
+
+/// The cluster rules: one owner per board, by a lease in the shared store (`ClusterStore`).
+///
+/// - **Claims.** The hub never loads a board it has not claimed: where one node would read the
+///   store (`hello`, `POST`, `DELETE` of a board not in memory), a node claims the board's lease
+///   instead. When it gets the lease the board is loaded, and the work goes on as on one node.
+///   When another node owns it, each waiting `hello` is forwarded there (`.forward`: the
+///   transport relays the connection both ways from then on), a create is answered 409, and a
+///   delete claims again with `force`, fencing the owner, and deletes as the new owner.
+/// - **Leases.** The node's renewal thread renews every lease/3 and says which boards it still
+///   holds and until when (`.leases`). A board in memory whose lease was not renewed is lost: it
+///   is dropped and its clients closed with 1012, so that they resume with `since` on whichever
+///   node owns it. So is every board whose lease has surely run out by this node's monotonic
+///   clock (no renewal for a whole lease: the store unreachable, the process paused), checked on
+///   every tick, and every board whose write comes back fenced. A claim counts as held from its
+///   sending for one lease, until a renewal covers it.
+/// - **Releases.** A board that leaves memory gives its lease up after the writes queued for it
+///   (`.release`, carried out on the writer thread). Until the store says it is done
+///   (`.released`), the board is not claimed again: a new claim could otherwise let writes of
+///   the old room, still queued, commit under the new one.
+/// - **Forwards.** A forward the owner never answered (refused, or failed before anything came
+///   back) is tried again: the board is claimed again after 250 ms, doubling to 2 s, for three
+///   leases in all, so that a dead owner's board is taken over once its lease lapses; then the
+///   client is closed with 1013. One the owner answered ends with the owner's code when that
+///   code is about the client (4401, 4404, 4409, 1008, …) and with 1012 otherwise (the owner went
+///   away: the client resumes). Forwards to a node the renewals no longer find alive are closed
+///   with 1012.
+extension Hub {
+    /// Asks the store for the board's lease (and the board, when this node gets it).
+    func claim(_ board: BoardID, force: Bool) {
+        read(.claim(board, config.room, force: force), then: .claimed(board, sent: now, force: force))
+    }
+
+    /// In a cluster: gives the board's lease up once the writes queued before now are done; the
+    /// board is not claimed again before `released`.
+    func releaseLease(_ board: BoardID) {
+        guard config.cluster != nil, releasing.insert(board).inserted else { return }
+        emit(.release(board))
+    }
+
+    /// The store has carried out the board's release: work that came meanwhile claims it now.
+    func released(_ board: BoardID) {
+        guard releasing.remove(board) != nil, waiting[board] != nil else { return }
+        claim(board, force: false)
+    }
+
+    /// Another node owns `board`: forwards the joins, refuses the creates, and takes the board by
+    /// force for a delete (the work after the delete waits for that claim's answer).
+    func ownedElsewhere(
+        _ board: BoardID, by node: String, advertise: String, queue: FIFO<Deferred>, forced: Bool
+    ) {
+        var queue = queue
+        while let work = queue.popFirst() {
+            switch work {
+            case .join(let id):
+                forward(id, to: node, advertise: advertise)
+            case .create(let exchange, _):
+                emit(
+                    .respond(
+                        exchange, .error(409, "exists", "board \(board) exists or is being made on node \(node)")))
+            case .delete(let exchange):
+                if forced {
+                    // A forced claim always takes the lease; a store that says otherwise failed.
+                    log(.error, "a forced claim of board \(board) left it with node \(node)")
+                    emit(.respond(exchange, storeFailed))
+                    continue
+                }
+                log(.info, "\(exchange): deleting board \(board), owned by node \(node): taking it over")
+                var rest = FIFO([work])
+                while let next = queue.popFirst() { rest.append(next) }
+                waiting[board] = rest
+                return claim(board, force: true)
+            }
+        }
+    }
+
+    /// Hands a joining session over to the board's owner: its `hello` and what it sent since go
+    /// first, and the transport relays everything else both ways.
+    private func forward(_ id: ConnectionID, to node: String, advertise: String) {
+        guard let session = sessions[id], case .joining(let board, let name, let since, let queued) = session.phase,
+            let hello = session.hello
+        else { return }
+        let messages = [hello] + queued
+        session.phase = .forwarded(board, node: node, name: name, since: since, sent: messages)
+        log(.info, "\(id) from \(session.peer): board \(board) is on node \(node); forwarding to \(advertise)")
+        emit(.forward(id, advertise: advertise, messages: messages))
+    }
+
+    /// The renewal thread renewed this node's leases: boards in memory that are not among `held`
+    /// are lost, unless they were claimed after the renewal began; forwards to nodes that are
+    /// not `alive` are closed.
+    func leases(held: Set<BoardID>, validUntil: Instant, alive: Set<String>) {
+        guard let cluster = config.cluster else { return }
+        let renewalBegan = validUntil + -cluster.lease
+        var lost: [BoardID] = []
+        for (id, host) in boards {
+            guard let lease = host.lease else { continue }
+            if held.contains(id) {
+                host.lease!.until = max(lease.until, validUntil)
+            } else if lease.claimAnswered < renewalBegan {
+                // The claim was in the store before the renewal began, which did not find it.
+                lost.append(id)
+            }
+        }
+        for id in lost.sorted() {
+            log(.warning, "board \(id): this node's lease on it was not renewed (another node has it, or it ran out)")
+            dropBoard(id, because: .moved)
+        }
+        for (id, session) in sessions.sorted(by: { $0.key < $1.key }) {
+            guard case .forwarded(let board, let node, _, _, _) = session.phase, !alive.contains(node) else { continue }
+            log(.info, "\(id): board \(board)'s owner, node \(node), is no longer alive; closing with 1012")
+            closeSession(id, code: 1012, reason: "board owner gone; reconnect", flush: false)
+        }
+    }
+
+    /// The owner's end of a forwarded connection ended.
+    func forwardEnded(_ id: ConnectionID, code: UInt16?, answered: Bool, unrelayed: [ClientMessage]) {
+        guard let cluster = config.cluster, let session = sessions[id],
+            case .forwarded(let board, let node, let name, let since, let sent) = session.phase
+        else { return }
+        if answered {
+            session.retry = nil
+            if let code, Self.isFinal(code) {
+                log(.debug, "\(id): node \(node) closed the forward of board \(board) with \(code)")
+                return closeSession(id, code: code, reason: "closed by the board's owner", flush: false)
+            }
+            log(.info, "\(id): node \(node), owner of board \(board), went away; closing with 1012")
+            return closeSession(id, code: 1012, reason: "board owner gone; reconnect", flush: false)
+        }
+        var retry = session.retry ?? ForwardRetry(giveUpAt: now + 3 * cluster.lease)
+        let queued = Array(sent.dropFirst()) + unrelayed
+        guard queued.count <= config.maxMessagesWhileJoining else {
+            meters.limitHits.add(.joiningQueue)
+            session.phase = .joining(board, name: name, since: since, queued: [])
+            return closeSession(id, code: 1008, reason: "too many messages before welcome", flush: false)
+        }
+        guard now + retry.delay <= retry.giveUpAt else {
+            log(.warning, "\(id) from \(session.peer): board \(board)'s owner, node \(node), cannot be reached")
+            session.phase = .joining(board, name: name, since: since, queued: [])
+            return refuse(
+                id, ProtocolError(.unavailable, "board \(board) cannot be reached right now; try again later"),
+                code: 1013, reason: "board owner unreachable")
+        }
+        log(.info, "\(id): node \(node) did not answer for board \(board); trying again in \(retry.delay) ms")
+        retry.due = now + retry.delay
+        retry.delay = min(retry.delay * 2, ForwardRetry.longestDelay)
+        session.retry = retry
+        session.phase = .joining(board, name: name, since: since, queued: queued)
+        retrying.insert(id)
+    }
+
+    /// Whether the owner's close `code` is about the client (so this node closes it the same way)
+    /// rather than about the owner (which went away: the client should resume elsewhere).
+    static func isFinal(_ code: UInt16) -> Bool {
+        switch code {
+        case 1000, 1003, 1007, 1008, 1009, 1013: true
+        case 4000...4999: true
+        default: false
+        }
+    }
+
+    /// On each tick: boards whose lease has surely run out leave memory; retries that are due
+    /// claim their board again.
+    func clusterTick() {
+        var expired: [BoardID] = []
+        for (id, host) in boards {
+            if let lease = host.lease, now >= lease.until { expired.append(id) }
+        }
+        for id in expired.sorted() {
+            log(.warning, "board \(id): no renewal of its lease for a whole lease; it may be another node's by now")
+            dropBoard(id, because: .moved)
+        }
+        guard !retrying.isEmpty else { return }
+        for id in retrying.sorted() {
+            guard let session = sessions[id], case .joining(let board, _, _, _) = session.phase,
+                let retry = session.retry
+            else {
+                retrying.remove(id)
+                continue
+            }
+            guard now >= retry.due else { continue }
+            retrying.remove(id)
+            if isDeleting(board) {
+                failJoin(id, .unavailable)
+            } else {
+                seekBoard(for: session, board)
+            }
+        }
+    }
+
+    // MARK: HTTP
+
+    /// `GET /api/cluster`: this node's name and every node the store knows. With access control,
+    /// only an admin token for every board may read it (it names internal addresses).
+    func clusterRequest(_ request: HTTPRequest, exchange: ExchangeID) {
+        guard request.method == .get || request.method == .head else {
+            return emit(.respond(exchange, .methodNotAllowed("GET")))
+        }
+        guard let claims = authorize(request, exchange: exchange) else { return }
+        guard claims.board == nil && claims.role == .admin else {
+            return emit(.respond(exchange, Self.forbidden("reading the cluster (an admin token for every board can)")))
+        }
+        guard config.cluster != nil else {
+            return emit(.respond(exchange, .error(404, "not_clustered", "this server is not part of a cluster")))
+        }
+        read(.nodes, then: .http(exchange, .cluster))
+    }
+
+    /// `{"node": this node, "nodes": [{"name", "advertise", "alive", "boards"}]}`.
+    func clusterAnswer(_ nodes: [ClusterNode]) -> HTTPResponse {
+        .json(200) { w in
+            w.beginObject()
+            w.write("node", config.cluster?.node)
+            w.beginArray("nodes")
+            for node in nodes {
+                w.beginObject()
+                w.write("name", node.name)
+                w.write("advertise", node.advertise)
+                w.write("alive", node.alive)
+                w.write("boards", node.boards)
+                w.endObject()
+            }
+            w.endArray()
+            w.endObject()
+        }
+    }
+}
+
+/// What a node knows of its lease on a board in memory.
+struct LeaseView {
+    /// Until when the lease surely holds by this node's monotonic clock: the claim's sending or
+    /// the last renewal that held it began, plus one lease.
+    var until: Instant
+    /// When the claim's answer arrived: a renewal that began later must have found the lease.
+    var claimAnswered: Instant
+}
+
+/// A joining session's tries to reach its board after forwards that never got through.
+struct ForwardRetry {
+    /// The first wait, and the longest.
+    static let firstDelay: Int64 = 250
+    static let longestDelay: Int64 = 2_000
+    /// When to give up (three leases after the first failure).
+    var giveUpAt: Instant
+    /// The wait before the next try.
+    var delay = firstDelay
+    /// When the next try is due.
+    var due = Instant(milliseconds: 0)
+}

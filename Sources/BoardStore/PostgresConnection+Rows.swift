@@ -1,0 +1,120 @@
+internal import BoardCore
+
+/// The board log's rows in PostgreSQL's SQL, every value a bound parameter.
+extension PostgresConnection: BoardRows {
+    /// The most ops in one INSERT (7 parameters each, below PostgreSQL's 65,535).
+    static let opsPerInsert = 500
+
+    func boardSeq(of id: BoardID) throws(StoreError) -> Seq? {
+        try int("SELECT seq FROM boards WHERE id = $1", [.text(id.rawValue)])
+    }
+
+    func baseSeq(of id: BoardID) throws(StoreError) -> Seq? {
+        try int("SELECT min(seq) FROM snapshots WHERE board = $1", [.text(id.rawValue)])
+    }
+
+    func snapshotRow(of id: BoardID, _ choice: SnapshotChoice) throws(StoreError) -> (seq: Seq, json: [UInt8])? {
+        let sql =
+            switch choice {
+            case .base: "SELECT seq, snapshot FROM snapshots WHERE board = $1 ORDER BY seq ASC LIMIT 1"
+            case .latest: "SELECT seq, snapshot FROM snapshots WHERE board = $1 ORDER BY seq DESC LIMIT 1"
+            }
+        var found: (seq: Seq, json: [UInt8])?
+        try query(sql, [.text(id.rawValue)]) { row in found = (row.int(0), row.bytes(1)) }
+        return found
+    }
+
+    func opRows(of id: BoardID, after since: Seq, through: Seq, limit: Int?) throws(StoreError) -> [OpRow] {
+        var rows: [OpRow] = []
+        try query(
+            "SELECT seq, op_id, \"user\", type, fields, time FROM ops WHERE board = $1 AND seq > $2 AND seq <= $3 "
+                + "ORDER BY seq ASC LIMIT $4",
+            [.text(id.rawValue), .int(since), .int(through), .int(limit ?? .max)]
+        ) { row in rows.append(Self.opRow(row)) }
+        return rows
+    }
+
+    func newestOpRows(of id: BoardID, limit: Int) throws(StoreError) -> [OpRow] {
+        var rows: [OpRow] = []
+        try query(
+            "SELECT seq, op_id, \"user\", type, fields, time FROM ops WHERE board = $1 ORDER BY seq DESC LIMIT $2",
+            [.text(id.rawValue), .int(limit)]
+        ) { row in rows.append(Self.opRow(row)) }
+        return rows
+    }
+
+    func summaryRows(after: BoardID?, limit: Int) throws(StoreError) -> [SummaryRow] {
+        var rows: [SummaryRow] = []
+        try query(
+            "SELECT id, title, seq FROM boards WHERE id > $1 ORDER BY id LIMIT $2",
+            [.text(after?.rawValue ?? ""), .int(limit)]
+        ) { row in rows.append(SummaryRow(id: row.text(0), title: row.text(1), seq: row.int(2))) }
+        return rows
+    }
+
+    func insertBoard(_ board: Board, seq: Seq, created: Int64, ignoringExisting: Bool) throws(StoreError) -> Bool {
+        let values: [PostgresValue] = [
+            .text(board.id.rawValue), .utf8(board.title), .int(board.columns), .int(Int(created)), .int(seq),
+        ]
+        let insert = "INSERT INTO boards (id, title, columns, created, seq) VALUES ($1, $2, $3, $4, $5)"
+        return try query(ignoringExisting ? insert + " ON CONFLICT (id) DO NOTHING" : insert, values) == 1
+    }
+
+    func putSnapshot(_ json: [UInt8], of id: BoardID, at seq: Seq) throws(StoreError) {
+        try query(
+            "INSERT INTO snapshots (board, seq, snapshot) VALUES ($1, $2, $3) "
+                + "ON CONFLICT (board, seq) DO UPDATE SET snapshot = EXCLUDED.snapshot",
+            [.text(id.rawValue), .int(seq), .bytes(json)])
+    }
+
+    func deleteSnapshot(of id: BoardID, at seq: Seq) throws(StoreError) {
+        try query("DELETE FROM snapshots WHERE board = $1 AND seq = $2", [.text(id.rawValue), .int(seq)])
+    }
+
+    func deleteSnapshots(of id: BoardID, below seq: Seq) throws(StoreError) {
+        try query("DELETE FROM snapshots WHERE board = $1 AND seq < $2", [.text(id.rawValue), .int(seq)])
+    }
+
+    /// One INSERT per `opsPerInsert` ops: a round trip to the server costs more than the rows.
+    /// The last one also sets the board's seq, in the same statement. The SQL names only
+    /// parameter numbers; every value is bound.
+    func appendOps(_ ops: [CommittedOp], of id: BoardID) throws(StoreError) {
+        guard let last = ops.last else { return }
+        var start = ops.startIndex
+        while start < ops.endIndex {
+            let chunk = ops[start..<min(start + Self.opsPerInsert, ops.endIndex)]
+            let final = chunk.endIndex == ops.endIndex
+            var values: [PostgresValue] = [.text(id.rawValue), .int(final ? last.seq : 0)]
+            var rows: [String] = []
+            for op in chunk {
+                let n = values.count
+                rows.append("($1, $\(n + 1), $\(n + 2), $\(n + 3), $\(n + 4), $\(n + 5), $\(n + 6))")
+                values += [
+                    .int(op.seq), .utf8(op.opID.rawValue), .utf8(op.by.rawValue), .text(op.op.kind),
+                    .bytes(op.op.encodedFields()), .int(Int(op.time.milliseconds)),
+                ]
+            }
+            // $2 is the new seq; the UPDATE runs only with the last chunk.
+            let update = final ? "WITH seq AS (UPDATE boards SET seq = $2 WHERE id = $1) " : "WITH seq AS (SELECT $2) "
+            try query(
+                update + "INSERT INTO ops (board, seq, op_id, \"user\", type, fields, time) VALUES "
+                    + rows.joined(separator: ", "), values)
+            start = chunk.endIndex
+        }
+    }
+
+    func deleteOps(of id: BoardID, through seq: Seq) throws(StoreError) {
+        try query("DELETE FROM ops WHERE board = $1 AND seq <= $2", [.text(id.rawValue), .int(seq)])
+    }
+
+    func deleteBoard(_ id: BoardID) throws(StoreError) {
+        // Snapshots and ops go with it (ON DELETE CASCADE).
+        try query("DELETE FROM boards WHERE id = $1", [.text(id.rawValue)])
+    }
+
+    private static func opRow(_ row: PostgresRow) -> OpRow {
+        OpRow(
+            seq: row.int(0), opID: row.text(1), user: row.text(2), type: row.text(3), fields: row.bytes(4),
+            time: Int64(row.int(5)))
+    }
+}

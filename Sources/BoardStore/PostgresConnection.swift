@@ -1,0 +1,392 @@
+internal import CPostgres
+import Glibc
+
+/// A value bound to a statement parameter. Every value is sent out of band, in binary with its
+/// byte count (`PQexecParams`), never spliced into SQL text: client text cannot change a statement,
+/// and a NUL byte is data like any other.
+enum PostgresValue {
+    /// `int8`.
+    case int(Int)
+    /// `bytea`: any bytes. Client text (titles, op ids, user ids, JSON) is stored as the bytes of its UTF-8.
+    case bytes([UInt8])
+    /// `text`: this module's ids and names (board ids, node names), which hold no NUL.
+    case text(String)
+    /// `bool`.
+    case bool(Bool)
+    /// `text[]` (board ids), sent in the array's text form since binary arrays carry a header.
+    case textArray([String])
+
+    /// Client text as the `bytea` of its UTF-8.
+    static func utf8(_ text: String) -> PostgresValue { .bytes(Array(text.utf8)) }
+
+    /// The type's OID (`pg_type.oid`), so the server never has to guess it from the SQL.
+    fileprivate var type: Oid {
+        switch self {
+        case .int: 20  // int8
+        case .bytes: 17  // bytea
+        case .text: 25  // text
+        case .bool: 16  // bool
+        case .textArray: 1009  // _text
+        }
+    }
+
+    /// An element of an array's text form.
+    private static func quoted(_ item: String) -> String {
+        var quoted = "\""
+        for character in item {
+            if character == "\"" || character == "\\" { quoted.append("\\") }
+            quoted.append(character)
+        }
+        return quoted + "\""
+    }
+
+    /// 1 for binary, 0 for text.
+    fileprivate var format: Int32 {
+        if case .textArray = self { 0 } else { 1 }
+    }
+
+    /// The bytes sent: big-endian integers, raw text and bytes, or `{"a","b"}` for an array.
+    fileprivate var encoded: [UInt8] {
+        switch self {
+        case .int(let n): withUnsafeBytes(of: Int64(n).bigEndian) { Array($0) }
+        case .bytes(let bytes): bytes
+        case .text(let text): Array(text.utf8)
+        case .bool(let b): [b ? 1 : 0]
+        case .textArray(let items):
+            // Every element quoted, with `"` and `\` escaped: the array's own syntax, not SQL.
+            Array(("{" + items.map(Self.quoted).joined(separator: ",") + "}").utf8)
+        }
+    }
+}
+
+/// One libpq connection (`PGconn`).
+///
+/// Not thread-safe: its owner serialises every use (`PostgresStore` keeps each connection inside
+/// its own `Mutex`). Every libpq result goes through `check`, which turns failures into a
+/// `StoreError` naming the server (never its password) and classified by SQLSTATE. A connection
+/// that broke is opened again (`PQreset`) before the next transaction or statement outside one.
+final class PostgresConnection {
+    /// The server and database, for messages: `postgresql://USER@HOST:PORT/DB`, without a password.
+    let location: String
+    private var conn: OpaquePointer?
+    /// Set when a COMMIT got no answer because the connection broke: it may or may not have committed.
+    private(set) var commitUncertain = false
+    /// True between BEGIN and COMMIT or ROLLBACK: a connection that breaks then must not be opened
+    /// again behind the transaction's back (the rest of it would run, and commit, on its own).
+    private var inTransactionBlock = false
+    /// Session settings, made again after a reconnect.
+    private let settings: [(name: String, value: String)]
+
+    /// Connects to the server `url` names (a libpq connection URI or key=value string).
+    ///
+    /// Unless the URL says otherwise, connecting gives up after 10 seconds and TCP keepalives
+    /// notice a dead server within about 30; the client encoding is always UTF-8.
+    ///
+    /// `settings` (name, value) are set for the session (`set_config`) at once and again each time
+    /// the connection is opened again.
+    init(url: String, settings: [(name: String, value: String)] = []) throws(StoreError) {
+        location = try Self.describe(url)
+        self.settings = settings
+        let keywords = [
+            "connect_timeout", "keepalives_idle", "keepalives_interval", "keepalives_count", "application_name",
+            "dbname", "client_encoding",
+        ]
+        let values = ["10", "15", "5", "3", "shuffleboard", url, "UTF8"]
+        conn = withCStrings(keywords) { keys in
+            withCStrings(values) { values in PQconnectdbParams(keys, values, 1) }
+        }
+        guard let conn else { throw StoreError("\(location): out of memory while connecting", kind: .transient) }
+        shuffleboard_pg_silence_notices(conn)
+        guard PQstatus(conn) == CONNECTION_OK else {
+            let reason = Self.redacting(url, in: Self.message(PQerrorMessage(conn)))
+            let error = StoreError("\(location): cannot connect: \(reason)", kind: Self.connectKind(conn))
+            close()
+            throw error
+        }
+        do throws(StoreError) {
+            try configure()
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    deinit { close() }
+
+    /// Sets `settings` for the session.
+    private func configure() throws(StoreError) {
+        for setting in settings {
+            try query("SELECT set_config($1, $2, false)", [.text(setting.name), .text(setting.value)])
+        }
+    }
+
+    /// Closes the connection; safe to call twice.
+    func close() {
+        if let conn { PQfinish(conn) }
+        conn = nil
+    }
+
+    /// `postgresql://USER@HOST:PORT/DB` for `url`, or an error saying why libpq cannot read it.
+    /// Never includes the password.
+    static func describe(_ url: String) throws(StoreError) -> String {
+        var error: UnsafeMutablePointer<CChar>?
+        guard let options = PQconninfoParse(url, &error) else {
+            let reason = error.map { message(UnsafePointer($0)) } ?? "out of memory"
+            if let error { PQfreemem(error) }
+            // Some of libpq's parse errors quote the URL.
+            throw StoreError("not a PostgreSQL connection URL: \(redacting(url, in: reason))")
+        }
+        defer { PQconninfoFree(options) }
+        var found: [String: String] = [:]
+        var option = options
+        while let keyword = option.pointee.keyword {
+            if let value = option.pointee.val { found[String(cString: keyword)] = String(cString: value) }
+            option += 1
+        }
+        let user = found["user"].map { $0 + "@" } ?? ""
+        let host = found["host"] ?? found["hostaddr"] ?? "localhost"
+        let port = found["port"].map { ":" + $0 } ?? ""
+        let database = found["dbname"].map { "/" + $0 } ?? ""
+        return "postgresql://\(user)\(host)\(port)\(database)"
+    }
+
+    /// `text` with every password `url` holds (`USER:PASSWORD@`, `password=`) replaced by `***`.
+    static func redacting(_ url: String, in text: String) -> String {
+        var secrets: [Substring] = []
+        if let scheme = url.firstRange(of: "://") {
+            let authority = url[scheme.upperBound...].prefix { $0 != "/" && $0 != "?" }
+            if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
+                secrets.append(authority[authority.index(after: colon)..<at])
+            }
+        }
+        var rest = Substring(url)
+        while let found = rest.firstRange(of: "password=") {
+            let value = rest[found.upperBound...].prefix { $0 != "&" && $0 != " " }
+            secrets.append(value)
+            rest = rest[found.upperBound...]
+        }
+        var redacted = text
+        for secret in secrets where !secret.isEmpty {
+            redacted = redacted.split(separator: secret, omittingEmptySubsequences: false).joined(separator: "***")
+        }
+        return redacted
+    }
+
+    // MARK: The error funnel
+
+    /// Returns `result` when it is a success (`COMMAND_OK`, `TUPLES_OK`); otherwise clears it and
+    /// throws a `StoreError` saying what we were doing and what the server said.
+    private func check(_ result: OpaquePointer?, _ doing: @autoclosure () -> String) throws(StoreError)
+        -> OpaquePointer
+    {
+        guard let result else {
+            // No result at all: out of memory, or the connection is gone.
+            throw StoreError(
+                "\(location): could not \(doing()): \(Self.message(conn.map { PQerrorMessage($0) }))", kind: .transient)
+        }
+        let status = PQresultStatus(result)
+        if status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK { return result }
+        defer { PQclear(result) }
+        let sqlState = PQresultErrorField(result, shuffleboard_pg_diag_sqlstate()).map { String(cString: $0) }
+        let primary =
+            PQresultErrorField(result, shuffleboard_pg_diag_message_primary()).map { String(cString: $0) }
+            ?? Self.message(PQresultErrorMessage(result))
+        let broken = conn.map { PQstatus($0) != CONNECTION_OK } ?? true
+        let kind = broken ? .transient : Self.kind(sqlState: sqlState)
+        let code = sqlState.map { " (SQLSTATE \($0))" } ?? ""
+        throw StoreError("\(location): could not \(doing()): \(primary)\(code)", kind: kind)
+    }
+
+    /// Whether an error with this SQLSTATE can go away by itself, so that the same statement succeeds later.
+    ///
+    /// Transient: the connection or the server was not available (class 08 connection exceptions,
+    /// 53 insufficient resources such as too many connections or a full disk, 57 operator
+    /// intervention such as an admin shutdown, 58 system errors), or the transaction lost a race
+    /// (40001 serialization failure, 40P01 deadlock, 55P03 lock not available). Everything else —
+    /// constraints (23), data errors (22), SQL errors (42), unknown codes — is about what was
+    /// written or how, and fails the same way again.
+    static func kind(sqlState: String?) -> StoreError.Kind {
+        guard let sqlState else { return .transient }
+        switch sqlState.prefix(2) {
+        case "08", "53", "57", "58": return .transient
+        default: return ["40001", "40P01", "55P03"].contains(sqlState) ? .transient : .permanent
+        }
+    }
+
+    /// A connection that failed to open: a bad password or database is permanent, an unreachable
+    /// server or one starting up transient. libpq gives no SQLSTATE here, so the words decide.
+    private static func connectKind(_ conn: OpaquePointer) -> StoreError.Kind {
+        let text = message(PQerrorMessage(conn))
+        let permanent = ["authentication failed", "does not exist", "no password supplied", "invalid"]
+        return permanent.contains { text.contains($0) } ? .permanent : .transient
+    }
+
+    /// libpq's message text, trimmed, on one line.
+    private static func message(_ text: UnsafePointer<CChar>?) -> String {
+        guard let text else { return "unknown error" }
+        let lines = String(cString: text).split(whereSeparator: \.isNewline).map { line in
+            line.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed()
+        }
+        return lines.filter { !$0.isEmpty }.map { String($0) }.joined(separator: "; ")
+    }
+
+    // MARK: Statements
+
+    /// The connection, opened again first when it broke (outside a transaction only: a transaction
+    /// that lost its connection is gone, and its caller must start over).
+    private func handle() throws(StoreError) -> OpaquePointer {
+        guard let conn else { throw StoreError("\(location): the store is closed") }
+        if PQstatus(conn) != CONNECTION_OK {
+            guard !inTransactionBlock else {
+                throw StoreError("\(location): lost the connection in a transaction", kind: .transient)
+            }
+            PQreset(conn)
+            guard PQstatus(conn) == CONNECTION_OK else {
+                throw StoreError(
+                    "\(location): lost the connection and cannot connect again: \(Self.message(PQerrorMessage(conn)))",
+                    kind: .transient)
+            }
+            shuffleboard_pg_silence_notices(conn)
+            try configure()
+        }
+        return conn
+    }
+
+    /// Runs SQL text that may hold several statements and takes no parameters (schema changes).
+    /// Only this module's own SQL, never text from a client.
+    func execute(_ sql: String) throws(StoreError) {
+        let conn = try handle()
+        PQclear(try check(PQexec(conn, sql), "run \(sql.prefix(60))"))
+    }
+
+    /// Runs one statement with `parameters` ($1, $2, … in the SQL), calling `row` for each result
+    /// row; returns how many rows it inserted, updated or deleted (or returned).
+    @discardableResult
+    func query(
+        _ sql: String, _ parameters: [PostgresValue] = [], row: (PostgresRow) throws(StoreError) -> Void = { _ in }
+    ) throws(StoreError) -> Int {
+        let conn = try handle()
+        // One buffer holds every parameter's bytes, so that one pointer per parameter stays valid
+        // for the call; a trailing byte gives empty values an address (a NULL pointer means SQL NULL).
+        var buffer: [UInt8] = []
+        var offsets: [Int] = []
+        var lengths: [Int32] = []
+        for parameter in parameters {
+            let bytes = parameter.encoded
+            offsets.append(buffer.count)
+            lengths.append(Int32(bytes.count))
+            buffer += bytes
+        }
+        buffer.append(0)
+        let types = parameters.map(\.type)
+        let formats = parameters.map(\.format)
+        let result = buffer.withUnsafeBufferPointer { bytes in
+            let base = UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self)
+            let values: [UnsafePointer<CChar>?] = offsets.map { base + $0 }
+            // Results in binary too: integers as 8 bytes, bytea as its raw bytes.
+            return PQexecParams(conn, sql, Int32(parameters.count), types, values, lengths, formats, 1)
+        }
+        let checked = try check(result, "run \(sql.prefix(60))")
+        defer { PQclear(checked) }
+        let count = PQntuples(checked)
+        for index in 0..<count { try row(PostgresRow(result: checked, index: index)) }
+        if let tuples = PQcmdTuples(checked), let changed = Int(String(cString: tuples)) { return changed }
+        return Int(count)
+    }
+
+    /// The first row's first column as an integer, or nil when there is no row or it is NULL.
+    func int(_ sql: String, _ parameters: [PostgresValue] = []) throws(StoreError) -> Int? {
+        var result: Int?
+        try query(sql, parameters) { row in
+            if result == nil, !row.isNull(0) { result = row.int(0) }
+        }
+        return result
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` in a transaction opened with `begin`: committed when it returns, rolled back when it throws.
+    ///
+    /// When COMMIT itself fails because the connection broke, nobody can say whether it committed:
+    /// `commitUncertain` is then true until the next transaction ends.
+    func transaction<Result>(
+        begin: String = "BEGIN", _ body: () throws(StoreError) -> Result
+    ) throws(StoreError) -> Result {
+        precondition(!inTransactionBlock, "transactions do not nest")
+        try query(begin)
+        inTransactionBlock = true
+        defer { inTransactionBlock = false }
+        let result: Result
+        do throws(StoreError) {
+            result = try body()
+        } catch {
+            rollback()
+            throw error
+        }
+        do throws(StoreError) {
+            try query("COMMIT")
+        } catch {
+            commitUncertain = conn.map { PQstatus($0) != CONNECTION_OK } ?? false
+            rollback()
+            throw error
+        }
+        commitUncertain = false
+        return result
+    }
+
+    /// Whether the connection is inside a transaction (also a failed one).
+    var inTransaction: Bool {
+        guard let conn else { return false }
+        let status = PQtransactionStatus(conn)
+        return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
+    }
+
+    private func rollback() {
+        // A broken connection has no transaction left; a failing ROLLBACK leaves nothing better
+        // to do than report the original error.
+        guard inTransaction, let conn, PQstatus(conn) == CONNECTION_OK else { return }
+        PQclear(PQexec(conn, "ROLLBACK"))
+    }
+}
+
+/// One row of a result; valid only inside the `query` callback. Results are in binary format.
+struct PostgresRow {
+    fileprivate let result: OpaquePointer
+    fileprivate let index: Int32
+
+    /// True when the column is NULL.
+    func isNull(_ column: Int32) -> Bool { PQgetisnull(result, index, column) != 0 }
+
+    /// The column as an integer: `int8`, `int4`, `int2` or `bool`, big-endian on the wire (0 for NULL).
+    func int(_ column: Int32) -> Int {
+        let count = Int(PQgetlength(result, index, column))
+        guard let value = PQgetvalue(result, index, column), [1, 2, 4, 8].contains(count) else { return 0 }
+        var n: Int64 = 0
+        // Sign-extend from the first byte, then shift the rest in.
+        let bytes = UnsafeRawPointer(value).assumingMemoryBound(to: UInt8.self)
+        n = Int64(Int8(bitPattern: bytes[0]))
+        for i in 1..<count { n = n << 8 | Int64(bytes[i]) }
+        return Int(n)
+    }
+
+    /// The column as a boolean.
+    func bool(_ column: Int32) -> Bool { int(column) != 0 }
+
+    /// The column's bytes (empty for NULL).
+    func bytes(_ column: Int32) -> [UInt8] {
+        let count = Int(PQgetlength(result, index, column))
+        guard let value = PQgetvalue(result, index, column), count > 0 else { return [] }
+        return Array(UnsafeRawBufferPointer(start: value, count: count))
+    }
+
+    /// The column's bytes as UTF-8 text (empty for NULL).
+    func text(_ column: Int32) -> String { String(decoding: bytes(column), as: UTF8.self) }
+}
+
+/// Calls `body` with a NULL-terminated array of C strings that live for the call.
+private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+    let copies = strings.map { strdup($0) }
+    defer { copies.forEach { free($0) } }
+    let pointers = copies.map { UnsafePointer($0) } + [nil]
+    return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+}

@@ -1,0 +1,99 @@
+/// The PostgreSQL schema and how to bring an older database up to date.
+///
+/// `schema_version` holds how many migrations a database has had. Opening applies the missing
+/// ones, in order, in one transaction that holds an advisory lock, so that several nodes starting
+/// at once on a new database migrate it once and none of them fails; a database with more than
+/// this code knows was written by a newer shuffleboard and is refused rather than misread.
+enum PostgresSchema {
+    /// Each migration takes the schema from version `index` to `index + 1`. Only ever append.
+    static let migrations: [String] = [
+        // 1: boards, their snapshots and op logs, as in SQLite; leases, nodes and the cluster secret.
+        // Client text (titles, op ids, user ids) and JSON are bytea, stored by their bytes: PostgreSQL's
+        // text cannot hold NUL. Board ids are text in the "C" collation, so that they sort by bytes.
+        """
+        CREATE TABLE boards (
+            id      text COLLATE "C" PRIMARY KEY,
+            title   bytea NOT NULL,
+            columns int8 NOT NULL,
+            created int8 NOT NULL,                 -- milliseconds since 1970
+            seq     int8 NOT NULL                  -- seq of the last stored op
+        );
+        -- A board keeps two snapshots: its base (the board just before its oldest stored op) and
+        -- its latest (where `load` starts replaying). They are one row when they coincide.
+        CREATE TABLE snapshots (
+            board    text COLLATE "C" NOT NULL REFERENCES boards (id) ON DELETE CASCADE,
+            seq      int8 NOT NULL,
+            snapshot bytea NOT NULL,               -- the board as JSON, like welcome's "board"
+            PRIMARY KEY (board, seq)
+        );
+        CREATE TABLE ops (
+            board  text COLLATE "C" NOT NULL REFERENCES boards (id) ON DELETE CASCADE,
+            seq    int8 NOT NULL,
+            op_id  bytea NOT NULL,
+            "user" bytea NOT NULL,
+            type   text NOT NULL,                  -- swap, move, toggle
+            fields bytea NOT NULL,                 -- the op's own members as a JSON object
+            time   int8 NOT NULL,                  -- milliseconds since 1970
+            PRIMARY KEY (board, seq)
+        );
+        -- The nodes of the cluster, as each last renewed.
+        CREATE TABLE nodes (
+            name      text PRIMARY KEY,
+            advertise text NOT NULL,               -- HOST:PORT other nodes reach it at
+            last_seen timestamptz NOT NULL
+        );
+        -- One owner per board. No foreign key: a lease may cover a board about to be created. A
+        -- stored board's lease outlives its releases, so its epoch only grows; the lease of a board
+        -- the store does not have is deleted when released (PostgresStore.release says why that is safe).
+        CREATE TABLE leases (
+            board      text COLLATE "C" PRIMARY KEY,
+            node       text NOT NULL,
+            epoch      int8 NOT NULL,              -- the fencing token: +1 each time the lease changes hands
+            expires_at timestamptz NOT NULL        -- by the database's clock only
+        );
+        CREATE INDEX leases_by_node ON leases (node);
+        -- The secret nodes authenticate forwarded connections with, made by the first node.
+        CREATE TABLE cluster_secret (
+            id     int4 PRIMARY KEY CHECK (id = 1),
+            secret bytea NOT NULL
+        );
+        """
+    ]
+
+    /// The version this code writes.
+    static var current: Int { migrations.count }
+
+    /// The `pg_advisory_xact_lock` key that serialises migrations: "shuffleb" in ASCII.
+    static let lockKey = 0x7368_7566_666c_6562
+
+    /// Throws unless the database is at exactly `current` (for export, which must change nothing).
+    static func checkCurrent(_ db: PostgresConnection) throws(StoreError) {
+        let version = try db.transaction(begin: "BEGIN READ ONLY") { () throws(StoreError) -> Int in
+            let exists = try db.int("SELECT count(*) FROM pg_tables WHERE tablename = 'schema_version'") ?? 0
+            return exists == 0 ? 0 : try db.int("SELECT max(version) FROM schema_version") ?? 0
+        }
+        guard version == current else {
+            throw StoreError(
+                "\(db.location) has schema version \(version), not this shuffleboard's (\(current)); "
+                    + "start a server of this version on it once to upgrade it")
+        }
+    }
+
+    /// Brings the database up to `current`, or throws when it is newer than that.
+    static func migrate(_ db: PostgresConnection) throws(StoreError) {
+        try db.transaction { () throws(StoreError) in
+            try db.query("SELECT pg_advisory_xact_lock($1)", [.int(lockKey)])
+            try db.execute("CREATE TABLE IF NOT EXISTS schema_version (version int8 NOT NULL)")
+            try db.query("INSERT INTO schema_version (version) SELECT 0 WHERE NOT EXISTS (SELECT FROM schema_version)")
+            let version = try db.int("SELECT max(version) FROM schema_version") ?? 0
+            guard version <= current else {
+                throw StoreError(
+                    "\(db.location) has schema version \(version), newer than this shuffleboard understands "
+                        + "(\(current)); use a newer shuffleboard or another database")
+            }
+            guard version < current else { return }
+            for migration in migrations[version...] { try db.execute(migration) }
+            try db.query("UPDATE schema_version SET version = $1", [.int(current)])
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Basics
+import BoardCore
+import BoardHub
+import Testing
+
+@testable import BoardServer
+
+@Suite struct UpstreamTests {
+    func item(_ s: String) -> ItemID { ItemID(s)! }
+    func opID(_ s: String) -> OpID { OpID(s)! }
+
+    func upstream(limit: Int, hub: [[UInt8]] = []) -> Upstream {
+        Upstream(
+            id: 1, connection: ConnectionID(1), host: "127.0.0.1", port: 1, deadline: Instant(milliseconds: 0),
+            limit: limit, headroom: 16, hubMessages: hub)
+    }
+
+    func bytes(_ n: Int, _ fill: UInt8 = 0x61) -> [UInt8] { [UInt8](repeating: fill, count: n) }
+
+    @Test func theBoundCountsQueuedUnansweredAndTheLastWrite() {
+        let up = upstream(limit: 100, hub: [bytes(10)])
+        up.established = true
+        #expect(up.heldBytes == 10)
+        #expect(up.enqueue(bytes(50)))
+        #expect(!up.enqueue(bytes(41)))
+        #expect(up.heldBytes == 60)
+        // Written but not answered: still held (a retry sends it again).
+        let first = up.nextWrite()
+        #expect(first?.count == 10)
+        #expect(first.map { Array($0) } == bytes(10))
+        up.wrote(wentOut: true)
+        #expect(up.heldBytes == 60)
+        _ = up.nextWrite()
+        up.wrote(wentOut: false)
+        // The last write counts until the next WRITEABLE, on top of being unanswered.
+        #expect(up.heldBytes == 110)
+        up.writeableBegan()
+        #expect(up.heldBytes == 60)
+        up.didAnswer()
+        #expect(up.heldBytes == 0)
+        #expect(up.enqueue(bytes(100)))
+        #expect(!up.enqueue(bytes(1)))
+    }
+
+    @Test func whatTheOwnerNeverAnsweredGoesBackToTheHubButNotTheHubsOwnMessages() {
+        let up = upstream(limit: 1000, hub: [bytes(1, 1), bytes(1, 2)])
+        up.established = true
+        #expect(up.enqueue(bytes(1, 3)))
+        #expect(up.enqueue(bytes(1, 4)))
+        _ = up.nextWrite()
+        _ = up.nextWrite()
+        _ = up.nextWrite()
+        #expect(up.unrelayed() == [bytes(1, 3), bytes(1, 4)])
+        // Only the first hub message written: the second is still queued, and still the hub's.
+        let early = upstream(limit: 1000, hub: [bytes(1, 1), bytes(1, 2)])
+        early.established = true
+        #expect(early.enqueue(bytes(1, 3)))
+        _ = early.nextWrite()
+        #expect(early.unrelayed() == [bytes(1, 3)])
+        // Once the owner answered, nothing goes back.
+        up.didAnswer()
+        #expect(up.unrelayed().isEmpty)
+    }
+
+    @Test func writesAreAskedForOnlyWhenEstablishedAndSomethingWaits() {
+        let up = upstream(limit: 1000, hub: [bytes(3)])
+        #expect(!up.wantsWrite())
+        up.established = true
+        #expect(up.wantsWrite())
+        #expect(!up.wantsWrite())
+        up.writeableBegan()
+        _ = up.nextWrite()
+        #expect(!up.wantsWrite())
+        up.closeRequest = (1000, "")
+        #expect(up.wantsWrite())
+    }
+
+    @Test func relayedDragMessagesAreMarkedForCoalescing() {
+        let hover = ServerMessage.hover(
+            item: item("t1"), over: item("t2"), zone: nil, mode: .move, by: UserID("u7"), at: 3, t: 1.5)
+        #expect(RelayedMessage.dragHand(hover.encoded())! == ("u7", true))
+        let start = ServerMessage.dragStart(item: item("t1"), by: UserID("u8"), at: 3)
+        #expect(RelayedMessage.dragHand(start.encoded())! == ("u8", false))
+        let drop = ServerMessage.drop(item: item("t1"), by: UserID("u9"), at: 3, reason: nil)
+        #expect(RelayedMessage.dragHand(drop.encoded())! == ("u9", false))
+        #expect(RelayedMessage.dragHand(ServerMessage.pong.encoded()) == nil)
+        #expect(RelayedMessage.dragHand(Array(#"{"type":"hover","by":5}"#.utf8)) == nil)
+        #expect(RelayedMessage.dragHand(Array(#"{"type":"hover", broken"#.utf8)) == nil)
+        let frame = RelayedMessage.frame(hover.encoded())
+        #expect(frame.isHover && frame.hand == "u7" && Array(frame.payload) == hover.encoded())
+    }
+
+    @Test func advertisedAddressesAndForwardedForValues() {
+        #expect(Service.hostAndPort("10.0.0.2:8080")! == ("10.0.0.2", 8080))
+        #expect(Service.hostAndPort("[::1]:9")! == ("::1", 9))
+        #expect(Service.hostAndPort("node-b.internal:443")! == ("node-b.internal", 443))
+        for bad in ["10.0.0.2", "10.0.0.2:", ":80", "h:0", "h:65536", "h:x"] {
+            #expect(Service.hostAndPort(bad) == nil)
+        }
+        #expect(Service.isAddress("203.0.113.7") && Service.isAddress("2001:db8::1"))
+        for bad in ["", "a b", "1.2.3.4\r\nx: y", "?", String(repeating: "1", count: 46)] {
+            #expect(!Service.isAddress(bad))
+        }
+        #expect(Service.hex([0, 1, 0xAB, 0xFF]) == "0001abff")
+    }
+}
