@@ -85,6 +85,10 @@ final class Feed {
         ring.append(frame, except: except)
         var recipients = 0
         var left = false
+        var over: [Connection] = []
+        // Every reader is told of the frame before any leaves the ring or is closed: a reader that
+        // goes (`fallBehind`, `remove`) empties the ring when no other counts as behind, and a
+        // reader not yet told would lose the frame (and its cursor would point before the ring).
         for reader in readers {
             guard reader.feed === self else {
                 left = true
@@ -94,7 +98,7 @@ final class Feed {
                 // Behind the ring: everything goes to its own queue, under the same bound.
                 if reader.id != except {
                     recipients += 1
-                    if !reader.enqueue(frame) { overBound(reader) }
+                    if !reader.enqueue(frame) { over.append(reader) }
                 }
                 continue
             }
@@ -105,13 +109,20 @@ final class Feed {
                 behind += 1
             }
             if reader.heldBytes > reader.limit {
+                over.append(reader)
+            } else {
+                reader.requestWrite()
+            }
+        }
+        for reader in over where reader.feed === self {
+            if reader.ring != nil {
                 fallBehind(reader)
-                if reader.heldBytes > reader.limit {
-                    overBound(reader)
+                if reader.heldBytes <= reader.limit {
+                    reader.requestWrite()
                     continue
                 }
             }
-            reader.requestWrite()
+            overBound(reader)
         }
         if left { readers.removeAll { $0.feed !== self } }
         if ring.heldBytes > trimAt { trim() }

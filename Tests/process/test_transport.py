@@ -122,6 +122,30 @@ def test_a_client_that_does_not_read_is_closed_with_1008_and_others_carry_on(ser
     fast.expect(lambda m: m["type"] == "drop")
 
 
+def test_a_reader_that_keeps_up_loses_nothing_when_another_goes_over_the_send_bound(servers):
+    """The slow reader crosses the bound on a broadcast the fast reader (caught up, as it waits for
+    each op) has not written yet: the fast one gets that broadcast and every later one."""
+    server = servers("--memory", "--max-pending-bytes", "4096", "--op-rate", "0")
+    slow = raw_websocket(server.port, receive_buffer=4096)
+    send_text(slow, '{"type":"hello","board":"k","name":"Slow"}')
+    fast = Client(server, "k", name="Fast")
+    seq = fast.welcome["seq"]
+    for i in range(5_000):
+        fast.send({"type": "toggle", "op": f"k{i}", "base": seq, "item": "t2", "on": i % 2 == 0})
+        result = fast.result_of(f"k{i}")
+        assert result["type"] == "toggle" and result["seq"] == seq + 1, result
+        seq = result["seq"]
+        if i >= 100 and "over its send limit" in server.log():
+            break
+    server.wait_for_log(r"over its send limit of 4096 bytes; closing with 1008")
+    assert read_until_close(slow, time.monotonic() + 10) == 1008
+    slow.close()
+    # Ten more, each broadcast to the fast reader alone now.
+    for i in range(10):
+        fast.send({"type": "toggle", "op": f"after{i}", "base": seq, "item": "t2", "on": True})
+        seq = fast.result_of(f"after{i}")["seq"]
+
+
 def test_a_slow_reader_gets_the_newest_hover_instead_of_every_one(servers):
     server = servers("--memory", "--max-pending-bytes", "65536", "--message-rate", "0")
     slow = raw_websocket(server.port, receive_buffer=4096)
