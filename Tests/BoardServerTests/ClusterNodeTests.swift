@@ -33,41 +33,18 @@ import Testing
     }
 
     /// A cluster store whose `renew` fails while `failing` is set.
-    final class FlakyClusterStore: ClusterStore {
+    final class FlakyClusterStore: DelegatingStore, ClusterStore {
         let inner: MemoryClusterStore
         let failing = Mutex(false)
         let renewals = DispatchSemaphore(value: 0)
 
         init(_ inner: MemoryClusterStore) { self.inner = inner }
 
-        var node: String { inner.node }
-        var leaseSeconds: Double { inner.leaseSeconds }
-        func claim(_ id: BoardID, force: Bool) throws(StoreError) -> Claim { try inner.claim(id, force: force) }
         func renew() throws(StoreError) -> Set<BoardID> {
             defer { renewals.signal() }
             if failing.withLock({ $0 }) { throw StoreError("connection refused", kind: .transient) }
             return try inner.renew()
         }
-        func release(_ id: BoardID) throws(StoreError) { try inner.release(id) }
-        func nodes() throws(StoreError) -> [ClusterNode] { try inner.nodes() }
-        func owner(of id: BoardID) throws(StoreError) -> String? { try inner.owner(of: id) }
-        func clusterSecret() throws(StoreError) -> [UInt8] { try inner.clusterSecret() }
-        func write(_ batch: [StoreWrite]) throws(StoreError) { try inner.write(batch) }
-        func load(_ id: BoardID, recentLimit: Int) throws(StoreError) -> StoredBoard? {
-            try inner.load(id, recentLimit: recentLimit)
-        }
-        func exists(_ id: BoardID) throws(StoreError) -> Bool { try inner.exists(id) }
-        func list(after: BoardID?, limit: Int) throws(StoreError) -> [BoardSummary] {
-            try inner.list(after: after, limit: limit)
-        }
-        func ops(of id: BoardID, since: Seq, limit: Int) throws(StoreError) -> OpsPage {
-            try inner.ops(of: id, since: since, limit: limit)
-        }
-        func archive(of id: BoardID) throws(StoreError) -> BoardArchive? { try inner.archive(of: id) }
-        func restore(_ archive: BoardArchive, replace: Bool) throws(StoreError) {
-            try inner.restore(archive, replace: replace)
-        }
-        func close() {}
     }
 
     static func toggle(_ seq: Int) -> CommittedOp {

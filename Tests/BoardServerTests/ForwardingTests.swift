@@ -106,7 +106,7 @@ final class PeerLog: Sendable {
 }
 
 /// A one-node `ClusterStore` over a `MemoryStore`, for the secret a server reads from its store.
-final class SecretClusterStore: ClusterStore {
+final class SecretClusterStore: DelegatingStore, ClusterStore {
     let inner = MemoryStore()
     let secret: [UInt8]
     init(secret: [UInt8]) { self.secret = secret }
@@ -118,22 +118,6 @@ final class SecretClusterStore: ClusterStore {
     func nodes() throws(StoreError) -> [ClusterNode] { [] }
     func owner(of id: BoardID) throws(StoreError) -> String? { "a" }
     func clusterSecret() throws(StoreError) -> [UInt8] { secret }
-    func write(_ batch: [StoreWrite]) throws(StoreError) { try inner.write(batch) }
-    func load(_ id: BoardID, recentLimit: Int) throws(StoreError) -> StoredBoard? {
-        try inner.load(id, recentLimit: recentLimit)
-    }
-    func exists(_ id: BoardID) throws(StoreError) -> Bool { try inner.exists(id) }
-    func list(after: BoardID?, limit: Int) throws(StoreError) -> [BoardSummary] {
-        try inner.list(after: after, limit: limit)
-    }
-    func ops(of id: BoardID, since: Seq, limit: Int) throws(StoreError) -> OpsPage {
-        try inner.ops(of: id, since: since, limit: limit)
-    }
-    func archive(of id: BoardID) throws(StoreError) -> BoardArchive? { try inner.archive(of: id) }
-    func restore(_ archive: BoardArchive, replace: Bool) throws(StoreError) {
-        try inner.restore(archive, replace: replace)
-    }
-    func close() {}
 }
 
 /// A forwarding node: `rules` decide, the hub never sees a hello (so its hello timeout is off).

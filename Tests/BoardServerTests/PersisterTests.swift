@@ -18,8 +18,8 @@ import Testing
     /// A `MemoryStore` that refuses, atomically, every batch that writes `failing` (with an error
     /// of `kind`: permanent, or fenced as a cluster's store says), or every batch at all while
     /// `transient` is set.
-    final class FailingStore: BoardStore {
-        let memory = MemoryStore()
+    final class FailingStore: DelegatingStore {
+        let inner = MemoryStore()
         let failing: BoardID?
         let kind: StoreError.Kind
         let transient: Bool
@@ -44,24 +44,8 @@ import Testing
                 }
             }
             if touches { throw StoreError("board bad is damaged: its op at seq 1 is unreadable", kind: kind) }
-            try memory.write(batch)
+            try inner.write(batch)
         }
-
-        func load(_ id: BoardID, recentLimit: Int) throws(StoreError) -> StoredBoard? {
-            try memory.load(id, recentLimit: recentLimit)
-        }
-        func exists(_ id: BoardID) throws(StoreError) -> Bool { try memory.exists(id) }
-        func list(after: BoardID?, limit: Int) throws(StoreError) -> [BoardSummary] {
-            try memory.list(after: after, limit: limit)
-        }
-        func ops(of id: BoardID, since: Seq, limit: Int) throws(StoreError) -> OpsPage {
-            try memory.ops(of: id, since: since, limit: limit)
-        }
-        func archive(of id: BoardID) throws(StoreError) -> BoardArchive? { try memory.archive(of: id) }
-        func restore(_ archive: BoardArchive, replace: Bool) throws(StoreError) {
-            try memory.restore(archive, replace: replace)
-        }
-        func close() {}
     }
 
     /// The events a persister reports, as they come.
@@ -149,7 +133,7 @@ import Testing
 
     @Test func onTheRealServerTheSenderHearsItsOpWasLostAndOtherBoardsGoOn() async throws {
         let store = FailingStore(failing: Self.bad)
-        try store.memory.write([.create(.defaultTemplate(id: Self.bad))])
+        try store.inner.write([.create(.defaultTemplate(id: Self.bad))])
         try await withTestServer({ $0.logLevel = .error }, store: store) { server in
             let (a, _) = try await server.join("bad", as: "Ada")
             let (b, _) = try await server.join("good", as: "Bo")

@@ -121,10 +121,10 @@ func withSpace<R>(_ backend: Backend, _ body: (StoreSpace) throws -> R) throws -
 
 /// A `PostgresStore` that claims the boards of each batch before writing it, so that the store
 /// tests written for any store run against it unchanged.
-final class ClaimingStore: BoardStore {
-    let store: PostgresStore
+final class ClaimingStore: DelegatingStore {
+    let inner: PostgresStore
 
-    init(_ store: PostgresStore) { self.store = store }
+    init(_ store: PostgresStore) { inner = store }
 
     func write(_ batch: [StoreWrite]) throws(StoreError) {
         for change in batch {
@@ -133,28 +133,15 @@ final class ClaimingStore: BoardStore {
             case .append(let id, _), .delete(let id): try claim(id)
             }
         }
-        try store.write(batch)
+        try inner.write(batch)
     }
 
     func restore(_ archive: BoardArchive, replace: Bool) throws(StoreError) {
         try claim(archive.id)
-        try store.restore(archive, replace: replace)
+        try inner.restore(archive, replace: replace)
     }
 
     private func claim(_ id: BoardID) throws(StoreError) {
-        guard case .mine = try store.claim(id, force: false) else { throw StoreError("board \(id) is owned elsewhere") }
+        guard case .mine = try inner.claim(id, force: false) else { throw StoreError("board \(id) is owned elsewhere") }
     }
-
-    func load(_ id: BoardID, recentLimit: Int) throws(StoreError) -> StoredBoard? {
-        try store.load(id, recentLimit: recentLimit)
-    }
-    func exists(_ id: BoardID) throws(StoreError) -> Bool { try store.exists(id) }
-    func list(after: BoardID?, limit: Int) throws(StoreError) -> [BoardSummary] {
-        try store.list(after: after, limit: limit)
-    }
-    func ops(of id: BoardID, since: Seq, limit: Int) throws(StoreError) -> OpsPage {
-        try store.ops(of: id, since: since, limit: limit)
-    }
-    func archive(of id: BoardID) throws(StoreError) -> BoardArchive? { try store.archive(of: id) }
-    func close() { store.close() }
 }

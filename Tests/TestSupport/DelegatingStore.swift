@@ -1,0 +1,57 @@
+package import BoardCore
+package import BoardStore
+
+/// A test's store that hands every call to another store: it says only what it does differently
+/// (a slow write, a failing board, a claim before each write) and takes the rest from here.
+package protocol DelegatingStore: BoardStore {
+    /// The store type the calls go to.
+    associatedtype Inner: BoardStore
+    /// The store the calls go to.
+    var inner: Inner { get }
+}
+
+extension DelegatingStore {
+    /// As `inner`.
+    package func write(_ batch: [StoreWrite]) throws(StoreError) { try inner.write(batch) }
+    /// As `inner`.
+    package func load(_ id: BoardID, recentLimit: Int) throws(StoreError) -> StoredBoard? {
+        try inner.load(id, recentLimit: recentLimit)
+    }
+    /// As `inner`.
+    package func exists(_ id: BoardID) throws(StoreError) -> Bool { try inner.exists(id) }
+    /// As `inner`.
+    package func list(after: BoardID?, limit: Int) throws(StoreError) -> [BoardSummary] {
+        try inner.list(after: after, limit: limit)
+    }
+    /// As `inner`.
+    package func ops(of id: BoardID, since: Seq, limit: Int) throws(StoreError) -> OpsPage {
+        try inner.ops(of: id, since: since, limit: limit)
+    }
+    /// As `inner`.
+    package func archive(of id: BoardID) throws(StoreError) -> BoardArchive? { try inner.archive(of: id) }
+    /// As `inner`.
+    package func restore(_ archive: BoardArchive, replace: Bool) throws(StoreError) {
+        try inner.restore(archive, replace: replace)
+    }
+    /// As `inner`.
+    package func close() { inner.close() }
+}
+
+extension DelegatingStore where Self: ClusterStore, Inner: ClusterStore {
+    /// As `inner`.
+    package var node: String { inner.node }
+    /// As `inner`.
+    package var leaseSeconds: Double { inner.leaseSeconds }
+    /// As `inner`.
+    package func claim(_ id: BoardID, force: Bool) throws(StoreError) -> Claim { try inner.claim(id, force: force) }
+    /// As `inner`.
+    package func renew() throws(StoreError) -> Set<BoardID> { try inner.renew() }
+    /// As `inner`.
+    package func release(_ id: BoardID) throws(StoreError) { try inner.release(id) }
+    /// As `inner`.
+    package func nodes() throws(StoreError) -> [ClusterNode] { try inner.nodes() }
+    /// As `inner`.
+    package func owner(of id: BoardID) throws(StoreError) -> String? { try inner.owner(of: id) }
+    /// As `inner`.
+    package func clusterSecret() throws(StoreError) -> [UInt8] { try inner.clusterSecret() }
+}
