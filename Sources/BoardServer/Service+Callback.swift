@@ -150,22 +150,7 @@ extension Service {
             hub.meters.limitHits.add(.messageSize)
             return refuse(connection, 1009, "message too large", because: "sent a message over \(limit) bytes")
         }
-        let bytes =
-            input.map { UnsafeRawBufferPointer(start: $0, count: length) }
-            ?? UnsafeRawBufferPointer(start: nil, count: 0)
-        guard lws_is_final_fragment(wsi) != 0 else {
-            connection.rx.append(contentsOf: bytes)
-            return
-        }
-        let message: [UInt8]
-        if connection.rx.isEmpty {
-            message = Array(bytes)
-        } else {
-            connection.rx.append(contentsOf: bytes)
-            message = connection.rx
-            // The buffer is not kept for the life of the connection: an idle one holds none.
-            connection.rx = []
-        }
+        guard let message = LWS.message(input, length, wsi: wsi, buffer: &connection.rx) else { return }
         switch connection.endpoint {
         case .board: received(message, on: connection)
         case .echo: echo(Frame(payload: message, binary: binary), to: connection)

@@ -293,18 +293,7 @@ extension Service {
             upstream.rx = []
             return flooded(connection, holding: bytes, towardsClient: true)
         }
-        let bytes =
-            input.map { UnsafeRawBufferPointer(start: $0, count: length) }
-            ?? UnsafeRawBufferPointer(start: nil, count: 0)
-        guard lws_is_final_fragment(wsi) != 0 else { return upstream.rx.append(contentsOf: bytes) }
-        let message: [UInt8]
-        if upstream.rx.isEmpty {
-            message = Array(bytes)
-        } else {
-            upstream.rx.append(contentsOf: bytes)
-            message = upstream.rx
-            upstream.rx = []
-        }
+        guard let message = LWS.message(input, length, wsi: wsi, buffer: &upstream.rx) else { return }
         upstream.didAnswer()
         meters.relayed.add(.toClient)
         meters.relayedBytes.add(.toClient, UInt64(message.count))

@@ -24,6 +24,26 @@ package enum LWS {
         return bytes
     }
 
+    /// One RECEIVE's piece of a message (`length` bytes at `input`; lws may hand over none): on the
+    /// message's last piece (`lws_is_final_fragment`), the whole message, and `buffer` is emptied
+    /// (not kept for the life of the connection: an idle one holds none); before it, nil, and the
+    /// piece waits in `buffer`. A message in one piece is never copied into `buffer`.
+    package static func message(
+        _ input: UnsafeMutableRawPointer?, _ length: Int, wsi: OpaquePointer, buffer: inout [UInt8]
+    ) -> [UInt8]? {
+        let bytes =
+            input.map { UnsafeRawBufferPointer(start: $0, count: length) }
+            ?? UnsafeRawBufferPointer(start: nil, count: 0)
+        guard lws_is_final_fragment(wsi) != 0 else {
+            buffer.append(contentsOf: bytes)
+            return nil
+        }
+        guard !buffer.isEmpty else { return Array(bytes) }
+        buffer.append(contentsOf: bytes)
+        defer { buffer = [] }
+        return buffer
+    }
+
     /// One `lws_write` of `length` bytes at `start` (with `LWS_PRE` of headroom before it).
     /// Returns false when the connection must be closed: lws failed, or took less than all of
     /// it (a raw write that the socket cannot take whole is kept by lws and still counts as taken).
