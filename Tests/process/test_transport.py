@@ -70,6 +70,26 @@ def send_text(s: socket.socket, text: str) -> None:
     s.sendall(bytes([0x81, 0x80 | len(payload)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
 
 
+def server_frames(buf: bytes) -> tuple[list[tuple[int, bytes]], bytes]:
+    """The whole unmasked frames at the start of `buf` as (opcode, payload), and the bytes after them."""
+    frames = []
+    while len(buf) >= 2:
+        opcode, n, offset = buf[0] & 0x0F, buf[1] & 0x7F, 2
+        if n == 126:
+            if len(buf) < 4:
+                break
+            n, offset = struct.unpack(">H", buf[2:4])[0], 4
+        elif n == 127:
+            if len(buf) < 10:
+                break
+            n, offset = struct.unpack(">Q", buf[2:10])[0], 10
+        if len(buf) < offset + n:
+            break
+        frames.append((opcode, buf[offset:offset + n]))
+        buf = buf[offset + n:]
+    return frames, buf
+
+
 def read_until_close(s: socket.socket, deadline: float) -> int | None:
     """Reads frames until the server's close frame; its status code (None if the TCP just ended)."""
     buf = b""
@@ -77,21 +97,8 @@ def read_until_close(s: socket.socket, deadline: float) -> int | None:
         chunk = s.recv(65536)
         if not chunk:
             return None
-        buf += chunk
-        while len(buf) >= 2:
-            opcode, n = buf[0] & 0x0F, buf[1] & 0x7F
-            offset = 2
-            if n == 126:
-                if len(buf) < 4:
-                    break
-                n, offset = struct.unpack(">H", buf[2:4])[0], 4
-            elif n == 127:
-                if len(buf) < 10:
-                    break
-                n, offset = struct.unpack(">Q", buf[2:10])[0], 10
-            if len(buf) < offset + n:
-                break
-            body, buf = buf[offset:offset + n], buf[offset + n:]
+        frames, buf = server_frames(buf + chunk)
+        for opcode, body in frames:
             if opcode == 0x8:
                 return struct.unpack(">H", body[:2])[0] if len(body) >= 2 else None
     raise AssertionError("no close frame in time")
@@ -163,21 +170,7 @@ def test_a_slow_reader_gets_the_newest_hover_instead_of_every_one(servers):
     assert "over its send limit" not in server.log()
     # The slow reader reads now: fewer hovers than were sent, in order, the last one last, then the drop.
     slow.settimeout(10)
-    buf, texts = b"", []
-    while not any('"type":"drop"' in t for t in texts):
-        chunk = slow.recv(65536)
-        assert chunk, "closed"
-        buf += chunk
-        while len(buf) >= 2:
-            n, offset = buf[1] & 0x7F, 2
-            if n == 126:
-                if len(buf) < 4:
-                    break
-                n, offset = struct.unpack(">H", buf[2:4])[0], 4
-            if len(buf) < offset + n:
-                break
-            texts.append(buf[offset:offset + n].decode())
-            buf = buf[offset + n:]
+    texts = read_texts(slow, lambda texts: any('"type":"drop"' in t for t in texts), time.monotonic() + 30)
     stamps = [json.loads(t)["t"] for t in texts if '"type":"hover"' in t]
     assert 0 < len(stamps) < 5000 and stamps == sorted(stamps) and stamps[-1] == 4999, stamps[-5:]
     slow.close()
@@ -239,21 +232,8 @@ def read_texts(s: socket.socket, want, deadline: float) -> list[str]:
         assert time.monotonic() < deadline, f"gave up after {len(texts)} messages"
         chunk = s.recv(65536)
         assert chunk, "closed"
-        buf += chunk
-        while len(buf) >= 2:
-            n, offset = buf[1] & 0x7F, 2
-            if n == 126:
-                if len(buf) < 4:
-                    break
-                n, offset = struct.unpack(">H", buf[2:4])[0], 4
-            elif n == 127:
-                if len(buf) < 10:
-                    break
-                n, offset = struct.unpack(">Q", buf[2:10])[0], 10
-            if len(buf) < offset + n:
-                break
-            texts.append(buf[offset:offset + n].decode())
-            buf = buf[offset + n:]
+        frames, buf = server_frames(buf + chunk)
+        texts += [body.decode() for _, body in frames]
     return texts
 
 
