@@ -14,7 +14,7 @@ import Testing
     static func node(_ name: String, on database: MemoryClusterDatabase, lease: Double = 30) throws -> (
         MemoryClusterStore, port: Int
     ) {
-        let port = try LoopbackListener.closedPort()
+        let port = try LoopbackListener.freePort()
         let store = MemoryClusterStore(
             database: database, node: name, advertise: "127.0.0.1:\(port)", leaseSeconds: lease)
         return (store, port)
@@ -86,7 +86,12 @@ import Testing
         let a = MemoryClusterStore(database: database, node: "a", advertise: "127.0.0.1:\(dead.port)", leaseSeconds: 1)
         _ = try a.claim(BoardID("demo")!, force: false)
         let (b, portB) = try Self.node("b", on: database)
-        try await withTestServer({ $0.port = portB }, store: b) { node in
+        // However late the test gets round to hanging up, each try fails rather than times out.
+        let config: @Sendable (inout ServerConfig) -> Void = {
+            $0.port = portB
+            $0.forwardTimeout = 600
+        }
+        try await withTestServer(config, store: b) { node in
             let client = try await node.connect()
             client.send(#"{"type":"hello","board":"demo","name":"Bo"}"#)
             client.send(#"{"type":"toggle","op":"b1","base":0,"item":"t1","on":true}"#)

@@ -62,7 +62,13 @@ final class ForwardingRules: Sendable {
     }
 
     /// The `n`th `forwardEnded` (from 1), waiting for it at most `seconds`.
-    func end(_ n: Int = 1, within seconds: Double = 10) throws -> (
+    func end(_ n: Int = 1, within seconds: Double = 10) async throws -> (
+        code: UInt16?, answered: Bool, unrelayed: [ClientMessage]
+    ) {
+        try await offThePool { try self.waitForEnd(n, within: seconds) }
+    }
+
+    private func waitForEnd(_ n: Int, within seconds: Double) throws -> (
         code: UInt16?, answered: Bool, unrelayed: [ClientMessage]
     ) {
         let deadline = DispatchTime.now() + seconds
@@ -94,7 +100,11 @@ final class PeerLog: Sendable {
     }
 
     /// The `n`th peer (from 1), waiting for it at most 5 s.
-    func peer(_ n: Int) throws -> String {
+    func peer(_ n: Int) async throws -> String {
+        try await offThePool { try self.waitForPeer(n) }
+    }
+
+    private func waitForPeer(_ n: Int) throws -> String {
         let deadline = DispatchTime.now() + 5
         while true {
             if let peer = peers.withLock({ $0.count >= n ? $0[n - 1] : nil }) { return peer }
@@ -120,7 +130,7 @@ final class SecretClusterStore: DelegatingStore, ClusterStore {
     func clusterSecret() throws(StoreError) -> [UInt8] { secret }
 }
 
-/// A forwarding node: `rules` decide, the hub never sees a hello (so its hello timeout is off).
+/// A forwarding node: `rules` decide, the hub never sees a hello.
 func forwardingNode(
     _ rules: ForwardingRules, secret: [UInt8]? = testSecret,
     _ more: @escaping @Sendable (inout ServerConfig) -> Void = { _ in }
@@ -129,7 +139,6 @@ func forwardingNode(
 {
     { config in
         config.clusterSecret = secret
-        config.helloTimeout = 3600
         config.interceptEvent = { rules.intercept($0) }
         more(&config)
     }
@@ -236,16 +245,16 @@ struct ForwardingTestFailure: Error, CustomStringConvertible {
         }) { owner in
             let header = "x-shuffleboard-forwarded-for: 203.0.113.7"
             _ = try RawWebSocket(port: owner.port, headers: [header, "x-shuffleboard-cluster-key: \(hexSecret)"])
-            #expect(try peers.peer(1) == "203.0.113.7")
+            #expect(try await peers.peer(1) == "203.0.113.7")
             _ = try RawWebSocket(port: owner.port, headers: [header])
-            #expect(try peers.peer(2) == "127.0.0.1")
+            #expect(try await peers.peer(2) == "127.0.0.1")
             let wrong = String(hexSecret.dropLast()) + (hexSecret.hasSuffix("0") ? "1" : "0")
             _ = try RawWebSocket(port: owner.port, headers: [header, "x-shuffleboard-cluster-key: \(wrong)"])
-            #expect(try peers.peer(3) == "127.0.0.1")
+            #expect(try await peers.peer(3) == "127.0.0.1")
             _ = try RawWebSocket(
                 port: owner.port,
                 headers: ["x-shuffleboard-forwarded-for: a b", "x-shuffleboard-cluster-key: \(hexSecret)"])
-            #expect(try peers.peer(4) == "127.0.0.1")
+            #expect(try await peers.peer(4) == "127.0.0.1")
         }
         // A server on a ClusterStore takes the store's secret when the config gives none.
         let fromStore = PeerLog()
@@ -255,7 +264,7 @@ struct ForwardingTestFailure: Error, CustomStringConvertible {
             _ = try RawWebSocket(
                 port: owner.port,
                 headers: ["x-shuffleboard-forwarded-for: 203.0.113.8", "x-shuffleboard-cluster-key: \(hexSecret)"])
-            #expect(try fromStore.peer(1) == "203.0.113.8")
+            #expect(try await fromStore.peer(1) == "203.0.113.8")
         }
         // A node that is not clustered trusts no forwarded-for header at all.
         let unclustered = PeerLog()
@@ -263,7 +272,7 @@ struct ForwardingTestFailure: Error, CustomStringConvertible {
             _ = try RawWebSocket(
                 port: owner.port,
                 headers: ["x-shuffleboard-forwarded-for: 203.0.113.7", "x-shuffleboard-cluster-key: \(hexSecret)"])
-            #expect(try unclustered.peer(1) == "127.0.0.1")
+            #expect(try await unclustered.peer(1) == "127.0.0.1")
         }
     }
 
@@ -286,7 +295,7 @@ struct ForwardingTestFailure: Error, CustomStringConvertible {
                     client.send(#"{"type":"hello","board":"demo","name":"Ada"}"#)
                     let welcome = try #require(try client.nextMessage())
                     #expect(welcome.text.contains(#""type":"welcome""#))
-                    #expect(try peers.peer(1) == expected)
+                    #expect(try await peers.peer(1) == expected)
                 }
             }
         }
@@ -314,7 +323,7 @@ struct ForwardingTestFailure: Error, CustomStringConvertible {
         try await withTestServer(forwardingNode(rules) { $0.forwardTimeout = 1 }) { node in
             let client = try await node.connect()
             client.send(#"{"type":"hello","board":"demo","name":"Ada"}"#)
-            let end = try rules.end()
+            let end = try await rules.end()
             #expect(end.code == nil && end.answered == false)
             #expect(try await client.connection.waitForClose(timeout: .seconds(5)).code == 1011)
             #expect(try metric(node, #"shuffleboard_forward_ends_total{how="timeout"}"#) == 1)
@@ -335,18 +344,18 @@ struct ForwardingTestFailure: Error, CustomStringConvertible {
                 try stopped.sendText(#"{"type":"pong"}"#, to: owner)
                 try await client.expect("pong")
             }
-            let end = try rules.end(within: 10)
+            let end = try await rules.end(within: 10)
             #expect(end.code == nil && end.answered == afterAMessage)
             #expect(try metric(node, #"shuffleboard_forward_ends_total{how="closed"}"#) == 1)
         }
     }
 
     @Test func aRefusedConnectionEndsUnanswered() async throws {
-        let rules = ForwardingRules(owner: "127.0.0.1:\(try LoopbackListener.closedPort())")
+        let rules = ForwardingRules(owner: "127.0.0.1:\(try LoopbackListener.freePort())")
         try await withTestServer(forwardingNode(rules)) { node in
             let client = try await node.connect()
             client.send(#"{"type":"hello","board":"demo","name":"Ada"}"#)
-            let end = try rules.end()
+            let end = try await rules.end()
             #expect(end.code == nil && end.answered == false)
             #expect(try await client.connection.waitForClose().code == 1011)
             #expect(try metric(node, #"shuffleboard_forward_ends_total{how="failed"}"#) == 1)
@@ -354,12 +363,12 @@ struct ForwardingTestFailure: Error, CustomStringConvertible {
     }
 
     @Test func afterAnEndTheConnectionIsTheHubsAgain() async throws {
-        let rules = ForwardingRules(owner: "127.0.0.1:\(try LoopbackListener.closedPort())")
+        let rules = ForwardingRules(owner: "127.0.0.1:\(try LoopbackListener.freePort())")
         rules.state.withLock { $0.keepOnEnd = true }
         try await withTestServer(forwardingNode(rules)) { node in
             let client = try await node.connect()
             client.send(#"{"type":"hello","board":"demo","name":"Ada"}"#)
-            _ = try rules.end()
+            _ = try await rules.end()
             // Not relayed to an upstream that is gone: this node's hub answers it.
             client.send(#"{"type":"ping"}"#)
             try await client.expect("pong")
@@ -375,7 +384,7 @@ struct ForwardingTestFailure: Error, CustomStringConvertible {
                 client.send(#"{"type":"hello","board":"demo","name":"Ada"}"#)
                 client.send(#"{"type":"toggle","op":"c1","base":0,"item":"t1","on":true}"#)
                 client.send(#"{"type":"toggle","op":"c2","base":0,"item":"t2","on":true}"#)
-                let end = try rules.end()
+                let end = try await rules.end()
                 #expect(end.code == nil && end.answered == false)
                 let ops = end.unrelayed.compactMap { message -> String? in
                     guard case .op(let request) = message else { return nil }
@@ -402,7 +411,7 @@ struct ForwardingTestFailure: Error, CustomStringConvertible {
                 client.send(#"{"type":"toggle","op":"o1","base":0,"item":"t1","on":true}"#)
                 try await client.expect("toggle")
                 #expect(try owner.http("DELETE", "/api/boards/doomed").status == 200)
-                let end = try rules.end()
+                let end = try await rules.end()
                 #expect(end.code == 4410 && end.answered == true)
                 #expect(try await client.connection.waitForClose().code == 4410)
             }
@@ -440,7 +449,7 @@ struct ForwardingTestFailure: Error, CustomStringConvertible {
                     _ = try await allowed.join(as: "Ada")
                     let client = try await refused.connect()
                     client.send(#"{"type":"hello","board":"demo","name":"Bo"}"#)
-                    let end = try second.end()
+                    let end = try await second.end()
                     #expect(end.code == nil && end.answered == false)
                     #expect(first.endCount == 0)
                 }

@@ -12,13 +12,13 @@ package final class LoopbackListener {
     private let fd: Int32
     private var accepted: [Int32] = []
 
-    /// Listens on 127.0.0.1 on a free port.
-    package init(backlog: Int32 = 16) throws {
+    /// Listens on 127.0.0.1 on `port`, or on a free one when it is 0.
+    package init(port: Int = 0, backlog: Int32 = 16) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RawHTTP.Failure(description: "socket failed") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
+        address.sin_port = UInt16(port).bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
@@ -31,7 +31,7 @@ package final class LoopbackListener {
             throw RawHTTP.Failure(description: "cannot listen on 127.0.0.1")
         }
         self.fd = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = Int(UInt16(bigEndian: address.sin_port))
     }
 
     deinit {
@@ -39,10 +39,16 @@ package final class LoopbackListener {
         Foundation.close(fd)
     }
 
-    /// A port nothing listens on (it was free a moment ago): connecting there is refused.
-    package static func closedPort() throws -> Int {
-        let listener = try LoopbackListener(backlog: 1)
-        return listener.port
+    /// A port nothing listens on: connecting there is refused until a test starts a server on
+    /// it (a cluster node must name its address before it starts). It lies below Linux's
+    /// ephemeral range (32768 up), so no connection another test opens meanwhile, and no
+    /// listener on port 0, takes it.
+    package static func freePort() throws -> Int {
+        for _ in 0..<200 {
+            let port = Int.random(in: 20_000..<32_768)
+            if (try? LoopbackListener(port: port, backlog: 1)) != nil { return port }
+        }
+        throw RawHTTP.Failure(description: "no free port below 32768 on 127.0.0.1")
     }
 
     /// Accepts the next connection, waiting at most `timeout` seconds; the listener closes it.

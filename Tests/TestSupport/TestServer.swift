@@ -12,6 +12,9 @@ package func withTestServer<T>(
     var config = ServerConfig()
     config.port = 0
     config.logLevel = .warning
+    // Tests share a few threads and a test's client may wait its turn for seconds: the hello
+    // timeout stays out of their way unless a test is about it and sets its own.
+    config.helloTimeout = 3600
     configure(&config)
     let server = Server(config: config, store: store)
     let port = try server.start()
@@ -21,7 +24,7 @@ package func withTestServer<T>(
     do { result = .success(try await body(test)) } catch { result = .failure(error) }
     loop.shutdown()
     // A hung service thread must fail the test, not hang it.
-    guard server.stop(within: .seconds(10)) else { throw ServerDidNotStop() }
+    guard try await offThePool({ server.stop(within: .seconds(10)) }) else { throw ServerDidNotStop() }
     return try result.get()
 }
 
