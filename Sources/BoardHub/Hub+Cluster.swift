@@ -80,12 +80,10 @@ extension Hub {
     /// Hands a joining session over to the board's owner: its `hello` and what it sent since go
     /// first, and the transport relays everything else both ways.
     private func forward(_ id: ConnectionID, to node: String, advertise: String) {
-        guard let session = sessions[id], case .joining(let board, let name, let since, let queued) = session.phase,
-            let hello = session.hello
-        else { return }
-        let messages = [hello] + queued
-        session.phase = .forwarded(board, node: node, name: name, since: since, sent: messages)
-        log(.info, "\(id) from \(session.peer): board \(board) is on node \(node); forwarding to \(advertise)")
+        guard let session = sessions[id], case .joining(let join) = session.phase else { return }
+        let messages = [join.hello] + join.queued
+        session.phase = .forwarded(join, node: node)
+        log(.info, "\(id) from \(session.peer): board \(join.board) is on node \(node); forwarding to \(advertise)")
         emit(.forward(id, advertise: advertise, messages: messages))
     }
 
@@ -110,8 +108,8 @@ extension Hub {
             dropBoard(id, because: .moved)
         }
         for (id, session) in sessions.sorted(by: { $0.key < $1.key }) {
-            guard case .forwarded(let board, let node, _, _, _) = session.phase, !alive.contains(node) else { continue }
-            log(.info, "\(id): board \(board)'s owner, node \(node), is no longer alive; closing with 1012")
+            guard case .forwarded(let join, let node) = session.phase, !alive.contains(node) else { continue }
+            log(.info, "\(id): board \(join.board)'s owner, node \(node), is no longer alive; closing with 1012")
             closeSession(id, code: 1012, reason: "board owner gone; reconnect", flush: false)
         }
     }
@@ -119,10 +117,10 @@ extension Hub {
     /// The owner's end of a forwarded connection ended.
     func forwardEnded(_ id: ConnectionID, code: UInt16?, answered: Bool, unrelayed: [ClientMessage]) {
         guard let cluster = config.cluster, let session = sessions[id],
-            case .forwarded(let board, let node, let name, let since, let sent) = session.phase
+            case .forwarded(var join, let node) = session.phase
         else { return }
+        let board = join.board
         if answered {
-            session.retry = nil
             if let code, Self.isFinal(code) {
                 log(.debug, "\(id): node \(node) closed the forward of board \(board) with \(code)")
                 return closeSession(id, code: code, reason: "closed by the board's owner", flush: false)
@@ -130,16 +128,14 @@ extension Hub {
             log(.info, "\(id): node \(node), owner of board \(board), went away; closing with 1012")
             return closeSession(id, code: 1012, reason: "board owner gone; reconnect", flush: false)
         }
-        var retry = session.retry ?? ForwardRetry(giveUpAt: now + 3 * cluster.lease)
-        let queued = Array(sent.dropFirst()) + unrelayed
-        guard queued.count <= config.maxMessagesWhileJoining else {
+        var retry = join.retry ?? ForwardRetry(giveUpAt: now + 3 * cluster.lease)
+        join.queued += unrelayed
+        guard join.queued.count <= config.maxMessagesWhileJoining else {
             meters.limitHits.add(.joiningQueue)
-            session.phase = .joining(board, name: name, since: since, queued: [])
             return closeSession(id, code: 1008, reason: "too many messages before welcome", flush: false)
         }
         guard now + retry.delay <= retry.giveUpAt else {
             log(.warning, "\(id) from \(session.peer): board \(board)'s owner, node \(node), cannot be reached")
-            session.phase = .joining(board, name: name, since: since, queued: [])
             return refuse(
                 id, ProtocolError(.unavailable, "board \(board) cannot be reached right now; try again later"),
                 code: 1013, reason: "board owner unreachable")
@@ -147,8 +143,8 @@ extension Hub {
         log(.info, "\(id): node \(node) did not answer for board \(board); trying again in \(retry.delay) ms")
         retry.due = now + retry.delay
         retry.delay = min(retry.delay * 2, ForwardRetry.longestDelay)
-        session.retry = retry
-        session.phase = .joining(board, name: name, since: since, queued: queued)
+        join.retry = retry
+        session.phase = .joining(join)
         retrying.insert(id)
     }
 
@@ -175,18 +171,16 @@ extension Hub {
         }
         guard !retrying.isEmpty else { return }
         for id in retrying.sorted() {
-            guard let session = sessions[id], case .joining(let board, _, _, _) = session.phase,
-                let retry = session.retry
-            else {
+            guard let session = sessions[id], case .joining(let join) = session.phase, let retry = join.retry else {
                 retrying.remove(id)
                 continue
             }
             guard now >= retry.due else { continue }
             retrying.remove(id)
-            if isDeleting(board) {
+            if isDeleting(join.board) {
                 failJoin(id, .unavailable)
             } else {
-                seekBoard(for: session, board)
+                seekBoard(for: session, join.board)
             }
         }
     }

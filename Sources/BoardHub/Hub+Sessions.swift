@@ -1,21 +1,36 @@
 internal import BoardAuth
 internal import BoardCore
 
-/// One WebSocket connection as the hub sees it.
+/// One WebSocket connection as the hub sees it. Every idle connection on the server has one,
+/// so what only a joining or forwarded connection needs is kept out of line (`Join`).
 final class Session {
     enum Phase {
         /// Connected; `hello` not yet seen.
         case awaitingHello
         /// `hello` seen; the board is being loaded. Messages that arrive meanwhile wait in order.
-        case joining(BoardID, name: String, since: Seq?, queued: [ClientMessage])
+        indirect case joining(Join)
         /// On a board as a user.
-        case joined(BoardID, User)
+        case joined(BoardID, UserID)
         /// In a cluster: relayed to the board's owner, node `node`, by the transport; the hub
-        /// sees no more of its messages. `name`, `since` and `sent` (the `hello` and what
-        /// followed it) are kept for a retry when the owner never answers.
-        case forwarded(BoardID, node: String, name: String, since: Seq?, sent: [ClientMessage])
+        /// sees no more of its messages. The `Join` (the `hello` and what followed it) is kept
+        /// for a retry when the owner never answers.
+        indirect case forwarded(Join, node: String)
         /// The server decided to close it; nothing it sends matters any more.
         case closing
+    }
+
+    /// A connection on its way to a board.
+    struct Join {
+        var board: BoardID
+        /// The name it joins with (its token's, or its `hello`'s).
+        var name: String
+        var since: Seq?
+        /// Its `hello` as it arrived (a forward sends it on to the board's owner).
+        var hello: ClientMessage
+        /// What it sent after `hello`, not handled yet.
+        var queued: [ClientMessage] = []
+        /// In a cluster: when it tries its board again after forwards that never got through.
+        var retry: ForwardRetry?
     }
 
     let id: ConnectionID
@@ -27,21 +42,17 @@ final class Session {
     var rateLimitLogged = false
     /// What its token allows (everything without access control).
     var role = Role.admin
-    /// Its `hello` as it arrived (a forward sends it on to the board's owner).
-    var hello: ClientMessage?
-    /// In a cluster: when it tries its board again after forwards that never got through.
-    var retry: ForwardRetry?
-    /// Rate limits (nil: none).
-    var ops: TokenBucket?
-    var messages: TokenBucket?
-    var strikes: TokenBucket?
+    /// Rate limits (`Hub.Config` has the rates; a bucket whose rate is nil is never asked).
+    var ops: TokenBucket
+    var messages: TokenBucket
+    var strikes: TokenBucket
 
     init(id: ConnectionID, peer: String, config: Hub.Config, now: Instant) {
         self.id = id
         self.peer = peer
-        ops = config.opRate.map { TokenBucket($0, now: now) }
-        messages = config.messageRate.map { TokenBucket($0, now: now) }
-        strikes = config.strikeRate.map { TokenBucket($0, now: now) }
+        ops = TokenBucket(config.opRate, now: now)
+        messages = TokenBucket(config.messageRate, now: now)
+        strikes = TokenBucket(config.strikeRate, now: now)
     }
 }
 
@@ -76,9 +87,9 @@ extension Hub {
     /// Takes a joined session off its board (when the board still counts it as on it).
     private func leaveBoard(_ session: Session) {
         guard case .joined(let boardID, let user) = session.phase, let host = boards[boardID],
-            host.remove(user.id, on: session.id)
+            host.remove(user, on: session.id)
         else { return }
-        perform(host.room.leave(user.id), on: host)
+        perform(host.room.leave(user), on: host)
         evictIfIdle(host)
     }
 
@@ -119,35 +130,36 @@ extension Hub {
             }
             guard let claims = authorize(session, token: token, board: board) else { return }
             session.role = claims.role
-            session.hello = message
-            hello(session, board: board, name: claims.name ?? name, since: since)
-        case .joining(let board, let name, let since, var queued):
+            hello(session, Session.Join(board: board, name: claims.name ?? name, since: since, hello: message))
+        case .joining(var join):
             if case .hello = message {
-                send(.error(ProtocolError(.alreadyJoined, "this connection already joined board \(board)")), to: id)
+                send(
+                    .error(ProtocolError(.alreadyJoined, "this connection already joined board \(join.board)")), to: id)
                 return
             }
-            guard queued.count < config.maxMessagesWhileJoining else {
+            guard join.queued.count < config.maxMessagesWhileJoining else {
                 meters.limitHits.add(.joiningQueue)
                 log(.warning, "\(id) from \(session.peer) sent too much before its board loaded; closing with 1008")
                 closeSession(id, code: 1008, reason: "too many messages before welcome", flush: false)
                 return
             }
-            session.phase = .joining(board, name: name, since: since, queued: [])  // Drop the copy before appending.
-            queued.append(message)
-            session.phase = .joining(board, name: name, since: since, queued: queued)
+            session.phase = .awaitingHello  // Drop the phase's copy of the queue before appending.
+            join.queued.append(message)
+            session.phase = .joining(join)
         case .joined(let boardID, let user):
             if case .hello = message {
                 send(.error(ProtocolError(.alreadyJoined, "this connection already joined board \(boardID)")), to: id)
                 return
             }
             // The board may have been deleted (and even recreated) while this connection closes.
-            guard let host = boards[boardID], host.connection(of: user.id) == id else { return }
+            guard let host = boards[boardID], host.connection(of: user) == id else { return }
             guard permits(session, message, on: host) else { return }
-            perform(host.room.handle(message, from: user.id, now: now, wall: wall), on: host)
+            perform(host.room.handle(message, from: user, now: now, wall: wall), on: host)
         }
     }
 
-    private func hello(_ session: Session, board: BoardID, name: String, since: Seq?) {
+    private func hello(_ session: Session, _ join: Session.Join) {
+        let board = join.board
         if isDeleting(board) {
             log(.warning, "\(session.id) asked for board \(board) while it is being deleted")
             refuse(
@@ -155,7 +167,7 @@ extension Hub {
                 reason: "board unavailable")
             return
         }
-        session.phase = .joining(board, name: name, since: since, queued: [])
+        session.phase = .joining(join)
         seekBoard(for: session, board)
     }
 
@@ -177,7 +189,8 @@ extension Hub {
 
     /// Puts a joining session on a loaded board, then handles what it sent meanwhile.
     func join(_ session: Session, _ host: BoardHost) {
-        guard case .joining(let boardID, let name, let since, let queued) = session.phase else { return }
+        guard case .joining(let join) = session.phase else { return }
+        let boardID = join.board
         if config.maxUsersPerBoard > 0 && host.members.count >= config.maxUsersPerBoard {
             meters.limitHits.add(.usersPerBoard)
             log(.warning, "\(session.id) from \(session.peer) asked for board \(boardID), which is full")
@@ -185,13 +198,13 @@ extension Hub {
                 session.id, ProtocolError(.boardFull, "board \(boardID) has \(host.members.count) users, its most"),
                 code: 4409, reason: "board full")
         }
-        let user = makeUser(name: name)
-        session.phase = .joined(boardID, user)
+        let user = makeUser(name: join.name)
+        session.phase = .joined(boardID, user.id)
         host.add(user.id, on: session.id)
         meters.joins.add()
-        log(.info, "\(user.id) \"\(name)\" joined board \(boardID) from \(session.peer)")
-        perform(host.room.join(user, since: since), on: host)
-        for message in queued {
+        log(.info, "\(user.id) \"\(join.name)\" joined board \(boardID) from \(session.peer)")
+        perform(host.room.join(user, since: join.since), on: host)
+        for message in join.queued {
             guard case .joined = session.phase else { break }
             received(.success(message), on: session.id)
         }
@@ -199,7 +212,8 @@ extension Hub {
 
     /// A joining session whose board cannot be had.
     func failJoin(_ id: ConnectionID, _ answer: BoardAbsence) {
-        guard let session = sessions[id], case .joining(let board, _, _, _) = session.phase else { return }
+        guard let session = sessions[id], case .joining(let join) = session.phase else { return }
+        let board = join.board
         switch answer {
         case .unknown:
             refuse(id, ProtocolError(.unknownBoard, "there is no board \(board)"), code: 4404, reason: "unknown board")

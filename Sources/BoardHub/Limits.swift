@@ -14,33 +14,35 @@ package struct Rate: Equatable, Sendable {
 }
 
 /// A token bucket: each action takes a token; tokens come back at `rate.perSecond`, up to
-/// `rate.burst`. Time is passed in.
+/// `rate.burst`. The rate is passed in with time, not kept: there is a bucket in every
+/// connection's session, and all of a kind share one rate. A nil rate is no limit.
 struct TokenBucket {
-    let rate: Rate
     private var tokens: Double
     private var last: Instant
 
-    init(_ rate: Rate, now: Instant) {
-        self.rate = rate
-        tokens = rate.burst
+    /// A full bucket.
+    init(_ rate: Rate?, now: Instant) {
+        tokens = rate?.burst ?? 0
         last = now
     }
 
-    /// Takes a token if there is one.
-    mutating func take(now: Instant) -> Bool {
-        refill(now)
+    /// Takes a token if there is one (always, without a rate).
+    mutating func take(_ rate: Rate?, now: Instant) -> Bool {
+        guard let rate else { return true }
+        refill(rate, now)
         guard tokens >= 1 else { return false }
         tokens -= 1
         return true
     }
 
     /// True when the bucket is full again at `now` (its owner may be forgotten).
-    mutating func isFull(now: Instant) -> Bool {
-        refill(now)
+    mutating func isFull(_ rate: Rate?, now: Instant) -> Bool {
+        guard let rate else { return true }
+        refill(rate, now)
         return tokens >= rate.burst
     }
 
-    private mutating func refill(_ now: Instant) {
+    private mutating func refill(_ rate: Rate, _ now: Instant) {
         let elapsed = Double(max(now - last, 0)) / 1000
         tokens = min(rate.burst, tokens + elapsed * rate.perSecond)
         last = now
@@ -51,17 +53,17 @@ struct TokenBucket {
 /// opens connections and makes boards. Forgotten once it has no connection and full buckets.
 final class AddressState {
     var connections = 0
-    var connects: TokenBucket?
-    var creations: TokenBucket?
+    var connects: TokenBucket
+    var creations: TokenBucket
 
     init(_ config: Hub.Config, now: Instant) {
-        connects = config.connectRate.map { TokenBucket($0, now: now) }
-        creations = config.boardCreationRate.map { TokenBucket($0, now: now) }
+        connects = TokenBucket(config.connectRate, now: now)
+        creations = TokenBucket(config.boardCreationRate, now: now)
     }
 
-    func isIdle(now: Instant) -> Bool {
+    func isIdle(_ config: Hub.Config, now: Instant) -> Bool {
         guard connections == 0 else { return false }
-        return connects?.isFull(now: now) ?? true && creations?.isFull(now: now) ?? true
+        return connects.isFull(config.connectRate, now: now) && creations.isFull(config.boardCreationRate, now: now)
     }
 }
 
@@ -80,7 +82,7 @@ extension Hub {
                 reason: "too many connections")
             return false
         }
-        if address.connects?.take(now: now) == false {
+        if !address.connects.take(config.connectRate, now: now) {
             meters.limitHits.add(.connectRate)
             log(.warning, "\(session.id) from \(session.peer): connecting too fast")
             refuse(
@@ -111,10 +113,11 @@ extension Hub {
         default: break
         }
         let allowed =
-            opID != nil ? session.ops?.take(now: now) ?? true : session.messages?.take(now: now) ?? true
+            opID != nil
+            ? session.ops.take(config.opRate, now: now) : session.messages.take(config.messageRate, now: now)
         if allowed { return true }
         meters.rateLimited.add(opID != nil ? .op : .message)
-        if session.strikes?.take(now: now) == false {
+        if !session.strikes.take(config.strikeRate, now: now) {
             meters.limitHits.add(.rateStrikes)
             log(.warning, "\(session.id) from \(session.peer) keeps going over its rate limits; closing with 1008")
             closeSession(session.id, code: 1008, reason: "rate limit exceeded", flush: false)
@@ -145,7 +148,7 @@ extension Hub {
     /// Charges `peer` for a new board (made by `hello`, or by `POST /api/boards` without access
     /// control); false when over `--board-creations`.
     func mayCreate(from peer: String) -> Bool {
-        guard addressState(peer).creations?.take(now: now) ?? true else {
+        guard addressState(peer).creations.take(config.boardCreationRate, now: now) else {
             meters.limitHits.add(.boardCreations)
             return false
         }
@@ -164,7 +167,7 @@ extension Hub {
                 reason: "no hello")
         }
         if addresses.count > sessions.count {
-            for (peer, address) in addresses where address.isIdle(now: now) { addresses[peer] = nil }
+            for (peer, address) in addresses where address.isIdle(config, now: now) { addresses[peer] = nil }
         }
     }
 
@@ -179,6 +182,7 @@ extension Hub {
 /// Bounds the log lines clients can cause: `rate` lines pass, the rest are counted and reported
 /// as one line at most every `reportEvery` milliseconds. Time is passed in.
 package struct LogBudget {
+    private let rate: Rate
     private var bucket: TokenBucket
     private var suppressed = 0
     private var nextReport: Instant
@@ -186,6 +190,7 @@ package struct LogBudget {
 
     /// A budget of `rate` lines.
     package init(_ rate: Rate, reportEvery: Int64 = 10_000, now: Instant) {
+        self.rate = rate
         bucket = TokenBucket(rate, now: now)
         self.reportEvery = reportEvery
         nextReport = now
@@ -193,7 +198,7 @@ package struct LogBudget {
 
     /// Whether a line may be written now; if not, it is counted.
     package mutating func allows(now: Instant) -> Bool {
-        if bucket.take(now: now) { return true }
+        if bucket.take(rate, now: now) { return true }
         suppressed += 1
         return false
     }
@@ -205,6 +210,6 @@ package struct LogBudget {
             suppressed = 0
             nextReport = now + reportEvery
         }
-        return "\(suppressed) log line(s) suppressed: clients caused more than \(Int(bucket.rate.perSecond)) a second"
+        return "\(suppressed) log line(s) suppressed: clients caused more than \(Int(rate.perSecond)) a second"
     }
 }
