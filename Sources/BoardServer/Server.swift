@@ -193,15 +193,14 @@ private final class ContextSetup {
         protocols[0].callback = serviceCallback
         protocols[0].per_session_data_size = MemoryLayout<SessionData>.size
         // lws mallocs this (plus LWS_PRE) for every WebSocket for its whole life (0 means the
-        // service buffer's 4096), and hands RECEIVE at most this much at a time. Small, because
-        // most of an idle connection's memory was this buffer; `Service.receive` reassembles
-        // longer frames and messages from the pieces (lws_is_final_fragment is false until a
-        // frame's last byte). 256: the usual hover, drag and op messages (60-200 bytes) come in one
-        // piece. (128 also works, and saves 128 bytes per connection, but then a client that goes on
-        // sending a message over --max-message-bytes after the server closed with 1009 sees the
-        // connection reset (1006) instead of the close in about one run of the test suite in three:
-        // BadInputTests' messageOverTheLimit..., never at 256 or 512 in ten runs.)
-        protocols[0].rx_buffer_size = 256
+        // service buffer's 4096), hands RECEIVE at most this much at a time, and reads at most
+        // this much from the socket per pass. Small, because most of an idle connection's memory
+        // was this buffer; `Service.receive` reassembles longer frames and messages from the
+        // pieces (lws_is_final_fragment is false until a frame's last byte). 128: hovers and drags
+        // (60-120 bytes) come in one piece, ops in one or two. Reading so little per pass left
+        // input unread when lws closed a connection right after its close frame, which made the
+        // kernel send a reset that lost the close frame; LWS.discardUnread at CLOSED prevents it.
+        protocols[0].rx_buffer_size = 128
         // One send() per write: lws splits a larger write into sends of this size and keeps the
         // rest on its heap until they are done. Every write to a WebSocket is at most this.
         protocols[0].tx_packet_size = config.maxWriteBytes

@@ -53,6 +53,7 @@ func serviceCallback(
         return connection.writeable(maxFrames: service.config.maxFramesPerWrite, scratch: service.scratch)
 
     case LWS_CALLBACK_CLOSED:
+        LWS.discardUnread(wsi)
         if let session { service.closed(session.pointee.id) }
         return 0
 

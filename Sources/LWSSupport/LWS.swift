@@ -1,4 +1,5 @@
 package import CLibWebSockets
+import Glibc
 
 /// Small helpers on lws calls that both the server and the client make, so each rule is written once.
 package enum LWS {
@@ -68,6 +69,27 @@ package enum LWS {
         var buffer = [CChar](repeating: 0, count: 64)
         guard lws_get_peer_simple(wsi, &buffer, buffer.count) != nil else { return "?" }
         return text(of: buffer)
+    }
+
+    /// Reads and drops, without waiting, at most `limit` bytes that the peer sent and lws has not
+    /// read. For LWS_CALLBACK_CLOSED, which lws 4.1.6 calls just before it closes the socket: it
+    /// closes a WebSocket right after sending its own close frame, without waiting for the
+    /// peer's answer (its shutdown marks the socket unusable before the check that would wait),
+    /// and reading at most one rx buffer per pass it often leaves input unread. A socket closed
+    /// with unread input answers with a reset instead of a FIN, and a peer that gets the reset
+    /// loses what it had not read yet: the close frame, so the client sees 1006 instead of the
+    /// code it was sent.
+    package static func discardUnread(_ wsi: OpaquePointer, limit: Int = 65_536) {
+        let fd = lws_get_socket_fd(wsi)
+        guard fd >= 0 else { return }
+        withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 16) { buffer in
+            var left = limit
+            while left > 0 {
+                let n = recv(fd, buffer.baseAddress, min(buffer.count, left), Int32(MSG_DONTWAIT))
+                guard n > 0 else { return }
+                left -= n
+            }
+        }
     }
 
     /// The URL arguments, each `name=value` fragment already decoded by lws.
