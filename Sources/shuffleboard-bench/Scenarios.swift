@@ -84,11 +84,14 @@ struct Scenarios {
                 try idle(name, clients: n, boards: 1, timeout: 60)
             case "idle-memory":
                 let limit = Self.descriptorLimit()
-                for n in smoke ? [30] : [1_000, 5_000, 10_000] where n + 200 <= limit {
+                for n in smoke ? [30] : [1_000, 5_000, 10_000] where n + 200 + Self.warmClients <= limit {
                     try idle(name, clients: n, boards: 1, timeout: 120)
+                    try idle(name + "-marginal", clients: n, boards: 1, timeout: 120, warm: true)
                 }
             case "many-boards":
-                try idle(name, clients: smoke ? 40 : 10_000, boards: smoke ? 4 : 100, timeout: 120)
+                let (n, boards) = smoke ? (40, 4) : (10_000, 100)
+                try idle(name, clients: n, boards: boards, timeout: 120)
+                try idle(name + "-marginal", clients: n, boards: boards, timeout: 120, warm: true)
             case "committed-ops":
                 try committedOps(seconds: smoke ? 0.3 : 5)
             case "drag-races":
@@ -113,8 +116,38 @@ struct Scenarios {
         }
     }
 
-    func idle(_ name: String, clients: Int, boards: Int, timeout: Int) throws {
+    /// The clients a `-marginal` run keeps connected (and joined, to a board of their own) before
+    /// the measured ones come.
+    static let warmClients = 200
+
+    /// `clients` idle clients join `boards` boards; the load generator reports the server's RSS
+    /// growth over their connecting, per connection. Cold (`warm` false), the server has served
+    /// nobody yet, so that growth includes what its first connection costs once: code pages and
+    /// lws's and the runtime's tables touched for the first time (about 2.5 MB here). `warm`
+    /// measures the marginal cost of one more idle connection: `warmClients` clients connect
+    /// first and stay, and the measured ones come after them.
+    func idle(_ name: String, clients: Int, boards: Int, timeout: Int, warm: Bool = false) throws {
         try withServer { port, pid in
+            var warmers: Process?
+            if warm {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: loadgen)
+                process.arguments = [
+                    "--mode", "idle", "--port", "\(port)", "--clients", "\(Self.warmClients)", "--board", "warm",
+                    "--hold", "600", "--timeout", "60",
+                ]
+                process.standardOutput = FileHandle.nullDevice
+                try process.run()
+                warmers = process
+                try Self.waitForUsers(Self.warmClients, port: port, timeout: 60)
+            }
+            defer {
+                // SIGKILL: the child inherits this thread's blocked signals, SIGTERM among them.
+                if let warmers {
+                    kill(warmers.processIdentifier, SIGKILL)
+                    warmers.waitUntilExit()
+                }
+            }
             try loadgen([
                 "--label", name, "--mode", "idle", "--port", "\(port)", "--server-pid", "\(pid)", "--clients",
                 "\(clients)", "--boards", "\(boards)", "--hold", "0", "--timeout", "\(timeout)",
@@ -158,6 +191,48 @@ struct Scenarios {
             throw BenchError(description: "loadgen \(arguments.joined(separator: " ")) failed")
         }
         emit(line.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// Polls the server's `/metrics` (every 20 ms, at most `timeout` seconds) until at least
+    /// `count` connections are joined to boards.
+    static func waitForUsers(_ count: Int, port: Int, timeout: Double) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let page = try? httpGet("/metrics", port: port)
+            let users = page?.split(separator: "\n").first { $0.hasPrefix("shuffleboard_users ") }
+            if let users, let n = Double(users.split(separator: " ").last ?? ""), Int(n) >= count { return }
+            usleep(20_000)
+        }
+        throw BenchError(description: "fewer than \(count) users joined within \(timeout) s")
+    }
+
+    /// The body of one HTTP/1.0 GET to 127.0.0.1 (the whole answer, read to its end).
+    static func httpGet(_ path: String, port: Int) throws -> String {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw BenchError(description: "socket") }
+        defer { close(fd) }
+        var time = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+        guard connected else { throw BenchError(description: "connect") }
+        let request = Array("GET \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        guard send(fd, request, request.count, 0) == request.count else { throw BenchError(description: "send") }
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while answer.count < 16 << 20 {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            guard n > 0 else { break }
+            answer += buffer[..<n]
+        }
+        return String(decoding: answer, as: UTF8.self)
     }
 
     static func descriptorLimit() -> Int {
