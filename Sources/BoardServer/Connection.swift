@@ -11,11 +11,9 @@ final class Connection: SendQueue {
     /// The client's address as the hub knows it (the forwarded-for address of a connection a
     /// trusted node forwarded, else the socket's), and what an upstream names as forwarded-for.
     var address = "?"
-    /// The client's `Origin`, kept for an upstream's handshake (so the owner's `--allow-origin` holds).
-    var origin: String?
-    /// While the hub has the connection forwarded to a board's owner: the upstream's id. Its
-    /// messages go there instead of to the hub.
-    var upstream: UInt64?
+    /// What a cluster node keeps for forwarding; nil until there is something (on a single node,
+    /// always), so that an idle connection does not carry it.
+    private var forwarding: Forwarding?
     /// The message being reassembled from fragments (a message in one frame never lands here).
     var rx: [UInt8] = []
     /// The client's address, for log lines. Set once, at ESTABLISHED.
@@ -31,6 +29,31 @@ final class Connection: SendQueue {
     var rxRefused = false
     /// Where the connection was opened: `/ws` or the echo endpoint. Set once, at ESTABLISHED.
     var endpoint = Endpoint.board
+
+    private final class Forwarding {
+        var origin: String?
+        var upstream: UInt64?
+    }
+
+    /// The client's `Origin`, kept for an upstream's handshake (so the owner's `--allow-origin`
+    /// holds). Only a node that may forward keeps it.
+    var origin: String? {
+        get { forwarding?.origin }
+        set {
+            if forwarding == nil && newValue != nil { forwarding = Forwarding() }
+            forwarding?.origin = newValue
+        }
+    }
+
+    /// While the hub has the connection forwarded to a board's owner: the upstream's id. Its
+    /// messages go there instead of to the hub.
+    var upstream: UInt64? {
+        get { forwarding?.upstream }
+        set {
+            if forwarding == nil && newValue != nil { forwarding = Forwarding() }
+            forwarding?.upstream = newValue
+        }
+    }
 
     /// How a connection is closing.
     private final class CloseState {

@@ -215,8 +215,10 @@ final class Service {
         connection.peer =
             forwardedFor.map { "\($0) (via \(socketPeer))" } ?? proxied.map { "\($0) (via proxy \(socketPeer))" }
             ?? socketPeer
-        connection.origin = LWS.header(wsi, WSI_TOKEN_ORIGIN).flatMap {
-            $0.utf8.count <= Self.maximumOriginBytes ? $0 : nil
+        if clusterKey != nil {  // Only a cluster node forwards, and so needs it later.
+            connection.origin = LWS.header(wsi, WSI_TOKEN_ORIGIN).flatMap {
+                $0.utf8.count <= Self.maximumOriginBytes ? $0 : nil
+            }
         }
         meters.accepted.add(EndpointLabel(endpoint))
         if deflate { log.debug("\(id) from \(connection.peer) uses permessage-deflate") }
