@@ -64,11 +64,12 @@ extension Hub {
         log(.info, "\(id) opened from \(peer)")
         if stopping { return closeSession(id, code: 1001, reason: "server shutting down", flush: false) }
         guard admit(session) else { return }
-        awaitingHello.append((now, id))
+        awaitingHello[id] = now
     }
 
     func closed(_ id: ConnectionID) {
         guard let session = sessions.removeValue(forKey: id) else { return }
+        saidHello(id)
         log(.debug, "\(id) closed")
         release(session)
         leaveBoard(session)
@@ -128,6 +129,7 @@ extension Hub {
                 send(.error(ProtocolError(.notJoined, "send hello first")), to: id)
                 return
             }
+            saidHello(id)
             guard let claims = authorize(session, token: token, board: board) else { return }
             session.role = claims.role
             hello(session, Session.Join(board: board, name: claims.name ?? name, since: since, hello: message))

@@ -131,8 +131,10 @@ package final class Hub {
     var sessions: [ConnectionID: Session] = [:]
     /// Per client address: connections and rates (see Limits.swift).
     var addresses: [String: AddressState] = [:]
-    /// Connections in the order they opened, to close those that send no `hello` in time.
-    var awaitingHello = FIFO<(Instant, ConnectionID)>()
+    /// When each connection that has not sent `hello` yet opened, to close it if it sends none in
+    /// time. It holds only those: a connection leaves it with its `hello`, and its storage goes
+    /// when it empties, so a server of idle joined connections keeps none of it.
+    var awaitingHello: [ConnectionID: Instant] = [:]
     /// The boards in memory.
     var boards: [BoardID: BoardHost] = [:]
     /// Boards waiting for a store read that decides what happens to them, with the work that

@@ -155,10 +155,18 @@ extension Hub {
         return true
     }
 
+    /// The connection no longer waits for its `hello` (it sent it, or it is gone).
+    func saidHello(_ id: ConnectionID) {
+        guard awaitingHello.removeValue(forKey: id) != nil, awaitingHello.isEmpty else { return }
+        awaitingHello = [:]  // Drops the storage a burst of connections grew.
+    }
+
     /// Closes connections that have not said `hello` in time, and forgets idle addresses.
     func enforceTimeouts() {
-        while let (opened, id) = awaitingHello.first, now - opened >= config.helloTimeout {
-            _ = awaitingHello.popFirst()
+        let late =
+            awaitingHello.isEmpty ? [] : awaitingHello.filter { now - $0.value >= config.helloTimeout }.keys.sorted()
+        for id in late {
+            saidHello(id)
             guard let session = sessions[id], case .awaitingHello = session.phase else { continue }
             meters.limitHits.add(.helloTimeout)
             log(.debug, "\(id) from \(session.peer) sent no hello in time")
