@@ -15,23 +15,6 @@ import Testing
 @Suite struct ClusterNodeTests {
     static let demo = BoardID("demo")!
 
-    /// Events as they are reported, from any thread.
-    final class Reports: Sendable {
-        private let events = Mutex<[Hub.Event]>([])
-        private let arrived = DispatchSemaphore(value: 0)
-
-        func post(_ event: Hub.Event) {
-            events.withLock { $0.append(event) }
-            arrived.signal()
-        }
-
-        /// The next event, or nil when none comes within `timeout` seconds.
-        func next(timeout: Double = 10) -> Hub.Event? {
-            guard arrived.wait(timeout: .now() + timeout) == .success else { return nil }
-            return events.withLock { $0.removeFirst() }
-        }
-    }
-
     /// A cluster store whose `renew` fails while `failing` is set.
     final class FlakyClusterStore: DelegatingStore, ClusterStore {
         let inner: MemoryClusterStore
