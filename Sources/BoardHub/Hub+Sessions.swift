@@ -69,7 +69,7 @@ extension Hub {
 
     func closed(_ id: ConnectionID) {
         guard let session = sessions.removeValue(forKey: id) else { return }
-        saidHello(id)
+        stopAwaitingHello(id)
         log(.debug, "\(id) closed")
         release(session)
         leaveBoard(session)
@@ -129,7 +129,7 @@ extension Hub {
                 send(.error(ProtocolError(.notJoined, "send hello first")), to: id)
                 return
             }
-            saidHello(id)
+            stopAwaitingHello(id)
             guard let claims = authorize(session, token: token, board: board) else { return }
             session.role = claims.role
             hello(session, Session.Join(board: board, name: claims.name ?? name, since: since, hello: message))

@@ -156,7 +156,7 @@ extension Hub {
     }
 
     /// The connection no longer waits for its `hello` (it sent it, or it is gone).
-    func saidHello(_ id: ConnectionID) {
+    func stopAwaitingHello(_ id: ConnectionID) {
         guard awaitingHello.removeValue(forKey: id) != nil, awaitingHello.isEmpty else { return }
         awaitingHello = [:]  // Drops the storage a burst of connections grew.
     }
@@ -166,7 +166,7 @@ extension Hub {
         let late =
             awaitingHello.isEmpty ? [] : awaitingHello.filter { now - $0.value >= config.helloTimeout }.keys.sorted()
         for id in late {
-            saidHello(id)
+            stopAwaitingHello(id)
             guard let session = sessions[id], case .awaitingHello = session.phase else { continue }
             meters.limitHits.add(.helloTimeout)
             log(.debug, "\(id) from \(session.peer) sent no hello in time")
