@@ -64,6 +64,7 @@ final class ClientService: @unchecked Sendable {
         info.port = CONTEXT_PORT_NO_LISTEN
         info.protocols = UnsafePointer(protocols)
         info.user = Unmanaged.passUnretained(self).toOpaque()
+        HeaderSlab.install()
         guard let context = lws_create_context(&info) else {
             throw ClientError.contextCreationFailed
         }

@@ -105,6 +105,7 @@ package final class Server: Sendable {
         lowered.rlim_cur = rlim_t(limit - 64)
         setrlimit(Int32(RLIMIT_NOFILE.rawValue), &lowered)
         info.fd_limit_per_thread = UInt32(limit - 64)
+        HeaderSlab.install()
         let context = lws_create_context(&info)
         _ = ContextSetup.raiseFileLimit()
         return context
