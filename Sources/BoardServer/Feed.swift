@@ -16,6 +16,14 @@ internal import BoardHub
 /// and each comes back to the ring's end once its own queue is drained. The send bound
 /// (`--max-pending-bytes`, 1008) is checked at every broadcast for every reader, on the ring or
 /// not, as it was when every reader had a queue of its own.
+///
+/// **Pacing hovers.** While the service thread is saturated (`Service.hoverPacing`), a hover
+/// that comes less than the pacing interval after the readers were last woken does not wake
+/// them: it waits in the ring, and the service wakes the feed (`wakeReaders`) when the interval
+/// is over. Every other broadcast, and a hover after a quiet spell, wakes them at once, and with
+/// them everything that waited. A busy board then sends each reader what came in the last
+/// interval in one write, instead of one write per pass of the service loop with the few hovers
+/// lws read in that pass (it reads at most one rx buffer per connection and pass).
 final class Feed {
     let ring = Ring()
     /// The most ring bytes a reader may keep there (`--ring-bytes`).
@@ -32,6 +40,14 @@ final class Feed {
 
     /// Told of each reader that leaves the ring, with the ring bytes it had not written (a log line).
     private let fellBehind: (Connection, Int) -> Void
+
+    /// When the readers were last woken (microseconds on the monotonic clock).
+    private(set) var lastWake: UInt64 = 0
+    /// Hovers wait in the ring for the wake-up at `wakeDue`.
+    private(set) var wakePending = false
+    private(set) var wakeDue: UInt64 = 0
+    /// The feed is in the service's list of feeds to wake (`Service.pace`).
+    var paced = false
 
     init(capacity: Int, fellBehind: @escaping (Connection, Int) -> Void = { _, _ in }) {
         self.capacity = capacity
@@ -78,8 +94,12 @@ final class Feed {
 
     /// Appends `frame` to the ring for every reader but `except`, and wakes them. A reader the
     /// frame takes over the send bound leaves the ring; if it is still over, `overBound` is called
-    /// (which closes it with 1008). Returns the number of recipients.
-    func append(_ frame: Frame, except: ConnectionID?, overBound: (Connection) -> Void) -> Int {
+    /// (which closes it with 1008). Returns the number of recipients. `now` is the monotonic clock
+    /// in microseconds, `pacing` the least time between wake-ups for hovers (0: none).
+    func append(
+        _ frame: Frame, except: ConnectionID?, now: UInt64 = 0, pacing: UInt64 = 0, overBound: (Connection) -> Void
+    ) -> Int {
+        let waits = frame.isHover && pacing != 0 && now &- lastWake < pacing
         let position = ring.end
         let except = except?.rawValue ?? 0
         ring.append(frame, except: except)
@@ -110,7 +130,7 @@ final class Feed {
             }
             if reader.heldBytes > reader.limit {
                 over.append(reader)
-            } else {
+            } else if !waits {
                 reader.requestWrite()
             }
         }
@@ -126,7 +146,23 @@ final class Feed {
         }
         if left { readers.removeAll { $0.feed !== self } }
         if ring.heldBytes > trimAt { trim() }
+        if waits {
+            if !wakePending { wakeDue = lastWake + pacing }
+            wakePending = true
+        } else {
+            wakeReaders(now: now)
+        }
         return recipients
+    }
+
+    /// Wakes every reader that has not written all of the ring (the hovers that waited for it),
+    /// and starts the next pacing interval at `now`.
+    func wakeReaders(now: UInt64) {
+        if wakePending {
+            for reader in readers where reader.behind && reader.feed === self { reader.requestWrite() }
+            wakePending = false
+        }
+        lastWake = now
     }
 
     /// A reader on the ring has written all of it. When it was the last one behind, the ring is

@@ -131,6 +131,10 @@ package final class Server: Sendable {
         }
         service.context = context
         service.inbox.attach(context)
+        if config.hoverPacing > 0 {
+            service.pacer = Pacer(context: context, protocolName: "shuffleboard.v1")
+            if service.pacer == nil { log.warning("cannot make the hover pacing timer; hovers are not paced") }
+        }
         service.persister.start()
         service.reader.start()
         service.leaseKeeper?.start()

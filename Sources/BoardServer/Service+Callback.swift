@@ -97,6 +97,14 @@ func serviceCallback(
         }
         return -1
 
+    case LWS_CALLBACK_RAW_RX_FILE:
+        // The only raw file is the pacer's timer.
+        if wsi == service.pacer?.wsi { service.pacerFired() }
+        return 0
+
+    case LWS_CALLBACK_RAW_ADOPT_FILE, LWS_CALLBACK_RAW_CLOSE_FILE:
+        return 0
+
     case LWS_CALLBACK_RAW_ADOPT, LWS_CALLBACK_RAW_RX:
         // lws turns a CONNECT request into a raw socket with no timeout; refuse it.
         return -1

@@ -42,6 +42,12 @@ final class Service {
     let forwarding: ForwardingSetup
     /// Exchanges whose answer lws has only partly sent (see `watchFlushing`).
     var flushing: Set<ExchangeID> = []
+    /// The timer that wakes feeds whose hovers wait (`--hover-pacing`); nil: hovers are not paced.
+    var pacer: Pacer?
+    /// Feeds with hovers waiting for their next wake-up, in the order they began to wait.
+    private var pacedFeeds: [Feed] = []
+    /// The service thread's share of a core over the last tick, and the clocks it was measured on.
+    private var saturation: Saturation
     private var nextID: UInt64 = 0
     /// Bounds the log lines clients cause on the transport side (refused frames, full queues).
     private var logBudget: LogBudget?
@@ -70,6 +76,7 @@ final class Service {
         self.config = config
         self.log = log
         inbox = Inbox()
+        saturation = Saturation(threshold: config.hoverPacingBusy)
         persister = Persister(
             store: store, inbox: inbox, log: log, stopRetry: .milliseconds(Int64(config.shutdownWriteRetry * 1000)))
         reader = Reader(store: store, inbox: inbox)
@@ -151,6 +158,7 @@ final class Service {
         }
         applying = false
         if case .tick = event {
+            saturation.sample()
             sweepExchanges()
             sweepUpstreams(now: now)
             trimHeapAfterChurn()
@@ -346,8 +354,13 @@ final class Service {
                 }
             case .broadcast(let message, let members, let except):
                 let frame = Frame(message)
-                let recipients =
-                    feed(of: members)?.append(frame, except: except) { overBound($0, holding: $0.pendingBytes) } ?? 0
+                var recipients = 0
+                if let feed = feed(of: members) {
+                    recipients = feed.append(frame, except: except, now: Clock.microseconds(), pacing: hoverPacing) {
+                        overBound($0, holding: $0.pendingBytes)
+                    }
+                    if feed.wakePending && !feed.paced { pace(feed) }
+                }
                 meters.sent(message, bytes: frame.count, recipients: recipients)
             case .close(let id, let code, let reason, let flush):
                 connections[id]?.close(code: code, reason: reason, flush: flush)
@@ -396,6 +409,44 @@ final class Service {
         return feed
     }
 
+    /// The least time between two wake-ups of a board's readers for hovers, in microseconds:
+    /// `--hover-pacing` while the service thread is saturated, otherwise 0 (every hover wakes
+    /// them at once: when the thread has time to spare, pacing would only add latency).
+    private var hoverPacing: UInt64 {
+        pacer != nil && saturation.saturated ? UInt64(config.hoverPacing) : 0
+    }
+
+    /// `feed` has hovers waiting: the pacer wakes it once its pacing interval is over.
+    private func pace(_ feed: Feed) {
+        feed.paced = true
+        pacedFeeds.append(feed)
+        pacer?.fire(at: feed.wakeDue)
+    }
+
+    /// The pacer's timer fired: wakes the feeds whose interval is over (or nearly: within 100 µs,
+    /// rather than set the timer again for a few microseconds), and sets it for the next.
+    func pacerFired() {
+        guard let pacer else { return }
+        pacer.fired()
+        let now = Clock.microseconds()
+        var next: UInt64?
+        pacedFeeds.removeAll { feed in
+            guard feed.wakePending else {
+                feed.paced = false
+                return true
+            }
+            let due = feed.wakeDue
+            if now + 100 >= due {
+                feed.wakeReaders(now: now)
+                feed.paced = false
+                return true
+            }
+            next = min(next ?? due, due)
+            return false
+        }
+        if let next { pacer.fire(at: next) }
+    }
+
     /// Queues `frame`; a connection it would take over `--max-pending-bytes` (counting what lws
     /// still holds of its last write) is closed with 1008 instead, even when its queue is empty.
     func send(_ frame: Frame, to connection: Connection) {
@@ -414,8 +465,42 @@ final class Service {
     }
 }
 
+/// Whether the service thread is saturated: busy (on a core, not waiting in `poll`) for at least
+/// `threshold` of the last tick (95%), and until it is busy for less than 10 points below that
+/// (so that pacing, which lowers the load, does not turn itself off and on at every tick); with
+/// a threshold of 0, always. Sampled on the service thread.
+struct Saturation {
+    private(set) var saturated: Bool
+    private let threshold: Double
+    private var cpu: UInt64 = 0
+    private var wall: UInt64 = 0
+
+    init(threshold: Double) {
+        self.threshold = threshold
+        saturated = threshold <= 0
+    }
+
+    mutating func sample() {
+        var t = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+        let cpu = UInt64(t.tv_sec) * 1_000_000 + UInt64(t.tv_nsec) / 1000
+        let wall = Clock.microseconds()
+        defer { (self.cpu, self.wall) = (cpu, wall) }
+        guard self.wall != 0, wall > self.wall else { return }
+        let busy = Double(cpu &- self.cpu) / Double(wall - self.wall)
+        saturated = saturated ? busy >= threshold - 0.1 : busy >= threshold
+    }
+}
+
 /// The two clocks the hub is given.
 enum Clock {
+    /// The monotonic clock in microseconds (for pacing hovers; `Pacer` sets its timer on it).
+    static func microseconds() -> UInt64 {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return UInt64(t.tv_sec) * 1_000_000 + UInt64(t.tv_nsec) / 1000
+    }
+
     /// The monotonic clock, for timers.
     static func now() -> Instant {
         var t = timespec()

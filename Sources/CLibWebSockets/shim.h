@@ -3,6 +3,9 @@
 
 #include <libwebsockets.h>
 #include <string.h>
+/* Swift's Glibc module leaves sys/timerfd.h out; the hover pacer's timer is a timerfd that lws
+ * polls with the sockets (Pacer.swift). */
+#include <sys/timerfd.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif

@@ -137,6 +137,8 @@ enum CommandLineParser {
           --max-write-bytes N       most bytes in one socket write; larger messages go in fragments (default 16384)
           --ring-bytes N            most bytes of a board's broadcasts kept for clients behind; further behind,
                                     a client gets its own copies (default 1048576)
+          --hover-pacing MS         a board's hovers wake its clients at most once per this many milliseconds,
+                                    the rest waits for the next wake-up; 0: at once (default 2)
           --unsent-bytes N          most bytes the kernel holds unsent for one client before more is written
                                     (TCP_NOTSENT_LOWAT; 0: the kernel's default) (default 65536)
           --deflate                 offer permessage-deflate (off by default)
@@ -244,6 +246,13 @@ enum CommandLineParser {
                 options.config.maxWriteBytes = try integer(reader.value(for: option), option, 1024...(16 << 20))
             case "--ring-bytes":
                 options.config.ringBytes = try integer(reader.value(for: option), option, 4096...(1 << 30))
+            case "--hover-pacing":
+                let value = try reader.value(for: option)
+                guard let ms = Double(value), ms >= 0, ms <= 1000 else {
+                    throw UsageError(
+                        message: "--hover-pacing must be a number of milliseconds from 0 to 1000, not '\(value)'")
+                }
+                options.config.hoverPacing = Int((ms * 1000).rounded())
             case "--unsent-bytes":
                 options.config.unsentBytes = try integer(reader.value(for: option), option, 0...(1 << 30))
             case "--deflate":

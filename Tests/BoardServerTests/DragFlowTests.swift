@@ -115,4 +115,31 @@ import Testing
                     && drags?.first?["by"] == welcomeA["you"])
         }
     }
+
+    /// Paced hovers (a saturated server's, here every hover's) wait for the pacing timer, not for
+    /// the next broadcast: the last of a burst arrives though nothing comes after it, all arrive
+    /// in order, and a drop sent after them is not let through before them.
+    @Test func pacedHoversAllArriveInOrderTheLastOneToo() async throws {
+        try await withTestServer({
+            $0.hoverPacingBusy = 0
+            $0.hoverPacing = 20_000
+        }) { server in
+            let (a, _) = try await server.join(as: "Ada")
+            let (b, _) = try await server.join(as: "Bo")
+            try await a.expect("join")
+            a.send(#"{"type":"dragStart","item":"t1"}"#)
+            try await b.expect("dragStart")
+            let overs = (0..<30).map { "t\(2 + $0 % 8)" }
+            for over in overs { a.send(#"{"type":"hover","item":"t1","over":"\#(over)"}"#) }
+            var got: [String] = []
+            for _ in overs { got.append(try await b.expect("hover")["over"]?.stringValue ?? "") }
+            #expect(got == overs)
+
+            for over in ["t3", "t4"] { a.send(#"{"type":"hover","item":"t1","over":"\#(over)"}"#) }
+            a.send(#"{"type":"drop","item":"t1"}"#)
+            #expect(try await b.expect("hover")["over"]?.stringValue == "t3")
+            #expect(try await b.expect("hover")["over"]?.stringValue == "t4")
+            #expect(try await b.expect("drop")["item"]?.stringValue == "t1")
+        }
+    }
 }
