@@ -50,7 +50,7 @@ extension Service {
         hub.collectMetrics()
         meters.collect(
             connections: connections.values, upstreams: upstreams.count, store: persister.stats(),
-            ready: unreadiness.isEmpty)
+            ready: unreadiness.isEmpty, saturation: saturation)
         return HTTPResponse(status: 200, contentType: Metrics.contentType, body: Array(hub.metrics.render().utf8))
     }
 }

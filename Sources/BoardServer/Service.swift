@@ -47,7 +47,7 @@ final class Service {
     /// Feeds with hovers waiting for their next wake-up, in the order they began to wait.
     private var pacedFeeds: [Feed] = []
     /// The service thread's share of a core over the last tick, and the clocks it was measured on.
-    private var saturation: Saturation
+    private(set) var saturation: Saturation
     private var nextID: UInt64 = 0
     /// Bounds the log lines clients cause on the transport side (refused frames, full queues).
     private var logBudget: LogBudget?
@@ -471,6 +471,8 @@ final class Service {
 /// a threshold of 0, always. Sampled on the service thread.
 struct Saturation {
     private(set) var saturated: Bool
+    /// The busy share of the last tick.
+    private(set) var busy = 0.0
     private let threshold: Double
     private var cpu: UInt64 = 0
     private var wall: UInt64 = 0
@@ -480,14 +482,18 @@ struct Saturation {
         saturated = threshold <= 0
     }
 
+    /// Samples the thread's CPU clock and the monotonic clock (on the service thread).
     mutating func sample() {
         var t = timespec()
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
-        let cpu = UInt64(t.tv_sec) * 1_000_000 + UInt64(t.tv_nsec) / 1000
-        let wall = Clock.microseconds()
+        record(cpu: UInt64(t.tv_sec) * 1_000_000 + UInt64(t.tv_nsec) / 1000, wall: Clock.microseconds())
+    }
+
+    /// One sample: the thread's CPU time and the wall time, in microseconds.
+    mutating func record(cpu: UInt64, wall: UInt64) {
         defer { (self.cpu, self.wall) = (cpu, wall) }
         guard self.wall != 0, wall > self.wall else { return }
-        let busy = Double(cpu &- self.cpu) / Double(wall - self.wall)
+        busy = Double(cpu &- self.cpu) / Double(wall - self.wall)
         saturated = saturated ? busy >= threshold - 0.1 : busy >= threshold
     }
 }

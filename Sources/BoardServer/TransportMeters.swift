@@ -22,6 +22,8 @@ final class TransportMeters {
     let storeWriteFailures: Counter<StoreFailureLabel>
     let storeFailing: Gauge<NoLabels>
     let ready: Gauge<NoLabels>
+    let serviceBusy: Gauge<NoLabels>
+    let hoverPacing: Gauge<NoLabels>
     let startTime: Gauge<NoLabels>
     let forwards: Counter<NoLabels>
     let forwardsOpen: Gauge<NoLabels>
@@ -80,6 +82,12 @@ final class TransportMeters {
             "shuffleboard_store_failing", "1 while the writer's last attempt failed and it is retrying, else 0.")
         ready = registry.gauge(
             "shuffleboard_ready", "1 when /readyz answers 200 (store writable, not shutting down), else 0.")
+        serviceBusy = registry.gauge(
+            "shuffleboard_service_busy_ratio",
+            "The service thread's share of a core over the last quarter second (1: it never waited for input).")
+        hoverPacing = registry.gauge(
+            "shuffleboard_hover_pacing",
+            "1 while hovers are paced (the service thread is saturated; --hover-pacing), else 0.")
         startTime = registry.gauge(
             "shuffleboard_start_time_seconds", "When the server started, in seconds since 1970 (UTC).")
         startTime.set(Date().timeIntervalSince1970.rounded())
@@ -112,8 +120,11 @@ final class TransportMeters {
 
     /// Sets the gauges of the connections and the writer, for a scrape.
     func collect(
-        connections: Dictionary<ConnectionID, Connection>.Values, upstreams: Int, store: StoreStats, ready: Bool
+        connections: Dictionary<ConnectionID, Connection>.Values, upstreams: Int, store: StoreStats, ready: Bool,
+        saturation: Saturation
     ) {
+        serviceBusy.set(saturation.busy)
+        hoverPacing.set(saturation.saturated ? 1 : 0)
         forwardsOpen.set(upstreams)
         var open: [EndpointLabel: Int] = [:]
         var total = 0

@@ -298,3 +298,23 @@ import Testing
         }
     }
 }
+
+/// When hovers are paced: from 95% busy, until below 85%.
+@Suite struct SaturationTests {
+    @Test func pacingStartsAt95PercentBusyAndEndsBelow85() {
+        var saturation = Saturation(threshold: 0.95)
+        var cpu: UInt64 = 0
+        var wall: UInt64 = 1_000_000
+        saturation.record(cpu: cpu, wall: wall)
+        var seen: [Bool] = []
+        for busy: UInt64 in [50, 94, 96, 90, 86, 84, 90, 99] {
+            cpu += busy * 2500
+            wall += 250_000
+            saturation.record(cpu: cpu, wall: wall)
+            seen.append(saturation.saturated)
+        }
+        #expect(seen == [false, false, true, true, true, false, false, true])
+        #expect(abs(saturation.busy - 0.99) < 1e-9)
+        #expect(Saturation(threshold: 0).saturated, "a threshold of 0 paces from the start")
+    }
+}
