@@ -23,18 +23,24 @@ import Synchronization
 /// never retried either, and is reported as `.writeFailed` of kind `.fenced`. A lease release
 /// (`submitRelease`) runs in queue order, after every write submitted before it, and is reported
 /// as `.released` whether or not it succeeded.
+///
+/// The in-memory store never waits: with it the service thread writes itself (`writesInline`,
+/// `runNow`), a batch per event, and the writer thread has nothing to do. That saves two thread
+/// switches and an inbox round trip per batch, which were most of the cost of an op in memory.
 final class Persister: Sendable {
     /// One submitted write and the ticket to report when it is durable.
     typealias Job = (write: StoreWrite, ticket: Ticket?)
 
-    /// What the writer thread takes from its queue.
-    private enum Task: Sendable {
+    /// What the writer thread takes from its queue (or `runNow` is given).
+    enum Task: Sendable {
         case write(Job)
         /// Give up the board's lease (a `ClusterStore`'s).
         case release(BoardID)
     }
 
     private let store: any BoardStore
+    /// True for the in-memory store: the service thread writes with `runNow`, not `submit`.
+    let writesInline: Bool
     private let report: @Sendable (Hub.Event) -> Void
     private let log: Logger
     private let stopRetry: Duration
@@ -49,6 +55,7 @@ final class Persister: Sendable {
     /// A writer that reports durable and failed writes to `report` (from the writer thread).
     init(store: any BoardStore, log: Logger, stopRetry: Duration, report: @escaping @Sendable (Hub.Event) -> Void) {
         self.store = store
+        writesInline = store is MemoryStore
         self.log = log
         self.stopRetry = stopRetry
         self.report = report
@@ -60,7 +67,13 @@ final class Persister: Sendable {
     }
 
     func start() {
-        worker.start { [self] tasks in run(tasks) }
+        worker.start { [self] tasks in run(tasks, report: report) }
+    }
+
+    /// Carries out `tasks` on the calling thread (the service thread, with the in-memory store),
+    /// reporting to `report` as the writer thread reports to the inbox.
+    func runNow(_ tasks: [Task], report: (Hub.Event) -> Void) {
+        run(tasks, report: report)
     }
 
     /// Queues a write; `ticket`, when given, is reported back once the write is durable.
@@ -83,21 +96,21 @@ final class Persister: Sendable {
     // MARK: The writer thread
 
     /// The writes between releases go as batches; each release runs after the writes before it.
-    private func run(_ tasks: [Task]) {
+    private func run(_ tasks: [Task], report: (Hub.Event) -> Void) {
         var jobs: [Job] = []
         for task in tasks {
             switch task {
             case .write(let job): jobs.append(job)
             case .release(let board):
-                if !jobs.isEmpty { write(jobs) }
+                if !jobs.isEmpty { write(jobs, report: report) }
                 jobs.removeAll()
-                release(board)
+                release(board, report: report)
             }
         }
-        if !jobs.isEmpty { write(jobs) }
+        if !jobs.isEmpty { write(jobs, report: report) }
     }
 
-    private func release(_ board: BoardID) {
+    private func release(_ board: BoardID, report: (Hub.Event) -> Void) {
         if let cluster = store as? any ClusterStore {
             do throws(StoreError) {
                 try cluster.release(board)
@@ -110,7 +123,7 @@ final class Persister: Sendable {
     }
 
     /// One transaction for everything queued; on a permanent failure, one per board.
-    private func write(_ jobs: [Job]) {
+    private func write(_ jobs: [Job], report: (Hub.Event) -> Void) {
         let batch = Batch(jobs)
         switch commit(batch) {
         case .committed:
@@ -119,14 +132,14 @@ final class Persister: Sendable {
             dropped(batch, error)
         case .failed(let error):
             let parts = batch.splitByBoard()
-            guard parts.count > 1 else { return failed(batch, error) }
+            guard parts.count > 1 else { return failed(batch, error, report: report) }
             log.warning(
                 "store write of \(parts.count) boards failed (\(error.message)); writing each board on its own")
             var durable = Batch([])
             for part in parts {
                 switch commit(part) {
                 case .committed: durable.append(part)
-                case .failed(let error): failed(part, error)
+                case .failed(let error): failed(part, error, report: report)
                 case .dropped(let error): dropped(part, error)
                 }
             }
@@ -185,7 +198,7 @@ final class Persister: Sendable {
     }
 
     /// Reports a one-board batch that failed permanently (or was fenced).
-    private func failed(_ part: Batch, _ error: StoreError) {
+    private func failed(_ part: Batch, _ error: StoreError, report: (Hub.Event) -> Void) {
         guard let board = part.boards.first else { return }
         if error.kind == .fenced {
             log.warning(

@@ -67,6 +67,9 @@ final class Service {
     /// them causes (an upstream that failed at once) waits in `later` instead of re-entering the hub.
     private var applying = false
     private var later: [Hub.Event] = []
+    /// With the in-memory store: the writes and releases of the event being handled, written by
+    /// the service thread itself once its actions are carried out (`Persister.writesInline`).
+    private var inlineTasks: [Persister.Task] = []
 
     #if DEBUG
         var serviceThread: pthread_t?
@@ -157,6 +160,12 @@ final class Service {
             apply(hub.handle(event, now: now, wall: Clock.wall()))
         }
         applying = false
+        if !inlineTasks.isEmpty {
+            // What the writer thread would report through the inbox comes next, in order.
+            let tasks = inlineTasks
+            inlineTasks.removeAll(keepingCapacity: true)
+            persister.runNow(tasks) { later.append($0) }
+        }
         if case .tick = event {
             saturation.sample()
             sweepExchanges()
@@ -365,7 +374,11 @@ final class Service {
             case .close(let id, let code, let reason, let flush):
                 connections[id]?.close(code: code, reason: reason, flush: flush)
             case .persist(let write, let ticket):
-                persister.submit(write, ticket: ticket)
+                if persister.writesInline {
+                    inlineTasks.append(.write((write, ticket)))
+                } else {
+                    persister.submit(write, ticket: ticket)
+                }
             case .read(let id, let request):
                 reader.submit(request, id: id)
             case .respond(let exchange, let response):
@@ -377,7 +390,11 @@ final class Service {
             case .forward(let id, let advertise, let messages):
                 forward(id, to: advertise, messages: messages)
             case .release(let board):
-                persister.submitRelease(board)
+                if persister.writesInline {
+                    inlineTasks.append(.release(board))
+                } else {
+                    persister.submitRelease(board)
+                }
             }
         }
     }
