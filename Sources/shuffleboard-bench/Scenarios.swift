@@ -122,11 +122,10 @@ struct Scenarios {
 
     /// `clients` idle clients join `boards` boards; the load generator reports the server's RSS
     /// growth over their connecting, per connection. Cold (`warm` false), the server has served
-    /// nobody yet, so that growth includes what the first connections cost once (about 2.5 MB
-    /// here): code pages touched for the first time, and the heap that the concurrent
-    /// handshakes' header buffers leave fragmented. `warm` measures the marginal cost of one
-    /// more idle connection: `warmClients` clients connect first and stay, and the measured ones
-    /// come after them.
+    /// nobody yet, so that growth includes what the first connections cost once (about 1.2 MB
+    /// here, mostly code and data pages touched for the first time). `warm` measures the marginal
+    /// cost of one more idle connection: `warmClients` clients connect first and stay, and the
+    /// measured ones come after them.
     func idle(_ name: String, clients: Int, boards: Int, timeout: Int, warm: Bool = false) throws {
         try withServer { port, pid in
             var warmers: Process?
