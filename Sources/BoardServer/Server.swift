@@ -196,7 +196,8 @@ private final class ContextSetup {
         protocols.initialize(repeating: lws_protocols(), count: 2)
         protocols[0].name = UnsafePointer(name)
         protocols[0].callback = serviceCallback
-        protocols[0].per_session_data_size = MemoryLayout<SessionData>.size
+        // No per-session data: the ids are in each wsi's opaque user data (WSIID).
+        protocols[0].per_session_data_size = 0
         // lws mallocs this (plus LWS_PRE) for every WebSocket for its whole life (0 means the
         // service buffer's 4096), hands RECEIVE at most this much at a time, and reads at most
         // this much from the socket per pass. Small, because most of an idle connection's memory

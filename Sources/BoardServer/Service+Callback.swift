@@ -3,13 +3,23 @@ internal import BoardHub
 internal import CLibWebSockets
 internal import LWSSupport
 
-/// The per-session data lws allocates for each connection: only our small connection id.
-struct SessionData {
-    var id: UInt64
+/// The id the server keeps in a wsi's opaque user data: a WebSocket connection's, an HTTP
+/// exchange's (0 between requests), or an upstream's with `upstreamTag` set. Per-session data
+/// would do as well, but lws allocates it for every connection, a 32-byte heap block for 8 bytes.
+enum WSIID {
+    /// Set in an upstream's id (Service+Forwarding.swift); never in a connection's or an
+    /// exchange's (`makeID` counts from 1).
+    static let upstreamTag: UInt64 = 1 << 63
+
+    static func of(_ wsi: OpaquePointer) -> UInt64 { UInt64(UInt(bitPattern: lws_get_opaque_user_data(wsi))) }
+
+    static func set(_ wsi: OpaquePointer, _ id: UInt64) {
+        lws_set_opaque_user_data(wsi, UnsafeMutableRawPointer(bitPattern: UInt(id)))
+    }
 }
 
 /// The one lws callback for HTTP and WebSocket. No captures: it finds the service through the
-/// context user pointer and the connection through the id in the per-session data.
+/// context user pointer and the connection through the id in the wsi's opaque user data.
 func serviceCallback(
     _ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
     _ input: UnsafeMutableRawPointer?, _ length: Int
@@ -17,13 +27,13 @@ func serviceCallback(
     guard let wsi, let contextUser = lws_context_user(lws_get_context(wsi)) else { return 0 }
     let service = Unmanaged<Service>.fromOpaque(contextUser).takeUnretainedValue()
     service.assertOnServiceThread()
-    // An upstream to a board's owner (Service+Forwarding.swift) carries its id as opaque user
-    // data; every other wsi has none. Its callbacks never reach the server's paths below.
-    if lws_get_opaque_user_data(wsi) != nil {
-        return service.upstreamCallback(wsi, reason, input, length)
+    let id = WSIID.of(wsi)
+    // An upstream to a board's owner (Service+Forwarding.swift). Its callbacks never reach the
+    // server's paths below.
+    if id & WSIID.upstreamTag != 0 {
+        return service.upstreamCallback(wsi, reason, id & ~WSIID.upstreamTag, input, length)
             ?? lws_callback_http_dummy(wsi, reason, user, input, length)
     }
-    let session = user?.assumingMemoryBound(to: SessionData.self)
     switch reason {
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         // WebSockets only on /ws (and on the echo path when there is one), from allowed origins.
@@ -31,30 +41,30 @@ func serviceCallback(
         return service.originAllowed(wsi) ? 0 : -1
 
     case LWS_CALLBACK_ESTABLISHED:
-        guard let session, let endpoint = service.endpoint(of: wsi) else { return -1 }
-        session.pointee.id = service.opened(wsi, endpoint: endpoint)
+        guard let endpoint = service.endpoint(of: wsi) else { return -1 }
+        WSIID.set(wsi, service.opened(wsi, endpoint: endpoint))
         return 0
 
     case LWS_CALLBACK_RECEIVE:
-        guard let session, let connection = service.connections[ConnectionID(session.pointee.id)] else { return 0 }
+        guard let connection = service.connections[ConnectionID(id)] else { return 0 }
         service.receive(input, length, wsi: wsi, on: connection)
         return 0
 
     case LWS_CALLBACK_RECEIVE_PONG:
-        guard let session, let connection = service.connections[ConnectionID(session.pointee.id)] else { return 0 }
+        guard let connection = service.connections[ConnectionID(id)] else { return 0 }
         service.checkMasked(wsi, on: connection)
         return 0
 
     case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
-        return service.peerClosing(input, length, wsi: wsi, id: session?.pointee.id ?? 0)
+        return service.peerClosing(input, length, wsi: wsi, id: id)
 
     case LWS_CALLBACK_SERVER_WRITEABLE:
-        guard let session, let connection = service.connections[ConnectionID(session.pointee.id)] else { return 0 }
+        guard let connection = service.connections[ConnectionID(id)] else { return 0 }
         return connection.writeable(maxFrames: service.config.maxFramesPerWrite, scratch: service.scratch)
 
     case LWS_CALLBACK_CLOSED:
         LWS.discardUnread(wsi)
-        if let session { service.closed(session.pointee.id) }
+        if id != 0 { service.closed(id) }
         return 0
 
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
@@ -62,26 +72,28 @@ func serviceCallback(
         return 0
 
     case LWS_CALLBACK_HTTP:
-        guard let session else { return -1 }
-        return service.httpRequest(wsi, session: session)
+        return service.httpRequest(wsi, previous: id)
 
     case LWS_CALLBACK_HTTP_BODY:
-        guard let session else { return 0 }
-        return service.httpBody(ExchangeID(session.pointee.id), input, length)
+        guard id != 0 else { return 0 }
+        return service.httpBody(ExchangeID(id), input, length)
 
     case LWS_CALLBACK_HTTP_BODY_COMPLETION:
-        guard let session else { return 0 }
-        service.bodyComplete(ExchangeID(session.pointee.id))
+        guard id != 0 else { return 0 }
+        service.bodyComplete(ExchangeID(id))
         return 0
 
     case LWS_CALLBACK_HTTP_WRITEABLE:
-        guard let session, let exchange = service.exchanges[ExchangeID(session.pointee.id)] else { return 0 }
+        guard let exchange = service.exchanges[ExchangeID(id)] else { return 0 }
         return service.writeResponse(exchange)
 
     case LWS_CALLBACK_HTTP_DROP_PROTOCOL, LWS_CALLBACK_CLOSED_HTTP:
-        // lws drops the protocol (freeing this per-session data, and so the exchange's id) when a
-        // transaction completes and before each new request, as well as at close.
-        if let session { service.exchanges[ExchangeID(session.pointee.id)] = nil }
+        // lws drops the protocol when a transaction completes and before each new request, as
+        // well as at close: the exchange ends, and the wsi holds no id until the next request.
+        if id != 0 {
+            service.exchanges[ExchangeID(id)] = nil
+            WSIID.set(wsi, 0)
+        }
         return 0
 
     case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:

@@ -191,8 +191,8 @@ extension Service {
         info.protocol = cString("shuffleboard.v1")
         // The Origin goes in CLIENT_APPEND_HANDSHAKE_HEADER: lws would prefix `info.origin` with http://.
         info.retry_and_idle_policy = UnsafePointer(forwarding.retry)
-        // The id, not a pointer: callbacks find the upstream in `upstreams`.
-        info.opaque_user_data = UnsafeMutableRawPointer(bitPattern: UInt(upstream.id))
+        // The id, not a pointer: callbacks find the upstream in `upstreams` (WSIID).
+        info.opaque_user_data = UnsafeMutableRawPointer(bitPattern: UInt(upstream.id | WSIID.upstreamTag))
         if let wsi = lws_client_connect_via_info(&info) {
             upstream.wsi = wsi
         } else {
@@ -200,12 +200,12 @@ extension Service {
         }
     }
 
-    /// Handles the callbacks of an upstream's wsi (which carries its id as opaque user data);
-    /// nil for reasons left to lws's defaults.
+    /// Handles the callbacks of the upstream `id`'s wsi (which carries the id as opaque user
+    /// data); nil for reasons left to lws's defaults.
     func upstreamCallback(
-        _ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ input: UnsafeMutableRawPointer?, _ length: Int
+        _ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ id: UInt64, _ input: UnsafeMutableRawPointer?,
+        _ length: Int
     ) -> Int32? {
-        let id = UInt64(UInt(bitPattern: lws_get_opaque_user_data(wsi)))
         guard let upstream = upstreams[id] else {
             // Ended already: whatever lws still has for it is not wanted.
             switch reason {

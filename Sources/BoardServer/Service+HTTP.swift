@@ -66,11 +66,12 @@ final class HTTPExchange {
 ///   the write, on a re-delivered BODY_COMPLETION, and after every service pass meanwhile).
 extension Service {
     /// The start of an HTTP request: check its framing, then dispatch it now or wait for its body.
-    func httpRequest(_ wsi: OpaquePointer, session: UnsafeMutablePointer<SessionData>) -> Int32 {
-        // lws gives every request fresh per-session data (the last exchange ended at DROP_PROTOCOL).
-        if session.pointee.id != 0 { exchanges[ExchangeID(session.pointee.id)] = nil }
+    /// `previous` is the id the wsi still holds, if any (the last exchange normally ended at
+    /// DROP_PROTOCOL).
+    func httpRequest(_ wsi: OpaquePointer, previous: UInt64) -> Int32 {
+        if previous != 0 { exchanges[ExchangeID(previous)] = nil }
         let id = ExchangeID(makeID())
-        session.pointee.id = id.rawValue
+        WSIID.set(wsi, id.rawValue)
         var uriPointer: UnsafeMutablePointer<CChar>?
         var uriLength: Int32 = 0
         let methodIndex = lws_http_get_uri_and_method(wsi, &uriPointer, &uriLength)
