@@ -24,8 +24,9 @@ import Synchronization
 /// (`submitRelease`) runs in queue order, after every write submitted before it, and is reported
 /// as `.released` whether or not it succeeded.
 ///
-/// The in-memory store never waits: with it the service thread writes itself (`writesInline`,
-/// `runNow`), a batch per event, and the writer thread has nothing to do. That saves two thread
+/// The in-memory store never waits and never fails (so nothing retries or backs off): with it
+/// the service thread writes itself (`writesInline`, `runNow`), a batch per event, and the writer
+/// thread has nothing to do. That saves two thread
 /// switches and an inbox round trip per batch, which were most of the cost of an op in memory.
 final class Persister: Sendable {
     /// One submitted write and the ticket to report when it is durable.
