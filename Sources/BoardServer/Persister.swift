@@ -24,9 +24,9 @@ import Synchronization
 /// (`submitRelease`) runs in queue order, after every write submitted before it, and is reported
 /// as `.released` whether or not it succeeded.
 ///
-/// The in-memory store never waits and never fails (so nothing retries or backs off): with it
-/// the service thread writes itself (`writesInline`, `runNow`), a batch per event, and the writer
-/// thread has nothing to do. That saves two thread
+/// A store whose writes never wait and never fail (`writesNeverWait`: the in-memory one, so
+/// nothing retries or backs off) is written by the service thread itself (`writesInline`,
+/// `runNow`), a batch per event, and the writer thread has nothing to do. That saves two thread
 /// switches and an inbox round trip per batch, which were most of the cost of an op in memory.
 final class Persister: Sendable {
     /// One submitted write and the ticket to report when it is durable.
@@ -40,7 +40,7 @@ final class Persister: Sendable {
     }
 
     private let store: any BoardStore
-    /// True for the in-memory store: the service thread writes with `runNow`, not `submit`.
+    /// The store's writes never wait: the service thread writes with `runNow`, not `submit`.
     let writesInline: Bool
     private let report: @Sendable (Hub.Event) -> Void
     private let log: Logger
@@ -56,7 +56,7 @@ final class Persister: Sendable {
     /// A writer that reports durable and failed writes to `report` (from the writer thread).
     init(store: any BoardStore, log: Logger, stopRetry: Duration, report: @escaping @Sendable (Hub.Event) -> Void) {
         self.store = store
-        writesInline = store is MemoryStore
+        writesInline = store.writesNeverWait
         self.log = log
         self.stopRetry = stopRetry
         self.report = report

@@ -110,4 +110,11 @@ package protocol BoardStore: AnyObject, Sendable {
     /// Releases what the store holds (connections, the directory lock); a closed store may refuse later calls.
     /// Safe to call twice.
     func close()
+    /// True when `write` never waits (no disk, no network) and never fails: the server's service
+    /// thread may then write itself instead of handing writes to the writer thread.
+    var writesNeverWait: Bool { get }
+}
+
+extension BoardStore {
+    package var writesNeverWait: Bool { false }
 }

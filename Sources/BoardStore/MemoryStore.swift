@@ -17,6 +17,9 @@ package final class MemoryStore: BoardStore {
     /// An empty store.
     package init() {}
 
+    /// Memory: nothing to wait for, and nothing that can fail.
+    package var writesNeverWait: Bool { true }
+
     /// Applies the batch; memory is as durable as it gets here.
     package func write(_ batch: [StoreWrite]) throws(StoreError) {
         boards.withLock { boards in
