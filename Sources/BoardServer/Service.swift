@@ -501,9 +501,7 @@ struct Saturation {
 
     /// Samples the thread's CPU clock and the monotonic clock (on the service thread).
     mutating func sample() {
-        var t = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
-        record(cpu: UInt64(t.tv_sec) * 1_000_000 + UInt64(t.tv_nsec) / 1000, wall: Clock.microseconds())
+        record(cpu: Clock.microseconds(CLOCK_THREAD_CPUTIME_ID), wall: Clock.microseconds())
     }
 
     /// One sample: the thread's CPU time and the wall time, in microseconds.
@@ -517,10 +515,11 @@ struct Saturation {
 
 /// The two clocks the hub is given.
 enum Clock {
-    /// The monotonic clock in microseconds (for pacing hovers; `Pacer` sets its timer on it).
-    static func microseconds() -> UInt64 {
+    /// A clock in microseconds: by default the monotonic one (for pacing hovers; `Pacer` sets
+    /// its timer on it).
+    static func microseconds(_ clock: clockid_t = CLOCK_MONOTONIC) -> UInt64 {
         var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
+        clock_gettime(clock, &t)
         return UInt64(t.tv_sec) * 1_000_000 + UInt64(t.tv_nsec) / 1000
     }
 
