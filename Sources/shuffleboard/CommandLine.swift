@@ -137,8 +137,9 @@ enum CommandLineParser {
           --max-write-bytes N       most bytes in one socket write; larger messages go in fragments (default 16384)
           --ring-bytes N            most bytes of a board's broadcasts kept for clients behind; further behind,
                                     a client gets its own copies (default 1048576)
-          --hover-pacing MS         a board's hovers wake its clients at most once per this many milliseconds,
-                                    the rest waits for the next wake-up; 0: at once (default 2)
+          --hover-pacing MS         while the service thread is saturated, a board's hovers go out at most once
+                                    per this many milliseconds, with those that came meanwhile; 0: never paced
+                                    (default 2)
           --unsent-bytes N          most bytes the kernel holds unsent for one client before more is written
                                     (TCP_NOTSENT_LOWAT; 0: the kernel's default) (default 65536)
           --deflate                 offer permessage-deflate (off by default)
@@ -247,11 +248,7 @@ enum CommandLineParser {
             case "--ring-bytes":
                 options.config.ringBytes = try integer(reader.value(for: option), option, 4096...(1 << 30))
             case "--hover-pacing":
-                let value = try reader.value(for: option)
-                guard let ms = Double(value), ms >= 0, ms <= 1000 else {
-                    throw UsageError(
-                        message: "--hover-pacing must be a number of milliseconds from 0 to 1000, not '\(value)'")
-                }
+                let ms = try number(reader.value(for: option), option, 0...1000, unit: "milliseconds")
                 options.config.hoverPacing = Int((ms * 1000).rounded())
             case "--unsent-bytes":
                 options.config.unsentBytes = try integer(reader.value(for: option), option, 0...(1 << 30))
@@ -303,9 +300,9 @@ enum CommandLineParser {
             case "--tls-key":
                 options.config.tlsKey = try reader.value(for: option)
             case "--hello-timeout":
-                options.config.helloTimeout = try seconds(reader.value(for: option), option, 1...3600)
+                options.config.helloTimeout = try number(reader.value(for: option), option, 1...3600)
             case "--hold-lifetime":
-                options.config.holdLifetime = try seconds(reader.value(for: option), option, 1...86_400)
+                options.config.holdLifetime = try number(reader.value(for: option), option, 1...86_400)
             case "--op-rate":
                 options.config.opRate = Double(try integer(reader.value(for: option), option, 0...1_000_000))
             case "--message-rate":
@@ -474,13 +471,13 @@ enum CommandLineParser {
         return n
     }
 
-    private static func seconds(_ text: String, _ option: String, _ range: ClosedRange<Double>) throws(UsageError)
-        -> Double
-    {
+    private static func number(
+        _ text: String, _ option: String, _ range: ClosedRange<Double>, unit: String = "seconds"
+    ) throws(UsageError) -> Double {
         guard let n = Double(text), range.contains(n) else {
             throw UsageError(
                 message:
-                    "\(option) must be a number of seconds from \(Int(range.lowerBound)) to \(Int(range.upperBound)), not '\(text)'"
+                    "\(option) must be a number of \(unit) from \(Int(range.lowerBound)) to \(Int(range.upperBound)), not '\(text)'"
             )
         }
         return n
