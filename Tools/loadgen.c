@@ -157,6 +157,14 @@ static void record_latency(uint64_t sent_us) {
     lat_count++;
 }
 
+// One hover delivered to `c`; `t` points at its "t": member (NULL: none).
+static void delivered(struct conn *c, const char *t) {
+    c->received++;
+    received_total++;
+    last_receive_us = recv_now_us;
+    if (t) record_latency((uint64_t)strtod(t + 4, NULL));
+}
+
 static const char *find(const char *s, size_t n, const char *needle) {
     return memmem(s, n, needle, strlen(needle));
 }
@@ -244,9 +252,6 @@ static void on_text(struct conn *c, const char *p, size_t n) {
             echoed++;
             return;
         }
-        c->received++;
-        received_total++;
-        last_receive_us = recv_now_us;
         // "t" from the end: ,"t":123.4}
         const char *t = NULL;
         for (const char *r = end - 5; r >= p && r > end - 40; r--) {
@@ -255,8 +260,7 @@ static void on_text(struct conn *c, const char *p, size_t n) {
                 break;
             }
         }
-        if (!t) t = find(p, n, "\"t\":");
-        if (t) record_latency((uint64_t)strtod(t + 4, NULL));
+        delivered(c, t ? t : find(p, n, "\"t\":"));
         return;
     }
     while ((q = find(q, (size_t)(end - q), "\"type\":\"hover\""))) {
@@ -267,11 +271,7 @@ static void on_text(struct conn *c, const char *p, size_t n) {
             echoed++;
             continue;
         }
-        c->received++;
-        received_total++;
-        last_receive_us = recv_now_us;
-        const char *t = find(q, (size_t)((next ? next : end) - q), "\"t\":");
-        if (t) record_latency((uint64_t)strtod(t + 4, NULL));
+        delivered(c, find(q, (size_t)((next ? next : end) - q), "\"t\":"));
     }
 }
 
