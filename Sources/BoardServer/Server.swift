@@ -203,9 +203,10 @@ private final class ContextSetup {
         // this much from the socket per pass. Small, because most of an idle connection's memory
         // was this buffer; `Service.receive` reassembles longer frames and messages from the
         // pieces (lws_is_final_fragment is false until a frame's last byte). 128: hovers and drags
-        // (60-120 bytes) come in one piece, ops in one or two. Reading so little per pass left
-        // input unread when lws closed a connection right after its close frame, which made the
-        // kernel send a reset that lost the close frame; LWS.discardUnread at CLOSED prevents it.
+        // (60-120 bytes) come in one piece, ops in one or two. Reading so little per pass can leave
+        // input unread when lws closes a socket (after the client's close frame, or after 5 s
+        // without one), and a socket closed with unread input makes the kernel send a reset that
+        // can lose what the client has not read; LWS.discardUnread at CLOSED prevents it.
         protocols[0].rx_buffer_size = 128
         // One send() per write: lws splits a larger write into sends of this size and keeps the
         // rest on its heap until they are done. Every write to a WebSocket is at most this.

@@ -72,13 +72,12 @@ package enum LWS {
     }
 
     /// Reads and drops, without waiting, at most `limit` bytes that the peer sent and lws has not
-    /// read. For LWS_CALLBACK_CLOSED, which lws 4.1.6 calls just before it closes the socket: it
-    /// closes a WebSocket right after sending its own close frame, without waiting for the
-    /// peer's answer (its shutdown marks the socket unusable before the check that would wait),
-    /// and reading at most one rx buffer per pass it often leaves input unread. A socket closed
+    /// read. For LWS_CALLBACK_CLOSED, which lws 4.1.6 calls just before it closes the socket:
+    /// reading at most one rx buffer per pass, it can leave input unread there (when the close
+    /// handshake timed out, or the peer sent more after its close frame), and its shutdown marks
+    /// the socket unusable before the check that would wait for the peer's FIN. A socket closed
     /// with unread input answers with a reset instead of a FIN, and a peer that gets the reset
-    /// loses what it had not read yet: the close frame, so the client sees 1006 instead of the
-    /// code it was sent.
+    /// loses what it had not read yet, a close frame among it.
     package static func discardUnread(_ wsi: OpaquePointer, limit: Int = 65_536) {
         let fd = lws_get_socket_fd(wsi)
         guard fd >= 0 else { return }

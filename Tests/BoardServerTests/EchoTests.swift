@@ -90,6 +90,21 @@ import Testing
         }
     }
 
+    @Test func aCloseByTheServerWaitsForTheClientsCloseAndEndsWithoutAReset() async throws {
+        try await Self.withEchoServer { server in
+            let raw = try RawWebSocket(port: server.port, path: "/echo")
+            raw.send(opcode: 2, [1], masked: false)
+            #expect(try raw.readUntilClose()?.closeCode == 1002)
+            // The server waits for the client's close and reads and drops what comes before it.
+            // Had it closed its socket at once, these would reach a closed socket: the kernel
+            // answers with a reset, and a client still sending loses what it had not read.
+            for _ in 0..<64 { raw.send(opcode: 2, [UInt8](repeating: 7, count: 4000)) }
+            raw.send(opcode: 8, [0x03, 0xE8])
+            #expect(try raw.readsEnd())
+            #expect(!raw.sendFailed && !raw.wasReset)
+        }
+    }
+
     @Test func echoConnectionsNeverReachTheHub() async throws {
         try await Self.withEchoServer { server in
             let raw = try RawWebSocket(port: server.port, path: "/echo")

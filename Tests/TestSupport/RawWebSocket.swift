@@ -32,6 +32,10 @@ package final class RawWebSocket {
 
     private let fd: Int32
     private var buffered: [UInt8] = []
+    /// Set once a read found the connection reset (a TCP RST, not an orderly end).
+    package private(set) var wasReset = false
+    /// Set once a send failed (the server's socket is gone).
+    package private(set) var sendFailed = false
     private var generator = SplitMix64(seed: 0x5eed)
 
     /// Connects to 127.0.0.1:`port` and completes the opening handshake on `path`, with
@@ -112,7 +116,10 @@ package final class RawWebSocket {
             let n = bytes[offset...].withUnsafeBytes {
                 Foundation.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
             }
-            guard n > 0 else { return }
+            guard n > 0 else {
+                sendFailed = true
+                return
+            }
             offset += n
         }
     }
@@ -170,7 +177,10 @@ package final class RawWebSocket {
             if errno == EAGAIN || errno == EWOULDBLOCK {
                 throw Failure(description: "timed out waiting for the server")
             }
-            if errno == ECONNRESET { return false }
+            if errno == ECONNRESET {
+                wasReset = true
+                return false
+            }
             throw Failure(description: "recv failed: errno \(errno)")
         }
         if n == 0 { return false }
