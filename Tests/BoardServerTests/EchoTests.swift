@@ -22,6 +22,26 @@ import Testing
         }
     }
 
+    /// Refused upgrades beside accepted ones, on servers running side by side. A failed
+    /// `RawWebSocket` once closed its socket twice, and the second close took away whatever
+    /// socket another thread had just been given that number for: one of these upgrades then had
+    /// no answer, or its server lost its listening socket.
+    @Test(arguments: 0..<16) func refusedUpgradesBesideAcceptedOnesInParallel(_ n: Int) async throws {
+        try await Self.withEchoServer { server in
+            for _ in 0..<30 {
+                if n % 2 == 0 {
+                    _ = #expect(throws: RawWebSocket.Failure.self) {
+                        try RawWebSocket(port: server.port, path: "/nope")
+                    }
+                } else {
+                    let raw = try RawWebSocket(port: server.port, path: "/echo")
+                    raw.send("x")
+                    #expect(try raw.next()?.text == "x")
+                }
+            }
+        }
+    }
+
     @Test func textAndBinaryMessagesComeBackAsTheyWere() async throws {
         try await Self.withEchoServer { server in
             let raw = try RawWebSocket(port: server.port, path: "/echo")

@@ -42,12 +42,10 @@ package final class RawWebSocket {
     /// `headers` (`name: value` lines) added. Every read gives up after `timeout` seconds.
     package init(port: Int, path: String = "/ws", headers: [String] = [], timeout: Int = 5) throws {
         fd = try connectLoopback(port: port, timeout: timeout)
-        do {
-            try handshake(port: port, path: path, headers: headers)
-        } catch {
-            close(fd)
-            throw error
-        }
+        // When this throws, deinit runs (every stored property is set) and closes the socket.
+        // Closing it here as well closed it twice: in between, another test's thread could be
+        // given the same number for a new socket, and the second close took that one away.
+        try handshake(port: port, path: path, headers: headers)
     }
 
     deinit { close(fd) }
