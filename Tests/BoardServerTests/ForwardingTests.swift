@@ -214,6 +214,8 @@ struct ForwardingTestFailure: Error, CustomStringConvertible {
                 a.close()
                 #expect(try await b.expect("leave")["user"]?["id"]?.stringValue == ada)
                 #expect(rules.endCount == 0)
+                // With a close frame the owner read: the upstream's 1000, not a dropped connection.
+                #expect(try metric(owner, #"shuffleboard_closes_total{code="1000",initiator="client"}"#) == 1)
             }
         }
     }
