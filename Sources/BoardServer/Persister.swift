@@ -21,12 +21,12 @@ import Synchronization
 ///
 /// In a cluster a write may be *fenced* (this node no longer holds the board's lease): that is
 /// never retried either, and is reported as `.writeFailed` of kind `.fenced`. A lease release
-/// (`submitRelease`) runs in queue order, after every write submitted before it, and is reported
+/// (`Task.release`) runs in queue order, after every write submitted before it, and is reported
 /// as `.released` whether or not it succeeded.
 ///
 /// A store whose writes never wait and never fail (`writesNeverWait`: the in-memory one, so
 /// nothing retries or backs off) is written by the service thread itself (`writesInline`,
-/// `runNow`), a batch per event, and the writer thread has nothing to do. That saves two thread
+/// `run`), a batch per event, and the writer thread has nothing to do. That saves two thread
 /// switches and an inbox round trip per batch, which were most of the cost of an op in memory.
 final class Persister: Sendable {
     /// One submitted write and the ticket to report when it is durable.
@@ -40,7 +40,7 @@ final class Persister: Sendable {
     }
 
     private let store: any BoardStore
-    /// The store's writes never wait: the service thread writes with `runNow`, not `submit`.
+    /// The store's writes never wait: the service thread writes with `run`, not `submit`.
     let writesInline: Bool
     private let report: @Sendable (Hub.Event) -> Void
     private let log: Logger
@@ -71,17 +71,12 @@ final class Persister: Sendable {
         worker.start { [self] tasks in run(tasks, report: report) }
     }
 
-    /// Carries out `tasks` on the calling thread (the service thread, with the in-memory store),
-    /// reporting to `report` as the writer thread reports to the inbox.
-    func runNow(_ tasks: [Task], report: (Hub.Event) -> Void) {
-        run(tasks, report: report)
-    }
+    /// Queues a write (its ticket, when given, is reported back once the write is durable) or the
+    /// release of a board's lease, after everything queued so far.
+    func submit(_ task: Task) { worker.submit(task) }
 
     /// Queues a write; `ticket`, when given, is reported back once the write is durable.
-    func submit(_ write: StoreWrite, ticket: Ticket? = nil) { worker.submit(.write((write, ticket))) }
-
-    /// Queues the release of the board's lease, after the writes queued so far.
-    func submitRelease(_ board: BoardID) { worker.submit(.release(board)) }
+    func submit(_ write: StoreWrite, ticket: Ticket? = nil) { submit(.write((write, ticket))) }
 
     /// A copy of what the writer has measured so far.
     func stats() -> StoreStats { measured.withLock { $0 } }
@@ -96,8 +91,11 @@ final class Persister: Sendable {
 
     // MARK: The writer thread
 
-    /// The writes between releases go as batches; each release runs after the writes before it.
-    private func run(_ tasks: [Task], report: (Hub.Event) -> Void) {
+    /// Carries out `tasks` on the calling thread, reporting to `report`: the writer thread's,
+    /// reporting to the inbox, or the service thread's with a store whose writes never wait
+    /// (`writesInline`). The writes between releases go as batches; each release runs after the
+    /// writes before it.
+    func run(_ tasks: [Task], report: (Hub.Event) -> Void) {
         var jobs: [Job] = []
         for task in tasks {
             switch task {

@@ -164,7 +164,7 @@ final class Service {
             // What the writer thread would report through the inbox comes next, in order.
             let tasks = inlineTasks
             inlineTasks.removeAll(keepingCapacity: true)
-            persister.runNow(tasks) { later.append($0) }
+            persister.run(tasks) { later.append($0) }
         }
         if case .tick = event {
             saturation.sample()
@@ -374,11 +374,7 @@ final class Service {
             case .close(let id, let code, let reason, let flush):
                 connections[id]?.close(code: code, reason: reason, flush: flush)
             case .persist(let write, let ticket):
-                if persister.writesInline {
-                    inlineTasks.append(.write((write, ticket)))
-                } else {
-                    persister.submit(write, ticket: ticket)
-                }
+                persist(.write((write, ticket)))
             case .read(let id, let request):
                 reader.submit(request, id: id)
             case .respond(let exchange, let response):
@@ -390,11 +386,7 @@ final class Service {
             case .forward(let id, let advertise, let messages):
                 forward(id, to: advertise, messages: messages)
             case .release(let board):
-                if persister.writesInline {
-                    inlineTasks.append(.release(board))
-                } else {
-                    persister.submitRelease(board)
-                }
+                persist(.release(board))
             }
         }
     }
@@ -424,6 +416,16 @@ final class Service {
             }
         if feed.members != members { feed.reconcile(members, connections: connections) }
         return feed
+    }
+
+    /// A store write or lease release: to the writer thread, or, when the store's writes never
+    /// wait, kept for the service thread to run once the event's actions are carried out.
+    private func persist(_ task: Persister.Task) {
+        if persister.writesInline {
+            inlineTasks.append(task)
+        } else {
+            persister.submit(task)
+        }
     }
 
     /// The least time between two wake-ups of a board's readers for hovers, in microseconds:

@@ -136,7 +136,7 @@ import Testing
         // Queued before the thread starts, so that the writer takes them at once.
         persister.submit(.create(.defaultTemplate(id: Self.demo)))
         persister.submit(.append(Self.demo, [Self.toggle(1)]))
-        persister.submitRelease(Self.demo)
+        persister.submit(.release(Self.demo))
         persister.submit(.append(Self.demo, [Self.toggle(2)]))
         persister.start()
         guard case .durable(let seqs, _) = reports.next() else {
