@@ -59,7 +59,7 @@ final class Connection: SendQueue {
     private final class CloseState {
         var request: (code: UInt16, reason: String)?
         var closing: (code: UInt16, reason: String, byServer: Bool)?
-        /// The close was handed to lws (a WRITEABLE returned -1 with the reason set).
+        /// The close was handed to lws (`LWS.closeFromWriteable`).
         var handedOver = false
     }
 
@@ -133,14 +133,8 @@ final class Connection: SendQueue {
         // lws calls WRITEABLE only once it has sent everything it kept of the last write.
         writeableBegan()
         if let request = closeRequest, isEmpty {
-            // Once: lws then sends the close frame and waits for the client's (reading and
-            // dropping what comes before it), and still calls WRITEABLE meanwhile. A second -1
-            // would make it drop the socket at once, with the client's last messages unread: the
-            // kernel then resets the connection, and a client still sending loses the close frame.
-            if closeState!.handedOver { return 0 }
-            closeState!.handedOver = true
-            LWS.setCloseReason(wsi, code: request.code, reason: request.reason)
-            return -1
+            return LWS.closeFromWriteable(
+                wsi, code: request.code, reason: request.reason, handedOver: &closeState!.handedOver)
         }
         var written = true
         if deflate {

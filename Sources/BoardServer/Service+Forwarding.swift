@@ -304,12 +304,8 @@ extension Service {
     private func writeable(_ upstream: Upstream, _ wsi: OpaquePointer) -> Int32 {
         upstream.writeableBegan()
         if let request = upstream.closeRequest {
-            // Once, as for a client's connection (Connection.writeable): lws then sends the close
-            // frame and waits for the owner's, and a second -1 would drop the socket at once.
-            if upstream.closeHandedOver { return 0 }
-            upstream.closeHandedOver = true
-            LWS.setCloseReason(wsi, code: request.code, reason: request.reason)
-            return -1
+            return LWS.closeFromWriteable(
+                wsi, code: request.code, reason: request.reason, handedOver: &upstream.closeHandedOver)
         }
         guard let bytes = upstream.nextWrite() else { return 0 }
         let written = LWS.write(wsi, bytes.baseAddress!, bytes.count, LWS_WRITE_TEXT)

@@ -37,7 +37,7 @@ final class Upstream {
     /// The transport closes it for its own reasons (the client went, shutdown, a timeout); the
     /// close the next WRITEABLE carries out, when established.
     var closeRequest: (code: UInt16, reason: String)?
-    /// The close was handed to lws (a WRITEABLE returned -1 with the reason set).
+    /// The close was handed to lws (`LWS.closeFromWriteable`).
     var closeHandedOver = false
     /// Set when the client went: its end is nobody's business, so the hub is not told.
     var abandoned = false

@@ -15,6 +15,21 @@ package enum LWS {
         }
     }
 
+    /// What a WRITEABLE callback returns to close its WebSocket with `code` and `reason`: -1 the
+    /// first time, with the close reason set (lws then sends the close frame and waits, at most
+    /// 5 s, for the peer's, reading and dropping what comes before it), and 0 every later time.
+    /// lws keeps calling WRITEABLE while it waits, and a second -1 would make it drop the socket
+    /// at once with the peer's last messages unread: the kernel then resets the connection, and a
+    /// peer still sending loses the close frame. `handedOver` remembers the first time.
+    package static func closeFromWriteable(
+        _ wsi: OpaquePointer, code: UInt16, reason: String, handedOver: inout Bool
+    ) -> Int32 {
+        guard !handedOver else { return 0 }
+        handedOver = true
+        setCloseReason(wsi, code: code, reason: reason)
+        return -1
+    }
+
     /// `reason` as a close frame carries it: UTF-8, cut to `maximumCloseReasonBytes` between scalars.
     package static func closeReasonBytes(_ reason: String) -> [UInt8] {
         var bytes: [UInt8] = []
