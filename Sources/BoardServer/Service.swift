@@ -365,7 +365,10 @@ final class Service {
                 let frame = Frame(message)
                 var recipients = 0
                 if let feed = feed(of: members) {
-                    recipients = feed.append(frame, except: except, now: Clock.microseconds(), pacing: hoverPacing) {
+                    // The clock only while pacing: without it, no hover waits for a time.
+                    let pacing = hoverPacing
+                    let now = pacing == 0 ? 0 : Clock.microseconds()
+                    recipients = feed.append(frame, except: except, now: now, pacing: pacing) {
                         overBound($0, holding: $0.pendingBytes)
                     }
                     if feed.wakePending && !feed.paced { pace(feed) }
