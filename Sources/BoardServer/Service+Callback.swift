@@ -13,9 +13,10 @@ enum WSIID {
 
     static func of(_ wsi: OpaquePointer) -> UInt64 { UInt64(UInt(bitPattern: lws_get_opaque_user_data(wsi))) }
 
-    static func set(_ wsi: OpaquePointer, _ id: UInt64) {
-        lws_set_opaque_user_data(wsi, UnsafeMutableRawPointer(bitPattern: UInt(id)))
-    }
+    static func set(_ wsi: OpaquePointer, _ id: UInt64) { lws_set_opaque_user_data(wsi, opaque(id)) }
+
+    /// `id` as opaque user data holds it (also for a client connection's `info.opaque_user_data`).
+    static func opaque(_ id: UInt64) -> UnsafeMutableRawPointer? { UnsafeMutableRawPointer(bitPattern: UInt(id)) }
 }
 
 /// The one lws callback for HTTP and WebSocket. No captures: it finds the service through the

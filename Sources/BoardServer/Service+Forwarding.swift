@@ -192,7 +192,7 @@ extension Service {
         // The Origin goes in CLIENT_APPEND_HANDSHAKE_HEADER: lws would prefix `info.origin` with http://.
         info.retry_and_idle_policy = UnsafePointer(forwarding.retry)
         // The id, not a pointer: callbacks find the upstream in `upstreams` (WSIID).
-        info.opaque_user_data = UnsafeMutableRawPointer(bitPattern: UInt(upstream.id | WSIID.upstreamTag))
+        info.opaque_user_data = WSIID.opaque(upstream.id | WSIID.upstreamTag)
         if let wsi = lws_client_connect_via_info(&info) {
             upstream.wsi = wsi
         } else {
