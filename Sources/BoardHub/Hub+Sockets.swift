@@ -14,9 +14,9 @@ struct PendingSocket {
 /// against its address at once, so one address cannot take every file descriptor, header buffer
 /// or TLS handshake while others wait.
 ///
-/// - At accept, a connection from an address that already has `maxConnectionsPerAddress`
-///   connections (WebSockets and pending ones together), or `maxPendingPerAddress` pending ones,
-///   is refused: the transport closes it before reading a byte.
+/// - At accept, a connection from an address that already has `maxPendingPerAddress` pending
+///   connections, or `maxConnectionsPerAddress` plus that many connections of any kind (see
+///   `refusal(for:)`), is refused: the transport closes it before reading a byte.
 /// - A pending connection that sends no byte within `firstByteTimeout` is closed (the transport
 ///   checks the kernel's count of bytes received, which includes bytes lws has not read yet).
 /// - A refusal is logged at once, then at most every `cutOffLogEvery` with the count refused since.
@@ -76,11 +76,15 @@ extension Hub {
         }
     }
 
+    /// Pending connections are capped by `maxPendingPerAddress`; all connections together by
+    /// `maxConnectionsPerAddress` plus that, so that a WebSocket over `maxConnectionsPerAddress`
+    /// is still accepted and hears why it is refused (4429). Without a pending cap, the total is
+    /// `maxConnectionsPerAddress`, counted at accept.
     private func refusal(for address: AddressState) -> SocketRefusal? {
-        let total = config.maxConnectionsPerAddress
-        if total > 0 && address.pending + address.connections >= total { return .connectionsPerAddress }
         let pending = config.maxPendingPerAddress
         if pending > 0 && address.pending >= pending { return .pendingPerAddress }
+        let total = config.maxConnectionsPerAddress
+        if total > 0 && address.pending + address.connections >= total + pending { return .connectionsPerAddress }
         return nil
     }
 
@@ -97,7 +101,7 @@ extension Hub {
         let cap =
             address.refusedBy == .connectionsPerAddress
             ? "\(address.pending + address.connections) connections open, --max-connections-per-address "
-                + "\(config.maxConnectionsPerAddress)"
+                + "\(config.maxConnectionsPerAddress) + --max-pending-per-address \(config.maxPendingPerAddress)"
             : "\(address.pending) connections not upgraded, --max-pending-per-address \(config.maxPendingPerAddress)"
         let line =
             address.refusalLogged == nil

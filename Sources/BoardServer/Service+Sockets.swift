@@ -51,7 +51,7 @@ extension Service {
         forgetUnbound()
         guard let args, let peer = Self.address(args.assumingMemoryBound(to: lws_filter_network_conn_args.self))
         else { return true }
-        let id = SocketID(makeID())
+        let id = makeSocketID()
         sockets.deciding = id
         sockets.refused = false
         handle(.accepted(id, peer: peer))

@@ -51,6 +51,7 @@ final class Service {
     /// The service thread's share of a core over the last tick, and the clocks it was measured on.
     private(set) var saturation: Saturation
     private var nextID: UInt64 = 0
+    private var nextSocketID: UInt64 = 0
     /// Bounds the log lines clients cause on the transport side (refused frames, full queues).
     private var logBudget: LogBudget?
     /// Set by the hub's `stop`: the service loop ends.
@@ -142,6 +143,13 @@ final class Service {
     func makeID() -> UInt64 {
         nextID += 1
         return nextID
+    }
+
+    /// An accepted socket's id: numbered on their own, so that connections' and exchanges' ids
+    /// (which logs and tests name) do not depend on how many sockets were accepted.
+    func makeSocketID() -> SocketID {
+        nextSocketID += 1
+        return SocketID(nextSocketID)
     }
 
     // MARK: Events in

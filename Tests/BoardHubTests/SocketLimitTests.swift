@@ -41,21 +41,37 @@ import Testing
         #expect(h.hub.sockets.count == 3)
     }
 
-    @Test func webSocketsAndPendingConnectionsShareTheCapOnAllConnections() {
+    @Test func aWebSocketOverItsCapIsStillAcceptedAndHearsWhy() {
         let h = HubHarness {
-            $0.maxConnectionsPerAddress = 3
-            $0.maxPendingPerAddress = 3
+            $0.maxConnectionsPerAddress = 2
+            $0.maxPendingPerAddress = 1
+            $0.connectRate = nil
+        }
+        for n: UInt64 in 1...2 {
+            #expect(accept(h, n) == [])
+            h.on(.upgraded(SocketID(n)))
+            h.on(.opened(ConnectionID(n), peer: "127.0.0.1"))
+        }
+        #expect(accept(h, 3) == [], "two WebSockets and no pending")
+        #expect(accept(h, 4) == [4], "one pending")
+        h.on(.upgraded(SocketID(3)))
+        #expect(closes(in: h.on(.opened(ConnectionID(3), peer: "127.0.0.1"))).map(\.1) == [4429])
+    }
+
+    @Test func withoutAPendingCapAllConnectionsCountAgainstTheCapAtAccept() {
+        let h = HubHarness {
+            $0.maxConnectionsPerAddress = 2
+            $0.maxPendingPerAddress = 0
             $0.connectRate = nil
         }
         accept(h, 1)
-        accept(h, 2)
         h.on(.upgraded(SocketID(1)))
         h.on(.opened(ConnectionID(1), peer: "127.0.0.1"))
-        #expect(accept(h, 3) == [], "one WebSocket and two pending")
-        #expect(accept(h, 4) == [4])
+        #expect(accept(h, 2) == [], "one WebSocket and one pending")
+        #expect(accept(h, 3) == [3])
         #expect(h.hub.meters.connectionsRefused.value(.connectionsPerAddress) == 1)
         h.on(.closed(ConnectionID(1)))
-        #expect(accept(h, 5) == [], "the WebSocket's slot came free")
+        #expect(accept(h, 4) == [], "the WebSocket's slot came free")
     }
 
     @Test func aConnectionThatSendsNothingIsCheckedOnceItsTimeIsOver() {
