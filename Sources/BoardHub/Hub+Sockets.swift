@@ -22,10 +22,13 @@ struct PendingSocket {
 /// - A refusal is logged at once, then at most every `cutOffLogEvery` with the count refused since.
 ///
 /// Addresses in `uncappedAddresses` (trusted proxies) are not counted: their connections carry
-/// other clients, whose WebSockets count against the address the proxy names.
+/// other clients, whose WebSockets count against the address the proxy names. Nor are the
+/// cluster's other nodes, once one of their connections carried the cluster's secret: the first
+/// burst of forwards from a node may meet the pending cap, and a forward that never got through
+/// is tried again (Hub+Cluster.swift).
 extension Hub {
     func accepted(_ id: SocketID, peer: String) {
-        let capped = !config.uncappedAddresses.contains(peer)
+        let capped = !config.uncappedAddresses.contains(peer) && !clusterPeers.contains(peer)
         if capped {
             let address = addressState(peer)
             if let refusal = refusal(for: address) {
@@ -39,6 +42,18 @@ extension Hub {
         sockets[id] = PendingSocket(peer: peer, capped: capped)
         if config.firstByteTimeout > 0 { silenceChecks.append((id, now + config.firstByteTimeout)) }
     }
+
+    /// Another node's address: from now on its connections are not capped at accept (a burst of
+    /// forwarded joins opens many upstreams at once). Only a holder of the cluster's secret gets
+    /// here, and the set is bounded all the same.
+    func clusterPeer(_ address: String) {
+        guard !clusterPeers.contains(address), clusterPeers.count < Self.maximumClusterPeers else { return }
+        clusterPeers.insert(address)
+        log(.info, "\(address) is a node of the cluster: its connections are not capped per address at accept")
+    }
+
+    /// The most cluster peers remembered.
+    static let maximumClusterPeers = 1024
 
     /// The socket became a WebSocket or closed: it no longer counts as pending.
     func leftPending(_ id: SocketID) {

@@ -76,6 +76,9 @@ package final class Hub {
         case upgraded(SocketID)
         /// The accepted connection closed before it became a WebSocket.
         case socketClosed(SocketID)
+        /// A connection from this address carried the cluster's secret: it is another node of
+        /// the cluster, whose connections (forwarded clients') no accept-time cap counts.
+        case clusterPeer(String)
         /// A WebSocket connection opened from `peer`.
         case opened(ConnectionID, peer: String)
         /// A complete client message arrived (or failed to parse).
@@ -159,6 +162,8 @@ package final class Hub {
     var sockets: [SocketID: PendingSocket] = [:]
     /// Sockets to check for silence, with when, in accept order (so in order of time).
     var silenceChecks = FIFO<(id: SocketID, due: Instant)>()
+    /// Addresses of the cluster's other nodes, as their forwarded connections showed them.
+    var clusterPeers: Set<String> = []
     /// Addresses refused at accept whose refusals are not all logged yet.
     var cutOff: Set<String> = []
     /// When each connection that has not sent `hello` yet opened, to close it if it sends none in
@@ -208,6 +213,7 @@ package final class Hub {
         case .accepted(let id, let peer): accepted(id, peer: peer)
         case .upgraded(let id): leftPending(id)
         case .socketClosed(let id): leftPending(id)
+        case .clusterPeer(let address): clusterPeer(address)
         case .opened(let id, let peer): opened(id, peer: peer)
         case .received(let id, let message): received(message, on: id)
         case .closed(let id): closed(id)

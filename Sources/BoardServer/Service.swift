@@ -241,6 +241,7 @@ final class Service {
         let proxied = proxiedAddress(wsi, socketPeer: socketPeer)
         let direct = proxied ?? socketPeer
         let forwardedFor = endpoint == .board ? forwardedAddress(wsi, socketPeer: direct, id: id) : nil
+        if forwardedFor != nil, proxied == nil { handle(.clusterPeer(socketPeer)) }
         let peer = forwardedFor ?? direct
         connection.address = peer
         connection.peer =

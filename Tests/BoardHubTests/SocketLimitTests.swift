@@ -8,7 +8,7 @@ import Testing
 /// every count comes back.
 @Suite struct SocketLimitTests {
     /// The sockets refused in `actions`.
-    private func refused(_ actions: [Hub.Action]) -> [UInt64] {
+    fileprivate func refused(_ actions: [Hub.Action]) -> [UInt64] {
         actions.compactMap { if case .refuseSocket(let id) = $0 { id.rawValue } else { nil } }
     }
 
@@ -189,5 +189,17 @@ import Testing
         h.on(.socketClosed(SocketID(1)))
         #expect(h.hub.addresses["127.0.0.1"]?.pending == 0)
         #expect(accept(h, 2) == [])
+    }
+}
+
+extension SocketLimitTests {
+    @Test func anotherNodeOfTheClusterIsNotCappedOnceItShowedTheSecret() {
+        let h = HubHarness { $0.maxPendingPerAddress = 1 }
+        #expect(refused(h.on(.accepted(SocketID(1), peer: "10.0.0.9"))) == [])
+        #expect(refused(h.on(.accepted(SocketID(2), peer: "10.0.0.9"))) == [2])
+        h.on(.clusterPeer("10.0.0.9"))
+        for n: UInt64 in 3...6 { #expect(refused(h.on(.accepted(SocketID(n), peer: "10.0.0.9"))) == []) }
+        h.on(.socketClosed(SocketID(1)))
+        #expect(h.hub.addresses["10.0.0.9"]?.pending == 0, "the one counted before still comes back")
     }
 }
