@@ -240,6 +240,8 @@ package final class Hub {
     package var connectionCount: Int { sessions.count }
     /// The number of boards in memory.
     package var boardCount: Int { boards.count }
+    /// The number of accepted connections that are not WebSockets (yet).
+    package var pendingSocketCount: Int { sockets.count }
     /// In a cluster: this node's settings.
     package var clusterSettings: ClusterSettings? { config.cluster }
 
