@@ -9,10 +9,12 @@ import re
 import resource
 import select
 import socket
+import ssl
 import threading
 import time
 
 from harness import SUBPROTOCOL, Client
+from test_tls_origin import self_signed
 from websockets.sync.client import connect
 
 IDLE = 3000
@@ -203,3 +205,32 @@ def test_a_trusted_proxy_is_not_cut_off_by_its_own_volume(servers):
         for s in proxy + other:
             if s:
                 s.close()
+
+
+def test_under_tls_idle_handshakes_are_capped_and_closed_and_another_address_gets_in(servers, tmp_path):
+    cert, key = self_signed(tmp_path)
+    server = servers("--port", "0", "--memory", "--tls-cert", str(cert), "--tls-key", str(key),
+                     "--max-pending-per-address", "4", "--first-byte-timeout", "1", wait=False)
+    port = int(server.wait_for_log(r"listening on https://127\.0\.0\.1:(\d+)/").group(1))
+    idle = [open_socket(port, ATTACKER) for _ in range(40)]
+    try:
+        assert all(idle)
+        # The 36 over the cap are closed at accept; the 4 kept send no ClientHello and are closed
+        # after the first-byte timeout.
+        deadline = time.monotonic() + 5
+        left = list(idle)
+        while left and time.monotonic() < deadline:
+            ready, _, _ = select.select(left, [], [], 0.1)
+            left = [s for s in left if s not in ready or not dropped(s)]
+        assert not left, f"{len(left)} idle connections were never closed"
+        context = ssl.create_default_context(cafile=str(cert))
+        sock = socket.create_connection(("127.0.0.1", port), timeout=2, source_address=(VICTIM, 0))
+        with connect(f"wss://127.0.0.1:{port}/ws", sock=sock, ssl=context, server_hostname="127.0.0.1",
+                     subprotocols=[SUBPROTOCOL], open_timeout=2) as ws:
+            ws.send('{"type":"hello","board":"secure","name":"victim"}')
+            assert '"welcome"' in ws.recv(timeout=2)
+    finally:
+        for s in idle:
+            if s:
+                s.close()
+    server.wait_for_log(r"address 127\.0\.0\.1 cut off: 4 connections not upgraded")
