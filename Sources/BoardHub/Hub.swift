@@ -33,9 +33,9 @@ package final class Hub {
         package var messageRate: Rate? = Rate(perSecond: 200, burst: 400)
         /// How many `rate_limited` refusals a connection gets before it is closed with 1008.
         package var strikeRate: Rate? = Rate(perSecond: 1, burst: 50)
-        /// Open connections per client address (0: no limit): WebSockets (past it, close 4429) and,
-        /// counted at accept by the socket's address, connections not upgraded yet (past it, the
-        /// socket is closed at once).
+        /// Open WebSockets per client address (0: no limit); past it, close 4429. At accept, an
+        /// address's connections of every kind may be this plus `maxPendingPerAddress`
+        /// (Hub+Sockets.swift).
         package var maxConnectionsPerAddress = 64
         /// Accepted connections per address that are not WebSockets yet (TCP, TLS, HTTP; 0: no
         /// limit); past it, a new one is closed at accept.

@@ -160,10 +160,11 @@ enum CommandLineParser {
           --hold-lifetime SECONDS   a drag hold ends after this long however active (default 120)
           --op-rate N               ops per second per connection, bursts of 2N (default 100)
           --message-rate N          other messages per second per connection, bursts of 2N (default 200)
-          --max-connections-per-address N   open connections per client address, counted from
-                                    the TCP accept: more are closed at once (default 64)
+          --max-connections-per-address N   open WebSockets per client address, else close 4429
+                                    (default 64); with the next, all connections counted at accept
           --max-pending-per-address N   connections per address not yet upgraded to WebSocket (TCP,
-                                    TLS, HTTP); more are closed at accept (default 32)
+                                    TLS, HTTP); more, or more than the sum of both caps in all,
+                                    are closed at accept (default 32)
           --first-byte-timeout SECONDS   close a connection that sends no byte in time (default 5)
           --connect-rate N          new connections per second per address, bursts of 2N (default 20)
           --board-creations N       new boards per minute that hello may make per address (default 30)
