@@ -30,6 +30,10 @@ package final class HubMeters {
     package let rateLimited: Counter<RateLimitedKind>
     /// Refusals by a limit (the transport counts `message_size` and `send_queue`).
     package let limitHits: Counter<LimitName>
+    /// Connections closed at accept or for sending nothing (Hub+Sockets.swift), by reason.
+    package let connectionsRefused: Counter<SocketRefusal>
+    /// Accepted connections that are not WebSockets (yet): TLS handshakes, HTTP, upgrades.
+    package let pendingConnections: Gauge<NoLabels>
     /// Refused credentials (the transport counts `/metrics`).
     package let authFailures: Counter<AuthFailure>
     /// How long drag holds lasted, by how they ended.
@@ -60,6 +64,13 @@ package final class HubMeters {
             labels: RateLimitedKind.self)
         limitHits = registry.counter(
             "shuffleboard_limit_hits_total", "Clients refused or closed by a limit, by limit.", labels: LimitName.self)
+        connectionsRefused = registry.counter(
+            "shuffleboard_connections_refused_total",
+            "Connections closed at accept (over a per-address cap) or for sending no byte in time, by reason.",
+            labels: SocketRefusal.self)
+        pendingConnections = registry.gauge(
+            "shuffleboard_pending_connections",
+            "Accepted connections that are not WebSockets: TLS handshakes, HTTP requests, upgrades under way.")
         authFailures = registry.counter(
             "shuffleboard_auth_failures_total", "Refused credentials, by where they were presented and why.",
             labels: AuthFailure.self)
@@ -138,6 +149,7 @@ extension Hub {
     package func collectMetrics() {
         meters.boardsLoaded.set(boards.count)
         meters.boardsLoading.set(waiting.count)
+        meters.pendingConnections.set(sockets.count)
         var users = 0
         var holds = 0
         for host in boards.values {

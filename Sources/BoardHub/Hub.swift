@@ -33,8 +33,21 @@ package final class Hub {
         package var messageRate: Rate? = Rate(perSecond: 200, burst: 400)
         /// How many `rate_limited` refusals a connection gets before it is closed with 1008.
         package var strikeRate: Rate? = Rate(perSecond: 1, burst: 50)
-        /// Open connections per client address (0: no limit); past it, close 4429.
+        /// Open WebSockets per client address (0: no limit); past it, close 4429. At accept, an
+        /// address's connections of every kind may be this plus `maxPendingPerAddress`
+        /// (Hub+Sockets.swift).
         package var maxConnectionsPerAddress = 64
+        /// Accepted connections per address that are not WebSockets yet (TCP, TLS, HTTP; 0: no
+        /// limit); past it, a new one is closed at accept.
+        package var maxPendingPerAddress = 32
+        /// How long an accepted connection may go without sending a byte, in milliseconds (0: no
+        /// limit); then it is closed.
+        package var firstByteTimeout: Int64 = 5_000
+        /// Addresses whose connections no accept-time cap counts (`--trusted-proxy`): a proxy's
+        /// volume is its clients', which are counted by the address it names once they upgrade.
+        package var uncappedAddresses: Set<String> = []
+        /// How often a line about an address cut off at accept is written, in milliseconds.
+        package var cutOffLogEvery: Int64 = 10_000
         /// New connections per client address (nil: no limit); past it, close 4429.
         package var connectRate: Rate? = Rate(perSecond: 20, burst: 50)
         /// New boards made by `hello` per client address (nil: no limit); past it, close 4429.
@@ -57,6 +70,15 @@ package final class Hub {
 
     /// Something that happened.
     package enum Event: Sendable {
+        /// The transport accepted a TCP connection from `peer` (before any byte of it is read).
+        case accepted(SocketID, peer: String)
+        /// The accepted connection became a WebSocket (its `opened` follows).
+        case upgraded(SocketID)
+        /// The accepted connection closed before it became a WebSocket.
+        case socketClosed(SocketID)
+        /// A connection from this address carried the cluster's secret: it is another node of
+        /// the cluster, whose connections (forwarded clients') no accept-time cap counts.
+        case clusterPeer(String)
         /// A WebSocket connection opened from `peer`.
         case opened(ConnectionID, peer: String)
         /// A complete client message arrived (or failed to parse).
@@ -96,6 +118,11 @@ package final class Hub {
         case send(ConnectionID, ServerMessage)
         /// Send one message (encoded once) to these connections, leaving out `except`.
         case broadcast(ServerMessage, to: [ConnectionID], except: ConnectionID?)
+        /// Close the socket just accepted, before reading a byte of it (its address is over a cap).
+        case refuseSocket(SocketID)
+        /// Close the socket if it has still not sent a byte (`firstByteTimeout` is over); the
+        /// transport counts the close (`SocketRefusal.firstByteTimeout`).
+        case closeIfSilent(SocketID)
         /// Close a connection with `code` after what is queued when `flush`, at once otherwise.
         case close(ConnectionID, code: UInt16, reason: String, flush: Bool)
         /// Queue a store write; a ticket comes back in `durable` once it is on disk.
@@ -131,6 +158,14 @@ package final class Hub {
     var sessions: [ConnectionID: Session] = [:]
     /// Per client address: connections and rates (see Limits.swift).
     var addresses: [String: AddressState] = [:]
+    /// Accepted connections that are not WebSockets (yet), by the transport's id (Hub+Sockets.swift).
+    var sockets: [SocketID: PendingSocket] = [:]
+    /// Sockets to check for silence, with when, in accept order (so in order of time).
+    var silenceChecks = FIFO<(id: SocketID, due: Instant)>()
+    /// Addresses of the cluster's other nodes, as their forwarded connections showed them.
+    var clusterPeers: Set<String> = []
+    /// Addresses refused at accept whose refusals are not all logged yet.
+    var cutOff: Set<String> = []
     /// When each connection that has not sent `hello` yet opened, to close it if it sends none in
     /// time. It holds only those: a connection leaves it with its `hello`, and its storage goes
     /// when it empties, so a server of idle joined connections keeps none of it.
@@ -175,6 +210,10 @@ package final class Hub {
         self.now = now
         self.wall = wall
         switch event {
+        case .accepted(let id, let peer): accepted(id, peer: peer)
+        case .upgraded(let id): leftPending(id)
+        case .socketClosed(let id): leftPending(id)
+        case .clusterPeer(let address): clusterPeer(address)
         case .opened(let id, let peer): opened(id, peer: peer)
         case .received(let id, let message): received(message, on: id)
         case .closed(let id): closed(id)
@@ -201,6 +240,8 @@ package final class Hub {
     package var connectionCount: Int { sessions.count }
     /// The number of boards in memory.
     package var boardCount: Int { boards.count }
+    /// The number of accepted connections that are not WebSockets (yet).
+    package var pendingSocketCount: Int { sockets.count }
     /// In a cluster: this node's settings.
     package var clusterSettings: ClusterSettings? { config.cluster }
 
@@ -309,6 +350,7 @@ package final class Hub {
     private func tick() {
         if let line = logBudget?.report(now: now) { actions.append(.log(.warning, line)) }
         enforceTimeouts()
+        checkSockets()
         if config.cluster != nil { clusterTick() }
         for host in boards.values {
             if !host.room.holds.isEmpty { perform(host.room.expireHolds(now: now), on: host) }

@@ -35,3 +35,16 @@ package struct ReadID: Hashable, Sendable {
     /// An id.
     package init(_ rawValue: UInt64) { self.rawValue = rawValue }
 }
+
+/// An accepted TCP connection, as the transport numbers it, from its accept until it becomes a
+/// WebSocket or closes (Hub+Sockets.swift).
+package struct SocketID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The number.
+    package var rawValue: UInt64
+    /// An id.
+    package init(_ rawValue: UInt64) { self.rawValue = rawValue }
+    /// `socket N` in logs.
+    package var description: String { "socket \(rawValue)" }
+    /// Orders by number.
+    package static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+}

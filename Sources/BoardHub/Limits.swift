@@ -49,10 +49,20 @@ struct TokenBucket {
     }
 }
 
-/// What the hub keeps per client address: how many connections it has open, and how fast it
-/// opens connections and makes boards. Forgotten once it has no connection and full buckets.
+/// What the hub keeps per client address: how many connections it has open (WebSockets, and
+/// accepted ones not upgraded yet), and how fast it opens connections and makes boards.
+/// Forgotten once it has no connection, full buckets and no refusal left to log.
 final class AddressState {
+    /// WebSocket sessions, by the address the session's peer is (a proxy's client's, or a
+    /// forwarded connection's).
     var connections = 0
+    /// Accepted connections not upgraded yet, by the socket's address (Hub+Sockets.swift).
+    var pending = 0
+    /// Connections refused at accept since the last line about it, and the last cap that did it.
+    var refused = 0
+    var refusedBy = SocketRefusal.pendingPerAddress
+    /// When the last line about refusals at accept was written.
+    var refusalLogged: Instant?
     var connects: TokenBucket
     var creations: TokenBucket
 
@@ -62,7 +72,7 @@ final class AddressState {
     }
 
     func isIdle(_ config: Hub.Config, now: Instant) -> Bool {
-        guard connections == 0 else { return false }
+        guard connections == 0, pending == 0, refused == 0 else { return false }
         return connects.isFull(config.connectRate, now: now) && creations.isFull(config.boardCreationRate, now: now)
     }
 }
@@ -179,7 +189,7 @@ extension Hub {
         }
     }
 
-    private func addressState(_ peer: String) -> AddressState {
+    func addressState(_ peer: String) -> AddressState {
         if let state = addresses[peer] { return state }
         let state = AddressState(config, now: now)
         addresses[peer] = state

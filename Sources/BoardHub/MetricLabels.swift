@@ -101,6 +101,19 @@ package enum RateLimitedKind: String, MetricLabels, CaseIterable {
     package static let names = ["kind"]
 }
 
+/// Why a connection was closed before it became a WebSocket or sent a request (Hub+Sockets.swift).
+package enum SocketRefusal: String, MetricLabels, CaseIterable {
+    /// At accept: its address had `--max-connections-per-address` connections of any kind.
+    case connectionsPerAddress = "connections_per_address"
+    /// At accept: its address had `--max-pending-per-address` connections not yet upgraded.
+    case pendingPerAddress = "pending_per_address"
+    /// It sent no byte within `--first-byte-timeout` of its accept (counted by the transport).
+    case firstByteTimeout = "first_byte_timeout"
+
+    /// `reason`.
+    package static let names = ["reason"]
+}
+
 /// A limit that refused a client: each is a flag (see the README's Limits table).
 package enum LimitName: String, MetricLabels, CaseIterable {
     /// `--max-connections-per-address` (4429).

@@ -64,8 +64,16 @@ package struct ServerConfig: Sendable {
     package var opRate: Double = 100
     /// Other messages per second one connection may send, bursts of twice that (0: no limit).
     package var messageRate: Double = 200
-    /// Open connections per client address (0: no limit).
+    /// Open WebSockets per client address (0: no limit; one more is closed with 4429). Counted
+    /// from the accept together with `maxPendingPerAddress`: an address's connections of every
+    /// kind are at most the sum (a connection over it is closed at accept).
     package var maxConnectionsPerAddress = 64
+    /// Accepted connections per client address that are not WebSockets yet: TCP connections,
+    /// TLS handshakes, HTTP requests and keep-alive connections (0: no limit); a connection over
+    /// it is closed at accept. Not applied to `trustedProxies` or the cluster's other nodes.
+    package var maxPendingPerAddress = 32
+    /// Seconds an accepted connection may go without sending a byte; then it is closed (0: no limit).
+    package var firstByteTimeout: Double = 5
     /// New connections per second per client address, bursts of twice that (0: no limit).
     package var connectRate: Double = 20
     /// New boards per minute that `hello` may make per client address, bursts of that many (0: no limit).

@@ -36,6 +36,18 @@ func serviceCallback(
             ?? lws_callback_http_dummy(wsi, reason, user, input, length)
     }
     switch reason {
+    case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
+        // A TCP connection just accepted (`wsi` is the listening socket's): nonzero closes it.
+        return service.accept(user) ? 0 : -1
+
+    case LWS_CALLBACK_WSI_CREATE:
+        service.socketCreated(wsi)
+        return 0
+
+    case LWS_CALLBACK_WSI_DESTROY:
+        service.socketDestroyed(wsi)
+        return 0
+
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         // WebSockets only on /ws (and on the echo path when there is one), from allowed origins.
         guard service.endpoint(of: wsi) != nil else { return -1 }
@@ -43,6 +55,7 @@ func serviceCallback(
 
     case LWS_CALLBACK_ESTABLISHED:
         guard let endpoint = service.endpoint(of: wsi) else { return -1 }
+        service.socketUpgraded(wsi)
         WSIID.set(wsi, service.opened(wsi, endpoint: endpoint))
         return 0
 

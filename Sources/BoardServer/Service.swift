@@ -40,6 +40,8 @@ final class Service {
     let clusterKey: (hex: String, token: StaticToken)?
     /// The upstreams' ping policy and a warning's state.
     let forwarding: ForwardingSetup
+    /// Accepted connections the hub counts until they upgrade or close (Service+Sockets.swift).
+    var sockets = AcceptedSockets()
     /// Exchanges whose answer lws has only partly sent (see `watchFlushing`).
     var flushing: Set<ExchangeID> = []
     /// The timer that wakes feeds whose hovers wait (`--hover-pacing`); nil: hovers are not paced.
@@ -49,6 +51,7 @@ final class Service {
     /// The service thread's share of a core over the last tick, and the clocks it was measured on.
     private(set) var saturation: Saturation
     private var nextID: UInt64 = 0
+    private var nextSocketID: UInt64 = 0
     /// Bounds the log lines clients cause on the transport side (refused frames, full queues).
     private var logBudget: LogBudget?
     /// Set by the hub's `stop`: the service loop ends.
@@ -99,6 +102,9 @@ final class Service {
         hubConfig.opRate = rate(config.opRate, burst: 2 * config.opRate)
         hubConfig.messageRate = rate(config.messageRate, burst: 2 * config.messageRate)
         hubConfig.maxConnectionsPerAddress = config.maxConnectionsPerAddress
+        hubConfig.maxPendingPerAddress = config.maxPendingPerAddress
+        hubConfig.firstByteTimeout = Int64(config.firstByteTimeout * 1000)
+        hubConfig.uncappedAddresses = Set(config.trustedProxies)
         hubConfig.connectRate = rate(config.connectRate, burst: 2 * config.connectRate)
         hubConfig.boardCreationRate = rate(config.boardCreationsPerMinute / 60, burst: config.boardCreationsPerMinute)
         hubConfig.maxUsersPerBoard = config.maxUsersPerBoard
@@ -139,12 +145,20 @@ final class Service {
         return nextID
     }
 
+    /// An accepted socket's id: numbered on their own, so that connections' and exchanges' ids
+    /// (which logs and tests name) do not depend on how many sockets were accepted.
+    func makeSocketID() -> SocketID {
+        nextSocketID += 1
+        return SocketID(nextSocketID)
+    }
+
     // MARK: Events in
 
     /// Hands one event to the hub with the current time, and carries out its actions. Called
     /// while actions are being carried out, it runs once they are done.
     func handle(_ event: Hub.Event) {
         guard !applying else { return later.append(event) }
+        if case .tick = event { forgetUnbound() }
         let now = Clock.now()
         if case .shutdown = event, echoCloseDeadline == nil {
             // The hub closes its sessions; echo connections are the transport's own.
@@ -227,6 +241,7 @@ final class Service {
         let proxied = proxiedAddress(wsi, socketPeer: socketPeer)
         let direct = proxied ?? socketPeer
         let forwardedFor = endpoint == .board ? forwardedAddress(wsi, socketPeer: direct, id: id) : nil
+        if forwardedFor != nil, proxied == nil { handle(.clusterPeer(socketPeer)) }
         let peer = forwardedFor ?? direct
         connection.address = peer
         connection.peer =
@@ -374,6 +389,10 @@ final class Service {
                     if feed.wakePending && !feed.paced { pace(feed) }
                 }
                 meters.sent(message, bytes: frame.count, recipients: recipients)
+            case .refuseSocket(let id):
+                refuse(id)
+            case .closeIfSilent(let id):
+                closeIfSilent(id)
             case .close(let id, let code, let reason, let flush):
                 connections[id]?.close(code: code, reason: reason, flush: flush)
             case .persist(let write, let ticket):

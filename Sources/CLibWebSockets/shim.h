@@ -3,6 +3,8 @@
 
 #include <libwebsockets.h>
 #include <string.h>
+/* TCP_INFO and glibc's struct tcp_info (shuffleboard_tcp_bytes_received). */
+#include <netinet/tcp.h>
 /* Swift's Glibc module leaves sys/timerfd.h out; the hover pacer's timer is a timerfd that lws
  * polls with the sockets (Pacer.swift). */
 #include <sys/timerfd.h>
@@ -98,6 +100,27 @@ static inline int shuffleboard_trim_heap(void) {
 #else
     return 0;
 #endif
+}
+
+/* The bytes the kernel has received on a TCP socket since it was accepted, whether or not lws
+ * has read them (-1: unknown). Says whether a connection sent anything at all: lws reads a
+ * request into its header buffer with no callback until the headers are complete, and a TLS
+ * handshake with none until it is done. Linux's tcpi_bytes_received (since 4.1) follows the
+ * fields glibc's struct tcp_info declares (it stops at tcpi_total_retrans): the kernel's struct
+ * (linux/tcp.h, which cannot be included with netinet/tcp.h) goes on with tcpi_pacing_rate,
+ * tcpi_max_pacing_rate, tcpi_bytes_acked, tcpi_bytes_received, all 64 bits, at offset 104. An
+ * older kernel fills fewer bytes, and then the answer is -1. */
+static inline long long shuffleboard_tcp_bytes_received(int fd) {
+    struct {
+        struct tcp_info base;
+        uint64_t pacing_rate, max_pacing_rate, bytes_acked, bytes_received;
+    } info;
+    _Static_assert(sizeof(struct tcp_info) == 104, "glibc's struct tcp_info changed");
+    socklen_t length = sizeof(info);
+    memset(&info, 0, sizeof(info));
+    if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) != 0 || length < sizeof(info))
+        return -1;
+    return (long long)info.bytes_received;
 }
 
 #endif

@@ -166,7 +166,9 @@ struct Scenarios {
         server.arguments =
             [
                 "serve", "--host", "127.0.0.1", "--port", "\(port)", "--log-level", "error", "--op-rate", "0",
-                "--message-rate", "0", "--max-connections-per-address", "0", "--connect-rate", "0", "--board-creations",
+                "--message-rate", "0", "--max-connections-per-address", "0", "--max-pending-per-address", "0",
+                "--connect-rate",
+                "0", "--board-creations",
                 "0",
             ] + store
         try server.run()
@@ -313,6 +315,7 @@ struct Scenarios {
             $0.opRate = 0
             $0.messageRate = 0
             $0.maxConnectionsPerAddress = 0
+            $0.maxPendingPerAddress = 0
             $0.connectRate = 0
         }
         defer { server.stop() }

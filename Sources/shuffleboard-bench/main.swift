@@ -91,6 +91,7 @@ func startServer(store: any BoardStore, _ configure: (inout ServerConfig) -> Voi
     config.opRate = 0
     config.messageRate = 0
     config.maxConnectionsPerAddress = 0
+    config.maxPendingPerAddress = 0
     config.connectRate = 0
     configure(&config)
     let server = Server(config: config, store: store)

@@ -160,7 +160,12 @@ enum CommandLineParser {
           --hold-lifetime SECONDS   a drag hold ends after this long however active (default 120)
           --op-rate N               ops per second per connection, bursts of 2N (default 100)
           --message-rate N          other messages per second per connection, bursts of 2N (default 200)
-          --max-connections-per-address N   open connections per client address (default 64)
+          --max-connections-per-address N   open WebSockets per client address, else close 4429
+                                    (default 64); with the next, all connections counted at accept
+          --max-pending-per-address N   connections per address not yet upgraded to WebSocket (TCP,
+                                    TLS, HTTP); more, or more than the sum of both caps in all,
+                                    are closed at accept (default 32)
+          --first-byte-timeout SECONDS   close a connection that sends no byte in time (default 5)
           --connect-rate N          new connections per second per address, bursts of 2N (default 20)
           --board-creations N       new boards per minute that hello may make per address (default 30)
           --max-users-per-board N   users on one board; more get board_full, 4409 (default 10000)
@@ -309,6 +314,10 @@ enum CommandLineParser {
                 options.config.messageRate = Double(try integer(reader.value(for: option), option, 0...1_000_000))
             case "--max-connections-per-address":
                 options.config.maxConnectionsPerAddress = try integer(reader.value(for: option), option, 0...1_000_000)
+            case "--max-pending-per-address":
+                options.config.maxPendingPerAddress = try integer(reader.value(for: option), option, 0...1_000_000)
+            case "--first-byte-timeout":
+                options.config.firstByteTimeout = try number(reader.value(for: option), option, 0...3600)
             case "--connect-rate":
                 options.config.connectRate = Double(try integer(reader.value(for: option), option, 0...1_000_000))
             case "--board-creations":

@@ -13,10 +13,12 @@
 // ticket is new; a store write appends exactly the next seqs of a board the store has, and never
 // creates a board the store already has; an HTTP exchange is answered at most once; the hub's
 // connection count is what the transport opened minus what it closed; answers to reads already
-// answered and second `closed` events do nothing. At the end, with every read answered and every
+// answered and second `closed` events do nothing; only the socket being accepted is refused, an
+// address never has more sockets not upgraded than its cap, only pending sockets are checked for
+// silence. At the end, with every read answered and every
 // write durable: every exchange was answered; each connection's board is what
 // `GET /api/boards/{id}` says, from memory and, once everyone has left, from the store; nothing
-// stays in memory; after a shutdown, `stop` came exactly once.
+// stays in memory; no socket is left pending; after a shutdown, `stop` came exactly once.
 
 import BoardCore
 import BoardHub
@@ -52,10 +54,10 @@ final class Client {
 final class HubDriver {
     enum Event: CaseIterable {
         case open, close, message, rawMessage, runRead, deliverAnswer, replayAnswer, commitWrites, reportDurable
-        case tick, longTick, closeAgain, request, shutdown
+        case tick, longTick, closeAgain, request, shutdown, accept, socketEnd
     }
     /// The opcode letter of each event, in `Event.allCases` order.
-    static let eventLetters = "ocmjrdawptTxhs"
+    static let eventLetters = "ocmjrdawptTxhsku"
 
     static let boardIDs = ["demo", "b", "c-1"]
     static let itemIDs = ["t1", "t2", "t3", "t4", "t12", "t13"]
@@ -87,6 +89,12 @@ final class HubDriver {
     /// Each exchange and its answer once it came.
     private var exchanges: [ExchangeID: HTTPResponse?] = [:]
     private var shutdownSent = false
+    private var nextSocket: UInt64 = 0
+    /// Accepted sockets not upgraded or closed yet, and their addresses.
+    private var sockets: [SocketID: String] = [:]
+    /// The socket being accepted (the only one the hub may refuse).
+    private var accepting: SocketID?
+    private let maxPending: Int
     private var stopped = false
 
     init(variant: Int) {
@@ -102,12 +110,15 @@ final class HubDriver {
             config.messageRate = Rate(perSecond: 2, burst: 5)
             config.strikeRate = Rate(perSecond: 0.5, burst: 2)
             config.maxConnectionsPerAddress = 3
+            config.maxPendingPerAddress = 2
+            config.firstByteTimeout = 500
             config.connectRate = Rate(perSecond: 1, burst: 4)
             config.boardCreationRate = Rate(perSecond: 0.1, burst: 2)
             config.maxUsersPerBoard = 2
             config.maxBoardsInMemory = 2
         }
         if variant & 2 == 2 { config.createBoards = false }
+        maxPending = config.maxPendingPerAddress
         hub = Hub(config: config)
         trace("config \(variant)")
     }
@@ -169,6 +180,29 @@ final class HubDriver {
         case .shutdown:
             shutdownSent = true
             handle(.shutdown)
+        case .accept:
+            nextSocket += 1
+            let id = SocketID(nextSocket)
+            let peer = "10.0.0.\(input.below(3))"
+            accepting = id
+            let refused = handle(.accepted(id, peer: peer)).contains(.refuseSocket(id))
+            accepting = nil
+            guard !refused else { return }
+            sockets[id] = peer
+            require(
+                sockets.values.filter { $0 == peer }.count <= maxPending,
+                "\(peer) has more than \(maxPending) sockets not upgraded")
+        case .socketEnd:
+            guard !sockets.isEmpty else { return }
+            let id = sockets.keys.sorted()[input.below(min(sockets.count, 256))]
+            let peer = sockets.removeValue(forKey: id)!
+            guard input.below(2) == 0 else { return _ = handle(.socketClosed(id)) }
+            handle(.upgraded(id))
+            nextConnection += 1
+            let connection = ConnectionID(nextConnection)
+            open.append(connection)
+            clients[connection] = Client()
+            handle(.opened(connection, peer: peer))
         }
     }
 
@@ -339,6 +373,9 @@ final class HubDriver {
             clients[id] = nil
             handle(.closed(id))
         }
+        for id in sockets.keys.sorted() { handle(.socketClosed(id)) }
+        sockets = [:]
+        require(hub.pendingSocketCount == 0, "\(hub.pendingSocketCount) sockets left pending")
         settle()
         require(hub.connectionCount == 0, "\(hub.connectionCount) connections left")
         require(hub.boardCount == 0, "\(hub.boardCount) boards left in memory with nobody on them")
@@ -442,6 +479,10 @@ final class HubDriver {
             stopped = true
         case .forward, .release:
             violated("\(action) from a hub that is not clustered")
+        case .refuseSocket(let id):
+            require(id == accepting, "\(id) refused, but it is not the socket being accepted")
+        case .closeIfSilent(let id):
+            require(sockets[id] != nil, "\(id) checked for silence, but it is not open and pending")
         }
     }
 

@@ -1,0 +1,132 @@
+internal import BoardHub
+internal import CLibWebSockets
+import Glibc
+internal import LWSSupport
+
+/// The accepted connections the hub counts (Hub+Sockets.swift), from their accept until they
+/// become WebSockets or close, by their wsi.
+///
+/// lws 4.1.6 calls FILTER_NETWORK_CONNECTION with the listening socket's wsi and the accepted
+/// fd; the accepted connection's own wsi is made right after, in the same call
+/// (`lws_adopt_descriptor_vhost`), and its WSI_CREATE is the next one: that binds the socket to
+/// its wsi. WSI_DESTROY comes on every path that frees a wsi (after the fd is closed), including
+/// an adoption that fails after the wsi was made. An adoption that fails before (out of memory)
+/// leaves the socket unbound: the next accept, or the next tick, tells the hub it closed.
+struct AcceptedSockets {
+    /// The socket just accepted, until its wsi is made.
+    var unbound: SocketID?
+    /// The socket being accepted while the hub decides (a refusal closes it before its wsi exists).
+    var deciding: SocketID?
+    var refused = false
+    private(set) var byWSI: [OpaquePointer: SocketID] = [:]
+    private(set) var wsis: [SocketID: OpaquePointer] = [:]
+
+    /// The wsi's socket, forgotten here.
+    mutating func remove(_ wsi: OpaquePointer) -> SocketID? {
+        guard let id = byWSI.removeValue(forKey: wsi) else { return nil }
+        wsis[id] = nil
+        if byWSI.isEmpty {  // Drops the storage a burst of connections grew.
+            byWSI = [:]
+            wsis = [:]
+        }
+        return id
+    }
+
+    /// Binds `id` to `wsi`; returns the socket the wsi was bound to before (only when lws freed
+    /// a wsi without WSI_DESTROY, and made this one at the same address).
+    mutating func bind(_ id: SocketID, to wsi: OpaquePointer) -> SocketID? {
+        let stale = remove(wsi)
+        byWSI[wsi] = id
+        wsis[id] = wsi
+        return stale
+    }
+
+    func wsi(of id: SocketID) -> OpaquePointer? { wsis[id] }
+}
+
+extension Service {
+    /// FILTER_NETWORK_CONNECTION: the hub counts the connection against its address, and says
+    /// whether to keep it. `args` is lws's `lws_filter_network_conn_args` (the peer's address).
+    func accept(_ args: UnsafeMutableRawPointer?) -> Bool {
+        forgetUnbound()
+        guard let args, let peer = Self.address(args.assumingMemoryBound(to: lws_filter_network_conn_args.self))
+        else { return true }
+        let id = makeSocketID()
+        sockets.deciding = id
+        sockets.refused = false
+        handle(.accepted(id, peer: peer))
+        sockets.deciding = nil
+        if sockets.refused { return false }
+        sockets.unbound = id
+        return true
+    }
+
+    /// WSI_CREATE: the wsi of the socket just accepted (any other wsi is not counted).
+    func socketCreated(_ wsi: OpaquePointer) {
+        guard let id = sockets.unbound else { return }
+        sockets.unbound = nil
+        if let stale = sockets.bind(id, to: wsi) { handle(.socketClosed(stale)) }
+    }
+
+    /// ESTABLISHED: the socket is a WebSocket now, and counts as one of its address's sessions.
+    func socketUpgraded(_ wsi: OpaquePointer) {
+        if let id = sockets.remove(wsi) { handle(.upgraded(id)) }
+    }
+
+    /// WSI_DESTROY: the socket is closed.
+    func socketDestroyed(_ wsi: OpaquePointer) {
+        if let id = sockets.remove(wsi) { handle(.socketClosed(id)) }
+    }
+
+    /// A socket accepted whose wsi lws never made is closed (lws closed the fd).
+    func forgetUnbound() {
+        guard let id = sockets.unbound else { return }
+        sockets.unbound = nil
+        handle(.socketClosed(id))
+    }
+
+    /// The hub refuses the socket: the one being accepted is closed by lws when FILTER returns
+    /// nonzero; one accepted earlier (the refusal came late) is closed at the next service.
+    func refuse(_ id: SocketID) {
+        if id == sockets.deciding {
+            sockets.refused = true
+        } else if let wsi = sockets.wsi(of: id) {
+            lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
+        }
+    }
+
+    /// `--first-byte-timeout` is over for the socket: it is closed if the kernel has received no
+    /// byte on it (lws may not have read what it received: a connection waiting for a header
+    /// buffer is not read at all).
+    func closeIfSilent(_ id: SocketID) {
+        guard let wsi = sockets.wsi(of: id), shuffleboard_tcp_bytes_received(lws_get_socket_fd(wsi)) == 0 else {
+            return
+        }
+        hub.meters.connectionsRefused.add(.firstByteTimeout)
+        clientLog(
+            .debug,
+            "a connection from \(LWS.peer(of: wsi)) sent nothing within \(config.firstByteTimeout) s; closing it")
+        lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
+    }
+
+    /// The peer's address as `LWS.peer(of:)` writes it, from the accepted socket's address.
+    private static func address(_ args: UnsafeMutablePointer<lws_filter_network_conn_args>) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        let written: UnsafePointer<CChar>? = withUnsafeMutablePointer(to: &args.pointee.cli_addr) { storage in
+            switch Int32(storage.pointee.ss_family) {
+            case AF_INET:
+                return storage.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                    inet_ntop(AF_INET, &$0.pointee.sin_addr, &buffer, socklen_t(buffer.count))
+                }
+            case AF_INET6:
+                return storage.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                    inet_ntop(AF_INET6, &$0.pointee.sin6_addr, &buffer, socklen_t(buffer.count))
+                }
+            default:
+                return nil
+            }
+        }
+        guard written != nil else { return nil }
+        return LWS.text(of: buffer)
+    }
+}
