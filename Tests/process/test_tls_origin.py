@@ -69,6 +69,43 @@ def test_tls_serves_https_and_wss_on_one_port(servers, tmp_path):
             pass
 
 
+def curl(*args: str) -> tuple[str, int, str]:
+    """Runs curl; returns (HTTP version it spoke, status, body). curl exits 52 on an empty reply."""
+    result = subprocess.run(["curl", "--silent", "--show-error", "--max-time", "10", "-w", "\n%{http_version} %{http_code}",
+                             *args], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0, (args, result.returncode, result.stderr)
+    body, _, last = result.stdout.rpartition("\n")
+    version, code = last.split()
+    return version, int(code), body
+
+
+def test_a_client_offering_h2_gets_http_1_1_answers(servers, tmp_path):
+    """Issue 17 (2): lws accepted h2 in ALPN and answered with HTTP/1.1 bytes, so every HTTP/2
+    request (browsers offer h2 first) got an empty reply. Only http/1.1 is offered now."""
+    cert, key = self_signed(tmp_path)
+    (tmp_path / "web").mkdir()
+    (tmp_path / "web" / "index.html").write_text("<!doctype html><title>board</title>\n")
+    server = servers("--port", "0", "--memory", "--web", str(tmp_path / "web"), "--tls-cert", str(cert), "--tls-key",
+                     str(key), wait=False)
+    port = int(server.wait_for_log(r"listening on https://127\.0\.0\.1:(\d+)/").group(1))
+    base = f"https://127.0.0.1:{port}"
+    h2 = ["--http2", "--cacert", str(cert)]
+    # What ALPN chose, in curl's words.
+    verbose = subprocess.run(["curl", "-v", "--silent", "--max-time", "10", *h2, f"{base}/healthz", "-o", "/dev/null"],
+                             capture_output=True, text=True, timeout=30)
+    assert "ALPN: offers h2" in verbose.stderr, verbose.stderr
+    assert "server accepted http/1.1" in verbose.stderr, verbose.stderr
+    assert curl(*h2, f"{base}/") == ("1.1", 200, "<!doctype html><title>board</title>\n")
+    version, status, body = curl(*h2, f"{base}/healthz")
+    assert (version, status, json.loads(body)["status"]) == ("1.1", 200, "ok")
+    version, status, body = curl(*h2, "-X", "POST", "-H", "Content-Type: application/json",
+                                 "--data", json.dumps({"id": "h2", "template": "kanban"}), f"{base}/api/boards")
+    assert (version, status, json.loads(body)["board"]["id"]) == ("1.1", 201, "h2")
+    version, status, body = curl(*h2, "-X", "DELETE", f"{base}/api/boards/h2")
+    assert (version, status, json.loads(body)) == ("1.1", 200, {"deleted": "h2"})
+    assert curl(*h2, f"{base}/api/boards/h2")[:2] == ("1.1", 404)
+
+
 def test_bad_certificate_or_key_paths_exit_1_with_a_message(tmp_path):
     cert, key = self_signed(tmp_path)
     missing = run_cli(["serve", "--port", "0", "--memory", "--tls-cert", str(tmp_path / "none.pem"), "--tls-key", str(key)],
