@@ -132,9 +132,8 @@ extension Service {
     /// The endpoint a WebSocket upgrade asks for, or nil when its path has none.
     /// With `--allow-origin`, an upgrade whose `Origin` is not on the list gets 403 and is closed.
     func originAllowed(_ wsi: OpaquePointer) -> Bool {
-        guard !config.allowedOrigins.isEmpty else { return true }
         let origin = LWS.header(wsi, WSI_TOKEN_ORIGIN)
-        if let origin, config.allowedOrigins.contains(origin) { return true }
+        if config.origins.allowsUpgrade(from: origin) { return true }
         clientLog("WebSocket upgrade from \(LWS.peer(of: wsi)) refused: origin \(origin ?? "(none)") is not allowed")
         _ = lws_return_http_status(wsi, UInt32(HTTP_STATUS_FORBIDDEN.rawValue), "origin not allowed")
         return false

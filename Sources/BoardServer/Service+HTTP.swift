@@ -92,6 +92,7 @@ extension Service {
         let request = HTTPRequest(
             method: method, path: path, query: LWS.query(wsi),
             authorization: LWS.header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION),
+            contentType: LWS.header(wsi, WSI_TOKEN_HTTP_CONTENT_TYPE), origin: LWS.header(wsi, WSI_TOKEN_ORIGIN),
             peer: proxiedAddress(wsi, socketPeer: socketPeer) ?? socketPeer)
         let framing = HTTPFraming(
             method: method, contentLength: LWS.header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH),

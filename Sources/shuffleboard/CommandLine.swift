@@ -151,7 +151,8 @@ enum CommandLineParser {
           --history N               committed ops kept in memory per board (default 10000, at least 1000)
           --snapshot-every N        write a board snapshot every N ops (default 100)
           --auth-secret FILE        require access tokens (one secret per line; the first signs, all verify)
-          --allow-origin ORIGIN     accept WebSocket upgrades only from this Origin (repeatable; default any)
+          --allow-origin ORIGIN     accept WebSocket upgrades, and API writes that carry an Origin, only from
+                                    this Origin (repeatable; default any)
           --trusted-proxy IP        a reverse proxy (HAProxy) whose X-Forwarded-For names the client (repeatable)
           --tls-cert FILE --tls-key FILE   serve https:// and wss:// with this PEM certificate and key
 
@@ -284,7 +285,7 @@ enum CommandLineParser {
                     throw UsageError(
                         message: "--allow-origin takes an origin like https://board.example, not '\(value)'")
                 }
-                options.config.allowedOrigins.append(value)
+                options.config.origins.allowed.append(value)
             case "--trusted-proxy":
                 let value = try reader.value(for: option)
                 guard isAddressAndPort(value.contains(":") ? "[\(value)]:1" : "\(value):1") else {

@@ -94,7 +94,7 @@ import Testing
         let body = #"{"id":"squat","template":"kanban"}"#
         let request = HTTPRequest(
             method: .post, path: "/api/boards", body: Array(body.utf8),
-            authorization: "Bearer \(token("squat", .admin))")
+            authorization: "Bearer \(token("squat", .admin))", contentType: "application/json")
         guard let (exists, _) = h.read(in: h.on(.request(x1, request))) else { return }
         let created = h.on(.answered(exists, .exists(false)))
         #expect(created.contains { if case .persist(.create, _?) = $0 { true } else { false } })
@@ -114,7 +114,8 @@ import Testing
         let h = harness()
         func status(_ method: HTTPRequest.Method, _ path: String, _ token: String?, body: String = "") -> Int? {
             let request = HTTPRequest(
-                method: method, path: path, body: Array(body.utf8), authorization: token.map { "Bearer \($0)" })
+                method: method, path: path, body: Array(body.utf8), authorization: token.map { "Bearer \($0)" },
+                contentType: "application/json")
             let actions = h.on(.request(x1, request))
             if let answer = responses(in: actions).first { return answer.1.status }
             return actions.contains { if case .read = $0 { true } else { false } } ? 0 : nil  // 0: went to the store
