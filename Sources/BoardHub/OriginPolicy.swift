@@ -1,20 +1,25 @@
-/// Which origins may open a WebSocket or write through the API (`--allow-origin`). Browsers
-/// name the page's origin in `Origin` on every WebSocket upgrade and every cross-site (or
-/// non-GET) request; other clients usually send none.
+/// Which origins may open a WebSocket or write through the API (`--allow-origin`,
+/// `--allow-no-origin`). Browsers name the page's origin in `Origin` on every WebSocket upgrade
+/// and every cross-site (or non-GET) request; other clients usually send none.
 package struct OriginPolicy: Equatable, Sendable {
     /// The origins allowed (`https://board.example`, compared exactly); empty: any.
     package var allowed: [String] = []
+    /// With `allowed` set: whether a WebSocket upgrade without `Origin` (a client that is not a
+    /// browser) is allowed too.
+    package var allowMissing = false
 
     /// A policy.
-    package init(allowed: [String] = []) {
+    package init(allowed: [String] = [], allowMissing: Bool = false) {
         self.allowed = allowed
+        self.allowMissing = allowMissing
     }
 
-    /// Whether a WebSocket upgrade with this `Origin` (nil: none) may go on: when origins are
-    /// listed, only with one of them.
+    /// Whether a WebSocket upgrade with this `Origin` (nil: none) may go on. Without `Origin` it is
+    /// refused when origins are listed unless `allowMissing`: a browser always sends it, and a
+    /// `Sec-WebSocket-Origin` (an old draft's header) stands for nothing.
     package func allowsUpgrade(from origin: String?) -> Bool {
         guard !allowed.isEmpty else { return true }
-        guard let origin else { return false }
+        guard let origin else { return allowMissing }
         return allowed.contains(origin)
     }
 

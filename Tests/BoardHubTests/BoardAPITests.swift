@@ -83,6 +83,18 @@ import Testing
         #expect(outcome(HubHarness(), request(.post, "/api/boards", origin: "https://evil.example")) == 0)
     }
 
+    @Test func anUpgradeWithoutOriginIsRefusedWhenOriginsAreListedUnlessMissingOnesAreAllowed() {
+        let strict = OriginPolicy(allowed: ["https://board.example"])
+        let lenient = OriginPolicy(allowed: ["https://board.example"], allowMissing: true)
+        #expect(strict.allowsUpgrade(from: "https://board.example"))
+        #expect(!strict.allowsUpgrade(from: nil))
+        #expect(!strict.allowsUpgrade(from: "https://evil.example"))
+        #expect(!strict.allowsUpgrade(from: "https://board.example\u{0}\u{0}\u{0}"), "what lws copies of a NUL")
+        #expect(lenient.allowsUpgrade(from: nil))
+        #expect(!lenient.allowsUpgrade(from: "https://evil.example"))
+        #expect(OriginPolicy().allowsUpgrade(from: nil) && OriginPolicy().allowsUpgrade(from: "https://any.example"))
+    }
+
     @Test func healthIsAnsweredAtOnce() {
         let h = HubHarness()
         h.joinNew(h.open(1))
