@@ -17,20 +17,43 @@ package struct HTTPRequest: Equatable, Sendable {
     package var body: [UInt8]
     /// The `Authorization` header, if any.
     package var authorization: String?
+    /// The `Content-Type` header, if any.
+    package var contentType: String?
+    /// The `Origin` header, if any (browsers send it; see `OriginPolicy`).
+    package var origin: String?
     /// The client's address, for log lines.
     package var peer: String
 
     /// A request.
     package init(
         method: Method, path: String, query: [String: String] = [:], body: [UInt8] = [], authorization: String? = nil,
-        peer: String = "?"
+        contentType: String? = nil, origin: String? = nil, peer: String = "?"
     ) {
         self.method = method
         self.path = path
         self.query = query
         self.body = body
         self.authorization = authorization
+        self.contentType = contentType
+        self.origin = origin
         self.peer = peer
+    }
+
+    /// Whether the request asks to change something (and so is checked for cross-site forgery).
+    package var writes: Bool {
+        switch method {
+        case .post, .put, .patch, .delete: true
+        case .get, .head, .options, .other: false
+        }
+    }
+
+    /// Whether `Content-Type` says JSON: `application/json`, in any case, with parameters or not
+    /// (`application/json; charset=utf-8`). A browser page on another site can send only
+    /// `text/plain`, form and multipart bodies without asking the server first (a CORS preflight,
+    /// which this server never grants), so an API write must say JSON.
+    package var saysJSON: Bool {
+        guard let contentType else { return false }
+        return String(contentType.prefix { $0 != ";" }).trimmingWhitespace().lowercased() == "application/json"
     }
 }
 

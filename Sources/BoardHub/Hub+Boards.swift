@@ -92,11 +92,16 @@ extension Hub {
             if isDeleting(board) { return failJoin(id, .deleted) }
             if let host = boards[board] { return join(session, host) }
             switch view {
-            case .absent where config.createBoards:
+            case .absent where config.createBoards && session.role >= .edit:
                 guard mayCreate(for: session) else { return }
                 let host = createFromTemplate(board)
                 view = .present
                 join(session, host)
+            case .absent where config.createBoards:
+                // Viewing never creates: a `view` token's hello would otherwise make the board (and
+                // squat its id, so that an admin's create of it gets 409).
+                log(.warning, "\(id) from \(session.peer) may only view; board \(board) does not exist")
+                failJoin(id, .unknownForViewer)
             case .absent: failJoin(id, .unknown)
             case .failed: failJoin(id, .unavailable)
             case .present, .presentNotLoaded: failJoin(id, .unavailable)  // Not reached: loaded above.

@@ -26,6 +26,7 @@ extension Hub {
                         w.endObject()
                     }))
         }
+        if let refusal = crossSiteRefusal(request) { return emit(.respond(exchange, refusal)) }
         let segments = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2)
             .map(String.init)
         if segments == ["templates"] {
@@ -77,6 +78,27 @@ extension Hub {
         default:
             emit(.respond(exchange, .error(404, "not_found", "no such API route")))
         }
+    }
+
+    /// The answer to an API write that a page on another site could have sent, or nil. A write
+    /// (POST, PUT, PATCH, DELETE) that carries `Origin` must come from an allowed origin
+    /// (`--allow-origin`; 403), and one with a body must say `application/json` (415): no page
+    /// can send that to another site without a CORS preflight, which this server never grants.
+    /// Every write that changes something has a body, but DELETE, which needs no content type:
+    /// no page can send a DELETE to another site without a preflight either.
+    private func crossSiteRefusal(_ request: HTTPRequest) -> HTTPResponse? {
+        guard request.writes else { return nil }
+        guard config.origins.allowsWrite(from: request.origin) else {
+            log(.warning, "\(request.method.rawValue) \(request.path) from \(request.peer) refused: origin not allowed")
+            return .error(403, "forbidden_origin", "requests from this origin may not change anything here")
+        }
+        guard request.body.isEmpty || request.saysJSON else {
+            log(
+                .warning,
+                "\(request.method.rawValue) \(request.path) from \(request.peer) refused: not application/json")
+            return .error(415, "unsupported_media_type", "send the body as Content-Type: application/json")
+        }
+        return nil
     }
 
     /// `GET /api/boards?after=ID&limit=N`: a page of boards by id (100 by default, at most 1000).

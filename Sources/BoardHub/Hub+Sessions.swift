@@ -219,6 +219,10 @@ extension Hub {
         switch answer {
         case .unknown:
             refuse(id, ProtocolError(.unknownBoard, "there is no board \(board)"), code: 4404, reason: "unknown board")
+        case .unknownForViewer:
+            refuse(
+                id, ProtocolError(.unknownBoard, "there is no board \(board), and a view token cannot create one"),
+                code: 4404, reason: "unknown board")
         case .deleted:
             closeSession(id, code: 4410, reason: "board deleted", flush: true)
         case .unavailable:
@@ -233,6 +237,8 @@ extension Hub {
 enum BoardAbsence {
     /// No such board, and boards are not created on hello.
     case unknown
+    /// No such board, and the session may only view: viewing never creates a board.
+    case unknownForViewer
     /// The board was deleted before the session was on it.
     case deleted
     /// The store failed.

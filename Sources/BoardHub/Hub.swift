@@ -19,6 +19,8 @@ package final class Hub {
         package var defaultTemplate = Template.colors
         /// Verifies access tokens; nil: no access control (everyone may do everything).
         package var auth: TokenAuthority?
+        /// The origins API writes may come from (WebSocket upgrades are checked by the transport).
+        package var origins = OriginPolicy()
         /// What every room is told: history kept, hold timeout and lifetime, presence limit.
         package var room = Room.Settings()
         /// How long shutdown waits for clients to take their 1001 close, in milliseconds.

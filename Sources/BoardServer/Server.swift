@@ -248,12 +248,18 @@ private final class ContextSetup {
         info.connect_timeout_secs = UInt32(max(1, config.forwardTimeout.rounded(.up)))
         if config.deflate { info.extensions = shuffleboard_deflate_extensions() }
         if let certificate = config.tlsCertificate, let key = config.tlsKey {
+            // Only HTTP/1.1 is offered in ALPN. lws 4.1.6 (built with HTTP/2) offers "h2,http/1.1"
+            // by default and accepts h2, but every answer here is written as HTTP/1.1 bytes
+            // (Service+HTTP.swift), the WebSocket upgrade is HTTP/1.1's, and HTTP/2 would bypass
+            // every rule of the HTTP exchange: a browser would get an empty, broken reply.
             let cert = strdup(certificate)!
             let privateKey = strdup(key)!
-            strings += [cert, privateKey]
+            let alpn = strdup("http/1.1")!
+            strings += [cert, privateKey, alpn]
             info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
             info.ssl_cert_filepath = UnsafePointer(cert)
             info.ssl_private_key_filepath = UnsafePointer(privateKey)
+            info.alpn = UnsafePointer(alpn)
         }
     }
 

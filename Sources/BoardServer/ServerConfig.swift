@@ -108,8 +108,9 @@ package struct ServerConfig: Sendable {
     /// The secrets access tokens are signed with (the first signs, all verify); nil: no access control.
     package var authSecrets: [[UInt8]]?
 
-    /// Origins a WebSocket upgrade may come from (`https://board.example`); empty: any.
-    package var allowedOrigins: [String] = []
+    /// The origins WebSocket upgrades and API writes may come from (`--allow-origin`), and whether
+    /// an upgrade without `Origin` is allowed then (`--allow-no-origin`).
+    package var origins = OriginPolicy()
     /// Addresses of reverse proxies (`--trusted-proxy`, as the log writes them) whose
     /// `X-Forwarded-For` names the client: behind one, limits and logs see the address it added.
     package var trustedProxies: [String] = []

@@ -51,7 +51,7 @@ func serviceCallback(
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         // WebSockets only on /ws (and on the echo path when there is one), from allowed origins.
         guard service.endpoint(of: wsi) != nil else { return -1 }
-        return service.originAllowed(wsi) ? 0 : -1
+        return service.admitUpgrade(wsi) ? 0 : -1
 
     case LWS_CALLBACK_ESTABLISHED:
         guard let endpoint = service.endpoint(of: wsi) else { return -1 }
@@ -143,16 +143,6 @@ func serviceCallback(
 extension Service {
 
     /// The endpoint a WebSocket upgrade asks for, or nil when its path has none.
-    /// With `--allow-origin`, an upgrade whose `Origin` is not on the list gets 403 and is closed.
-    func originAllowed(_ wsi: OpaquePointer) -> Bool {
-        guard !config.allowedOrigins.isEmpty else { return true }
-        let origin = LWS.header(wsi, WSI_TOKEN_ORIGIN)
-        if let origin, config.allowedOrigins.contains(origin) { return true }
-        clientLog("WebSocket upgrade from \(LWS.peer(of: wsi)) refused: origin \(origin ?? "(none)") is not allowed")
-        _ = lws_return_http_status(wsi, UInt32(HTTP_STATUS_FORBIDDEN.rawValue), "origin not allowed")
-        return false
-    }
-
     func endpoint(of wsi: OpaquePointer) -> Endpoint? {
         let path = LWS.header(wsi, WSI_TOKEN_GET_URI)
         if path == "/ws" { return .board }

@@ -98,7 +98,7 @@ extension Service {
     }
 
     /// A header lws does not know, by its lower-case name with the colon; "" when it is longer
-    /// than `maximumHeaderValue`, nil when the request has none.
+    /// than `maximumHeaderValue` or holds a control byte, nil when the request has none.
     private static func customHeader(_ wsi: OpaquePointer, _ name: String) -> String? {
         name.withCString { cName in
             let nameLength = Int32(strlen(cName))
@@ -107,7 +107,11 @@ extension Service {
             guard length <= maximumHeaderValue else { return "" }
             var buffer = [CChar](repeating: 0, count: Int(length) + 1)
             guard lws_hdr_custom_copy(wsi, &buffer, Int32(buffer.count), cName, nameLength) >= 0 else { return nil }
-            return LWS.text(of: buffer)
+            // lws copies with strncpy: a NUL in the value leaves NULs to its end. A value with a
+            // control byte is no value a node sends (and must not match a key by its prefix).
+            let bytes = buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }
+            guard !bytes.contains(where: LWS.isControl) else { return "" }
+            return String(decoding: bytes, as: UTF8.self)
         }
     }
 

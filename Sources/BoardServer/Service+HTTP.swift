@@ -92,10 +92,17 @@ extension Service {
         let request = HTTPRequest(
             method: method, path: path, query: LWS.query(wsi),
             authorization: LWS.header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION),
+            contentType: LWS.header(wsi, WSI_TOKEN_HTTP_CONTENT_TYPE), origin: LWS.header(wsi, WSI_TOKEN_ORIGIN),
             peer: proxiedAddress(wsi, socketPeer: socketPeer) ?? socketPeer)
-        let framing = HTTPFraming(
+        var framing = HTTPFraming(
             method: method, contentLength: LWS.header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH),
             transferEncoding: LWS.header(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING), maxBodyBytes: config.maxBodyBytes)
+        if let header = LWS.headerWithControlByte(wsi) {
+            // No header a client means holds one (`Origin: https://allowed.example\0evil`); and
+            // the body's framing cannot be trusted either.
+            clientLog("HTTP request from \(request.peer) refused: its \(header) header holds a control byte")
+            framing = .refused(.error(400, "bad_request", "the \(header) header holds a control character"))
+        }
         let now = Clock.now()
         let deadline = Instant(milliseconds: now.milliseconds + Int64(config.httpTimeout) * 1000)
         // lws set its own 5 s timeout just before this callback; the exchange gets the configured one.

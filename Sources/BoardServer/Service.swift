@@ -90,6 +90,7 @@ final class Service {
         for line in files.skipped { log.log(.warning, "web folder: not served: \(line)") }
         var hubConfig = Hub.Config()
         hubConfig.createBoards = config.createBoards
+        hubConfig.origins = config.origins
         hubConfig.defaultTemplate = Template(rawValue: config.defaultTemplate) ?? .colors
         hubConfig.room.historyLimit = config.historyLimit
         hubConfig.room.holdTimeout = Int64(config.holdTimeout * 1000)

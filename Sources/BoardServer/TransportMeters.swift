@@ -17,6 +17,7 @@ final class TransportMeters {
     let queuedBytes: Gauge<NoLabels>
     let queuedBytesMax: Gauge<NoLabels>
     let httpResponses: Counter<StatusLabel>
+    let upgradesRefused: Counter<UpgradeRefusalLabel>
     let storeBatchWrites: Histogram<NoLabels>
     let storeWriteSeconds: Histogram<NoLabels>
     let storeWriteFailures: Counter<StoreFailureLabel>
@@ -66,6 +67,11 @@ final class TransportMeters {
             "shuffleboard_send_queue_max_bytes", "Output bytes held for the connection that holds the most.")
         httpResponses = registry.counter(
             "shuffleboard_http_responses_total", "HTTP responses written, by status code.", labels: StatusLabel.self)
+        upgradesRefused = registry.counter(
+            "shuffleboard_upgrades_refused_total",
+            "WebSocket upgrades refused before the handshake, by reason (origin: not in --allow-origin; "
+                + "no_origin: none, without --allow-no-origin; control_byte: a header held one).",
+            labels: UpgradeRefusalLabel.self)
         storeBatchWrites = registry.histogram(
             "shuffleboard_store_batch_writes",
             "Writes (ops, creations, deletions) per committed store transaction (group commit).",
@@ -206,6 +212,14 @@ enum RelayDirection: String, MetricLabels, CaseIterable {
     case toOwner = "to_owner"
     case toClient = "to_client"
     static let names = ["direction"]
+}
+
+/// `reason` a WebSocket upgrade was refused (`Service.admitUpgrade`).
+enum UpgradeRefusalLabel: String, MetricLabels, CaseIterable {
+    case origin
+    case noOrigin = "no_origin"
+    case controlByte = "control_byte"
+    static let names = ["reason"]
 }
 
 /// An HTTP status code (the server chooses every one).

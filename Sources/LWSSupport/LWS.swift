@@ -70,13 +70,55 @@ package enum LWS {
         return written >= 0 && Int(written) >= length
     }
 
-    /// A header's value, or nil when the request has none.
+    /// A header's value, or nil when the request has none. All of its bytes: lws copies a value
+    /// with `strncpy`, so each byte from a NUL on comes out as NUL, and the value is not cut
+    /// there (`https://allowed.example\0evil` must never read as `https://allowed.example`).
     package static func header(_ wsi: OpaquePointer, _ token: lws_token_indexes) -> String? {
+        guard let bytes = headerBytes(wsi, token) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// A header's bytes as `header` reads them, or nil when the request has none.
+    private static func headerBytes(_ wsi: OpaquePointer, _ token: lws_token_indexes) -> [UInt8]? {
         let length = Int(lws_hdr_total_length(wsi, token))
         guard length > 0 else { return nil }
         var buffer = [CChar](repeating: 0, count: length + 1)
         guard lws_hdr_copy(wsi, &buffer, Int32(buffer.count), token) >= 0 else { return nil }
-        return text(of: buffer)
+        return buffer.prefix(length).map { UInt8(bitPattern: $0) }
+    }
+
+    /// The name of the first request header lws parsed whose value holds a control byte (NUL,
+    /// CR or LF that lws let through, any other below 0x20 but tab, or DEL), or nil when none
+    /// does. Such a value is no header a browser or HTTP library sends: it is an attempt to make
+    /// the server read a value other than a proxy (or a C string) does. The request line's
+    /// tokens (the path and its arguments, which lws has URL-decoded) are not headers and are
+    /// left to the code that reads them. lws stores a NUL but does not count it in the value's
+    /// length: a NUL with bytes after it is found here (they shift into the counted part), one
+    /// at a value's very end is not, and is dropped (the value reads as if it were not there).
+    package static func headerWithControlByte(_ wsi: OpaquePointer) -> String? {
+        let requestLine: [lws_token_indexes] = [
+            WSI_TOKEN_GET_URI, WSI_TOKEN_POST_URI, WSI_TOKEN_OPTIONS_URI, WSI_TOKEN_PUT_URI, WSI_TOKEN_PATCH_URI,
+            WSI_TOKEN_DELETE_URI, WSI_TOKEN_HEAD_URI, WSI_TOKEN_CONNECT, WSI_TOKEN_HTTP_URI_ARGS,
+            WSI_TOKEN_HTTP_COLON_PATH,
+        ]
+        for index in 0..<WSI_TOKEN_COUNT.rawValue {
+            let token = lws_token_indexes(rawValue: index)
+            guard !requestLine.contains(where: { $0.rawValue == index }), let bytes = headerBytes(wsi, token) else {
+                continue
+            }
+            guard bytes.contains(where: isControl) else { continue }
+            guard let name = lws_token_to_string(token) else { return "header \(index)" }
+            var text = String(cString: name)
+            if text.hasSuffix(":") { text.removeLast() }
+            return text
+
+        }
+        return nil
+    }
+
+    /// A control byte in a header value: below 0x20 but horizontal tab, and DEL.
+    package static func isControl(_ byte: UInt8) -> Bool {
+        (byte < 0x20 && byte != 0x09) || byte == 0x7F
     }
 
     /// The peer's address, or `?`.

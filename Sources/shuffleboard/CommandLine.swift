@@ -151,7 +151,10 @@ enum CommandLineParser {
           --history N               committed ops kept in memory per board (default 10000, at least 1000)
           --snapshot-every N        write a board snapshot every N ops (default 100)
           --auth-secret FILE        require access tokens (one secret per line; the first signs, all verify)
-          --allow-origin ORIGIN     accept WebSocket upgrades only from this Origin (repeatable; default any)
+          --allow-origin ORIGIN     accept WebSocket upgrades, and API writes that carry an Origin, only from
+                                    this Origin (repeatable; default any)
+          --allow-no-origin         with --allow-origin, also accept WebSocket upgrades without Origin
+                                    (clients that are not browsers; off by default)
           --trusted-proxy IP        a reverse proxy (HAProxy) whose X-Forwarded-For names the client (repeatable)
           --tls-cert FILE --tls-key FILE   serve https:// and wss:// with this PEM certificate and key
 
@@ -289,7 +292,9 @@ enum CommandLineParser {
                     throw UsageError(
                         message: "--allow-origin takes an origin like https://board.example, not '\(value)'")
                 }
-                options.config.allowedOrigins.append(value)
+                options.config.origins.allowed.append(value)
+            case "--allow-no-origin":
+                options.config.origins.allowMissing = true
             case "--trusted-proxy":
                 let value = try reader.value(for: option)
                 guard isAddressAndPort(value.contains(":") ? "[\(value)]:1" : "\(value):1") else {
@@ -380,6 +385,9 @@ enum CommandLineParser {
         }
         if options.config.echoPath != nil && options.config.deflate {
             throw UsageError(message: "--echo-path cannot be combined with --deflate")
+        }
+        if options.config.origins.allowMissing && options.config.origins.allowed.isEmpty {
+            throw UsageError(message: "--allow-no-origin needs --allow-origin (without it every origin is allowed)")
         }
         if (options.config.tlsCertificate == nil) != (options.config.tlsKey == nil) {
             throw UsageError(message: "--tls-cert and --tls-key go together")

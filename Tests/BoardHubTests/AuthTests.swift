@@ -79,11 +79,43 @@ import Testing
         #expect(types(messages(to: viewer, in: seen)) == ["swap"])
     }
 
+    @Test func aViewTokenNeverCreatesABoardAndAnAdminMayCreateItAfterwards() {
+        let h = harness()
+        let viewer = h.open(1)
+        // A view token for every board says hello for one the store does not have.
+        guard let (read, asked) = h.read(in: hello(h, viewer, board: "squat", token: token(nil, .view))) else { return }
+        #expect(asked == .load(board("squat"), Room.Settings()))
+        let refused = h.on(.answered(read, .room(nil)))
+        #expect(types(messages(to: viewer, in: refused)) == ["error:unknown_board"])
+        #expect(closes(in: refused).map(\.1) == [4404])
+        #expect(!refused.contains { if case .persist = $0 { true } else { false } }, "nothing is stored")
+        #expect(h.hub.boardCount == 0, "nothing is in memory")
+        // An admin's create of that id then goes through.
+        let body = #"{"id":"squat","template":"kanban"}"#
+        let request = HTTPRequest(
+            method: .post, path: "/api/boards", body: Array(body.utf8),
+            authorization: "Bearer \(token("squat", .admin))", contentType: "application/json")
+        guard let (exists, _) = h.read(in: h.on(.request(x1, request))) else { return }
+        let created = h.on(.answered(exists, .exists(false)))
+        #expect(created.contains { if case .persist(.create, _?) = $0 { true } else { false } })
+        #expect(responses(in: h.makeDurable()).map(\.1.status) == [201])
+    }
+
+    @Test(arguments: [Role.edit, .admin])
+    func anEditOrAdminTokenStillCreatesOnHello(_ role: Role) {
+        let h = harness()
+        let c = h.open(1)
+        guard let (read, _) = h.read(in: hello(h, c, board: "fresh", token: token(nil, role))) else { return }
+        #expect(types(messages(to: c, in: h.on(.answered(read, .room(nil))))) == ["welcome"])
+        #expect(h.hub.boardCount == 1)
+    }
+
     @Test func theAPIWantsABearerTokenWithTheRightRole() {
         let h = harness()
         func status(_ method: HTTPRequest.Method, _ path: String, _ token: String?, body: String = "") -> Int? {
             let request = HTTPRequest(
-                method: method, path: path, body: Array(body.utf8), authorization: token.map { "Bearer \($0)" })
+                method: method, path: path, body: Array(body.utf8), authorization: token.map { "Bearer \($0)" },
+                contentType: "application/json")
             let actions = h.on(.request(x1, request))
             if let answer = responses(in: actions).first { return answer.1.status }
             return actions.contains { if case .read = $0 { true } else { false } } ? 0 : nil  // 0: went to the store

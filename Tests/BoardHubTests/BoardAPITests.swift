@@ -15,7 +15,84 @@ import Testing
     }
 
     func post(_ h: HubHarness, _ body: String, exchange: ExchangeID) -> [Hub.Action] {
-        h.on(.request(exchange, HTTPRequest(method: .post, path: "/api/boards", body: Array(body.utf8))))
+        h.on(
+            .request(
+                exchange,
+                HTTPRequest(
+                    method: .post, path: "/api/boards", body: Array(body.utf8), contentType: "application/json")))
+    }
+
+    /// What an API request led to: its status when answered at once, 0 when it went to the store.
+    func outcome(_ h: HubHarness, _ request: HTTPRequest) -> Int? {
+        let actions = h.on(.request(x1, request))
+        if let answer = responses(in: actions).first { return answer.1.status }
+        return actions.contains { if case .read = $0 { true } else { false } } ? 0 : nil
+    }
+
+    @Test func aWriteWithABodyMustBeJSONSoNoOtherSiteCanSendIt() {
+        let h = HubHarness()
+        let body = Array(definition("b1").utf8)
+        var made = 0
+        func post(_ contentType: String?) -> Int? {
+            made += 1  // Another board each time: a second create of one board waits behind the first.
+            let body = Array(definition("m\(made)").utf8)
+            return outcome(h, HTTPRequest(method: .post, path: "/api/boards", body: body, contentType: contentType))
+        }
+        // What a page on another site can send without a preflight: text/plain, forms, or nothing.
+        for refused in [
+            nil, "text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded",
+            "multipart/form-data; boundary=x", "text/plain; charset=application/json", "application/jsonx",
+            "application/json, text/plain",
+        ] {
+            #expect(post(refused) == 415, "\(refused ?? "none")")
+        }
+        let answer = responses(in: h.on(.request(x1, HTTPRequest(method: .post, path: "/api/boards", body: body))))
+        #expect(answer.first?.1.text.contains(#""error":"unsupported_media_type""#) == true)
+        #expect(!h.log.contains { if case .persist = $0 { true } else { false } }, "nothing was made")
+        for accepted in ["application/json", "application/json; charset=utf-8", " Application/JSON ;charset=UTF-8"] {
+            #expect(post(accepted) == 0, "\(accepted)")
+        }
+        // A DELETE has no body and needs no content type; a write with a body always does.
+        #expect(outcome(h, HTTPRequest(method: .delete, path: "/api/boards/b2")) == 0)
+        #expect(outcome(h, HTTPRequest(method: .delete, path: "/api/boards/b2", body: [0x7B, 0x7D])) == 415)
+        #expect(outcome(h, HTTPRequest(method: .put, path: "/api/boards", body: [0x7B, 0x7D])) == 415)
+        #expect(outcome(h, HTTPRequest(method: .put, path: "/api/boards")) == 405)
+    }
+
+    @Test func withAllowedOriginsAWriteFromAnotherOriginIs403() {
+        let h = HubHarness { $0.origins = OriginPolicy(allowed: ["https://board.example"]) }
+        let body = Array(definition("b1").utf8)
+        func request(_ method: HTTPRequest.Method, _ path: String, origin: String?) -> HTTPRequest {
+            HTTPRequest(
+                method: method, path: path, body: method == .post ? body : [], contentType: "application/json",
+                origin: origin)
+        }
+        for origin in ["https://evil.example", "null", "https://board.example.evil", "https://board.example\u{0}"] {
+            #expect(outcome(h, request(.post, "/api/boards", origin: origin)) == 403, "\(origin)")
+            #expect(outcome(h, request(.delete, "/api/boards/b1", origin: origin)) == 403, "\(origin)")
+        }
+        let answer = responses(in: h.on(.request(x1, request(.post, "/api/boards", origin: "https://evil.example"))))
+        #expect(answer.first?.1.text.contains(#""error":"forbidden_origin""#) == true)
+        #expect(!h.log.contains { if case .persist = $0 { true } else { false } }, "nothing was made")
+        // Reads are not writes (a browser keeps another site from reading the answer), and a
+        // client that is no browser sends no Origin.
+        #expect(outcome(h, request(.get, "/api/boards/b1", origin: "https://evil.example")) == 0)
+        #expect(outcome(h, request(.post, "/api/boards", origin: "https://board.example")) == 0)
+        #expect(outcome(h, request(.delete, "/api/boards/b2", origin: nil)) == 0)
+        // Without the list any origin may write, as before.
+        #expect(outcome(HubHarness(), request(.post, "/api/boards", origin: "https://evil.example")) == 0)
+    }
+
+    @Test func anUpgradeWithoutOriginIsRefusedWhenOriginsAreListedUnlessMissingOnesAreAllowed() {
+        let strict = OriginPolicy(allowed: ["https://board.example"])
+        let lenient = OriginPolicy(allowed: ["https://board.example"], allowMissing: true)
+        #expect(strict.allowsUpgrade(from: "https://board.example"))
+        #expect(!strict.allowsUpgrade(from: nil))
+        #expect(!strict.allowsUpgrade(from: "https://evil.example"))
+        #expect(!strict.allowsUpgrade(from: "https://board.example\u{0}\u{0}\u{0}"), "what lws copies of a NUL")
+        #expect(lenient.allowsUpgrade(from: nil))
+        #expect(!lenient.allowsUpgrade(from: "https://evil.example"))
+        #expect(OriginPolicy().allowsUpgrade(from: nil) && OriginPolicy().allowsUpgrade(from: "https://any.example"))
     }
 
     @Test func healthIsAnsweredAtOnce() {

@@ -105,7 +105,12 @@ import Testing
             #"{"id":"b1","title":"One","columns":2,"zones":[{"id":"grid","items":[{"label":"A","color":"white"}]}]}"#
         guard
             let (read, id, force) = claim(
-                in: h.on(.request(x1, HTTPRequest(method: .post, path: "/api/boards", body: Array(body.utf8)))))
+                in: h.on(
+                    .request(
+                        x1,
+                        HTTPRequest(
+                            method: .post, path: "/api/boards", body: Array(body.utf8), contentType: "application/json")
+                    )))
         else { return }
         #expect(id == board("b1") && !force)
         let answer = responses(in: h.on(.answered(read, .elsewhere(node: "b", advertise: owner))))

@@ -104,7 +104,9 @@ import Testing
             let asked = h.on(
                 .request(
                     ExchangeID(UInt64(n)),
-                    HTTPRequest(method: .post, path: "/api/boards", body: Array(body.utf8), peer: "127.0.0.1")))
+                    HTTPRequest(
+                        method: .post, path: "/api/boards", body: Array(body.utf8), contentType: "application/json",
+                        peer: "127.0.0.1")))
             statuses += responses(in: asked).map(\.1.status)
         }
         #expect(statuses == [429])

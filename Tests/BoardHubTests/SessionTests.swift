@@ -205,7 +205,10 @@ import Testing
         h.on(.closed(a))
         let body = #"{"id":"x","title":"Mine","columns":1,"zones":[{"id":"grid","items":[]}]}"#
         let posted = h.on(
-            .request(ExchangeID(9), HTTPRequest(method: .post, path: "/api/boards", body: Array(body.utf8))))
+            .request(
+                ExchangeID(9),
+                HTTPRequest(method: .post, path: "/api/boards", body: Array(body.utf8), contentType: "application/json")
+            ))
         #expect(responses(in: posted).map(\.1.status) == [409])
     }
 

@@ -128,7 +128,11 @@ import Testing
         let body =
             #"{"id":"b1","title":"One","columns":2,"zones":[{"id":"grid","items":[{"label":"A","color":"white"}]}]}"#
         let mark = h.log.count
-        let asked = h.on(.request(x1, HTTPRequest(method: .post, path: "/api/boards", body: Array(body.utf8))))
+        let asked = h.on(
+            .request(
+                x1,
+                HTTPRequest(method: .post, path: "/api/boards", body: Array(body.utf8), contentType: "application/json")
+            ))
         guard let (read, _) = h.read(in: asked) else { return }
         h.on(.answered(read, .exists(false)))
         #expect(h.hub.boardCount == 1)

@@ -445,7 +445,7 @@ struct ForwardingTestFailure: Error, CustomStringConvertible {
         let second = ForwardingRules()
         try await withTestServer(forwardingNode(first)) { allowed in
             try await withTestServer(forwardingNode(second)) { refused in
-                try await withTestServer({ $0.allowedOrigins = ["http://127.0.0.1:\(allowed.port)"] }) { owner in
+                try await withTestServer({ $0.origins.allowed = ["http://127.0.0.1:\(allowed.port)"] }) { owner in
                     first.setOwner("127.0.0.1:\(owner.port)")
                     second.setOwner("127.0.0.1:\(owner.port)")
                     _ = try await allowed.join(as: "Ada")

@@ -16,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "web"
 OUTPUT = Path(os.environ.get("SHUFFLEBOARD_TEST_OUTPUT", ROOT / "test-output"))
-LISTENING = re.compile(r"listening on (http://[^\s/]+:(\d+))/?")
+LISTENING = re.compile(r"listening on (https?://[^\s/]+:(\d+))/?")
 
 
 class Server:

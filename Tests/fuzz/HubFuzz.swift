@@ -292,7 +292,7 @@ final class HubDriver {
             default: body = input.chunk()
             }
         }
-        send(HTTPRequest(method: method, path: path, query: query, body: body))
+        send(HTTPRequest(method: method, path: path, query: query, body: body, contentType: "application/json"))
     }
 
     /// Starts an exchange; returns its id.

@@ -5,6 +5,8 @@ import hashlib
 import hmac
 import json
 import time
+import urllib.error
+import urllib.request
 
 import pytest
 from harness import Client, run_cli
@@ -84,9 +86,10 @@ def test_a_viewer_watches_an_editor_and_cannot_move_a_tile(secured, tmp_path):
 
 def test_the_api_needs_bearer_tokens_with_the_right_role(secured, tmp_path):
     def call(method, path, token=None, body=None):
-        import urllib.request, urllib.error
         data = json.dumps(body).encode() if body is not None else None
         req = urllib.request.Request(f"http://127.0.0.1:{secured.port}{path}", data=data, method=method)
+        if data is not None:
+            req.add_header("Content-Type", "application/json")
         if token:
             req.add_header("Authorization", f"Bearer {token}")
         try:
@@ -108,6 +111,41 @@ def test_the_api_needs_bearer_tokens_with_the_right_role(secured, tmp_path):
     assert call("DELETE", "/api/boards/plan", mint(tmp_path, "plan", "--role", "admin"))[0] == 200
     assert call("GET", "/api/templates")[0] == 200
     assert call("GET", "/healthz")[0] == 200
+
+
+def test_a_view_token_never_creates_a_board(secured, tmp_path):
+    """Issue 17 (5): a view token's hello for an unknown id is refused with 4404 and makes nothing,
+    so an admin's create of that id works afterwards."""
+    def call(method, path, token, body=None):
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(f"http://127.0.0.1:{secured.port}{path}", data=data, method=method,
+                                     headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                return r.status
+        except urllib.error.HTTPError as e:
+            return e.code
+
+    def hello(board, token):
+        c = Client(secured)
+        c.send({"type": "hello", "board": board, "name": "Eve", "token": token})
+        answer = c.expect(lambda m: m["type"] in ("error", "welcome"))
+        return c, answer
+
+    view_all = mint(tmp_path, "*", "--role", "view")
+    viewer, answer = hello("squat", view_all)
+    assert answer["type"] == "error" and answer["code"] == "unknown_board", answer
+    assert viewer.wait_closed() == 4404
+    viewer.close()
+    admin = mint(tmp_path, "*", "--role", "admin")
+    assert call("GET", "/api/boards/squat", admin) == 404
+    assert call("POST", "/api/boards", admin, {"id": "squat", "template": "kanban"}) == 201
+    watcher, answer = hello("squat", view_all)
+    assert answer["type"] == "welcome" and answer["board"]["id"] == "squat"
+    watcher.close()
+    editor, answer = hello("fresh", mint(tmp_path, "fresh", "--role", "edit"))
+    assert answer["type"] == "welcome", "an edit token still makes a board on hello"
+    editor.close()
 
 
 def test_a_rotated_secret_keeps_old_tokens_working(servers, tmp_path):

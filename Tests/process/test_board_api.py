@@ -1,8 +1,11 @@
 """Board management over HTTP (issue 4): create, list, delete, `--create-boards false`, op paging
 and 410 once old ops are compacted."""
 
+import json
 import re
 import signal
+import urllib.error
+import urllib.request
 
 import pytest
 from harness import COMMITTED, Client
@@ -90,6 +93,52 @@ def test_create_list_and_delete(servers, tmp_path):
     server = servers("--port", "0", "--data", data)
     assert server.get("/api/boards/plan")[0] == 404
     assert set(listed(server)) == {made_up, "templated"}
+
+
+def call(server, method: str, path: str, body: bytes | None = None, **headers: str) -> tuple[int, dict]:
+    """One request with exactly these headers (urllib adds a form content type to a body without one)."""
+    req = urllib.request.Request(f"http://127.0.0.1:{server.port}{path}", data=body, method=method,
+                                 headers={k.replace("_", "-"): v for k, v in headers.items()})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+
+
+def test_cross_site_writes_are_refused_and_make_nothing(servers):
+    """Issue 17 (6): a page on another site can POST text/plain JSON with fetch's `no-cors` (no
+    preflight) to a server without tokens: it made boards. API writes with a body must be
+    application/json (415 otherwise), and with --allow-origin a write naming another Origin is 403."""
+    server = servers("--port", "0", "--memory", "--allow-origin", "https://board.example")
+    board = json.dumps({"id": "csrf", "template": "kanban"}).encode()
+    # What such a page sends: text/plain (with or without charset, with its Origin or without).
+    for headers in ({"Content_Type": "text/plain;charset=UTF-8", "Origin": "https://evil.example"},
+                    {"Content_Type": "text/plain"}, {"Content_Type": "application/x-www-form-urlencoded"}, {}):
+        status, answer = call(server, "POST", "/api/boards", board, **headers)
+        expected = (403, "forbidden_origin") if "Origin" in headers else (415, "unsupported_media_type")
+        assert (status, answer["error"]) == expected, (headers, status, answer)
+        assert answer["message"]
+    # Even as JSON, not from another origin.
+    status, answer = call(server, "POST", "/api/boards", board, Content_Type="application/json",
+                          Origin="https://evil.example")
+    assert (status, answer["error"]) == (403, "forbidden_origin")
+    assert server.get("/api/boards/csrf")[0] == 404, "nothing was made"
+    assert "csrf" not in listed(server)
+    # The allowed origin, or a client that is no browser (no Origin), with JSON: made.
+    assert call(server, "POST", "/api/boards", board, Content_Type="application/json; charset=utf-8",
+                Origin="https://board.example")[0] == 201
+    assert call(server, "POST", "/api/boards", json.dumps({"id": "cli", "template": "paint"}).encode(),
+                Content_Type="application/json")[0] == 201
+    # DELETE has no body and needs no content type, but another origin may not send it.
+    assert call(server, "DELETE", "/api/boards/csrf", Origin="https://evil.example")[0] == 403
+    assert server.get("/api/boards/csrf")[0] == 200
+    assert call(server, "DELETE", "/api/boards/csrf")[0] == 200
+    # Without --allow-origin any origin may write, but only JSON.
+    open_server = servers("--port", "0", "--memory")
+    assert call(open_server, "POST", "/api/boards", board, Content_Type="text/plain")[0] == 415
+    assert call(open_server, "POST", "/api/boards", board, Content_Type="application/json",
+                Origin="https://elsewhere.example")[0] == 201
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,9 @@ import socket
 import ssl
 import subprocess
 
+import pytest
 from harness import run_cli
+from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
 
@@ -32,6 +34,85 @@ def test_upgrades_from_other_origins_are_refused_with_403(servers):
     # Without the flag any origin may connect, as before.
     open_server = servers("--port", "0", "--memory")
     assert upgrade(open_server.port, "https://evil.example").startswith(b"HTTP/1.1 101")
+
+
+def refusal(port: int, headers: bytes) -> tuple[bytes, dict]:
+    """An upgrade on a raw socket with these extra header lines; (status line, JSON body)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(b"GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                  b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n" + headers + b"\r\n")
+        answer = b""
+        while chunk := s.recv(4096):  # The server closes after its answer.
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    lines = head.split(b"\r\n")
+    assert b"connection: close" in [line.lower() for line in lines], answer[:300]
+    length = [int(line.split(b":")[1]) for line in lines if line.lower().startswith(b"content-length:")]
+    assert length == [len(body)], answer[:300]
+    return lines[0], json.loads(body)
+
+
+def test_origin_edge_cases_are_refused_with_answers_strict_clients_read(servers):
+    """Issue 17 (7): a control byte in a header (`Origin: https://allowed.example\\0evil` read as
+    the allowed origin, lws copying it as a C string) is refused with 400; with --allow-origin an
+    upgrade without Origin is refused unless --allow-no-origin; every refusal is a whole HTTP/1.1
+    answer (lws's own is HTTP/1.0, which Python's websockets cannot read)."""
+    allowed = "https://allowed.example"
+    server = servers("--port", "0", "--memory", "--allow-origin", allowed)
+    for header in (b"Origin: https://allowed.example\x00evil\r\n", b"Origin: https://allowed.example\x01\r\n",
+                   b"Origin: https://allowed.example\r\nUser-Agent: a\x1fb\r\n", b"Origin: \x7fhttps://allowed.example\r\n"):
+        status, body = refusal(server.port, header)
+        assert status == b"HTTP/1.1 400 Bad Request" and body["error"] == "bad_request", (header, status, body)
+    server.wait_for_log(r"WebSocket upgrade from 127\.0\.0\.1 refused: its origin header holds a control byte")
+    for header in (b"", b"Origin: https://evil.example\r\n", b"Sec-WebSocket-Origin: https://evil.example\r\n",
+                   b"Origin: https://allowed.example\r\nSec-WebSocket-Origin: https://evil.example\r\n"):
+        status, body = refusal(server.port, header)
+        assert status == b"HTTP/1.1 403 Forbidden" and body["error"] == "forbidden_origin", (header, status, body)
+    server.wait_for_log(r"refused: no origin \(--allow-no-origin is not given\)")
+    # A strict client reads the status of each refusal.
+    for origin in (None, "https://evil.example"):
+        with pytest.raises(InvalidStatus) as refused:
+            connect(server.ws_url, origin=origin, subprotocols=["shuffleboard.v1"], open_timeout=10)
+        assert refused.value.response.status_code == 403, origin
+    with connect(server.ws_url, origin=allowed, subprotocols=["shuffleboard.v1"], open_timeout=10) as ws:
+        ws.send(json.dumps({"type": "hello", "board": "b", "name": "Ada"}))
+        assert json.loads(ws.recv(timeout=10))["type"] == "welcome"
+    # --allow-no-origin lets clients that are not browsers in (and still no foreign origin).
+    lenient = servers("--port", "0", "--memory", "--allow-origin", allowed, "--allow-no-origin")
+    with connect(lenient.ws_url, subprotocols=["shuffleboard.v1"], open_timeout=10) as ws:
+        ws.send(json.dumps({"type": "hello", "board": "b", "name": "Bot"}))
+        assert json.loads(ws.recv(timeout=10))["type"] == "welcome"
+    with pytest.raises(InvalidStatus):
+        connect(lenient.ws_url, origin="https://evil.example", subprotocols=["shuffleboard.v1"], open_timeout=10)
+    assert refusal(lenient.port, b"Origin: https://allowed.example\x00x\r\n")[0] == b"HTTP/1.1 400 Bad Request"
+    _, metrics = lenient.get("/metrics")
+    assert 'shuffleboard_upgrades_refused_total{reason="origin"} 1' in metrics
+    assert 'shuffleboard_upgrades_refused_total{reason="control_byte"} 1' in metrics
+    # Without --allow-origin a control byte is refused all the same.
+    open_server = servers("--port", "0", "--memory")
+    assert refusal(open_server.port, b"Origin: https://x.example\x00x\r\n")[0] == b"HTTP/1.1 400 Bad Request"
+
+
+def test_allow_no_origin_needs_allow_origin(tmp_path):
+    alone = run_cli(["serve", "--port", "0", "--memory", "--allow-no-origin"], str(tmp_path))
+    assert alone.returncode == 2 and "--allow-no-origin needs --allow-origin" in alone.stderr, alone.stderr
+
+
+def test_http_requests_with_a_control_byte_in_a_header_get_400(servers):
+    server = servers("--port", "0", "--memory")
+    json_type = b"Content-Type: application/json\r\n"
+    for headers in (json_type + b"Origin: https://a.example\x00evil\r\n", b"Content-Type: application/json\x00;x\r\n",
+                    json_type + b"Authorization: Bearer x\x01y\r\n", json_type + b"X-Forwarded-For: 1.2.3.4\x0b\r\n"):
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
+            body = json.dumps({"id": "ctl", "template": "kanban"}).encode()
+            s.sendall(b"POST /api/boards HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers
+                      + b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+            answer = b""
+            while chunk := s.recv(4096):
+                answer += chunk
+        assert answer.startswith(b"HTTP/1.1 400"), (headers, answer[:200])
+        assert json.loads(answer.partition(b"\r\n\r\n")[2])["error"] == "bad_request"
+    assert server.get("/api/boards/ctl")[0] == 404
 
 
 def self_signed(tmp_path):
@@ -67,6 +148,43 @@ def test_tls_serves_https_and_wss_on_one_port(servers, tmp_path):
             assert not s.recv(4096).startswith(b"HTTP/1.1 200")
         except (ConnectionResetError, socket.timeout):
             pass
+
+
+def curl(*args: str) -> tuple[str, int, str]:
+    """Runs curl; returns (HTTP version it spoke, status, body). curl exits 52 on an empty reply."""
+    result = subprocess.run(["curl", "--silent", "--show-error", "--max-time", "10", "-w", "\n%{http_version} %{http_code}",
+                             *args], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0, (args, result.returncode, result.stderr)
+    body, _, last = result.stdout.rpartition("\n")
+    version, code = last.split()
+    return version, int(code), body
+
+
+def test_a_client_offering_h2_gets_http_1_1_answers(servers, tmp_path):
+    """Issue 17 (2): lws accepted h2 in ALPN and answered with HTTP/1.1 bytes, so every HTTP/2
+    request (browsers offer h2 first) got an empty reply. Only http/1.1 is offered now."""
+    cert, key = self_signed(tmp_path)
+    (tmp_path / "web").mkdir()
+    (tmp_path / "web" / "index.html").write_text("<!doctype html><title>board</title>\n")
+    server = servers("--port", "0", "--memory", "--web", str(tmp_path / "web"), "--tls-cert", str(cert), "--tls-key",
+                     str(key), wait=False)
+    port = int(server.wait_for_log(r"listening on https://127\.0\.0\.1:(\d+)/").group(1))
+    base = f"https://127.0.0.1:{port}"
+    h2 = ["--http2", "--cacert", str(cert)]
+    # What ALPN chose, in curl's words.
+    verbose = subprocess.run(["curl", "-v", "--silent", "--max-time", "10", *h2, f"{base}/healthz", "-o", "/dev/null"],
+                             capture_output=True, text=True, timeout=30)
+    assert "ALPN: offers h2" in verbose.stderr, verbose.stderr
+    assert "server accepted http/1.1" in verbose.stderr, verbose.stderr
+    assert curl(*h2, f"{base}/") == ("1.1", 200, "<!doctype html><title>board</title>\n")
+    version, status, body = curl(*h2, f"{base}/healthz")
+    assert (version, status, json.loads(body)["status"]) == ("1.1", 200, "ok")
+    version, status, body = curl(*h2, "-X", "POST", "-H", "Content-Type: application/json",
+                                 "--data", json.dumps({"id": "h2", "template": "kanban"}), f"{base}/api/boards")
+    assert (version, status, json.loads(body)["board"]["id"]) == ("1.1", 201, "h2")
+    version, status, body = curl(*h2, "-X", "DELETE", f"{base}/api/boards/h2")
+    assert (version, status, json.loads(body)) == ("1.1", 200, {"deleted": "h2"})
+    assert curl(*h2, f"{base}/api/boards/h2")[:2] == ("1.1", 404)
 
 
 def test_bad_certificate_or_key_paths_exit_1_with_a_message(tmp_path):
