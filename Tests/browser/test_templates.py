@@ -384,6 +384,7 @@ def test_on_a_phone_a_swipe_on_a_playlist_row_scrolls_and_a_finger_on_the_handle
     ctx = contexts(viewport={"width": 390, "height": 480}, has_touch=True, is_mobile=True)
     try:
         page = ctx.new_page()
+        page.add_init_script(RECORD_SOCKETS)
         page.goto(f"{server.url}/?board=pp&name=Tess")
         expect(page.locator("#app")).to_have_attribute("data-connected", "true", timeout=10000)
         touch = Touch(ctx, page)
@@ -397,6 +398,8 @@ def test_on_a_phone_a_swipe_on_a_playlist_row_scrolls_and_a_finger_on_the_handle
         touch("touchEnd")
         expect(page.locator(".ghost")).to_have_count(0)
         page.wait_for_function("() => scrollY > 0", timeout=3000)
+        # Nothing went to the server for the swipe (so its seq below is not read too early).
+        assert page.evaluate("window.__frames.sent.map((m) => m.type)") == ["hello"]
         assert server.board("pp")["seq"] == 0
         # Once the fling is over, back to the top.
         page.wait_for_function(
