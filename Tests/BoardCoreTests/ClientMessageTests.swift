@@ -3,6 +3,12 @@ import Testing
 
 @Suite struct ClientMessageTests {
     func parse(_ text: String) -> Result<ClientMessage, ProtocolError> { ClientMessage.parse(Array(text.utf8)) }
+    /// The error `text` parses to; nil when it parses (for `#require`).
+    func failure(of text: String) -> ProtocolError? { if case .failure(let error) = parse(text) { error } else { nil } }
+    /// The name of the `hello` that `text` parses to; nil when it is not a valid hello (for `#require`).
+    func helloName(of text: String) -> String? {
+        if case .success(.hello(_, let name, _, _)) = parse(text) { name } else { nil }
+    }
 
     @Test func parsesEveryMessageType() {
         #expect(
@@ -148,7 +154,7 @@ import Testing
     /// Found by the `message` fuzz target: an `error` echoed the frame's `op` whole (a 64 KiB frame
     /// of `&` came back as 384 KiB of `\u0026`) and cut an unknown `type` at 64 grapheme clusters,
     /// which can be any number of bytes. What the server says back about a frame is bounded.
-    @Test func anErrorEchoesABoundedOpIDAndType() {
+    @Test func anErrorEchoesABoundedOpIDAndType() throws {
         let long = String(repeating: "&", count: 60_000)
         guard case .failure(let tooLong) = parse(#"{"type":"swap","op":"\#(long)","base":0}"#) else {
             Issue.record("parsed")
@@ -156,10 +162,10 @@ import Testing
         }
         #expect((tooLong.opID?.utf8.count ?? 0) == 0, "an op id over 256 bytes is not echoed")
         let bound = String(repeating: "&", count: Text.maximumOpIDBytes)
-        guard case .failure(let atBound) = parse(#"{"type":"swap","op":"\#(bound)","base":0}"#) else { return }
+        let atBound = try #require(failure(of: #"{"type":"swap","op":"\#(bound)","base":0}"#))
         #expect(atBound.opID == bound, "an op id within the byte bound is echoed")
         let accents = "e" + String(repeating: "\u{0301}", count: 30_000)
-        guard case .failure(let unknown) = parse(#"{"type":"\#(accents)"}"#) else { return }
+        let unknown = try #require(failure(of: #"{"type":"\#(accents)"}"#))
         #expect(unknown.code == .unknownType)
         #expect(unknown.message.unicodeScalars.count < 100, "the type is cut at 64 scalars")
         #expect(ServerMessage.error(tooLong).encoded().count < 512)
@@ -205,7 +211,7 @@ import Testing
         #expect((try? parse(#"{"type":"toggle","op":"\#(text)","base":0,"item":"t1","on":true}"#).get()) == nil)
     }
 
-    @Test func bidiOverridesAndInvisibleCharactersAreStrippedFromNames() {
+    @Test func bidiOverridesAndInvisibleCharactersAreStrippedFromNames() throws {
         let raw = #"{"type":"hello","board":"demo","name":" \u202eAda\u200b\u2066 \ufeff"}"#
         guard case .success(.hello(_, let name, _, _)) = parse(raw) else {
             Issue.record("not parsed")
@@ -215,7 +221,7 @@ import Testing
         let onlyInvisible = #"{"type":"hello","board":"demo","name":"\u202e\u200b"}"#
         #expect((try? parse(onlyInvisible).get()) == nil, "nothing left is no name")
         let family = #"{"type":"hello","board":"demo","name":"👩\u200d👧 Bo"}"#
-        guard case .success(.hello(_, let kept, _, _)) = parse(family) else { return }
+        let kept = try #require(helloName(of: family), "a name with a zero-width joiner in an emoji is refused")
         #expect(kept == "👩\u{200D}👧 Bo", "the zero-width joiner of an emoji stays")
     }
 

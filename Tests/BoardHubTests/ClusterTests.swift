@@ -277,7 +277,7 @@ import Testing
         return forwards(in: h.on(.answered(read, .elsewhere(node: "b", advertise: owner)))).first?.2 ?? []
     }
 
-    @Test func aForwardTheOwnerNeverAnsweredClaimsAgainWithBackoffAndTakesTheBoardOnceItIsFree() {
+    @Test func aForwardTheOwnerNeverAnsweredClaimsAgainWithBackoffAndTakesTheBoardOnceItIsFree() throws {
         let h = harness()
         let a = h.open(1)
         let first = forwardToB(h, a)
@@ -297,8 +297,8 @@ import Testing
                     break
                 }
             }
-            guard let claimRead else { return }
-            let again = forwards(in: h.on(.answered(claimRead, .elsewhere(node: "b", advertise: owner))))
+            let read = try #require(claimRead, "no claim within 5 s of the forward's end (retry \(delays.count + 1))")
+            let again = forwards(in: h.on(.answered(read, .elsewhere(node: "b", advertise: owner))))
             #expect(again.map(\.2) == [first], "the same hello goes again")
         }
         #expect(delays == [250, 500, 1_000, 2_000])

@@ -1,3 +1,4 @@
+import BoardClient
 import BoardCore
 import BoardHub
 import BoardStore
@@ -196,14 +197,20 @@ import Testing
             // Another node takes the board (as a DELETE there would): this node's next write is fenced.
             _ = try b.claim(Self.demo, force: true)
             client.send(#"{"type":"toggle","op":"o2","base":1,"item":"t2","on":true}"#)
-            var seen: [String] = []
-            while let message = try? await client.next(timeout: .seconds(5)) {
-                seen.append(message["type"]?.stringValue ?? "?")
-                if message["type"]?.stringValue == "error" {
-                    #expect(message["code"]?.stringValue == "unavailable" && message["op"]?.stringValue == "o2")
+            // Everything up to the close: a timeout or a frame that is not JSON fails the test.
+            var seen: [JSON] = []
+            reading: while true {
+                do {
+                    seen.append(try await client.next(timeout: .seconds(10)))
+                } catch ClientError.closed {
+                    break reading
                 }
             }
-            #expect(!seen.contains("toggle"), "the fenced op was never broadcast")
+            let types = seen.map { $0["type"]?.stringValue ?? "?" }
+            #expect(!types.contains("toggle"), "the fenced op was never broadcast")
+            let error = try #require(
+                seen.first { $0["type"]?.stringValue == "error" }, "no error before the close: \(types)")
+            #expect(error["code"]?.stringValue == "unavailable" && error["op"]?.stringValue == "o2")
             let close = try await client.connection.waitForClose(timeout: .seconds(10))
             #expect(Self.isMoved(close))
             #expect(try b.load(Self.demo, recentLimit: 0)?.seq == 1)

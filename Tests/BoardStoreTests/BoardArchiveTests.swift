@@ -62,7 +62,7 @@ import Testing
     }
 }
 
-/// The archive tests every store passes (run by `SQLiteStoreTests` and `PostgresStoreTests`).
+/// The archive tests every store passes (run on every store by `StoreContractTests`).
 extension StoreContract {
     func anExportedBoardImportsIntoAFreshStoreWithTheSameBoardAndOps() throws {
         try withSpace(backend) { sourceSpace in

@@ -1,12 +1,13 @@
 import BoardCore
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
 @testable import BoardStore
 
-/// The store tests, written once. `SQLiteStoreTests` and `PostgresStoreTests` run every one of
-/// them against their store (the PostgreSQL suite is skipped, saying so, without a server).
+/// The store tests, written once. `StoreContractTests` runs every one of them on each store under
+/// test (PostgreSQL only with a test server; without one it says it is skipped).
 struct StoreContract {
     let backend: Backend
     func createdBoardLoadsAtSeqZeroWithNoOps() throws {
@@ -206,19 +207,42 @@ struct StoreContract {
         defer { space.remove() }
         let store = try space.open(snapshotEvery: 10, keepOps: 50)
         try store.write([.create(.defaultTemplate(id: boardA))])
+        // The writer says when it stops, so that the reads stop too: a failed write ends the test
+        // with the writer's error instead of leaving the reads waiting for seq 300 forever.
+        let writerStopped = Flag()
         let writer = Task.detached {
+            defer { writerStopped.set() }
             var maker = OpMaker(board: .defaultTemplate(id: boardA), seed: 10)
             for _ in 0..<100 { try store.write([.append(boardA, maker.next(3))]) }
             return maker.board
         }
+        // 300 ops take well under a second; a minute means a stuck writer, even on a loaded machine.
+        let deadline = ContinuousClock.now + .seconds(60)
         var lastSeq = 0
         while lastSeq < 300 {
+            let stopped = writerStopped.isSet
             let loaded = try #require(try store.load(boardA, recentLimit: 10))
             #expect(loaded.seq >= lastSeq)
             #expect(loaded.recent.last?.seq ?? 0 == loaded.seq)
             lastSeq = loaded.seq
+            // Read once more after the writer stopped: its last commit is then visible.
+            if stopped { break }
+            guard ContinuousClock.now < deadline else {
+                writer.cancel()
+                Issue.record("the writer did not reach seq 300 within 60 s (at seq \(lastSeq))")
+                return
+            }
             await Task.yield()
         }
-        #expect(try await writer.value == store.load(boardA, recentLimit: 0)?.board)
+        let written = try await writer.value  // throws the writer's error, if it failed
+        #expect(lastSeq == 300, "the reads saw every commit")
+        #expect(try written == store.load(boardA, recentLimit: 0)?.board)
     }
+}
+
+/// A flag one task sets and another reads.
+private final class Flag: Sendable {
+    private let value = Atomic<Bool>(false)
+    func set() { value.store(true, ordering: .releasing) }
+    var isSet: Bool { value.load(ordering: .acquiring) }
 }

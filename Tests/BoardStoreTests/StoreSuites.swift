@@ -3,110 +3,77 @@ import Testing
 
 @testable import BoardStore
 
-/// The shared store tests (`StoreContract`) on SQLite.
-@Suite struct SQLiteStoreTests {
-    let contract = StoreContract(backend: .sqlite)
+/// The shared store tests (`StoreContract`), each listed once and run on every store under test:
+/// SQLite always, PostgreSQL when there is a test server (`TestPostgres`; each test in a fresh
+/// database of its own).
+@Suite struct StoreContractTests {
+    static let stores: [Backend] = [.sqlite] + (TestPostgres.available ? [.postgres] : [])
 
-    @Test func createdBoardLoadsAtSeqZeroWithNoOps() throws { try contract.createdBoardLoadsAtSeqZeroWithNoOps() }
-    @Test func theBoardListIsPagedByID() throws { try contract.theBoardListIsPagedByID() }
-    @Test func theMemoryStoreListIsPagedByID() throws {
-        try StoreContract(backend: .memory).theBoardListIsPagedByID()
+    /// Without a server the PostgreSQL runs are left out, and this says so; with one, it shows
+    /// the server takes the databases the tests make.
+    @Test(.enabled(if: TestPostgres.available, TestPostgres.skipped))
+    func theContractAlsoRunsOnPostgreSQL() throws {
+        #expect(Self.stores.contains(.postgres))
+        try TestPostgres.database().drop()
     }
-    @Test(arguments: Template.allCases)
-    func layoutsAndDetailsSurviveTheStoreAndAnArchive(_ template: Template) throws {
-        try contract.layoutsAndDetailsSurviveTheStoreAndAnArchive(template)
-    }
-    @Test func appendedOpsLoadAsTheReplayedBoardWithTheNewestOps() throws {
-        try contract.appendedOpsLoadAsTheReplayedBoardWithTheNewestOps()
-    }
-    @Test func creatingAnExistingBoardKeepsIt() throws { try contract.creatingAnExistingBoardKeepsIt() }
-    @Test func snapshotsAndCompactionKeepLoadEqualToAReplayOfAllOps() throws {
-        try contract.snapshotsAndCompactionKeepLoadEqualToAReplayOfAllOps()
-    }
-    @Test func opsSincePagesOldestFirstWithTheCurrentSeq() throws {
-        try contract.opsSincePagesOldestFirstWithTheCurrentSeq()
-    }
-    @Test func opsSinceIsGoneOnceTheOpsAfterItWereCompacted() throws {
-        try contract.opsSinceIsGoneOnceTheOpsAfterItWereCompacted()
-    }
-    @Test func committedOpIDsSurviveARestartForDeduplication() throws {
-        try contract.committedOpIDsSurviveARestartForDeduplication()
-    }
-    @Test func reopeningAfterCloseKeepsEveryBoardAndOp() throws {
-        try contract.reopeningAfterCloseKeepsEveryBoardAndOp()
-    }
-    @Test func deletingABoardRemovesItsSnapshotsAndLog() throws {
-        try contract.deletingABoardRemovesItsSnapshotsAndLog()
-    }
-    @Test func aFailedBatchStoresNothingAndLaterBatchesStillWork() throws {
-        try contract.aFailedBatchStoresNothingAndLaterBatchesStillWork()
-    }
-    @Test func readsRunWhileTheWriterCommits() async throws { try await contract.readsRunWhileTheWriterCommits() }
-    @Test func anExportedBoardImportsIntoAFreshStoreWithTheSameBoardAndOps() throws {
-        try contract.anExportedBoardImportsIntoAFreshStoreWithTheSameBoardAndOps()
-    }
-    @Test func aMemoryStoreExportsItsWholeLogAndImportsIntoTheStore() throws {
-        try contract.aMemoryStoreExportsItsWholeLogAndImportsIntoTheStore()
-    }
-    @Test func importRefusesAnExistingBoardUnlessReplacing() throws {
-        try contract.importRefusesAnExistingBoardUnlessReplacing()
-    }
-    @Test func exoticTextRoundTripsByteExact() throws { try contract.exoticTextRoundTripsByteExact() }
-    @Test func anEmptyStringIsStoredAsEmptyTextNotNull() throws {
-        try contract.anEmptyStringIsStoredAsEmptyTextNotNull()
-    }
-    @Test func nulInStoredTextRoundTrips() throws { try contract.nulInStoredTextRoundTrips() }
-}
 
-/// The same shared store tests on PostgreSQL, each in a fresh database of the test server.
-@Suite(.enabled(if: TestPostgres.available, TestPostgres.skipped))
-struct PostgresStoreTests {
-    let contract = StoreContract(backend: .postgres)
-
-    @Test func createdBoardLoadsAtSeqZeroWithNoOps() throws { try contract.createdBoardLoadsAtSeqZeroWithNoOps() }
-    @Test func theBoardListIsPagedByID() throws { try contract.theBoardListIsPagedByID() }
-    @Test(arguments: Template.allCases)
-    func layoutsAndDetailsSurviveTheStoreAndAnArchive(_ template: Template) throws {
-        try contract.layoutsAndDetailsSurviveTheStoreAndAnArchive(template)
+    @Test(arguments: stores) func createdBoardLoadsAtSeqZeroWithNoOps(_ store: Backend) throws {
+        try StoreContract(backend: store).createdBoardLoadsAtSeqZeroWithNoOps()
     }
-    @Test func appendedOpsLoadAsTheReplayedBoardWithTheNewestOps() throws {
-        try contract.appendedOpsLoadAsTheReplayedBoardWithTheNewestOps()
+    @Test(arguments: stores + [.memory]) func theBoardListIsPagedByID(_ store: Backend) throws {
+        try StoreContract(backend: store).theBoardListIsPagedByID()
     }
-    @Test func creatingAnExistingBoardKeepsIt() throws { try contract.creatingAnExistingBoardKeepsIt() }
-    @Test func snapshotsAndCompactionKeepLoadEqualToAReplayOfAllOps() throws {
-        try contract.snapshotsAndCompactionKeepLoadEqualToAReplayOfAllOps()
+    @Test(arguments: stores, Template.allCases)
+    func layoutsAndDetailsSurviveTheStoreAndAnArchive(_ store: Backend, _ template: Template) throws {
+        try StoreContract(backend: store).layoutsAndDetailsSurviveTheStoreAndAnArchive(template)
     }
-    @Test func opsSincePagesOldestFirstWithTheCurrentSeq() throws {
-        try contract.opsSincePagesOldestFirstWithTheCurrentSeq()
+    @Test(arguments: stores) func appendedOpsLoadAsTheReplayedBoardWithTheNewestOps(_ store: Backend) throws {
+        try StoreContract(backend: store).appendedOpsLoadAsTheReplayedBoardWithTheNewestOps()
     }
-    @Test func opsSinceIsGoneOnceTheOpsAfterItWereCompacted() throws {
-        try contract.opsSinceIsGoneOnceTheOpsAfterItWereCompacted()
+    @Test(arguments: stores) func creatingAnExistingBoardKeepsIt(_ store: Backend) throws {
+        try StoreContract(backend: store).creatingAnExistingBoardKeepsIt()
     }
-    @Test func committedOpIDsSurviveARestartForDeduplication() throws {
-        try contract.committedOpIDsSurviveARestartForDeduplication()
+    @Test(arguments: stores) func snapshotsAndCompactionKeepLoadEqualToAReplayOfAllOps(_ store: Backend) throws {
+        try StoreContract(backend: store).snapshotsAndCompactionKeepLoadEqualToAReplayOfAllOps()
     }
-    @Test func reopeningAfterCloseKeepsEveryBoardAndOp() throws {
-        try contract.reopeningAfterCloseKeepsEveryBoardAndOp()
+    @Test(arguments: stores) func opsSincePagesOldestFirstWithTheCurrentSeq(_ store: Backend) throws {
+        try StoreContract(backend: store).opsSincePagesOldestFirstWithTheCurrentSeq()
     }
-    @Test func deletingABoardRemovesItsSnapshotsAndLog() throws {
-        try contract.deletingABoardRemovesItsSnapshotsAndLog()
+    @Test(arguments: stores) func opsSinceIsGoneOnceTheOpsAfterItWereCompacted(_ store: Backend) throws {
+        try StoreContract(backend: store).opsSinceIsGoneOnceTheOpsAfterItWereCompacted()
     }
-    @Test func aFailedBatchStoresNothingAndLaterBatchesStillWork() throws {
-        try contract.aFailedBatchStoresNothingAndLaterBatchesStillWork()
+    @Test(arguments: stores) func committedOpIDsSurviveARestartForDeduplication(_ store: Backend) throws {
+        try StoreContract(backend: store).committedOpIDsSurviveARestartForDeduplication()
     }
-    @Test func readsRunWhileTheWriterCommits() async throws { try await contract.readsRunWhileTheWriterCommits() }
-    @Test func anExportedBoardImportsIntoAFreshStoreWithTheSameBoardAndOps() throws {
-        try contract.anExportedBoardImportsIntoAFreshStoreWithTheSameBoardAndOps()
+    @Test(arguments: stores) func reopeningAfterCloseKeepsEveryBoardAndOp(_ store: Backend) throws {
+        try StoreContract(backend: store).reopeningAfterCloseKeepsEveryBoardAndOp()
     }
-    @Test func aMemoryStoreExportsItsWholeLogAndImportsIntoTheStore() throws {
-        try contract.aMemoryStoreExportsItsWholeLogAndImportsIntoTheStore()
+    @Test(arguments: stores) func deletingABoardRemovesItsSnapshotsAndLog(_ store: Backend) throws {
+        try StoreContract(backend: store).deletingABoardRemovesItsSnapshotsAndLog()
     }
-    @Test func importRefusesAnExistingBoardUnlessReplacing() throws {
-        try contract.importRefusesAnExistingBoardUnlessReplacing()
+    @Test(arguments: stores) func aFailedBatchStoresNothingAndLaterBatchesStillWork(_ store: Backend) throws {
+        try StoreContract(backend: store).aFailedBatchStoresNothingAndLaterBatchesStillWork()
     }
-    @Test func exoticTextRoundTripsByteExact() throws { try contract.exoticTextRoundTripsByteExact() }
-    @Test func anEmptyStringIsStoredAsEmptyTextNotNull() throws {
-        try contract.anEmptyStringIsStoredAsEmptyTextNotNull()
+    @Test(arguments: stores) func readsRunWhileTheWriterCommits(_ store: Backend) async throws {
+        try await StoreContract(backend: store).readsRunWhileTheWriterCommits()
     }
-    @Test func nulInStoredTextRoundTrips() throws { try contract.nulInStoredTextRoundTrips() }
+    @Test(arguments: stores)
+    func anExportedBoardImportsIntoAFreshStoreWithTheSameBoardAndOps(_ store: Backend) throws {
+        try StoreContract(backend: store).anExportedBoardImportsIntoAFreshStoreWithTheSameBoardAndOps()
+    }
+    @Test(arguments: stores) func aMemoryStoreExportsItsWholeLogAndImportsIntoTheStore(_ store: Backend) throws {
+        try StoreContract(backend: store).aMemoryStoreExportsItsWholeLogAndImportsIntoTheStore()
+    }
+    @Test(arguments: stores) func importRefusesAnExistingBoardUnlessReplacing(_ store: Backend) throws {
+        try StoreContract(backend: store).importRefusesAnExistingBoardUnlessReplacing()
+    }
+    @Test(arguments: stores) func exoticTextRoundTripsByteExact(_ store: Backend) throws {
+        try StoreContract(backend: store).exoticTextRoundTripsByteExact()
+    }
+    @Test(arguments: stores) func anEmptyStringIsStoredAsEmptyTextNotNull(_ store: Backend) throws {
+        try StoreContract(backend: store).anEmptyStringIsStoredAsEmptyTextNotNull()
+    }
+    @Test(arguments: stores) func nulInStoredTextRoundTrips(_ store: Backend) throws {
+        try StoreContract(backend: store).nulInStoredTextRoundTrips()
+    }
 }

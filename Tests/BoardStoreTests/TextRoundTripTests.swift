@@ -54,7 +54,7 @@ import Testing
     }
 }
 
-/// The text tests every store passes (run by `SQLiteStoreTests` and `PostgresStoreTests`).
+/// The text tests every store passes (run on every store by `StoreContractTests`).
 extension StoreContract {
     func exoticTextRoundTripsByteExact() throws {
         try withSpace(backend) { space in

@@ -6,7 +6,7 @@ import shutil
 import pytest
 from playwright.sync_api import sync_playwright, expect
 
-from harness import OUTPUT, Server
+from harness import OUTPUT, Server, center
 
 expect.set_options(timeout=5000)
 
@@ -33,34 +33,80 @@ def browser():
 
 
 @pytest.fixture
-def server(server_binary, request):
+def make_server(server_binary, request):
+    """Starts servers for this test (`make_server(extra_args)`); every one is stopped at teardown."""
     name = re.sub(r"[^A-Za-z0-9_.-]", "_", request.node.name)
-    s = Server(server_binary, name).start()
-    yield s
-    s.stop()
+    made = []
+
+    def make(extra_args=()):
+        s = Server(server_binary, name if not made else f"{name}-{len(made)}")
+        made.append(s)
+        return s.start(extra_args=list(extra_args))
+
+    yield make
+    for s in made:
+        s.stop()
+
+
+@pytest.fixture
+def server(make_server):
+    return make_server()
+
+
+class Contexts:
+    """Makes browser contexts (`contexts(**new_context_args)`) whose every page is watched: an
+    uncaught exception or a console error fails the test, unless the test said to expect it
+    (`allow`). All are closed at teardown."""
+
+    def __init__(self, browser):
+        self.browser = browser
+        self.made = []
+        self.errors = []
+        # A refused or dropped socket is logged by the browser itself while a server restarts.
+        self.allowed = ["WebSocket connection"]
+
+    def __call__(self, **context_args):
+        context_args.setdefault("viewport", {"width": 760, "height": 720})
+        context = self.browser.new_context(**context_args)
+        context.set_default_timeout(5000)
+        context.on("page", self.watch)
+        self.made.append(context)
+        return context
+
+    def allow(self, text):
+        """Console errors that contain `text` are expected (say why where it is called)."""
+        self.allowed.append(text)
+
+    def watch(self, page):
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+
+    def close(self):
+        for context in self.made:
+            context.close()
+        unexpected = [e for e in self.errors if not any(text in e for text in self.allowed)]
+        assert not unexpected, f"page errors: {unexpected}"
+
+
+@pytest.fixture
+def contexts(browser):
+    made = Contexts(browser)
+    yield made
+    made.close()
 
 
 class Client:
     """One person: a browser context with one page on a board."""
 
-    def __init__(self, browser, server, board, name, before_goto=None, **context_args):
-        self.context = browser.new_context(viewport={"width": 760, "height": 720}, **context_args)
-        self.context.set_default_timeout(5000)
+    def __init__(self, contexts, server, board, name, before_goto=None, **context_args):
+        self.context = contexts(**context_args)
         self.page = self.context.new_page()
-        self.errors = []
-        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
-        self.page.on("console", self.console)
         self.name = name
         self.board = board
         if before_goto:
             before_goto(self.page)
         self.page.goto(f"{server.url}/?board={board}&name={name}")
         self.wait_connected()
-
-    def console(self, m):
-        # A refused or dropped socket is logged by the browser itself while a server restarts.
-        if m.type == "error" and "WebSocket connection" not in m.text:
-            self.errors.append(m.text)
 
     def settle(self, timeout=3000):
         """Waits until no animation runs (FLIP, glides), so boxes are where tiles will stay."""
@@ -85,9 +131,7 @@ class Client:
         expect(self.page.locator("#app")).to_have_attribute("data-mode", mode)
 
     def center(self, selector):
-        box = self.page.locator(selector).bounding_box()
-        assert box, f"{selector} is not visible"
-        return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        return center(self.page, selector)
 
     def lift(self, item):
         """Presses on a tile and moves past the threshold: the tile is lifted."""
@@ -115,21 +159,20 @@ class Client:
 
 
 @pytest.fixture
-def clients(browser, server, request):
+def clients(contexts, server, request):
+    """Makes people on the test's server (`clients(name, board="b1", **kw)`); their pages' errors
+    fail the test (`contexts`), and a failed test leaves a screenshot of each page."""
     made = []
 
     def make(name, board="b1", **kw):
-        c = Client(browser, server, board, name, **kw)
+        c = Client(contexts, server, board, name, **kw)
         made.append(c)
         return c
 
     yield make
-    for c in made:
-        if request.node.rep_call.failed if hasattr(request.node, "rep_call") else False:
+    if request.node.rep_call.failed if hasattr(request.node, "rep_call") else False:
+        for c in made:
             c.page.screenshot(path=str(OUTPUT / f"{request.node.name}-{c.name}.png"))
-        c.close()
-    for c in made:
-        assert not c.errors, f"{c.name}: page errors: {c.errors}"
 
 
 @pytest.hookimpl(tryfirst=True, hookwrapper=True)

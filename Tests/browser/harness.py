@@ -109,3 +109,50 @@ class Server:
         if b is None:
             return None
         return next((z["items"] for z in b["board"]["zones"] if z["id"] == zone_id), None)
+
+
+def center(page, selector):
+    """The centre of the element `selector` on `page`, in page pixels."""
+    box = page.locator(selector).bounding_box()
+    assert box, f"{selector} is not visible"
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+class Touch:
+    """One finger on `page`, through the DevTools protocol (Playwright has no touch moves)."""
+
+    def __init__(self, context, page):
+        self.cdp = context.new_cdp_session(page)
+
+    def __call__(self, kind, x=None, y=None):
+        """`touchStart`, `touchMove` (at x, y) or `touchEnd`."""
+        points = [] if x is None else [{"x": x, "y": y}]
+        self.cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+
+# An init script that counts the page's WebSockets and records every message it sends and
+# receives (parsed; a batch as its messages), in `window.__sockets` and `window.__frames`.
+RECORD_SOCKETS = """(() => {
+  window.__sockets = 0;
+  window.__frames = {sent: [], received: []};
+  const record = (list, data) => {
+    try {
+      const m = JSON.parse(data);
+      list.push(...(Array.isArray(m) ? m : [m]));
+    } catch {
+      list.push({type: '(not JSON)'});
+    }
+  };
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      window.__sockets += 1;
+      this.addEventListener('message', (e) => record(window.__frames.received, e.data));
+    }
+    send(data) {
+      record(window.__frames.sent, data);
+      super.send(data);
+    }
+  };
+})();"""

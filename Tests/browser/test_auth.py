@@ -6,20 +6,18 @@ import subprocess
 import pytest
 from playwright.sync_api import expect
 
-from harness import Server
+from harness import RECORD_SOCKETS
 
 SECRET = "a browser test secret, long enough"
 
 
 @pytest.fixture
-def secured(server_binary, tmp_path, request):
+def secured(make_server, tmp_path):
     secrets = tmp_path / "secrets"
     secrets.write_text(SECRET + "\n")
-    name = re.sub(r"[^A-Za-z0-9_.-]", "_", request.node.name)
-    s = Server(server_binary, name).start(extra_args=["--auth-secret", str(secrets)])
+    s = make_server(["--auth-secret", str(secrets)])
     s.secrets = str(secrets)
-    yield s
-    s.stop()
+    return s
 
 
 def token(server, board, role="edit", name=None):
@@ -29,17 +27,18 @@ def token(server, board, role="edit", name=None):
     return subprocess.run(args, capture_output=True, text=True, check=True, timeout=30).stdout.strip()
 
 
-def page(browser, url):
-    context = browser.new_context(viewport={"width": 760, "height": 720})
-    context.set_default_timeout(5000)
-    p = context.new_page()
+def page(contexts, url, before_goto=None):
+    """A page of its own (`contexts` fails the test on its errors) at `url`."""
+    p = contexts().new_page()
+    if before_goto:
+        before_goto(p)
     p.goto(url)
     return p
 
 
-def test_a_token_in_the_fragment_joins_and_the_copied_link_keeps_it(browser, secured):
+def test_a_token_in_the_fragment_joins_and_the_copied_link_keeps_it(contexts, secured):
     t = token(secured, "club", name="Ann")
-    p = page(browser, f"{secured.url}/?board=club#token={t}")
+    p = page(contexts, f"{secured.url}/?board=club#token={t}")
     expect(p.locator("#app")).to_have_attribute("data-connected", "true", timeout=10000)
     expect(p.locator("#users")).to_contain_text("Ann")
     p.context.grant_permissions(["clipboard-read", "clipboard-write"])
@@ -48,40 +47,57 @@ def test_a_token_in_the_fragment_joins_and_the_copied_link_keeps_it(browser, sec
     assert p.evaluate("navigator.clipboard.readText()").endswith(f"?board=club#token={t}")
     # The token never went to the server in a request line.
     assert t not in open(secured.log_path).read()
-    p.context.close()
 
 
-def test_without_a_valid_token_the_page_asks_once_and_does_not_loop(browser, secured):
-    p = page(browser, "about:blank")
+def test_without_a_valid_token_the_page_asks_once_and_does_not_loop(contexts, secured):
+    p = page(contexts, "about:blank")
     prompts = []
     p.on("dialog", lambda d: (prompts.append(d.message), d.dismiss()))
-    sockets = []
-    p.on("websocket", lambda ws: sockets.append(ws))
+    # The page's timers run on a fake clock, and its sockets are counted in the page.
+    p.clock.install()
+    p.add_init_script(RECORD_SOCKETS)
     p.goto(f"{secured.url}/?board=club")
     expect(p.locator("#conn")).to_have_text(re.compile("Not allowed"), timeout=10000)
     assert len(prompts) == 1 and "access token" in prompts[0]
     expect(p.locator("#toast")).to_contain_text("access token")
-    assert len(sockets) == 1, "a refused token is not retried on its own"
-    p.context.close()
+    # A minute on the page's clock: far past the longest reconnect delay (docs/web-client.md),
+    # so any reconnect the page had planned has been made by now.
+    p.clock.run_for(60_000)
+    assert p.evaluate("window.__sockets") == 1, "a refused token is not retried on its own"
+    expect(p.locator("#conn")).to_have_text(re.compile("Not allowed"))
 
 
-def test_a_token_pasted_at_the_prompt_joins(browser, secured):
+def test_a_token_pasted_at_the_prompt_joins(contexts, secured):
     t = token(secured, "club")
-    p = page(browser, "about:blank")
+    p = page(contexts, "about:blank")
     p.on("dialog", lambda d: d.accept(t))
     p.goto(f"{secured.url}/?board=club")
     expect(p.locator("#app")).to_have_attribute("data-connected", "true", timeout=10000)
     assert p.evaluate("location.hash") == f"#token={t}"
-    p.context.close()
 
 
-def test_a_view_token_watches_but_cannot_move_tiles(browser, secured):
+# True once the viewer sent a drag or an op, and the server answered each with `reject forbidden`
+# (and never with a commit of an op of the viewer's).
+VIEWER_REFUSED = """() => {
+  const {sent, received} = window.__frames;
+  const ops = sent.filter((m) => m.op).map((m) => m.op);
+  const refused = received.filter((m) => m.type === 'reject' && m.reason === 'forbidden');
+  const accepted = received.find((m) => m.op && ops.includes(m.op) && m.type !== 'reject');
+  if (accepted) throw new Error('a viewer op was answered with ' + JSON.stringify(accepted));
+  const dragRefused = refused.some((m) => !m.op);
+  return sent.some((m) => m.type === 'dragStart') && dragRefused && ops.every((op) => refused.some((m) => m.op === op));
+}"""
+
+
+def test_a_view_token_watches_but_cannot_move_tiles(contexts, secured):
     # The editor first: a view token never creates the board (its hello for one that does not
     # exist yet is refused with 4404).
-    editor = page(browser, f"{secured.url}/?board=club#token={token(secured, 'club', 'edit', 'Ed')}")
+    editor = page(contexts, f"{secured.url}/?board=club#token={token(secured, 'club', 'edit', 'Ed')}")
     expect(editor.locator("#app")).to_have_attribute("data-connected", "true", timeout=10000)
-    viewer = page(browser, f"{secured.url}/?board=club#token={token(secured, 'club', 'view', 'Vi')}")
-    expect(viewer.locator("#app")).to_have_attribute("data-connected", "true", timeout=10000)
+    viewer = page(contexts, f"{secured.url}/?board=club#token={token(secured, 'club', 'view', 'Vi')}",
+                  before_goto=lambda p: p.add_init_script(RECORD_SOCKETS))
+    for p in (editor, viewer):
+        expect(p.locator("#app")).to_have_attribute("data-connected", "true", timeout=10000)
     viewer.keyboard.press("Tab")
     box = viewer.locator('[data-item="t1"]').bounding_box()
     target = viewer.locator('[data-item="t5"]').bounding_box()
@@ -90,10 +106,11 @@ def test_a_view_token_watches_but_cannot_move_tiles(browser, secured):
     viewer.mouse.move(box["x"] + 30, box["y"] + 30, steps=3)
     viewer.mouse.move(target["x"] + 20, target["y"] + 20, steps=8)
     viewer.mouse.up()
-    # The server refused it: both pages still show the board as it was.
+    # The server refused everything the viewer sent about it (a drag, and a drop if the page sent
+    # one before the drag's refusal came back): every op and the drag got `reject forbidden`.
+    viewer.wait_for_function(VIEWER_REFUSED, timeout=5000)
+    # So both pages still show the board as it was.
     first = lambda p: p.eval_on_selector_all('[data-zone="grid"] [data-item]', "els => els[0].dataset.item")
-    viewer.wait_for_function("() => document.querySelector('#app').dataset.seq === '0'")
+    expect(viewer.locator("#app")).to_have_attribute("data-seq", "0")
     expect(viewer.locator('[data-zone="grid"] [data-item]').first).to_have_attribute("data-item", "t1")
     assert first(editor) == "t1"
-    editor.context.close()
-    viewer.context.close()

@@ -10,7 +10,7 @@ import shutil
 
 from playwright.sync_api import expect
 
-from harness import OUTPUT, ROOT
+from harness import OUTPUT, ROOT, Touch, center
 
 GRID = [f"t{i}" for i in range(1, 13)]
 
@@ -43,7 +43,6 @@ def test_pointer_swap_is_seen_by_the_other_browser_within_one_second(clients, se
     ann.drag("t1", '[data-item="t5"]')
     swapped = ["t5", "t2", "t3", "t4", "t1"] + GRID[5:]
     assert ann.order() == swapped  # optimistic, at once
-    expect(bo.tile("t1")).to_have_attribute("data-item", "t1")
     bo.page.wait_for_function(
         "want => [...document.querySelectorAll('[data-zone=grid] [data-item]')].map(e => e.dataset.item).join() === want",
         arg=",".join(swapped), timeout=1000)
@@ -105,7 +104,7 @@ def test_paint_toggles_each_tile_once_per_stroke(clients, server):
     assert sorted(i["id"] for i in snap["board"]["items"] if i["on"]) == ["t1", "t2", "t3"]
 
 
-def test_remote_drag_shows_the_holder_and_their_hand(clients, server, browser):
+def test_remote_drag_shows_the_holder_and_their_hand(clients, server, contexts):
     ann, bo = clients("Ann"), clients("Bo")
     ann.lift("t2")
     ann.hover_to('[data-item="t9"]')
@@ -124,7 +123,7 @@ def test_remote_drag_shows_the_holder_and_their_hand(clients, server, browser):
           const t = document.querySelector('[data-item=t9]').getBoundingClientRect();
           return Math.abs(h.left - (t.left + t.width / 2)) < 3 && Math.abs(h.top - (t.top + t.height / 2)) < 3;
         }""", timeout=3000)
-    save_two_browser_screenshot(browser, ann, bo)
+    save_two_browser_screenshot(contexts, ann, bo)
     # Bo cannot pick up the held tile, and is told who has it.
     x, y = bo.center('[data-item="t2"]')
     bo.page.mouse.move(x, y)
@@ -203,10 +202,10 @@ def lambda_cls(name):
     return re.compile(rf"(^|\s){re.escape(name)}(\s|$)")
 
 
-def save_two_browser_screenshot(browser, *clients):
+def save_two_browser_screenshot(contexts, *clients):
     """Puts both pages side by side in one image (composed in a third, blank page)."""
     shots = [base64.b64encode(c.page.screenshot()).decode() for c in clients]
-    ctx = browser.new_context(viewport={"width": 760 * len(shots) + 12 * (len(shots) + 1), "height": 744})
+    ctx = contexts(viewport={"width": 760 * len(shots) + 12 * (len(shots) + 1), "height": 744})
     try:
         page = ctx.new_page()
         imgs = "".join(f'<img src="data:image/png;base64,{s}">' for s in shots)
@@ -301,31 +300,23 @@ def test_a_change_made_offline_is_sent_once_after_reconnecting(clients, server):
     assert server.board("b1")["seq"] == 1
 
 
-def test_touch_long_press_drags_and_a_quick_swipe_does_not(browser, server):
-    ctx = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+def test_touch_long_press_drags_and_a_quick_swipe_does_not(contexts, server):
+    ctx = contexts(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
     try:
         page = ctx.new_page()
         page.goto(f"{server.url}/?board=b1&name=Tess")
         expect(page.locator("#app")).to_have_attribute("data-connected", "true", timeout=10000)
-        cdp = ctx.new_cdp_session(page)
-
-        def center(item):
-            b = page.locator(f'[data-item="{item}"]').bounding_box()
-            return b["x"] + b["width"] / 2, b["y"] + b["height"] / 2
-
-        def touch(kind, x=None, y=None):
-            points = [] if x is None else [{"x": x, "y": y}]
-            cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+        touch = Touch(ctx, page)
 
         # A quick swipe is a scroll, not a drag.
-        x, y = center("t1")
+        x, y = center(page, '[data-item="t1"]')
         touch("touchStart", x, y)
         touch("touchMove", x + 30, y + 30)
         touch("touchEnd")
         expect(page.locator(".ghost")).to_have_count(0)
         # A press held still lifts the tile after the delay; moving then drags it.
-        x, y = center("t1")
-        x2, y2 = center("t6")
+        x, y = center(page, '[data-item="t1"]')
+        x2, y2 = center(page, '[data-item="t6"]')
         touch("touchStart", x, y)
         expect(page.locator(".ghost")).to_have_count(1, timeout=2000)
         for i in range(1, 11):
@@ -387,8 +378,8 @@ def test_undo_refuses_when_someone_changed_those_tiles_since(clients, server):
     assert server.board("b1")["seq"] == 2
 
 
-def test_index_page_opens_a_board_by_name_and_lists_it(browser, server):
-    ctx = browser.new_context()
+def test_index_page_opens_a_board_by_name_and_lists_it(contexts, server):
+    ctx = contexts()
     try:
         page = ctx.new_page()
         page.goto(server.url + "/")

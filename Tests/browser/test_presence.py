@@ -1,26 +1,18 @@
 """A large board in the browser (issue 10): the user list names some people and says how many
 more there are; joins beyond the presence limit arrive as a count."""
-import re
-
 import pytest
 from playwright.sync_api import expect
 
-from harness import Server
-
 
 @pytest.fixture
-def small_limit(server_binary, request):
-    name = re.sub(r"[^A-Za-z0-9_.-]", "_", request.node.name)
-    s = Server(server_binary, name).start(extra_args=["--presence-limit", "1"])
-    yield s
-    s.stop()
+def small_limit(make_server):
+    return make_server(["--presence-limit", "1"])
 
 
-def test_a_large_board_lists_some_users_and_counts_the_rest(browser, small_limit):
+def test_a_large_board_lists_some_users_and_counts_the_rest(contexts, small_limit):
     pages = []
     for name in ("Ann", "Bo"):
-        context = browser.new_context(viewport={"width": 760, "height": 720})
-        page = context.new_page()
+        page = contexts().new_page()
         page.goto(f"{small_limit.url}/?board=crowd&name={name}")
         expect(page.locator("#app")).to_have_attribute("data-connected", "true", timeout=10000)
         pages.append(page)
@@ -30,5 +22,3 @@ def test_a_large_board_lists_some_users_and_counts_the_rest(browser, small_limit
     # Ann heard no join, but the next presence count says there are two.
     expect(ann.locator("#users")).to_contain_text("and 1 more", timeout=5000)
     expect(ann.locator("#users li[data-user]")).to_have_count(1)
-    for page in pages:
-        page.context.close()

@@ -11,9 +11,7 @@
 # (SwiftPM scratch path, default .build), AUTOBAHN_VENV (the Python 2.7 virtualenv, default
 # ~/.cache/shuffleboard/autobahn-py27), CONFORMANCE_OUT (reports, default test-output/conformance),
 # AUTOBAHN_TIMEOUT (seconds the whole fuzzingclient run may take, default 900).
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-source scripts/deps.sh
+source "$(dirname "$0")/../preamble.sh"
 
 # 1. Autobahn|Testsuite (Python 2 code) in a virtualenv of its own, installed only when missing.
 VENV=${AUTOBAHN_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/shuffleboard/autobahn-py27}
@@ -21,12 +19,7 @@ need_py2_venv "$VENV" Tests/conformance/requirements.txt
 command -v python3 >/dev/null || need_apt python3
 
 # 2. The server binary.
-if [ -z "${SHUFFLEBOARD_BIN:-}" ]; then
-  need_build_deps
-  SCRATCH=${SHUFFLEBOARD_SCRATCH:-.build}
-  swift build --scratch-path "$SCRATCH" --product shuffleboard >&2
-  SHUFFLEBOARD_BIN="$(swift build --scratch-path "$SCRATCH" --show-bin-path)/shuffleboard"
-fi
+server_binary
 
 OUT=${CONFORMANCE_OUT:-test-output/conformance}
 rm -rf "$OUT"

@@ -29,15 +29,28 @@ START_TIMEOUT = 20.0
 WAIT = 10.0
 
 
+# As root, the command prefix that runs a process as `nobody` (as scripts/postgres.sh runs PostgreSQL):
+# for what root is exempt from, such as a directory's permissions. Empty when not root.
+UNPRIVILEGED = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"] if os.geteuid() == 0 else []
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of a process so far (from /proc/PID/stat)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def run_cli(args: list[str], cwd: str, timeout: float = 30.0) -> subprocess.CompletedProcess:
     """Runs the binary to completion (never longer than `timeout`), capturing text output."""
     return subprocess.run([BIN, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
 
 
 class Server:
-    """One `shuffleboard serve` process; its stderr is collected line by line by a thread."""
+    """One `shuffleboard serve` process; its stderr is collected line by line by a thread. `prefix`
+    runs it through another command (`UNPRIVILEGED`)."""
 
-    def __init__(self, args: list[str], cwd: str, open_files: int | None = None):
+    def __init__(self, args: list[str], cwd: str, open_files: int | None = None, prefix: list[str] | None = None):
         self.args = args
         self.lines: list[str] = []
         self.cond = threading.Condition()
@@ -48,7 +61,7 @@ class Server:
             resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))
 
         self.proc = subprocess.Popen(
-            [BIN, "serve", *args], cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            [*(prefix or []), BIN, "serve", *args], cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE, text=True, bufsize=1, preexec_fn=limit_files if open_files else None)
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()

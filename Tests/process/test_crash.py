@@ -77,7 +77,9 @@ class Driver(threading.Thread):
                     elif msg["type"] in ("error", "ack"):
                         self.error = f"{self.name}: unexpected {msg}"
                         return
-        except (ConnectionClosed, OSError):
+        except TimeoutError:  # an OSError too: caught first, a stalled server is not a killed one
+            self.error = f"{self.name}: no answer to {op_id} within 15 s (the server stalled)"
+        except (ConnectionClosed, ConnectionError):
             return  # the server was killed
         except Exception as e:  # noqa: BLE001 - reported by the test
             self.error = f"{self.name}: {type(e).__name__}: {e}"

@@ -3,12 +3,13 @@ crash, and never a change to the data that is there."""
 
 import contextlib
 import os
+import pwd
 import random
 import signal
 import sqlite3
+import tempfile
 
-import pytest
-from harness import Client, Server
+from harness import UNPRIVILEGED, Client, Server
 
 DB = "shuffleboard.sqlite3"
 
@@ -47,16 +48,25 @@ def test_a_path_under_a_regular_file_is_refused(tmp_path):
     assert path.read_bytes() == b"x"
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="runs as root, where chmod 000 does not stop reading the directory")
 def test_an_unreadable_directory_is_refused(tmp_path):
-    data = tmp_path / "data"
-    data.mkdir()
-    os.chmod(data, 0)
-    try:
-        code, stderr = start_failing(tmp_path, str(data))
-    finally:
-        os.chmod(data, 0o755)
-    assert_refused(code, stderr, str(data), "not readable", "permission denied")
+    # Root reads a directory whatever its mode: as root, the server runs as nobody (UNPRIVILEGED),
+    # which then owns the data directory, so that its mode alone stops it. The directory is in one
+    # nobody may enter (tmp_path's parents are root's alone).
+    with tempfile.TemporaryDirectory(prefix="shuffleboard-data-dir-") as base:
+        os.chmod(base, 0o755)
+        data = os.path.join(base, "data")
+        os.mkdir(data, 0o755)
+        if UNPRIVILEGED:
+            nobody = pwd.getpwnam("nobody")
+            os.chown(data, nobody.pw_uid, nobody.pw_gid)
+        os.chmod(data, 0)
+        server = Server(["--port", "0", "--data", data], base, prefix=UNPRIVILEGED)
+        try:
+            code, stderr = server.wait(timeout=20), server.stderr_text()
+        finally:
+            server.stop()
+            os.chmod(data, 0o755)
+    assert_refused(code, stderr, data, "not readable", "permission denied")
 
 
 def test_a_garbage_database_is_refused_and_left_alone(tmp_path):

@@ -11,7 +11,7 @@ import threading
 import time
 
 from harness import COMMITTED, Client
-from test_transport import raw_websocket
+from test_transport import raw_websocket, server_frames
 
 
 def rss_kib(pid: int) -> int:
@@ -38,56 +38,126 @@ def frame(opcode: int, payload: bytes, fin: bool = True, masked: bool = True) ->
     return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
 
 
-def quietly(action):
-    """Runs one attack; the server closing on the attacker is the expected outcome."""
-    try:
-        action()
-    except (OSError, TimeoutError, AssertionError):
-        pass
-    except Exception as e:  # websockets' ConnectionClosed and friends
-        if "Closed" not in type(e).__name__:
-            raise
+class Peer:
+    """What the server sent to a raw attack socket, read only when asked, parsed into frames."""
+
+    def __init__(self, s: socket.socket):
+        self.s = s
+        self.buf = b""
+        self.code: int | None = None
+        self.ended = False  # the server's close frame, or the end of the TCP stream
+        self.errors: list[str] = []  # the codes of the `error` messages it got
+
+    def _take(self, chunk: bytes) -> None:
+        if not chunk:
+            self.ended = True
+            return
+        frames, self.buf = server_frames(self.buf + chunk)
+        for opcode, body in frames:
+            if opcode == 0x1:
+                parsed = json.loads(body)
+                for m in parsed if isinstance(parsed, list) else [parsed]:
+                    if m.get("type") == "error":
+                        self.errors.append(m.get("code"))
+            if opcode == 0x8:
+                self.code = struct.unpack(">H", body[:2])[0] if len(body) >= 2 else None
+                self.ended = True
+
+    def drain(self) -> None:
+        """What has arrived so far, without waiting."""
+        timeout = self.s.gettimeout()
+        self.s.settimeout(0)  # (MSG_DONTWAIT alone would still wait out a socket's timeout)
+        try:
+            while not self.ended:
+                self._take(self.s.recv(1 << 16))
+        except BlockingIOError:
+            pass
+        except ConnectionResetError:
+            self.ended = True
+        finally:
+            self.s.settimeout(timeout)
+
+    def close_code(self, timeout: float) -> int | None:
+        """Reads until the server's close frame: its code (None when the TCP stream ended without
+        one). TimeoutError (an attack the server never answered) after `timeout`."""
+        deadline = time.monotonic() + timeout
+        while not self.ended:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"no close frame within {timeout} s")
+            self.s.settimeout(left)
+            try:
+                self._take(self.s.recv(1 << 16))
+            except socket.timeout:
+                continue
+            except ConnectionResetError:
+                self.ended = True
+        return self.code
 
 
-def junk_flood(server, rng: random.Random) -> None:
+def junk_flood(server, rng: random.Random) -> str:
+    """3000 malformed messages as fast as they go: answered with errors, then refused with
+    `rate_limited`, then closed with 1008."""
     s = raw_websocket(server.port, receive_buffer=1 << 16)
+    peer = Peer(s)
     s.sendall(frame(1, b'{"type":"hello","board":"arena","name":"junk"}'))
     texts = [b"{", b"[]", b"null", b'{"type":7}', b'{"type":"swap"}', b'"' + b"\\" * 99 + b'"',
              b'{"type":"hover","item":"t1","over":"t99"}', b'{"type":"drop","item":"t5"}', b"[" * 500]
-    s.settimeout(0.2)
-    for i in range(3000):
-        s.sendall(frame(1, rng.choice(texts)))
-        if i % 100 == 0:
-            try:
-                if not s.recv(1 << 16):
+    try:
+        for i in range(3000):
+            s.sendall(frame(1, rng.choice(texts)))
+            if i % 100 == 99:  # Reads the errors, so that it is the rate limit that closes it.
+                peer.drain()
+                if peer.ended:
                     break
-            except socket.timeout:
-                pass
-    s.close()
-
-
-def oversize(server, rng: random.Random) -> None:
-    s = raw_websocket(server.port, receive_buffer=1 << 16)
-    s.sendall(frame(1, b'{"type":"hello","board":"arena","name":"big"}'))
-    # Over 64 KiB in fragments, then a valid op in the same burst: closed with 1009, op never applied.
-    blob = b'{"type":"hello","pad":"' + b"x" * 70_000 + b'"}'
-    s.sendall(frame(1, blob[:30_000], fin=False) + frame(0, blob[30_000:60_000], fin=False)
-              + frame(0, blob[60_000:]) + frame(1, b'{"type":"toggle","op":"big-1","base":0,"item":"t12","on":true}'))
-    s.settimeout(5)
-    while s.recv(1 << 16):
-        pass
-
-
-def truncated(server, rng: random.Random) -> None:
-    for _ in range(20):
-        s = raw_websocket(server.port, receive_buffer=1 << 16)
-        # A header that promises a megabyte, a few bytes of it, then the socket just goes away.
-        s.sendall(bytes([0x81, 0x80 | 127]) + struct.pack(">Q", 1 << 20) + os.urandom(4) + os.urandom(rng.randrange(1, 500)))
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # Closed while still sending: the close frame may still be in the receive buffer.
+    try:
+        code = peer.close_code(15)
+        return f"{sorted(set(peer.errors))}, closed {code}"
+    finally:
         s.close()
 
 
-def out_of_order(server, rng: random.Random) -> None:
+def binary(server, rng: random.Random) -> str:
+    """A joined connection sends a binary frame: closed with 1003 (the protocol is text)."""
+    c = Client(server, "arena", name="binary")
+    assert c.welcome["type"] == "welcome", c.welcome
+    c.ws.send(bytes(rng.randrange(256) for _ in range(16)))
+    return f"closed {c.wait_closed(15)}"
+
+
+def oversize(server, rng: random.Random) -> str:
+    """Over 64 KiB in fragments, then a valid op in the same burst: closed with 1009, op never applied
+    (the test checks the board's log for it)."""
+    s = raw_websocket(server.port, receive_buffer=1 << 16)
+    s.sendall(frame(1, b'{"type":"hello","board":"arena","name":"big"}'))
+    blob = b'{"type":"hello","pad":"' + b"x" * 70_000 + b'"}'
+    try:
+        s.sendall(frame(1, blob[:30_000], fin=False) + frame(0, blob[30_000:60_000], fin=False)
+                  + frame(0, blob[60_000:]) + frame(1, b'{"type":"toggle","op":"big-1","base":0,"item":"t12","on":true}'))
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+    try:
+        return f"closed {Peer(s).close_code(15)}"
+    finally:
+        s.close()
+
+
+def truncated(server, rng: random.Random) -> str:
+    """20 upgrades (each must get its 101) that promise a megabyte, send a few bytes and go away."""
+    for _ in range(20):
+        s = raw_websocket(server.port, receive_buffer=1 << 16)  # asserts the 101
+        s.sendall(bytes([0x81, 0x80 | 127]) + struct.pack(">Q", 1 << 20) + os.urandom(4) + os.urandom(rng.randrange(1, 500)))
+        s.close()
+    return "20 upgraded and dropped"
+
+
+def out_of_order(server, rng: random.Random) -> str:
+    """400 wrong, unknown and out-of-order messages on a joined connection; then a ping still gets its
+    pong (the connection was answered, not dropped)."""
     c = Client(server, "arena", name="chaos")
+    assert c.welcome["type"] == "welcome", c.welcome
     items = [f"t{i}" for i in range(1, 7)]  # The good client works on t7…t12.
     for i in range(400):
         kind = rng.randrange(8)
@@ -104,39 +174,70 @@ def out_of_order(server, rng: random.Random) -> None:
         elif kind == 5:
             c.send({"type": "dragStart", "item": rng.choice(items)})
         elif kind == 6:
-            c.ws.send(bytes(rng.randrange(256) for _ in range(16)))  # binary
+            c.send({"type": "hover", "item": rng.choice(items), "over": rng.choice(items)})  # no drag
         else:
             c.send({"type": "toggle", "op": "\u0000\u202e" + "e" + "\u0301" * 300, "base": 0, "item": "t1", "on": True})
+    c.send({"type": "ping"})
+    c.expect(lambda m: m["type"] == "pong", timeout=15)
     c.close()
+    return "answered with a pong"
 
 
-def never_hello(server, rng: random.Random) -> None:
+def never_hello(server, rng: random.Random) -> str:
+    """10 connections that never say hello: each closed with 4408 after the hello timeout (3 s)."""
     socks = [raw_websocket(server.port, receive_buffer=1 << 12) for _ in range(10)]
-    for s in socks:
-        s.settimeout(15)
-    for s in socks:  # Each is closed within the hello timeout, having sent nothing.
-        while s.recv(4096):
-            pass
+    try:
+        codes = [Peer(s).close_code(15) for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+    return f"closed {sorted(set(codes))} x{len(codes)}"
 
 
-def board_flood(server, rng: random.Random) -> None:
+def board_flood(server, rng: random.Random) -> str:
+    """60 connections, each making a board of its own: every one welcomed."""
+    welcomed = 0
     for i in range(60):
         c = Client(server, f"flood-{i}-{rng.randrange(1 << 30)}", name="flood")
+        welcomed += c.welcome["type"] == "welcome"
         c.close()
+    return f"{welcomed} welcomed"
 
 
-ATTACKS = [junk_flood, junk_flood, oversize, truncated, out_of_order, out_of_order, never_hello, board_flood]
+# Each attack and the outcome it must have: an attack that fails to happen (a refused connection,
+# a handshake without 101, a close with another code, a wait that times out) fails the test.
+ATTACKS = [
+    (junk_flood, "['bad_json', 'bad_message', 'rate_limited'], closed 1008"),
+    (junk_flood, "['bad_json', 'bad_message', 'rate_limited'], closed 1008"),
+    (binary, "closed 1003"),
+    (oversize, "closed 1009"),
+    (truncated, "20 upgraded and dropped"),
+    (out_of_order, "answered with a pong"),
+    (out_of_order, "answered with a pong"),
+    (never_hello, "closed [4408] x10"),
+    (board_flood, "60 welcomed"),
+]
+# The per-address limits (every attacker connects from 127.0.0.1) raised so that each of the ~100
+# attack connections gets through to the attack itself; the per-connection limits stay as shipped.
+LIMITS = ("--connect-rate", "1000", "--max-connections-per-address", "1000", "--board-creations", "1000")
 
 
 def test_hostile_load_leaves_a_good_client_served_and_memory_bounded(servers):
     seed = int(os.environ.get("SHUFFLEBOARD_HOSTILE_SEED") or random.randrange(2**32))
-    server = servers("--port", "0", "--memory", "--hello-timeout", "3")
+    server = servers("--port", "0", "--memory", "--hello-timeout", "3", *LIMITS)
     good = Client(server, "arena", name="good")
     assert good.welcome["type"] == "welcome", good.welcome
     baseline = rss_kib(server.proc.pid)
 
-    attackers = [threading.Thread(target=quietly, args=(lambda a=a, n=n: a(server, random.Random(seed + n)),), daemon=True)
-                 for n, a in enumerate(ATTACKS)]
+    outcomes: list[str | None] = [None] * len(ATTACKS)
+
+    def attack(n: int) -> None:
+        try:
+            outcomes[n] = ATTACKS[n][0](server, random.Random(seed + n))
+        except BaseException as e:  # Recorded, and compared below: an attack that went wrong fails the test.
+            outcomes[n] = f"raised {type(e).__name__}: {e}"
+
+    attackers = [threading.Thread(target=attack, args=(n,), daemon=True) for n in range(len(ATTACKS))]
     for t in attackers:
         t.start()
 
@@ -165,6 +266,11 @@ def test_hostile_load_leaves_a_good_client_served_and_memory_bounded(servers):
     for t in attackers:
         t.join(timeout=60)
         assert not t.is_alive(), f"seed {seed}: an attacker did not finish"
+    expected = [(a.__name__, outcome) for a, outcome in ATTACKS]
+    got = list(zip([a.__name__ for a, _ in ATTACKS], outcomes))
+    assert got == expected, f"seed {seed}: the attacks' outcomes\n  got      {got}\n  expected {expected}"
+    _, ops = server.all_ops("arena")
+    assert not [op for op in ops if op.get("op") == "big-1"], f"seed {seed}: the op after the oversize message was applied"
     # The server is still whole: health, the board, and a fresh client.
     assert server.get("/healthz")[0] == 200
     status, body = server.get("/api/boards/arena")

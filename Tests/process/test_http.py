@@ -5,19 +5,14 @@ answer is still going out must neither hang nor spin the service thread.
 /proc/PID/stat): a server with nothing to do uses next to none, one stuck in a busy loop uses a
 whole core. Nothing here asserts how fast anything is.
 """
-import os
 import re
 import signal
 import socket
 import time
 
+from harness import cpu_seconds
+
 WINDOW = 1.5
-
-
-def cpu_seconds(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def cpu_share_while_idle(pid: int) -> float:

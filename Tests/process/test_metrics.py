@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 import urllib.error
 import urllib.request
 
 from harness import WAIT, Client
 from prometheus_client.parser import text_string_to_metric_families
+from test_transport import raw_websocket, send_text
 
 Samples = dict[tuple[str, frozenset], float]
 
@@ -143,8 +145,38 @@ def test_metrics_move_as_a_scripted_session_runs(servers):
     assert d("shuffleboard_store_write_seconds_count") >= 1
     assert d("shuffleboard_store_write_seconds_sum") > 0
     assert d("shuffleboard_http_responses_total", code="200") >= 2  # the scrapes before
-    assert value(after, "shuffleboard_send_queue_bytes") >= 0
     bo.close()
+
+
+def test_the_send_queue_gauge_holds_what_a_reader_that_stopped_reading_has_not_taken(servers):
+    server = servers("--port", "0", "--memory", "--op-rate", "0")
+    # Nothing is queued on an idle server; the gauge is there and says so.
+    assert ("shuffleboard_send_queue_bytes", frozenset()) in scrape(server)
+    assert value(scrape(server), "shuffleboard_send_queue_bytes") == 0
+    slow = raw_websocket(server.port, receive_buffer=4096)  # joins, then never reads
+    send_text(slow, '{"type":"hello","board":"queue","name":"Slow"}')
+    fast = Client(server, "queue", name="Fast")
+    seq, queued = fast.welcome["seq"], 0.0
+    # Every op's broadcast goes to the slow reader too: once the kernel's buffers are full, the
+    # server holds them. Bounded: 20,000 ops (the 4 MiB send bound is never reached).
+    for i in range(20_000):
+        fast.send({"type": "toggle", "op": f"q{i}", "base": seq, "item": "t1", "on": i % 2 == 0})
+        seq = fast.result_of(f"q{i}")["seq"]
+        if i % 200 == 199:
+            queued = value(scrape(server), "shuffleboard_send_queue_bytes")
+            if queued > 0:
+                break
+    assert queued > 0, "the server held nothing for a reader that stopped reading"
+    # Once the slow reader is gone, so is what was held for it.
+    slow.close()
+    fast.send({"type": "ping"})
+    fast.expect(lambda m: m["type"] == "pong")
+    deadline = time.monotonic() + WAIT
+    while value(scrape(server), "shuffleboard_send_queue_bytes") != 0:
+        assert time.monotonic() < deadline, "the send queue gauge did not return to 0 after the reader left"
+        fast.send({"type": "ping"})  # a round trip between scrapes: not a sleep
+        fast.expect(lambda m: m["type"] == "pong")
+    fast.close()
 
 
 def test_limits_and_rate_limited_messages_are_counted(servers):

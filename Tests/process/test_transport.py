@@ -9,7 +9,7 @@ import time
 import pytest
 from websockets.exceptions import InvalidMessage
 
-from harness import Client
+from harness import Client, cpu_seconds
 
 
 def test_deflate_clients_get_every_message_intact(servers):
@@ -174,13 +174,6 @@ def test_a_slow_reader_gets_the_newest_hover_instead_of_every_one(servers):
     stamps = [json.loads(t)["t"] for t in texts if '"type":"hover"' in t]
     assert 0 < len(stamps) < 5000 and stamps == sorted(stamps) and stamps[-1] == 4999, stamps[-5:]
     slow.close()
-
-
-def cpu_seconds(pid: int) -> float:
-    """User and system CPU time of a process so far."""
-    with open(f"/proc/{pid}/stat") as stat:
-        fields = stat.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def test_at_its_open_file_limit_the_server_neither_spins_nor_stops_serving(servers):
