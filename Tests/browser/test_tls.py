@@ -25,25 +25,17 @@ def tls_server(server_binary, tmp_path, request):
     s.stop()
 
 
-def test_the_web_client_loads_over_https_and_plays_over_wss(browser, tls_server):
-    people = []
-    try:
-        for name in ("Ann", "Bo"):
-            people.append(Client(browser, tls_server, "secure", name, ignore_https_errors=True))
-        ann, bo = people
-        # The page came over https and its socket is wss (the client picks it from the page's scheme).
-        assert ann.page.evaluate("location.protocol") == "https:"
-        protocol = ann.page.evaluate("() => performance.getEntriesByType('navigation')[0].nextHopProtocol")
-        assert protocol == "http/1.1", protocol
-        grid = ann.order()
-        ann.drag(grid[0], f'[data-item="{grid[4]}"]')
-        swapped = [grid[4], *grid[1:4], grid[0], *grid[5:]]
-        bo.page.wait_for_function(
-            "want => [...document.querySelectorAll('[data-zone=grid] [data-item]')].map(e => e.dataset.item).join() === want",
-            arg=",".join(swapped), timeout=5000)
-        expect(bo.page.locator("#app")).to_have_attribute("data-seq", "1")
-        for person in people:
-            assert not person.errors, f"{person.name}: page errors: {person.errors}"
-    finally:
-        for person in people:
-            person.close()
+def test_the_web_client_loads_over_https_and_plays_over_wss(contexts, tls_server):
+    # `contexts` fails the test on any page error of either person.
+    ann, bo = (Client(contexts, tls_server, "secure", name, ignore_https_errors=True) for name in ("Ann", "Bo"))
+    # The page came over https and its socket is wss (the client picks it from the page's scheme).
+    assert ann.page.evaluate("location.protocol") == "https:"
+    protocol = ann.page.evaluate("() => performance.getEntriesByType('navigation')[0].nextHopProtocol")
+    assert protocol == "http/1.1", protocol
+    grid = ann.order()
+    ann.drag(grid[0], f'[data-item="{grid[4]}"]')
+    swapped = [grid[4], *grid[1:4], grid[0], *grid[5:]]
+    bo.page.wait_for_function(
+        "want => [...document.querySelectorAll('[data-zone=grid] [data-item]')].map(e => e.dataset.item).join() === want",
+        arg=",".join(swapped), timeout=5000)
+    expect(bo.page.locator("#app")).to_have_attribute("data-seq", "1")
