@@ -132,8 +132,10 @@ package final class Server: Sendable {
         service.context = context
         service.inbox.attach(context)
         if config.hoverPacing > 0 {
-            service.pacer = Pacer(context: context, protocolName: "shuffleboard.v1")
-            if service.pacer == nil { log.warning("cannot make the hover pacing timer; hovers are not paced") }
+            service.webSockets.pacer = Pacer(context: context, protocolName: "shuffleboard.v1")
+            if service.webSockets.pacer == nil {
+                log.warning("cannot make the hover pacing timer; hovers are not paced")
+            }
         }
         service.persister.start()
         service.reader.start()
@@ -165,10 +167,10 @@ package final class Server: Sendable {
             keeper.releaseAll()
         }
         _ = service.inbox.detach()
-        service.connections.removeAll()
+        service.webSockets.connections.removeAll()
         // Upstreams still closing end here (their callbacks find no client, so the hub hears nothing).
         lws_context_destroy(context)
-        service.upstreams.removeAll()
+        service.relay.removeAll()
         withExtendedLifetime(setup) {}
         state.withLock { $0.running = false }
         log.info("stopped")
@@ -243,7 +245,7 @@ private final class ContextSetup {
         info.max_http_header_data2 = UInt32(config.maxHeaderBytes)
         info.max_http_header_pool2 = UInt32(config.maxHeaderBuffers)
         info.timeout_secs_ah_idle = UInt32(config.httpTimeout)
-        // An upstream's TCP connect to a board's owner (Service+Forwarding.swift); the service's
+        // An upstream's TCP connect to a board's owner (Relay/Relay.swift); the service's
         // own deadline covers the whole handshake.
         info.connect_timeout_secs = UInt32(max(1, config.forwardTimeout.rounded(.up)))
         if config.deflate { info.extensions = shuffleboard_deflate_extensions() }

@@ -1,4 +1,5 @@
 package import BoardAuth
+internal import BoardCore
 package import BoardHub
 import Foundation
 
@@ -152,5 +153,39 @@ package struct ServerConfig: Sendable {
     /// `HOSTNAME-PID`.
     package static var defaultNodeName: String {
         "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
+    }
+}
+
+extension ServerConfig {
+    /// The hub's settings, from these (the cluster's node and lease come from the store, see
+    /// `Service.init`).
+    var hubConfig: Hub.Config {
+        var hubConfig = Hub.Config()
+        hubConfig.createBoards = createBoards
+        hubConfig.origins = origins
+        hubConfig.defaultTemplate = Template(rawValue: defaultTemplate) ?? .colors
+        hubConfig.room.historyLimit = historyLimit
+        hubConfig.room.holdTimeout = Clock.milliseconds(holdTimeout)
+        hubConfig.shutdownGrace = Clock.milliseconds(shutdownGrace)
+        hubConfig.helloTimeout = Clock.milliseconds(helloTimeout)
+        hubConfig.room.holdLifetime = Clock.milliseconds(holdLifetime)
+        func rate(_ perSecond: Double, burst: Double) -> Rate? {
+            perSecond > 0 ? Rate(perSecond: perSecond, burst: burst) : nil
+        }
+        hubConfig.opRate = rate(opRate, burst: 2 * opRate)
+        hubConfig.messageRate = rate(messageRate, burst: 2 * messageRate)
+        hubConfig.maxConnectionsPerAddress = maxConnectionsPerAddress
+        hubConfig.maxPendingPerAddress = maxPendingPerAddress
+        hubConfig.firstByteTimeout = Clock.milliseconds(firstByteTimeout)
+        hubConfig.uncappedAddresses = Set(trustedProxies)
+        hubConfig.connectRate = rate(connectRate, burst: 2 * connectRate)
+        hubConfig.boardCreationRate = rate(boardCreationsPerMinute / 60, burst: boardCreationsPerMinute)
+        hubConfig.maxUsersPerBoard = maxUsersPerBoard
+        hubConfig.room.presenceLimit = presenceLimit
+        hubConfig.maxBoardsInMemory = maxBoards
+        hubConfig.logLevel = logLevel
+        hubConfig.auth = authSecrets.map { TokenAuthority(secrets: $0) }
+        hubConfig.metricsTopBoards = metricsTopBoards
+        return hubConfig
     }
 }

@@ -100,7 +100,7 @@ extension Service {
         if let header = LWS.headerWithControlByte(wsi) {
             // No header a client means holds one (`Origin: https://allowed.example\0evil`); and
             // the body's framing cannot be trusted either.
-            clientLog("HTTP request from \(request.peer) refused: its \(header) header holds a control byte")
+            clientLog.warning("HTTP request from \(request.peer) refused: its \(header) header holds a control byte")
             framing = .refused(.error(400, "bad_request", "the \(header) header holds a control character"))
         }
         let now = Clock.now()

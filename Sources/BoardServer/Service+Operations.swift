@@ -41,7 +41,7 @@ extension Service {
             let bearer = header.count > 7 && header.lowercased().hasPrefix("bearer ")
             guard bearer, token.matches(String(header.dropFirst(7)).trimmingWhitespace().utf8) else {
                 hub.meters.authFailures.add(AuthFailure(.metrics, bearer ? .forged : .missing))
-                if bearer { clientLog("GET /metrics from \(request.peer): wrong bearer token") }
+                if bearer { clientLog.warning("GET /metrics from \(request.peer): wrong bearer token") }
                 var response = HTTPResponse.error(401, "unauthorized", "/metrics needs Authorization: Bearer TOKEN")
                 response.headers.append(HTTPResponse.Header("www-authenticate:", "Bearer"))
                 return response
@@ -49,8 +49,8 @@ extension Service {
         }
         hub.collectMetrics()
         meters.collect(
-            connections: connections.values, upstreams: upstreams.count, store: persister.stats(),
-            ready: unreadiness.isEmpty, saturation: saturation)
+            connections: webSockets.connections.values, upstreams: relay.upstreams.count, store: persister.stats(),
+            ready: unreadiness.isEmpty, saturation: webSockets.saturation)
         return HTTPResponse(status: 200, contentType: Metrics.contentType, body: Array(hub.metrics.render().utf8))
     }
 }

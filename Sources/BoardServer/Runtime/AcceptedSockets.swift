@@ -103,7 +103,7 @@ extension Service {
             return
         }
         hub.meters.connectionsRefused.add(.firstByteTimeout)
-        clientLog(
+        clientLog.write(
             .debug,
             "a connection from \(LWS.peer(of: wsi)) sent nothing within \(config.firstByteTimeout) s; closing it")
         lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)

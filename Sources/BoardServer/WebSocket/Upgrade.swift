@@ -4,7 +4,7 @@ import Glibc
 internal import LWSSupport
 
 /// What is checked before a WebSocket upgrade is accepted, and how a refused one is answered.
-extension Service {
+extension WebSockets {
     /// Whether a WebSocket upgrade may go on (at LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION); when it
     /// may not, its answer is written here and lws must close the connection (return -1).
     /// - A header holding a control byte (`Origin: https://allowed.example\0evil`): 400.
@@ -13,14 +13,15 @@ extension Service {
     func admitUpgrade(_ wsi: OpaquePointer) -> Bool {
         if let header = LWS.headerWithControlByte(wsi) {
             meters.upgradesRefused.add(.controlByte)
-            clientLog("WebSocket upgrade from \(LWS.peer(of: wsi)) refused: its \(header) header holds a control byte")
+            clientLog.warning(
+                "WebSocket upgrade from \(LWS.peer(of: wsi)) refused: its \(header) header holds a control byte")
             refuseUpgrade(wsi, .error(400, "bad_request", "the \(header) header holds a control character"))
             return false
         }
         let origin = LWS.header(wsi, WSI_TOKEN_ORIGIN)
         guard config.origins.allowsUpgrade(from: origin) else {
             meters.upgradesRefused.add(origin == nil ? .noOrigin : .origin)
-            clientLog(
+            clientLog.warning(
                 "WebSocket upgrade from \(LWS.peer(of: wsi)) refused: "
                     + (origin.map { "origin \($0) is not allowed" } ?? "no origin (--allow-no-origin is not given)"))
             refuseUpgrade(

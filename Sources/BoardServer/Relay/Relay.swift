@@ -39,7 +39,45 @@ internal import LWSSupport
 /// come from that address (per-address limits and log lines see the real client) only when it
 /// also carries this node's cluster key, compared in constant time; otherwise the header is
 /// ignored (logged within the budget) and the socket's address is used.
-extension Service {
+/// Confined to the service thread. It owns the upstreams and the cluster key; the client
+/// connections are the WebSocket part's, and the hub hears of ends through the runtime.
+final class Relay {
+    /// The upstreams to boards' owners, by their own id (tagged in their wsi, see `WSIID`).
+    private(set) var upstreams: [UInt64: Upstream] = [:]
+    /// The cluster secret as the `x-shuffleboard-cluster-key` header carries it (hex), and as a
+    /// token to compare a received one with in constant time; nil when not clustered.
+    let clusterKey: (hex: String, token: StaticToken)?
+    /// The upstreams' ping policy and a warning's state.
+    private let forwarding: ForwardingSetup
+    private let config: ServerConfig
+    private let log: Logger
+    private let clientLog: ClientLog
+    private let meters: TransportMeters
+    /// The runtime: the hub's events, the client connections, the lws context and ids.
+    private unowned let runtime: Service
+
+    init(
+        config: ServerConfig, clusterSecret: [UInt8]?, log: Logger, clientLog: ClientLog, meters: TransportMeters,
+        runtime: Service
+    ) {
+        self.config = config
+        self.log = log
+        self.clientLog = clientLog
+        self.meters = meters
+        self.runtime = runtime
+        forwarding = ForwardingSetup(timeout: config.forwardTimeout)
+        clusterKey = clusterSecret.map { secret in
+            let hex = Self.hex(secret)
+            return (hex, StaticToken(Array(hex.utf8)))
+        }
+    }
+
+    /// Forgets every upstream (after the context is gone: their callbacks found no client).
+    func removeAll() { upstreams.removeAll() }
+
+    /// Whether this node may forward (it has the cluster key), and so keeps clients' origins.
+    var forwards: Bool { clusterKey != nil }
+
     /// The longest `Origin` a connection keeps for its upstream's handshake.
     static let maximumOriginBytes = 512
     /// The header naming the client a forwarded connection is for (with the colon lws wants).
@@ -85,13 +123,13 @@ extension Service {
         guard let clusterKey, let key = Self.customHeader(wsi, Self.clusterKeyHeader),
             clusterKey.token.matches(key.utf8)
         else {
-            clientLog(
+            clientLog.warning(
                 "\(id) from \(socketPeer) names a forwarded-for address without a valid cluster key; "
                     + "using the socket's address")
             return nil
         }
         guard Self.isAddress(address) else {
-            clientLog("\(id) from \(socketPeer) names a forwarded-for value that is not an address; ignored")
+            clientLog.warning("\(id) from \(socketPeer) names a forwarded-for value that is not an address; ignored")
             return nil
         }
         return address
@@ -146,7 +184,7 @@ extension Service {
     /// `Action.forward`: from now on the connection's messages go to the owner at `advertise`,
     /// after `messages`.
     func forward(_ id: ConnectionID, to advertise: String, messages: [ClientMessage]) {
-        guard let connection = connections[id], connection.closeRequest == nil else { return }
+        guard let connection = runtime.webSockets.connections[id], connection.closeRequest == nil else { return }
         if let old = connection.upstream.flatMap({ upstreams[$0] }) {
             // Forwarded again while an upstream is live: that one is given up, with what it held.
             closeUpstream(old, code: 1001, reason: "forwarded again")
@@ -154,11 +192,11 @@ extension Service {
         connection.upstream = nil
         guard let (host, port) = Self.hostAndPort(advertise) else {
             log.error("\(id): cannot forward to \"\(advertise)\": not HOST:PORT")
-            return handle(.forwardEnded(id, code: nil, answered: false))
+            return runtime.handle(.forwardEnded(id, code: nil, answered: false))
         }
         let upstream = Upstream(
-            id: makeID(), connection: id, host: host, port: port,
-            deadline: Clock.now() + Int64(config.forwardTimeout * 1000), limit: config.maxPendingBytes,
+            id: runtime.makeID(), connection: id, host: host, port: port,
+            deadline: Clock.now() + Clock.milliseconds(config.forwardTimeout), limit: config.maxPendingBytes,
             headroom: shuffleboard_lws_pre(), hubMessages: messages.map { $0.encoded() })
         guard upstream.heldBytes <= upstream.limit else { return flooded(connection, holding: upstream.heldBytes) }
         connection.upstream = upstream.id
@@ -176,7 +214,10 @@ extension Service {
 
     /// Starts the upstream's lws client connection; a connection lws cannot even start ends it at once.
     private func connect(_ upstream: Upstream) {
-        guard let context else { return ended(upstream, how: .failed) }
+        guard let context = runtime.context else {
+            carryOut(upstream.handle(.failed), upstream)
+            return
+        }
         var owned: [UnsafeMutablePointer<CChar>] = []
         defer { for copy in owned { free(copy) } }
         func cString(_ text: String) -> UnsafePointer<CChar>? {
@@ -200,7 +241,7 @@ extension Service {
         if let wsi = lws_client_connect_via_info(&info) {
             upstream.wsi = wsi
         } else {
-            ended(upstream, how: .failed)
+            carryOut(upstream.handle(.failed), upstream)
         }
     }
 
@@ -227,10 +268,8 @@ extension Service {
             // No permessage-deflate between nodes: zlib would read the write buffer after lws_write.
             return 1
         case LWS_CALLBACK_CLIENT_ESTABLISHED:
-            guard !upstream.abandoned, !upstream.timedOut, connections[upstream.connection] != nil else { return -1 }
-            upstream.established = true
-            requestWrite(upstream)
-            return 0
+            guard runtime.webSockets.connections[upstream.connection] != nil else { return -1 }
+            return carryOut(upstream.handle(.established), upstream)
         case LWS_CALLBACK_CLIENT_RECEIVE:
             received(input, length, wsi: wsi, from: upstream)
             return 0
@@ -250,10 +289,10 @@ extension Service {
                     as: UTF8.self)
             }
             log.debug("upstream \(upstream.id) to \(upstream.host):\(upstream.port) failed: \(detail ?? "")")
-            ended(upstream, how: upstream.timedOut ? .timeout : .failed)
+            carryOut(upstream.handle(.failed), upstream)
             return 0
         case LWS_CALLBACK_CLIENT_CLOSED, LWS_CALLBACK_WSI_DESTROY:
-            ended(upstream, how: upstream.timedOut ? .timeout : upstream.established ? .closed : .failed)
+            carryOut(upstream.handle(.closed), upstream)
             return nil
         default:
             return nil
@@ -264,7 +303,7 @@ extension Service {
     private func appendHandshakeHeaders(
         _ upstream: Upstream, _ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int
     ) -> Bool {
-        guard let input, let connection = connections[upstream.connection] else { return false }
+        guard let input, let connection = runtime.webSockets.connections[upstream.connection] else { return false }
         let p = input.assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self)
         guard let start = p.pointee else { return false }
         let end = start + length
@@ -285,7 +324,9 @@ extension Service {
     /// A piece of a message from the owner: reassembled, then relayed to the client as one frame.
     private func received(_ input: UnsafeMutableRawPointer?, _ length: Int, wsi: OpaquePointer, from upstream: Upstream)
     {
-        guard !upstream.abandoned, let connection = connections[upstream.connection] else { return }
+        guard !upstream.isAbandoned, let connection = runtime.webSockets.connections[upstream.connection] else {
+            return
+        }
         // The owner sends text only; anything else is not for a browser.
         guard lws_frame_is_binary(wsi) == 0 else {
             if lws_is_final_fragment(wsi) != 0 { upstream.rx = [] }
@@ -301,15 +342,19 @@ extension Service {
         upstream.didAnswer()
         meters.relayed.add(.toClient)
         meters.relayedBytes.add(.toClient, UInt64(message.count))
-        send(RelayedMessage.frame(message), to: connection)
+        runtime.webSockets.send(RelayedMessage.frame(message), to: connection)
     }
 
     /// An upstream's WRITEABLE: its close, or exactly one `lws_write` of one message (lws masks it).
     private func writeable(_ upstream: Upstream, _ wsi: OpaquePointer) -> Int32 {
-        upstream.writeableBegan()
-        if let request = upstream.closeRequest {
-            return LWS.closeFromWriteable(
-                wsi, code: request.code, reason: request.reason, handedOver: &upstream.closeHandedOver)
+        switch upstream.handle(.writeable) {
+        case .sendClose(let code, let reason):
+            LWS.setCloseReason(wsi, code: code, reason: reason)
+            return -1
+        case .write:
+            break
+        default:
+            return 0
         }
         guard let bytes = upstream.nextWrite() else { return 0 }
         let written = LWS.write(wsi, bytes.baseAddress!, bytes.count, LWS_WRITE_TEXT)
@@ -338,8 +383,8 @@ extension Service {
     /// Closes a client whose upstream would hold more than the bound (or whose owner sent more
     /// than it could be sent) with 1008; its upstream goes when it does.
     private func flooded(_ connection: Connection, holding bytes: Int, towardsClient: Bool = false) {
-        hub.meters.limitHits.add(.sendQueue)
-        clientLog(
+        runtime.hub.meters.limitHits.add(.sendQueue)
+        clientLog.warning(
             towardsClient
                 ? "connection \(connection.id) from \(connection.peer): its board's owner sent a message of "
                     + "\(bytes) bytes, over the send limit of \(config.maxPendingBytes) bytes; closing with 1008"
@@ -360,31 +405,42 @@ extension Service {
 
     /// Closes an upstream for the transport's own reasons; its end is not reported to the hub.
     private func closeUpstream(_ upstream: Upstream, code: UInt16, reason: String) {
-        upstream.abandoned = true
-        upstream.discard()
-        if upstream.established {
-            upstream.closeRequest = (code, reason)
-            requestWrite(upstream)
-        } else if let wsi = upstream.wsi {
-            lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
-        } else {
-            ended(upstream, how: .client)
-        }
+        carryOut(upstream.handle(.abandon(code: code, reason: reason)), upstream)
     }
 
     /// On every tick: an upstream whose handshake is not done by its deadline is killed (again
     /// on each tick until lws reports it gone, in case lws set a timeout of its own meanwhile).
-    func sweepUpstreams(now: Instant) {
-        for upstream in upstreams.values where !upstream.established && now >= upstream.deadline {
-            if !upstream.timedOut {
-                upstream.timedOut = true
+    func tick(now: Instant) {
+        for upstream in upstreams.values {
+            let before = upstream.phase
+            let action = upstream.handle(.tick(now))
+            if before == .connecting, upstream.phase == .timedOut {
                 log.debug("upstream \(upstream.id) to \(upstream.host):\(upstream.port): no handshake in time")
             }
-            if let wsi = upstream.wsi {
-                lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
-            } else {
-                ended(upstream, how: .timeout)
-            }
+            carryOut(action, upstream)
+        }
+    }
+
+    /// Carries out what the upstream's phase machine asks for; the result for lws (-1: refuse).
+    @discardableResult
+    private func carryOut(_ action: Upstream.Action, _ upstream: Upstream) -> Int32 {
+        switch action {
+        case .none, .write:
+            return 0
+        case .requestWrite:
+            requestWrite(upstream)
+            return 0
+        case .refuse:
+            return -1
+        case .kill:
+            if let wsi = upstream.wsi { lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC) }
+            return 0
+        case .end(let how):
+            ended(upstream, how: how)
+            return 0
+        case .sendClose(let code, let reason):
+            if let wsi = upstream.wsi { LWS.setCloseReason(wsi, code: code, reason: reason) }
+            return -1
         }
     }
 
@@ -392,12 +448,10 @@ extension Service {
     /// it sends next goes to the hub) and the hub hears `.forwardEnded`, with what the client sent
     /// that the owner never answered.
     private func ended(_ upstream: Upstream, how: ForwardEndLabel) {
-        guard !upstream.ended else { return }
-        upstream.ended = true
         upstreams[upstream.id] = nil
-        meters.forwardEnds.add(upstream.abandoned ? .client : how)
+        meters.forwardEnds.add(how)
         defer { upstream.discard() }
-        guard !upstream.abandoned, let connection = connections[upstream.connection],
+        guard how != .client, let connection = runtime.webSockets.connections[upstream.connection],
             connection.upstream == upstream.id
         else { return }
         connection.upstream = nil
@@ -409,7 +463,8 @@ extension Service {
             "upstream \(upstream.id) of connection \(connection.id) ended (\(how.rawValue), "
                 + "code \(code.map(String.init) ?? "none"), "
                 + (upstream.answered ? "answered)" : "never answered, \(unrelayed.count) message(s) unrelayed)"))
-        handle(.forwardEnded(upstream.connection, code: code, answered: upstream.answered, unrelayed: unrelayed))
+        runtime.handle(
+            .forwardEnded(upstream.connection, code: code, answered: upstream.answered, unrelayed: unrelayed))
     }
 }
 
