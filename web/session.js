@@ -523,15 +523,12 @@ export class Session {
     if (r.own) this.history.committed(m.op, m.seq, m);
     // A dropped preview gives way to the op that moved its tile: the confirmed board now shows it.
     for (const item of [...this.settling.keys()]) if (opMovesItem(m, item)) this.#clearSettling(item);
+    // Someone else's remove: the card fades out where it was, before the render takes it away.
+    if (m.by !== this.me && m.type === 'remove') this.#emit({ type: 'fade', item: m.item });
     this.#emit(render());
     if (m.by !== this.me) {
-      const items = P.involvedItems(m).filter((id) => id !== m.before || m.type === 'remove');
-      if (m.type === 'remove') {
-        // Someone else's remove: the card fades out where it was (the view keeps a ghost of it).
-        this.#emit({ type: 'fade', item: m.item });
-      } else {
-        this.#emit({ type: 'pulse', items, kind: 'remote', color: this.user(m.by).color });
-      }
+      const items = P.involvedItems(m).filter((id) => id !== m.before);
+      if (m.type !== 'remove') this.#emit({ type: 'pulse', items, kind: 'remote', color: this.user(m.by).color });
       if (change) this.#emit({ type: 'remoteChange', change });
       // A card someone removed under this page's keyboard or pointer lift: the lift ends.
       if (this.drag && m.type === 'remove' && m.item === this.drag.item) this.#cancelDrag({ silent: true });

@@ -211,9 +211,20 @@ export class View {
       for (const lay of band.lanes) {
         const section = this.doc.createElement('section');
         section.className = `zone-wrap zone-wrap-${lay.layout}`;
-        const h = this.doc.createElement('h2');
-        h.className = 'zone-title';
-        h.textContent = lay.title;
+        section.dataset.zoneWrap = lay.id;
+        // The heading, then the zone's editing buttons beside it (a grid adds cards from here:
+        // a field under it would push the zones below it down).
+        const h = this.doc.createElement('div');
+        h.className = 'zone-head';
+        const title = this.doc.createElement('h2');
+        title.className = 'zone-title';
+        title.textContent = lay.title;
+        h.append(title);
+        if (lay.layout === 'grid') h.append(this.button('+', `Add card to ${lay.title}`, { action: 'add-card', column: lay.id }));
+        h.append(
+          this.button('✎', `Rename ${lay.title}`, { action: 'rename-zone', column: lay.id }),
+          this.button('×', `Remove ${lay.title}`, { action: 'remove-zone', column: lay.id }),
+        );
         const list = this.doc.createElement('ol');
         list.className = `zone zone-${lay.layout}${lay.dense ? ' is-dense' : ''}${lay.handle ? ' has-handles' : ''}`;
         list.dataset.zone = lay.id;
@@ -224,12 +235,125 @@ export class View {
         const empty = this.doc.createElement('p');
         empty.className = 'zone-empty';
         empty.textContent = 'Drop here';
+        // "Add card" at the end of every zone: Enter adds, the input stays for the next one.
+        const form = this.doc.createElement('form');
+        form.className = 'add-card';
+        form.dataset.addCard = lay.id;
+        const input = this.doc.createElement('input');
+        input.name = 'label';
+        input.autocomplete = 'off';
+        input.maxLength = 200;
+        input.placeholder = 'Add card';
+        input.setAttribute('aria-label', `New card in ${lay.title}`);
+        const add = this.doc.createElement('button');
+        add.type = 'submit';
+        add.textContent = 'Add';
+        add.setAttribute('aria-label', `Add card to ${lay.title}`);
+        form.append(input, add);
         section.append(h, list, empty);
+        if (lay.layout !== 'grid') section.append(form);
         parent.append(section);
         this.zoneEls.set(lay.id, list);
         this.layouts.set(lay.id, lay);
       }
     }
+  }
+
+  /** A small button carrying `data-action` (and the other `data` members given). */
+  button(text, label, data) {
+    const b = this.doc.createElement('button');
+    b.type = 'button';
+    b.className = `icon-button ${data.action}`;
+    b.textContent = text;
+    b.title = label;
+    b.setAttribute('aria-label', label);
+    for (const [k, v] of Object.entries(data)) b.dataset[k] = v;
+    return b;
+  }
+
+  /**
+   * Edits the text of `el` in place: an input over it, its text selected. Enter or leaving the
+   * field commits (`done(value)`), Escape cancels (`done(null)`). Returns the input.
+   */
+  editText(el, value, done, { label = 'Edit', maxLength = 200 } = {}) {
+    const input = this.doc.createElement('input');
+    input.className = 'inline-edit';
+    input.value = value;
+    input.maxLength = maxLength;
+    input.setAttribute('aria-label', label);
+    let finished = false;
+    const finish = (result) => {
+      if (finished) return;
+      finished = true;
+      input.remove();
+      el.hidden = false;
+      done(result);
+    };
+    input.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') { e.preventDefault(); finish(input.value); }
+      else if (e.key === 'Escape') { e.preventDefault(); finish(null); }
+      e.stopPropagation();
+    });
+    input.addEventListener('blur', () => finish(input.value));
+    el.hidden = true;
+    el.after(input);
+    input.focus();
+    input.select();
+    return input;
+  }
+
+  /** Edits the label of the tile of `id` in place (see editText). */
+  editLabel(id, done) {
+    const el = this.tiles.get(id);
+    const label = el?.querySelector('.tile-label');
+    if (!label || el.querySelector('.inline-edit')) return;
+    this.editText(label, label.textContent, (v) => {
+      done(v);
+      // Focus goes back to the tile, so the keyboard can go on from it.
+      const tile = this.tiles.get(id);
+      if (tile && tile.tabIndex >= 0) tile.focus({ preventScroll: true });
+    }, { label: 'Card label' });
+  }
+
+  /** Edits the title of the zone `id` in place. */
+  editZoneTitle(id, done) {
+    const name = this.root.querySelector(`[data-zone-wrap="${CSS.escape(id)}"] .zone-title`);
+    if (name) this.editText(name, name.textContent, done, { label: 'Column title', maxLength: 100 });
+  }
+
+  /** A new card's label, typed in place of a grid's add button (Escape: none). */
+  newCardField(id, done) {
+    const button = this.root.querySelector(`[data-zone-wrap="${CSS.escape(id)}"] [data-action="add-card"]`);
+    if (button) this.editText(button, '', done, { label: `New card in ${this.layouts.get(id)?.title ?? id}` });
+  }
+
+  /** Edits the board title in place. */
+  editBoardTitle(done) {
+    this.editText(this.titleEl, this.titleEl.textContent, done, { label: 'Board name' });
+  }
+
+  /**
+   * Someone else removed the tile of `id`: a copy fades out where it was (the tile itself goes
+   * with the next render).
+   */
+  fade(id) {
+    const src = this.tiles.get(id);
+    if (!src || reducedMotion()) return;
+    const r = src.getBoundingClientRect();
+    const g = this.doc.createElement('div');
+    g.className = 'tile fading';
+    g.setAttribute('aria-hidden', 'true');
+    g.style.setProperty('--tile-color', src.style.getPropertyValue('--tile-color'));
+    g.style.setProperty('left', `${r.left}px`);
+    g.style.setProperty('top', `${r.top}px`);
+    g.style.setProperty('width', `${r.width}px`);
+    g.style.setProperty('height', `${r.height}px`);
+    const label = this.doc.createElement('span');
+    label.className = 'tile-label';
+    label.textContent = src.querySelector('.tile-label')?.textContent ?? '';
+    g.append(label);
+    this.root.append(g);
+    setTimeout(() => g.remove(), 600);
   }
 
   tile(item) {
@@ -250,7 +374,9 @@ export class View {
       mark.setAttribute('aria-hidden', 'true');
       const badge = this.doc.createElement('span');
       badge.className = 'tile-holder';
-      el.append(text, mark, badge);
+      const remove = this.button('×', 'Remove', { action: 'remove-card' }); // the card: its tile
+      remove.tabIndex = -1; // Delete on the focused tile does it from the keyboard
+      el.append(text, mark, badge, remove);
       this.tiles.set(item.id, el);
     }
     return el;
@@ -290,6 +416,11 @@ export class View {
     const who = holder && holder.id !== deco.me ? `, held by ${holder.name || holder.id}` : '';
     const place = `${lay?.title ?? ''} ${index + 1} of ${count}`.trim();
     const name = `${item.label}${detailText ? ` (${detailText})` : ''}${state}, ${place}${who}`;
+    const remove = el.querySelector(':scope > [data-action="remove-card"]');
+    if (remove) {
+      remove.setAttribute('aria-label', `Remove ${item.label}`);
+      remove.disabled = !!(holder && holder.id !== deco.me); // someone is dragging it
+    }
     // Handle-only zones: the row is plain text (it scrolls and selects); its handle is the
     // control that lifts it, the tab stop and what screen readers name.
     const handle = this.handle(el, !!lay?.handle);
@@ -583,8 +714,16 @@ export class View {
   }
 
   /** A brief, unobtrusive message. */
-  toast(text, ms = 3500) {
+  toast(text, ms = 3500, action = null) {
     this.toastEl.textContent = text;
+    if (action) {
+      const b = this.doc.createElement('button');
+      b.type = 'button';
+      b.className = 'toast-action';
+      b.textContent = action.label;
+      b.addEventListener('click', () => { this.toastEl.classList.remove('is-shown'); action.run(); });
+      this.toastEl.append(' ', b);
+    }
     this.toastEl.classList.add('is-shown');
     clearTimeout(this.toastTimer);
     this.toastTimer = setTimeout(() => this.toastEl.classList.remove('is-shown'), ms);
