@@ -121,3 +121,19 @@ def test_columns_and_the_board_title_are_edited_live(clients, server):
     # Undo of the column's removal brings it back, empty, where it was.
     ann.page.keyboard.press("Control+z")
     expect(bo.page.locator('[data-zone-wrap]').nth(2).locator(".zone-title")).to_have_text("Done")
+
+
+def test_a_grid_adds_cards_from_its_heading(clients, server):
+    ann, bo = clients("Ann"), clients("Bo")
+    ann.page.locator('[data-zone-wrap="grid"] [data-action="add-card"]').click()
+    ann.page.locator(".inline-edit").fill("Cyan twice")
+    ann.page.keyboard.press("Enter")
+    for c in (ann, bo):
+        expect(c.page.locator('[data-zone="grid"] [data-item]').last.locator(".tile-label")).to_have_text("Cyan twice")
+    # Escape leaves nothing behind.
+    ann.page.locator('[data-zone-wrap="grid"] [data-action="add-card"]').click()
+    ann.page.locator(".inline-edit").fill("never")
+    ann.page.keyboard.press("Escape")
+    expect(ann.page.locator(".inline-edit")).to_have_count(0)
+    expect(ann.page.locator('[data-zone="grid"] [data-item]')).to_have_count(13)
+    assert server.board("b1")["seq"] == 1
