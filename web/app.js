@@ -269,7 +269,7 @@ class App {
       handle: item !== null && onHandle(e.target),
     });
     // The editing controls (add card, rename, remove, an inline field) are not drag surfaces.
-    const control = (el) => !!el?.closest?.('input, form, button:not([data-handle])');
+    const control = (el) => !!el?.closest?.('input, form, .card-editor, button:not([data-handle])');
     zones.addEventListener('pointerdown', (e) => {
       if (!control(e.target)) this.act(this.gestures.pointerDown(point(e, tileOf(e.target))), e);
     });
@@ -332,7 +332,13 @@ class App {
   /** Edits the label of `item` in place; the session sends the edit (or says why not). */
   editLabel(item) {
     if (!this.session.state.view() || this.session.drag) return;
-    this.view.editLabel(item, (v) => { if (v !== null) this.run(this.session.editCard(item, { label: v })); });
+    // The detail is edited where the zone shows details (lists).
+    const withDetail = this.session.layoutOf(item)?.layout === 'list';
+    this.view.editCard(
+      item, { withDetail },
+      (v) => { if (v !== null) this.run(this.session.editCard(item, v)); },
+      (color) => this.run(this.session.editCard(item, { color })),
+    );
   }
 
   act(intents, event) {

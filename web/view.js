@@ -4,6 +4,9 @@
 
 import { arrangeZones, layoutKey, zoneLayouts } from './layout.js';
 
+/** The colors a card can be given from its editor's palette. */
+export const PALETTE = ['#e53935', '#fb8c00', '#fdd835', '#43a047', '#00acc1', '#1e88e5', '#8e24aa', '#6d4c41'];
+
 const reducedMotion = () => globalThis.matchMedia?.('(prefers-reduced-motion: reduce)').matches ?? false;
 
 /** The page's view. `root` is the #app element. */
@@ -302,17 +305,69 @@ export class View {
     return input;
   }
 
-  /** Edits the label of the tile of `id` in place (see editText). */
-  editLabel(id, done) {
+  /**
+   * Edits the card of `id` in place: its label (and its detail when `withDetail`, in zones that
+   * show details) in fields over it, and a palette of colors. Enter or leaving the editor commits
+   * `done({label, detail})`, Escape cancels (`done(null)`); a color is picked at once
+   * (`recolor(color)`).
+   */
+  editCard(id, { withDetail = false } = {}, done, recolor) {
     const el = this.tiles.get(id);
-    const label = el?.querySelector('.tile-label');
-    if (!label || el.querySelector('.inline-edit')) return;
-    this.editText(label, label.textContent, (v) => {
-      done(v);
+    const text = el?.querySelector('.tile-text');
+    if (!text || el.querySelector('.card-editor')) return;
+    const editor = this.doc.createElement('div');
+    editor.className = 'card-editor';
+    const field = (value, label, max) => {
+      const input = this.doc.createElement('input');
+      input.className = 'inline-edit';
+      input.value = value;
+      input.maxLength = max;
+      input.setAttribute('aria-label', label);
+      return input;
+    };
+    const label = field(el.querySelector('.tile-label').textContent, 'Card label', 200);
+    const detail = withDetail ? field(el.querySelector('.tile-detail').textContent, 'Card detail', 200) : null;
+    const palette = this.doc.createElement('div');
+    palette.className = 'palette';
+    palette.setAttribute('role', 'group');
+    palette.setAttribute('aria-label', 'Card color');
+    for (const color of PALETTE) {
+      const b = this.doc.createElement('button');
+      b.type = 'button';
+      b.className = 'swatch';
+      b.dataset.color = color;
+      b.setAttribute('aria-label', `Color ${color}`);
+      b.style.setProperty('--swatch', color);
+      // Keeps the focus in the field, so picking a color does not end the edit.
+      b.addEventListener('pointerdown', (e) => e.preventDefault());
+      b.addEventListener('click', () => recolor(color));
+      palette.append(b);
+    }
+    editor.append(label, ...(detail ? [detail] : []), palette);
+    let finished = false;
+    const finish = (result) => {
+      if (finished) return;
+      finished = true;
+      editor.remove();
+      text.hidden = false;
+      done(result);
       // Focus goes back to the tile, so the keyboard can go on from it.
       const tile = this.tiles.get(id);
       if (tile && tile.tabIndex >= 0) tile.focus({ preventScroll: true });
-    }, { label: 'Card label' });
+    };
+    const values = () => ({ label: label.value, ...(detail ? { detail: detail.value } : {}) });
+    editor.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') { e.preventDefault(); finish(values()); }
+      else if (e.key === 'Escape') { e.preventDefault(); finish(null); }
+      e.stopPropagation();
+    });
+    editor.addEventListener('focusout', (e) => {
+      if (!editor.contains(e.relatedTarget)) finish(values());
+    });
+    text.hidden = true;
+    text.after(editor);
+    label.focus();
+    label.select();
   }
 
   /** Edits the title of the zone `id` in place. */

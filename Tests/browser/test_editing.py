@@ -37,10 +37,19 @@ def test_cards_are_added_edited_and_removed_live_with_undo(clients, server):
 
     # Edit: a double-click edits the label in place; Enter commits; Bo sees the text change.
     ann.tile(new_id).dblclick()
-    ann.page.locator(".inline-edit").fill("Buy oat milk")
-    ann.page.locator(".inline-edit").press("Enter")
+    ann.page.locator('.card-editor [aria-label="Card label"]').fill("Buy oat milk")
+    ann.page.locator('.card-editor [aria-label="Card detail"]').fill("2 litres")
+    ann.page.locator('.card-editor [aria-label="Card label"]').press("Enter")
     expect(bo.tile(new_id).locator(".tile-label")).to_have_text("Buy oat milk")
+    expect(bo.tile(new_id).locator(".tile-detail")).to_have_text("2 litres")
     expect(ann.tile(new_id)).to_be_focused()
+    # A color from the editor's palette: one edit of the color alone.
+    ann.page.keyboard.press("Enter")
+    ann.page.locator('.card-editor [data-color="#43a047"]').click()
+    ann.page.keyboard.press("Escape")
+    bo.page.wait_for_function(
+        "(id) => document.querySelector(`[data-item=\"${id}\"]`).style.getPropertyValue('--tile-color') === '#43a047'",
+        arg=new_id)
 
     # Bo lifts "Fix the login page" (t4) and holds it; Ann edits it meanwhile (Enter on the
     # focused tile): both commit. Ann's Delete on it is refused with Bo's name.
@@ -48,7 +57,7 @@ def test_cards_are_added_edited_and_removed_live_with_undo(clients, server):
     expect(ann.tile("t4")).to_have_attribute("data-held-by", bo.page.evaluate("window.shuffleboard.me"))
     ann.tile("t4").focus()
     ann.page.keyboard.press("Enter")
-    ann.page.locator(".inline-edit").fill("Fix the sign-in page")
+    ann.page.locator('.card-editor [aria-label="Card label"]').fill("Fix the sign-in page")
     ann.page.keyboard.press("Enter")
     expect(bo.tile("t4").locator(".tile-label")).to_have_text("Fix the sign-in page")
     ann.tile("t4").focus()
@@ -77,7 +86,10 @@ def test_cards_are_added_edited_and_removed_live_with_undo(clients, server):
         expect(card(c, "Buy oat milk")).to_have_count(1)
     assert labels(bo, "todo") == labels(ann, "todo")
     types = [t for t, _ in ops(server, "k1")]
-    assert types == ["add", "edit", "edit", "move", "remove", "add", "remove", "add"], types
+    assert types == ["add", "edit", "edit", "edit", "move", "remove", "add", "remove", "add"], types
+    # The card came back with its label, detail and color.
+    back = next(i for i in server.board("k1")["board"]["items"] if i["label"] == "Buy oat milk")
+    assert back["detail"] == "2 litres" and back["color"] == "#43a047"
 
 
 def test_columns_and_the_board_title_are_edited_live(clients, server):
