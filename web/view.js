@@ -199,6 +199,15 @@ export class View {
    * its columns, a row or a list); neighbouring lists stand side by side as lanes.
    */
   buildZones(board, key) {
+    // What someone is typing in an "Add card" field survives a rebuild (another person renamed
+    // or added a column meanwhile), focus and caret included.
+    const typed = new Map();
+    for (const form of this.zonesEl.querySelectorAll('[data-add-card]')) {
+      const input = form.querySelector('input');
+      if (input.value || this.doc.activeElement === input) {
+        typed.set(form.dataset.addCard, { value: input.value, focused: this.doc.activeElement === input, at: input.selectionStart });
+      }
+    }
     this.zonesEl.replaceChildren();
     this.zoneEls.clear();
     this.layouts.clear();
@@ -258,6 +267,14 @@ export class View {
         parent.append(section);
         this.zoneEls.set(lay.id, list);
         this.layouts.set(lay.id, lay);
+        const kept = typed.get(lay.id);
+        if (kept && lay.layout !== 'grid') {
+          input.value = kept.value;
+          if (kept.focused) {
+            input.focus({ preventScroll: true });
+            input.setSelectionRange(kept.at, kept.at);
+          }
+        }
       }
     }
   }

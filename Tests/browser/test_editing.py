@@ -96,10 +96,18 @@ def test_columns_and_the_board_title_are_edited_live(clients, server):
     server.create("kanban", "k2")
     ann, bo = clients("Ann", board="k2"), clients("Bo", board="k2")
 
+    # Bo is typing a card when Ann adds a column: his text and focus survive the new column.
+    bo_field = bo.page.locator('[data-add-card="doing"] input')
+    bo_field.fill("Half a tho")
     ann.page.click("#add-zone")
     new_zone = bo.page.locator('[data-zone-wrap]').last
     expect(new_zone.locator(".zone-title")).to_have_text("New column")
     zone_id = new_zone.get_attribute("data-zone-wrap")
+    expect(bo_field).to_have_value("Half a tho")
+    expect(bo_field).to_be_focused()
+    bo.page.keyboard.type("ught")
+    bo.page.keyboard.press("Enter")
+    expect(ann.page.locator('[data-zone="doing"] .tile-label').last).to_have_text("Half a thought")
     # Rename it in place.
     ann.page.locator(f'[data-zone-wrap="{zone_id}"] [data-action="rename-zone"]').click()
     ann.page.locator(".inline-edit").fill("Blocked")
