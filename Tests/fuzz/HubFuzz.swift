@@ -241,8 +241,10 @@ final class HubDriver {
         func pick(_ choices: [String]) -> String { input.pick(choices) }
         let items = ["t1", "t2", "t13", "c1", "c2", "c3"]
         let zones = ["grid", "tray", "z1", "z2", "nope"]
+        // The kind first, so a seed's letter names it.
+        let kind = input.pick(Array(0..<7), letters: "aerAERt")
         let head = #""op":"\#(pick(Self.opIDs))","base":\#(input.below(8))"#
-        switch input.pick(Array(0..<7), letters: "aerAERt") {
+        switch kind {
         case 0:
             let before = input.below(3) == 0 ? "\"\(pick(items))\"" : "null"
             let label = pick(["New", "", "Ünïcødé ✓", "<b>x</b>"])
