@@ -38,6 +38,35 @@ export function describeOp(m, board, nameOf = (id) => id) {
       else text = `${name} moved ${label(m.item)} to the end of ${title}`;
       break;
     }
+    case 'add': {
+      const to = board.zones.findIndex((z) => z.id === m.zone);
+      const title = to >= 0 ? zoneLayout(board, board.zones[to], to).title : m.zone;
+      text = `${name} added ${m.item?.label ?? 'a card'} to ${title}`;
+      break;
+    }
+    case 'edit':
+      text = typeof m.label === 'string' ? `${name} renamed ${label(m.item)} to ${m.label}` : `${name} changed ${label(m.item)}`;
+      break;
+    case 'remove':
+      text = `${name} removed ${label(m.item)}`;
+      break;
+    case 'addZone':
+      text = `${name} added the column ${m.zone?.title ?? ''}`;
+      break;
+    case 'editZone': {
+      const at = board.zones.findIndex((z) => z.id === m.zone);
+      const title = at >= 0 ? zoneLayout(board, board.zones[at], at).title : m.zone;
+      text = typeof m.title === 'string' ? `${name} renamed the column ${title} to ${m.title}` : `${name} changed the column ${title}`;
+      break;
+    }
+    case 'removeZone': {
+      const at = board.zones.findIndex((z) => z.id === m.zone);
+      text = `${name} removed the column ${at >= 0 ? zoneLayout(board, board.zones[at], at).title : m.zone}`;
+      break;
+    }
+    case 'retitle':
+      text = `${name} renamed the board to ${m.title}`;
+      break;
     default:
       return null;
   }

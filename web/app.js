@@ -71,6 +71,13 @@ class App {
     this.root.querySelector('#undo').addEventListener('click', () => this.run(this.session.undo()));
     this.root.querySelector('#redo').addEventListener('click', () => this.run(this.session.redo()));
     this.root.querySelector('#copy-link').addEventListener('click', () => this.copyLink());
+    this.root.querySelector('#add-zone').addEventListener('click', () => this.run(this.session.addZone('New column')));
+    const title = this.root.querySelector('#board-title');
+    const editTitle = () => {
+      if (this.session.state.loaded) this.view.editBoardTitle((v) => { if (v !== null) this.run(this.session.retitle(v)); });
+    };
+    title.addEventListener('click', editTitle);
+    title.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); editTitle(); } });
 
     if (!this.boardId || !P.isValidId(this.boardId)) {
       if (this.boardId) this.view.toast(BAD_ID);
@@ -214,7 +221,11 @@ class App {
         case 'focus': this.view.focusItem(e.item); break;
         case 'presence': this.view.renderPresence(e.users, e.me, e.count); break;
         case 'mode': this.view.setMode(e.mode); break;
-        case 'toast': this.view.toast(e.text); break;
+        case 'toast':
+          if (e.action === 'undo') this.view.toast(e.text, 6000, { label: 'Undo', run: () => this.run(this.session.undo()) });
+          else this.view.toast(e.text);
+          break;
+        case 'fade': this.view.fade(e.item); break;
         case 'announce': this.view.announce(e.text); break;
         case 'remoteChange': this.announcer.offer(e.change); break;
         case 'pulse': this.view.pulse(e.items, e.kind, e.color); break;
@@ -257,7 +268,26 @@ class App {
       pointerId: e.pointerId, pointerType: e.pointerType, button: e.button, x: e.clientX, y: e.clientY, item,
       handle: item !== null && onHandle(e.target),
     });
-    zones.addEventListener('pointerdown', (e) => this.act(this.gestures.pointerDown(point(e, tileOf(e.target))), e));
+    // The editing controls (add card, rename, remove, an inline field) are not drag surfaces.
+    const control = (el) => !!el?.closest?.('input, form, .card-editor, button:not([data-handle])');
+    zones.addEventListener('pointerdown', (e) => {
+      if (!control(e.target)) this.act(this.gestures.pointerDown(point(e, tileOf(e.target))), e);
+    });
+    zones.addEventListener('click', (e) => this.editClick(e));
+    zones.addEventListener('submit', (e) => {
+      const form = e.target.closest?.('[data-add-card]');
+      if (!form) return;
+      e.preventDefault();
+      const input = form.querySelector('input');
+      const before = this.session.state.view()?.items.length ?? 0;
+      this.run(this.session.addCard(form.dataset.addCard, input.value));
+      // Added (or refused with a toast that says why): cleared only when it went out.
+      if ((this.session.state.view()?.items.length ?? 0) > before) input.value = '';
+    });
+    zones.addEventListener('dblclick', (e) => {
+      const item = tileOf(e.target);
+      if (item && !control(e.target)) this.editLabel(item);
+    });
     this.win.addEventListener('pointermove', (e) => this.act(this.gestures.pointerMove(point(e)), e));
     this.win.addEventListener('pointerup', (e) => this.act(this.gestures.pointerUp(point(e)), e));
     this.win.addEventListener('pointercancel', (e) => this.act(this.gestures.pointerCancel(point(e)), e));
@@ -279,6 +309,36 @@ class App {
       item: tileOf(e.target),
     }), e));
     this.win.addEventListener('blur', () => this.act(this.gestures.blur()));
+  }
+
+  /** A click on an editing button in the zones: remove a card, rename or remove a column. */
+  editClick(e) {
+    const b = e.target.closest?.('[data-action]');
+    if (!b) return;
+    const s = this.session;
+    switch (b.dataset.action) {
+      case 'remove-card': if (tileOf(b)) this.run(s.removeCard(tileOf(b))); break;
+      case 'remove-zone': this.run(s.removeZone(b.dataset.column)); break;
+      case 'add-card':
+        this.view.newCardField(b.dataset.column, (v) => { if (v && v.trim()) this.run(s.addCard(b.dataset.column, v)); });
+        break;
+      case 'rename-zone':
+        this.view.editZoneTitle(b.dataset.column, (v) => { if (v !== null) this.run(s.renameZone(b.dataset.column, v)); });
+        break;
+      default: break;
+    }
+  }
+
+  /** Edits the label of `item` in place; the session sends the edit (or says why not). */
+  editLabel(item) {
+    if (!this.session.state.view() || this.session.drag) return;
+    // The detail is edited where the zone shows details (lists).
+    const withDetail = this.session.layoutOf(item)?.layout === 'list';
+    this.view.editCard(
+      item, { withDetail },
+      (v) => { if (v !== null) this.run(this.session.editCard(item, v)); },
+      (color) => this.run(this.session.editCard(item, { color })),
+    );
   }
 
   act(intents, event) {
@@ -305,6 +365,8 @@ class App {
         case 'paintEnd': this.run(s.paintEnd()); break;
         case 'refuse': this.run(s.refuse(i.item, i.source)); break;
         case 'undo': this.run(s.undo()); break;
+        case 'edit': this.editLabel(i.item); break;
+        case 'remove': this.run(s.removeCard(i.item)); break;
         case 'redo': this.run(s.redo()); break;
         case 'mode':
           this.chooseMode(i.mode);

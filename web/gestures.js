@@ -141,6 +141,11 @@ export class Gestures {
       return [];
     }
     if (d && k.key === 'Escape') return [{ type: 'prevent' }, { type: 'cancel' }];
+    // Editing the focused tile: Enter edits its label in place, Delete or Backspace removes it.
+    if (k.item && !d && k.key === 'Enter') return [{ type: 'prevent' }, { type: 'edit', item: k.item }];
+    if (k.item && !d && (k.key === 'Delete' || k.key === 'Backspace')) {
+      return [{ type: 'prevent' }, { type: 'remove', item: k.item }];
+    }
     if (k.item && activate && !d) {
       if (this.ctx.heldByOther(k.item)) return [{ type: 'prevent' }, { type: 'refuse', item: k.item, source: 'keyboard' }];
       if (this.ctx.mode() === 'paint') return [{ type: 'prevent' }, { type: 'paint', item: k.item }, { type: 'paintEnd' }];

@@ -11,7 +11,36 @@ export const WS_PATH = '/ws';
 export const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** Types of committed (numbered) ops. */
-export const OP_TYPES = new Set(['swap', 'move', 'toggle']);
+export const OP_TYPES = new Set([
+  'swap', 'move', 'toggle', 'add', 'edit', 'remove', 'addZone', 'editZone', 'removeZone', 'retitle',
+]);
+
+/** The ops that change a board's content rather than where its tiles are (issue 19). */
+export const EDIT_TYPES = new Set(['add', 'edit', 'remove', 'addZone', 'editZone', 'removeZone', 'retitle']);
+
+/**
+ * The bounds the server keeps on texts (docs/protocol.md, "Text"): Unicode scalars, UTF-8 bytes,
+ * and whether empty is allowed. Control characters are never allowed.
+ */
+export const LIMITS = {
+  label: { scalars: 200, bytes: 800, empty: true },
+  detail: { scalars: 200, bytes: 800, empty: true },
+  zoneTitle: { scalars: 100, bytes: 400, empty: false },
+  title: { scalars: 200, bytes: 800, empty: false },
+  items: 1000,
+  zones: 16,
+};
+
+/** Why `text` breaks `limit` (a sentence), or null when the server will take it. */
+export function textProblem(text, limit) {
+  if (typeof text !== 'string') return 'must be text';
+  if (!limit.empty && text.length === 0) return 'must not be empty';
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f-\u009f]/u.test(text)) return 'must not contain control characters';
+  if ([...text].length > limit.scalars) return `must be at most ${limit.scalars} characters`;
+  if (new TextEncoder().encode(text).length > limit.bytes) return `must be at most ${limit.bytes} bytes`;
+  return null;
+}
 
 /** True when `s` is a valid board, item or zone id. */
 export function isValidId(s) {
@@ -130,6 +159,50 @@ export function toggle(op, base, item, on) {
   return { type: 'toggle', op, base, item, on: !!on };
 }
 
+/** Adds an item {label, color?, detail?} to `zone` before item `before` (null: at the end). */
+export function add(op, base, zone, before, item) {
+  const content = { label: item.label };
+  if (item.color) content.color = item.color;
+  if (typeof item.detail === 'string') content.detail = item.detail;
+  return { type: 'add', op, base, zone, before: before ?? null, item: content };
+}
+
+/** Changes some of `item`'s label, color and detail (`detail: null` clears it). */
+export function edit(op, base, item, changes) {
+  const m = { type: 'edit', op, base, item };
+  for (const f of ['label', 'color', 'detail']) if (changes[f] !== undefined) m[f] = changes[f];
+  return m;
+}
+
+/** Removes `item`. */
+export function remove(op, base, item) {
+  return { type: 'remove', op, base, item };
+}
+
+/** Adds a zone {title, layout?, columns?, handle?, axis?} before zone `before` (null: last). */
+export function addZone(op, base, before, zone) {
+  const content = { title: zone.title };
+  for (const f of ['layout', 'columns', 'handle', 'axis']) if (zone[f] !== undefined && zone[f] !== null) content[f] = zone[f];
+  return { type: 'addZone', op, base, before: before ?? null, zone: content };
+}
+
+/** Changes some of a zone's title, layout and columns. */
+export function editZone(op, base, zone, changes) {
+  const m = { type: 'editZone', op, base, zone };
+  for (const f of ['title', 'layout', 'columns']) if (changes[f] !== undefined) m[f] = changes[f];
+  return m;
+}
+
+/** Removes an empty zone. */
+export function removeZone(op, base, zone) {
+  return { type: 'removeZone', op, base, zone };
+}
+
+/** Renames the board. */
+export function retitle(op, base, title) {
+  return { type: 'retitle', op, base, title };
+}
+
 /** Lifts `item`. */
 export function dragStart(item) {
   return { type: 'dragStart', item };
@@ -186,7 +259,8 @@ export function involvedItems(op) {
   switch (op.type) {
     case 'swap': return [op.a, op.b];
     case 'move': return op.before ? [op.item, op.before] : [op.item];
-    case 'toggle': return [op.item];
+    case 'toggle': case 'edit': case 'remove': return [op.item];
+    case 'add': return [op.before, op.item?.id].filter((id) => typeof id === 'string');
     default: return [];
   }
 }
@@ -194,16 +268,20 @@ export function involvedItems(op) {
 /**
  * A short sentence saying why the server refused an op. `nameOf(userId)` gives display names.
  */
-export function rejectText(reason, by, nameOf = (id) => id) {
+export function rejectText(reason, by, nameOf = (id) => id, opType = null) {
   const who = by ? nameOf(by) : 'Someone';
+  const editing = EDIT_TYPES.has(opType);
   switch (reason) {
-    case 'conflict': return `${who} moved that tile first`;
+    case 'conflict': return editing ? `${who} changed that first; the board is as they left it` : `${who} moved that tile first`;
+    case 'not_empty': return 'That column still has cards: move or remove them first';
+    case 'board_full': return 'The board is full (at most 1000 cards and 16 columns)';
+    case 'forbidden': return 'This link only lets you watch';
     case 'held': return `${who} is holding that tile`;
     case 'stale': return 'Your view was too old; the board has been refreshed';
     case 'bad_base': return 'Out of sync with the server; refreshing';
     case 'unknown_item': return 'That tile no longer exists';
     case 'unknown_zone': return 'That area no longer exists';
-    case 'invalid': return 'That move is not possible';
+    case 'invalid': return editing ? 'That change is not possible' : 'That move is not possible';
     case 'not_holding': return 'You are no longer holding that tile';
     default: return `The server refused that (${String(reason)})`;
   }

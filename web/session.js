@@ -31,7 +31,7 @@
 
 import * as P from './protocol.js';
 import {
-  applyOp, BoardState, canRevert, cloneBoard, inverseOp, itemById, locate, moveTarget, opMovesItem,
+  applyOp, BoardState, canRevert, cloneBoard, inverseOp, isPendingId, itemById, locate, moveTarget, opMovesItem,
   previewRemoteMoves, UndoHistory,
 } from './state.js';
 import { describeOp } from './announce.js';
@@ -200,7 +200,8 @@ export class Session {
 
   /** Lifts `item`: locally at once, and asks the server for the hold. */
   lift(item, source = 'pointer') {
-    const at = this.drag ? null : this.#where(item);
+    // A card still waiting for its id cannot be held yet.
+    const at = this.drag || isPendingId(item) ? null : this.#where(item);
     if (!at) return [];
     this.drag = {
       item,
@@ -308,6 +309,121 @@ export class Session {
     return this.#take();
   }
 
+  // ---- Editing (issue 19): each intent is one op, shown at once, undoable, checked by the server.
+
+  /** Adds a card labelled `label` at the end of `zone` (or before `before`). */
+  addCard(zone, label, { before = null, color, detail } = {}) {
+    const b = this.state.view();
+    const text = String(label ?? '').trim();
+    if (!b || !b.zones.some((z) => z.id === zone) || isPendingId(zone)) return [];
+    if (!text) return this.#refuseEdit('Type a label for the new card first');
+    const problem = P.textProblem(text, P.LIMITS.label);
+    if (problem) return this.#refuseEdit(`A card's label ${problem}`);
+    if (b.items.length >= P.LIMITS.items) return this.#refuseEdit(P.rejectText('board_full'));
+    const item = { label: text };
+    if (color) item.color = color;
+    if (typeof detail === 'string' && detail) item.detail = detail;
+    this.#change({ type: 'add', zone, before, item }, `Added ${text} to ${this.#zoneTitle(zone)}.`);
+    return this.#take();
+  }
+
+  /** Changes some of `item`'s label, color and detail; unchanged fields are left out. */
+  editCard(item, changes) {
+    const b = this.state.view();
+    const it = b && !isPendingId(item) ? itemById(b, item) : null;
+    if (!it) return [];
+    const body = { type: 'edit', item };
+    if (typeof changes.label === 'string') {
+      const label = changes.label.trim();
+      if (!label) return this.#refuseEdit('A card needs a label; to delete it, press Delete');
+      const problem = P.textProblem(label, P.LIMITS.label);
+      if (problem) return this.#refuseEdit(`A card's label ${problem}`);
+      if (label !== it.label) body.label = label;
+    }
+    if (typeof changes.color === 'string' && changes.color !== it.color) body.color = changes.color;
+    if (changes.detail !== undefined) {
+      const detail = typeof changes.detail === 'string' && changes.detail.trim() ? changes.detail.trim() : null;
+      const problem = detail === null ? null : P.textProblem(detail, P.LIMITS.detail);
+      if (problem) return this.#refuseEdit(`A card's detail ${problem}`);
+      if (detail !== (it.detail ?? null)) body.detail = detail;
+    }
+    if (Object.keys(body).length === 2) return this.#take(); // nothing changed
+    this.#change(body, `Changed ${it.label}${body.label ? ` to ${body.label}` : ''}.`);
+    return this.#take();
+  }
+
+  /** Removes `item` (refused at once when someone else holds it). */
+  removeCard(item) {
+    const b = this.state.view();
+    const it = b && !isPendingId(item) ? itemById(b, item) : null;
+    if (!it) return [];
+    if (this.heldByOther(item)) return this.refuse(item, 'keyboard');
+    if (this.drag?.item === item) this.#cancelDrag();
+    this.#change({ type: 'remove', item }, `Removed ${it.label}.`, { undoToast: `Removed “${it.label}”` });
+    return this.#take();
+  }
+
+  /** Adds a zone titled `title` (a list) before zone `before`, or last. */
+  addZone(title, { before = null, layout = 'list' } = {}) {
+    const b = this.state.view();
+    const text = String(title ?? '').trim();
+    if (!b) return [];
+    const problem = P.textProblem(text, P.LIMITS.zoneTitle);
+    if (problem) return this.#refuseEdit(`A column's title ${problem}`);
+    if (b.zones.length >= P.LIMITS.zones) return this.#refuseEdit(P.rejectText('board_full'));
+    this.#change({ type: 'addZone', before, zone: { title: text, layout } }, `Added the column ${text}.`);
+    return this.#take();
+  }
+
+  /** Renames zone `zone`. */
+  renameZone(zone, title) {
+    const b = this.state.view();
+    const z = b && !isPendingId(zone) ? b.zones.find((x) => x.id === zone) : null;
+    const text = String(title ?? '').trim();
+    if (!z) return [];
+    const problem = P.textProblem(text, P.LIMITS.zoneTitle);
+    if (problem) return this.#refuseEdit(`A column's title ${problem}`);
+    if (text === z.title) return [];
+    this.#change({ type: 'editZone', zone, title: text }, `Renamed the column to ${text}.`);
+    return this.#take();
+  }
+
+  /** Removes zone `zone`, which must be empty (refused at once, saying why, otherwise). */
+  removeZone(zone) {
+    const b = this.state.view();
+    const z = b && !isPendingId(zone) ? b.zones.find((x) => x.id === zone) : null;
+    if (!z) return [];
+    if (z.items.length) return this.#refuseEdit(P.rejectText('not_empty'));
+    if (b.zones.length === 1) return this.#refuseEdit('A board keeps at least one column');
+    const name = this.#zoneTitle(zone);
+    this.#change({ type: 'removeZone', zone }, `Removed the column ${name}.`, { undoToast: `Removed the column “${name}”` });
+    return this.#take();
+  }
+
+  /** Renames the board. */
+  retitle(title) {
+    const b = this.state.view();
+    const text = String(title ?? '').trim();
+    if (!b) return [];
+    const problem = P.textProblem(text, P.LIMITS.title);
+    if (problem) return this.#refuseEdit(`The board's name ${problem}`);
+    if (text === b.title) return [];
+    this.#change({ type: 'retitle', title: text }, `Renamed the board to ${text}.`);
+    return this.#take();
+  }
+
+  /** One editing op as one undoable change, announced; `undoToast`: a toast offering Undo. */
+  #change(body, text, { undoToast = null } = {}) {
+    this.#recordChange([this.#submit(this.#makeOp(body))]);
+    this.#emit(render(), { type: 'announce', text });
+    if (undoToast) this.#emit({ type: 'toast', text: `${undoToast}.`, action: 'undo' });
+  }
+
+  #refuseEdit(text) {
+    this.#emit({ type: 'toast', text }, { type: 'announce', text });
+    return this.#take();
+  }
+
   // ---- What to show.
 
   /**
@@ -377,7 +493,7 @@ export class Session {
       for (const op of m.ops) {
         const r = this.state.applyCommitted(op);
         if (r.status === 'gap') return this.#resync(true);
-        if (r.status === 'applied' && r.own) this.history.committed(op.op, op.seq);
+        if (r.status === 'applied' && r.own) this.history.committed(op.op, op.seq, op);
       }
       if (this.state.seq !== m.seq) return this.#resync(true);
     } else {
@@ -404,20 +520,25 @@ export class Session {
     // A live gap resumes from the last applied seq (the server sends what is missing).
     if (r.status === 'gap') return this.#resync(false);
     if (r.status !== 'applied') return undefined;
-    if (r.own) this.history.committed(m.op, m.seq);
+    if (r.own) this.history.committed(m.op, m.seq, m);
     // A dropped preview gives way to the op that moved its tile: the confirmed board now shows it.
     for (const item of [...this.settling.keys()]) if (opMovesItem(m, item)) this.#clearSettling(item);
+    // Someone else's remove: the card fades out where it was, before the render takes it away.
+    if (m.by !== this.me && m.type === 'remove') this.#emit({ type: 'fade', item: m.item });
     this.#emit(render());
     if (m.by !== this.me) {
       const items = P.involvedItems(m).filter((id) => id !== m.before);
-      this.#emit({ type: 'pulse', items, kind: 'remote', color: this.user(m.by).color });
+      if (m.type !== 'remove') this.#emit({ type: 'pulse', items, kind: 'remote', color: this.user(m.by).color });
       if (change) this.#emit({ type: 'remoteChange', change });
+      // A card someone removed under this page's keyboard or pointer lift: the lift ends.
+      if (this.drag && m.type === 'remove' && m.item === this.drag.item) this.#cancelDrag({ silent: true });
     }
     return undefined;
   }
 
   #rejected(m) {
-    const text = P.rejectText(m.reason, m.by, (id) => this.user(id).name);
+    const pendingType = m.op ? this.state.pending.find((p) => p.op === m.op)?.type : null;
+    const text = P.rejectText(m.reason, m.by, (id) => this.user(id).name, pendingType);
     if (!m.op) {
       // A refused dragStart (held by someone else), or a hover/drop for a hold we lost.
       if (this.drag && (!m.item || m.item === this.drag.item)) {
@@ -561,6 +682,13 @@ export class Session {
       case 'swap': return P.swap(id, base, body.a, body.b);
       case 'move': return P.move(id, base, body.item, body.zone, body.before);
       case 'toggle': return P.toggle(id, base, body.item, body.on);
+      case 'add': return P.add(id, base, body.zone, body.before, body.item);
+      case 'edit': return P.edit(id, base, body.item, body);
+      case 'remove': return P.remove(id, base, body.item);
+      case 'addZone': return P.addZone(id, base, body.before, body.zone);
+      case 'editZone': return P.editZone(id, base, body.zone, body);
+      case 'removeZone': return P.removeZone(id, base, body.zone);
+      case 'retitle': return P.retitle(id, base, body.title);
       default: throw new Error(`unknown op ${body.type}`);
     }
   }
@@ -597,7 +725,7 @@ export class Session {
     for (const e of entries) {
       if (this.state.isPending(e.op.op)) continue;
       const done = this.state.log.find((l) => l.op === e.op.op);
-      if (done) this.history.committed(e.op.op, done.seq);
+      if (done) this.history.committed(e.op.op, done.seq, done.body);
       else this.history.rejected(e.op.op);
     }
   }
@@ -625,7 +753,12 @@ export class Session {
     }
     const entries = [];
     for (const e of [...change.ops].reverse()) {
-      if (e.inverse) entries.push(this.#submit(this.#makeOp(e.inverse)));
+      if (!e.inverse) continue;
+      const entry = this.#submit(this.#makeOp(e.inverse));
+      // An add that brings back a removed item (or zone): once it commits, the other changes
+      // on the stack name its new id (UndoHistory.committed).
+      if (e.inverse.restores) entry.restores = e.inverse.restores;
+      entries.push(entry);
     }
     if (entries.length) this.#recordChange(entries, kind);
     this.#emit(render(), { type: 'announce', text: undo ? 'Undone.' : 'Redone.' });

@@ -77,9 +77,96 @@ export function applyOp(board, op) {
       it.on = !!op.on;
       return true;
     }
+    case 'add': {
+      const id = op.item?.id ?? pendingId(op.op);
+      const target = board.zones.find((z) => z.id === op.zone);
+      if (!target || itemById(board, id)) return false;
+      const item = { id, label: String(op.item?.label ?? ''), color: op.item?.color || DEFAULT_COLOR, on: false };
+      if (typeof op.item?.detail === 'string') item.detail = op.item.detail;
+      board.items.push(item);
+      const at = op.before == null ? -1 : target.items.indexOf(op.before);
+      if (at >= 0) target.items.splice(at, 0, id);
+      else target.items.push(id);
+      return true;
+    }
+    case 'edit': {
+      const it = itemById(board, op.item);
+      if (!it) return false;
+      if (typeof op.label === 'string') it.label = op.label;
+      if (typeof op.color === 'string') it.color = op.color;
+      if (op.detail === null) delete it.detail;
+      else if (typeof op.detail === 'string') it.detail = op.detail;
+      return true;
+    }
+    case 'remove': {
+      const i = board.items.findIndex((it) => it.id === op.item);
+      if (i < 0) return false;
+      const at = locate(board, op.item);
+      if (at) at.zone.items.splice(at.index, 1);
+      board.items.splice(i, 1);
+      return true;
+    }
+    case 'addZone': {
+      const id = op.zone?.id ?? pendingId(op.op);
+      if (board.zones.some((z) => z.id === id)) return false;
+      materializeLayouts(board);
+      const zone = { id, items: [], title: String(op.zone?.title ?? ''), layout: op.zone?.layout ?? 'list' };
+      for (const f of ['columns', 'handle', 'axis']) if (op.zone?.[f] !== undefined) zone[f] = op.zone[f];
+      const at = op.before == null ? -1 : board.zones.findIndex((z) => z.id === op.before);
+      if (at >= 0) board.zones.splice(at, 0, zone);
+      else board.zones.push(zone);
+      return true;
+    }
+    case 'editZone': {
+      const zone = board.zones.find((z) => z.id === op.zone);
+      if (!zone) return false;
+      materializeLayouts(board);
+      if (typeof op.title === 'string') zone.title = op.title;
+      if (typeof op.layout === 'string') {
+        zone.layout = op.layout;
+        if (op.layout !== 'grid') delete zone.columns;
+      }
+      if (Number.isInteger(op.columns)) zone.columns = op.columns;
+      return true;
+    }
+    case 'removeZone': {
+      const i = board.zones.findIndex((z) => z.id === op.zone);
+      if (i < 0 || board.zones[i].items.length || board.zones.length === 1) return false;
+      materializeLayouts(board);
+      board.zones.splice(i, 1);
+      return true;
+    }
+    case 'retitle':
+      if (typeof op.title !== 'string') return false;
+      board.title = op.title;
+      return true;
     default:
       return false;
   }
+}
+
+/** The color an added item gets when its op names none (the server's default). */
+export const DEFAULT_COLOR = '#ffe08a';
+
+/**
+ * The id a pending add or addZone shows its item or zone under until the server commits it with
+ * a real id: `~` and the op id (`~` is never in a server id, so it cannot clash).
+ */
+export function pendingId(opId) {
+  return `~${opId}`;
+}
+
+/** True for an id `pendingId` made. */
+export function isPendingId(id) {
+  return typeof id === 'string' && id.startsWith('~');
+}
+
+/**
+ * Gives every zone without a layout the one it is drawn with (a grid first, rows after), as the
+ * server does before an op adds, edits or removes a zone, so no zone changes shape.
+ */
+function materializeLayouts(board) {
+  board.zones.forEach((z, i) => { if (!z.layout) z.layout = i === 0 ? 'grid' : 'row'; });
 }
 
 /**
@@ -156,6 +243,50 @@ export function inverseOp(op, boardBefore) {
       const rest = from.zone.items.slice(from.index + 1);
       return { type: 'move', item: op.item, zone: from.zone.id, before: rest[0] ?? null };
     }
+    case 'add':
+      // The new item's id comes with the commit (UndoHistory.committed fills it in).
+      return { type: 'remove', item: op.item?.id ?? null };
+    case 'remove': {
+      // Back with its content, before the item that followed it (or last in its zone).
+      const it = itemById(boardBefore, op.item);
+      const at = locate(boardBefore, op.item);
+      if (!it || !at) return null;
+      const item = { label: it.label, color: it.color };
+      if (typeof it.detail === 'string') item.detail = it.detail;
+      return { type: 'add', zone: at.zone.id, before: at.zone.items[at.index + 1] ?? null, item, restores: op.item };
+    }
+    case 'edit': {
+      const it = itemById(boardBefore, op.item);
+      if (!it) return null;
+      const inverse = { type: 'edit', item: op.item };
+      if (op.label !== undefined) inverse.label = it.label;
+      if (op.color !== undefined) inverse.color = it.color;
+      if (op.detail !== undefined) inverse.detail = typeof it.detail === 'string' ? it.detail : null;
+      return inverse;
+    }
+    case 'addZone':
+      return { type: 'removeZone', zone: op.zone?.id ?? null };
+    case 'removeZone': {
+      const i = boardBefore.zones.findIndex((z) => z.id === op.zone);
+      if (i < 0) return null;
+      const z = boardBefore.zones[i];
+      const zone = { title: z.title || 'Untitled', layout: z.layout ?? (i === 0 ? 'grid' : 'row') };
+      for (const f of ['columns', 'handle', 'axis']) if (z[f] !== undefined) zone[f] = z[f];
+      return { type: 'addZone', before: boardBefore.zones[i + 1]?.id ?? null, zone, restores: op.zone };
+    }
+    case 'editZone': {
+      const i = boardBefore.zones.findIndex((z) => z.id === op.zone);
+      if (i < 0) return null;
+      const z = boardBefore.zones[i];
+      const inverse = { type: 'editZone', zone: op.zone };
+      // A zone without a title cannot be given "no title" back: its title stays.
+      if (op.title !== undefined && typeof z.title === 'string') inverse.title = z.title;
+      if (op.layout !== undefined) inverse.layout = z.layout ?? (i === 0 ? 'grid' : 'row');
+      if ((op.columns !== undefined || op.layout !== undefined) && Number.isInteger(z.columns)) inverse.columns = z.columns;
+      return Object.keys(inverse).length > 2 ? inverse : null;
+    }
+    case 'retitle':
+      return { type: 'retitle', title: boardBefore.title };
     default:
       return null;
   }
@@ -167,6 +298,11 @@ export function opBody(op) {
     case 'swap': return { type: 'swap', a: op.a, b: op.b };
     case 'move': return { type: 'move', item: op.item, zone: op.zone, before: op.before ?? null };
     case 'toggle': return { type: 'toggle', item: op.item, on: !!op.on };
+    case 'add': return { type: 'add', zone: op.zone, before: op.before ?? null, item: { ...op.item } };
+    case 'edit': case 'editZone': case 'addZone': case 'remove': case 'removeZone': case 'retitle': {
+      const { op: _id, base: _base, seq: _seq, by: _by, ...body } = op;
+      return body;
+    }
     default: return { type: op.type };
   }
 }
@@ -305,10 +441,40 @@ export class UndoHistory {
     return change;
   }
 
-  /** Marks op `opId` committed at `seq`. */
-  committed(opId, seq) {
+  /**
+   * Marks op `opId` committed at `seq`; `m` is the committed op (its body will do). The server
+   * chose the id of what an add or addZone made: the undo that removes it learns it here, and an
+   * undo that brought back a removed item or zone (under a new id) makes every other change name
+   * the new id instead of the old.
+   */
+  committed(opId, seq, m = null) {
+    let remap = null;
     for (const change of [...this.undoStack, ...this.redoStack]) {
-      for (const e of change.ops) if (e.op.op === opId) { e.seq = seq; e.state = 'committed'; }
+      for (const e of change.ops) {
+        if (e.op.op !== opId) continue;
+        e.seq = seq;
+        e.state = 'committed';
+        if (m?.type === 'add' && m.item?.id) {
+          if (e.inverse?.type === 'remove') e.inverse.item = m.item.id;
+          if (e.restores) remap = { kind: 'item', from: e.restores, to: m.item.id };
+        }
+        if (m?.type === 'addZone' && m.zone?.id) {
+          if (e.inverse?.type === 'removeZone') e.inverse.zone = m.zone.id;
+          if (e.restores) remap = { kind: 'zone', from: e.restores, to: m.zone.id };
+        }
+      }
+    }
+    if (remap) this.remap(remap.kind, remap.from, remap.to);
+  }
+
+  /** Makes every recorded op and inverse that names item (or zone) `from` name `to` instead. */
+  remap(kind, from, to) {
+    const fix = (op) => {
+      if (!op) return;
+      for (const key of refKeys(op.type, kind)) if (op[key] === from) op[key] = to;
+    };
+    for (const change of [...this.undoStack, ...this.redoStack]) {
+      for (const e of change.ops) { fix(e.op); fix(e.inverse); }
     }
   }
 
@@ -343,6 +509,15 @@ export class UndoHistory {
   }
 }
 
+/** The members of an op of type `type` that name an item (`kind` 'item') or a zone ('zone'). */
+function refKeys(type, kind) {
+  const items = {
+    swap: ['a', 'b'], move: ['item', 'before'], toggle: ['item'], add: ['before'], edit: ['item'], remove: ['item'],
+  };
+  const zones = { move: ['zone'], add: ['zone'], addZone: ['before'], editZone: ['zone'], removeZone: ['zone'] };
+  return (kind === 'item' ? items : zones)[type] ?? [];
+}
+
 /**
  * Whether `change` can be reverted now. Returns {ok: true} or {ok: false, why, by} with why one of
  * 'pending' (not confirmed yet), 'changed' (another user touched those tiles since, `by`),
@@ -353,6 +528,9 @@ export function canRevert(change, state, me) {
   if (change.ops.some((e) => e.state !== 'committed')) return { ok: false, why: 'pending' };
   const since = Math.min(...change.ops.map((e) => e.seq));
   if (since < state.logStart) return { ok: false, why: 'too_old' };
+  // An add or addZone whose id never reached this page (it was acknowledged, not broadcast here).
+  const unknown = (inv) => (inv?.type === 'remove' && inv.item == null) || (inv?.type === 'removeZone' && inv.zone == null);
+  if (change.ops.some((e) => unknown(e.inverse))) return { ok: false, why: 'too_old' };
   const items = change.ops.flatMap((e) => [...involvedItems(e.op), ...(e.inverse ? involvedItems(e.inverse) : [])]);
   const changed = state.changedSince(since, items, me);
   if (changed.length) return { ok: false, why: 'changed', by: changed[changed.length - 1].by };

@@ -4,6 +4,9 @@
 
 import { arrangeZones, layoutKey, zoneLayouts } from './layout.js';
 
+/** The colors a card can be given from its editor's palette. */
+export const PALETTE = ['#e53935', '#fb8c00', '#fdd835', '#43a047', '#00acc1', '#1e88e5', '#8e24aa', '#6d4c41'];
+
 const reducedMotion = () => globalThis.matchMedia?.('(prefers-reduced-motion: reduce)').matches ?? false;
 
 /** The page's view. `root` is the #app element. */
@@ -196,6 +199,15 @@ export class View {
    * its columns, a row or a list); neighbouring lists stand side by side as lanes.
    */
   buildZones(board, key) {
+    // What someone is typing in an "Add card" field survives a rebuild (another person renamed
+    // or added a column meanwhile), focus and caret included.
+    const typed = new Map();
+    for (const form of this.zonesEl.querySelectorAll('[data-add-card]')) {
+      const input = form.querySelector('input');
+      if (input.value || this.doc.activeElement === input) {
+        typed.set(form.dataset.addCard, { value: input.value, focused: this.doc.activeElement === input, at: input.selectionStart });
+      }
+    }
     this.zonesEl.replaceChildren();
     this.zoneEls.clear();
     this.layouts.clear();
@@ -211,9 +223,20 @@ export class View {
       for (const lay of band.lanes) {
         const section = this.doc.createElement('section');
         section.className = `zone-wrap zone-wrap-${lay.layout}`;
-        const h = this.doc.createElement('h2');
-        h.className = 'zone-title';
-        h.textContent = lay.title;
+        section.dataset.zoneWrap = lay.id;
+        // The heading, then the zone's editing buttons beside it (a grid adds cards from here:
+        // a field under it would push the zones below it down).
+        const h = this.doc.createElement('div');
+        h.className = 'zone-head';
+        const title = this.doc.createElement('h2');
+        title.className = 'zone-title';
+        title.textContent = lay.title;
+        h.append(title);
+        if (lay.layout === 'grid') h.append(this.button('+', `Add card to ${lay.title}`, { action: 'add-card', column: lay.id }));
+        h.append(
+          this.button('✎', `Rename ${lay.title}`, { action: 'rename-zone', column: lay.id }),
+          this.button('×', `Remove ${lay.title}`, { action: 'remove-zone', column: lay.id }),
+        );
         const list = this.doc.createElement('ol');
         list.className = `zone zone-${lay.layout}${lay.dense ? ' is-dense' : ''}${lay.handle ? ' has-handles' : ''}`;
         list.dataset.zone = lay.id;
@@ -224,12 +247,185 @@ export class View {
         const empty = this.doc.createElement('p');
         empty.className = 'zone-empty';
         empty.textContent = 'Drop here';
+        // "Add card" at the end of every zone: Enter adds, the input stays for the next one.
+        const form = this.doc.createElement('form');
+        form.className = 'add-card';
+        form.dataset.addCard = lay.id;
+        const input = this.doc.createElement('input');
+        input.name = 'label';
+        input.autocomplete = 'off';
+        input.maxLength = 200;
+        input.placeholder = 'Add card';
+        input.setAttribute('aria-label', `New card in ${lay.title}`);
+        const add = this.doc.createElement('button');
+        add.type = 'submit';
+        add.textContent = 'Add';
+        add.setAttribute('aria-label', `Add card to ${lay.title}`);
+        form.append(input, add);
         section.append(h, list, empty);
+        if (lay.layout !== 'grid') section.append(form);
         parent.append(section);
         this.zoneEls.set(lay.id, list);
         this.layouts.set(lay.id, lay);
+        const kept = typed.get(lay.id);
+        if (kept && lay.layout !== 'grid') {
+          input.value = kept.value;
+          if (kept.focused) {
+            input.focus({ preventScroll: true });
+            input.setSelectionRange(kept.at, kept.at);
+          }
+        }
       }
     }
+  }
+
+  /** A small button carrying `data-action` (and the other `data` members given). */
+  button(text, label, data) {
+    const b = this.doc.createElement('button');
+    b.type = 'button';
+    b.className = `icon-button ${data.action}`;
+    b.textContent = text;
+    b.title = label;
+    b.setAttribute('aria-label', label);
+    for (const [k, v] of Object.entries(data)) b.dataset[k] = v;
+    return b;
+  }
+
+  /**
+   * Edits the text of `el` in place: an input over it, its text selected. Enter or leaving the
+   * field commits (`done(value)`), Escape cancels (`done(null)`). Returns the input.
+   */
+  editText(el, value, done, { label = 'Edit', maxLength = 200 } = {}) {
+    const input = this.doc.createElement('input');
+    input.className = 'inline-edit';
+    input.value = value;
+    input.maxLength = maxLength;
+    input.setAttribute('aria-label', label);
+    let finished = false;
+    const finish = (result) => {
+      if (finished) return;
+      finished = true;
+      input.remove();
+      el.hidden = false;
+      done(result);
+    };
+    input.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') { e.preventDefault(); finish(input.value); }
+      else if (e.key === 'Escape') { e.preventDefault(); finish(null); }
+      e.stopPropagation();
+    });
+    input.addEventListener('blur', () => finish(input.value));
+    el.hidden = true;
+    el.after(input);
+    input.focus();
+    input.select();
+    return input;
+  }
+
+  /**
+   * Edits the card of `id` in place: its label (and its detail when `withDetail`, in zones that
+   * show details) in fields over it, and a palette of colors. Enter or leaving the editor commits
+   * `done({label, detail})`, Escape cancels (`done(null)`); a color is picked at once
+   * (`recolor(color)`).
+   */
+  editCard(id, { withDetail = false } = {}, done, recolor) {
+    const el = this.tiles.get(id);
+    const text = el?.querySelector('.tile-text');
+    if (!text || el.querySelector('.card-editor')) return;
+    const editor = this.doc.createElement('div');
+    editor.className = 'card-editor';
+    const field = (value, label, max) => {
+      const input = this.doc.createElement('input');
+      input.className = 'inline-edit';
+      input.value = value;
+      input.maxLength = max;
+      input.setAttribute('aria-label', label);
+      return input;
+    };
+    const label = field(el.querySelector('.tile-label').textContent, 'Card label', 200);
+    const detail = withDetail ? field(el.querySelector('.tile-detail').textContent, 'Card detail', 200) : null;
+    const palette = this.doc.createElement('div');
+    palette.className = 'palette';
+    palette.setAttribute('role', 'group');
+    palette.setAttribute('aria-label', 'Card color');
+    for (const color of PALETTE) {
+      const b = this.doc.createElement('button');
+      b.type = 'button';
+      b.className = 'swatch';
+      b.dataset.color = color;
+      b.setAttribute('aria-label', `Color ${color}`);
+      b.style.setProperty('--swatch', color);
+      // Keeps the focus in the field, so picking a color does not end the edit.
+      b.addEventListener('pointerdown', (e) => e.preventDefault());
+      b.addEventListener('click', () => recolor(color));
+      palette.append(b);
+    }
+    editor.append(label, ...(detail ? [detail] : []), palette);
+    let finished = false;
+    const finish = (result) => {
+      if (finished) return;
+      finished = true;
+      editor.remove();
+      text.hidden = false;
+      done(result);
+      // Focus goes back to the tile, so the keyboard can go on from it.
+      const tile = this.tiles.get(id);
+      if (tile && tile.tabIndex >= 0) tile.focus({ preventScroll: true });
+    };
+    const values = () => ({ label: label.value, ...(detail ? { detail: detail.value } : {}) });
+    editor.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') { e.preventDefault(); finish(values()); }
+      else if (e.key === 'Escape') { e.preventDefault(); finish(null); }
+      e.stopPropagation();
+    });
+    editor.addEventListener('focusout', (e) => {
+      if (!editor.contains(e.relatedTarget)) finish(values());
+    });
+    text.hidden = true;
+    text.after(editor);
+    label.focus();
+    label.select();
+  }
+
+  /** Edits the title of the zone `id` in place. */
+  editZoneTitle(id, done) {
+    const name = this.root.querySelector(`[data-zone-wrap="${CSS.escape(id)}"] .zone-title`);
+    if (name) this.editText(name, name.textContent, done, { label: 'Column title', maxLength: 100 });
+  }
+
+  /** A new card's label, typed in place of a grid's add button (Escape: none). */
+  newCardField(id, done) {
+    const button = this.root.querySelector(`[data-zone-wrap="${CSS.escape(id)}"] [data-action="add-card"]`);
+    if (button) this.editText(button, '', done, { label: `New card in ${this.layouts.get(id)?.title ?? id}` });
+  }
+
+  /** Edits the board title in place. */
+  editBoardTitle(done) {
+    this.editText(this.titleEl, this.titleEl.textContent, done, { label: 'Board name' });
+  }
+
+  /**
+   * Someone else removed the tile of `id`: a copy fades out where it was (the tile itself goes
+   * with the next render).
+   */
+  fade(id) {
+    const src = this.tiles.get(id);
+    if (!src || reducedMotion()) return;
+    const r = src.getBoundingClientRect();
+    const g = this.doc.createElement('div');
+    g.className = 'tile fading';
+    g.setAttribute('aria-hidden', 'true');
+    g.style.setProperty('--tile-color', src.style.getPropertyValue('--tile-color'));
+    g.style.setProperty('left', `${r.left}px`);
+    g.style.setProperty('top', `${r.top}px`);
+    g.style.setProperty('width', `${r.width}px`);
+    g.style.setProperty('height', `${r.height}px`);
+    const label = this.doc.createElement('span');
+    label.className = 'tile-label';
+    label.textContent = src.querySelector('.tile-label')?.textContent ?? '';
+    g.append(label);
+    this.root.append(g);
+    setTimeout(() => g.remove(), 600);
   }
 
   tile(item) {
@@ -250,7 +446,9 @@ export class View {
       mark.setAttribute('aria-hidden', 'true');
       const badge = this.doc.createElement('span');
       badge.className = 'tile-holder';
-      el.append(text, mark, badge);
+      const remove = this.button('×', 'Remove', { action: 'remove-card' }); // the card: its tile
+      remove.tabIndex = -1; // Delete on the focused tile does it from the keyboard
+      el.append(text, mark, badge, remove);
       this.tiles.set(item.id, el);
     }
     return el;
@@ -290,6 +488,11 @@ export class View {
     const who = holder && holder.id !== deco.me ? `, held by ${holder.name || holder.id}` : '';
     const place = `${lay?.title ?? ''} ${index + 1} of ${count}`.trim();
     const name = `${item.label}${detailText ? ` (${detailText})` : ''}${state}, ${place}${who}`;
+    const remove = el.querySelector(':scope > [data-action="remove-card"]');
+    if (remove) {
+      remove.setAttribute('aria-label', `Remove ${item.label}`);
+      remove.disabled = !!(holder && holder.id !== deco.me); // someone is dragging it
+    }
     // Handle-only zones: the row is plain text (it scrolls and selects); its handle is the
     // control that lifts it, the tab stop and what screen readers name.
     const handle = this.handle(el, !!lay?.handle);
@@ -583,8 +786,16 @@ export class View {
   }
 
   /** A brief, unobtrusive message. */
-  toast(text, ms = 3500) {
+  toast(text, ms = 3500, action = null) {
     this.toastEl.textContent = text;
+    if (action) {
+      const b = this.doc.createElement('button');
+      b.type = 'button';
+      b.className = 'toast-action';
+      b.textContent = action.label;
+      b.addEventListener('click', () => { this.toastEl.classList.remove('is-shown'); action.run(); });
+      this.toastEl.append(' ', b);
+    }
     this.toastEl.classList.add('is-shown');
     clearTimeout(this.toastTimer);
     this.toastTimer = setTimeout(() => this.toastEl.classList.remove('is-shown'), ms);

@@ -148,36 +148,100 @@ package struct Board: Equatable, Sendable {
         case .toggle(let item, let on):
             guard let i = itemIndex[item] else { return }
             items[i].on = on
+        case .add(let zone, let before, let item):
+            guard itemIndex[item.id] == nil, let target = zoneIndex[zone] else { return }
+            itemIndex[item.id] = items.count
+            items.append(item)
+            if let before, let at = zones[target].items.firstIndex(of: before) {
+                zones[target].items.insert(item.id, at: at)
+            } else {
+                zones[target].items.append(item.id)
+            }
+        case .edit(let item, let changes):
+            guard let i = itemIndex[item] else { return }
+            if let label = changes.label { items[i].label = label }
+            if let color = changes.color { items[i].color = color }
+            if let detail = changes.detail { items[i].detail = detail }
+        case .remove(let item):
+            guard let i = itemIndex[item] else { return }
+            if let at = location(of: item) { zones[at.zone].items.remove(at: at.index) }
+            items.remove(at: i)
+            reindexItems()
+        case .addZone(let before, let zone):
+            guard zoneIndex[zone.id] == nil else { return }
+            materializeLayouts()
+            if let before, let at = zoneIndex[before] {
+                zones.insert(zone, at: at)
+            } else {
+                zones.append(zone)
+            }
+            reindexZones()
+        case .editZone(let zone, let changes):
+            guard let z = zoneIndex[zone] else { return }
+            materializeLayouts()
+            if let title = changes.title { zones[z].title = title }
+            if let layout = changes.layout {
+                zones[z].layout = layout
+                if layout != .grid { zones[z].columns = nil }
+            }
+            if let columns = changes.columns { zones[z].columns = columns }
+        case .removeZone(let zone):
+            guard let z = zoneIndex[zone], zones[z].items.isEmpty, zones.count > 1 else { return }
+            materializeLayouts()
+            zones.remove(at: z)
+            reindexZones()
+        case .retitle(let title):
+            self.title = title
         }
+    }
+
+    /// Gives every zone without a layout the one it is drawn with, before an op that adds,
+    /// removes or edits a zone changes which zone is first.
+    private mutating func materializeLayouts() {
+        for z in zones.indices where zones[z].layout == nil { zones[z].layout = effectiveLayout(of: z) }
+    }
+
+    private mutating func reindexItems() {
+        itemIndex = Dictionary(items.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    private mutating func reindexZones() {
+        zoneIndex = Dictionary(zones.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// The zone layout as clients draw it: a zone without one (boards made before layouts) is a
+    /// grid when first, a row otherwise.
+    package func effectiveLayout(of zone: Int) -> Zone.Layout {
+        zones[zone].layout ?? (zone == 0 ? .grid : .row)
     }
 
     /// Problems that make a board definition unusable, or nil when it is sound.
     package static func validate(title: String, columns: Int, zones: [Zone], items: [Item]) -> String? {
-        if title.isEmpty || !Text.isValidLabel(title, maximum: 200) {
-            return "title must be 1–200 characters, no control characters"
-        }
-        if !(1...64).contains(columns) { return "columns must be 1–64" }
-        if zones.isEmpty || zones.count > 16 { return "a board has 1–16 zones" }
-        if items.count > 1000 { return "a board has at most 1000 items" }
+        if !BoardLimits.title.allows(title) { return "title must be \(BoardLimits.title.rule)" }
+        if !(1...BoardLimits.columns).contains(columns) { return "columns must be 1–\(BoardLimits.columns)" }
+        if zones.isEmpty || zones.count > BoardLimits.zones { return "a board has 1–\(BoardLimits.zones) zones" }
+        if items.count > BoardLimits.items { return "a board has at most \(BoardLimits.items) items" }
         var zoneIDs = Set<ZoneID>()
         for zone in zones {
             if !zoneIDs.insert(zone.id).inserted { return "duplicate zone id \(zone.id)" }
-            if let title = zone.title, title.isEmpty || !Text.isValidLabel(title, maximum: 100) {
-                return "title of zone \(zone.id) must be 1–100 characters, no control characters"
+            if let title = zone.title, !BoardLimits.zoneTitle.allows(title) {
+                return "title of zone \(zone.id) must be \(BoardLimits.zoneTitle.rule)"
             }
             if let columns = zone.columns {
                 if zone.layout != .grid { return "zone \(zone.id) has columns but is not a grid" }
-                if !(1...64).contains(columns) { return "columns of zone \(zone.id) must be 1–64" }
+                if !(1...BoardLimits.columns).contains(columns) {
+                    return "columns of zone \(zone.id) must be 1–\(BoardLimits.columns)"
+                }
             }
         }
         var itemIDs = Set<ItemID>()
         for item in items {
             if !itemIDs.insert(item.id).inserted { return "duplicate item id \(item.id)" }
-            if !Text.isValidLabel(item.label, maximum: 200) {
-                return "label of \(item.id) must be at most 200 characters, no control characters"
+            if !BoardLimits.label.allows(item.label) {
+                return "label of \(item.id) must be \(BoardLimits.label.rule)"
             }
-            if let detail = item.detail, !Text.isValidLabel(detail, maximum: 200) {
-                return "detail of \(item.id) must be at most 200 characters, no control characters"
+            if let detail = item.detail, !BoardLimits.detail.allows(detail) {
+                return "detail of \(item.id) must be \(BoardLimits.detail.rule)"
             }
             if !Board.isValidColor(item.color) { return "color of \(item.id) is not a CSS color" }
         }

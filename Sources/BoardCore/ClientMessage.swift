@@ -2,7 +2,7 @@
 package enum ClientMessage: Equatable, Sendable {
     /// Join a board; must be first.
     case hello(board: BoardID, name: String, since: Seq?, token: String?)
-    /// A swap, move or toggle.
+    /// An op: a swap, move, toggle, add, edit, remove, addZone, editZone, removeZone or retitle.
     case op(OpRequest)
     /// Lift an item.
     case dragStart(item: ItemID)
@@ -114,9 +114,9 @@ extension ClientMessage {
                 }
             }
             return .hello(board: board, name: name, since: since, token: token)
-        case "swap", "move", "toggle":
+        case "swap", "move", "toggle", "add", "edit", "remove", "addZone", "editZone", "removeZone", "retitle":
             let (opID, base) = try header(json)
-            return .op(OpRequest(opID: opID, base: base, op: try Op(type: type, fields: json)))
+            return .op(OpRequest(opID: opID, base: base, op: try Op(type: type, fields: json, assigned: false)))
         case "dragStart":
             return .dragStart(item: try json.itemID("item"))
         case "hover":
@@ -184,7 +184,7 @@ extension ClientMessage {
             w.write("type", request.op.kind)
             w.write("op", request.opID.rawValue)
             w.write("base", request.base)
-            request.op.writeFields(into: &w)
+            request.op.writeFields(into: &w, assigned: false)
         case .dragStart(let item):
             w.write("type", "dragStart")
             w.write("item", item.rawValue)
@@ -210,9 +210,9 @@ extension ClientMessage {
                     w.write("type", DragMode.move.rawValue)
                     w.write("zone", zone.rawValue)
                     w.write("before", before?.rawValue)
-                case .toggle:
+                case .toggle, .add, .edit, .remove, .addZone, .editZone, .removeZone, .retitle:
                     // Not a drop's action (`parse` never makes one): written so that it fails to parse.
-                    w.write("type", "toggle")
+                    w.write("type", action.op.kind)
                 }
                 w.endObject()
             }

@@ -2,8 +2,10 @@
 // carry an op's own members the same way, and are read and written only here.
 
 extension Op {
-    /// Writes the op's own members (`a`, `b` / `item`, `zone`, `before` / `item`, `on`) as a broadcast carries them.
-    func writeFields(into w: inout JSONWriter) {
+    /// Writes the op's own members as a broadcast carries them (`a`, `b` / `item`, `zone`,
+    /// `before` / …); with `assigned` false, as a client sends them: an add's item and an
+    /// addZone's zone without their ids.
+    func writeFields(into w: inout JSONWriter, assigned: Bool = true) {
         switch self {
         case .swap(let a, let b):
             w.write("a", a.rawValue)
@@ -15,6 +17,42 @@ extension Op {
         case .toggle(let item, let on):
             w.write("item", item.rawValue)
             w.write("on", on)
+        case .add(let zone, let before, let item):
+            w.write("zone", zone.rawValue)
+            w.write("before", before?.rawValue)
+            w.beginObject("item")
+            if assigned { w.write("id", item.id.rawValue) }
+            w.write("label", item.label)
+            w.write("color", item.color)
+            if let detail = item.detail { w.write("detail", detail) }
+            if assigned { w.write("on", item.on) }
+            w.endObject()
+        case .edit(let item, let changes):
+            w.write("item", item.rawValue)
+            if let label = changes.label { w.write("label", label) }
+            if let color = changes.color { w.write("color", color) }
+            if let detail = changes.detail { w.write("detail", detail) }
+        case .remove(let item):
+            w.write("item", item.rawValue)
+        case .addZone(let before, let zone):
+            w.write("before", before?.rawValue)
+            w.beginObject("zone")
+            if assigned { w.write("id", zone.id.rawValue) }
+            w.write("title", zone.title)
+            if let layout = zone.layout { w.write("layout", layout.rawValue) }
+            if let columns = zone.columns { w.write("columns", columns) }
+            if zone.handle { w.write("handle", true) }
+            if let axis = zone.axis { w.write("axis", axis.rawValue) }
+            w.endObject()
+        case .editZone(let zone, let changes):
+            w.write("zone", zone.rawValue)
+            if let title = changes.title { w.write("title", title) }
+            if let layout = changes.layout { w.write("layout", layout.rawValue) }
+            if let columns = changes.columns { w.write("columns", columns) }
+        case .removeZone(let zone):
+            w.write("zone", zone.rawValue)
+        case .retitle(let title):
+            w.write("title", title)
         }
     }
 
@@ -27,8 +65,11 @@ extension Op {
         return w.bytes
     }
 
-    /// Reads the op of wire type `type` (`swap`, `move`, `toggle`) from its members in the object `fields`.
-    package init(type: String, fields: JSON) throws(JSON.DecodingError) {
+    /// Reads the op of wire type `type` (one of `Op.kinds`) from its members in the object
+    /// `fields`. With `assigned` false (a client's request) an add's item and an addZone's zone
+    /// carry no id and get `unassigned`; otherwise (a broadcast, an archive, a stored row) their
+    /// ids are read. Every text is checked against `BoardLimits`.
+    package init(type: String, fields: JSON, assigned: Bool = true) throws(JSON.DecodingError) {
         switch type {
         case "swap":
             self = .swap(a: try fields.itemID("a"), b: try fields.itemID("b"))
@@ -38,8 +79,108 @@ extension Op {
         case "toggle":
             let on = try fields.bool("on")
             self = .toggle(item: try fields.itemID("item"), on: on)
+        case "add":
+            let zone = try fields.zoneID("zone")
+            let before = try Self.anchor(in: fields)
+            guard let object = fields["item"], case .object = object else {
+                throw JSON.DecodingError("\"item\" must be an object {label, color?, detail?}")
+            }
+            let id = assigned ? try object.itemID("id", named: "\"item.id\"") : .unassigned
+            let label = try Self.text("label", in: object, named: "\"item.label\"", limit: BoardLimits.label)
+            var color = BoardLimits.defaultColor
+            if object.hasValue("color") { color = try Self.color("color", in: object, named: "\"item.color\"") }
+            var detail: String?
+            if object.hasValue("detail") {
+                detail = try Self.text("detail", in: object, named: "\"item.detail\"", limit: BoardLimits.detail)
+            }
+            self = .add(zone: zone, before: before, item: Item(id: id, label: label, color: color, detail: detail))
+        case "edit":
+            let item = try fields.itemID("item")
+            var changes = ItemEdit()
+            if fields["label"] != nil {
+                changes.label = try Self.text("label", in: fields, limit: BoardLimits.label)
+            }
+            if fields["color"] != nil { changes.color = try Self.color("color", in: fields) }
+            if fields["detail"] != nil {
+                changes.detail = .some(
+                    fields.hasValue("detail") ? try Self.text("detail", in: fields, limit: BoardLimits.detail) : nil)
+            }
+            guard !changes.isEmpty else {
+                throw JSON.DecodingError("an edit needs at least one of \"label\", \"color\", \"detail\"")
+            }
+            self = .edit(item: item, changes: changes)
+        case "remove":
+            self = .remove(item: try fields.itemID("item"))
+        case "addZone":
+            guard fields["before"] != nil else {
+                throw JSON.DecodingError("\"before\" is required (a zone id, or null for last)")
+            }
+            let before = try fields.hasValue("before") ? fields.zoneID("before") : nil
+            guard let object = fields["zone"], case .object = object else {
+                throw JSON.DecodingError("\"zone\" must be an object {title, layout?, columns?, handle?, axis?}")
+            }
+            let id = assigned ? try object.zoneID("id", named: "\"zone.id\"") : .unassigned
+            let title = try Self.text("title", in: object, named: "\"zone.title\"", limit: BoardLimits.zoneTitle)
+            var zone = Zone(id: id, items: [], title: title, layout: .list)
+            try zone.readPresentation(from: object, path: "zone")
+            zone.title = title
+            if let columns = zone.columns {
+                guard zone.layout == .grid else {
+                    throw JSON.DecodingError("\"zone.columns\" is only for a zone whose layout is \"grid\"")
+                }
+                guard (1...BoardLimits.columns).contains(columns) else {
+                    throw JSON.DecodingError("\"zone.columns\" must be 1–\(BoardLimits.columns)")
+                }
+            }
+            self = .addZone(before: before, zone: zone)
+        case "editZone":
+            let zone = try fields.zoneID("zone")
+            var changes = ZoneEdit()
+            if fields["title"] != nil {
+                changes.title = try Self.text("title", in: fields, limit: BoardLimits.zoneTitle)
+            }
+            if fields["layout"] != nil {
+                changes.layout = try fields.read("layout", named: nil, mustBe: "\"grid\", \"row\" or \"list\"") {
+                    $0.stringValue.flatMap(Zone.Layout.init)
+                }
+            }
+            if fields["columns"] != nil {
+                let columns = try fields.read("columns", named: nil, mustBe: "an integer 1–\(BoardLimits.columns)") {
+                    $0.intValue.flatMap { (1...BoardLimits.columns).contains($0) ? $0 : nil }
+                }
+                if let layout = changes.layout, layout != .grid {
+                    throw JSON.DecodingError("\"columns\" is only for a zone whose layout is \"grid\"")
+                }
+                changes.columns = columns
+            }
+            guard !changes.isEmpty else {
+                throw JSON.DecodingError("an editZone needs at least one of \"title\", \"layout\", \"columns\"")
+            }
+            self = .editZone(zone: zone, changes: changes)
+        case "removeZone":
+            self = .removeZone(zone: try fields.zoneID("zone"))
+        case "retitle":
+            self = .retitle(title: try Self.text("title", in: fields, limit: BoardLimits.title))
         default:
-            throw JSON.DecodingError("\"type\" must be \"swap\", \"move\" or \"toggle\"")
+            throw JSON.DecodingError("\"type\" must be one of \(Op.kinds.map { "\"\($0)\"" }.joined(separator: ", "))")
+        }
+    }
+
+    /// A text member within `limit`.
+    private static func text(_ key: String, in object: JSON, named name: String? = nil, limit: TextLimit)
+        throws(JSON.DecodingError) -> String
+    {
+        try object.read(key, named: name, mustBe: "a string of \(limit.rule)") {
+            $0.stringValue.flatMap { limit.allows($0) ? $0 : nil }
+        }
+    }
+
+    /// A color member: the conservative CSS syntax `Board.isValidColor` allows.
+    private static func color(_ key: String, in object: JSON, named name: String? = nil) throws(JSON.DecodingError)
+        -> String
+    {
+        try object.read(key, named: name, mustBe: "a CSS color of 1–64 characters [A-Za-z0-9#(),.% -]") {
+            $0.stringValue.flatMap { Board.isValidColor($0) ? $0 : nil }
         }
     }
 

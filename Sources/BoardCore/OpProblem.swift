@@ -3,21 +3,36 @@
 package enum OpProblem: Equatable, Sendable, CustomStringConvertible {
     /// An involved item (`a`, `b`, `item`, `before`) is not on the board.
     case unknownItem(ItemID)
-    /// The move's target zone is not on the board.
+    /// A zone the op names is not on the board.
     case unknownZone(ZoneID)
     /// A swap of an item with itself.
     case selfSwap(ItemID)
     /// A move of an item before itself.
     case beforeItself(ItemID)
-    /// A move before an anchor that is not in the target zone.
+    /// A move or add before an anchor that is not in the target zone.
     case anchorOutsideZone(anchor: ItemID, zone: ZoneID)
+    /// An add of an item whose id is already on the board.
+    case duplicateItem(ItemID)
+    /// An addZone of a zone whose id is already on the board.
+    case duplicateZone(ZoneID)
+    /// An add or addZone over the board's item or zone limit.
+    case boardFull
+    /// A removeZone of a zone that still has items.
+    case zoneNotEmpty(ZoneID)
+    /// A removeZone of the board's only zone.
+    case lastZone(ZoneID)
+    /// An editZone giving columns to a zone that is not a grid.
+    case notAGrid(ZoneID)
 
     /// The reject reason the protocol gives for it.
     package var reason: RejectReason {
         switch self {
         case .unknownItem: .unknownItem
         case .unknownZone: .unknownZone
-        case .selfSwap, .beforeItself, .anchorOutsideZone: .invalid
+        case .boardFull: .boardFull
+        case .zoneNotEmpty: .notEmpty
+        case .selfSwap, .beforeItself, .anchorOutsideZone, .duplicateItem, .duplicateZone, .lastZone, .notAGrid:
+            .invalid
         }
     }
 
@@ -29,26 +44,52 @@ package enum OpProblem: Equatable, Sendable, CustomStringConvertible {
         case .selfSwap(let item): "swaps \(item) with itself"
         case .beforeItself(let item): "moves \(item) before itself"
         case .anchorOutsideZone(let anchor, let zone): "anchor \(anchor) is not in zone \(zone)"
+        case .duplicateItem(let item): "item \(item) is already on the board"
+        case .duplicateZone(let zone): "zone \(zone) is already on the board"
+        case .boardFull: "the board has as many items or zones as it may"
+        case .zoneNotEmpty(let zone): "zone \(zone) still has items"
+        case .lastZone(let zone): "zone \(zone) is the board's only zone"
+        case .notAGrid(let zone): "zone \(zone) would have columns but is not a grid"
         }
     }
 }
 
 extension Board {
     /// Why `op` cannot apply to this board, or nil when it can. Unknown ids come first (items in
-    /// `involvedItems` order, then the zone), then the ops that make no sense here.
+    /// `involvedItems` order, then zones), then the ops that make no sense here.
     package func problem(applying op: Op) -> OpProblem? {
         for item in op.involvedItems where self.item(item) == nil { return .unknownItem(item) }
+        for zone in op.involvedZones where !hasZone(zone) { return .unknownZone(zone) }
         switch op {
         case .swap(let a, let b):
             if a == b { return .selfSwap(a) }
         case .move(let item, let zone, let before):
-            guard let target = self.zone(zone) else { return .unknownZone(zone) }
             if let before {
                 if before == item { return .beforeItself(item) }
-                if !target.items.contains(before) { return .anchorOutsideZone(anchor: before, zone: zone) }
+                if self.zone(zone)?.items.contains(before) != true {
+                    return .anchorOutsideZone(anchor: before, zone: zone)
+                }
             }
-        case .toggle:
+        case .toggle, .edit, .remove, .retitle:
             break
+        case .add(let zone, let before, let item):
+            if self.item(item.id) != nil { return .duplicateItem(item.id) }
+            if let before, self.zone(zone)?.items.contains(before) != true {
+                return .anchorOutsideZone(anchor: before, zone: zone)
+            }
+            if items.count >= BoardLimits.items { return .boardFull }
+        case .addZone(_, let zone):
+            if hasZone(zone.id) { return .duplicateZone(zone.id) }
+            if zones.count >= BoardLimits.zones { return .boardFull }
+        case .editZone(let zone, let changes):
+            if changes.columns != nil, let z = zones.firstIndex(where: { $0.id == zone }),
+                (changes.layout ?? effectiveLayout(of: z)) != .grid
+            {
+                return .notAGrid(zone)
+            }
+        case .removeZone(let zone):
+            if self.zone(zone)?.items.isEmpty != true { return .zoneNotEmpty(zone) }
+            if zones.count == 1 { return .lastZone(zone) }
         }
         return nil
     }

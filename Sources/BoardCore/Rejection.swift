@@ -10,7 +10,7 @@ package enum RejectReason: String, Equatable, Sendable, CaseIterable {
     case stale
     /// Another user's drag holds an involved item.
     case held
-    /// An op committed after `base` touched one of the same items.
+    /// An op committed after `base` changed what this op is about (see docs/conflicts.md).
     case conflict
     /// The op makes no sense on the current board (anchor elsewhere, move before itself, self-swap).
     case invalid
@@ -18,6 +18,10 @@ package enum RejectReason: String, Equatable, Sendable, CaseIterable {
     case notHolding = "not_holding"
     /// The connection's token allows watching only (`view`).
     case forbidden
+    /// A `removeZone` of a zone that still has items.
+    case notEmpty = "not_empty"
+    /// An `add` or `addZone` over the board's item or zone limit.
+    case boardFull = "board_full"
 }
 
 /// A refusal, sent to the requester only.

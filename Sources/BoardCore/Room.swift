@@ -269,7 +269,12 @@ package struct Room: Sendable {
         switch sequencer.submit(request, by: user, time: wall, holder: { holds[$0]?.by }) {
         case .committed(let op):
             gated.append(.op(op))
-            return [.persist(op)]
+            var effects: [Effect] = [.persist(op)]
+            // Only the remover can hold a removed item (another's hold refuses the remove): the hold ends with it.
+            if case .remove(let item) = op.op, holds[item]?.by == user, release(user) != nil {
+                effects.append(.broadcast(.drop(item: item, by: user, at: visibleSeq, reason: nil), except: nil))
+            }
+            return effects
         case .duplicate(let seq):
             return reply(.ack(request.opID, seq: seq), to: user, requires: seq)
         case .rejected(let rejection):

@@ -31,8 +31,34 @@ package struct Sequencer: Sendable {
 
     private var history = FIFO<CommittedOp>()
     private var opSeqs: [OpID: Seq] = [:]
-    /// For each item, the last op that involved it: the conflict rule in O(1) per item.
-    private var lastTouch: [ItemID: (seq: Seq, by: UserID)] = [:]
+
+    /// A committed op that changed something a later op's conflict rule looks at.
+    private struct Touch: Sendable {
+        var seq: Seq
+        var by: UserID
+    }
+
+    /// What committed ops last changed about one item.
+    private struct ItemTouches: Sendable {
+        /// Its place or paint state (swap, move, toggle; add, or an anchor of a move).
+        var place: Touch?
+        /// Each field an edit changed.
+        var fields: [ItemField: Touch] = [:]
+
+        /// The newest touch of any kind.
+        var newest: Touch? {
+            ([place].compactMap { $0 } + fields.values).max { $0.seq < $1.seq }
+        }
+    }
+
+    // The conflict rules in O(1) per named item, zone or field. Entries for removed items and
+    // zones go once the remove leaves the history (a base before it is `stale` by then), so
+    // these tables are bounded by the board plus the history.
+    private var itemTouches: [ItemID: ItemTouches] = [:]
+    private var zoneTouches: [ZoneID: [ZoneField: Touch]] = [:]
+    private var titleTouch: Touch?
+    private var removedItems: [ItemID: Touch] = [:]
+    private var removedZones: [ZoneID: Touch] = [:]
 
     /// What became of a submitted op.
     package enum Outcome: Equatable, Sendable {
@@ -67,7 +93,8 @@ package struct Sequencer: Sendable {
 
     /// Checks `request` against the conflict rules in their documented order and commits it if it passes.
     ///
-    /// `holder` says which user's drag holds an item, if any.
+    /// `holder` says which user's drag holds an item, if any. An add or addZone is committed
+    /// with a fresh id for what it creates.
     package mutating func submit(
         _ request: OpRequest, by user: UserID, time: UnixTime, holder: (ItemID) -> UserID?
     ) -> Outcome {
@@ -75,22 +102,35 @@ package struct Sequencer: Sendable {
         let reject = { (reason: RejectReason, by: UserID?) in
             Outcome.rejected(Rejection(reason, by: by, opID: request.opID))
         }
-        let op = request.op
+        let op = withFreshIDs(request.op)
+        let base = request.base
         // Unknown ids now; an op that is meaningless on the current board only after the base,
-        // hold and conflict rules, in the documented order.
+        // hold and conflict rules, in the documented order. An id removed after `base` is a
+        // conflict: the client could not have known.
         let problem = board.problem(applying: op)
-        if let problem, problem.reason != .invalid { return reject(problem.reason, nil) }
+        switch problem {
+        case .unknownItem(let item)?:
+            if base <= seq, let removed = removedItems[item], removed.seq > base {
+                return reject(.conflict, removed.by)
+            }
+            return reject(.unknownItem, nil)
+        case .unknownZone(let zone)?:
+            if base <= seq, let removed = removedZones[zone], removed.seq > base {
+                return reject(.conflict, removed.by)
+            }
+            return reject(.unknownZone, nil)
+        default:
+            break
+        }
         // Base.
-        if request.base > seq { return reject(.badBase, nil) }
-        if request.base < oldestHeldSeq - 1 { return reject(.stale, nil) }
+        if base > seq { return reject(.badBase, nil) }
+        if base < oldestHeldSeq - 1 { return reject(.stale, nil) }
         // Holds by other users.
-        for item in op.involvedItems {
+        for item in op.heldItems {
             if let h = holder(item), h != user { return reject(.held, h) }
         }
-        // Anything committed after base that touched the same items.
-        for item in op.involvedItems {
-            if let touch = lastTouch[item], touch.seq > request.base { return reject(.conflict, touch.by) }
-        }
+        // Anything committed after base that changed what this op is about.
+        if let touch = conflict(op), touch.seq > base { return reject(.conflict, touch.by) }
         // Meaningless on the current board.
         if let problem { return reject(problem.reason, nil) }
         seq += 1
@@ -100,10 +140,99 @@ package struct Sequencer: Sendable {
         return .committed(committed)
     }
 
+    /// The newest committed op that changed what `op` is about (docs/conflicts.md):
+    /// - swap, move, toggle: the place or paint of any item they name (not its texts);
+    /// - add: the place of its anchor;
+    /// - edit: the same fields of the same item (not its place);
+    /// - remove: anything about the item;
+    /// - editZone: the same fields of the zone; removeZone: any field of the zone;
+    /// - retitle: the title; addZone: nothing.
+    private func conflict(_ op: Op) -> Touch? {
+        func newest(_ touches: [Touch?]) -> Touch? { touches.compactMap { $0 }.max { $0.seq < $1.seq } }
+        switch op {
+        case .swap, .move, .toggle, .add:
+            return newest(op.involvedItems.map { itemTouches[$0]?.place })
+        case .edit(let item, let changes):
+            return newest(changes.fields.map { itemTouches[item]?.fields[$0] })
+        case .remove(let item):
+            return itemTouches[item]?.newest
+        case .editZone(let zone, let changes):
+            return newest(changes.fields.map { zoneTouches[zone]?[$0] })
+        case .removeZone(let zone):
+            return newest(zoneTouches[zone].map { Array($0.values) } ?? [])
+        case .retitle:
+            return titleTouch
+        case .addZone:
+            return nil
+        }
+    }
+
+    /// `op` with the ids of what it creates assigned: `c<seq>` for an item, `z<seq>` for a zone
+    /// (seqs are never reused), with a suffix in the rare case an imported board already used it.
+    private func withFreshIDs(_ op: Op) -> Op {
+        switch op {
+        case .add(let zone, let before, var item):
+            var id = ItemID("c\(seq + 1)")!
+            var n = 1
+            while board.item(id) != nil || removedItems[id] != nil {
+                n += 1
+                id = ItemID("c\(seq + 1)-\(n)")!
+            }
+            item.id = id
+            item.on = false
+            return .add(zone: zone, before: before, item: item)
+        case .addZone(let before, var zone):
+            var id = ZoneID("z\(seq + 1)")!
+            var n = 1
+            while board.hasZone(id) || removedZones[id] != nil {
+                n += 1
+                id = ZoneID("z\(seq + 1)-\(n)")!
+            }
+            zone.id = id
+            zone.items = []
+            return .addZone(before: before, zone: zone)
+        default:
+            return op
+        }
+    }
+
     private mutating func remember(_ op: CommittedOp) {
         history.append(op)
         opSeqs[op.opID] = op.seq
-        for item in op.op.involvedItems { lastTouch[item] = (op.seq, op.by) }
-        if history.count > historyLimit, let forgotten = history.popFirst() { opSeqs[forgotten.opID] = nil }
+        let touch = Touch(seq: op.seq, by: op.by)
+        switch op.op {
+        case .swap, .move, .toggle:
+            for item in op.op.involvedItems { itemTouches[item, default: ItemTouches()].place = touch }
+        case .add(_, _, let item):
+            itemTouches[item.id, default: ItemTouches()].place = touch
+        case .edit(let item, let changes):
+            for field in changes.fields { itemTouches[item, default: ItemTouches()].fields[field] = touch }
+        case .remove(let item):
+            itemTouches[item] = nil
+            removedItems[item] = touch
+        case .addZone:
+            break
+        case .editZone(let zone, let changes):
+            for field in changes.fields { zoneTouches[zone, default: [:]][field] = touch }
+        case .removeZone(let zone):
+            zoneTouches[zone] = nil
+            removedZones[zone] = touch
+        case .retitle:
+            titleTouch = touch
+        }
+        if history.count > historyLimit, let forgotten = history.popFirst() { forget(forgotten) }
+    }
+
+    /// `op` left the history: its op id and what only it remembered go with it.
+    private mutating func forget(_ op: CommittedOp) {
+        opSeqs[op.opID] = nil
+        switch op.op {
+        case .remove(let item) where removedItems[item]?.seq == op.seq:
+            removedItems[item] = nil
+        case .removeZone(let zone) where removedZones[zone]?.seq == op.seq:
+            removedZones[zone] = nil
+        default:
+            break
+        }
     }
 }

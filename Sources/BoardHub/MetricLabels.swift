@@ -5,7 +5,8 @@ package import BoardCore
 
 /// A client message's `type`, or `invalid` for one that did not parse (whatever its `type` said).
 package enum ClientMessageType: String, MetricLabels, CaseIterable {
-    case hello, swap, move, toggle, dragStart, hover, drop, ping, invalid
+    case hello, swap, move, toggle, add, edit, remove, addZone, editZone, removeZone, retitle, dragStart, hover, drop,
+        ping, invalid
 
     /// `type`.
     package static let names = ["type"]
@@ -24,17 +25,26 @@ package enum ClientMessageType: String, MetricLabels, CaseIterable {
     }
 
     private init(_ op: Op) {
-        switch op {
+        switch OpType(op) {
         case .swap: self = .swap
         case .move: self = .move
         case .toggle: self = .toggle
+        case .add: self = .add
+        case .edit: self = .edit
+        case .remove: self = .remove
+        case .addZone: self = .addZone
+        case .editZone: self = .editZone
+        case .removeZone: self = .removeZone
+        case .retitle: self = .retitle
         }
     }
 }
 
 /// A server message's `type`.
 package enum ServerMessageType: String, MetricLabels, CaseIterable {
-    case welcome, join, leave, swap, move, toggle, ack, reject, dragStart, hover, drop, error, pong, presence
+    case welcome, join, leave, swap, move, toggle, add, edit, remove, addZone, editZone, removeZone, retitle, ack,
+        reject,
+        dragStart, hover, drop, error, pong, presence
 
     /// `type`.
     package static let names = ["type"]
@@ -46,10 +56,17 @@ package enum ServerMessageType: String, MetricLabels, CaseIterable {
         case .join: self = .join
         case .leave: self = .leave
         case .committed(let op):
-            switch op.op {
+            switch OpType(op.op) {
             case .swap: self = .swap
             case .move: self = .move
             case .toggle: self = .toggle
+            case .add: self = .add
+            case .edit: self = .edit
+            case .remove: self = .remove
+            case .addZone: self = .addZone
+            case .editZone: self = .editZone
+            case .removeZone: self = .removeZone
+            case .retitle: self = .retitle
             }
         case .ack: self = .ack
         case .reject: self = .reject
@@ -65,7 +82,7 @@ package enum ServerMessageType: String, MetricLabels, CaseIterable {
 
 /// A committed op's kind.
 package enum OpType: String, MetricLabels, CaseIterable {
-    case swap, move, toggle
+    case swap, move, toggle, add, edit, remove, addZone, editZone, removeZone, retitle
 
     /// `type`.
     package static let names = ["type"]
@@ -76,6 +93,13 @@ package enum OpType: String, MetricLabels, CaseIterable {
         case .swap: self = .swap
         case .move: self = .move
         case .toggle: self = .toggle
+        case .add: self = .add
+        case .edit: self = .edit
+        case .remove: self = .remove
+        case .addZone: self = .addZone
+        case .editZone: self = .editZone
+        case .removeZone: self = .removeZone
+        case .retitle: self = .retitle
         }
     }
 }

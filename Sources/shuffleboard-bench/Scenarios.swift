@@ -16,7 +16,7 @@ import Foundation
 struct Scenarios {
     static let names = [
         "fan-out", "saturation", "connect-storm", "idle-memory", "many-boards", "committed-ops", "drag-races",
-        "forwarded-ops",
+        "forwarded-ops", "editing-ops",
     ]
     static let usage =
         "usage: shuffleboard-bench scenarios [--smoke] [--server BIN] [--loadgen BIN] [--port P --pid PID]"
@@ -98,6 +98,8 @@ struct Scenarios {
                 try await dragRaces(racers: smoke ? 3 : 8, rounds: smoke ? 20 : 500)
             case "forwarded-ops":
                 try await forwardedOps(ops: smoke ? 50 : 2000)
+            case "editing-ops":
+                try await editingOps(opsPerClient: smoke ? 40 : 1000, clients: 4)
             default:
                 continue
             }

@@ -33,6 +33,35 @@ import Testing
             action: OpRequest(
                 opID: opID("o8"), base: 3, op: .move(item: item("t1"), zone: zone("grid"), before: item("t4")))),
         .ping,
+        .op(OpRequest(opID: opID("e1"), base: 3, op: .add(zone: zone("tray"), before: nil, item: card("New <b>")))),
+        .op(
+            OpRequest(
+                opID: opID("e2"), base: 3,
+                op: .add(zone: zone("grid"), before: item("t2"), item: card("N", detail: "d")))),
+        .op(OpRequest(opID: opID("e3"), base: 3, op: .edit(item: item("t1"), changes: ItemEdit(label: "Ro\"uge")))),
+        .op(
+            OpRequest(
+                opID: opID("e4"), base: 3,
+                op: .edit(item: item("t1"), changes: ItemEdit(label: "a", color: "#000", detail: .some(nil))))),
+        .op(OpRequest(opID: opID("e5"), base: 3, op: .edit(item: item("t1"), changes: ItemEdit(detail: "note")))),
+        .op(OpRequest(opID: opID("e6"), base: 3, op: .remove(item: item("t1")))),
+        .op(OpRequest(opID: opID("e7"), base: 3, op: .addZone(before: nil, zone: column("Blocked")))),
+        .op(
+            OpRequest(
+                opID: opID("e8"), base: 3,
+                op: .addZone(
+                    before: zone("tray"),
+                    zone: Zone(
+                        id: .unassigned, items: [], title: "G", layout: .grid, columns: 4, handle: true, axis: .y)
+                ))),
+        .op(OpRequest(opID: opID("e9"), base: 3, op: .editZone(zone: zone("tray"), changes: ZoneEdit(title: "T")))),
+        .op(
+            OpRequest(
+                opID: opID("e10"), base: 3,
+                op: .editZone(zone: zone("tray"), changes: ZoneEdit(layout: .grid, columns: 2))
+            )),
+        .op(OpRequest(opID: opID("e11"), base: 3, op: .removeZone(zone: zone("tray")))),
+        .op(OpRequest(opID: opID("e12"), base: 3, op: .retitle(title: "Sprint ✓ 12"))),
     ]
 
     @Test(arguments: messages)

@@ -60,3 +60,107 @@ import Testing
         }
     }
 }
+
+/// The same property with every op: adds, edits and removes of items and zones and retitles mixed
+/// with moves; replicas, the server and a replay of the log from the template end identical.
+@Suite struct EditingConvergenceTests {
+    @Test(arguments: [3, 11, 19, 2027] as [UInt64])
+    func replicasConvergeWithEditingOps(seed: UInt64) {
+        var rng = SplitMix64(seed: seed)
+        let template = Board.defaultTemplate(id: demo)
+        var server = Sequencer(board: template, historyLimit: 60)
+        let replicaCount = 5
+        var replicas = Array(repeating: (board: template, seq: 0), count: replicaCount)
+        var stream: [CommittedOp] = []
+        var kinds: [String: Int] = [:]
+        var rejected = 0
+
+        for step in 0..<4000 {
+            let r = Int.random(in: 0..<replicaCount, using: &rng)
+            let catchUp = Int.random(in: 0...(stream.count - replicas[r].seq), using: &rng)
+            for op in stream[replicas[r].seq..<(replicas[r].seq + catchUp)] { replicas[r].board.apply(op.op) }
+            replicas[r].seq += catchUp
+            let op = randomOp(on: replicas[r].board, using: &rng)
+            let request = OpRequest(opID: OpID("s\(seed)-\(step)")!, base: replicas[r].seq, op: op)
+            switch server.submit(request, by: UserID(number: UInt64(r)), time: wall, holder: { _ in nil }) {
+            case .committed(let c):
+                #expect(c.seq == stream.count + 1, "seed \(seed): seq gap")
+                stream.append(c)
+                kinds[c.op.kind, default: 0] += 1
+            case .rejected:
+                rejected += 1
+            case .duplicate:
+                Issue.record("seed \(seed): unexpected duplicate")
+            }
+        }
+        for r in 0..<replicaCount {
+            for op in stream[replicas[r].seq...] { replicas[r].board.apply(op.op) }
+            #expect(replicas[r].board == server.board, "seed \(seed): replica \(r) diverged")
+        }
+        // The log replayed from the template, each op checked as the store's import checks it.
+        var replay = template
+        for op in stream {
+            #expect(replay.problem(applying: op.op) == nil, "seed \(seed): seq \(op.seq) does not replay")
+            replay.apply(op.op)
+        }
+        #expect(replay == server.board, "seed \(seed): replay diverged")
+        let b = server.board
+        #expect(Board.validate(title: b.title, columns: b.columns, zones: b.zones, items: b.items) == nil)
+        let placed = b.zones.flatMap(\.items)
+        #expect(placed.count == b.items.count && Set(placed).count == b.items.count, "seed \(seed)")
+        for kind in Op.kinds where kind != "swap" {
+            #expect(kinds[kind, default: 0] > 5, "seed \(seed): only \(kinds[kind, default: 0]) \(kind) committed")
+        }
+        #expect(rejected > 50, "seed \(seed): rejected \(rejected)")
+    }
+
+    func randomOp(on board: Board, using rng: inout SplitMix64) -> Op {
+        let ids = board.items.map(\.id)
+        let target = board.zones.randomElement(using: &rng)!
+        let anchor = Bool.random(using: &rng) ? target.items.randomElement(using: &rng) : nil
+        let words = ["Plan", "Ship", "Fix", "Test", "Écrire", "レビュー"]
+        let colors = ["#e53935", "#43a047", "blue", "rgb(1, 2, 3)"]
+        switch Int.random(in: 0..<12, using: &rng) {
+        case 0 where ids.count > 1:
+            return .swap(a: ids.randomElement(using: &rng)!, b: ids.randomElement(using: &rng)!)
+        case 1, 2:
+            if let a = ids.randomElement(using: &rng) { return .move(item: a, zone: target.id, before: anchor) }
+        case 3:
+            if let a = ids.randomElement(using: &rng) { return .toggle(item: a, on: Bool.random(using: &rng)) }
+        case 4, 5:
+            let item = Item(
+                id: .unassigned, label: words.randomElement(using: &rng)!, color: colors.randomElement(using: &rng)!,
+                detail: Bool.random(using: &rng) ? "note" : nil)
+            return .add(zone: target.id, before: anchor, item: item)
+        case 6, 7:
+            if let a = ids.randomElement(using: &rng) {
+                var changes = ItemEdit()
+                if Bool.random(using: &rng) { changes.label = words.randomElement(using: &rng)! }
+                if Bool.random(using: &rng) { changes.color = colors.randomElement(using: &rng)! }
+                if changes.isEmpty || Bool.random(using: &rng) {
+                    changes.detail = .some(Bool.random(using: &rng) ? "d" : nil)
+                }
+                return .edit(item: a, changes: changes)
+            }
+        case 8:
+            if let a = ids.randomElement(using: &rng) { return .remove(item: a) }
+        case 9:
+            let zone = Zone(
+                id: .unassigned, items: [], title: words.randomElement(using: &rng)!,
+                layout: Zone.Layout.allCases.randomElement(using: &rng)!)
+            return .addZone(before: Bool.random(using: &rng) ? target.id : nil, zone: zone)
+        case 10:
+            switch Int.random(in: 0..<4, using: &rng) {
+            case 0: return .removeZone(zone: (board.zones.last { $0.items.isEmpty } ?? target).id)
+            case 1:
+                return .editZone(
+                    zone: target.id, changes: ZoneEdit(layout: .grid, columns: Int.random(in: 1...6, using: &rng)))
+            case 2: return .editZone(zone: target.id, changes: ZoneEdit(layout: .list))
+            default: return .editZone(zone: target.id, changes: ZoneEdit(title: words.randomElement(using: &rng)!))
+            }
+        default:
+            return .retitle(title: words.randomElement(using: &rng)!)
+        }
+        return .retitle(title: "fallback")
+    }
+}

@@ -88,7 +88,7 @@ import Testing
         ),
         (
             #"{"title":"t","zones":[{"id":"z","title":"","items":[]}]}"#,
-            "title of zone z must be 1–100 characters, no control characters"
+            "title of zone z must be 1–100 characters (at most 400 bytes, no control characters)"
         ),
         (#"{"title":"t","zones":[{"id":"z","handle":"yes","items":[]}]}"#, "zones[0].handle must be a boolean"),
         (

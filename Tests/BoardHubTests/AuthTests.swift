@@ -67,6 +67,13 @@ import Testing
             #"{"type":"swap","op":"v1","base":0,"a":"t1","b":"t2"}"#, #"{"type":"dragStart","item":"t3"}"#,
             #"{"type":"hover","item":"t3","over":"t4"}"#,
             #"{"type":"drop","item":"t3","op":"v2","base":0,"action":{"type":"swap","with":"t4"}}"#,
+            #"{"type":"add","op":"v3","base":0,"zone":"tray","before":null,"item":{"label":"x"}}"#,
+            #"{"type":"edit","op":"v4","base":0,"item":"t1","label":"x"}"#,
+            #"{"type":"remove","op":"v5","base":0,"item":"t1"}"#,
+            #"{"type":"addZone","op":"v6","base":0,"before":null,"zone":{"title":"x"}}"#,
+            #"{"type":"editZone","op":"v7","base":0,"zone":"tray","title":"x"}"#,
+            #"{"type":"removeZone","op":"v8","base":0,"zone":"tray"}"#,
+            #"{"type":"retitle","op":"v9","base":0,"title":"x"}"#,
         ]
         for text in messagesToTry {
             let actions = h.send(viewer, text)

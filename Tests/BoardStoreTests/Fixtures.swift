@@ -44,23 +44,52 @@ struct OpMaker {
         (0..<count).map { _ in nextOp() }
     }
 
+    /// Swaps, moves and toggles, and one op in four an editing op (add, edit, remove, addZone,
+    /// editZone, removeZone, retitle), so that every store test covers every kind of op.
     mutating func nextOp() -> CommittedOp {
         let items = board.items.map(\.id)
         let op: Op
-        switch Int.random(in: 0..<3, using: &rng) {
-        case 0:
+        switch Int.random(in: 0..<12, using: &rng) {
+        case 0,
+            1 where items.count >= 2:
             let a = items.randomElement(using: &rng)!
             var b = items.randomElement(using: &rng)!
             while b == a { b = items.randomElement(using: &rng)! }
             op = .swap(a: a, b: b)
-        case 1:
+        case 2, 3,
+            4 where !items.isEmpty:
             let item = items.randomElement(using: &rng)!
             let zone = board.zones.randomElement(using: &rng)!
             let before = zone.items.filter { $0 != item }.randomElement(using: &rng)
             op = .move(item: item, zone: zone.id, before: Bool.random(using: &rng) ? before : nil)
+        case 5 where items.count < 40:
+            let zone = board.zones.randomElement(using: &rng)!
+            let item = Item(
+                id: ItemID("c\(seq + 1)")!, label: "new ✓ \(seq + 1)", color: "#123456",
+                detail: Bool.random(using: &rng) ? "d\u{2028}é" : nil)
+            op = .add(zone: zone.id, before: zone.items.randomElement(using: &rng), item: item)
+        case 6 where !items.isEmpty:
+            op = .edit(
+                item: items.randomElement(using: &rng)!,
+                changes: Bool.random(using: &rng) ? ItemEdit(label: "edited \(seq)") : ItemEdit(detail: .some(nil)))
+        case 7 where items.count > 8:
+            op = .remove(item: items.randomElement(using: &rng)!)
+        case 8 where board.zones.count < 6:
+            op = .addZone(
+                before: board.zones.randomElement(using: &rng)!.id,
+                zone: Zone(id: ZoneID("z\(seq + 1)")!, items: [], title: "Zone \(seq + 1)", layout: .list))
+        case 9:
+            if let empty = board.zones.last(where: { $0.items.isEmpty }), board.zones.count > 1 {
+                op = .removeZone(zone: empty.id)
+            } else {
+                op = .editZone(zone: board.zones.randomElement(using: &rng)!.id, changes: ZoneEdit(title: "T\(seq)"))
+            }
+        case 10:
+            op = .retitle(title: "Board \(seq)")
         default:
             op = .toggle(item: items.randomElement(using: &rng)!, on: Bool.random(using: &rng))
         }
+        precondition(board.problem(applying: op) == nil, "OpMaker made an op that does not apply: \(op)")
         seq += 1
         board.apply(op)
         let committed = CommittedOp(

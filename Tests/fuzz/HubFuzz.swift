@@ -221,7 +221,7 @@ final class HubDriver {
     private func message(_ input: inout FuzzInput) -> String {
         func pick(_ choices: [String]) -> String { input.pick(choices) }
         func base() -> Int { input.below(8) }
-        switch input.pick(Array(0..<10), letters: "hsmtgvdpbx") {
+        switch input.pick(Array(0..<11), letters: "hsmtgvdpbxe") {
         case 0:
             let since = input.below(8)
             let board = pick(Self.boardIDs)
@@ -263,8 +263,41 @@ final class HubDriver {
             return #"{"type":"ping"}"#
         case 8:
             return pick([#"{"type":"teleport"}"#, "[]", "{", #"{"type":"swap","op":"o1"}"#, #"{"type":"hello"}"#])
+        case 10:
+            return editingOp(&input)
         default:
             return #"{"type":"hello","board":"\#(pick(Self.boardIDs))","name":"Ada"}"#
+        }
+    }
+
+    /// An editing op (issue 19) as JSON text, on the ids the ops before it may have made.
+    private func editingOp(_ input: inout FuzzInput) -> String {
+        func pick(_ choices: [String]) -> String { input.pick(choices) }
+        let items = ["t1", "t2", "t13", "c1", "c2", "c3"]
+        let zones = ["grid", "tray", "z1", "z2", "nope"]
+        // The kind first, so a seed's letter names it.
+        let kind = input.pick(Array(0..<7), letters: "aerAERt")
+        let head = #""op":"\#(pick(Self.opIDs))","base":\#(input.below(8))"#
+        switch kind {
+        case 0:
+            let before = input.below(3) == 0 ? "\"\(pick(items))\"" : "null"
+            let label = pick(["New", "", "Ünïcødé ✓", "<b>x</b>"])
+            return #"{"type":"add",\#(head),"zone":"\#(pick(zones))","before":\#(before),"item":{"label":"\#(label)"}}"#
+        case 1:
+            let field = pick([#""label":"Edited""#, ##""color":"#000""##, #""detail":null"#, #""detail":"d""#])
+            return #"{"type":"edit",\#(head),"item":"\#(pick(items))",\#(field)}"#
+        case 2:
+            return #"{"type":"remove",\#(head),"item":"\#(pick(items))"}"#
+        case 3:
+            let before = input.below(2) == 0 ? "\"\(pick(zones))\"" : "null"
+            return #"{"type":"addZone",\#(head),"before":\#(before),"zone":{"title":"Z","layout":"list"}}"#
+        case 4:
+            let field = pick([#""title":"T""#, #""layout":"grid","columns":2"#, #""layout":"row""#, #""columns":3"#])
+            return #"{"type":"editZone",\#(head),"zone":"\#(pick(zones))",\#(field)}"#
+        case 5:
+            return #"{"type":"removeZone",\#(head),"zone":"\#(pick(zones))"}"#
+        default:
+            return #"{"type":"retitle",\#(head),"title":"\#(pick(["Sprint", "", "x"]))"}"#
         }
     }
 

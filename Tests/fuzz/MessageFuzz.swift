@@ -55,4 +55,32 @@ private func check(_ request: OpRequest) {
     require(Text.isValidOpID(request.opID.rawValue), "an invalid op id: \(request.opID.rawValue.debugDescription)")
     require(request.opID.rawValue.utf8.count <= Text.maximumOpIDBytes, "an op id over the byte bound")
     require(request.base >= 0, "a negative base")
+    // Every text an editing op carries is within its bound, scalars and bytes, and holds no control character.
+    func text(_ s: String, _ limit: TextLimit, _ what: String) {
+        require(limit.allows(s), "\(what) over its bound or with a control character: \(s.debugDescription)")
+    }
+    switch request.op {
+    case .add(_, _, let item):
+        require(item.id == .unassigned && !item.on, "a request that chose its own item id or paint")
+        text(item.label, BoardLimits.label, "a label")
+        item.detail.map { text($0, BoardLimits.detail, "a detail") }
+        require(Board.isValidColor(item.color), "a bad color")
+    case .edit(_, let changes):
+        require(!changes.isEmpty, "an empty edit")
+        changes.label.map { text($0, BoardLimits.label, "a label") }
+        changes.color.map { require(Board.isValidColor($0), "a bad color") }
+        changes.detail?.map { text($0, BoardLimits.detail, "a detail") }
+    case .addZone(_, let zone):
+        require(zone.id == .unassigned && zone.items.isEmpty, "a request that chose its own zone id or items")
+        text(zone.title ?? "", BoardLimits.zoneTitle, "a zone title")
+        require(zone.columns == nil || zone.layout == .grid, "columns on a zone that is not a grid")
+    case .editZone(_, let changes):
+        require(!changes.isEmpty, "an empty zone edit")
+        changes.title.map { text($0, BoardLimits.zoneTitle, "a zone title") }
+        require(changes.columns.map { (1...BoardLimits.columns).contains($0) } ?? true, "columns out of range")
+    case .retitle(let title):
+        text(title, BoardLimits.title, "a title")
+    case .swap, .move, .toggle, .remove, .removeZone:
+        break
+    }
 }

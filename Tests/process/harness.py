@@ -24,7 +24,7 @@ from websockets.sync.client import connect
 
 BIN = os.environ.get("SHUFFLEBOARD_BIN", "")
 SUBPROTOCOL = "shuffleboard.v1"
-COMMITTED = ("toggle", "swap", "move")
+COMMITTED = ("toggle", "swap", "move", "add", "edit", "remove", "addZone", "editZone", "removeZone", "retitle")
 START_TIMEOUT = 20.0
 WAIT = 10.0
 
@@ -306,6 +306,46 @@ def apply(board: dict, op: dict) -> None:
             target.insert(target.index(before), op["item"])
         else:
             target.append(op["item"])
+    elif kind == "add":
+        item = {k: v for k, v in op["item"].items() if k in ("id", "label", "color", "on", "detail")}
+        board["items"].append(item)
+        target = next(z for z in board["zones"] if z["id"] == op["zone"])["items"]
+        before = op.get("before")
+        target.insert(target.index(before), item["id"]) if before in target else target.append(item["id"])
+    elif kind == "edit":
+        item = next(it for it in board["items"] if it["id"] == op["item"])
+        for field in ("label", "color"):
+            if field in op:
+                item[field] = op[field]
+        if "detail" in op:
+            if op["detail"] is None:
+                item.pop("detail", None)
+            else:
+                item["detail"] = op["detail"]
+    elif kind == "remove":
+        zone, i = locate(board, op["item"])
+        del zone[i]
+        board["items"] = [it for it in board["items"] if it["id"] != op["item"]]
+    elif kind in ("addZone", "editZone", "removeZone"):
+        # Zones without a layout get the one they were drawn with first (docs/protocol.md).
+        for n, z in enumerate(board["zones"]):
+            z.setdefault("layout", "grid" if n == 0 else "row")
+        if kind == "addZone":
+            zone = {"id": op["zone"]["id"], "items": [], **{k: v for k, v in op["zone"].items() if k != "id"}}
+            ids = [z["id"] for z in board["zones"]]
+            at = ids.index(op["before"]) if op.get("before") in ids else len(ids)
+            board["zones"].insert(at, zone)
+        elif kind == "editZone":
+            zone = next(z for z in board["zones"] if z["id"] == op["zone"])
+            for field in ("title", "layout", "columns"):
+                if field in op:
+                    zone[field] = op[field]
+            if op.get("layout") not in (None, "grid"):
+                zone.pop("columns", None)
+        else:
+            board["zones"] = [z for z in board["zones"] if z["id"] != op["zone"]]
+    elif kind == "retitle":
+        board["title"] = op["title"]
     else:
         raise AssertionError(f"not a committed op: {op}")
 

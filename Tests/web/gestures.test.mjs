@@ -133,7 +133,7 @@ test('pointercancel and a lost window focus cancel a pointer drag, but not a key
   p.run(p.g.pointerDown(mouse(0, 0, { item: 't1' })));
   p.run(p.g.pointerMove(mouse(20, 0)));
   assert.deepEqual(p.run(p.g.blur()), [{ type: 'cancel' }]);
-  p.run(p.g.keyDown(key('Enter', { item: 't1' })));
+  p.run(p.g.keyDown(key(' ', { item: 't1' })));
   assert.deepEqual(p.run(p.g.blur()), []);
   assert.deepEqual(p.run(p.g.pointerCancel(mouse(0, 0))), []);
 });
@@ -155,7 +155,7 @@ test('a paint stroke flips each tile it crosses once and ends on release or canc
   assert.deepEqual(p.run(p.g.pointerCancel(mouse(10, 10))), [{ type: 'paintEnd' }]);
 });
 
-test('keyboard: Space or Enter lifts, arrows aim, Space or Enter drops, Escape and Tab cancel', () => {
+test('keyboard: Space lifts, arrows aim, Space or Enter drops, Escape and Tab cancel', () => {
   const p = page();
   assert.deepEqual(p.run(p.g.keyDown(key(' ', { item: 't1' }))), [
     { type: 'prevent' },
@@ -166,9 +166,11 @@ test('keyboard: Space or Enter lifts, arrows aim, Space or Enter drops, Escape a
   }
   assert.deepEqual(p.run(p.g.keyDown(key('s'))), [], 'no mode switch during a lift');
   assert.deepEqual(p.run(p.g.keyDown(key(' '))), [{ type: 'prevent' }, { type: 'drop' }]);
-  p.run(p.g.keyDown(key('Enter', { item: 't1' })));
+  p.run(p.g.keyDown(key(' ', { item: 't1' })));
+  assert.deepEqual(p.run(p.g.keyDown(key('Enter'))), [{ type: 'prevent' }, { type: 'drop' }]);
+  p.run(p.g.keyDown(key(' ', { item: 't1' })));
   assert.deepEqual(p.run(p.g.keyDown(key('Escape'))), [{ type: 'prevent' }, { type: 'cancel' }]);
-  p.run(p.g.keyDown(key('Enter', { item: 't1' })));
+  p.run(p.g.keyDown(key(' ', { item: 't1' })));
   assert.deepEqual(p.run(p.g.keyDown(key('Tab'))), [{ type: 'cancel' }], 'focus moves on as usual');
   // Without a focused tile, Space does nothing; Escape cancels a pointer drag too.
   assert.deepEqual(p.run(p.g.keyDown(key(' '))), []);
@@ -180,9 +182,21 @@ test('keyboard: Space or Enter lifts, arrows aim, Space or Enter drops, Escape a
 
 test('keyboard in paint mode flips the focused tile as a stroke of one', () => {
   const p = page({ mode: 'paint' });
-  assert.deepEqual(p.run(p.g.keyDown(key('Enter', { item: 't5' }))), [
+  assert.deepEqual(p.run(p.g.keyDown(key(' ', { item: 't5' }))), [
     { type: 'prevent' }, { type: 'paint', item: 't5' }, { type: 'paintEnd' },
   ]);
+});
+
+test('on a focused tile Enter edits its label and Delete or Backspace removes it; not while lifted or typing', () => {
+  const p = page();
+  assert.deepEqual(p.run(p.g.keyDown(key('Enter', { item: 't5' }))), [{ type: 'prevent' }, { type: 'edit', item: 't5' }]);
+  for (const k of ['Delete', 'Backspace']) {
+    assert.deepEqual(p.run(p.g.keyDown(key(k, { item: 't5' }))), [{ type: 'prevent' }, { type: 'remove', item: 't5' }]);
+    assert.deepEqual(p.run(p.g.keyDown(key(k, { item: 't5', inField: true }))), [], 'typing in a field');
+  }
+  assert.deepEqual(p.run(p.g.keyDown(key('Delete'))), [], 'no focused tile');
+  p.run(p.g.keyDown(key(' ', { item: 't5' })));
+  assert.deepEqual(p.run(p.g.keyDown(key('Delete', { item: 't5' }))), [], 'a lifted tile is not removed');
 });
 
 test('undo, redo and mode keys, except while typing in a field', () => {

@@ -1,0 +1,220 @@
+// Unit tests of editing (issue 19) in web/protocol.js, web/state.js and web/session.js:
+// run with `node --test Tests/web/`.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as P from '../../web/protocol.js';
+import { applyOp, BoardState, cloneBoard, inverseOp, pendingId } from '../../web/state.js';
+import { Session } from '../../web/session.js';
+
+const GRID = Array.from({ length: 12 }, (_, i) => `t${i + 1}`);
+
+function board() {
+  return {
+    id: 'b1', title: 'Board', columns: 3,
+    zones: [{ id: 'grid', items: GRID.slice() }, { id: 'tray', items: [] }],
+    items: GRID.map((id) => ({ id, label: id.toUpperCase(), color: '#000', on: false })),
+  };
+}
+
+const ANN = { id: 'u1', name: 'Ann', color: '#a00' };
+const BO = { id: 'u2', name: 'Bo', color: '#0b0' };
+
+function joined(seq = 0) {
+  let n = 0;
+  const s = new Session({ newOpId: () => `op${++n}` });
+  s.hello('b1', 'Ann');
+  s.receive({ type: 'welcome', you: 'u1', seq, drags: [], users: [ANN, BO], board: board() });
+  return s;
+}
+
+const sent = (fx) => fx.filter((e) => e.type === 'send').map((e) => e.msg);
+const texts = (fx, type = 'toast') => fx.filter((e) => e.type === type).map((e) => e.text);
+/** The server's broadcast of a sent op: `extra` adds what the server chose (ids). */
+function echo(msg, seq, extra = {}) {
+  const { base, ...rest } = msg;
+  const m = { ...rest, seq, by: 'u1' };
+  if (extra.itemId) m.item = { ...msg.item, id: extra.itemId, color: msg.item.color ?? '#ffe08a', on: false };
+  if (extra.zoneId) m.zone = { ...msg.zone, id: extra.zoneId };
+  return m;
+}
+const view = (s) => s.scene().board;
+const labels = (s, zone = 'tray') => {
+  const b = view(s);
+  return b.zones.find((z) => z.id === zone).items.map((id) => b.items.find((i) => i.id === id).label);
+};
+
+test('messages for every editing op carry what docs/protocol.md says', () => {
+  assert.deepEqual(P.add('o', 3, 'tray', null, { label: 'A', detail: 'd' }), {
+    type: 'add', op: 'o', base: 3, zone: 'tray', before: null, item: { label: 'A', detail: 'd' },
+  });
+  assert.deepEqual(P.edit('o', 3, 't1', { label: 'x', detail: null, ignored: 1 }), {
+    type: 'edit', op: 'o', base: 3, item: 't1', label: 'x', detail: null,
+  });
+  assert.deepEqual(P.addZone('o', 3, 'tray', { title: 'B', layout: 'list' }), {
+    type: 'addZone', op: 'o', base: 3, before: 'tray', zone: { title: 'B', layout: 'list' },
+  });
+  assert.deepEqual(P.editZone('o', 3, 'tray', { title: 'T' }), { type: 'editZone', op: 'o', base: 3, zone: 'tray', title: 'T' });
+  assert.deepEqual(P.retitle('o', 3, 'R'), { type: 'retitle', op: 'o', base: 3, title: 'R' });
+  for (const type of ['add', 'edit', 'remove', 'addZone', 'editZone', 'removeZone', 'retitle']) {
+    assert.equal(P.isCommitted({ type, seq: 1, by: 'u1' }), true, type);
+  }
+});
+
+test('text limits count characters and bytes and refuse control characters', () => {
+  assert.equal(P.textProblem('a'.repeat(200), P.LIMITS.label), null);
+  assert.match(P.textProblem('a'.repeat(201), P.LIMITS.label), /200 characters/);
+  assert.match(P.textProblem('€'.repeat(150), P.LIMITS.zoneTitle), /100 characters/);
+  assert.match(P.textProblem('😀'.repeat(101), P.LIMITS.zoneTitle), /characters/);
+  assert.equal(P.textProblem('😀'.repeat(100), P.LIMITS.zoneTitle), null); // 400 bytes exactly
+  assert.match(P.textProblem('a\u0007', P.LIMITS.label), /control/);
+  assert.match(P.textProblem('', P.LIMITS.title), /empty/);
+});
+
+test('applyOp and inverseOp: each editing op undone restores the board', () => {
+  const ops = [
+    { type: 'add', zone: 'grid', before: 't2', item: { id: 'c1', label: 'New', color: '#123', detail: 'd' } },
+    { type: 'edit', item: 't1', label: 'Rouge', detail: 'warm' },
+    { type: 'edit', item: 't1', color: '#fff' },
+    { type: 'remove', item: 't5' },
+    { type: 'addZone', before: 'tray', zone: { id: 'z1', title: 'Blocked', layout: 'list' } },
+    { type: 'editZone', zone: 'tray', title: 'Later' },
+    { type: 'retitle', title: 'Sprint' },
+  ];
+  for (const op of ops) {
+    const before = board();
+    // The old board's zones have no layouts: an undo restores them as drawn.
+    before.zones[0].layout = 'grid';
+    before.zones[1].layout = 'row';
+    before.zones[1].title = 'Tray';
+    const after = cloneBoard(before);
+    assert.equal(applyOp(after, op), true, op.type);
+    const inverse = inverseOp(op, before);
+    if (op.type === 'add') inverse.item = 'c1';
+    if (op.type === 'addZone') inverse.zone = 'z1';
+    const back = cloneBoard(after);
+    // An undone remove or removeZone comes back under a new id.
+    applyOp(back, { ...inverse, ...(inverse.type === 'add' ? { item: { ...inverse.item, id: 't5' } } : {}) });
+    if (op.type === 'remove') back.items.sort((a, b) => Number(a.id.slice(1)) - Number(b.id.slice(1)));
+    assert.deepEqual(back, before, op.type);
+  }
+});
+
+test('a pending add shows at once under a pending id, then under the id the server chose', () => {
+  const s = joined();
+  const fx = s.addCard('tray', '  Buy <b>milk</b> ');
+  const [msg] = sent(fx);
+  assert.deepEqual(msg, { type: 'add', op: 'op1', base: 0, zone: 'tray', before: null, item: { label: 'Buy <b>milk</b>' } });
+  assert.deepEqual(view(s).zones[1].items, [pendingId('op1')]);
+  assert.deepEqual(labels(s), ['Buy <b>milk</b>']);
+  // A pending card cannot be lifted yet.
+  assert.deepEqual(s.lift(pendingId('op1')), []);
+  s.receive(echo(msg, 1, { itemId: 'c1' }));
+  assert.deepEqual(view(s).zones[1].items, ['c1']);
+  assert.equal(view(s).items.find((i) => i.id === 'c1').color, '#ffe08a');
+  assert.deepEqual(s.state.pending, []);
+});
+
+test('undo of an add removes it; redo adds it back; undo again removes the new one', () => {
+  const s = joined();
+  const [add] = sent(s.addCard('tray', 'A'));
+  s.receive(echo(add, 1, { itemId: 'c1' }));
+  const [undo] = sent(s.undo());
+  assert.deepEqual(undo, { type: 'remove', op: 'op2', base: 1, item: 'c1' });
+  s.receive(echo(undo, 2));
+  assert.deepEqual(labels(s), []);
+  const [redo] = sent(s.redo());
+  assert.equal(redo.type, 'add');
+  assert.deepEqual(redo.item, { label: 'A', color: '#ffe08a' });
+  s.receive(echo(redo, 3, { itemId: 'c3' }));
+  assert.deepEqual(labels(s), ['A']);
+  const [again] = sent(s.undo());
+  assert.deepEqual(again, { type: 'remove', op: 'op4', base: 3, item: 'c3' });
+});
+
+test('undo of a remove brings the card back with its content and place, and later undos follow its new id', () => {
+  const s = joined();
+  const [edit] = sent(s.editCard('t5', { label: 'Five', detail: 'note' }));
+  assert.deepEqual(edit, { type: 'edit', op: 'op1', base: 0, item: 't5', label: 'Five', detail: 'note' });
+  s.receive(echo(edit, 1));
+  const fx = s.removeCard('t5');
+  const [remove] = sent(fx);
+  assert.deepEqual(fx.find((e) => e.type === 'toast'), { type: 'toast', text: 'Removed “Five”.', action: 'undo' });
+  s.receive(echo(remove, 2));
+  assert.equal(view(s).items.some((i) => i.id === 't5'), false);
+  const [back] = sent(s.undo());
+  assert.deepEqual(back, {
+    type: 'add', op: 'op3', base: 2, zone: 'grid', before: 't6', item: { label: 'Five', color: '#000', detail: 'note' },
+  });
+  s.receive(echo(back, 3, { itemId: 'c3' }));
+  assert.deepEqual(view(s).zones[0].items.slice(3, 6), ['t4', 'c3', 't6']);
+  // The edit before the remove now names the card's new id.
+  const [undoEdit] = sent(s.undo());
+  assert.deepEqual(undoEdit, { type: 'edit', op: 'op4', base: 3, item: 'c3', label: 'T5', detail: null });
+});
+
+test('undo of an edit restores the old values; a server conflict leaves the board as it is and says so', () => {
+  const s = joined();
+  const [edit] = sent(s.editCard('t1', { label: 'Rouge' }));
+  s.receive(echo(edit, 1));
+  const [undo] = sent(s.undo());
+  assert.deepEqual(undo, { type: 'edit', op: 'op2', base: 1, item: 't1', label: 'T1' });
+  assert.equal(view(s).items[0].label, 'T1'); // shown at once
+  const fx = s.receive({ type: 'reject', op: 'op2', reason: 'conflict', seq: 1, by: 'u2' });
+  assert.equal(view(s).items[0].label, 'Rouge');
+  assert.deepEqual(texts(fx), ['Bo changed that first; the board is as they left it']);
+});
+
+test('a card someone else holds cannot be removed; an empty label or a column with cards is refused locally', () => {
+  const s = joined();
+  s.receive({ type: 'dragStart', item: 't2', by: 'u2', at: 0 });
+  const fx = s.removeCard('t2');
+  assert.deepEqual(sent(fx), []);
+  assert.deepEqual(texts(fx), ['Bo is holding that tile']);
+  // An edit of the held card goes out: the server commits it.
+  assert.equal(sent(s.editCard('t2', { label: 'Two' }))[0].type, 'edit');
+  assert.deepEqual(texts(s.addCard('tray', '   ')), ['Type a label for the new card first']);
+  assert.deepEqual(sent(s.addCard('tray', 'x'.repeat(201))), []);
+  assert.deepEqual(texts(s.removeZone('grid')), ['That column still has cards: move or remove them first']);
+  assert.deepEqual(sent(s.editCard('t3', { label: 'T3' })), [], 'no change, no op');
+});
+
+test('columns and the title: add, rename, remove, each undone', () => {
+  const s = joined();
+  const [addZone] = sent(s.addZone('Blocked', { before: 'tray' }));
+  assert.deepEqual(addZone, { type: 'addZone', op: 'op1', base: 0, before: 'tray', zone: { title: 'Blocked', layout: 'list' } });
+  s.receive(echo(addZone, 1, { zoneId: 'z1' }));
+  assert.deepEqual(view(s).zones.map((z) => z.id), ['grid', 'z1', 'tray']);
+  assert.deepEqual(view(s).zones.map((z) => z.layout), ['grid', 'list', 'row']);
+  const [rename] = sent(s.renameZone('z1', 'Waiting'));
+  s.receive(echo(rename, 2));
+  const [retitle] = sent(s.retitle('Sprint 12'));
+  s.receive(echo(retitle, 3));
+  assert.equal(view(s).title, 'Sprint 12');
+  assert.deepEqual(sent(s.undo()), [{ type: 'retitle', op: 'op4', base: 3, title: 'Board' }]);
+  s.receive(echo({ type: 'retitle', op: 'op4', base: 3, title: 'Board' }, 4));
+  assert.deepEqual(sent(s.undo()), [{ type: 'editZone', op: 'op5', base: 4, zone: 'z1', title: 'Blocked' }]);
+  s.receive(echo({ type: 'editZone', op: 'op5', base: 4, zone: 'z1', title: 'Blocked' }, 5));
+  assert.deepEqual(sent(s.undo()), [{ type: 'removeZone', op: 'op6', base: 5, zone: 'z1' }]);
+  s.receive(echo({ type: 'removeZone', op: 'op6', base: 5, zone: 'z1' }, 6));
+  assert.deepEqual(view(s).zones.map((z) => z.id), ['grid', 'tray']);
+  const [back] = sent(s.redo());
+  assert.deepEqual(back, { type: 'addZone', op: 'op7', base: 6, before: 'tray', zone: { title: 'Blocked', layout: 'list' } });
+});
+
+test('someone else\'s remove fades the card out and ends this page\'s lift of it', () => {
+  const s = joined();
+  s.lift('t4', 'keyboard');
+  const fx = s.receive({ type: 'remove', op: 'x', seq: 1, by: 'u2', item: 't4' });
+  assert.ok(fx.some((e) => e.type === 'fade' && e.item === 't4'));
+  assert.equal(s.drag, null);
+  assert.equal(view(s).items.some((i) => i.id === 't4'), false);
+  const change = fx.find((e) => e.type === 'remoteChange');
+  assert.equal(change?.change.text, 'Bo removed T4');
+});
+
+test('BoardState logs the items an add made, for the undo check', () => {
+  const st = new BoardState();
+  st.reset(board(), 0);
+  st.applyCommitted({ type: 'add', op: 'x', seq: 1, by: 'u2', zone: 'tray', before: null, item: { id: 'c1', label: 'A', color: '#000', on: false } });
+  assert.deepEqual(st.log[0].items, ['c1']);
+});
