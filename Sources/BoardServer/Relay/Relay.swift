@@ -99,11 +99,11 @@ final class Relay {
         return String(decoding: text, as: UTF8.self)
     }
 
-    /// The cluster secret: `config.clusterSecret`, else a `ClusterStore`'s (read here, on the
+    /// The cluster secret: `config.clusterSecret`, else the cluster store's (read here, on the
     /// thread that makes the server, never on the service thread); nil when not clustered.
-    static func clusterSecret(config: ServerConfig, store: any BoardStore, log: Logger) -> [UInt8]? {
+    static func clusterSecret(config: ServerConfig, cluster: (any ClusterStore)?, log: Logger) -> [UInt8]? {
         if let secret = config.clusterSecret { return secret }
-        guard let cluster = store as? any ClusterStore else { return nil }
+        guard let cluster else { return nil }
         do {
             return try cluster.clusterSecret()
         } catch {

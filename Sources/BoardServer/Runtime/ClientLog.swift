@@ -2,13 +2,18 @@ internal import BoardCore
 internal import BoardHub
 
 /// The log lines clients cause on the transport side (refused frames, full queues, bad headers),
-/// within one budget (`LogBudget`: 50 a second, bursts of 500), so that no client can flood the
-/// log. Every part writes such lines through here. Confined to the service thread.
+/// within a budget (`LogBudget` at the hub's `logRate`, the same rate as the hub's own client
+/// lines), so that no client can flood the log. Every part writes such lines through here.
+/// Confined to the service thread.
 final class ClientLog {
     let log: Logger
+    private let rate: Rate
     private var budget: LogBudget?
 
-    init(_ log: Logger) { self.log = log }
+    init(_ log: Logger, rate: Rate) {
+        self.log = log
+        self.rate = rate
+    }
 
     /// A warning a client caused, within the budget.
     func warning(_ line: @autoclosure () -> String) { write(.warning, line()) }
@@ -18,7 +23,7 @@ final class ClientLog {
     func write(_ level: LogLevel, _ line: @autoclosure () -> String) {
         guard log.writes(level) else { return }
         let now = Clock.now()
-        if budget == nil { budget = LogBudget(Rate(perSecond: 50, burst: 500), now: now) }
+        if budget == nil { budget = LogBudget(rate, now: now) }
         if let report = budget!.report(now: now) { log.warning(report) }
         guard budget!.allows(now: now) else { return }
         log.log(level, line())

@@ -63,7 +63,6 @@ final class Service {
     init(config: ServerConfig, store: any BoardStore, log: Logger) {
         self.config = config
         self.log = log
-        clientLog = ClientLog(log)
         inbox = Inbox()
         persister = Persister(
             store: store, inbox: inbox, log: log,
@@ -72,7 +71,9 @@ final class Service {
         files = StaticFiles(root: config.webRoot)
         for line in files.skipped { log.log(.warning, "web folder: not served: \(line)") }
         var hubConfig = config.hubConfig
-        if let cluster = store as? any ClusterStore {
+        // The one look at whether the store is a cluster's: the parts that need it are handed it.
+        let cluster = store as? any ClusterStore
+        if let cluster {
             // The store holds the leases: its node name and lease are the ones that count.
             hubConfig.cluster = ClusterSettings(node: cluster.node, lease: Clock.milliseconds(cluster.leaseSeconds))
             leaseKeeper = LeaseKeeper(store: cluster, inbox: inbox, log: log)
@@ -80,10 +81,11 @@ final class Service {
             leaseKeeper = nil
         }
         hub = Hub(config: hubConfig)
+        clientLog = ClientLog(log, rate: hubConfig.logRate)
         meters = TransportMeters(hub.metrics)
         webSockets = WebSockets(config: config, log: log, clientLog: clientLog, meters: meters, runtime: self)
         relay = Relay(
-            config: config, clusterSecret: Relay.clusterSecret(config: config, store: store, log: log), log: log,
+            config: config, clusterSecret: Relay.clusterSecret(config: config, cluster: cluster, log: log), log: log,
             clientLog: clientLog, meters: meters, runtime: self)
     }
 
