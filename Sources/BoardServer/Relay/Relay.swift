@@ -129,27 +129,16 @@ final class Relay {
             carryOut(upstream.handle(.failed), upstream)
             return
         }
-        var owned: [UnsafeMutablePointer<CChar>] = []
-        defer { for copy in owned { free(copy) } }
-        func cString(_ text: String) -> UnsafePointer<CChar>? {
-            guard let copy = strdup(text) else { return nil }
-            owned.append(copy)
-            return UnsafePointer(copy)
-        }
-        // lws copies these strings (into the wsi's stash) before lws_client_connect_via_info returns.
-        var info = lws_client_connect_info()
-        info.context = context
-        info.address = cString(upstream.host)
-        info.port = Int32(upstream.port)
-        info.path = cString("/ws")
-        info.host = cString(
-            upstream.host.contains(":") ? "[\(upstream.host)]:\(upstream.port)" : "\(upstream.host):\(upstream.port)")
-        info.protocol = cString("shuffleboard.v1")
-        // The Origin goes in CLIENT_APPEND_HANDSHAKE_HEADER: lws would prefix `info.origin` with http://.
-        info.retry_and_idle_policy = UnsafePointer(forwarding.retry)
+        var connect = ClientConnect(
+            address: upstream.host, port: upstream.port, path: "/ws",
+            host: upstream.host.contains(":")
+                ? "[\(upstream.host)]:\(upstream.port)" : "\(upstream.host):\(upstream.port)")
+        connect.subprotocol = "shuffleboard.v1"
+        // The Origin goes in CLIENT_APPEND_HANDSHAKE_HEADER: lws would prefix an `origin` with http://.
+        connect.retryPolicy = UnsafeRawPointer(forwarding.retry)
         // The id, not a pointer: callbacks find the upstream in `upstreams` (WSIID).
-        info.opaque_user_data = WSIID.opaque(upstream.id | WSIID.upstreamTag)
-        if let wsi = lws_client_connect_via_info(&info) {
+        connect.opaqueUserData = WSIID.opaque(upstream.id | WSIID.upstreamTag)
+        if let wsi = connect.start(on: context) {
             upstream.wsi = wsi
         } else {
             carryOut(upstream.handle(.failed), upstream)
