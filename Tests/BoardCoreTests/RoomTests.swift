@@ -97,7 +97,7 @@ import Testing
         r.holdLifetime = 60_000
         _ = r.handle(.dragStart(item: item("t4")), from: bob, now: at(0), wall: wall)
         for t in stride(from: Int64(1_000), through: 59_000, by: 1_000) {
-            // Hovers and lifting it again keep it active, but do not make it younger.
+            // Hovers keep it active, but do not make it younger (lifting it again is refused).
             _ = r.handle(.hover(item: item("t4"), over: nil, zone: nil, mode: nil), from: bob, now: at(t), wall: wall)
             _ = r.handle(.dragStart(item: item("t4")), from: bob, now: at(t), wall: wall)
             #expect(r.expireHolds(now: at(t)).isEmpty)
