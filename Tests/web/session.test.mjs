@@ -260,6 +260,23 @@ test('a refused dragStart puts the tile back without releasing anything', () => 
   assert.deepEqual(fx.find((e) => e.type === 'pulse'), { type: 'pulse', items: ['t1'], kind: 'reject' });
 });
 
+test('a dragStart refused by the turn rules or the per-address limit puts the tile back and says why', () => {
+  const cases = [
+    [{ reason: 'cooldown', by: 'u2' }, 'Bo asked for that tile first; it is their turn'],
+    [{ reason: 'cooldown' }, 'Your hold on that tile just ended; others go first for a few seconds'],
+    [{ reason: 'hold_limit' }, 'Too many tiles are held from your network at once; drop one first'],
+  ];
+  for (const [refusal, text] of cases) {
+    const s = joined(0);
+    s.lift('t1', 'pointer');
+    const fx = s.receive({ type: 'reject', op: null, seq: 0, item: 't1', ...refusal });
+    assert.equal(s.drag, null, text);
+    assert.deepEqual(sent(fx), [], text);
+    assert.deepEqual(texts(fx), [text]);
+    assert.equal(texts(fx, 'announce').at(-1), text, 'said last to a screen reader, after the tile goes back');
+  }
+});
+
 // ---- Undo and redo.
 
 test('undo waits for the commit, then reverts with a new op; redo makes it again', () => {
@@ -460,7 +477,7 @@ test('a hold that expired ends the lift and says why', () => {
   const fx = s.receive({ type: 'drop', item: 't1', by: 'u1', at: 0, reason: 'expired' });
   assert.equal(s.drag, null);
   assert.deepEqual(sent(fx), []);
-  assert.deepEqual(texts(fx), ['Your hold expired after 30 seconds without movement']);
+  assert.deepEqual(texts(fx), ['Your hold expired (30 seconds without movement, or 2 minutes in all); others go first for a few seconds']);
   assert.equal(s.scene().deco.held.size, 0);
 });
 
