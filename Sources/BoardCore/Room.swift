@@ -52,7 +52,9 @@ package struct Room: Sendable {
     package var holdTimeout: Int64
     /// How long a hold lives at most, however busy its holder, in milliseconds: without it a few
     /// hovering connections could hold every tile of a board for ever.
-    package var holdLifetime: Int64
+    package var holdLifetime: Int64 {
+        didSet { turns.forgetAfter = holdLifetime }
+    }
     /// Whose turn it is on items whose holds ended: expired holders wait, those refused go first.
     package private(set) var turns: HoldTurns
     /// The most items the connections of one client address may hold at once (0: no limit).
