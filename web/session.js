@@ -77,6 +77,12 @@ export class Session {
      */
     this.drag = null;
     this.stroke = null; // the ops of a paint stroke in progress: [{op, inverse}]
+    /**
+     * Tiles asked for while someone else held them (`refuse`), so that this page waits in their
+     * line on the server and goes first when the hold ends (docs/conflicts.md). Should the server
+     * grant one because the hold was already over, the page gives it back at once.
+     */
+    this.asked = new Set();
   }
 
   // ---- The connection.
@@ -95,6 +101,7 @@ export class Session {
     this.resyncing = false;
     // A drag in progress lost its hold: its drop goes as a plain op, or the welcome asks again.
     this.held.clear();
+    this.asked.clear();
     this.remoteOver.clear();
     this.#clearSettling();
     this.#emit({ type: 'connection', state: 'closed' }, { type: 'handEnd', by: null }, render());
@@ -195,6 +202,11 @@ export class Session {
     const text = `${this.user(holder).name} is holding that tile`;
     this.#emit({ type: 'toast', text });
     this.#emit(source === 'pointer' ? { type: 'pulse', items: [item], kind: 'reject' } : { type: 'announce', text });
+    // Ask anyway: the server's refusal puts this page in the tile's line (answered silently).
+    if (this.open && !this.asked.has(item)) {
+      this.asked.add(item);
+      this.#send(P.dragStart(item));
+    }
     return this.#take();
   }
 
@@ -418,6 +430,8 @@ export class Session {
 
   #rejected(m) {
     const text = P.rejectText(m.reason, m.by, (id) => this.user(id).name);
+    if (!m.op && m.item && this.asked.delete(m.item) && this.drag?.item !== m.item) return; // an ask: in line
+    if (!m.op && m.reason === 'held' && m.by === this.me) return; // the hold is ours already: nothing to undo
     if (!m.op) {
       // A refused dragStart (held by someone else), or a hover/drop for a hold we lost.
       if (this.drag && (!m.item || m.item === this.drag.item)) {
@@ -446,6 +460,11 @@ export class Session {
   }
 
   #remoteDragStart(m) {
+    if (m.by === this.me && this.asked.delete(m.item) && this.drag?.item !== m.item) {
+      // An ask granted because the hold had just ended: nobody is dragging it here, so give it back.
+      this.#send(P.drop(m.item));
+      return;
+    }
     this.held.set(m.item, m.by);
     this.#clearSettling(m.item);
     if (m.by !== this.me) this.#emit({ type: 'handStart', user: this.user(m.by), item: m.item }, { type: 'taken', item: m.item });

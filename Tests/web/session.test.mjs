@@ -260,6 +260,36 @@ test('a refused dragStart puts the tile back without releasing anything', () => 
   assert.deepEqual(fx.find((e) => e.type === 'pulse'), { type: 'pulse', items: ['t1'], kind: 'reject' });
 });
 
+test('a press on a held tile asks the server once, so the page waits in its line; the refusal is silent', () => {
+  const s = joined(0);
+  s.receive({ type: 'dragStart', item: 't3', by: 'u2', at: 0 });
+  const fx = s.refuse('t3', 'pointer');
+  assert.deepEqual(texts(fx), ['Bo is holding that tile']);
+  assert.deepEqual(sent(fx), [{ type: 'dragStart', item: 't3' }]);
+  assert.deepEqual(sent(s.refuse('t3', 'pointer')), [], 'one ask at a time');
+  assert.deepEqual(s.receive({ type: 'reject', op: null, reason: 'held', seq: 0, by: 'u2', item: 't3' }), []);
+  assert.deepEqual(sent(s.refuse('t3', 'keyboard')), [{ type: 'dragStart', item: 't3' }], 'answered: it may ask again');
+});
+
+test('an ask the server grants because the hold had just ended is given back at once', () => {
+  const s = joined(0);
+  s.receive({ type: 'dragStart', item: 't3', by: 'u2', at: 0 });
+  s.refuse('t3', 'pointer');
+  s.receive({ type: 'drop', item: 't3', by: 'u2', at: 0 });
+  const fx = s.receive({ type: 'dragStart', item: 't3', by: 'u1', at: 0 });
+  assert.deepEqual(sent(fx), [{ type: 'drop', item: 't3' }]);
+  assert.equal(s.scene().deco.held.size, 0);
+  assert.equal(s.drag, null);
+});
+
+test('a refusal saying the hold is ours already leaves the drag alone', () => {
+  const s = joined(0);
+  s.lift('t1', 'pointer');
+  s.receive({ type: 'dragStart', item: 't1', by: 'u1', at: 0 });
+  assert.deepEqual(s.receive({ type: 'reject', op: null, reason: 'held', seq: 0, by: 'u1', item: 't1' }), []);
+  assert.equal(s.drag.item, 't1');
+});
+
 test('a dragStart refused by the turn rules or the per-address limit puts the tile back and says why', () => {
   const cases = [
     [{ reason: 'cooldown', by: 'u2' }, 'Bo asked for that tile first; it is their turn'],
@@ -492,6 +522,7 @@ test('someone else\'s lift marks the tile, stops a press on it and refuses it wi
   assert.deepEqual(s.refuse('t2', 'pointer'), [
     { type: 'toast', text: 'Bo is holding that tile' },
     { type: 'pulse', items: ['t2'], kind: 'reject' },
+    { type: 'send', msg: { type: 'dragStart', item: 't2' } }, // an ask: this page waits in line
   ]);
   assert.deepEqual(s.refuse('t2', 'keyboard'), [
     { type: 'toast', text: 'Bo is holding that tile' },
