@@ -3,14 +3,13 @@
 ///
 /// - A hold that ends by expiry (idle timeout or lifetime) bars its holder, and every connection
 ///   from the holder's address, from that item for `cooldown` milliseconds.
-/// - A `dragStart` refused because the item is held by another address (or because it is someone
-///   else's turn) puts the asker in the item's line: at most `lineLimit` askers, one per address
-///   (a later ask from the same address takes the place over, so a reconnect keeps it), first come
-///   first served. An ask is forgotten `forgetAfter` milliseconds after it was last made, or when
-///   the asker leaves the board.
+/// - A `dragStart` refused because another user holds the item (or because it is someone else's
+///   turn) puts the asker in the item's line: at most `lineLimit` askers, one per address (while
+///   one user of an address waits, the others' asks are not counted), first come first served. An ask is forgotten `forgetAfter` milliseconds after it was last made, or when the
+///   asker leaves the board; a hold that expires takes its holder's address out of the line.
 /// - When a hold ends (however it ends) with someone in line, the first in line may take the item,
-///   and nobody else, for `cooldown` milliseconds; if they do not, the next in line gets the same,
-///   and so on.
+///   and nobody else (not even another user from its address), for `cooldown` milliseconds; if
+///   they do not, the next in line gets the same, and so on.
 ///
 /// Only `dragStart` is affected: a turn is not a hold, so ops on the item go on as usual. Every
 /// table here is bounded: one entry per item that has a line or a bar (the board's items), each
@@ -89,17 +88,17 @@ package struct HoldTurns: Sendable {
         guard var turn = settled(item, now: now) else { return .free }
         defer { store(turn, for: item) }
         if let barred = turn.barred, claimant.isSame(as: barred.claimant) { return .coolingDown }
-        guard turn.reservedUntil != nil, let first = turn.line.first, !claimant.isSame(as: first.claimant) else {
+        guard turn.reservedUntil != nil, let first = turn.line.first, claimant.user != first.claimant.user else {
             return .free
         }
         enqueue(claimant, in: &turn, now: now)
         return .turnOf(first.claimant.user)
     }
 
-    /// A `dragStart` of `item` was refused because `holder` holds it: `claimant` goes in line
-    /// (unless it is the holder's own address, or barred).
-    package mutating func refusedWhileHeld(_ item: ItemID, _ claimant: Claimant, holder: Claimant, now: Instant) {
-        guard !claimant.isSame(as: holder) else { return }
+    /// A `dragStart` of `item` (or an op on it) was refused because another user holds it:
+    /// `claimant` goes in line, unless it is barred. (Users behind one address as the holder may
+    /// wait too: at an expiry the whole address leaves the line.)
+    package mutating func refusedWhileHeld(_ item: ItemID, _ claimant: Claimant, now: Instant) {
         var turn = settled(item, now: now) ?? Turn()
         if let barred = turn.barred, claimant.isSame(as: barred.claimant) { return }
         enqueue(claimant, in: &turn, now: now)
@@ -109,8 +108,8 @@ package struct HoldTurns: Sendable {
     /// `claimant` took `item`: it leaves the line, and its turn (if it was) is used.
     package mutating func took(_ item: ItemID, by claimant: Claimant) {
         guard var turn = turns[item] else { return }
-        if let first = turn.line.first, first.claimant.isSame(as: claimant) { turn.reservedUntil = nil }
-        turn.line.removeAll { $0.claimant.isSame(as: claimant) }
+        if let first = turn.line.first, first.claimant.user == claimant.user { turn.reservedUntil = nil }
+        turn.line.removeAll { $0.claimant.user == claimant.user }
         store(turn, for: item)
     }
 
@@ -163,7 +162,8 @@ package struct HoldTurns: Sendable {
 
     private func enqueue(_ claimant: Claimant, in turn: inout Turn, now: Instant) {
         if let index = turn.line.firstIndex(where: { $0.claimant.isSame(as: claimant) }) {
-            turn.line[index] = Ask(claimant: claimant, asked: now)
+            // Asking again keeps one's place; another user of the same address does not take it.
+            if turn.line[index].claimant.user == claimant.user { turn.line[index].asked = now }
         } else if turn.line.count < lineLimit {
             turn.line.append(Ask(claimant: claimant, asked: now))
         }

@@ -305,7 +305,7 @@ package struct Room: Sendable {
                 // An op refused for a hold (a toggle on a paint board) waits in line like a dragStart.
                 for item in request.op.involvedItems {
                     guard let holder = holds[item]?.by, holder != user else { continue }
-                    turns.refusedWhileHeld(item, claimant(user), holder: claimant(holder), now: now)
+                    turns.refusedWhileHeld(item, claimant(user), now: now)
                 }
             }
             return reply(.reject(rejection, seq: sequencer.seq), to: user, requires: sequencer.seq)
@@ -323,7 +323,7 @@ package struct Room: Sendable {
         guard sequencer.board.item(item) != nil else { return refuse(Rejection(.unknownItem, item: item)) }
         let asker = claimant(user)
         if let hold = holds[item] {
-            if hold.by != user { turns.refusedWhileHeld(item, asker, holder: claimant(hold.by), now: now) }
+            if hold.by != user { turns.refusedWhileHeld(item, asker, now: now) }
             return refuse(Rejection(.held, by: hold.by, item: item))
         }
         switch turns.check(item, for: asker, now: now) {

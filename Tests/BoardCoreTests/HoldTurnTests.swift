@@ -62,10 +62,11 @@ import Testing
         _ = lift(&r, mal, at: 0)
         #expect(lift(&r, ada, at: 100) == refused(ada, .held, by: mal.id))
         #expect(lift(&r, bo, at: 200) == refused(bo, .held, by: mal.id))
-        #expect(lift(&r, mo, at: 300) == refused(mo, .held, by: mal.id), "the holder's address does not get in line")
+        #expect(lift(&r, mo, at: 300) == refused(mo, .held, by: mal.id))
         #expect(lift(&r, ada, at: 400) == refused(ada, .held, by: mal.id), "asking again keeps Ada's place")
-        #expect(r.turns.line(item("t1")).map(\.user) == [alice, bob])
+        #expect(r.turns.line(item("t1")).map(\.user) == [alice, bob, mo.id])
         #expect(r.expireHolds(now: at(1_000)) == [expired(mal)])
+        #expect(r.turns.line(item("t1")).map(\.user) == [alice, bob], "an expiry takes the holder's address out")
         // Ada's turn: Bo waits, Mal's address cools down.
         #expect(lift(&r, bo, at: 1_000) == refused(bo, .cooldown, by: alice))
         #expect(lift(&r, mo, at: 1_000) == refused(mo, .cooldown))
@@ -97,6 +98,15 @@ import Testing
         _ = r.handle(.drop(item: item("t1"), action: nil), from: mal.id, now: at(40), wall: wall)
         #expect(lift(&r, mal, at: 50) == refused(mal, .cooldown, by: alice))
         #expect(lift(&r, ada, at: 60) == taken(ada))
+    }
+
+    @Test func twoPeopleBehindOneAddressWaitForEachOtherToo() {
+        var r = room()
+        _ = lift(&r, mal, at: 0)
+        #expect(lift(&r, mo, at: 10) == refused(mo, .held, by: mal.id))
+        _ = r.handle(.drop(item: item("t1"), action: nil), from: mal.id, now: at(20), wall: wall)
+        #expect(lift(&r, mal, at: 30) == refused(mal, .cooldown, by: mo.id), "the turn is Mo's, not the address's")
+        #expect(lift(&r, mo, at: 40) == taken(mo))
     }
 
     @Test func anOpRefusedForAHoldWaitsInLineLikeADragStart() {

@@ -109,7 +109,7 @@ def test_a_victim_lifts_tiles_that_attackers_regrab_at_every_expiry(servers):
         takes = sum(a.takes for a in attackers)
         assert lifted == TARGETS, f"the victim lifted {lifted}; refused {refusals}; the attackers took {takes} holds"
         # The attackers did keep trying: the tiles were taken again and again, and refused to them.
-        assert takes >= len(TARGETS) * 2, takes
+        assert takes > len(TARGETS), takes
         assert sum(sum(a.refusals.values()) for a in attackers) > 0
     finally:
         stop.set()
