@@ -202,11 +202,7 @@ export class Session {
     const text = `${this.user(holder).name} is holding that tile`;
     this.#emit({ type: 'toast', text });
     this.#emit(source === 'pointer' ? { type: 'pulse', items: [item], kind: 'reject' } : { type: 'announce', text });
-    // Ask anyway: the server's refusal puts this page in the tile's line (answered silently).
-    if (this.open && !this.asked.has(item)) {
-      this.asked.add(item);
-      this.#send(P.dragStart(item));
-    }
+    this.#ask(item);
     return this.#take();
   }
 
@@ -289,7 +285,11 @@ export class Session {
   /** Flips `item` as part of a paint stroke (one stroke is one undo step). */
   paint(item) {
     const b = this.state.view();
-    const it = b && !this.heldByOther(item) ? itemById(b, item) : null;
+    if (b && this.heldByOther(item)) {
+      this.#ask(item); // so that this page may paint it first once the hold ends
+      return this.#take();
+    }
+    const it = b ? itemById(b, item) : null;
     if (!it) return [];
     this.stroke ??= [];
     this.stroke.push(this.#submit(this.#makeOp({ type: 'toggle', item, on: !it.on })));
@@ -504,6 +504,17 @@ export class Session {
   }
 
   // ---- Helpers.
+
+  /**
+   * Asks the server for a tile someone else holds, though the page will not lift it: the refusal
+   * (answered silently) puts this page in the tile's line, so it goes first when the hold ends.
+   * One ask per tile at a time.
+   */
+  #ask(item) {
+    if (!this.open || this.asked.has(item)) return;
+    this.asked.add(item);
+    this.#send(P.dragStart(item));
+  }
 
   #emit(...effects) {
     this.#fx.push(...effects);

@@ -381,10 +381,11 @@ test('a paint stroke is one change, counting ops answered while it went on', () 
   assert.deepEqual(texts(s.undo()), ['Nothing to undo']);
 });
 
-test('paint skips tiles someone else holds; an empty stroke records nothing', () => {
+test('paint skips tiles someone else holds (asking for them, to go first); an empty stroke records nothing', () => {
   const s = joined(0, { drags: [{ item: 't1', by: 'u2' }] });
   s.setMode('paint');
-  assert.deepEqual(s.paint('t1'), []);
+  assert.deepEqual(s.paint('t1'), [{ type: 'send', msg: { type: 'dragStart', item: 't1' } }]);
+  assert.deepEqual(s.paint('t1'), [], 'one ask at a time');
   assert.deepEqual(s.paintEnd(), []);
   assert.deepEqual(texts(s.undo()), ['Nothing to undo']);
 });
