@@ -24,9 +24,9 @@ class Attacker(threading.Thread):
     hold ends, or every 20 ms while it does not hold it; hovers while it holds it (so only the
     hold's lifetime ends it)."""
 
-    def __init__(self, server: Server, item: str, address: str, stop: threading.Event):
+    def __init__(self, server: Server, item: str, address: str, stop: threading.Event, board: str = BOARD):
         super().__init__(daemon=True)
-        self.client = Client(server, BOARD, name=f"attacker-{item}", source_address=(address, 0))
+        self.client = Client(server, board, name=f"attacker-{item}", source_address=(address, 0))
         self.me = self.client.welcome["you"]
         self.item = item
         self.stop = stop
@@ -111,6 +111,53 @@ def test_a_victim_lifts_tiles_that_attackers_regrab_at_every_expiry(servers):
         # The attackers did keep trying: the tiles were taken again and again, and refused to them.
         assert takes > len(TARGETS), takes
         assert sum(sum(a.refusals.values()) for a in attackers) > 0
+    finally:
+        stop.set()
+        for a in attackers:
+            a.join(WAIT)
+        victim.close()
+
+
+def test_a_victim_toggles_tiles_that_attackers_regrab_at_every_expiry(servers):
+    # A paint board: the victim toggles (ops, no holds); an op refused for a hold waits in line too.
+    server = servers("--port", "0", "--memory", "--hold-timeout", "1", "--hold-lifetime", "1")
+    stop = threading.Event()
+    board = "regrab-paint"
+    attackers = [Attacker(server, item, "127.0.0.1", stop, board) for item in TARGETS]
+    attackers += [Attacker(server, item, "127.0.0.3", stop, board) for item in TARGETS]
+    victim = Client(server, board, name="victim", source_address=("127.0.0.2", 0))
+    seq = victim.welcome["seq"]
+    try:
+        for a in attackers:
+            a.start()
+        holders = set()
+        while len(holders) < len(TARGETS):
+            m = victim.recv()
+            if m["type"] == "dragStart" and m["item"] in TARGETS:
+                holders.add(m["item"])
+        toggled = []
+        refusals: dict[str, int] = {}
+        n = 0
+        for item in TARGETS:
+            deadline = time.monotonic() + 6
+            last_try = 0.0
+            while time.monotonic() < deadline and item not in toggled:
+                if time.monotonic() - last_try >= 0.1:
+                    n += 1
+                    victim.send({"type": "toggle", "op": f"v{n}", "base": seq, "item": item, "on": True})
+                    last_try = time.monotonic()
+                try:
+                    m = victim.recv(0.05)
+                except TimeoutError:
+                    continue
+                if m["type"] == "toggle":
+                    seq = m["seq"]
+                    if m["item"] == item and m["op"].startswith("v"):
+                        toggled.append(item)
+                elif m["type"] == "reject" and m.get("op"):
+                    refusals[m["reason"]] = refusals.get(m["reason"], 0) + 1
+        assert all(a.error is None for a in attackers), [a.error for a in attackers]
+        assert toggled == TARGETS, f"the victim toggled {toggled}; refused {refusals}"
     finally:
         stop.set()
         for a in attackers:
