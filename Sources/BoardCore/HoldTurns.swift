@@ -79,7 +79,7 @@ package struct HoldTurns: Sendable {
     /// True when no item has a line or a bar.
     package var isEmpty: Bool { turns.isEmpty }
 
-    /// The askers in `item`'s line, first first (for tests and metrics).
+    /// The askers in `item`'s line, first first (for tests).
     package func line(_ item: ItemID) -> [Claimant] { turns[item]?.line.map(\.claimant) ?? [] }
 
     /// Whether `claimant` may take the free `item` at `now`. When it is someone else's turn,
