@@ -60,6 +60,11 @@ package struct ServerConfig: Sendable {
     package var helloTimeout: Double = 10
     /// Seconds a drag hold lives at most, however active its holder.
     package var holdLifetime: Double = 120
+    /// Seconds a holder whose hold expired waits before taking that item again; also how long the
+    /// first one refused while it was held has to take it before anyone else may.
+    package var holdCooldown: Double = 10
+    /// Items the connections of one client address may hold at once on a board (0: no limit).
+    package var maxHoldsPerAddress = 8
     /// Ops per second one connection may send, bursts of twice that (0: no limit).
     package var opRate: Double = 100
     /// Other messages per second one connection may send, bursts of twice that (0: no limit).

@@ -97,6 +97,8 @@ final class Service {
         hubConfig.shutdownGrace = Int64(config.shutdownGrace * 1000)
         hubConfig.helloTimeout = Int64(config.helloTimeout * 1000)
         hubConfig.room.holdLifetime = Int64(config.holdLifetime * 1000)
+        hubConfig.room.holdCooldown = Int64(config.holdCooldown * 1000)
+        hubConfig.room.maxHoldsPerAddress = config.maxHoldsPerAddress
         func rate(_ perSecond: Double, burst: Double) -> Rate? {
             perSecond > 0 ? Rate(perSecond: perSecond, burst: burst) : nil
         }
