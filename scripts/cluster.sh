@@ -87,6 +87,7 @@ node() {
   # Behind HAProxy every client comes from 127.0.0.1: the per-address limits are off.
   exec "$SHUFFLEBOARD_BIN" serve --store "$url" --node "n$n" --advertise "127.0.0.1:$p" --port "$p" \
     --lease "$lease" --max-connections-per-address 0 --max-pending-per-address 0 --connect-rate 0 --board-creations 0 \
+    --max-holds-per-address 0 \
     ${extra[@]+"${extra[@]}"} >>"$tmp/n$n.log" 2>&1
 }
 

@@ -283,13 +283,18 @@ export function rejectText(reason, by, nameOf = (id) => id, opType = null) {
     case 'unknown_zone': return 'That area no longer exists';
     case 'invalid': return editing ? 'That change is not possible' : 'That move is not possible';
     case 'not_holding': return 'You are no longer holding that tile';
+    // A lift refused by the turn rules (docs/conflicts.md): `by` is whose turn it is, if anyone's.
+    case 'cooldown': return by
+      ? `${who} asked for that tile first; it is their turn`
+      : 'Your hold on that tile just ended; others go first for a few seconds';
+    case 'hold_limit': return 'Too many tiles are held from your network at once; drop one first';
     default: return `The server refused that (${String(reason)})`;
   }
 }
 
 /** The message for a drop the server made on a holder's behalf. */
 export function dropReasonText(reason) {
-  if (reason === 'expired') return 'Your hold expired after 30 seconds without movement';
+  if (reason === 'expired') return 'Your hold expired (30 seconds without movement, or 2 minutes in all); others go first for a few seconds';
   if (reason === 'left') return 'The holder left';
   return '';
 }

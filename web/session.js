@@ -77,6 +77,12 @@ export class Session {
      */
     this.drag = null;
     this.stroke = null; // the ops of a paint stroke in progress: [{op, inverse}]
+    /**
+     * Tiles asked for while someone else held them (`refuse`), so that this page waits in their
+     * line on the server and goes first when the hold ends (docs/conflicts.md). Should the server
+     * grant one because the hold was already over, the page gives it back at once.
+     */
+    this.asked = new Set();
   }
 
   // ---- The connection.
@@ -95,6 +101,7 @@ export class Session {
     this.resyncing = false;
     // A drag in progress lost its hold: its drop goes as a plain op, or the welcome asks again.
     this.held.clear();
+    this.asked.clear();
     this.remoteOver.clear();
     this.#clearSettling();
     this.#emit({ type: 'connection', state: 'closed' }, { type: 'handEnd', by: null }, render());
@@ -188,13 +195,14 @@ export class Session {
     return b ? layoutOfItem(b, item) : null;
   }
 
-  /** A press on a tile someone else holds: says who. */
-  refuse(item, source = 'pointer') {
+  /** A press on a tile someone else holds: says who, and (`ask`) asks for the tile, to wait in its line. */
+  refuse(item, source = 'pointer', { ask = true } = {}) {
     const holder = this.held.get(item);
     if (!holder) return [];
     const text = `${this.user(holder).name} is holding that tile`;
     this.#emit({ type: 'toast', text });
     this.#emit(source === 'pointer' ? { type: 'pulse', items: [item], kind: 'reject' } : { type: 'announce', text });
+    if (ask) this.#ask(item);
     return this.#take();
   }
 
@@ -278,7 +286,11 @@ export class Session {
   /** Flips `item` as part of a paint stroke (one stroke is one undo step). */
   paint(item) {
     const b = this.state.view();
-    const it = b && !this.heldByOther(item) ? itemById(b, item) : null;
+    if (b && this.heldByOther(item)) {
+      this.#ask(item); // so that this page may paint it first once the hold ends
+      return this.#take();
+    }
+    const it = b ? itemById(b, item) : null;
     if (!it) return [];
     this.stroke ??= [];
     this.stroke.push(this.#submit(this.#makeOp({ type: 'toggle', item, on: !it.on })));
@@ -357,7 +369,8 @@ export class Session {
     const b = this.state.view();
     const it = b && !isPendingId(item) ? itemById(b, item) : null;
     if (!it) return [];
-    if (this.heldByOther(item)) return this.refuse(item, 'keyboard');
+    // Not a lift: a remove of a held card waits in no tile's line.
+    if (this.heldByOther(item)) return this.refuse(item, 'keyboard', { ask: false });
     if (this.drag?.item === item) this.#cancelDrag();
     this.#change({ type: 'remove', item }, `Removed ${it.label}.`, { undoToast: `Removed “${it.label}”` });
     return this.#take();
@@ -539,6 +552,8 @@ export class Session {
   #rejected(m) {
     const pendingType = m.op ? this.state.pending.find((p) => p.op === m.op)?.type : null;
     const text = P.rejectText(m.reason, m.by, (id) => this.user(id).name, pendingType);
+    if (!m.op && m.item && this.asked.delete(m.item) && this.drag?.item !== m.item) return; // an ask: in line
+    if (!m.op && m.reason === 'held' && m.by === this.me) return; // the hold is ours already: nothing to undo
     if (!m.op) {
       // A refused dragStart (held by someone else), or a hover/drop for a hold we lost.
       if (this.drag && (!m.item || m.item === this.drag.item)) {
@@ -567,6 +582,11 @@ export class Session {
   }
 
   #remoteDragStart(m) {
+    if (m.by === this.me && this.asked.delete(m.item) && this.drag?.item !== m.item) {
+      // An ask granted because the hold had just ended: nobody is dragging it here, so give it back.
+      this.#send(P.drop(m.item));
+      return;
+    }
     this.held.set(m.item, m.by);
     this.#clearSettling(m.item);
     if (m.by !== this.me) this.#emit({ type: 'handStart', user: this.user(m.by), item: m.item }, { type: 'taken', item: m.item });
@@ -606,6 +626,17 @@ export class Session {
   }
 
   // ---- Helpers.
+
+  /**
+   * Asks the server for a tile someone else holds, though the page will not lift it: the refusal
+   * (answered silently) puts this page in the tile's line, so it goes first when the hold ends.
+   * One ask per tile at a time.
+   */
+  #ask(item) {
+    if (!this.open || this.asked.has(item)) return;
+    this.asked.add(item);
+    this.#send(P.dragStart(item));
+  }
 
   #emit(...effects) {
     this.#fx.push(...effects);

@@ -22,13 +22,18 @@ package enum RejectReason: String, Equatable, Sendable, CaseIterable {
     case notEmpty = "not_empty"
     /// An `add` or `addZone` over the board's item or zone limit.
     case boardFull = "board_full"
+    /// A `dragStart` of an item whose hold by this user (or address) expired a moment ago, or
+    /// that is someone else's turn: those refused while it was held go first (`HoldTurns`).
+    case cooldown
+    /// A `dragStart` while the connections of this client address hold as many items as they may.
+    case holdLimit = "hold_limit"
 }
 
 /// A refusal, sent to the requester only.
 package struct Rejection: Equatable, Sendable {
     /// The reason.
     package var reason: RejectReason
-    /// The user whose hold or op caused it (`held`, `conflict`).
+    /// The user whose hold or op caused it (`held`, `conflict`), or whose turn it is (`cooldown`).
     package var by: UserID?
     /// The op id of the refused op, when it was an op.
     package var opID: OpID?

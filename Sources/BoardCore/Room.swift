@@ -52,7 +52,13 @@ package struct Room: Sendable {
     package var holdTimeout: Int64
     /// How long a hold lives at most, however busy its holder, in milliseconds: without it a few
     /// hovering connections could hold every tile of a board for ever.
-    package var holdLifetime: Int64
+    package var holdLifetime: Int64 {
+        didSet { turns.forgetAfter = holdLifetime }
+    }
+    /// Whose turn it is on items whose holds ended: expired holders wait, those refused go first.
+    package private(set) var turns: HoldTurns
+    /// The most items the connections of one client address may hold at once (0: no limit).
+    package var maxHoldsPerAddress = 8
 
     /// A board with more users than this is large: its welcomes list at most this many users
     /// (holders first) plus `userCount`, and joins and leaves are folded into a `presence`
@@ -62,6 +68,10 @@ package struct Room: Sendable {
     private var lastPresence: Instant?
 
     private var holding: [UserID: ItemID] = [:]
+    /// Each user's client address, when the server said it at `join` (one entry per user).
+    private var addresses: [UserID: String] = [:]
+    /// How many items each address holds (one entry per address that holds one).
+    private var holdsByAddress: [String: Int] = [:]
     /// Ops and replies waiting for the disk, in the order they go out.
     private var gated = FIFO<Gated>()
 
@@ -73,6 +83,11 @@ package struct Room: Sendable {
         package var holdTimeout: Int64 = 30_000
         /// See `Room.holdLifetime`.
         package var holdLifetime: Int64 = 120_000
+        /// How long, in milliseconds, a holder whose hold expired may not take that item again, and
+        /// how long the first one waiting for an item has to take it (see `HoldTurns`).
+        package var holdCooldown: Int64 = 10_000
+        /// See `Room.maxHoldsPerAddress`.
+        package var maxHoldsPerAddress = 8
         /// See `Room.presenceLimit`.
         package var presenceLimit = 50
         /// The defaults.
@@ -83,20 +98,23 @@ package struct Room: Sendable {
     package init(board: Board, seq: Seq = 0, recent: [CommittedOp] = [], settings: Settings) {
         self.init(
             board: board, seq: seq, recent: recent, historyLimit: settings.historyLimit,
-            holdTimeout: settings.holdTimeout, holdLifetime: settings.holdLifetime)
+            holdTimeout: settings.holdTimeout, holdLifetime: settings.holdLifetime, holdCooldown: settings.holdCooldown)
         presenceLimit = settings.presenceLimit
+        maxHoldsPerAddress = settings.maxHoldsPerAddress
     }
 
     /// A room for `board` at `seq` (both durable), seeded with the most recent committed ops.
     package init(
         board: Board, seq: Seq = 0, recent: [CommittedOp] = [], historyLimit: Int = 1000, holdTimeout: Int64 = 30_000,
-        holdLifetime: Int64 = 120_000
+        holdLifetime: Int64 = 120_000, holdCooldown: Int64 = 10_000
     ) {
         sequencer = Sequencer(board: board, seq: seq, recent: recent, historyLimit: historyLimit)
         published = board
         visibleSeq = seq
         self.holdTimeout = holdTimeout
         self.holdLifetime = holdLifetime
+        // An ask is remembered as long as the hold it waits for may last.
+        turns = HoldTurns(cooldown: holdCooldown, forgetAfter: holdLifetime)
     }
 
     /// True when nobody is on the board and nothing waits for the disk.
@@ -110,12 +128,14 @@ package struct Room: Sendable {
 
     // MARK: Membership
 
-    /// `user` joined; `since` is the seq the client already has, if resuming.
+    /// `user` joined from client `address` (nil: unknown; the per-address hold rules then see only
+    /// the user); `since` is the seq the client already has, if resuming.
     ///
     /// A resume (`ops`) is sent only when it takes no more bytes than the board snapshot it
     /// replaces: ten thousand ops with long op ids can be megabytes against a few kilobytes of board.
-    package mutating func join(_ user: User, since: Seq?) -> [Effect] {
+    package mutating func join(_ user: User, address: String? = nil, since: Seq?) -> [Effect] {
         users.append(user)
+        if let address { addresses[user.id] = address }
         var state = ServerMessage.Welcome.State.board(published)
         if let since, let ops = publishedOps(after: since), Self.encodedSize(of: ops, atMost: boardBytes()) != nil {
             state = .ops(ops)
@@ -153,14 +173,17 @@ package struct Room: Sendable {
         return total <= limit ? total : nil
     }
 
-    /// `user`'s connection closed: its hold ends with `reason: left`, then everyone hears `leave`
-    /// (on a large board, the next `presence` counts it instead).
-    package mutating func leave(_ userID: UserID) -> [Effect] {
+    /// `user`'s connection closed at `now`: its hold ends with `reason: left`, then everyone hears
+    /// `leave` (on a large board, the next `presence` counts it instead).
+    package mutating func leave(_ userID: UserID, now: Instant) -> [Effect] {
         guard let index = users.firstIndex(where: { $0.id == userID }) else { return [] }
         let wasLarge = isLarge
         let user = users.remove(at: index)
         var effects: [Effect] = []
-        if let item = release(userID) {
+        let released = release(userID, now: now, expired: false)
+        turns.left(userID)
+        addresses[userID] = nil
+        if let item = released {
             effects.append(.broadcast(.drop(item: item, by: userID, at: visibleSeq, reason: .left), except: nil))
         }
         if wasLarge {
@@ -217,23 +240,28 @@ package struct Room: Sendable {
         case .hello, .ping:
             return []  // The server answers these; they never reach a room.
         case .op(let request):
-            return submit(request, from: user, wall: wall)
+            return submit(request, from: user, now: now, wall: wall)
         case .dragStart(let item):
             return dragStart(item, by: user, now: now)
         case .hover(let item, let over, let zone, let mode, let t):
             return hover(item, over: over, zone: zone, mode: mode, t: t, by: user, now: now)
         case .drop(let item, let action):
-            return drop(item, action: action, by: user, wall: wall)
+            return drop(item, action: action, by: user, now: now, wall: wall)
         }
     }
 
+    /// True while holds or turns wait for time to pass: the server calls `expireHolds` then.
+    package var hasTimers: Bool { !holds.isEmpty || !turns.isEmpty }
+
     /// Ends every hold idle for `holdTimeout` or longer, or older than `holdLifetime`, with
-    /// `reason: expired`.
+    /// `reason: expired` (its holder then waits `holdCooldown` before taking it again), and
+    /// forgets turns that are over.
     package mutating func expireHolds(now: Instant) -> [Effect] {
         let expired = holds.filter { now - $0.value.lastActive >= holdTimeout || now - $0.value.since >= holdLifetime }
             .sorted { $0.key.rawValue < $1.key.rawValue }
+        if !turns.isEmpty { turns.prune(now: now) }
         return expired.map { item, hold in
-            _ = release(hold.by)
+            _ = release(hold.by, now: now, expired: true)
             return .broadcast(.drop(item: item, by: hold.by, at: visibleSeq, reason: .expired), except: nil)
         }
     }
@@ -264,40 +292,64 @@ package struct Room: Sendable {
         return []
     }
 
-    private mutating func submit(_ request: OpRequest, from user: UserID, wall: UnixTime) -> [Effect] {
+    private mutating func submit(_ request: OpRequest, from user: UserID, now: Instant, wall: UnixTime) -> [Effect] {
         let holds = self.holds
         switch sequencer.submit(request, by: user, time: wall, holder: { holds[$0]?.by }) {
         case .committed(let op):
             gated.append(.op(op))
             var effects: [Effect] = [.persist(op)]
             // Only the remover can hold a removed item (another's hold refuses the remove): the hold ends with it.
-            if case .remove(let item) = op.op, holds[item]?.by == user, release(user) != nil {
+            if case .remove(let item) = op.op, holds[item]?.by == user, release(user, now: now, expired: false) != nil {
                 effects.append(.broadcast(.drop(item: item, by: user, at: visibleSeq, reason: nil), except: nil))
             }
             return effects
         case .duplicate(let seq):
             return reply(.ack(request.opID, seq: seq), to: user, requires: seq)
         case .rejected(let rejection):
+            if rejection.reason == .held {
+                // An op refused for a hold (a toggle on a paint board) waits in line like a dragStart.
+                for item in request.op.involvedItems {
+                    guard let holder = holds[item]?.by, holder != user else { continue }
+                    turns.refusedWhileHeld(item, claimant(user), now: now)
+                }
+            }
             return reply(.reject(rejection, seq: sequencer.seq), to: user, requires: sequencer.seq)
         }
     }
 
+    /// The rules of `dragStart`, in order: the item exists; nobody holds it (a repeated dragStart
+    /// of one's own hold is refused `held`, and the hold goes on unchanged: only hovers renew it);
+    /// it is not cooling down for this user or address, nor someone else's turn (`cooldown`); the
+    /// address holds fewer than `maxHoldsPerAddress` items (`hold_limit`). A user holds one item:
+    /// taking another releases the first.
     private mutating func dragStart(_ item: ItemID, by user: UserID, now: Instant) -> [Effect] {
-        guard sequencer.board.item(item) != nil else {
-            return [.send(user, .reject(Rejection(.unknownItem, item: item), seq: visibleSeq))]
+        let seq = visibleSeq
+        let refuse = { (rejection: Rejection) in [Effect.send(user, .reject(rejection, seq: seq))] }
+        guard sequencer.board.item(item) != nil else { return refuse(Rejection(.unknownItem, item: item)) }
+        let asker = claimant(user)
+        if let hold = holds[item] {
+            if hold.by != user { turns.refusedWhileHeld(item, asker, now: now) }
+            return refuse(Rejection(.held, by: hold.by, item: item))
         }
-        if let hold = holds[item], hold.by != user {
-            return [.send(user, .reject(Rejection(.held, by: hold.by, item: item), seq: visibleSeq))]
+        switch turns.check(item, for: asker, now: now) {
+        case .free: break
+        case .coolingDown: return refuse(Rejection(.cooldown, item: item))
+        case .turnOf(let first): return refuse(Rejection(.cooldown, by: first, item: item))
+        }
+        if let address = asker.address, maxHoldsPerAddress > 0,
+            holdsByAddress[address, default: 0] - (holding[user] == nil ? 0 : 1) >= maxHoldsPerAddress
+        {
+            return refuse(Rejection(.holdLimit, item: item))
         }
         var effects: [Effect] = []
-        if let previous = holding[user], previous != item {
-            _ = release(user)
+        if let previous = holding[user] {
+            _ = release(user, now: now, expired: false)
             effects.append(.broadcast(.drop(item: previous, by: user, at: visibleSeq, reason: nil), except: nil))
         }
-        // Lifting the tile you already hold again does not make the hold any younger.
-        let since = holds[item].map(\.since) ?? now
-        holds[item] = Hold(by: user, lastActive: now, since: since)
+        holds[item] = Hold(by: user, lastActive: now, since: now)
         holding[user] = item
+        if let address = asker.address { holdsByAddress[address, default: 0] += 1 }
+        turns.took(item, by: asker)
         // On a large board not everyone knows every user: the hand says whose it is.
         let holder = isLarge ? users.first(where: { $0.id == user }) : nil
         effects.append(.broadcast(.dragStart(item: item, by: user, at: visibleSeq, user: holder), except: nil))
@@ -325,21 +377,34 @@ package struct Room: Sendable {
         ]
     }
 
-    private mutating func drop(_ item: ItemID, action: OpRequest?, by user: UserID, wall: UnixTime) -> [Effect] {
+    private mutating func drop(
+        _ item: ItemID, action: OpRequest?, by user: UserID, now: Instant, wall: UnixTime
+    ) -> [Effect] {
         guard holds[item]?.by == user else {
             let rejection = Rejection(.notHolding, opID: action?.opID, item: item)
             return [.send(user, .reject(rejection, seq: visibleSeq))]
         }
-        _ = release(user)
+        _ = release(user, now: now, expired: false)
         var effects: [Effect] = [.broadcast(.drop(item: item, by: user, at: visibleSeq, reason: nil), except: nil)]
-        if let action { effects += submit(action, from: user, wall: wall) }
+        if let action { effects += submit(action, from: user, now: now, wall: wall) }
         return effects
     }
 
-    /// Ends `user`'s hold, returning the item it held.
-    private mutating func release(_ user: UserID) -> ItemID? {
+    /// Ends `user`'s hold at `now` (by expiry when `expired`), returning the item it held.
+    private mutating func release(_ user: UserID, now: Instant, expired: Bool) -> ItemID? {
         guard let item = holding.removeValue(forKey: user) else { return nil }
         holds[item] = nil
+        let holder = claimant(user)
+        if let address = holder.address {
+            let left = holdsByAddress[address, default: 1] - 1
+            holdsByAddress[address] = left > 0 ? left : nil
+        }
+        turns.ended(item, holder: holder, expired: expired, now: now)
         return item
+    }
+
+    /// `user` with its client address, for the turn and per-address rules.
+    private func claimant(_ user: UserID) -> HoldTurns.Claimant {
+        HoldTurns.Claimant(user: user, address: addresses[user])
     }
 }

@@ -90,7 +90,7 @@ extension Hub {
         guard case .joined(let boardID, let user) = session.phase, let host = boards[boardID],
             host.remove(user, on: session.id)
         else { return }
-        perform(host.room.leave(user), on: host)
+        perform(host.room.leave(user, now: now), on: host)
         evictIfIdle(host)
     }
 
@@ -205,7 +205,7 @@ extension Hub {
         host.add(user.id, on: session.id)
         meters.joins.add()
         log(.info, "\(user.id) \"\(join.name)\" joined board \(boardID) from \(session.peer)")
-        perform(host.room.join(user, since: join.since), on: host)
+        perform(host.room.join(user, address: session.peer, since: join.since), on: host)
         for message in join.queued {
             guard case .joined = session.phase else { break }
             received(.success(message), on: session.id)

@@ -355,7 +355,7 @@ package final class Hub {
         checkSockets()
         if config.cluster != nil { clusterTick() }
         for host in boards.values {
-            if !host.room.holds.isEmpty { perform(host.room.expireHolds(now: now), on: host) }
+            if host.room.hasTimers { perform(host.room.expireHolds(now: now), on: host) }
             perform(host.room.presence(now: now), on: host)
         }
         if stopping && !stopped && now >= stopDeadline { stop() }

@@ -61,6 +61,11 @@ package struct ServerConfig: Sendable {
     package var helloTimeout: Double = 10
     /// Seconds a drag hold lives at most, however active its holder.
     package var holdLifetime: Double = 120
+    /// Seconds a holder whose hold expired waits before taking that item again; also how long the
+    /// first one refused while it was held has to take it before anyone else may.
+    package var holdCooldown: Double = 10
+    /// Items the connections of one client address may hold at once on a board (0: no limit).
+    package var maxHoldsPerAddress = 8
     /// Ops per second one connection may send, bursts of twice that (0: no limit).
     package var opRate: Double = 100
     /// Other messages per second one connection may send, bursts of twice that (0: no limit).
@@ -169,6 +174,8 @@ extension ServerConfig {
         hubConfig.shutdownGrace = Clock.milliseconds(shutdownGrace)
         hubConfig.helloTimeout = Clock.milliseconds(helloTimeout)
         hubConfig.room.holdLifetime = Clock.milliseconds(holdLifetime)
+        hubConfig.room.holdCooldown = Clock.milliseconds(holdCooldown)
+        hubConfig.room.maxHoldsPerAddress = maxHoldsPerAddress
         func rate(_ perSecond: Double, burst: Double) -> Rate? {
             perSecond > 0 ? Rate(perSecond: perSecond, burst: burst) : nil
         }

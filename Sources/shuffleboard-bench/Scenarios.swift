@@ -169,9 +169,7 @@ struct Scenarios {
             [
                 "serve", "--host", "127.0.0.1", "--port", "\(port)", "--log-level", "error", "--op-rate", "0",
                 "--message-rate", "0", "--max-connections-per-address", "0", "--max-pending-per-address", "0",
-                "--connect-rate",
-                "0", "--board-creations",
-                "0",
+                "--connect-rate", "0", "--board-creations", "0", "--max-holds-per-address", "0",
             ] + store
         try server.run()
         defer {

@@ -161,6 +161,9 @@ enum CommandLineParser {
         LIMITS (0 turns a limit off):
           --hello-timeout SECONDS   close a connection that sends no hello in time with 4408 (default 10)
           --hold-lifetime SECONDS   a drag hold ends after this long however active (default 120)
+          --hold-cooldown SECONDS   after a hold expires, its holder's address may not take that item again
+                                    for this long, and those refused while it was held go first (default 10)
+          --max-holds-per-address N   items one client address may hold at once on a board (default 8)
           --op-rate N               ops per second per connection, bursts of 2N (default 100)
           --message-rate N          other messages per second per connection, bursts of 2N (default 200)
           --max-connections-per-address N   open WebSockets per client address, else close 4429
@@ -313,6 +316,10 @@ enum CommandLineParser {
                 options.config.helloTimeout = try number(reader.value(for: option), option, 1...3600)
             case "--hold-lifetime":
                 options.config.holdLifetime = try number(reader.value(for: option), option, 1...86_400)
+            case "--hold-cooldown":
+                options.config.holdCooldown = try number(reader.value(for: option), option, 0...86_400)
+            case "--max-holds-per-address":
+                options.config.maxHoldsPerAddress = try integer(reader.value(for: option), option, 0...1_000_000)
             case "--op-rate":
                 options.config.opRate = Double(try integer(reader.value(for: option), option, 0...1_000_000))
             case "--message-rate":

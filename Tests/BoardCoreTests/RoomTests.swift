@@ -72,7 +72,7 @@ import Testing
         var r = room()
         _ = r.handle(.dragStart(item: item("t4")), from: bob, now: at(0), wall: wall)
         #expect(
-            r.leave(bob) == [
+            r.leave(bob, now: at(0)) == [
                 .broadcast(.drop(item: item("t4"), by: bob, at: 0, reason: .left), except: nil),
                 .broadcast(.leave(bo), except: nil),
             ])
@@ -97,7 +97,7 @@ import Testing
         r.holdLifetime = 60_000
         _ = r.handle(.dragStart(item: item("t4")), from: bob, now: at(0), wall: wall)
         for t in stride(from: Int64(1_000), through: 59_000, by: 1_000) {
-            // Hovers and lifting it again keep it active, but do not make it younger.
+            // Hovers keep it active, but do not make it younger (lifting it again is refused).
             _ = r.handle(.hover(item: item("t4"), over: nil, zone: nil, mode: nil), from: bob, now: at(t), wall: wall)
             _ = r.handle(.dragStart(item: item("t4")), from: bob, now: at(t), wall: wall)
             #expect(r.expireHolds(now: at(t)).isEmpty)
@@ -184,7 +184,7 @@ import Testing
                 Issue.record("no welcome")
                 return
             }
-            _ = r.leave(joiner.id)
+            _ = r.leave(joiner.id, now: at(0))
             let ops = r.publishedOps(after: 0)!
             #expect(ops.count == i + 1)
             let sizes = "\(i + 1) ops: \(encodedSize(ops)) bytes against a board of \(boardBytes)"
@@ -239,19 +239,19 @@ import Testing
         #expect(r.join(user(5), since: nil).count == 1)
         #expect(r.presence(now: at(1_000)) == [.broadcast(.presence(userCount: 5, users: nil), except: nil)])
         #expect(r.presence(now: at(1_500)).isEmpty, "nothing changed")
-        #expect(r.leave(UserID(number: 5)).isEmpty, "a leave on a large board is counted, not broadcast")
+        #expect(r.leave(UserID(number: 5), now: at(0)).isEmpty, "a leave on a large board is counted, not broadcast")
         #expect(r.presence(now: at(1_700)).isEmpty, "at most one a second")
         // A hand on a large board says whose it is.
         let lift = r.handle(.dragStart(item: item("t2")), from: UserID(number: 4), now: at(1_800), wall: wall)
         #expect(
             lift == [.broadcast(.dragStart(item: item("t2"), by: UserID(number: 4), at: 0, user: user(4)), except: nil)]
         )
-        _ = r.leave(UserID(number: 4))
+        _ = r.leave(UserID(number: 4), now: at(0))
         // Small again: the next presence lists everyone, and joins go to everyone again.
         #expect(
             r.presence(now: at(2_000)) == [
                 .broadcast(.presence(userCount: 3, users: [user(1), user(2), user(3)]), except: nil)
             ])
-        #expect(r.leave(UserID(number: 1)).contains(.broadcast(.leave(user(1)), except: nil)))
+        #expect(r.leave(UserID(number: 1), now: at(0)).contains(.broadcast(.leave(user(1)), except: nil)))
     }
 }

@@ -26,9 +26,9 @@ final class HubHarness {
         return actions.filter { if case .log = $0 { false } else { true } }
     }
 
-    func open(_ n: UInt64) -> ConnectionID {
+    func open(_ n: UInt64, peer: String = "127.0.0.1") -> ConnectionID {
         let id = ConnectionID(n)
-        on(.opened(id, peer: "127.0.0.1"))
+        on(.opened(id, peer: peer))
         return id
     }
 

@@ -74,7 +74,7 @@ import Testing
         h.hello(b, name: "Bo")
         h.send(a, #"{"type":"dragStart","item":"t1"}"#)
         h.now = h.now + 1_000
-        h.send(a, #"{"type":"dragStart","item":"t1"}"#)  // Lifting it again does not restart the hold.
+        h.send(a, #"{"type":"dragStart","item":"t1"}"#)  // Lifting it again is refused: the hold goes on.
         h.now = h.now + 500
         h.send(a, #"{"type":"drop","item":"t1"}"#)
         h.send(b, #"{"type":"dragStart","item":"t2"}"#)

@@ -27,6 +27,30 @@ import Testing
         #expect(later.contains { if case .persist(.append, _) = $0 { true } else { false } }, "tokens come back")
     }
 
+    @Test func holdsAreLimitedAndCooledDownPerClientAddressAndExpireOnTicks() {
+        let h = HubHarness {
+            $0.room.holdTimeout = 1_000
+            $0.room.holdCooldown = 5_000
+            $0.room.maxHoldsPerAddress = 2
+        }
+        let attackers = (1...3).map { h.open(UInt64($0), peer: "10.0.0.66") }
+        let victim = h.open(9, peer: "10.0.0.1")
+        h.joinNew(attackers[0])
+        for id in [attackers[1], attackers[2], victim] { h.hello(id, name: "X") }
+        let lift = { (id: ConnectionID, item: String) in
+            types(messages(to: id, in: h.send(id, #"{"type":"dragStart","item":"\#(item)"}"#)))
+        }
+        #expect(lift(attackers[0], "t1") == ["dragStart"])
+        #expect(lift(attackers[1], "t2") == ["dragStart"])
+        #expect(lift(attackers[2], "t3") == ["reject:hold_limit"], "the address holds two items already")
+        #expect(lift(victim, "t1") == ["reject:held"])
+        h.now = h.now + 1_000
+        #expect(types(messages(to: victim, in: h.on(.tick))) == ["drop:expired", "drop:expired"])
+        #expect(lift(attackers[2], "t1") == ["reject:cooldown"], "another connection of the expired holder's address")
+        #expect(lift(attackers[2], "t2") == ["reject:cooldown"])
+        #expect(lift(victim, "t1") == ["dragStart"], "the victim asked while it was held: its turn")
+    }
+
     @Test func aFloodIsRefusedThenClosedWith1008WhileOthersCarryOn() {
         let h = HubHarness {
             $0.messageRate = Rate(perSecond: 10, burst: 10)

@@ -101,10 +101,12 @@ def test_a_view_token_watches_but_cannot_move_tiles(contexts, secured):
     viewer.keyboard.press("Tab")
     box = viewer.locator('[data-item="t1"]').bounding_box()
     target = viewer.locator('[data-item="t5"]').bounding_box()
-    viewer.mouse.move(box["x"] + 20, box["y"] + 20)
+    # From the tile's middle: its corner holds the hover-revealed remove button.
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    viewer.mouse.move(x, y)
     viewer.mouse.down()
-    viewer.mouse.move(box["x"] + 30, box["y"] + 30, steps=3)
-    viewer.mouse.move(target["x"] + 20, target["y"] + 20, steps=8)
+    viewer.mouse.move(x + 10, y + 10, steps=3)
+    viewer.mouse.move(target["x"] + target["width"] / 2, target["y"] + target["height"] / 2, steps=8)
     viewer.mouse.up()
     # The server refused everything the viewer sent about it (a drag, and a drop if the page sent
     # one before the drag's refusal came back): every op and the drag got `reject forbidden`.

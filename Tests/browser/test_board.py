@@ -405,3 +405,39 @@ def test_the_page_names_its_board_in_the_websocket_url(clients):
     urls = []
     clients("Ann", board="b-url", before_goto=lambda page: page.on("websocket", lambda ws: urls.append(ws.url)))
     assert urls and all(u.endswith("/ws?board=b-url") for u in urls), urls
+
+
+# True once the server has refused a `dragStart` (or an op) for a hold at least once.
+HELD_REFUSED = """async () => {
+  const text = await (await fetch('/metrics', {cache: 'no-store'})).text();
+  return /^shuffleboard_rejects_total\\{reason="held"\\} [1-9]/m.test(text);
+}"""
+
+def test_a_press_on_a_held_tile_waits_in_line_and_goes_first(clients, server):
+    ann, bo = clients("Ann"), clients("Bo")
+    ann_id, bo_id = (c.page.evaluate("window.shuffleboard.me") for c in (ann, bo))
+    ann.lift("t2")
+    expect(bo.tile("t2")).to_have_attribute("data-held-by", ann_id)
+    # Bo presses on it: refused on his screen at once, and his page asks the server anyway.
+    x, y = bo.center('[data-item="t2"]')
+    bo.page.mouse.move(x, y)
+    bo.page.mouse.down()
+    bo.page.mouse.move(x + 20, y + 20, steps=3)
+    expect(bo.page.locator("#toast")).to_contain_text("Ann is holding that tile")
+    bo.page.mouse.up()
+    bo.page.wait_for_function(HELD_REFUSED, timeout=5000)
+    # Ann puts it back and lifts it again at once: Bo asked first, so it is his turn.
+    ann.page.mouse.up()
+    expect(bo.tile("t2")).not_to_have_attribute("data-held-by", ann_id)
+    ann.settle()
+    x, y = ann.center('[data-item="t2"]')
+    ann.page.mouse.move(x, y)
+    ann.page.mouse.down()
+    ann.page.mouse.move(x + 8, y + 8, steps=2)  # lifted on her screen, until the server refuses
+    expect(ann.page.locator("#toast")).to_contain_text("Bo asked for that tile first; it is their turn")
+    expect(ann.page.locator(".ghost")).to_have_count(0)
+    ann.page.mouse.up()
+    bo.lift("t2")
+    expect(ann.tile("t2")).to_have_attribute("data-held-by", bo_id)
+    bo.page.mouse.up()
+    assert ann.errors == [] and bo.errors == []

@@ -28,7 +28,8 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 # Loopback load comes from one address: the per-address limits would refuse it (README, Limits).
 NO_ADDRESS_LIMITS = ("--op-rate", "0", "--message-rate", "0", "--max-connections-per-address", "0",
-                     "--max-pending-per-address", "0", "--connect-rate", "0", "--board-creations", "0")
+                     "--max-pending-per-address", "0", "--connect-rate", "0", "--board-creations", "0",
+                     "--max-holds-per-address", "0")
 
 
 def free_port() -> int:

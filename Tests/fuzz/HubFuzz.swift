@@ -12,7 +12,8 @@
 // connection has not seen; every message encodes to valid JSON; every read id is new, every
 // ticket is new; a store write appends exactly the next seqs of a board the store has, and never
 // creates a board the store already has; an HTTP exchange is answered at most once; the hub's
-// connection count is what the transport opened minus what it closed; answers to reads already
+// connection count is what the transport opened minus what it closed; an item has one holder, a
+// user holds one item, an address at most `maxHoldsPerAddress` of a board; answers to reads already
 // answered and second `closed` events do nothing; only the socket being accepted is refused, an
 // address never has more sockets not upgraded than its cap, only pending sockets are checked for
 // silence. At the end, with every read answered and every
@@ -97,6 +98,16 @@ final class HubDriver {
     private let maxPending: Int
     private var stopped = false
 
+    /// `config.room.maxHoldsPerAddress`.
+    private let maxHoldsPerAddress: Int
+    /// Each connection's address, the board its first `hello` named, and its user once welcomed.
+    private var peerOf: [ConnectionID: String] = [:]
+    private var asked: [ConnectionID: BoardID] = [:]
+    private var userOf: [ConnectionID: UserID] = [:]
+    private var connectionOf: [UserID: ConnectionID] = [:]
+    /// The holds the broadcasts announced: per board, item → holder.
+    private var holds: [BoardID: [ItemID: UserID]] = [:]
+
     init(variant: Int) {
         var config = Hub.Config()
         if variant & 1 == 1 {
@@ -104,6 +115,8 @@ final class HubDriver {
             config.room.historyLimit = 3
             config.room.holdTimeout = 1_000
             config.room.holdLifetime = 3_000
+            config.room.holdCooldown = 2_000
+            config.room.maxHoldsPerAddress = 1
             config.helloTimeout = 2_000
             config.maxMessagesWhileJoining = 2
             config.opRate = Rate(perSecond: 1, burst: 3)
@@ -119,6 +132,7 @@ final class HubDriver {
         }
         if variant & 2 == 2 { config.createBoards = false }
         maxPending = config.maxPendingPerAddress
+        maxHoldsPerAddress = config.room.maxHoldsPerAddress
         hub = Hub(config: config)
         trace("config \(variant)")
     }
@@ -462,6 +476,12 @@ final class HubDriver {
     @discardableResult
     private func handle(_ event: Hub.Event) -> [Hub.Action] {
         trace("\(event)")
+        switch event {
+        case .opened(let id, let peer): peerOf[id] = peer
+        case .received(let id, .success(.hello(let board, _, _, _))) where asked[id] == nil: asked[id] = board
+        case .closed(let id): releaseHolds(of: id)
+        default: break
+        }
         let actions = hub.handle(event, now: now, wall: wall)
         for action in actions {
             trace("  -> \(action)")
@@ -481,6 +501,7 @@ final class HubDriver {
         case .broadcast(let message, let recipients, let except):
             require(Set(recipients).count == recipients.count, "a broadcast names a connection twice: \(recipients)")
             checkEncoding(message)
+            trackHolds(message)
             for id in recipients where id != except { deliver(message, to: id) }
         case .close(let id, let code, let reason, _):
             guard let client = clients[id] else { violated("close of \(id), which is not open") }
@@ -490,6 +511,7 @@ final class HubDriver {
                 "close code \(code) may not be sent")
             require(reason.utf8.count <= 123, "a close reason longer than a close frame holds")
             client.closing = true
+            releaseHolds(of: id)
         case .persist(let write, let ticket):
             if let ticket { require(tickets.insert(ticket).inserted, "ticket \(ticket) used twice") }
             writesToCommit.append((write, ticket))
@@ -519,6 +541,38 @@ final class HubDriver {
         }
     }
 
+    /// Holds, as the broadcasts tell them: an item has one holder, a user holds one item, and
+    /// the users of one address hold at most `maxHoldsPerAddress` items of a board.
+    private func trackHolds(_ message: ServerMessage) {
+        switch message {
+        case .dragStart(let item, let by, _, _):
+            guard let id = connectionOf[by], let board = asked[id] else {
+                violated("a dragStart by \(by), whom no connection was welcomed as")
+            }
+            var held = holds[board, default: [:]]
+            require(held[item] == nil, "\(by) took \(item) on board \(board), which \(held[item]!) holds")
+            require(!held.values.contains(by), "\(by) holds two items on board \(board)")
+            held[item] = by
+            let peer = peerOf[id]
+            let fromPeer = held.values.filter { connectionOf[$0].flatMap { peerOf[$0] } == peer }.count
+            require(
+                maxHoldsPerAddress == 0 || fromPeer <= maxHoldsPerAddress,
+                "address \(peer ?? "?") holds \(fromPeer) items of board \(board)")
+            holds[board] = held
+        case .drop(let item, let by, _, _):
+            guard let id = connectionOf[by], let board = asked[id], holds[board]?[item] == by else { return }
+            holds[board]?[item] = nil
+        default:
+            break
+        }
+    }
+
+    /// The connection left its board (closed, or being closed): its hold is gone.
+    private func releaseHolds(of id: ConnectionID) {
+        guard let user = userOf[id], let board = asked[id] else { return }
+        holds[board] = holds[board]?.filter { $0.value != user }
+    }
+
     private func checkEncoding(_ message: ServerMessage) {
         require((try? JSON.parse(message.encoded())) != nil, "\(message) does not encode to JSON")
     }
@@ -533,6 +587,8 @@ final class HubDriver {
             require(welcome.users.contains { $0.id == welcome.you }, "a welcome whose users leave out the joiner")
             client.welcomed = true
             client.seq = welcome.seq
+            userOf[id] = welcome.you
+            connectionOf[welcome.you] = id
             switch welcome.state {
             case .board(let board):
                 client.view = board

@@ -203,10 +203,13 @@ class Client:
     """A WebSocket client that flattens batched server frames into single messages."""
 
     def __init__(self, server: Server, board: str | None = None, name: str = "tester",
-                 since: int | None = None, hello: bool = True, query: str = ""):
+                 since: int | None = None, hello: bool = True, query: str = "",
+                 source_address: tuple[str, int] | None = None):
         self.stack = contextlib.ExitStack()
+        # `source_address` (such as ("127.0.0.2", 0)) makes the client another address.
+        extra = {"source_address": source_address} if source_address else {}
         self.ws = self.stack.enter_context(
-            connect(server.ws_url + query, subprotocols=[SUBPROTOCOL], open_timeout=WAIT, close_timeout=2))
+            connect(server.ws_url + query, subprotocols=[SUBPROTOCOL], open_timeout=WAIT, close_timeout=2, **extra))
         assert self.ws.subprotocol == SUBPROTOCOL
         self.pending: list[dict] = []
         self.welcome: dict | None = None

@@ -35,6 +35,8 @@ def test_version_prints_the_version(tmp_path):
         (["serve", "--create-boards", "maybe"], "--create-boards"),
         (["serve", "--snapshot-every", "0"], "--snapshot-every"),
         (["serve", "--hold-timeout", "soon"], "--hold-timeout"),
+        (["serve", "--hold-cooldown", "-1"], "--hold-cooldown"),
+        (["serve", "--max-holds-per-address", "many"], "--max-holds-per-address"),
         (["serve", "--max-write-bytes", "512"], "--max-write-bytes"),
         (["serve", "--echo-path", "echo"], "--echo-path"),
         (["serve", "--echo-path", "/ws"], "--echo-path"),

@@ -48,6 +48,9 @@ test('committed ops are recognised by type, seq and by', () => {
 test('rejects read as sentences naming who won', () => {
   assert.equal(P.rejectText('conflict', 'u2', () => 'Bo'), 'Bo moved that tile first');
   assert.equal(P.rejectText('held', 'u2', () => 'Bo'), 'Bo is holding that tile');
+  assert.equal(P.rejectText('cooldown', 'u2', () => 'Bo'), 'Bo asked for that tile first; it is their turn');
+  assert.match(P.rejectText('cooldown'), /^Your hold on that tile just ended/);
+  assert.match(P.rejectText('hold_limit'), /^Too many tiles are held from your network/);
   assert.match(P.rejectText('weird'), /weird/);
 });
 

@@ -260,6 +260,53 @@ test('a refused dragStart puts the tile back without releasing anything', () => 
   assert.deepEqual(fx.find((e) => e.type === 'pulse'), { type: 'pulse', items: ['t1'], kind: 'reject' });
 });
 
+test('a press on a held tile asks the server once, so the page waits in its line; the refusal is silent', () => {
+  const s = joined(0);
+  s.receive({ type: 'dragStart', item: 't3', by: 'u2', at: 0 });
+  const fx = s.refuse('t3', 'pointer');
+  assert.deepEqual(texts(fx), ['Bo is holding that tile']);
+  assert.deepEqual(sent(fx), [{ type: 'dragStart', item: 't3' }]);
+  assert.deepEqual(sent(s.refuse('t3', 'pointer')), [], 'one ask at a time');
+  assert.deepEqual(s.receive({ type: 'reject', op: null, reason: 'held', seq: 0, by: 'u2', item: 't3' }), []);
+  assert.deepEqual(sent(s.refuse('t3', 'keyboard')), [{ type: 'dragStart', item: 't3' }], 'answered: it may ask again');
+});
+
+test('an ask the server grants because the hold had just ended is given back at once', () => {
+  const s = joined(0);
+  s.receive({ type: 'dragStart', item: 't3', by: 'u2', at: 0 });
+  s.refuse('t3', 'pointer');
+  s.receive({ type: 'drop', item: 't3', by: 'u2', at: 0 });
+  const fx = s.receive({ type: 'dragStart', item: 't3', by: 'u1', at: 0 });
+  assert.deepEqual(sent(fx), [{ type: 'drop', item: 't3' }]);
+  assert.equal(s.scene().deco.held.size, 0);
+  assert.equal(s.drag, null);
+});
+
+test('a refusal saying the hold is ours already leaves the drag alone', () => {
+  const s = joined(0);
+  s.lift('t1', 'pointer');
+  s.receive({ type: 'dragStart', item: 't1', by: 'u1', at: 0 });
+  assert.deepEqual(s.receive({ type: 'reject', op: null, reason: 'held', seq: 0, by: 'u1', item: 't1' }), []);
+  assert.equal(s.drag.item, 't1');
+});
+
+test('a dragStart refused by the turn rules or the per-address limit puts the tile back and says why', () => {
+  const cases = [
+    [{ reason: 'cooldown', by: 'u2' }, 'Bo asked for that tile first; it is their turn'],
+    [{ reason: 'cooldown' }, 'Your hold on that tile just ended; others go first for a few seconds'],
+    [{ reason: 'hold_limit' }, 'Too many tiles are held from your network at once; drop one first'],
+  ];
+  for (const [refusal, text] of cases) {
+    const s = joined(0);
+    s.lift('t1', 'pointer');
+    const fx = s.receive({ type: 'reject', op: null, seq: 0, item: 't1', ...refusal });
+    assert.equal(s.drag, null, text);
+    assert.deepEqual(sent(fx), [], text);
+    assert.deepEqual(texts(fx), [text]);
+    assert.equal(texts(fx, 'announce').at(-1), text, 'said last to a screen reader, after the tile goes back');
+  }
+});
+
 // ---- Undo and redo.
 
 test('undo waits for the commit, then reverts with a new op; redo makes it again', () => {
@@ -334,10 +381,11 @@ test('a paint stroke is one change, counting ops answered while it went on', () 
   assert.deepEqual(texts(s.undo()), ['Nothing to undo']);
 });
 
-test('paint skips tiles someone else holds; an empty stroke records nothing', () => {
+test('paint skips tiles someone else holds (asking for them, to go first); an empty stroke records nothing', () => {
   const s = joined(0, { drags: [{ item: 't1', by: 'u2' }] });
   s.setMode('paint');
-  assert.deepEqual(s.paint('t1'), []);
+  assert.deepEqual(s.paint('t1'), [{ type: 'send', msg: { type: 'dragStart', item: 't1' } }]);
+  assert.deepEqual(s.paint('t1'), [], 'one ask at a time');
   assert.deepEqual(s.paintEnd(), []);
   assert.deepEqual(texts(s.undo()), ['Nothing to undo']);
 });
@@ -460,7 +508,7 @@ test('a hold that expired ends the lift and says why', () => {
   const fx = s.receive({ type: 'drop', item: 't1', by: 'u1', at: 0, reason: 'expired' });
   assert.equal(s.drag, null);
   assert.deepEqual(sent(fx), []);
-  assert.deepEqual(texts(fx), ['Your hold expired after 30 seconds without movement']);
+  assert.deepEqual(texts(fx), ['Your hold expired (30 seconds without movement, or 2 minutes in all); others go first for a few seconds']);
   assert.equal(s.scene().deco.held.size, 0);
 });
 
@@ -475,6 +523,7 @@ test('someone else\'s lift marks the tile, stops a press on it and refuses it wi
   assert.deepEqual(s.refuse('t2', 'pointer'), [
     { type: 'toast', text: 'Bo is holding that tile' },
     { type: 'pulse', items: ['t2'], kind: 'reject' },
+    { type: 'send', msg: { type: 'dragStart', item: 't2' } }, // an ask: this page waits in line
   ]);
   assert.deepEqual(s.refuse('t2', 'keyboard'), [
     { type: 'toast', text: 'Bo is holding that tile' },
