@@ -317,9 +317,11 @@ enum CommandLineParser {
             case "--hold-lifetime":
                 options.config.holdLifetime = try number(reader.value(for: option), option, 1...86_400)
             case "--hold-cooldown":
-                options.config.holdCooldown = try number(reader.value(for: option), option, 0...86_400)
+                options.config.hub.room.holdCooldown = milliseconds(
+                    try number(reader.value(for: option), option, 0...86_400))
             case "--max-holds-per-address":
-                options.config.maxHoldsPerAddress = try integer(reader.value(for: option), option, 0...1_000_000)
+                options.config.hub.room.maxHoldsPerAddress = try integer(
+                    reader.value(for: option), option, 0...1_000_000)
             case "--op-rate":
                 options.config.opRate = Double(try integer(reader.value(for: option), option, 0...1_000_000))
             case "--message-rate":
@@ -506,6 +508,9 @@ enum CommandLineParser {
         }
         return n
     }
+
+    /// Seconds as the milliseconds the hub's settings (`Hub.Config`, `Room.Settings`) count.
+    private static func milliseconds(_ seconds: Double) -> Int64 { Int64(seconds * 1000) }
 
     private static func boolean(_ text: String, _ option: String) throws(UsageError) -> Bool {
         switch text.lowercased() {

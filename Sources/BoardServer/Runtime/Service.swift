@@ -70,7 +70,7 @@ final class Service {
         reader = Reader(store: store, inbox: inbox)
         files = StaticFiles(root: config.webRoot)
         for line in files.skipped { log.log(.warning, "web folder: not served: \(line)") }
-        var hubConfig = config.hubConfig
+        var hubConfig = config.hub
         // The one look at whether the store is a cluster's: the parts that need it are handed it.
         let cluster = store as? any ClusterStore
         if let cluster {
