@@ -49,6 +49,8 @@ package final class Hub {
         package var logRate = Rate(perSecond: 50, burst: 500)
         /// How many of the boards with the most users `/metrics` names (0: none).
         package var metricsTopBoards = 10
+        /// The most bytes of one page of `GET /api/boards/{id}/ops` (one op is always on it).
+        package var maxPageBytes = 1024 * 1024
         /// The transport hands the hub an event (at least a `tick`) this often, in milliseconds,
         /// while it is serving; a longer gap between two events is a stall of the server, and
         /// the time is not charged to the clients' message rates (`TokenBucket`). 0: gaps are
@@ -420,7 +422,10 @@ enum HTTPRead {
     /// The list for a token of one board: that board, if it exists.
     case listOne(BoardID)
     case snapshot(BoardID)
-    case ops(BoardID, since: Seq)
+    /// `GET /api/boards/{id}/ops`: the page comes encoded (or nil: the store has no such board).
+    case ops(BoardID)
+    /// The answer comes encoded (a snapshot).
+    case encoded
     /// `GET /api/cluster`.
     case cluster
 }

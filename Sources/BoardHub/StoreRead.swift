@@ -12,8 +12,12 @@ package enum StoreRead: Equatable, Sendable {
     case exists(BoardID)
     /// A page of boards: up to `limit` with ids after `after`.
     case list(after: BoardID?, limit: Int)
-    /// A page of a board's op log.
-    case ops(BoardID, since: Seq, limit: Int)
+    /// A page of a board's op log, encoded as `GET /api/boards/{id}/ops` answers it (a large
+    /// page is megabytes of JSON: encoding it is no work for the service thread).
+    case opsPage(OpsPageRequest)
+    /// No question for the store: the board's snapshot as `GET /api/boards/{id}` answers it,
+    /// encoded off the service thread (a large board is megabytes of JSON).
+    case encodeSnapshot(Board, seq: Seq, clustered: Bool, owner: String?)
     /// In a cluster: claim the board's lease (`force`: even from a live owner) and, when this node
     /// holds it, load the board as `load` does.
     case claim(BoardID, Room.Settings, force: Bool)
@@ -32,7 +36,11 @@ package enum StoreRead: Equatable, Sendable {
             case .snapshot(let id): return .board(try store.load(id, recentLimit: 0))
             case .exists(let id): return .exists(try store.exists(id))
             case .list(let after, let limit): return .list(try store.list(after: after, limit: limit))
-            case .ops(let id, let since, let limit): return .ops(try store.ops(of: id, since: since, limit: limit))
+            case .opsPage(let request):
+                let page = try store.ops(of: request.board, since: request.since, limit: request.limit)
+                return .encoded(request.response(page))
+            case .encodeSnapshot(let board, let seq, let clustered, let owner):
+                return .encoded(Hub.snapshot(board, seq: seq, clustered: clustered, owner: owner))
             case .claim(let id, let settings, let force):
                 guard let cluster = store as? any ClusterStore else {
                     return .failed(StoreError("claim needs a cluster store"))
@@ -69,8 +77,9 @@ package enum StoreAnswer: Sendable {
     case exists(Bool)
     /// The answer to `list`.
     case list([BoardSummary])
-    /// The answer to `ops`.
-    case ops(OpsPage)
+    /// The answer to `opsPage` and `encodeSnapshot`: the HTTP answer, or nil when the store has
+    /// no such board (the hub may have it in memory, not stored yet).
+    case encoded(HTTPResponse?)
     /// The answer to `claim` when another node owns the board.
     case elsewhere(node: String, advertise: String)
     /// The answer to `nodes`.
@@ -79,4 +88,62 @@ package enum StoreAnswer: Sendable {
     case boardAndOwner(StoredBoard?, owner: String?)
     /// The store failed.
     case failed(StoreError)
+}
+
+/// What `GET /api/boards/{id}/ops` asks of the store, and how its page is cut.
+package struct OpsPageRequest: Equatable, Sendable {
+    /// The board.
+    package var board: BoardID
+    /// The ops after this seq.
+    package var since: Seq
+    /// At most this many ops.
+    package var limit: Int
+    /// The board's published seq when it is in memory (ops after it are not visible yet, though
+    /// they may be stored); nil: the store's seq is the board's.
+    package var visible: Seq?
+    /// The page stops before the op that would take its body past this many bytes (one op is
+    /// always on it), and says where to go on (`--max-page-bytes`).
+    package var maxBytes: Int
+
+    /// A request.
+    package init(board: BoardID, since: Seq, limit: Int, visible: Seq?, maxBytes: Int) {
+        self.board = board
+        self.since = since
+        self.limit = limit
+        self.visible = visible
+        self.maxBytes = maxBytes
+    }
+
+    /// The answer: `{"seq", "ops", "more"}` and, with more to come, `"next"` (the `since` of the
+    /// next page); 410 when ops were compacted away; nil for a board the store does not have.
+    package func response(_ page: OpsPage) -> HTTPResponse? {
+        switch page {
+        case .gone:
+            return .error(410, "gone", "ops after \(since) were compacted away; load the board snapshot instead")
+        case .unknownBoard:
+            return nil
+        case .ops(let stored, let storedSeq):
+            let current = visible ?? storedSeq
+            var w = JSONWriter()
+            w.beginObject()
+            w.write("seq", current)
+            w.beginArray("ops")
+            var bytes = 0
+            var last: Seq?
+            for op in stored where op.seq <= current {
+                let encoded = ServerMessage.committed(op).encoded()
+                // 64 bytes for the page's own keys and commas.
+                if last != nil && bytes + encoded.count + 64 > maxBytes { break }
+                bytes += encoded.count + 1
+                w.writeRaw(nil, encoded)
+                last = op.seq
+            }
+            w.endArray()
+            let more = last.map { $0 < current } ?? false
+            w.write("more", more)
+            if more, let last { w.write("next", last) }
+            w.endObject()
+            return HTTPResponse(status: 200, contentType: "application/json", body: w.bytes)
+        }
+    }
 }

@@ -137,6 +137,7 @@ package final class Server: Sendable {
         }
         service.persister.start()
         service.reader.start()
+        service.encoder.start()
         service.leaseKeeper?.start()
         let port = Int(shuffleboard_listen_port(context))
         state.withLock {
@@ -157,6 +158,7 @@ package final class Server: Sendable {
 
         ticker.cancel()
         service.reader.stop()
+        service.encoder.stop()
         service.persister.stop()
         if let keeper = service.leaseKeeper {
             keeper.stop()
