@@ -36,9 +36,7 @@ package enum StoreRead: Equatable, Sendable {
             case .snapshot(let id): return .board(try store.load(id, recentLimit: 0))
             case .exists(let id): return .exists(try store.exists(id))
             case .list(let after, let limit): return .list(try store.list(after: after, limit: limit))
-            case .opsPage(let request):
-                let page = try store.ops(of: request.board, since: request.since, limit: request.limit)
-                return .encoded(request.response(page))
+            case .opsPage(let request): return .encoded(try request.run(on: store))
             case .encodeSnapshot(let board, let seq, let clustered, let owner):
                 return .encoded(Hub.snapshot(board, seq: seq, clustered: clustered, owner: owner))
             case .claim(let id, let settings, let force):
@@ -114,8 +112,30 @@ package struct OpsPageRequest: Equatable, Sendable {
         self.maxBytes = maxBytes
     }
 
-    /// The answer: `{"seq", "ops", "more"}` and, with more to come, `"next"` (the `since` of the
-    /// next page); 410 when ops were compacted away; nil for a board the store does not have.
+    /// Reads the page in chunks of at most `chunk` ops, until it is full (by count or bytes) or
+    /// the ops run out, and encodes it; nil for a board the store does not have.
+    package func run(on store: any BoardStore, chunk: Int = 256) throws(StoreError) -> HTTPResponse? {
+        var encoder: OpsPageEncoder?
+        var after = since
+        while encoder.map({ !$0.full && $0.count < limit }) ?? true {
+            let asked = min(chunk, limit - (encoder?.count ?? 0))
+            let page = try store.ops(of: board, since: after, limit: asked)
+            guard case .ops(let ops, let current) = page else {
+                // Gone or unknown from the start; later (compacted or deleted meanwhile) the page ends.
+                if let encoder { return encoder.response() }
+                return response(page)
+            }
+            if encoder == nil { encoder = OpsPageEncoder(current: visible ?? current, maxBytes: maxBytes) }
+            for op in ops where encoder!.add(op) {}
+            guard ops.count == asked, let last = ops.last, last.seq < encoder!.current else { break }
+            after = last.seq
+        }
+        return encoder?.response()
+    }
+
+    /// The answer to `page` (all of it read): `{"seq", "ops", "more"}` and, with more to come,
+    /// `"next"` (the `since` of the next page); 410 when ops were compacted away; nil for a board
+    /// the store does not have.
     package func response(_ page: OpsPage) -> HTTPResponse? {
         switch page {
         case .gone:
@@ -123,27 +143,55 @@ package struct OpsPageRequest: Equatable, Sendable {
         case .unknownBoard:
             return nil
         case .ops(let stored, let storedSeq):
-            let current = visible ?? storedSeq
-            var w = JSONWriter()
-            w.beginObject()
-            w.write("seq", current)
-            w.beginArray("ops")
-            var bytes = 0
-            var last: Seq?
-            for op in stored where op.seq <= current {
-                let encoded = ServerMessage.committed(op).encoded()
-                // 64 bytes for the page's own keys and commas.
-                if last != nil && bytes + encoded.count + 64 > maxBytes { break }
-                bytes += encoded.count + 1
-                w.writeRaw(nil, encoded)
-                last = op.seq
-            }
-            w.endArray()
-            let more = last.map { $0 < current } ?? false
-            w.write("more", more)
-            if more, let last { w.write("next", last) }
-            w.endObject()
-            return HTTPResponse(status: 200, contentType: "application/json", body: w.bytes)
+            var encoder = OpsPageEncoder(current: visible ?? storedSeq, maxBytes: maxBytes)
+            for op in stored.prefix(limit) where encoder.add(op) {}
+            return encoder.response()
         }
+    }
+}
+
+/// Writes a page of ops as it is read: stops taking ops once the next would take the body past
+/// `maxBytes` (the first is always taken), or once they pass the board's current seq.
+struct OpsPageEncoder {
+    /// The board's seq the page is of: later ops are not on it.
+    let current: Seq
+    let maxBytes: Int
+    private var w = JSONWriter()
+    private(set) var count = 0
+    private(set) var full = false
+    private var last: Seq?
+
+    init(current: Seq, maxBytes: Int) {
+        self.current = current
+        self.maxBytes = maxBytes
+        w.beginObject()
+        w.write("seq", current)
+        w.beginArray("ops")
+    }
+
+    /// Takes `op` when it fits; returns false once the page is full or `op` is past `current`.
+    mutating func add(_ op: CommittedOp) -> Bool {
+        guard !full, op.seq <= current else { return false }
+        let encoded = ServerMessage.committed(op).encoded()
+        // 64 bytes for what follows the ops: `],"more":false,"next":N}`.
+        if last != nil && w.bytes.count + 1 + encoded.count + 64 > maxBytes {
+            full = true
+            return false
+        }
+        w.writeRaw(nil, encoded)
+        count += 1
+        last = op.seq
+        return true
+    }
+
+    /// The answer, with `more` (and `next`) when ops after the last one are published.
+    func response() -> HTTPResponse {
+        var w = w
+        w.endArray()
+        let more = last.map { $0 < current } ?? false
+        w.write("more", more)
+        if more, let last { w.write("next", last) }
+        w.endObject()
+        return HTTPResponse(status: 200, contentType: "application/json", body: w.bytes)
     }
 }

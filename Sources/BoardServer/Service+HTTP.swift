@@ -291,6 +291,10 @@ extension Service {
             exchange.phase = .sending
             // Watched after every service pass: lws spins on input it does not read meanwhile.
             flushing.insert(exchange.id)
+            // The sweep drops the exchange at its deadline, and says why; lws's own timeout is
+            // only the backstop.
+            let left = max(1, (exchange.deadline.milliseconds - Clock.now().milliseconds + 999) / 1000)
+            lws_set_timeout(exchange.wsi, PENDING_TIMEOUT_HTTP_CONTENT, Int32(left + 2))
             limitUnsent(exchange.wsi)
             lws_callback_on_writable(exchange.wsi)
             return 0
@@ -353,7 +357,7 @@ extension Service {
                 hub.meters.limitHits.add(.sendQueue)
                 drop(
                     exchange,
-                    "read \(exchange.sent) of the \(exchange.body.count) bytes of its answer within "
+                    "took only \(exchange.sent) of the \(exchange.body.count) bytes of its answer within "
                         + "\(config.httpTimeout) s")
             case .waiting, .answered, .written:
                 break
@@ -391,7 +395,7 @@ extension Service {
 
     /// Closes the connection at once, without sending what lws still holds for it.
     private func drop(_ exchange: HTTPExchange, _ why: String) {
-        log.warning("HTTP client \(LWS.peer(of: exchange.wsi)) \(why); dropping the connection")
+        clientLog("HTTP client \(LWS.peer(of: exchange.wsi)) \(why); dropping the connection")
         exchanges[exchange.id] = nil
         flushing.remove(exchange.id)
         lws_set_timeout(exchange.wsi, PENDING_TIMEOUT_HTTP_CONTENT, LWS_TO_KILL_ASYNC)

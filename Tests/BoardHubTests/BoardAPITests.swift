@@ -241,6 +241,22 @@ import Testing
             since = next ?? 100
         }
         #expect(seen == Array(1...100), "every op once, in order, over \(seen.count) ops")
+        // Read from a store in chunks, the pages are the same, and reading stops once one is full.
+        let store = MemoryStore()
+        try? store.write([.create(.defaultTemplate(id: board("b1"))), .append(board("b1"), ops)])
+        since = 0
+        var read: [Int] = []
+        for _ in 0..<100 {
+            let request = OpsPageRequest(board: board("b1"), since: since, limit: 1000, visible: nil, maxBytes: 8192)
+            let (seqs, more, next, bytes) = page(try? request.run(on: store, chunk: 3))
+            #expect(bytes <= 8192 && !seqs.isEmpty)
+            read += seqs
+            guard more == true, let next else { break }
+            since = next
+        }
+        #expect(read == Array(1...100))
+        let unknown = OpsPageRequest(board: board("zz"), since: 0, limit: 10, visible: nil, maxBytes: 8192)
+        #expect((try? unknown.run(on: store)) == .some(nil))
         // One op is always on a page, however large; a page cut at `limit` also says there is more.
         let tiny = OpsPageRequest(board: board("b1"), since: 0, limit: 1000, visible: nil, maxBytes: 10)
         #expect(page(tiny.response(.ops(ops, current: 100))).seqs == [1])
