@@ -185,7 +185,7 @@ extension Service {
                         "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; style-src 'self'; base-uri 'none'; frame-ancestors 'none'"
                     ))
             }
-            respond(id, response)
+            respond(id, response, bounded: false)
         }
         if exchange.phase == .waiting, exchanges[id] === exchange {
             // The answer comes later (a store read, a durable write). Until then lws must not read
@@ -198,11 +198,12 @@ extension Service {
     // MARK: Writing
 
     /// Stores the answer and asks for HTTP_WRITEABLE; the exchange may have ended meanwhile. An
-    /// answer over the send bound is not held: the client gets 503 instead.
-    func respond(_ id: ExchangeID, _ response: HTTPResponse) {
+    /// answer made for this request (`bounded`) over the send bound is not held: the client gets
+    /// 503 instead. The web client's files are not: every exchange shares the one copy in memory.
+    func respond(_ id: ExchangeID, _ response: HTTPResponse, bounded: Bool = true) {
         guard let exchange = exchanges[id], exchange.phase == .waiting else { return }
         var response = response
-        if exchange.request.method != .head && response.body.count > config.maxPendingBytes {
+        if bounded && exchange.request.method != .head && response.body.count > config.maxPendingBytes {
             hub.meters.limitHits.add(.sendQueue)
             clientLog(
                 "HTTP client \(exchange.request.peer): the answer to \(exchange.request.path) is "
