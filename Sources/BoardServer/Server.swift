@@ -112,6 +112,8 @@ package final class Server: Sendable {
     }
 
     private func serviceThread() {
+        // Foundation keeps a Thread's name to itself on Linux: the kernel's (top -H, /proc) is set here.
+        shuffleboard_name_thread("shuffleboard-service")
         #if DEBUG
             service.serviceThread = pthread_self()
         #endif
