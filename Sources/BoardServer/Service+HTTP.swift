@@ -211,7 +211,7 @@ extension Service {
             response = .error(
                 503, "too_large", "the answer is \(response.body.count) bytes, over the server's send limit")
         }
-        answeredBytes += response.body.count
+        if bounded { answeredBytes += response.body.count }
         exchange.response = response
         exchange.phase = .answered
         if exchange.paused {
@@ -382,7 +382,14 @@ extension Service {
     /// Called after every pass of the service loop while lws still holds part of an answer:
     /// drops the connection if its client has sent more (or closed its side). lws would otherwise
     /// poll without waiting, pass after pass, until the whole answer is out.
+    ///
+    /// An exchange still sending its answer in pieces is checked at most every 50 ms (and at each
+    /// of its pieces): a pass can come every few microseconds on a busy server, and a peek per
+    /// such exchange per pass would cost more than the pieces themselves.
     func watchFlushing() {
+        let now = Clock.microseconds()
+        let watchSending = now >= sendingWatched + 50_000
+        if watchSending { sendingWatched = now }
         for id in flushing {
             guard let exchange = exchanges[id],
                 exchange.phase == .sending || (exchange.phase == .written && lws_partial_buffered(exchange.wsi) != 0)
@@ -390,6 +397,7 @@ extension Service {
                 flushing.remove(id)  // Sent, or ended (its lws pointer may be gone: never touch it).
                 continue
             }
+            guard exchange.phase == .written || watchSending else { continue }
             if clientSentMore(exchange) { drop(exchange, "sent more while its answer was still being sent") }
         }
     }

@@ -45,8 +45,11 @@ final class Service {
     /// Exchanges whose answer is being written in pieces, or that lws has only partly sent
     /// (see `watchFlushing`).
     var flushing: Set<ExchangeID> = []
-    /// Bytes of HTTP answers since the heap was last trimmed (`trimHeapAfterAnswers`).
+    /// Bytes of HTTP answers made for their request since the heap was last trimmed
+    /// (`trimHeapAfterAnswers`).
     var answeredBytes = 0
+    /// When `watchFlushing` last checked the exchanges sending their answers in pieces (µs).
+    var sendingWatched: UInt64 = 0
     /// The timer that wakes feeds whose hovers wait (`--hover-pacing`); nil: hovers are not paced.
     var pacer: Pacer?
     /// Feeds with hovers waiting for their next wake-up, in the order they began to wait.
