@@ -126,6 +126,7 @@ def test_clients_that_never_read_a_large_page_neither_grow_nor_stall_the_server(
     grown_mb = (peak - baseline) / 1024
     seen = (f"{len(hoverer.round_trips)} pings, p99 {worst * 1000:.0f} ms; RSS +{grown_mb:.0f} MB at peak; "
             f"{closed} of {STALLED} non-reading clients dropped")
+    print(seen)  # Shown with pytest -s.
     assert hoverer.error is None, f"{hoverer.error} ({seen})"
     assert worst < 1.0, f"the other board stalled: {seen}"
     assert len(hoverer.round_trips) > 20, seen
