@@ -130,7 +130,7 @@ def test_clients_that_never_read_a_large_page_neither_grow_nor_stall_the_server(
     assert hoverer.error is None, f"{hoverer.error} ({seen})"
     assert worst < 1.0, f"the other board stalled: {seen}"
     assert len(hoverer.round_trips) > 20, seen
-    assert grown_mb < 400, f"memory grew: {seen}"
+    assert grown_mb < 300, f"memory grew: {seen}"  # 150 pages of at most 1 MiB: +180 MB seen here
     assert closed == STALLED, seen
     assert "bytes of its answer within" in server.log()
     # Memory goes back once the burst is over.
