@@ -61,8 +61,9 @@ final class HTTPExchange {
 /// `--max-write-bytes` per HTTP_WRITEABLE, re-armed until the body is out, so that a large answer
 /// (a page of ops, a board's snapshot: megabytes) never has lws copy the rest of it into its own
 /// buffer, and a client that does not read holds only the answer itself. That answer counts
-/// against the same send bound (`--max-pending-bytes`): a larger one is refused with 503. A client
-/// that has not read all of it when the exchange's `--http-timeout` is over is dropped.
+/// against the same send bound (`--max-pending-bytes`): a larger answer to a GET is refused with
+/// 503. A client that has not read all of it when the exchange's `--http-timeout` is over is
+/// dropped.
 ///
 /// libwebsockets 4.1.6 mishandles a request that it parses from bytes it read earlier with the
 /// request before (a pipelined request) when that request has a body: `lws_http_action` feeds the
@@ -197,13 +198,15 @@ extension Service {
 
     // MARK: Writing
 
-    /// Stores the answer and asks for HTTP_WRITEABLE; the exchange may have ended meanwhile. An
-    /// answer made for this request (`bounded`) over the send bound is not held: the client gets
-    /// 503 instead. The web client's files are not: every exchange shares the one copy in memory.
+    /// Stores the answer and asks for HTTP_WRITEABLE; the exchange may have ended meanwhile. The
+    /// answer to a read (`GET`) made for this request (`bounded`) over the send bound is not held:
+    /// the client gets 503 instead, as a WebSocket client is closed for a welcome over it. The
+    /// answer to a write is always sent (the write took effect; its answer is bounded by the
+    /// board's own limits), and so are the web client's files (every exchange shares their copy).
     func respond(_ id: ExchangeID, _ response: HTTPResponse, bounded: Bool = true) {
         guard let exchange = exchanges[id], exchange.phase == .waiting else { return }
         var response = response
-        if bounded && exchange.request.method != .head && response.body.count > config.maxPendingBytes {
+        if bounded && exchange.request.method == .get && response.body.count > config.maxPendingBytes {
             hub.meters.limitHits.add(.sendQueue)
             clientLog(
                 "HTTP client \(exchange.request.peer): the answer to \(exchange.request.path) is "
