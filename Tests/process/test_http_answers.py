@@ -3,11 +3,13 @@ page of ops and never read it cannot grow the server's memory or stall other boa
 dropped, and a page is cut at --max-page-bytes with where to go on."""
 
 import json
+import signal
 import socket
 import threading
 import time
 
 from harness import Client, run_cli, template
+from websockets.exceptions import ConnectionClosed
 
 BULKY_OPS = 10_000
 STALLED = 150
@@ -165,3 +167,30 @@ def test_an_ops_page_is_cut_at_the_byte_bound_and_says_where_to_go_on(servers, t
     # A page cut by `limit` says so too; one past the end is empty and says there is no more.
     assert server.get("/api/boards/R/ops?since=990&limit=5")[1]["next"] == 995
     assert server.get("/api/boards/R/ops?since=1000")[1] == {"seq": 1000, "ops": [], "more": False}
+
+
+def test_a_stall_of_the_server_is_not_charged_to_a_client_within_its_rate(servers):
+    """The second symptom: a client that hovered within its rate while the server stalled was
+    closed with 1008 once the server came back, its queued hovers all charged at once. Here the
+    stall is a SIGSTOP of 5 s; the client sends 40 hovers/s against a rate of 50/s (bursts of 100)."""
+    server = servers("--port", "0", "--memory", "--message-rate", "50")
+    client = Client(server, "calm", name="Calm")
+    client.send({"type": "dragStart", "item": "t1"})
+    client.expect(lambda m: m["type"] == "dragStart")
+    server.signal(signal.SIGSTOP)
+    try:
+        for i in range(200):
+            client.send({"type": "hover", "item": "t1", "over": f"t{2 + i % 10}"})
+            time.sleep(0.025)  # Pacing at 40/s, not synchronisation.
+    finally:
+        server.signal(signal.SIGCONT)
+    client.send({"type": "ping"})
+    seen = []
+    try:
+        while not seen or seen[-1] != "pong":
+            message = client.recv(timeout=10)
+            seen.append(message["type"] + (":" + message["code"] if message["type"] == "error" else ""))
+    except ConnectionClosed:
+        seen.append(f"closed {client.close_code()}")
+    assert seen == ["pong"], seen[:3] + ["…"] + seen[-3:]
+    assert "did not serve for" in server.wait_for_log(r"the server did not serve for \d+ ms").group(0)
