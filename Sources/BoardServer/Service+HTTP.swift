@@ -43,15 +43,44 @@ final class HTTPExchange {
     var paused = false
     /// When the whole exchange must be over, the answer sent.
     let deadline: Instant
+    /// The bytes of every exchange's answers held for their clients (`--max-http-answer-bytes`).
+    private let tally: AnswerTally
+    /// This exchange's part of `tally`: its answer, until lws has all of it (or the exchange ends).
+    private var held = 0
 
-    init(id: ExchangeID, wsi: OpaquePointer, request: HTTPRequest, bodyLength: Int, deadline: Instant) {
+    init(
+        id: ExchangeID, wsi: OpaquePointer, request: HTTPRequest, bodyLength: Int, deadline: Instant,
+        tally: AnswerTally
+    ) {
         self.id = id
         self.wsi = wsi
         self.request = request
         self.bodyLength = bodyLength
         self.deadline = deadline
+        self.tally = tally
         phase = bodyLength > 0 ? .receiving : .waiting
     }
+
+    deinit { tally.bytes -= held }
+
+    /// Counts `bytes` of answer as held for this exchange's client.
+    func hold(_ bytes: Int) {
+        held += bytes
+        tally.bytes += bytes
+    }
+
+    /// lws has all of the answer: none of it is held here any more.
+    func letGo() {
+        tally.bytes -= held
+        held = 0
+    }
+}
+
+/// The bytes of HTTP answers held for clients, over every exchange: each adds its answer when it
+/// comes and takes it off once lws has all of it, or when the exchange ends (its `deinit`).
+/// Confined to the service thread, as the exchanges are.
+final class AnswerTally {
+    var bytes = 0
 }
 
 /// HTTP on the lws side: parsing a request, handing API requests to the hub, serving the web
@@ -118,13 +147,15 @@ extension Service {
         switch framing {
         case .refused(let response):
             // The body's end cannot be known (or is not wanted): answer, then close.
-            let exchange = HTTPExchange(id: id, wsi: wsi, request: request, bodyLength: 0, deadline: deadline)
+            let exchange = HTTPExchange(
+                id: id, wsi: wsi, request: request, bodyLength: 0, deadline: deadline, tally: answerTally)
             exchange.closeAfter = true
             exchanges[id] = exchange
             log.debug("\(method.rawValue) \(path): refused with \(response.status) (framing)")
             respond(id, response)
         case .body(let length):
-            exchanges[id] = HTTPExchange(id: id, wsi: wsi, request: request, bodyLength: length, deadline: deadline)
+            exchanges[id] = HTTPExchange(
+                id: id, wsi: wsi, request: request, bodyLength: length, deadline: deadline, tally: answerTally)
             // A body arrives in HTTP_BODY callbacks; the request is dispatched at BODY_COMPLETION.
             if length == 0 { dispatch(id) }
         }
@@ -172,7 +203,7 @@ extension Service {
         var request = exchange.request
         if request.method == .head { request.method = .get }
         if let response = operationsResponse(request) {
-            respond(id, response)
+            respond(id, response, bounded: false)  // Small, and wanted most when the server is loaded.
         } else if Hub.routes(request.path) {
             handle(.request(id, request))
         } else if request.method != .get {
@@ -200,9 +231,11 @@ extension Service {
 
     /// Stores the answer and asks for HTTP_WRITEABLE; the exchange may have ended meanwhile. The
     /// answer to a read (`GET`) made for this request (`bounded`) over the send bound is not held:
-    /// the client gets 503 instead, as a WebSocket client is closed for a welcome over it. The
-    /// answer to a write is always sent (the write took effect; its answer is bounded by the
-    /// board's own limits), and so are the web client's files (every exchange shares their copy).
+    /// the client gets 503 `too_large` instead, as a WebSocket client is closed for a welcome over
+    /// it; nor is one that would take the answers held for all clients over
+    /// `--max-http-answer-bytes` (503 `busy`, retry after a second). The answer to a write is
+    /// always sent (the write took effect; its answer is bounded by the board's own limits), and
+    /// so are the web client's files (every exchange shares their copy) and `/metrics`.
     func respond(_ id: ExchangeID, _ response: HTTPResponse, bounded: Bool = true) {
         guard let exchange = exchanges[id], exchange.phase == .waiting else { return }
         var response = response
@@ -213,6 +246,21 @@ extension Service {
                     + "\(response.body.count) bytes, over the send limit of \(config.maxPendingBytes); answering 503")
             response = .error(
                 503, "too_large", "the answer is \(response.body.count) bytes, over the server's send limit")
+        }
+        let size = bounded && exchange.request.method != .head ? response.body.count : 0
+        if bounded && exchange.request.method == .get && config.maxHTTPAnswerBytes > 0
+            && answerTally.bytes + size > config.maxHTTPAnswerBytes
+        {
+            // Memory for answers is spent: the client may ask again in a moment.
+            hub.meters.limitHits.add(.httpAnswers)
+            clientLog(
+                "HTTP client \(exchange.request.peer): \(answerTally.bytes) bytes of answers are held for clients, "
+                    + "the answer to \(exchange.request.path) would take them over \(config.maxHTTPAnswerBytes); answering 503"
+            )
+            response = .error(503, "busy", "the server holds too many answers for its clients; try again shortly")
+            response.headers.append(HTTPResponse.Header("retry-after:", "1"))
+        } else {
+            exchange.hold(size)
         }
         if bounded { answeredBytes += response.body.count }
         exchange.response = response
@@ -304,6 +352,7 @@ extension Service {
             return 0
         }
         exchange.phase = .written
+        exchange.letGo()
         return finish(exchange)
     }
 
@@ -330,6 +379,7 @@ extension Service {
         }
         exchange.body = []
         exchange.phase = .written
+        exchange.letGo()
         return finish(exchange)
     }
 

@@ -48,6 +48,8 @@ final class Service {
     /// Bytes of HTTP answers made for their request since the heap was last trimmed
     /// (`trimHeapAfterAnswers`).
     var answeredBytes = 0
+    /// The bytes of HTTP answers held for clients (`--max-http-answer-bytes`).
+    let answerTally = AnswerTally()
     /// When `watchFlushing` last checked the exchanges sending their answers in pieces (µs).
     var sendingWatched: UInt64 = 0
     /// The timer that wakes feeds whose hovers wait (`--hover-pacing`); nil: hovers are not paced.

@@ -3,6 +3,7 @@ page of ops and never read it cannot grow the server's memory or stall other boa
 dropped, and a page is cut at --max-page-bytes with where to go on."""
 
 import json
+import re
 import signal
 import socket
 import threading
@@ -194,3 +195,29 @@ def test_a_stall_of_the_server_is_not_charged_to_a_client_within_its_rate(server
         seen.append(f"closed {client.close_code()}")
     assert seen == ["pong"], f"{len(seen)} messages: {seen[:2]} … {seen[-2:]}"
     assert "did not serve for" in server.wait_for_log(r"the server did not serve for \d+ ms").group(0)
+
+
+def test_answers_held_for_all_clients_are_bounded_and_the_rest_told_to_retry(servers, tmp_path):
+    data = import_board(tmp_path, "R", 3000)
+    server = servers("--port", "0", "--data", data, "--http-timeout", "8", "--max-http-answer-bytes", str(8 << 20))
+    stalled = [stalled_request(server.port, n, "/api/boards/R/ops?limit=10000") for n in range(30)]
+    # About 1 MiB each: 8 MiB holds eight of them; the other 22 are told to come back.
+    deadline = time.monotonic() + 10
+    while server.log().count("bytes of answers are held for clients") < 22 and time.monotonic() < deadline:
+        time.sleep(0.05)  # Polling the log, bounded.
+    assert server.log().count("bytes of answers are held for clients") == 22
+    assert server.get("/healthz")[0] == 200
+    status, body = server.get("/api/boards/R/ops?limit=10000")
+    assert status == 503 and body["error"] == "busy", (status, body)
+    # The eight that hold answers are dropped at their --http-timeout (the others hold nothing).
+    deadline = time.monotonic() + 15
+    while server.log().count("bytes of its answer within") < 8 and time.monotonic() < deadline:
+        time.sleep(0.05)  # Polling the log, bounded.
+    assert server.log().count("bytes of its answer within") == 8
+    for s in stalled:
+        s.close()
+    # Once the clients that held them are gone, answers are made again.
+    status, page = server.get("/api/boards/R/ops?limit=10000")
+    assert status == 200 and page["more"] is True
+    metrics = server.get("/metrics")[1]
+    assert re.search(r'shuffleboard_limit_hits_total\{limit="http_answers"\} [1-9]', metrics), metrics[-2000:]
