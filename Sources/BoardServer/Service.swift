@@ -18,6 +18,8 @@ final class Service {
     let inbox: Inbox<Hub.Event>
     let persister: Persister
     let reader: Reader
+    /// Encodes large HTTP answers that need no store (`StoreRead.encodeSnapshot`).
+    let encoder: Reader
     /// In a cluster (the store is a `ClusterStore`): the renewal thread.
     let leaseKeeper: LeaseKeeper?
     let files: StaticFiles
@@ -42,8 +44,16 @@ final class Service {
     let forwarding: ForwardingSetup
     /// Accepted connections the hub counts until they upgrade or close (Service+Sockets.swift).
     var sockets = AcceptedSockets()
-    /// Exchanges whose answer lws has only partly sent (see `watchFlushing`).
+    /// Exchanges whose answer is being written in pieces, or that lws has only partly sent
+    /// (see `watchFlushing`).
     var flushing: Set<ExchangeID> = []
+    /// Bytes of HTTP answers made for their request since the heap was last trimmed
+    /// (`trimHeapAfterAnswers`).
+    var answeredBytes = 0
+    /// The bytes of HTTP answers held for clients (`--max-http-answer-bytes`).
+    let answerTally = AnswerTally()
+    /// When `watchFlushing` last checked the exchanges sending their answers in pieces (µs).
+    var sendingWatched: UInt64 = 0
     /// The timer that wakes feeds whose hovers wait (`--hover-pacing`); nil: hovers are not paced.
     var pacer: Pacer?
     /// Feeds with hovers waiting for their next wake-up, in the order they began to wait.
@@ -86,6 +96,7 @@ final class Service {
         persister = Persister(
             store: store, inbox: inbox, log: log, stopRetry: .milliseconds(Int64(config.shutdownWriteRetry * 1000)))
         reader = Reader(store: store, inbox: inbox)
+        encoder = Reader(store: store, inbox: inbox, name: "shuffleboard-encoder")
         files = StaticFiles(root: config.webRoot)
         for line in files.skipped { log.log(.warning, "web folder: not served: \(line)") }
         var hubConfig = Hub.Config()
@@ -116,6 +127,7 @@ final class Service {
         hubConfig.logLevel = config.logLevel
         hubConfig.auth = config.authSecrets.map { TokenAuthority(secrets: $0) }
         hubConfig.metricsTopBoards = config.metricsTopBoards
+        hubConfig.maxPageBytes = config.maxPageBytes
         if let cluster = store as? any ClusterStore {
             // The store holds the leases: its node name and lease are the ones that count.
             hubConfig.cluster = ClusterSettings(node: cluster.node, lease: Int64(cluster.leaseSeconds * 1000))
@@ -270,7 +282,7 @@ final class Service {
     /// autotuning grows the send buffer to 4 MiB) before the server sees it as behind and
     /// coalesces them; with it, what a slow reader has not taken stays where the server can
     /// coalesce and bound it.
-    private func limitUnsent(_ wsi: OpaquePointer) {
+    func limitUnsent(_ wsi: OpaquePointer) {
         guard config.unsentBytes > 0 else { return }
         var bytes = Int32(config.unsentBytes)
         let fd = lws_get_socket_fd(wsi)
@@ -400,6 +412,8 @@ final class Service {
                 connections[id]?.close(code: code, reason: reason, flush: flush)
             case .persist(let write, let ticket):
                 persist(.write((write, ticket)))
+            case .read(let id, .encodeSnapshot(let board, let seq, let clustered, let owner)):
+                encoder.submit(.encodeSnapshot(board, seq: seq, clustered: clustered, owner: owner), id: id)
             case .read(let id, let request):
                 reader.submit(request, id: id)
             case .respond(let exchange, let response):
