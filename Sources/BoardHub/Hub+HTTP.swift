@@ -150,7 +150,7 @@ extension Hub {
 
     private func snapshotRequest(_ id: BoardID, exchange: ExchangeID) {
         if let host = boards[id] {
-            emit(.respond(exchange, snapshot(of: host)))
+            encodeSnapshot(of: host, exchange: exchange)
         } else if isDeleting(id) {
             emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(id)")))
         } else {
@@ -159,11 +159,13 @@ extension Hub {
         }
     }
 
-    /// A board in memory as `GET /api/boards/{id}` shows it: in a cluster, this node owns it.
-    private func snapshot(of host: BoardHost) -> HTTPResponse {
-        Self.snapshot(
+    /// A board in memory as `GET /api/boards/{id}` shows it (in a cluster, this node owns it),
+    /// encoded off the service thread: the board is a value, so the worker gets it as it is now.
+    private func encodeSnapshot(of host: BoardHost, exchange: ExchangeID) {
+        let read = StoreRead.encodeSnapshot(
             host.room.published, seq: host.room.visibleSeq, clustered: config.cluster != nil,
             owner: config.cluster?.node)
+        self.read(read, then: .http(exchange, .encoded))
     }
 
     private func opsRequest(_ id: BoardID, query: [String: String], exchange: ExchangeID) {
@@ -178,7 +180,9 @@ extension Hub {
         guard let limit = number("limit", default: 1000, range: 1...10_000) else {
             return emit(.respond(exchange, .error(400, "bad_request", "limit must be an integer from 1 to 10000")))
         }
-        read(.ops(id, since: since, limit: limit), then: .http(exchange, .ops(id, since: since)))
+        let request = OpsPageRequest(
+            board: id, since: since, limit: limit, visible: boards[id]?.room.visibleSeq, maxBytes: config.maxPageBytes)
+        read(.opsPage(request), then: .http(exchange, .ops(id)))
     }
 
     /// A read for an HTTP request came back.
@@ -193,14 +197,13 @@ extension Hub {
         case (.snapshot(let id), .board(let stored)), (.snapshot(let id), .boardAndOwner(let stored, _)):
             // The board may have been loaded (or created) while the store was read: memory is newer.
             if let host = boards[id] {
-                emit(.respond(exchange, snapshot(of: host)))
+                encodeSnapshot(of: host, exchange: exchange)
             } else if let stored, !isDeleting(id) {
                 var owner: String?
                 if case .boardAndOwner(_, let node) = answer { owner = node }
-                emit(
-                    .respond(
-                        exchange,
-                        Self.snapshot(stored.board, seq: stored.seq, clustered: config.cluster != nil, owner: owner)))
+                let read = StoreRead.encodeSnapshot(
+                    stored.board, seq: stored.seq, clustered: config.cluster != nil, owner: owner)
+                self.read(read, then: .http(exchange, .encoded))
             } else {
                 emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(id)")))
             }
@@ -212,8 +215,16 @@ extension Hub {
                 summaries = [BoardSummary(id: id, title: stored.board.title, seq: stored.seq)]
             }
             emit(.respond(exchange, boardList(summaries, after: nil, limit: 1, only: id)))
-        case (.ops(let id, let since), .ops(let page)):
-            emit(.respond(exchange, opsPage(id, since: since, page)))
+        case (.ops, .encoded(let response?)), (.encoded, .encoded(let response?)):
+            emit(.respond(exchange, response))
+        case (.ops(let id), .encoded(nil)):
+            // Not stored yet, but maybe in memory (made by `hello`, nothing changed): no ops.
+            guard let host = boards[id] else {
+                return emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(id)")))
+            }
+            let request = OpsPageRequest(
+                board: id, since: 0, limit: 0, visible: host.room.visibleSeq, maxBytes: config.maxPageBytes)
+            emit(.respond(exchange, request.response(.ops([], current: host.room.visibleSeq))!))
         case (.cluster, .nodes(let nodes)):
             emit(.respond(exchange, clusterAnswer(nodes)))
         default:
@@ -251,30 +262,6 @@ extension Hub {
             }
             w.endArray()
             w.write("next", next?.rawValue)
-            w.endObject()
-        }
-    }
-
-    private func opsPage(_ id: BoardID, since: Seq, _ page: OpsPage) -> HTTPResponse {
-        let ops: [CommittedOp]
-        let current: Seq
-        switch page {
-        case .ops(let stored, let storedSeq):
-            current = boards[id]?.room.visibleSeq ?? storedSeq
-            ops = stored.filter { $0.seq <= current }
-        case .gone:
-            return .error(410, "gone", "ops after \(since) were compacted away; load the board snapshot instead")
-        case .unknownBoard:
-            guard let host = boards[id] else { return .error(404, "unknown_board", "there is no board \(id)") }
-            current = host.room.visibleSeq
-            ops = []
-        }
-        return .json(200) { w in
-            w.beginObject()
-            w.write("seq", current)
-            w.beginArray("ops")
-            for op in ops { ServerMessage.committed(op).encode(into: &w) }
-            w.endArray()
             w.endObject()
         }
     }

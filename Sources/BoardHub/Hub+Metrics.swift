@@ -38,6 +38,8 @@ package final class HubMeters {
     package let authFailures: Counter<AuthFailure>
     /// How long drag holds lasted, by how they ended.
     package let holdDuration: Histogram<HoldEnd>
+    /// Stalls of the server: gaps between events over `Hub.Config.stallAfter`.
+    package let stalls: Counter<NoLabels>
 
     /// The families, registered in `registry`.
     package init(_ registry: Metrics) {
@@ -77,6 +79,9 @@ package final class HubMeters {
         holdDuration = registry.histogram(
             "shuffleboard_drag_hold_seconds", "How long drag holds lasted, by how they ended.",
             buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300], labels: HoldEnd.self)
+        stalls = registry.counter(
+            "shuffleboard_service_stalls_total",
+            "Times the service thread served nothing for over a second (clients' rates are not charged for it).")
     }
 }
 

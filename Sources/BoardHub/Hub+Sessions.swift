@@ -47,19 +47,19 @@ final class Session {
     var messages: TokenBucket
     var strikes: TokenBucket
 
-    init(id: ConnectionID, peer: String, config: Hub.Config, now: Instant) {
+    init(id: ConnectionID, peer: String, config: Hub.Config, now: Instant, stalled: Int64) {
         self.id = id
         self.peer = peer
-        ops = TokenBucket(config.opRate, now: now)
-        messages = TokenBucket(config.messageRate, now: now)
-        strikes = TokenBucket(config.strikeRate, now: now)
+        ops = TokenBucket(config.opRate, now: now, stalled: stalled)
+        messages = TokenBucket(config.messageRate, now: now, stalled: stalled)
+        strikes = TokenBucket(config.strikeRate, now: now, stalled: stalled)
     }
 }
 
 /// The session rules: phases, hello, joining and leaving a board.
 extension Hub {
     func opened(_ id: ConnectionID, peer: String) {
-        let session = Session(id: id, peer: peer, config: config, now: now)
+        let session = Session(id: id, peer: peer, config: config, now: now, stalled: stalled)
         sessions[id] = session
         log(.info, "\(id) opened from \(peer)")
         if stopping { return closeSession(id, code: 1001, reason: "server shutting down", flush: false) }

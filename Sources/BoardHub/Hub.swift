@@ -64,6 +64,13 @@ package final class Hub {
         package var logRate = Rate(perSecond: 50, burst: 500)
         /// How many of the boards with the most users `/metrics` names (0: none).
         package var metricsTopBoards = 10
+        /// The most bytes of one page of `GET /api/boards/{id}/ops` (one op is always on it).
+        package var maxPageBytes = 1024 * 1024
+        /// The transport hands the hub an event (at least a `tick`) this often, in milliseconds,
+        /// while it is serving; a longer gap between two events is a stall of the server, and
+        /// the time is not charged to the clients' message rates (`TokenBucket`). 0: gaps are
+        /// never stalls (a transport without ticks).
+        package var stallAfter: Int64 = 1_000
         /// Set when this node is one of a cluster on a shared store (`ClusterStore`); nil: one node.
         package var cluster: ClusterSettings?
         /// The defaults.
@@ -193,6 +200,12 @@ package final class Hub {
     /// never reached the owner (`Session.retry` says when).
     var retrying: Set<ConnectionID> = []
 
+    /// The milliseconds the server has been stalled so far (gaps between events over
+    /// `config.stallAfter`), which the clients' rate buckets are not charged for.
+    var stalled: Int64 = 0
+    /// When the last event was handled.
+    private var lastEvent: Instant?
+
     /// Bounds the log lines clients cause (made at the first event, when the time is known).
     var logBudget: LogBudget?
     var stopping = false
@@ -211,6 +224,7 @@ package final class Hub {
     package func handle(_ event: Event, now: Instant, wall: UnixTime) -> [Action] {
         self.now = now
         self.wall = wall
+        noteStall(now: now)
         switch event {
         case .accepted(let id, let peer): accepted(id, peer: peer)
         case .upgraded(let id): leftPending(id)
@@ -234,6 +248,16 @@ package final class Hub {
         // allocate a new buffer as large as the largest burst of actions ever, on every event.
         defer { actions = [] }
         return actions
+    }
+
+    /// A gap since the last event longer than `stallAfter` was a stall: the service thread was
+    /// busy (or the process stopped) and the clients' messages of that time wait to be handled now.
+    private func noteStall(now: Instant) {
+        defer { lastEvent = now }
+        guard config.stallAfter > 0, let lastEvent, now - lastEvent > config.stallAfter else { return }
+        stalled += now - lastEvent
+        meters.stalls.add()
+        log(.warning, "the server did not serve for \(now - lastEvent) ms; clients are not charged for that time")
     }
 
     // MARK: What the transport may ask
@@ -442,7 +466,10 @@ enum HTTPRead {
     /// The list for a token of one board: that board, if it exists.
     case listOne(BoardID)
     case snapshot(BoardID)
-    case ops(BoardID, since: Seq)
+    /// `GET /api/boards/{id}/ops`: the page comes encoded (or nil: the store has no such board).
+    case ops(BoardID)
+    /// The answer comes encoded (a snapshot).
+    case encoded
     /// `GET /api/cluster`.
     case cluster
 }

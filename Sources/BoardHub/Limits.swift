@@ -16,20 +16,30 @@ package struct Rate: Equatable, Sendable {
 /// A token bucket: each action takes a token; tokens come back at `rate.perSecond`, up to
 /// `rate.burst`. The rate is passed in with time, not kept: there is a bucket in every
 /// connection's session, and all of a kind share one rate. A nil rate is no limit.
+///
+/// **Stalls are not the client's.** While the service thread is stalled (busy for seconds in one
+/// callback), a client's messages wait in the kernel and then arrive all at once; they were sent
+/// spread over the stall. A bucket told the server's stalled time (`Hub.stalled`, milliseconds
+/// summed over every stall so far) may hold, for the refill across a stall, up to `burst` plus
+/// what the rate earns in that stall: those messages are charged as if they had come when they
+/// were sent. Tokens above `burst` are never added again, only used up.
 struct TokenBucket {
     private var tokens: Double
     private var last: Instant
+    /// The server's stalled time at `last`.
+    private var stalledAtLast: Int64
 
-    /// A full bucket.
-    init(_ rate: Rate?, now: Instant) {
+    /// A full bucket; `stalled` is the server's stalled time now (0: the bucket is not told of stalls).
+    init(_ rate: Rate?, now: Instant, stalled: Int64 = 0) {
         tokens = rate?.burst ?? 0
         last = now
+        stalledAtLast = stalled
     }
 
     /// Takes a token if there is one (always, without a rate).
-    mutating func take(_ rate: Rate?, now: Instant) -> Bool {
+    mutating func take(_ rate: Rate?, now: Instant, stalled: Int64 = 0) -> Bool {
         guard let rate else { return true }
-        refill(rate, now)
+        refill(rate, now, stalled)
         guard tokens >= 1 else { return false }
         tokens -= 1
         return true
@@ -38,14 +48,17 @@ struct TokenBucket {
     /// True when the bucket is full again at `now` (its owner may be forgotten).
     mutating func isFull(_ rate: Rate?, now: Instant) -> Bool {
         guard let rate else { return true }
-        refill(rate, now)
+        refill(rate, now, stalledAtLast)
         return tokens >= rate.burst
     }
 
-    private mutating func refill(_ rate: Rate, _ now: Instant) {
+    private mutating func refill(_ rate: Rate, _ now: Instant, _ stalled: Int64) {
         let elapsed = Double(max(now - last, 0)) / 1000
-        tokens = min(rate.burst, tokens + elapsed * rate.perSecond)
+        let stall = Double(min(max(stalled - stalledAtLast, 0), max(now - last, 0))) / 1000
+        let cap = rate.burst + stall * rate.perSecond
+        if tokens < cap { tokens = min(cap, tokens + elapsed * rate.perSecond) }
         last = now
+        stalledAtLast = stalled
     }
 }
 
@@ -124,10 +137,11 @@ extension Hub {
         }
         let allowed =
             opID != nil
-            ? session.ops.take(config.opRate, now: now) : session.messages.take(config.messageRate, now: now)
+            ? session.ops.take(config.opRate, now: now, stalled: stalled)
+            : session.messages.take(config.messageRate, now: now, stalled: stalled)
         if allowed { return true }
         meters.rateLimited.add(opID != nil ? .op : .message)
-        if !session.strikes.take(config.strikeRate, now: now) {
+        if !session.strikes.take(config.strikeRate, now: now, stalled: stalled) {
             meters.limitHits.add(.rateStrikes)
             log(.warning, "\(session.id) from \(session.peer) keeps going over its rate limits; closing with 1008")
             closeSession(session.id, code: 1008, reason: "rate limit exceeded", flush: false)

@@ -160,6 +160,8 @@ package enum LimitName: String, MetricLabels, CaseIterable {
     case messageSize = "message_size"
     /// `--max-pending-bytes` (1008), counted by the transport.
     case sendQueue = "send_queue"
+    /// `--max-http-answer-bytes` (503 `busy`), counted by the transport.
+    case httpAnswers = "http_answers"
 
     /// `limit`.
     package static let names = ["limit"]

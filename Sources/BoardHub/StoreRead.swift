@@ -12,8 +12,12 @@ package enum StoreRead: Equatable, Sendable {
     case exists(BoardID)
     /// A page of boards: up to `limit` with ids after `after`.
     case list(after: BoardID?, limit: Int)
-    /// A page of a board's op log.
-    case ops(BoardID, since: Seq, limit: Int)
+    /// A page of a board's op log, encoded as `GET /api/boards/{id}/ops` answers it (a large
+    /// page is megabytes of JSON: encoding it is no work for the service thread).
+    case opsPage(OpsPageRequest)
+    /// No question for the store: the board's snapshot as `GET /api/boards/{id}` answers it,
+    /// encoded off the service thread (a large board is megabytes of JSON).
+    case encodeSnapshot(Board, seq: Seq, clustered: Bool, owner: String?)
     /// In a cluster: claim the board's lease (`force`: even from a live owner) and, when this node
     /// holds it, load the board as `load` does.
     case claim(BoardID, Room.Settings, force: Bool)
@@ -32,7 +36,9 @@ package enum StoreRead: Equatable, Sendable {
             case .snapshot(let id): return .board(try store.load(id, recentLimit: 0))
             case .exists(let id): return .exists(try store.exists(id))
             case .list(let after, let limit): return .list(try store.list(after: after, limit: limit))
-            case .ops(let id, let since, let limit): return .ops(try store.ops(of: id, since: since, limit: limit))
+            case .opsPage(let request): return .encoded(try request.run(on: store))
+            case .encodeSnapshot(let board, let seq, let clustered, let owner):
+                return .encoded(Hub.snapshot(board, seq: seq, clustered: clustered, owner: owner))
             case .claim(let id, let settings, let force):
                 guard let cluster = store as? any ClusterStore else {
                     return .failed(StoreError("claim needs a cluster store"))
@@ -69,8 +75,9 @@ package enum StoreAnswer: Sendable {
     case exists(Bool)
     /// The answer to `list`.
     case list([BoardSummary])
-    /// The answer to `ops`.
-    case ops(OpsPage)
+    /// The answer to `opsPage` and `encodeSnapshot`: the HTTP answer, or nil when the store has
+    /// no such board (the hub may have it in memory, not stored yet).
+    case encoded(HTTPResponse?)
     /// The answer to `claim` when another node owns the board.
     case elsewhere(node: String, advertise: String)
     /// The answer to `nodes`.
@@ -79,4 +86,112 @@ package enum StoreAnswer: Sendable {
     case boardAndOwner(StoredBoard?, owner: String?)
     /// The store failed.
     case failed(StoreError)
+}
+
+/// What `GET /api/boards/{id}/ops` asks of the store, and how its page is cut.
+package struct OpsPageRequest: Equatable, Sendable {
+    /// The board.
+    package var board: BoardID
+    /// The ops after this seq.
+    package var since: Seq
+    /// At most this many ops.
+    package var limit: Int
+    /// The board's published seq when it is in memory (ops after it are not visible yet, though
+    /// they may be stored); nil: the store's seq is the board's.
+    package var visible: Seq?
+    /// The page stops before the op that would take its body past this many bytes (one op is
+    /// always on it), and says where to go on (`--max-page-bytes`).
+    package var maxBytes: Int
+
+    /// A request.
+    package init(board: BoardID, since: Seq, limit: Int, visible: Seq?, maxBytes: Int) {
+        self.board = board
+        self.since = since
+        self.limit = limit
+        self.visible = visible
+        self.maxBytes = maxBytes
+    }
+
+    /// Reads the page in chunks of at most `chunk` ops, until it is full (by count or bytes) or
+    /// the ops run out, and encodes it; nil for a board the store does not have.
+    package func run(on store: any BoardStore, chunk: Int = 256) throws(StoreError) -> HTTPResponse? {
+        var encoder: OpsPageEncoder?
+        var after = since
+        while encoder.map({ !$0.full && $0.count < limit }) ?? true {
+            let asked = min(chunk, limit - (encoder?.count ?? 0))
+            let page = try store.ops(of: board, since: after, limit: asked)
+            guard case .ops(let ops, let current) = page else {
+                // Gone or unknown from the start; later (compacted or deleted meanwhile) the page ends.
+                if let encoder { return encoder.response() }
+                return response(page)
+            }
+            if encoder == nil { encoder = OpsPageEncoder(current: visible ?? current, maxBytes: maxBytes) }
+            for op in ops where encoder!.add(op) {}
+            guard ops.count == asked, let last = ops.last, last.seq < encoder!.current else { break }
+            after = last.seq
+        }
+        return encoder?.response()
+    }
+
+    /// The answer to `page` (all of it read): `{"seq", "ops", "more"}` and, with more to come,
+    /// `"next"` (the `since` of the next page); 410 when ops were compacted away; nil for a board
+    /// the store does not have.
+    package func response(_ page: OpsPage) -> HTTPResponse? {
+        switch page {
+        case .gone:
+            return .error(410, "gone", "ops after \(since) were compacted away; load the board snapshot instead")
+        case .unknownBoard:
+            return nil
+        case .ops(let stored, let storedSeq):
+            var encoder = OpsPageEncoder(current: visible ?? storedSeq, maxBytes: maxBytes)
+            for op in stored.prefix(limit) where encoder.add(op) {}
+            return encoder.response()
+        }
+    }
+}
+
+/// Writes a page of ops as it is read: stops taking ops once the next would take the body past
+/// `maxBytes` (the first is always taken), or once they pass the board's current seq.
+struct OpsPageEncoder {
+    /// The board's seq the page is of: later ops are not on it.
+    let current: Seq
+    let maxBytes: Int
+    private var w = JSONWriter()
+    private(set) var count = 0
+    private(set) var full = false
+    private var last: Seq?
+
+    init(current: Seq, maxBytes: Int) {
+        self.current = current
+        self.maxBytes = maxBytes
+        w.beginObject()
+        w.write("seq", current)
+        w.beginArray("ops")
+    }
+
+    /// Takes `op` when it fits; returns false once the page is full or `op` is past `current`.
+    mutating func add(_ op: CommittedOp) -> Bool {
+        guard !full, op.seq <= current else { return false }
+        let encoded = ServerMessage.committed(op).encoded()
+        // 64 bytes for what follows the ops: `],"more":false,"next":N}`.
+        if last != nil && w.bytes.count + 1 + encoded.count + 64 > maxBytes {
+            full = true
+            return false
+        }
+        w.writeRaw(nil, encoded)
+        count += 1
+        last = op.seq
+        return true
+    }
+
+    /// The answer, with `more` (and `next`) when ops after the last one are published.
+    func response() -> HTTPResponse {
+        var w = w
+        w.endArray()
+        let more = last.map { $0 < current } ?? false
+        w.write("more", more)
+        if more, let last { w.write("next", last) }
+        w.endObject()
+        return HTTPResponse(status: 200, contentType: "application/json", body: w.bytes)
+    }
 }

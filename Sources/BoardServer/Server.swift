@@ -112,6 +112,8 @@ package final class Server: Sendable {
     }
 
     private func serviceThread() {
+        // Foundation keeps a Thread's name to itself on Linux: the kernel's (top -H, /proc) is set here.
+        shuffleboard_name_thread("shuffleboard-service")
         #if DEBUG
             service.serviceThread = pthread_self()
         #endif
@@ -139,6 +141,7 @@ package final class Server: Sendable {
         }
         service.persister.start()
         service.reader.start()
+        service.encoder.start()
         service.leaseKeeper?.start()
         let port = Int(shuffleboard_listen_port(context))
         state.withLock {
@@ -159,6 +162,7 @@ package final class Server: Sendable {
 
         ticker.cancel()
         service.reader.stop()
+        service.encoder.stop()
         service.persister.stop()
         if let keeper = service.leaseKeeper {
             keeper.stop()

@@ -79,6 +79,10 @@ package struct ServerConfig: Sendable {
     package var pingAfter: UInt16 = 20
     /// See `pingAfter`.
     package var hangUpAfter: UInt16 = 60
+    /// The most bytes of HTTP answers held for clients at once, over all connections (answers made
+    /// for their request; the web client's files are shared); a read that would go past it gets
+    /// 503 `busy` (0: no limit).
+    package var maxHTTPAnswerBytes = 256 * 1024 * 1024
     /// The largest HTTP request body accepted, in bytes.
     package var maxBodyBytes = 256 * 1024
     /// Seconds a connection may take to send `hello`; then it is closed with 4408.

@@ -1,3 +1,4 @@
+internal import CLibWebSockets
 import Foundation
 import Synchronization
 
@@ -49,6 +50,9 @@ final class Worker<Job: Sendable>: Sendable {
     }
 
     private func run(_ work: ([Job]) -> Void) {
+        // Foundation keeps a Thread's name to itself on Linux: the kernel's (top -H, /proc) is set
+        // here, cut to its first 15 bytes (`shuffleboard-re`, `-wr`, `-en`).
+        shuffleboard_name_thread(name)
         while true {
             wake.wait()
             let (batch, stopping) = state.withLock { state in

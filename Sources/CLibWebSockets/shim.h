@@ -10,6 +10,7 @@
 #include <sys/timerfd.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
+#include <sys/prctl.h>
 #endif
 
 /* LWS_PRE is a macro expression (not a literal), so Swift does not import it.
@@ -79,6 +80,17 @@ static inline int shuffleboard_frame_is_masked(struct lws *wsi) {
 #else
     (void)wsi;
     return -1;
+#endif
+}
+
+/* Names the calling thread for the kernel (top -H, /proc/PID/task/TID/comm; at most 15 bytes
+ * are kept). prctl is variadic, which Swift does not import, and Foundation's Thread.name is not
+ * passed on to the kernel on Linux. */
+static inline void shuffleboard_name_thread(const char *name) {
+#if defined(__GLIBC__)
+    prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
+#else
+    (void)name;
 #endif
 }
 

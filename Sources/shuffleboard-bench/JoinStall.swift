@@ -241,7 +241,7 @@ struct JoinStall {
 
     /// Sends hover `i` at `start + i * interval` (or as soon after as the task runs) and returns
     /// when each was handed to the client loop.
-    private static func send(
+    static func send(
         _ hovers: Int, on sender: ClientConnection, start: UInt64, interval: UInt64
     ) async throws -> [UInt64] {
         var sent: [UInt64] = []
@@ -257,7 +257,7 @@ struct JoinStall {
     }
 
     /// The arrival time of each of the next `hovers` hovers, checking their order by `over`.
-    private static func watch(_ watcher: ClientConnection, hovers: Int) async throws -> [UInt64] {
+    static func watch(_ watcher: ClientConnection, hovers: Int) async throws -> [UInt64] {
         var received: [UInt64] = []
         received.reserveCapacity(hovers)
         while received.count < hovers {

@@ -11,6 +11,7 @@ import Foundation
 // Usage: shuffleboard-bench [--ops N] [--quick]
 //        shuffleboard-bench scenarios [--smoke] [NAME...]   (Scenarios.swift: one JSON line per scenario)
 //        shuffleboard-bench join-stall [options]   (JoinStall.swift: hover latency while cold boards load)
+//        shuffleboard-bench http-stall [options]   (HTTPStall.swift: hover latency while large HTTP answers go out)
 //        shuffleboard-bench store [--postgres URL] [--ops N]   (StoreWrites.swift: a store's cost per op)
 
 struct Scenario {
@@ -186,6 +187,14 @@ if arguments.first == "store" {
     }
     exit(0)
 }
+if arguments.first == "http-stall" {
+    guard let httpStall = HTTPStall(arguments: arguments.dropFirst()) else {
+        FileHandle.standardError.write(Data((HTTPStall.usage + "\n").utf8))
+        exit(2)
+    }
+    try await httpStall.run()
+    exit(0)
+}
 if arguments.first == "join-stall" {
     guard let joinStall = JoinStall(arguments: arguments.dropFirst()) else {
         FileHandle.standardError.write(Data((JoinStall.usage + "\n").utf8))
@@ -203,7 +212,7 @@ while let argument = arguments.popFirst() {
     default:
         FileHandle.standardError.write(
             Data(
-                "usage: shuffleboard-bench [--ops N] [--quick] | scenarios [options] | join-stall [options] | store [options]\n"
+                "usage: shuffleboard-bench [--ops N] [--quick] | scenarios [options] | join-stall [options] | http-stall [options] | store [options]\n"
                     .utf8))
         exit(2)
     }

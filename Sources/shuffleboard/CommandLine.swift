@@ -182,6 +182,10 @@ enum CommandLineParser {
           --http-timeout SECONDS    time for an HTTP request's headers, then for its body and answer (default 15)
           --max-header-bytes N      most bytes of HTTP request headers; more closes the connection (default 8192)
           --max-header-buffers N    most connections sending request headers at once; others wait (default 1024)
+          --max-page-bytes N        most bytes of one page of GET /api/boards/ID/ops; the page stops early
+                                    with "more" and "next" (default 1048576)
+          --max-http-answer-bytes N  most bytes of HTTP answers held for clients at once, over all
+                                    connections; a read past it gets 503 busy (default 268435456)
 
         CLUSTER (with a shared store; see docs/architecture.md):
           --node NAME               this node's name: letters, digits, . _ - (default HOSTNAME-PID)
@@ -363,6 +367,10 @@ enum CommandLineParser {
                 options.config.maxHeaderBytes = try integer(reader.value(for: option), option, 1024...(1 << 20))
             case "--max-header-buffers":
                 options.config.maxHeaderBuffers = try integer(reader.value(for: option), option, 1...65_536)
+            case "--max-http-answer-bytes":
+                options.config.maxHTTPAnswerBytes = try integer(reader.value(for: option), option, 0...(1 << 40))
+            case "--max-page-bytes":
+                options.config.hub.maxPageBytes = try integer(reader.value(for: option), option, 4096...(1 << 30))
             case "--node":
                 let value = try reader.value(for: option)
                 guard isNodeName(value) else {

@@ -227,7 +227,11 @@ import Testing
         let h = HubHarness()
         h.joinNew(h.open(1), board: "b1")
         let fromMemory = h.on(.request(x1, HTTPRequest(method: .get, path: "/api/boards/b1")))
-        #expect(responses(in: fromMemory).map(\.1.status) == [200])
+        // Encoded off the service thread: the board as it is now goes to the encoder.
+        guard let (encode, job) = h.read(in: fromMemory) else { return }
+        #expect(job == .encodeSnapshot(Board.defaultTemplate(id: board("b1")), seq: 0, clustered: false, owner: nil))
+        let encoded = job.run(on: MemoryStore())
+        #expect(responses(in: h.on(.answered(encode, encoded))).map(\.1.status) == [200])
         let asked = h.on(.request(x2, HTTPRequest(method: .get, path: "/api/boards/b2")))
         guard let (read, request) = h.read(in: asked) else { return }
         #expect(request == .snapshot(board("b2")))
@@ -272,10 +276,74 @@ import Testing
         let h = HubHarness()
         let request = HTTPRequest(method: .get, path: "/api/boards/b1/ops", query: ["since": "0", "limit": "5"])
         guard let (read, asked) = h.read(in: h.on(.request(x1, request))) else { return }
-        #expect(asked == .ops(board("b1"), since: 0, limit: 5))
-        #expect(responses(in: h.on(.answered(read, .ops(.gone)))).map(\.1.status) == [410])
+        #expect(
+            asked == .opsPage(OpsPageRequest(board: board("b1"), since: 0, limit: 5, visible: nil, maxBytes: 1 << 20)))
+        #expect(responses(in: h.on(.answered(read, .encoded(nil)))).map(\.1.status) == [404])
         let bad = HTTPRequest(method: .get, path: "/api/boards/b1/ops", query: ["limit": "0"])
         #expect(responses(in: h.on(.request(x2, bad))).map(\.1.status) == [400])
+    }
+
+    /// `count` toggles with 128-character op ids of `<` (each written `\u003c`: about 900 bytes).
+    private func bulkyOps(_ count: Int) -> [CommittedOp] {
+        (1...count).map { n in
+            CommittedOp(
+                seq: n, opID: OpID(String(repeating: "<", count: 122) + String(format: "%06d", n))!,
+                by: UserID(number: 1), op: .toggle(item: ItemID("t1")!, on: n % 2 == 0),
+                time: UnixTime(milliseconds: 1_764_000_000_000))
+        }
+    }
+
+    private func page(_ response: HTTPResponse?) -> (seqs: [Int], more: Bool?, next: Int?, bytes: Int) {
+        guard let response, let json = try? JSON.parse(response.text) else { return ([], nil, nil, 0) }
+        let seqs = json["ops"]?.arrayValue?.compactMap { $0["seq"]?.intValue } ?? []
+        return (seqs, json["more"]?.boolValue, json["next"]?.intValue, response.body.count)
+    }
+
+    @Test func opsPagesAreCutAtTheByteBoundAndSayWhereToGoOn() {
+        let ops = bulkyOps(100)
+        var since = 0
+        var seen: [Int] = []
+        for _ in 0..<100 {
+            let request = OpsPageRequest(board: board("b1"), since: since, limit: 1000, visible: nil, maxBytes: 8192)
+            let stored = Array(ops.drop { $0.seq <= since })
+            let (seqs, more, next, bytes) = page(request.response(.ops(stored, current: 100)))
+            #expect(bytes <= 8192)
+            #expect(!seqs.isEmpty)
+            seen += seqs
+            guard more == true else {
+                #expect(next == nil)
+                break
+            }
+            #expect(next == seqs.last)
+            since = next ?? 100
+        }
+        #expect(seen == Array(1...100), "every op once, in order, over \(seen.count) ops")
+        // Read from a store in chunks, the pages are the same, and reading stops once one is full.
+        let store = MemoryStore()
+        try? store.write([.create(.defaultTemplate(id: board("b1"))), .append(board("b1"), ops)])
+        since = 0
+        var read: [Int] = []
+        for _ in 0..<100 {
+            let request = OpsPageRequest(board: board("b1"), since: since, limit: 1000, visible: nil, maxBytes: 8192)
+            let (seqs, more, next, bytes) = page(try? request.run(on: store, chunk: 3))
+            #expect(bytes <= 8192 && !seqs.isEmpty)
+            read += seqs
+            guard more == true, let next else { break }
+            since = next
+        }
+        #expect(read == Array(1...100))
+        let unknown = OpsPageRequest(board: board("zz"), since: 0, limit: 10, visible: nil, maxBytes: 8192)
+        #expect((try? unknown.run(on: store)) == .some(nil))
+        // One op is always on a page, however large; a page cut at `limit` also says there is more.
+        let tiny = OpsPageRequest(board: board("b1"), since: 0, limit: 1000, visible: nil, maxBytes: 10)
+        #expect(page(tiny.response(.ops(ops, current: 100))).seqs == [1])
+        let limited = OpsPageRequest(board: board("b1"), since: 0, limit: 5, visible: nil, maxBytes: 1 << 20)
+        let five = page(limited.response(.ops(Array(ops.prefix(5)), current: 100)))
+        #expect(five.seqs == [1, 2, 3, 4, 5] && five.more == true && five.next == 5)
+        // Ops stored but not yet published are not on the page, and the page ends at what is.
+        let visible = OpsPageRequest(board: board("b1"), since: 0, limit: 1000, visible: 3, maxBytes: 1 << 20)
+        let published = page(visible.response(.ops(ops, current: 100)))
+        #expect(published.seqs == [1, 2, 3] && published.more == false && published.next == nil)
     }
 
     @Test func aFailedReadIs503() {

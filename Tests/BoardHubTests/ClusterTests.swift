@@ -385,23 +385,24 @@ import Testing
     @Test func getBoardNamesTheNodeThatOwnsIt() {
         let h = harness()
         joinClaimed(h, h.open(1))
-        let here = responses(in: h.on(.request(x1, HTTPRequest(method: .get, path: "/api/boards/demo"))))
+        let here = responses(in: h.encoding(h.on(.request(x1, HTTPRequest(method: .get, path: "/api/boards/demo")))))
         #expect(here.first?.1.text.contains(#""owner":"a""#) == true)
         let asked = h.on(.request(x1, HTTPRequest(method: .get, path: "/api/boards/b2")))
         guard let (read, request) = h.read(in: asked) else { return }
         #expect(request == .snapshotAndOwner(board("b2")))
         let stored = StoredBoard(board: .defaultTemplate(id: board("b2")), seq: 7, recent: [])
-        let there = responses(in: h.on(.answered(read, .boardAndOwner(stored, owner: "b"))))
+        let there = responses(in: h.encoding(h.on(.answered(read, .boardAndOwner(stored, owner: "b")))))
         #expect(there.first?.1.text.hasPrefix(#"{"seq":7,"owner":"b","board""#) == true)
         // A board nobody holds: owner null.
         guard let (again, _) = h.read(in: h.on(.request(x1, HTTPRequest(method: .get, path: "/api/boards/b2"))))
         else { return }
-        let nobody = responses(in: h.on(.answered(again, .boardAndOwner(stored, owner: nil))))
+        let nobody = responses(in: h.encoding(h.on(.answered(again, .boardAndOwner(stored, owner: nil)))))
         #expect(nobody.first?.1.text.contains(#""owner":null"#) == true)
         // One node says nothing of owners.
         let single = HubHarness()
         single.joinNew(single.open(1))
-        let plain = responses(in: single.on(.request(x1, HTTPRequest(method: .get, path: "/api/boards/demo"))))
+        let plain = responses(
+            in: single.encoding(single.on(.request(x1, HTTPRequest(method: .get, path: "/api/boards/demo")))))
         #expect(plain.first?.1.text.contains("owner") == false)
     }
 

@@ -54,6 +54,15 @@ final class HubHarness {
         return reads.first
     }
 
+    /// `actions` with each encoding read (`encodeSnapshot`) carried out as the encoder thread
+    /// would, and replaced by what the hub did with its answer.
+    func encoding(_ actions: [Hub.Action]) -> [Hub.Action] {
+        actions.flatMap { action -> [Hub.Action] in
+            guard case .read(let id, let job) = action, case .encodeSnapshot = job else { return [action] }
+            return on(.answered(id, job.run(on: MemoryStore())))
+        }
+    }
+
     /// Joins `id` to a board the store does not have (so it is created from the template).
     @discardableResult
     func joinNew(_ id: ConnectionID, board: String = "demo", name: String = "Ada") -> [Hub.Action] {

@@ -75,6 +75,72 @@ import Testing
         #expect(types(messages(to: calm, in: ping)) == ["pong"])
     }
 
+    /// Sends `count` hovers from `id` at the harness's time; the codes it was closed with and how
+    /// many were refused.
+    private func hovers(_ h: HubHarness, _ id: ConnectionID, _ count: Int) -> (closed: [UInt16], refused: Int) {
+        var closed: [UInt16] = []
+        var refused = 0
+        for _ in 0..<count {
+            let actions = h.send(id, #"{"type":"hover","item":"t1","over":"t2"}"#)
+            closed += closes(in: actions).map(\.1)
+            refused += types(messages(to: id, in: actions)).filter { $0 == "error:rate_limited" }.count
+            if !closed.isEmpty { break }
+        }
+        return (closed, refused)
+    }
+
+    /// A client that hovers at 50/s within its limit of 200/s; the server stalls for 19 s (a tick
+    /// every 250 ms before and after), and the 950 hovers it sent meanwhile arrive at once.
+    private func stalledHovering(stallAfter: Int64) -> (HubHarness, ConnectionID, [UInt16], Int) {
+        let h = HubHarness { $0.stallAfter = stallAfter }
+        let a = h.open(1)
+        h.joinNew(a)
+        h.send(a, #"{"type":"dragStart","item":"t1"}"#)
+        for _ in 0..<8 {
+            h.now = h.now + 20
+            #expect(hovers(h, a, 1) == ([], 0))
+            h.now = h.now + 230
+            h.on(.tick)
+        }
+        h.now = h.now + 19_000
+        h.on(.tick)  // The first event after the stall: the ticker's, or a message.
+        let (closed, refused) = hovers(h, a, 950)
+        return (h, a, closed, refused)
+    }
+
+    @Test func aStallOfTheServerIsNotChargedToItsClients() {
+        let (h, a, closed, refused) = stalledHovering(stallAfter: 1_000)
+        #expect(closed == [])
+        #expect(refused == 0)
+        #expect(h.hub.stalled == 19_000)
+        // The credit is what the rate earns over the stall, once: a flood right after is refused.
+        let flood = hovers(h, a, 5_000)
+        #expect(flood.refused > 0)
+        #expect(flood.closed == [1008])
+    }
+
+    @Test func withoutStallCreditTheSameHoversAreChargedAtOnce() {
+        // What happened before: the burst is charged against a bucket of 400, and the client closed.
+        let (_, _, closed, refused) = stalledHovering(stallAfter: 0)
+        #expect(closed == [1008])
+        #expect(refused == 50)
+    }
+
+    @Test func aClientIdleThroughTicksEarnsNoCredit() {
+        let h = HubHarness { $0.stallAfter = 1_000 }
+        let a = h.open(1)
+        h.joinNew(a)
+        h.send(a, #"{"type":"dragStart","item":"t1"}"#)
+        for _ in 0..<80 {  // 20 s of ticks: the server served all along.
+            h.now = h.now + 250
+            h.on(.tick)
+        }
+        #expect(h.hub.stalled == 0)
+        let burst = hovers(h, a, 1_000)
+        #expect(burst.closed == [1008])
+        #expect(burst.refused == 50)
+    }
+
     @Test func aConnectionThatSendsNoHelloIsClosedWith4408() {
         let h = HubHarness { $0.helloTimeout = 10_000 }
         let silent = h.open(1)

@@ -22,8 +22,11 @@ import Testing
             big.send(#"{"type":"hello","board":"wide","name":"Big"}"#)
             #expect(try await big.connection.waitForClose().code == 1008)
             try await other.expectNothingPending()
-            // The board itself is fine: a server with the default bound would serve it.
-            #expect(try server.http("GET", "/api/boards/wide").status == 200)
+            // Nor is its snapshot held for an HTTP client: 503 `too_large` (the answer to the POST
+            // that made it was sent whole: the write had taken effect).
+            let snapshot = try server.http("GET", "/api/boards/wide")
+            #expect(snapshot.status == 503 && snapshot.body.contains("too_large"))
+            #expect(try server.http("GET", "/api/boards/demo").status == 200)
         }
     }
 

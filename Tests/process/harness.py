@@ -177,9 +177,9 @@ class Server:
             assert status == 200, (status, page)
             current = page["seq"] if current is None else current
             ops.extend(page["ops"])
-            if not page["ops"] or page["ops"][-1]["seq"] >= current:
+            if not page["more"]:
                 return current, ops
-            since = page["ops"][-1]["seq"]
+            since = page["next"]
 
 
 class ServerFactory:

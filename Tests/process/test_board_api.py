@@ -230,12 +230,12 @@ def test_ops_paging_and_410_after_compaction(servers, tmp_path):
     items = [f"t{i + 1}" for i in range(64)]
 
     committed = pump_toggles(client, items, 25, 0, "a")
-    assert server.get("/api/boards/wide/ops?since=0&limit=10") == (200, {"seq": 25, "ops": committed[:10]})
-    assert server.get("/api/boards/wide/ops?since=10&limit=10") == (200, {"seq": 25, "ops": committed[10:20]})
-    assert server.get("/api/boards/wide/ops?since=20&limit=10") == (200, {"seq": 25, "ops": committed[20:]})
-    assert server.get("/api/boards/wide/ops?since=25") == (200, {"seq": 25, "ops": []})
-    assert server.get("/api/boards/wide/ops?since=99") == (200, {"seq": 25, "ops": []})
-    assert server.get("/api/boards/wide/ops") == (200, {"seq": 25, "ops": committed})
+    assert server.get("/api/boards/wide/ops?since=0&limit=10") == (200, {"seq": 25, "ops": committed[:10], "more": True, "next": 10})
+    assert server.get("/api/boards/wide/ops?since=10&limit=10") == (200, {"seq": 25, "ops": committed[10:20], "more": True, "next": 20})
+    assert server.get("/api/boards/wide/ops?since=20&limit=10") == (200, {"seq": 25, "ops": committed[20:], "more": False})
+    assert server.get("/api/boards/wide/ops?since=25") == (200, {"seq": 25, "ops": [], "more": False})
+    assert server.get("/api/boards/wide/ops?since=99") == (200, {"seq": 25, "ops": [], "more": False})
+    assert server.get("/api/boards/wide/ops") == (200, {"seq": 25, "ops": committed, "more": False})
     for query in ("since=-1", "since=abc", "limit=0", "limit=10001", "limit=x"):
         status, body = server.get(f"/api/boards/wide/ops?{query}")
         assert status == 400 and body["message"], (query, status, body)
@@ -246,8 +246,12 @@ def test_ops_paging_and_410_after_compaction(servers, tmp_path):
     for since in (0, 1, 9):
         status, body = server.get(f"/api/boards/wide/ops?since={since}&limit=10")
         assert status == 410 and body["message"], (since, status, body)
-    assert server.get("/api/boards/wide/ops?since=10&limit=10000") == (200, {"seq": 10_010, "ops": committed[10:]})
-    assert server.get("/api/boards/wide/ops?since=10005&limit=3") == (200, {"seq": 10_010, "ops": committed[10005:10008]})
+    # 10,000 ops fit in the 1 MiB a page holds, just (others are cut there; test_http_answers.py).
+    assert server.get("/api/boards/wide/ops?since=10&limit=10000") == (
+        200, {"seq": 10_010, "ops": committed[10:], "more": False})
+    assert server.all_ops("wide", since=10) == (10_010, committed[10:])
+    assert server.get("/api/boards/wide/ops?since=10005&limit=3") == (
+        200, {"seq": 10_010, "ops": committed[10005:10008], "more": True, "next": 10_008})
     client.close()
 
     # A resume from before what the server holds gets the whole board instead of ops.

@@ -20,6 +20,8 @@ final class Service {
     let inbox: Inbox<Hub.Event>
     let persister: Persister
     let reader: Reader
+    /// Encodes large HTTP answers that need no store (`StoreRead.encodeSnapshot`).
+    let encoder: Reader
     /// In a cluster (the store is a `ClusterStore`): the renewal thread.
     let leaseKeeper: LeaseKeeper?
     let files: StaticFiles
@@ -37,8 +39,16 @@ final class Service {
     var exchanges: [ExchangeID: HTTPExchange] = [:]
     /// Accepted connections the hub counts until they upgrade or close (Runtime/AcceptedSockets.swift).
     var sockets = AcceptedSockets()
-    /// Exchanges whose answer lws has only partly sent (see `watchFlushing`).
+    /// Exchanges whose answer is being written in pieces, or that lws has only partly sent
+    /// (see `watchFlushing`).
     var flushing: Set<ExchangeID> = []
+    /// Bytes of HTTP answers made for their request since the heap was last trimmed
+    /// (`trimHeapAfterAnswers`).
+    var answeredBytes = 0
+    /// The bytes of HTTP answers held for clients (`--max-http-answer-bytes`).
+    let answerTally = AnswerTally()
+    /// When `watchFlushing` last checked the exchanges sending their answers in pieces (µs).
+    var sendingWatched: UInt64 = 0
     private var nextID: UInt64 = 0
     private var nextSocketID: UInt64 = 0
     /// Set by the hub's `stop`: the service loop ends.
@@ -68,6 +78,7 @@ final class Service {
             store: store, inbox: inbox, log: log,
             stopRetry: .milliseconds(Clock.milliseconds(config.shutdownWriteRetry)))
         reader = Reader(store: store, inbox: inbox)
+        encoder = Reader(store: store, inbox: inbox, name: "shuffleboard-encoder")
         files = StaticFiles(root: config.webRoot)
         for line in files.skipped { log.log(.warning, "web folder: not served: \(line)") }
         var hubConfig = config.hub
@@ -207,6 +218,8 @@ final class Service {
                 webSockets.close(id, code: code, reason: reason, flush: flush)
             case .persist(let write, let ticket):
                 persist(.write((write, ticket)))
+            case .read(let id, .encodeSnapshot(let board, let seq, let clustered, let owner)):
+                encoder.submit(.encodeSnapshot(board, seq: seq, clustered: clustered, owner: owner), id: id)
             case .read(let id, let request):
                 reader.submit(request, id: id)
             case .respond(let exchange, let response):

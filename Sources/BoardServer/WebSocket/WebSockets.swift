@@ -75,7 +75,7 @@ final class WebSockets {
             id: id.rawValue, wsi: wsi, deflate: deflate, maxPendingBytes: bound, maxWriteBytes: config.maxWriteBytes)
         connection.endpoint = endpoint
         connections[id] = connection
-        limitUnsent(wsi)
+        runtime.limitUnsent(wsi)
         let socketPeer = LWS.peer(of: wsi)
         let proxied = runtime.proxiedAddress(wsi, socketPeer: socketPeer)
         let direct = proxied ?? socketPeer
@@ -98,21 +98,6 @@ final class WebSockets {
         case .echo: log.debug("\(id) from \(peer) is on the echo endpoint")
         }
         return id.rawValue
-    }
-
-    /// Lets the kernel hold at most `--unsent-bytes` not yet sent to the client
-    /// (`TCP_NOTSENT_LOWAT`): lws hears the socket is writable only below that. Without it a
-    /// client that stops reading gets megabytes of stale hovers buffered in the kernel (TCP
-    /// autotuning grows the send buffer to 4 MiB) before the server sees it as behind and
-    /// coalesces them; with it, what a slow reader has not taken stays where the server can
-    /// coalesce and bound it.
-    private func limitUnsent(_ wsi: OpaquePointer) {
-        guard config.unsentBytes > 0 else { return }
-        var bytes = Int32(config.unsentBytes)
-        let fd = lws_get_socket_fd(wsi)
-        if setsockopt(fd, Int32(IPPROTO_TCP), TCP_NOTSENT_LOWAT, &bytes, socklen_t(MemoryLayout<Int32>.size)) != 0 {
-            log.debug("TCP_NOTSENT_LOWAT on socket \(fd): errno \(errno)")
-        }
     }
 
     /// CLOSED: the connection is gone.
