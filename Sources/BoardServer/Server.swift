@@ -157,7 +157,7 @@ package final class Server: Sendable {
 
         while !service.finished {
             if lws_service(context, 0) < 0 { break }
-            if !service.flushing.isEmpty { service.watchFlushing() }
+            if !service.http.flushing.isEmpty { service.http.watchFlushing() }
         }
 
         ticker.cancel()
@@ -256,7 +256,7 @@ private final class ContextSetup {
         if let certificate = config.tlsCertificate, let key = config.tlsKey {
             // Only HTTP/1.1 is offered in ALPN. lws 4.1.6 (built with HTTP/2) offers "h2,http/1.1"
             // by default and accepts h2, but every answer here is written as HTTP/1.1 bytes
-            // (Service+HTTP.swift), the WebSocket upgrade is HTTP/1.1's, and HTTP/2 would bypass
+            // (HTTP/HTTP.swift), the WebSocket upgrade is HTTP/1.1's, and HTTP/2 would bypass
             // every rule of the HTTP exchange: a browser would get an empty, broken reply.
             let cert = strdup(certificate)!
             let privateKey = strdup(key)!

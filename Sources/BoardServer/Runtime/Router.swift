@@ -83,7 +83,7 @@ func serviceCallback(
 
     case LWS_CALLBACK_SERVER_WRITEABLE:
         guard let connection = webSockets.connections[ConnectionID(id)] else { return 0 }
-        return connection.writeable(maxFrames: service.config.maxFramesPerWrite, scratch: webSockets.scratch)
+        return connection.writeable(maxFrames: service.config.maxFramesPerWrite, scratch: service.scratch)
 
     case LWS_CALLBACK_CLOSED:
         LWS.discardUnread(wsi)
@@ -100,26 +100,26 @@ func serviceCallback(
 
     // The HTTP part.
     case LWS_CALLBACK_HTTP:
-        return service.httpRequest(wsi, previous: id)
+        return service.http.httpRequest(wsi, previous: id)
 
     case LWS_CALLBACK_HTTP_BODY:
         guard id != 0 else { return 0 }
-        return service.httpBody(ExchangeID(id), input, length)
+        return service.http.httpBody(ExchangeID(id), input, length)
 
     case LWS_CALLBACK_HTTP_BODY_COMPLETION:
         guard id != 0 else { return 0 }
-        service.bodyComplete(ExchangeID(id))
+        service.http.bodyComplete(ExchangeID(id))
         return 0
 
     case LWS_CALLBACK_HTTP_WRITEABLE:
-        guard let exchange = service.exchanges[ExchangeID(id)] else { return 0 }
-        return service.writeResponse(exchange)
+        guard let exchange = service.http.exchange(ExchangeID(id)) else { return 0 }
+        return service.http.writeResponse(exchange)
 
     case LWS_CALLBACK_HTTP_DROP_PROTOCOL, LWS_CALLBACK_CLOSED_HTTP:
         // lws drops the protocol when a transaction completes and before each new request, as
         // well as at close: the exchange ends, and the wsi holds no id until the next request.
         if id != 0 {
-            service.exchanges[ExchangeID(id)] = nil
+            service.http.ended(ExchangeID(id))
             WSIID.set(wsi, 0)
         }
         return 0

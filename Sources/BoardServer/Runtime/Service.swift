@@ -24,7 +24,6 @@ final class Service {
     let encoder: Reader
     /// In a cluster (the store is a `ClusterStore`): the renewal thread.
     let leaseKeeper: LeaseKeeper?
-    let files: StaticFiles
     /// Every session rule. Events reach it only through `handle`; the operations endpoints
     /// (Service+Operations.swift) read its state and its metrics registry.
     let hub: Hub
@@ -36,19 +35,13 @@ final class Service {
     private(set) var webSockets: WebSockets!
     /// The relay part: upstreams to boards' owners and the cluster key (Relay/).
     private(set) var relay: Relay!
-    var exchanges: [ExchangeID: HTTPExchange] = [:]
+    /// The HTTP part: exchanges, static files, `/metrics`, `/readyz` (HTTP/).
+    private(set) var http: HTTP!
+    /// The one buffer raw writes are assembled in (`LWS_PRE` and `--max-write-bytes`): lws has
+    /// sent or copied a raw write when `lws_write` returns, so every connection can share it.
+    let scratch: UnsafeMutableRawBufferPointer
     /// Accepted connections the hub counts until they upgrade or close (Runtime/AcceptedSockets.swift).
     var sockets = AcceptedSockets()
-    /// Exchanges whose answer is being written in pieces, or that lws has only partly sent
-    /// (see `watchFlushing`).
-    var flushing: Set<ExchangeID> = []
-    /// Bytes of HTTP answers made for their request since the heap was last trimmed
-    /// (`trimHeapAfterAnswers`).
-    var answeredBytes = 0
-    /// The bytes of HTTP answers held for clients (`--max-http-answer-bytes`).
-    let answerTally = AnswerTally()
-    /// When `watchFlushing` last checked the exchanges sending their answers in pieces (µs).
-    var sendingWatched: UInt64 = 0
     private var nextID: UInt64 = 0
     private var nextSocketID: UInt64 = 0
     /// Set by the hub's `stop`: the service loop ends.
@@ -79,8 +72,7 @@ final class Service {
             stopRetry: .milliseconds(Clock.milliseconds(config.shutdownWriteRetry)))
         reader = Reader(store: store, inbox: inbox)
         encoder = Reader(store: store, inbox: inbox, name: "shuffleboard-encoder")
-        files = StaticFiles(root: config.webRoot)
-        for line in files.skipped { log.log(.warning, "web folder: not served: \(line)") }
+        scratch = .allocate(byteCount: Int(shuffleboard_lws_pre()) + config.maxWriteBytes, alignment: 16)
         var hubConfig = config.hub
         // The one look at whether the store is a cluster's: the parts that need it are handed it.
         let cluster = store as? any ClusterStore
@@ -95,10 +87,13 @@ final class Service {
         clientLog = ClientLog(log, rate: hubConfig.logRate)
         meters = TransportMeters(hub.metrics)
         webSockets = WebSockets(config: config, log: log, clientLog: clientLog, meters: meters, runtime: self)
+        http = HTTP(config: config, log: log, clientLog: clientLog, meters: meters, runtime: self)
         relay = Relay(
             config: config, clusterSecret: Relay.clusterSecret(config: config, cluster: cluster, log: log), log: log,
             clientLog: clientLog, meters: meters, runtime: self)
     }
+
+    deinit { scratch.deallocate() }
 
     func assertOnServiceThread() {
         #if DEBUG
@@ -145,7 +140,7 @@ final class Service {
         }
         if case .tick = event {
             webSockets.tick()
-            sweepExchanges()
+            http.sweepExchanges()
             relay.tick(now: now)
             trimHeapAfterChurn()
         }
@@ -223,7 +218,7 @@ final class Service {
             case .read(let id, let request):
                 reader.submit(request, id: id)
             case .respond(let exchange, let response):
-                respond(exchange, response)
+                http.respond(exchange, response)
             case .log(let level, let line):
                 log.log(level, line)
             case .stop:

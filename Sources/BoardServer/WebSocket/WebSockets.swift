@@ -16,9 +16,6 @@ final class WebSockets {
     let log: Logger
     let clientLog: ClientLog
     let meters: TransportMeters
-    /// The one buffer raw writes are assembled in (`LWS_PRE` and `--max-write-bytes`): lws has
-    /// sent or copied a raw write when `lws_write` returns, so every connection can share it.
-    let scratch: UnsafeMutableRawBufferPointer
     var connections: [ConnectionID: Connection] = [:]
     /// The timer that wakes feeds whose hovers wait (`--hover-pacing`); nil: hovers are not paced.
     var pacer: Pacer?
@@ -41,10 +38,7 @@ final class WebSockets {
         self.meters = meters
         self.runtime = runtime
         saturation = Saturation(threshold: config.hoverPacingBusy)
-        scratch = .allocate(byteCount: Int(shuffleboard_lws_pre()) + config.maxWriteBytes, alignment: 16)
     }
-
-    deinit { scratch.deallocate() }
 
     /// On every tick: how busy the service thread was (hover pacing turns on and off with it).
     func tick() {
