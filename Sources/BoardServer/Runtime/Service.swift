@@ -40,7 +40,7 @@ final class Service {
     /// The one buffer raw writes are assembled in (`LWS_PRE` and `--max-write-bytes`): lws has
     /// sent or copied a raw write when `lws_write` returns, so every connection can share it.
     let scratch: UnsafeMutableRawBufferPointer
-    /// Accepted connections the hub counts until they upgrade or close (Runtime/AcceptedSockets.swift).
+    /// Accepted connections the hub counts until they upgrade or close (Service+Sockets.swift).
     var sockets = AcceptedSockets()
     private var nextID: UInt64 = 0
     private var nextSocketID: UInt64 = 0
