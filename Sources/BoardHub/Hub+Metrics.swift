@@ -1,5 +1,6 @@
 internal import Basics
 package import BoardCore
+package import BoardMetrics
 
 /// The hub's metric families, registered in `Hub.metrics` (docs/operations.md lists them all).
 ///

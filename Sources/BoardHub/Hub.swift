@@ -1,6 +1,7 @@
 internal import Basics
 internal import BoardAuth
 package import BoardCore
+package import BoardMetrics
 package import BoardStore
 
 /// Every session rule of the server, as a state machine: events in, actions out.

@@ -1,5 +1,6 @@
 internal import BoardCore
 internal import BoardHub
+internal import BoardMetrics
 internal import BoardStore
 import Foundation
 

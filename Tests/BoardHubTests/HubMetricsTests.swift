@@ -1,5 +1,6 @@
 import BoardAuth
 import BoardCore
+import BoardMetrics
 import BoardStore
 import Testing
 

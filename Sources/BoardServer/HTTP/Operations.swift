@@ -1,6 +1,7 @@
 internal import BoardAuth
 internal import BoardCore
 internal import BoardHub
+internal import BoardMetrics
 
 /// `GET /metrics` and `GET /readyz`, answered by the transport: they describe the whole process
 /// (connections and send queues, the writer thread's statistics behind its lock, the hub's
