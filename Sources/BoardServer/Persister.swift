@@ -311,14 +311,3 @@ extension StoreWrite {
         }
     }
 }
-
-extension Duration {
-    /// In seconds, for Dispatch.
-    fileprivate var timeInterval: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-
-    /// In seconds to the millisecond, for log lines.
-    fileprivate var seconds: String { String(format: "%.3g", timeInterval) }
-}

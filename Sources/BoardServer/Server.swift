@@ -75,9 +75,7 @@ package final class Server: Sendable {
         let running = state.withLock { $0.running }
         guard running else { return true }
         service.inbox.post(Hub.Event.shutdown)
-        let (seconds, attoseconds) = timeout.components
-        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-        guard stopped.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .success else { return false }
+        guard stopped.wait(timeout: .now() + .nanoseconds(timeout.nanoseconds)) == .success else { return false }
         stopped.signal()  // Let other waiters through too.
         return true
     }

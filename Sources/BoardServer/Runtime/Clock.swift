@@ -1,9 +1,10 @@
 internal import BoardCore
-import Glibc
+import Foundation
 
-/// The server's one clock: every reading the transport takes goes through here, as a typed
-/// value (`Instant` for timers, `UnixTime` for commit times, microseconds for hover pacing and
-/// the thread's CPU time). The hub is given `now()` and `wall()`; it reads no clock itself.
+/// The server's one clock: every reading the transport (and its log) takes goes through here, as
+/// a typed value (`Instant` for timers, `UnixTime` for commit times and log lines, microseconds
+/// for hover pacing and the thread's CPU time), and every `Duration` becomes seconds here. The
+/// hub is given `now()` and `wall()`; it reads no clock itself.
 enum Clock {
     /// A clock in microseconds: by default the monotonic one (for pacing hovers; `Pacer` sets
     /// its timer on it), or `CLOCK_THREAD_CPUTIME_ID` for the service thread's busy time.
@@ -36,4 +37,22 @@ enum Clock {
         let result = work()
         return (result, microseconds() &- start)
     }
+}
+
+/// A `Duration` as the other APIs want it: Dispatch's seconds and nanoseconds, and log lines.
+extension Duration {
+    /// In seconds, for Dispatch.
+    var timeInterval: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+
+    /// In whole nanoseconds (for `DispatchTime`).
+    var nanoseconds: Int {
+        let (seconds, attoseconds) = components
+        return Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+    }
+
+    /// In seconds to the millisecond, for log lines.
+    var seconds: String { String(format: "%.3g", timeInterval) }
 }
