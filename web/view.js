@@ -2,12 +2,14 @@
 // (labels, details, names, titles) goes in with textContent, never as HTML. Colors are set
 // through the CSSOM (el.style.setProperty), which a strict CSP allows.
 
+import { el, reducedMotion } from './dom.js';
+import { Hands } from './hands.js';
 import { arrangeZones, layoutKey, zoneLayouts } from './layout.js';
+import { StartPage } from './startpage.js';
 
 /** The colors a card can be given from its editor's palette. */
 export const PALETTE = ['#e53935', '#fb8c00', '#fdd835', '#43a047', '#00acc1', '#1e88e5', '#8e24aa', '#6d4c41'];
 
-const reducedMotion = () => globalThis.matchMedia?.('(prefers-reduced-motion: reduce)').matches ?? false;
 
 /** The page's view. `root` is the #app element. */
 export class View {
@@ -27,8 +29,8 @@ export class View {
     this.zoneEls = new Map();
     this.layouts = new Map(); // zone id → its layout (layout.js)
     this.zoneKey = '';
-    this.hands = new Map();
-    this.handLoop = null;
+    this.hands = new Hands(this);
+    this.startPage = new StartPage(root);
     this.ghost = null;
     this.toastTimer = null;
   }
@@ -63,71 +65,6 @@ export class View {
     this.boardEl.hidden = page !== 'board';
     this.root.querySelector('#board-tools').hidden = page !== 'board';
     this.connEl.hidden = page !== 'board';
-  }
-
-  /**
-   * Fills the index page's board list: `boards` null means the server has no list; `append` adds
-   * a further page; `more` says whether there is one after it (the "More" button).
-   */
-  renderBoardList(boards, { append = false, more = false, fragment = '' } = {}) {
-    const list = this.root.querySelector('#board-list');
-    const note = this.root.querySelector('#board-list-note');
-    this.root.querySelector('#more-boards').hidden = !boards || !more;
-    if (!append) list.replaceChildren();
-    if (!boards) {
-      note.textContent = 'This server does not list its boards; open one by name below.';
-      return;
-    }
-    if (!append) note.textContent = boards.length ? '' : 'No boards yet: make one above.';
-    for (const b of boards) {
-      const li = this.doc.createElement('li');
-      li.dataset.board = b.id;
-      const a = this.doc.createElement('a');
-      a.href = `?board=${encodeURIComponent(b.id)}${fragment}`;
-      a.textContent = b.title && b.title !== b.id ? `${b.title} (${b.id})` : b.id;
-      const meta = this.doc.createElement('span');
-      meta.className = 'meta';
-      const users = Number.isInteger(b.users) ? b.users : (Array.isArray(b.users) ? b.users.length : 0);
-      meta.textContent = ` — ${users} online, ${b.seq ?? 0} changes`;
-      li.append(a, meta);
-      list.append(li);
-    }
-  }
-
-  /**
-   * The start page's template choices: radio buttons with each template's title and description
-   * (`templates` null: the server has none, and the form to make a board from one is hidden).
-   */
-  renderTemplates(templates) {
-    const form = this.root.querySelector('#new-form');
-    const box = this.root.querySelector('#templates');
-    box.querySelectorAll('label').forEach((l) => l.remove());
-    form.hidden = !templates || templates.length === 0;
-    (templates ?? []).forEach((t, i) => {
-      const label = this.doc.createElement('label');
-      label.className = 'template';
-      const input = this.doc.createElement('input');
-      input.type = 'radio';
-      input.name = 'template';
-      input.value = t.name;
-      input.dataset.template = t.name;
-      input.checked = i === 0;
-      const title = this.doc.createElement('span');
-      title.className = 'template-title';
-      title.textContent = t.title || t.name;
-      const desc = this.doc.createElement('span');
-      desc.className = 'template-desc';
-      desc.textContent = t.description || '';
-      label.append(input, title, desc);
-      box.append(label);
-    });
-  }
-
-  /** The start page's new-board form: busy while its request is under way. */
-  setCreating(busy) {
-    const button = this.root.querySelector('#new-form button[type=submit]');
-    button.disabled = busy;
-    button.textContent = busy ? 'Making…' : 'Make board';
   }
 
   /** Says a link was copied: the button reads "Copied" for a moment. */
@@ -191,7 +128,7 @@ export class View {
       if (target && this.doc.activeElement !== target) target.focus({ preventScroll: true });
     }
     this.flip(first, deco.dragging);
-    this.runHands();
+    this.hands.run();
   }
 
   /**
@@ -281,14 +218,10 @@ export class View {
 
   /** A small button carrying `data-action` (and the other `data` members given). */
   button(text, label, data) {
-    const b = this.doc.createElement('button');
-    b.type = 'button';
-    b.className = `icon-button ${data.action}`;
-    b.textContent = text;
-    b.title = label;
-    b.setAttribute('aria-label', label);
-    for (const [k, v] of Object.entries(data)) b.dataset[k] = v;
-    return b;
+    return el(this.doc, 'button', {
+      type: 'button', className: `icon-button ${data.action}`, text, title: label, attrs: { 'aria-label': label },
+      dataset: data,
+    });
   }
 
   /**
@@ -651,137 +584,20 @@ export class View {
     return r;
   }
 
-  // ---- Other people's hands.
-
-  /** Shows (or updates) `user`'s hand holding `item`. */
-  handStart(user, item) {
-    let h = this.hands.get(user.id);
-    const it = this.tiles.get(item);
-    if (!h) {
-      const el = this.doc.createElement('div');
-      el.className = 'hand';
-      el.dataset.handBy = user.id;
-      const tile = this.doc.createElement('div');
-      tile.className = 'hand-tile';
-      const name = this.doc.createElement('div');
-      name.className = 'hand-name';
-      el.append(tile, name);
-      this.handsEl.append(el);
-      h = { el, x: null, y: null, target: null };
-      this.hands.set(user.id, h);
-    }
-    h.item = item;
-    h.el.style.setProperty('--hand-color', user.color || '#333');
-    h.el.querySelector('.hand-name').textContent = user.name || user.id;
-    const tileBox = h.el.querySelector('.hand-tile');
-    tileBox.textContent = it?.querySelector('.tile-label')?.textContent ?? item;
-    if (it) tileBox.style.setProperty('--tile-color', it.style.getPropertyValue('--tile-color'));
-    h.target = { over: item, zone: null };
-    if (h.x === null) {
-      const p = this.targetPoint(h.target);
-      if (p) { h.x = p.x; h.y = p.y; }
-    }
-    this.runHands();
-  }
-
-  /** Points `userId`'s hand at a target {over, zone}. */
-  handHover(userId, target) {
-    const h = this.hands.get(userId);
-    if (!h) return;
-    h.target = target;
-    this.runHands();
-  }
-
-  /** Removes `userId`'s hand (or every hand when null). */
-  handEnd(userId) {
-    for (const [id, h] of this.hands) {
-      if (userId === null || id === userId) { h.el.remove(); this.hands.delete(id); }
-    }
-  }
-
-  /** The page point a hand aims at: a tile's centre, or the end of a zone. */
-  targetPoint(t) {
-    if (!t) return null;
-    const sx = globalThis.scrollX ?? 0;
-    const sy = globalThis.scrollY ?? 0;
-    if (t.over) {
-      const el = this.tiles.get(t.over);
-      if (!el) return null;
-      const r = el.getBoundingClientRect();
-      return { x: r.left + r.width / 2 + sx, y: r.top + r.height / 2 + sy };
-    }
-    const list = this.zoneEls.get(t.zone);
-    if (!list) return null;
-    const last = list.lastElementChild;
-    const zr = list.getBoundingClientRect();
-    if (this.layouts.get(t.zone)?.layout === 'list') {
-      // A list's end is below its last row.
-      const y = last ? last.getBoundingClientRect().bottom + 20 : zr.top + 30;
-      return { x: zr.left + Math.min(zr.width / 2, 120) + sx, y: y + sy };
-    }
-    if (!last) return { x: zr.left + 48 + sx, y: zr.top + zr.height / 2 + sy };
-    const r = last.getBoundingClientRect();
-    const x = r.right + r.width / 2 + 8;
-    if (x < zr.right) return { x: x + sx, y: r.top + r.height / 2 + sy };
-    return { x: zr.left + r.width / 2 + sx, y: r.bottom + r.height / 2 + 8 + sy };
-  }
-
-  /** True while some tile runs an animation (a FLIP glide moves its box every frame). */
-  tilesMoving() {
-    return this.zonesEl.getAnimations?.({ subtree: true }).some((a) => a.playState === 'running') ?? false;
-  }
-
-  /**
-   * Eases every hand toward its target each frame (exponential smoothing), so hovers never jump.
-   * Runs until every hand has arrived and no tile is gliding any more; a render starts it again,
-   * since the tile a hand is on may have moved.
-   */
-  runHands() {
-    if (this.handLoop || this.hands.size === 0) return;
-    let last = performance.now();
-    const step = (now) => {
-      const dt = Math.min(100, now - last);
-      last = now;
-      const k = reducedMotion() ? 1 : 1 - Math.exp(-dt / 70);
-      let moving = false;
-      for (const h of this.hands.values()) {
-        const p = this.targetPoint(h.target);
-        if (!p) continue;
-        if (h.x === null) { h.x = p.x; h.y = p.y; }
-        h.x += (p.x - h.x) * k;
-        h.y += (p.y - h.y) * k;
-        if (Math.abs(p.x - h.x) > 0.5 || Math.abs(p.y - h.y) > 0.5) moving = true;
-        h.el.style.transform = `translate(${h.x}px, ${h.y}px)`;
-      }
-      // A tile still gliding (FLIP) is not where it will stay: keep following it.
-      if (this.tilesMoving()) moving = true;
-      this.handLoop = moving && this.hands.size ? requestAnimationFrame(step) : null;
-    };
-    this.handLoop = requestAnimationFrame(step);
-  }
-
   // ---- People and messages.
 
   /** The presence list. `users`: Map id→{id, name, color}. */
   renderPresence(users, me, count = null) {
     this.usersEl.replaceChildren();
     for (const u of users.values()) {
-      const li = this.doc.createElement('li');
-      li.dataset.user = u.id;
-      const dot = this.doc.createElement('span');
-      dot.className = 'dot';
+      const dot = el(this.doc, 'span', { className: 'dot' });
       dot.style.setProperty('--user-color', u.color || '#333');
-      const name = this.doc.createElement('span');
-      name.textContent = u.id === me ? `${u.name} (you)` : u.name;
-      li.append(dot, name);
-      this.usersEl.append(li);
+      this.usersEl.append(el(this.doc, 'li', { dataset: { user: u.id } },
+        dot, el(this.doc, 'span', { text: u.id === me ? `${u.name} (you)` : u.name })));
     }
     // A large board names only some of its users: say how many more there are.
     if (Number.isInteger(count) && count > users.size) {
-      const li = this.doc.createElement('li');
-      li.className = 'users-more';
-      li.textContent = `and ${count - users.size} more`;
-      this.usersEl.append(li);
+      this.usersEl.append(el(this.doc, 'li', { className: 'users-more', text: `and ${count - users.size} more` }));
     }
   }
 
