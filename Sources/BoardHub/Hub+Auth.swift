@@ -43,7 +43,7 @@ extension Hub {
         case .op(let request): rejection = Rejection(.forbidden, opID: request.opID)
         case .dragStart(let item), .hover(let item, _, _, _, _): rejection = Rejection(.forbidden, item: item)
         case .drop(let item, let action): rejection = Rejection(.forbidden, opID: action?.opID, item: item)
-        case .hello, .ping: return true
+        case .hello, .ping, .auth: return true
         }
         send(.reject(rejection, seq: seq), to: session.id)
         return false

@@ -352,6 +352,7 @@ package final class Hub {
     private func tick() {
         if let line = logBudget?.report(now: now) { actions.append(.log(.warning, line)) }
         enforceTimeouts()
+        expireTokens()
         checkSockets()
         if config.cluster != nil { clusterTick() }
         for host in boards.values {

@@ -5,7 +5,7 @@ package import BoardCore
 
 /// A client message's `type`, or `invalid` for one that did not parse (whatever its `type` said).
 package enum ClientMessageType: String, MetricLabels, CaseIterable {
-    case hello, swap, move, toggle, dragStart, hover, drop, ping, invalid
+    case hello, swap, move, toggle, dragStart, hover, drop, ping, auth, invalid
 
     /// `type`.
     package static let names = ["type"]
@@ -20,6 +20,7 @@ package enum ClientMessageType: String, MetricLabels, CaseIterable {
         case .success(.hover): self = .hover
         case .success(.drop): self = .drop
         case .success(.ping): self = .ping
+        case .success(.auth): self = .auth
         }
     }
 
@@ -34,7 +35,7 @@ package enum ClientMessageType: String, MetricLabels, CaseIterable {
 
 /// A server message's `type`.
 package enum ServerMessageType: String, MetricLabels, CaseIterable {
-    case welcome, join, leave, swap, move, toggle, ack, reject, dragStart, hover, drop, error, pong, presence
+    case welcome, join, leave, swap, move, toggle, ack, reject, dragStart, hover, drop, error, pong, presence, auth
 
     /// `type`.
     package static let names = ["type"]
@@ -59,6 +60,7 @@ package enum ServerMessageType: String, MetricLabels, CaseIterable {
         case .error: self = .error
         case .pong: self = .pong
         case .presence: self = .presence
+        case .auth: self = .auth
         }
     }
 }
@@ -147,6 +149,8 @@ package struct AuthFailure: MetricLabels {
     package enum Via: String, CaseIterable, Sendable {
         /// `hello` on a WebSocket.
         case hello
+        /// `auth` (a fresh token) on a WebSocket.
+        case auth
         /// The HTTP API's bearer token.
         case api
         /// `/metrics`' bearer token (`--metrics-token`).
@@ -182,7 +186,7 @@ package struct AuthFailure: MetricLabels {
     package static let names = ["via", "reason"]
     /// The combinations that can happen.
     package static let initial: [AuthFailure] =
-        [.hello, .api].flatMap { via in Reason.allCases.map { AuthFailure(via, $0) } }
+        [.hello, .auth, .api].flatMap { via in Reason.allCases.map { AuthFailure(via, $0) } }
         + [AuthFailure(.metrics, .missing), AuthFailure(.metrics, .forged)]
     /// The values.
     package var values: [String] { [via.rawValue, reason.rawValue] }

@@ -33,6 +33,8 @@ import Testing
             action: OpRequest(
                 opID: opID("o8"), base: 3, op: .move(item: item("t1"), zone: zone("grid"), before: item("t4")))),
         .ping,
+        .auth(token: "v1.eyJiIjoiZGVtbyJ9.c2ln"),
+        .auth(token: ""),
     ]
 
     @Test(arguments: messages)

@@ -262,7 +262,10 @@ final class HubDriver {
         case 7:
             return #"{"type":"ping"}"#
         case 8:
-            return pick([#"{"type":"teleport"}"#, "[]", "{", #"{"type":"swap","op":"o1"}"#, #"{"type":"hello"}"#])
+            return pick([
+                #"{"type":"teleport"}"#, "[]", "{", #"{"type":"swap","op":"o1"}"#, #"{"type":"hello"}"#,
+                #"{"type":"auth","token":"v1.x.y"}"#,
+            ])
         default:
             return #"{"type":"hello","board":"\#(pick(Self.boardIDs))","name":"Ada"}"#
         }
@@ -522,7 +525,7 @@ final class HubDriver {
             require(at <= client.seq, "\(message) for \(id) names seq \(at); it has seen \(client.seq)")
         case .join, .leave, .presence:
             require(client.welcomed, "\(message) for \(id) before its welcome")
-        case .error, .pong:
+        case .error, .pong, .auth:
             break
         }
     }
