@@ -36,6 +36,7 @@ export class View {
     const words = {
       open: 'Connected', connecting: 'Connecting…', closed: 'Offline — reconnecting…',
       unauthorized: 'Not allowed: no valid access token',
+      expired: 'Your access has expired',
     };
     this.connEl.textContent = words[state] ?? state;
     this.connEl.dataset.state = state;
