@@ -37,6 +37,9 @@ extension Hub {
         }
         let why: String
         switch auth.verify(token, now: wall.milliseconds / 1000) {
+        case .success where isRevoked(token):
+            why = "a revoked token"
+            meters.authFailures.add(AuthFailure(.auth, .revoked))
         case .success(let claims) where claims.allow(.view, on: board):
             return adopt(claims, token: token, for: session)
         case .success:
@@ -59,6 +62,7 @@ extension Hub {
         let before = session.role
         session.role = claims.role
         session.expires = claims.expires
+        session.tokenID = TokenAuthority.revocationID(of: token)
         log(.info, "\(session.id): new token, \(claims.role.rawValue) until \(claims.expires)")
         switch session.phase {
         case .joining(var join):

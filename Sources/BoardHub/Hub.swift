@@ -66,6 +66,8 @@ package final class Hub {
         package var metricsTopBoards = 10
         /// Set when this node is one of a cluster on a shared store (`ClusterStore`); nil: one node.
         package var cluster: ClusterSettings?
+        /// The revoked tokens in the store at start (the hub reloads them every second).
+        package var revoked: [Revocation] = []
         /// The defaults.
         package init() {}
     }
@@ -189,6 +191,8 @@ package final class Hub {
     /// In a cluster: boards whose `release` has not been carried out yet. They are not claimed
     /// again before it is (Hub+Cluster.swift).
     var releasing: Set<BoardID> = []
+    /// Revoked tokens, as last loaded from the store (Hub+Revocations.swift).
+    var revocations = RevocationList()
     /// In a cluster: joining sessions waiting to claim their board again after a forward that
     /// never reached the owner (`Session.retry` says when).
     var retrying: Set<ConnectionID> = []
@@ -205,6 +209,7 @@ package final class Hub {
     package init(config: Config) {
         self.config = config
         meters = HubMeters(metrics)
+        for revocation in config.revoked { revocations.byID[revocation.id] = revocation }
     }
 
     /// Handles one event at monotonic time `now` and wall-clock time `wall`; returns what to do.
@@ -344,6 +349,7 @@ package final class Hub {
         case .decide(let board): decided(board, answer)
         case .claimed(let board, let sent, let force): decided(board, answer, claim: (sent, force))
         case .http(let exchange, let route): answered(route, answer, exchange: exchange)
+        case .revocations: revocationsLoaded(answer)
         }
     }
 
@@ -353,6 +359,7 @@ package final class Hub {
         if let line = logBudget?.report(now: now) { actions.append(.log(.warning, line)) }
         enforceTimeouts()
         expireTokens()
+        reloadRevocations()
         checkSockets()
         if config.cluster != nil { clusterTick() }
         for host in boards.values {
@@ -435,6 +442,8 @@ enum Continuation {
     case claimed(BoardID, sent: Instant, force: Bool)
     /// The answer completes an HTTP read.
     case http(ExchangeID, HTTPRead)
+    /// The answer is the store's revocations (Hub+Revocations.swift).
+    case revocations
 }
 
 /// An HTTP request waiting for a read.
@@ -446,6 +455,8 @@ enum HTTPRead {
     case ops(BoardID, since: Seq)
     /// `GET /api/cluster`.
     case cluster
+    /// `POST /api/revocations`: the revocation is stored once the answer comes.
+    case revoke
 }
 
 /// What a node of a cluster is told at start.

@@ -138,6 +138,8 @@ package enum LimitName: String, MetricLabels, CaseIterable {
     case messageSize = "message_size"
     /// `--max-pending-bytes` (1008), counted by the transport.
     case sendQueue = "send_queue"
+    /// Revoked tokens in force (`POST /api/revocations` gets 507).
+    case revocations
 
     /// `limit`.
     package static let names = ["limit"]
@@ -169,6 +171,8 @@ package struct AuthFailure: MetricLabels {
         case expired
         /// A valid token for another board.
         case otherBoard = "other_board"
+        /// A token revoked through `POST /api/revocations` (or `shuffleboard revoke`).
+        case revoked
     }
 
     /// Where.

@@ -113,6 +113,7 @@ final class Service {
         hubConfig.maxBoardsInMemory = config.maxBoards
         hubConfig.logLevel = config.logLevel
         hubConfig.auth = config.authSecrets.map { TokenAuthority(secrets: $0) }
+        if hubConfig.auth != nil { hubConfig.revoked = Self.revocations(in: store, log: log) }
         hubConfig.metricsTopBoards = config.metricsTopBoards
         if let cluster = store as? any ClusterStore {
             // The store holds the leases: its node name and lease are the ones that count.
