@@ -232,6 +232,10 @@ class App {
           this.view.setConnection('expired');
           this.view.toast('Your access has expired: open the link again or ask for a new one.');
           break;
+        case 'revoked':
+          this.view.setConnection('revoked');
+          this.view.toast('Your access has been revoked.');
+          break;
         case 'refused': this.refused(); break;
         default: break;
       }

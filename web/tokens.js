@@ -6,6 +6,7 @@
 //   {type:'send', msg}           send `msg` on the open socket
 //   {type:'reconnect'}           connect again (the next hello carries `keeper.token`)
 //   {type:'expired'}             say "Your access has expired"; do not reconnect
+//   {type:'revoked'}             say "Your access has been revoked"; do not reconnect
 //   {type:'refused'}             the token was refused for another reason; do not reconnect on its own
 
 import { auth, isToken, tokenExpiry } from './protocol.js';
@@ -19,6 +20,8 @@ export const RETRY_MS = 5000;
 export const LONGEST_TIMER_MS = 2 ** 31 - 1;
 /** The server's message when a session's token has run out. */
 export const EXPIRED_MESSAGE = 'token expired';
+/** The server's message when a session's token has been revoked. */
+export const REVOKED_MESSAGE = 'token revoked';
 
 /** How long after `now` (ms) to refresh a token that expires at `exp` (seconds since 1970). */
 export function refreshDelay(exp, now, random = Math.random) {
@@ -41,6 +44,7 @@ export class TokenKeeper {
     this.fetching = false;
     this.open = false; // a session is on the board (welcomed, not closed)
     this.expiredSaid = false; // the server said "token expired" on this connection (or the last one)
+    this.revokedSaid = false; // the server said "token revoked" on this connection
     this.fetchedForClose = false; // a 4401 made the page fetch a token; a second one ends it
   }
 
@@ -64,6 +68,10 @@ export class TokenKeeper {
     if (m?.code !== 'unauthorized') return [];
     if (m.message === EXPIRED_MESSAGE) {
       this.expiredSaid = true;
+      return [];
+    }
+    if (m.message === REVOKED_MESSAGE) {
+      this.revokedSaid = true;
       return [];
     }
     if (!this.offered) return []; // a hello refused: the close that follows says what to do
@@ -107,8 +115,10 @@ export class TokenKeeper {
     this.wakeToken += 1;
     if (code !== 4401) {
       this.expiredSaid = false;
+      this.revokedSaid = false;
       return [];
     }
+    if (this.revokedSaid) return [{ type: 'revoked' }]; // another token from getToken() would be the same one
     if (this.canFetch && !this.fetchedForClose) {
       // Its token ran out (a laptop asleep past the refresh): one fresh token, one more try.
       this.fetchedForClose = true;

@@ -1,10 +1,12 @@
 """Tokens that end in the web client (issue 22): the bundled page, which has only the `#token=`
 it was opened with, says its access has expired when the server closes with 4401 and does not
-reconnect; a page given a `getToken()` hook refreshes before expiry and keeps going."""
+reconnect; a page given a `getToken()` hook refreshes before expiry and keeps going; a revoked
+token ends the page with its own notice."""
 import base64
 import json
 import re
 import subprocess
+import urllib.request
 
 from playwright.sync_api import expect
 
@@ -68,3 +70,21 @@ def test_a_page_with_get_token_refreshes_and_keeps_going_past_its_first_tokens_e
     expect(p.locator("#conn")).to_have_text(re.compile("Connected"))
     assert p.evaluate("window.__sockets") == 1
     assert not any(m["type"] == "error" for m in p.evaluate("window.__frames.received"))
+
+
+def test_a_revoked_token_ends_the_page_with_the_revoked_notice(contexts, secured):  # noqa: F811
+    t = mint(secured, "club", "1h")
+    p = contexts().new_page()
+    p.add_init_script(RECORD_SOCKETS)
+    p.clock.install()
+    p.goto(f"{secured.url}/?board=club#token={t}")
+    expect(p.locator("#app")).to_have_attribute("data-connected", "true", timeout=10000)
+    request = urllib.request.Request(f"{secured.url}/api/revocations", data=json.dumps({"token": t}).encode(),
+                                     method="POST")
+    request.add_header("Content-Type", "application/json")
+    request.add_header("Authorization", f"Bearer {mint(secured, 'club', '1h', role='admin')}")
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        assert answer.status == 200
+    expect(p.locator("#conn")).to_have_text("Your access has been revoked", timeout=10000)
+    p.clock.run_for(60_000)
+    assert p.evaluate("window.__sockets") == 1, "a revoked token is not retried"

@@ -75,6 +75,15 @@ test('the bundled page (no getToken) fetches nothing and stops at a 4401, saying
   assert.deepEqual(new TokenKeeper(token(5)).closed(1006, NOW + 9000), [], 'other closes are the app\'s to retry');
 });
 
+test('a revoked token ends the page at once, with or without getToken', () => {
+  for (const canFetch of [false, true]) {
+    const k = new TokenKeeper(token(600), { canFetch, random: () => 0 });
+    k.welcomed(NOW);
+    k.error({ type: 'error', code: 'unauthorized', message: 'token revoked' }, NOW + 1000);
+    assert.deepEqual(k.closed(4401, NOW + 1000), [{ type: 'revoked' }], `canFetch: ${canFetch}`);
+  }
+});
+
 test('with getToken, a 4401 fetches one fresh token and connects again; a second 4401 ends it', () => {
   const k = new TokenKeeper(token(5), { canFetch: true, random: () => 0 });
   k.welcomed(NOW);
