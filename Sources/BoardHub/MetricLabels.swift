@@ -6,7 +6,7 @@ package import BoardCore
 /// A client message's `type`, or `invalid` for one that did not parse (whatever its `type` said).
 package enum ClientMessageType: String, MetricLabels, CaseIterable {
     case hello, swap, move, toggle, add, edit, remove, addZone, editZone, removeZone, retitle, dragStart, hover, drop,
-        ping, invalid
+        ping, auth, invalid
 
     /// `type`.
     package static let names = ["type"]
@@ -21,6 +21,7 @@ package enum ClientMessageType: String, MetricLabels, CaseIterable {
         case .success(.hover): self = .hover
         case .success(.drop): self = .drop
         case .success(.ping): self = .ping
+        case .success(.auth): self = .auth
         }
     }
 
@@ -43,8 +44,7 @@ package enum ClientMessageType: String, MetricLabels, CaseIterable {
 /// A server message's `type`.
 package enum ServerMessageType: String, MetricLabels, CaseIterable {
     case welcome, join, leave, swap, move, toggle, add, edit, remove, addZone, editZone, removeZone, retitle, ack,
-        reject,
-        dragStart, hover, drop, error, pong, presence
+        reject, dragStart, hover, drop, error, pong, presence, auth
 
     /// `type`.
     package static let names = ["type"]
@@ -76,6 +76,7 @@ package enum ServerMessageType: String, MetricLabels, CaseIterable {
         case .error: self = .error
         case .pong: self = .pong
         case .presence: self = .presence
+        case .auth: self = .auth
         }
     }
 }
@@ -162,6 +163,8 @@ package enum LimitName: String, MetricLabels, CaseIterable {
     case sendQueue = "send_queue"
     /// `--max-http-answer-bytes` (503 `busy`), counted by the transport.
     case httpAnswers = "http_answers"
+    /// Revoked tokens in force (`POST /api/revocations` gets 507).
+    case revocations
 
     /// `limit`.
     package static let names = ["limit"]
@@ -173,6 +176,8 @@ package struct AuthFailure: MetricLabels {
     package enum Via: String, CaseIterable, Sendable {
         /// `hello` on a WebSocket.
         case hello
+        /// `auth` (a fresh token) on a WebSocket.
+        case auth
         /// The HTTP API's bearer token.
         case api
         /// `/metrics`' bearer token (`--metrics-token`).
@@ -191,6 +196,8 @@ package struct AuthFailure: MetricLabels {
         case expired
         /// A valid token for another board.
         case otherBoard = "other_board"
+        /// A token revoked through `POST /api/revocations` (or `shuffleboard revoke`).
+        case revoked
     }
 
     /// Where.
@@ -208,7 +215,7 @@ package struct AuthFailure: MetricLabels {
     package static let names = ["via", "reason"]
     /// The combinations that can happen.
     package static let initial: [AuthFailure] =
-        [.hello, .api].flatMap { via in Reason.allCases.map { AuthFailure(via, $0) } }
+        [.hello, .auth, .api].flatMap { via in Reason.allCases.map { AuthFailure(via, $0) } }
         + [AuthFailure(.metrics, .missing), AuthFailure(.metrics, .forged)]
     /// The values.
     package var values: [String] { [via.rawValue, reason.rawValue] }

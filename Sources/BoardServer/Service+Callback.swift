@@ -50,7 +50,6 @@ func serviceCallback(
 
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         // WebSockets only on /ws (and on the echo path when there is one), from allowed origins.
-        guard service.endpoint(of: wsi) != nil else { return -1 }
         return service.admitUpgrade(wsi) ? 0 : -1
 
     case LWS_CALLBACK_ESTABLISHED:

@@ -61,6 +61,19 @@ extension Service {
         return String(decoding: text, as: UTF8.self)
     }
 
+    /// The revocations in force in `store`, read before the server serves (here, on the thread
+    /// that makes the server), so that a restarted server refuses a revoked token from its first
+    /// connection; the hub reloads them every second afterwards.
+    static func revocations(in store: any BoardStore, log: Logger) -> [Revocation] {
+        guard let revocations = store as? any RevocationStore else { return [] }
+        do {
+            return try revocations.revocations(now: Int64(Date().timeIntervalSince1970))
+        } catch {
+            log.error("cannot read the revoked tokens (\(error)); the first reload tries again within a second")
+            return []
+        }
+    }
+
     /// The cluster secret: `config.clusterSecret`, else a `ClusterStore`'s (read here, on the
     /// thread that makes the server, never on the service thread); nil when not clustered.
     static func clusterSecret(config: ServerConfig, store: any BoardStore, log: Logger) -> [UInt8]? {

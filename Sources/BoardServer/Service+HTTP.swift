@@ -140,7 +140,8 @@ extension Service {
             peer: proxiedAddress(wsi, socketPeer: socketPeer) ?? socketPeer)
         var framing = HTTPFraming(
             method: method, contentLength: LWS.header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH),
-            transferEncoding: LWS.header(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING), maxBodyBytes: config.maxBodyBytes)
+            transferEncoding: LWS.header(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING), maxBodyBytes: config.maxBodyBytes,
+            expect: LWS.header(wsi, WSI_TOKEN_HTTP_EXPECT))
         if let header = LWS.headerWithControlByte(wsi) {
             // No header a client means holds one (`Origin: https://allowed.example\0evil`); and
             // the body's framing cannot be trusted either.
@@ -160,13 +161,27 @@ extension Service {
             exchanges[id] = exchange
             log.debug("\(method.rawValue) \(path): refused with \(response.status) (framing)")
             respond(id, response)
-        case .body(let length):
+        case .body(let length), .bodyAfterContinue(let length):
+            if case .bodyAfterContinue = framing { sendContinue(wsi) }
             exchanges[id] = HTTPExchange(
                 id: id, wsi: wsi, request: request, bodyLength: length, deadline: deadline, tally: answerTally)
             // A body arrives in HTTP_BODY callbacks; the request is dispatched at BODY_COMPLETION.
             if length == 0 { dispatch(id) }
         }
         return 0
+    }
+
+    /// Tells a client that sent `Expect: 100-continue` to send its body (RFC 9110 §10.1.1), so
+    /// that curl and others do not wait a second for it first. Written at once, as the upgrade's
+    /// refusals are (Service+Upgrade.swift): 25 bytes to a socket that has sent only its headers,
+    /// before lws has anything of its own to write on it.
+    private func sendContinue(_ wsi: OpaquePointer) {
+        let pre = shuffleboard_lws_pre()
+        var buffer = [UInt8](repeating: 0, count: pre) + Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+        let length = buffer.count - pre
+        buffer.withUnsafeMutableBytes { raw in
+            _ = LWS.write(wsi, raw.baseAddress! + pre, length, LWS_WRITE_HTTP)
+        }
     }
 
     /// A piece of the body. Returns -1 to close the connection.
@@ -495,13 +510,24 @@ extension Service {
 enum HTTPFraming: Equatable {
     /// A body of this many bytes follows the headers (0: none).
     case body(Int)
+    /// A body of this many bytes (at least one) follows once the client is told `100 Continue`.
+    case bodyAfterContinue(Int)
     /// Answer this and close: the body's end is unknown, or the body is too large.
     case refused(HTTPResponse)
 
     /// The rules: a body only with a valid `Content-Length`, never with `Transfer-Encoding`
     /// (both together is how requests are smuggled past proxies); POST, PUT and PATCH need a
-    /// `Content-Length` (lws would otherwise read up to 100 MiB as the body).
-    init(method: HTTPRequest.Method, contentLength: String?, transferEncoding: String?, maxBodyBytes: Int) {
+    /// `Content-Length` (lws would otherwise read up to 100 MiB as the body). `Expect` may only
+    /// be `100-continue` (417 otherwise); a request that is refused anyway gets its refusal
+    /// instead of `100 Continue`, so its client never sends the body.
+    init(
+        method: HTTPRequest.Method, contentLength: String?, transferEncoding: String?, maxBodyBytes: Int,
+        expect: String? = nil
+    ) {
+        if let expect, expect.trimmingCharacters(in: .whitespaces).lowercased() != "100-continue" {
+            self = .refused(.error(417, "expectation_failed", "the only expectation understood is 100-continue"))
+            return
+        }
         if transferEncoding != nil {
             self =
                 contentLength != nil
@@ -525,6 +551,6 @@ enum HTTPFraming: Equatable {
             self = .refused(.error(413, "too_large", "request body over \(maxBodyBytes) bytes"))
             return
         }
-        self = .body(length)
+        self = expect != nil && length > 0 ? .bodyAfterContinue(length) : .body(length)
     }
 }

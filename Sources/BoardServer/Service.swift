@@ -126,6 +126,7 @@ final class Service {
         hubConfig.maxBoardsInMemory = config.maxBoards
         hubConfig.logLevel = config.logLevel
         hubConfig.auth = config.authSecrets.map { TokenAuthority(secrets: $0) }
+        if hubConfig.auth != nil { hubConfig.revoked = Self.revocations(in: store, log: log) }
         hubConfig.metricsTopBoards = config.metricsTopBoards
         hubConfig.maxPageBytes = config.maxPageBytes
         if let cluster = store as? any ClusterStore {

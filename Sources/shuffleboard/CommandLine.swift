@@ -15,6 +15,7 @@ enum Command {
     case export(board: String, store: StoreLocation)
     case importBoard(file: String, store: StoreLocation, replace: Bool)
     case token(TokenOptions)
+    case revoke(token: String, secretFile: String, store: StoreLocation)
     case help(String)
     case version
 }
@@ -117,6 +118,9 @@ enum CommandLineParser {
           shuffleboard import FILE [--data DIR | --store URL] [--replace]   load a board exported before
           shuffleboard token BOARD --auth-secret FILE [--role view|edit|admin] [--ttl 24h] [--name NAME]
                                                print an access token for BOARD (* for every board)
+          shuffleboard revoke TOKEN --auth-secret FILE [--data DIR | --store URL]
+                                               refuse TOKEN from now on, on every node (a running server
+                                               sees it within a second; a SQLite directory must not be in use)
           shuffleboard --help | --version
 
         SERVE OPTIONS:
@@ -203,6 +207,7 @@ enum CommandLineParser {
         case "serve": return .serve(try parseServe(Array(arguments.dropFirst())))
         case "export", "import": return try parseBoardCommand(first, Array(arguments.dropFirst()))
         case "token": return .token(try parseToken(Array(arguments.dropFirst())))
+        case "revoke": return try parseRevoke(Array(arguments.dropFirst()))
         default: throw UsageError(message: "unknown command '\(first)'")
         }
     }
@@ -443,6 +448,27 @@ enum CommandLineParser {
         }
         guard options.secretFile != nil else { throw UsageError(message: "token needs --auth-secret FILE") }
         return options
+    }
+
+    private static func parseRevoke(_ arguments: [String]) throws(UsageError) -> Command {
+        var reader = ArgumentReader(arguments)
+        guard let token = reader.positional() else { throw UsageError(message: "revoke needs a token") }
+        var store = StoreLocation.directory("data")
+        var given: String?
+        var secretFile: String?
+        while let option = try reader.nextOption() {
+            switch option {
+            case "--data", "--store":
+                if let given { throw UsageError(message: "\(option) cannot be combined with \(given)") }
+                let value = try reader.value(for: option)
+                store = option == "--data" ? .directory(value) : try StoreLocation.parse(value)
+                given = option
+            case "--auth-secret": secretFile = try reader.value(for: option)
+            default: throw UsageError(message: "unknown option '\(option)' for revoke")
+            }
+        }
+        guard let secretFile else { throw UsageError(message: "revoke needs --auth-secret FILE") }
+        return .revoke(token: token, secretFile: secretFile, store: store)
     }
 
     private static func parseBoardCommand(_ name: String, _ arguments: [String]) throws(UsageError) -> Command {
