@@ -9,6 +9,7 @@ import { Gestures } from './gestures.js';
 import { BAD_ID, startHome } from './home.js';
 import { suggestedMode } from './layout.js';
 import { MODES, Session } from './session.js';
+import { TokenKeeper } from './tokens.js';
 import { View } from './view.js';
 
 const NAME_KEY = 'shuffleboard.name';
@@ -60,6 +61,11 @@ class App {
     nameInput.addEventListener('change', () => this.rename(nameInput.value));
     this.boardId = params.get('board');
     this.token = P.tokenFrom(this.win.location);
+    // An embedding page may hand out fresh tokens: `window.shuffleboardConfig = { getToken }`,
+    // set before this module runs (docs/web-client.md, "Access tokens").
+    const getToken = this.win.shuffleboardConfig?.getToken;
+    this.getToken = typeof getToken === 'function' ? getToken : null;
+    this.tokens = new TokenKeeper(this.token, { canFetch: !!this.getToken });
     // The mode: the URL's, else the one last picked on this board, else (once the board is
     // here) the one its layout suggests.
     const mode = params.get('mode') || (this.boardId ? this.storageGet(`${MODE_KEY}.${this.boardId}`) : null);
@@ -152,7 +158,7 @@ class App {
     const ws = new this.win.WebSocket(P.socketURL(this.win.location, this.boardId), P.SUBPROTOCOL);
     this.ws = ws;
     ws.addEventListener('open', () => {
-      if (ws === this.ws) ws.send(JSON.stringify(this.session.hello(this.boardId, this.name, this.token)));
+      if (ws === this.ws) ws.send(JSON.stringify(this.session.hello(this.boardId, this.name, this.tokens.token)));
     });
     ws.addEventListener('message', (e) => {
       if (ws !== this.ws) return;
@@ -163,13 +169,25 @@ class App {
         console.warn('shuffleboard: a frame that is not JSON', e.data);
         return;
       }
-      for (const m of messages) this.run(this.session.receive(m));
+      for (const m of messages) {
+        this.run(this.session.receive(m));
+        if (ws !== this.ws) return;
+        const now = Date.now();
+        if (m.type === 'welcome') this.runTokens(this.tokens.welcomed(now));
+        else if (m.type === 'auth') {
+          this.runTokens(this.tokens.answered(m, now));
+          this.token = this.tokens.token; // links made from now on carry the fresh token
+        }
+        else if (m.type === 'error') this.runTokens(this.tokens.error(m, now));
+      }
     });
     ws.addEventListener('close', (e) => {
       if (ws !== this.ws) return;
       this.ws = null;
       this.run(this.session.disconnected());
-      if (e.code === P.CLOSE_UNAUTHORIZED) return this.refused();
+      // A 4401 is the token keeper's: a fresh token and one more try, or no reconnect at all.
+      const tokenEffects = this.tokens.closed(e.code, Date.now());
+      if (e.code === P.CLOSE_UNAUTHORIZED) return this.runTokens(tokenEffects);
       const delay = P.backoffDelay(this.attempt);
       this.attempt += 1;
       this.reconnectTimer = setTimeout(() => this.connect(), delay);
@@ -190,8 +208,45 @@ class App {
       return;
     }
     this.token = token;
+    this.tokens.token = token;
     this.win.history?.replaceState?.(null, '', P.tokenFragment(token));
     this.connect();
+  }
+
+  /** The token keeper's effects (see tokens.js). */
+  runTokens(effects) {
+    for (const e of effects) {
+      switch (e.type) {
+        case 'wake': setTimeout(() => this.runTokens(this.tokens.wake(e.token, Date.now())), e.after); break;
+        case 'fetch':
+          Promise.resolve()
+            .then(() => this.getToken())
+            .then(
+              (token) => this.runTokens(this.tokens.fetched(token, Date.now())),
+              (err) => {
+                console.warn('shuffleboard: getToken() failed', err);
+                this.runTokens(this.tokens.fetchFailed(Date.now()));
+              },
+            );
+          break;
+        case 'send': this.send(e.msg); break;
+        case 'reconnect':
+          this.token = this.tokens.token;
+          this.connect();
+          break;
+        case 'expired':
+          // The page has only the token it was opened with: no loop of refused connections.
+          this.view.setConnection('expired');
+          this.view.toast('Your access has expired: open the link again or ask for a new one.');
+          break;
+        case 'revoked':
+          this.view.setConnection('revoked');
+          this.view.toast('Your access has been revoked.');
+          break;
+        case 'refused': this.refused(); break;
+        default: break;
+      }
+    }
   }
 
   send(msg) {

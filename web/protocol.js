@@ -101,6 +101,27 @@ export function tokenFrom(location) {
   return token && /^[A-Za-z0-9._-]{1,2048}$/.test(token) ? token : null;
 }
 
+/** True for text that can be a token (what `tokenFrom` accepts). */
+export function isToken(token) {
+  return typeof token === 'string' && /^[A-Za-z0-9._-]{1,2048}$/.test(token);
+}
+
+/**
+ * A token's expiry (`e`, seconds since 1970) as its payload says, or null when it does not say
+ * (not a `v1.PAYLOAD.SIGNATURE` token). Unverified: the page only uses it to plan a refresh and
+ * to word a refusal; the server decides.
+ */
+export function tokenExpiry(token) {
+  const parts = typeof token === 'string' ? token.split('.') : [];
+  if (parts.length !== 3 || parts[0] !== 'v1' || !/^[A-Za-z0-9_-]{1,2048}$/.test(parts[1])) return null;
+  try {
+    const json = JSON.parse(atob(parts[1].replace(/-/g, '+').replace(/_/g, '/')));
+    return Number.isSafeInteger(json?.e) ? json.e : null;
+  } catch {
+    return null;
+  }
+}
+
 /** `#token=…` for links that keep the token, or '' without one. */
 export function tokenFragment(token) {
   return token ? `#token=${token}` : '';
@@ -142,6 +163,11 @@ export function hello(board, name, since, token = null) {
   if (Number.isInteger(since) && since >= 0) m.since = since;
   if (token) m.token = token;
   return m;
+}
+
+/** A fresh token for the session (`auth`); the server answers with `auth` or `error`. */
+export function auth(token) {
+  return { type: 'auth', token };
 }
 
 /** A swap of two items. */

@@ -41,6 +41,8 @@ export class View {
     const words = {
       open: 'Connected', connecting: 'Connecting…', closed: 'Offline — reconnecting…',
       unauthorized: 'Not allowed: no valid access token',
+      expired: 'Your access has expired',
+      revoked: 'Your access has been revoked',
     };
     this.connEl.textContent = words[state] ?? state;
     this.connEl.dataset.state = state;

@@ -145,6 +145,25 @@ package struct TokenAuthority: Sendable {
         return .success(Claims(board: board, role: role, expires: Int64(expires), name: name))
     }
 
+    /// The id a revocation names `token` by: the SHA-256 of its text in lower-case hex (what
+    /// `printf %s TOKEN | sha256sum` prints). Never the token: a list of revocations must not be a
+    /// list of working tokens for whoever reads it.
+    package static func revocationID(of token: String) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        for byte in sha256(Array(token.utf8)) {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0xF)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// The claims of `token` whatever its expiry (for a revocation, which needs its board and
+    /// expiry even when it has run out), or why it is refused.
+    package func claimsIgnoringExpiry(_ token: String) -> Result<Claims, TokenProblem> {
+        verify(token, now: .min)
+    }
+
     private static func equalInConstantTime(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         guard a.count == b.count else { return false }
         return a.withUnsafeBytes { x in

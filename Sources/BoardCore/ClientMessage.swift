@@ -12,6 +12,9 @@ package enum ClientMessage: Equatable, Sendable {
     case drop(item: ItemID, action: OpRequest?)
     /// A keep-alive; answered with `pong`.
     case ping
+    /// A fresh token for the session's board (or `*`), before the current one expires; answered
+    /// with `auth` (its role and expiry), or `error unauthorized` when it is not valid.
+    case auth(token: String)
 }
 
 /// A client mistake that is answered with an `error` message (the connection stays open).
@@ -36,7 +39,8 @@ package struct ProtocolError: Error, Equatable, Sendable {
         case rateLimited = "rate_limited"
         /// The board has as many users as it may.
         case boardFull = "board_full"
-        /// `hello` without a valid token for the board, when the server requires one.
+        /// `hello` or `auth` without a valid token for the board, or a session's token expired,
+        /// when the server requires tokens.
         case unauthorized
     }
 
@@ -107,12 +111,7 @@ extension ClientMessage {
                     "\"name\" must be 1–\(Text.maximumNameScalars) characters (at most \(Text.maximumNameBytes) bytes)")
             }
             let since = try json.hasValue("since") ? json.seq("since") : nil
-            var token: String?
-            if json.hasValue("token") {
-                token = try json.read("token", named: "\"token\"", mustBe: "a string of at most 2048 bytes") {
-                    $0.stringValue.flatMap { $0.utf8.count <= 2048 ? $0 : nil }
-                }
-            }
+            let token = try json.hasValue("token") ? self.token(in: json) : nil
             return .hello(board: board, name: name, since: since, token: token)
         case "swap", "move", "toggle", "add", "edit", "remove", "addZone", "editZone", "removeZone", "retitle":
             let (opID, base) = try header(json)
@@ -140,8 +139,18 @@ extension ClientMessage {
                 action: OpRequest(opID: opID, base: base, op: try Op(dropping: item, as: mode, action: action)))
         case "ping":
             return .ping
+        case "auth":
+            return .auth(token: try token(in: json))
         default:
             return nil
+        }
+    }
+
+    /// The string `token` of a `hello` or `auth`, at most 2048 bytes (the longest token the
+    /// server verifies).
+    private static func token(in json: JSON) throws(JSON.DecodingError) -> String {
+        try json.read("token", named: "\"token\"", mustBe: "a string of at most 2048 bytes") {
+            $0.stringValue.flatMap { $0.utf8.count <= 2048 ? $0 : nil }
         }
     }
 
@@ -218,6 +227,9 @@ extension ClientMessage {
             }
         case .ping:
             w.write("type", "ping")
+        case .auth(let token):
+            w.write("type", "auth")
+            w.write("token", token)
         }
         w.endObject()
     }

@@ -237,7 +237,7 @@ package struct Room: Sendable {
         -> [Effect]
     {
         switch message {
-        case .hello, .ping:
+        case .hello, .ping, .auth:
             return []  // The server answers these; they never reach a room.
         case .op(let request):
             return submit(request, from: user, now: now, wall: wall)

@@ -24,6 +24,9 @@ package enum ServerMessage: Equatable, Sendable {
     case error(ProtocolError)
     /// The answer to `ping`.
     case pong
+    /// The answer to an accepted `auth`: what the session may do from now on (`view`, `edit`,
+    /// `admin`) and when its new token expires, in seconds since 1970 (nil: never).
+    case auth(role: String, expires: Int64?)
 
     /// The `welcome` payload.
     package struct Welcome: Equatable, Sendable {
@@ -171,6 +174,10 @@ extension ServerMessage {
             if let op = e.opID { w.write("op", op) }
         case .pong:
             w.write("type", "pong")
+        case .auth(let role, let expires):
+            w.write("type", "auth")
+            w.write("role", role)
+            if let expires { w.write("exp", Int(expires)) }
         }
         w.endObject()
     }

@@ -14,6 +14,9 @@ extension Hub {
         let why: String
         if let token {
             switch auth.verify(token, now: wall.milliseconds / 1000) {
+            case .success where isRevoked(token):
+                why = "a revoked token"
+                meters.authFailures.add(AuthFailure(.hello, .revoked))
             case .success(let claims) where claims.allow(.view, on: board): return claims
             case .success:
                 why = "a token for another board"
@@ -43,7 +46,7 @@ extension Hub {
         case .op(let request): rejection = Rejection(.forbidden, opID: request.opID)
         case .dragStart(let item), .hover(let item, _, _, _, _): rejection = Rejection(.forbidden, item: item)
         case .drop(let item, let action): rejection = Rejection(.forbidden, opID: action?.opID, item: item)
-        case .hello, .ping: return true
+        case .hello, .ping, .auth: return true
         }
         send(.reject(rejection, seq: seq), to: session.id)
         return false
@@ -57,7 +60,13 @@ extension Hub {
             emit(.respond(exchange, Self.unauthorized("this server needs Authorization: Bearer TOKEN")))
             return nil
         }
-        switch auth.verify(String(header.dropFirst(7)).trimmingWhitespace(), now: wall.milliseconds / 1000) {
+        let token = String(header.dropFirst(7)).trimmingWhitespace()
+        switch auth.verify(token, now: wall.milliseconds / 1000) {
+        case .success where isRevoked(token):
+            meters.authFailures.add(AuthFailure(.api, .revoked))
+            log(.warning, "\(request.method.rawValue) \(request.path) from \(request.peer): a revoked token")
+            emit(.respond(exchange, Self.unauthorized("the token has been revoked")))
+            return nil
         case .success(let claims): return claims
         case .failure(let problem):
             meters.authFailures.add(AuthFailure(.api, AuthFailure.Reason(problem)))

@@ -1,5 +1,6 @@
 package import BoardAuth
 package import BoardCore
+package import BoardStore
 
 extension Hub {
     /// What the hub is told at start.
@@ -64,6 +65,8 @@ extension Hub {
         package var stallAfter: Int64 = 1_000
         /// Set when this node is one of a cluster on a shared store (`ClusterStore`); nil: one node.
         package var cluster: ClusterSettings?
+        /// The revoked tokens in the store at start (the hub reloads them every second).
+        package var revoked: [Revocation] = []
         /// The defaults.
         package init() {}
     }

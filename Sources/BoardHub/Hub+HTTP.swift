@@ -36,6 +36,7 @@ extension Hub {
             return emit(.respond(exchange, Self.templateList))
         }
         if segments == ["cluster"] { return clusterRequest(request, exchange: exchange) }
+        if segments == ["revocations"] { return revocationRequest(request, exchange: exchange) }
         guard segments.first == "boards" else {
             return emit(.respond(exchange, .error(404, "not_found", "no such API route")))
         }
@@ -227,6 +228,8 @@ extension Hub {
             emit(.respond(exchange, request.response(.ops([], current: host.room.visibleSeq))!))
         case (.cluster, .nodes(let nodes)):
             emit(.respond(exchange, clusterAnswer(nodes)))
+        case (.revoke, .revoked(let revocation)):
+            revoked(revocation, exchange: exchange)
         default:
             preconditionFailure("HTTP read \(route) got \(answer)")
         }

@@ -42,6 +42,10 @@ final class Session {
     var rateLimitLogged = false
     /// What its token allows (everything without access control).
     var role = Role.admin
+    /// When its token expires, in seconds since 1970 (Hub+Tokens.swift).
+    var expires = Int64.max
+    /// Its token's id, for revocations (Hub+Revocations.swift); nil without access control.
+    var tokenID: String?
     /// Rate limits (`Hub.Config` has the rates; a bucket whose rate is nil is never asked).
     var ops: TokenBucket
     var messages: TokenBucket
@@ -121,6 +125,7 @@ extension Hub {
             send(.pong, to: id)
             return
         }
+        if case .auth(let token) = message { return refresh(session, token: token) }
         switch session.phase {
         case .closing, .forwarded:
             return
@@ -132,6 +137,8 @@ extension Hub {
             stopAwaitingHello(id)
             guard let claims = authorize(session, token: token, board: board) else { return }
             session.role = claims.role
+            session.expires = claims.expires
+            if config.auth != nil, let token { session.tokenID = TokenAuthority.revocationID(of: token) }
             hello(session, Session.Join(board: board, name: claims.name ?? name, since: since, hello: message))
         case .joining(var join):
             if case .hello = message {

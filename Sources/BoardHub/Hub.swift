@@ -131,6 +131,8 @@ package final class Hub {
     /// In a cluster: boards whose `release` has not been carried out yet. They are not claimed
     /// again before it is (Hub+Cluster.swift).
     var releasing: Set<BoardID> = []
+    /// Revoked tokens, as last loaded from the store (Hub+Revocations.swift).
+    var revocations = RevocationList()
     /// In a cluster: joining sessions waiting to claim their board again after a forward that
     /// never reached the owner (`Session.retry` says when).
     var retrying: Set<ConnectionID> = []
@@ -153,6 +155,7 @@ package final class Hub {
     package init(config: Config) {
         self.config = config
         meters = HubMeters(metrics)
+        for revocation in config.revoked { revocations.byID[revocation.id] = revocation }
     }
 
     /// Handles one event at monotonic time `now` and wall-clock time `wall`; returns what to do.
@@ -303,6 +306,7 @@ package final class Hub {
         case .decide(let board): decided(board, answer)
         case .claimed(let board, let sent, let force): decided(board, answer, claim: (sent, force))
         case .http(let exchange, let route): answered(route, answer, exchange: exchange)
+        case .revocations: revocationsLoaded(answer)
         }
     }
 
@@ -311,6 +315,8 @@ package final class Hub {
     private func tick() {
         if let line = logBudget?.report(now: now) { actions.append(.log(.warning, line)) }
         enforceTimeouts()
+        expireTokens()
+        reloadRevocations()
         checkSockets()
         if config.cluster != nil { clusterTick() }
         for host in boards.values {
@@ -393,6 +399,8 @@ enum Continuation {
     case claimed(BoardID, sent: Instant, force: Bool)
     /// The answer completes an HTTP read.
     case http(ExchangeID, HTTPRead)
+    /// The answer is the store's revocations (Hub+Revocations.swift).
+    case revocations
 }
 
 /// An HTTP request waiting for a read.
@@ -407,6 +415,8 @@ enum HTTPRead {
     case encoded
     /// `GET /api/cluster`.
     case cluster
+    /// `POST /api/revocations`: the revocation is stored once the answer comes.
+    case revoke
 }
 
 /// What a node of a cluster is told at start.

@@ -7,7 +7,7 @@ internal import BoardMetrics
 /// A client message's `type`, or `invalid` for one that did not parse (whatever its `type` said).
 package enum ClientMessageType: String, MetricLabels, CaseIterable {
     case hello, swap, move, toggle, add, edit, remove, addZone, editZone, removeZone, retitle, dragStart, hover, drop,
-        ping, invalid
+        ping, auth, invalid
 
     /// `type`.
     package static let names = ["type"]
@@ -22,6 +22,7 @@ package enum ClientMessageType: String, MetricLabels, CaseIterable {
         case .success(.hover): self = .hover
         case .success(.drop): self = .drop
         case .success(.ping): self = .ping
+        case .success(.auth): self = .auth
         }
     }
 
@@ -44,8 +45,7 @@ package enum ClientMessageType: String, MetricLabels, CaseIterable {
 /// A server message's `type`.
 package enum ServerMessageType: String, MetricLabels, CaseIterable {
     case welcome, join, leave, swap, move, toggle, add, edit, remove, addZone, editZone, removeZone, retitle, ack,
-        reject,
-        dragStart, hover, drop, error, pong, presence
+        reject, dragStart, hover, drop, error, pong, presence, auth
 
     /// `type`.
     package static let names = ["type"]
@@ -77,6 +77,7 @@ package enum ServerMessageType: String, MetricLabels, CaseIterable {
         case .error: self = .error
         case .pong: self = .pong
         case .presence: self = .presence
+        case .auth: self = .auth
         }
     }
 }
@@ -163,6 +164,8 @@ package enum LimitName: String, MetricLabels, CaseIterable {
     case sendQueue = "send_queue"
     /// `--max-http-answer-bytes` (503 `busy`), counted by the transport.
     case httpAnswers = "http_answers"
+    /// Revoked tokens in force (`POST /api/revocations` gets 507).
+    case revocations
 
     /// `limit`.
     package static let names = ["limit"]
@@ -174,6 +177,8 @@ package struct AuthFailure: MetricLabels {
     package enum Via: String, CaseIterable, Sendable {
         /// `hello` on a WebSocket.
         case hello
+        /// `auth` (a fresh token) on a WebSocket.
+        case auth
         /// The HTTP API's bearer token.
         case api
         /// `/metrics`' bearer token (`--metrics-token`).
@@ -192,6 +197,8 @@ package struct AuthFailure: MetricLabels {
         case expired
         /// A valid token for another board.
         case otherBoard = "other_board"
+        /// A token revoked through `POST /api/revocations` (or `shuffleboard revoke`).
+        case revoked
     }
 
     /// Where.
@@ -209,7 +216,7 @@ package struct AuthFailure: MetricLabels {
     package static let names = ["via", "reason"]
     /// The combinations that can happen.
     package static let initial: [AuthFailure] =
-        [.hello, .api].flatMap { via in Reason.allCases.map { AuthFailure(via, $0) } }
+        [.hello, .auth, .api].flatMap { via in Reason.allCases.map { AuthFailure(via, $0) } }
         + [AuthFailure(.metrics, .missing), AuthFailure(.metrics, .forged)]
     /// The values.
     package var values: [String] { [via.rawValue, reason.rawValue] }

@@ -25,6 +25,11 @@ package enum StoreRead: Equatable, Sendable {
     case nodes
     /// In a cluster: the board as stored, as `snapshot` reads it, and the node holding its live lease.
     case snapshotAndOwner(BoardID)
+    /// Store a revocation, forgetting those expired at `now` (seconds since 1970); a write, made
+    /// off the service thread like every store call the hub asks for.
+    case revoke(Revocation, now: Int64)
+    /// The revocations in force at `now` (seconds since 1970).
+    case revocations(now: Int64)
 
     /// Asks `store`. Runs on the reader thread, never on the service thread.
     package func run(on store: any BoardStore) -> StoreAnswer {
@@ -58,6 +63,15 @@ package enum StoreRead: Equatable, Sendable {
                 }
                 let owner = try cluster.owner(of: id)
                 return .boardAndOwner(try store.load(id, recentLimit: 0), owner: owner)
+            case .revoke(let revocation, let now):
+                guard let revocations = store as? any RevocationStore else {
+                    return .failed(StoreError("this store keeps no revocations"))
+                }
+                try revocations.revoke(revocation, now: now)
+                return .revoked(revocation)
+            case .revocations(let now):
+                guard let revocations = store as? any RevocationStore else { return .revocations([]) }
+                return .revocations(try revocations.revocations(now: now))
             }
         } catch {
             return .failed(error)
@@ -84,6 +98,10 @@ package enum StoreAnswer: Sendable {
     case nodes([ClusterNode])
     /// The answer to `snapshotAndOwner`.
     case boardAndOwner(StoredBoard?, owner: String?)
+    /// The answer to `revoke`: it is durable.
+    case revoked(Revocation)
+    /// The answer to `revocations`.
+    case revocations([Revocation])
     /// The store failed.
     case failed(StoreError)
 }

@@ -220,6 +220,8 @@ enum UpgradeRefusalLabel: String, MetricLabels, CaseIterable {
     case origin
     case noOrigin = "no_origin"
     case controlByte = "control_byte"
+    /// A path other than `/ws` (or the echo path).
+    case path
     static let names = ["reason"]
 }
 

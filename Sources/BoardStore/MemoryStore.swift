@@ -13,6 +13,7 @@ package final class MemoryStore: BoardStore {
     }
 
     private let boards = Mutex<[BoardID: Entry]>([:])
+    private let revoked = Mutex<[String: Revocation]>([:])
 
     /// An empty store.
     package init() {}
@@ -96,4 +97,21 @@ package final class MemoryStore: BoardStore {
 
     /// Nothing to release: the boards stay readable, as memory is all there is.
     package func close() {}
+}
+
+extension MemoryStore: RevocationStore {
+    /// Keeps the revocation (the later `until` of two) and forgets expired ones.
+    package func revoke(_ revocation: Revocation, now: Int64) throws(StoreError) {
+        revoked.withLock { revoked in
+            revoked = revoked.filter { $0.value.until > now }
+            var kept = revocation
+            if let old = revoked[revocation.id] { kept.until = max(old.until, revocation.until) }
+            revoked[revocation.id] = kept
+        }
+    }
+
+    /// The revocations still in force at `now`, by id.
+    package func revocations(now: Int64) throws(StoreError) -> [Revocation] {
+        revoked.withLock { $0.values.filter { $0.until > now }.sorted { $0.id < $1.id } }
+    }
 }

@@ -57,7 +57,16 @@ enum PostgresSchema {
             id     int4 PRIMARY KEY CHECK (id = 1),
             secret bytea NOT NULL
         );
+        """,
+        // 2: revoked tokens, kept until they would have expired (Revocation.swift).
         """
+        CREATE TABLE revocations (
+            id    text PRIMARY KEY,                -- SHA-256 of the token, hex; never the token
+            board text COLLATE "C" NOT NULL,       -- '': a token for every board
+            until int8 NOT NULL                    -- the token's expiry, seconds since 1970
+        );
+        CREATE INDEX revocations_by_until ON revocations (until);
+        """,
     ]
 
     /// The version this code writes.

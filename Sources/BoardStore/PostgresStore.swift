@@ -366,4 +366,21 @@ package final class PostgresStore: ClusterStore {
     }
 
     private func closed() -> StoreError { StoreError("\(location): the store is closed") }
+
+    /// Runs `body` on the writer connection, under its lock (revocations: PostgresStore+Revocations.swift).
+    func onWriter<Result: Sendable>(
+        _ body: (PostgresConnection) throws(StoreError) -> Result
+    ) throws(StoreError) -> Result {
+        try writer.withLock { (writer: inout PostgresWriter?) throws(StoreError) -> Result in
+            guard let writer else { throw closed() }
+            return try body(writer.db)
+        }
+    }
+
+    /// Runs `body` in a read-only transaction on the reader connection.
+    func onReadOnly<Result: Sendable>(
+        _ body: (PostgresConnection) throws(StoreError) -> Result
+    ) throws(StoreError) -> Result {
+        try read(body)
+    }
 }

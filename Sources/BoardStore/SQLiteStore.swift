@@ -183,6 +183,23 @@ package final class SQLiteStore: BoardStore {
         }
     }
 
+    /// Runs `body` on the writer connection, under its lock (revocations: SQLiteStore+Revocations.swift).
+    func onWriter<Result: Sendable>(
+        _ body: (SQLiteConnection) throws(StoreError) -> Result
+    ) throws(StoreError) -> Result {
+        try writer.withLock { (writer: inout SQLiteWriter?) throws(StoreError) -> Result in
+            guard let writer else { throw closedOrReadOnly() }
+            return try body(writer.db)
+        }
+    }
+
+    /// Runs `body` in a read transaction on the reader connection.
+    func onReader<Result: Sendable>(
+        _ body: (SQLiteConnection) throws(StoreError) -> Result
+    ) throws(StoreError) -> Result {
+        try read(body)
+    }
+
     private func closed() -> StoreError { StoreError("\(databasePath): the store is closed") }
 
     private func closedOrReadOnly() -> StoreError {

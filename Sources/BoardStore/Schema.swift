@@ -34,7 +34,16 @@ enum Schema {
             PRIMARY KEY (board, seq)
         ) WITHOUT ROWID;
         CREATE INDEX ops_by_op_id ON ops (board, op_id);
+        """,
+        // 2: revoked tokens, kept until they would have expired (Revocation.swift).
         """
+        CREATE TABLE revocations (
+            id    TEXT PRIMARY KEY NOT NULL,    -- SHA-256 of the token, hex; never the token
+            board TEXT,                         -- NULL: a token for every board
+            until INTEGER NOT NULL              -- the token's expiry, seconds since 1970
+        ) WITHOUT ROWID;
+        CREATE INDEX revocations_by_until ON revocations (until);
+        """,
     ]
 
     /// The version this code writes.

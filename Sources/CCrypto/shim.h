@@ -15,4 +15,11 @@ static inline int shuffleboard_hmac_sha256(const void *key, int key_length, cons
     return HMAC(EVP_sha256(), key, key_length, data, data_length, out, &length) != NULL && length == 32;
 }
 
+/* The SHA-256 of `data` (a revoked token's id), for the same reason: EVP_Digest's signature
+ * takes an engine and a length pointer Swift need not see. Returns 1 and writes 32 bytes to `out`. */
+static inline int shuffleboard_sha256(const unsigned char *data, size_t data_length, unsigned char out[32]) {
+    unsigned int length = 32;
+    return EVP_Digest(data, data_length, out, &length, EVP_sha256(), NULL) == 1 && length == 32;
+}
+
 #endif

@@ -9,6 +9,9 @@ extension CommandLineParser {
           shuffleboard import FILE [--data DIR | --store URL] [--replace]   load a board exported before
           shuffleboard token BOARD --auth-secret FILE [--role view|edit|admin] [--ttl 24h] [--name NAME]
                                                print an access token for BOARD (* for every board)
+          shuffleboard revoke TOKEN --auth-secret FILE [--data DIR | --store URL]
+                                               refuse TOKEN from now on, on every node (a running server
+                                               sees it within a second; a SQLite directory must not be in use)
           shuffleboard --help | --version
 
         SERVE OPTIONS:

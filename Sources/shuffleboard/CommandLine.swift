@@ -15,6 +15,7 @@ enum Command {
     case export(board: String, store: StoreLocation)
     case importBoard(file: String, store: StoreLocation, replace: Bool)
     case token(TokenOptions)
+    case revoke(token: String, secretFile: String, store: StoreLocation)
     case help(String)
     case version
 }
@@ -116,6 +117,7 @@ enum CommandLineParser {
         case "serve": return .serve(try parseServe(Array(arguments.dropFirst())))
         case "export", "import": return try parseBoardCommand(first, Array(arguments.dropFirst()))
         case "token": return .token(try parseToken(Array(arguments.dropFirst())))
+        case "revoke": return try parseRevoke(Array(arguments.dropFirst()))
         default: throw UsageError(message: "unknown command '\(first)'")
         }
     }
@@ -358,6 +360,27 @@ enum CommandLineParser {
         }
         guard options.secretFile != nil else { throw UsageError(message: "token needs --auth-secret FILE") }
         return options
+    }
+
+    private static func parseRevoke(_ arguments: [String]) throws(UsageError) -> Command {
+        var reader = ArgumentReader(arguments)
+        guard let token = reader.positional() else { throw UsageError(message: "revoke needs a token") }
+        var store = StoreLocation.directory("data")
+        var given: String?
+        var secretFile: String?
+        while let option = try reader.nextOption() {
+            switch option {
+            case "--data", "--store":
+                if let given { throw UsageError(message: "\(option) cannot be combined with \(given)") }
+                let value = try reader.value(for: option)
+                store = option == "--data" ? .directory(value) : try StoreLocation.parse(value)
+                given = option
+            case "--auth-secret": secretFile = try reader.value(for: option)
+            default: throw UsageError(message: "unknown option '\(option)' for revoke")
+            }
+        }
+        guard let secretFile else { throw UsageError(message: "revoke needs --auth-secret FILE") }
+        return .revoke(token: token, secretFile: secretFile, store: store)
     }
 
     private static func parseBoardCommand(_ name: String, _ arguments: [String]) throws(UsageError) -> Command {

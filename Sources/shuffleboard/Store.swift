@@ -1,3 +1,4 @@
+import BoardAuth
 import BoardCore
 import BoardServer
 import BoardStore
@@ -61,6 +62,45 @@ func exportBoard(_ board: String, store location: StoreLocation) -> Int32 {
         return 0
     } catch {
         printError("shuffleboard: export: \(error.message)")
+        return 1
+    }
+}
+
+/// `shuffleboard revoke TOKEN`: stores TOKEN's revocation, for an operator without the API (or
+/// without an admin token). The secrets verify it, so a mistyped token is not stored as if it
+/// were revoked; the token itself is never stored or printed, only its id.
+func revokeToken(_ token: String, secretFile: String, store location: StoreLocation) -> Int32 {
+    let secrets: [[UInt8]]
+    do {
+        secrets = try readSecrets(secretFile)
+    } catch {
+        printError("shuffleboard: --auth-secret \(secretFile): \(error.message)")
+        return 1
+    }
+    let claims: Claims
+    switch TokenAuthority(secrets: secrets).claimsIgnoringExpiry(token) {
+    case .success(let c): claims = c
+    case .failure(let problem):
+        printError("shuffleboard: revoke: not a token of these secrets (\(problem))")
+        return 1
+    }
+    let revocation = Revocation(id: TokenAuthority.revocationID(of: token), board: claims.board, until: claims.expires)
+    let now = Int64(Date().timeIntervalSince1970)
+    guard revocation.until > now else {
+        printError("token \(revocation.id) has expired already: it is refused everywhere without a revocation")
+        return 0
+    }
+    do throws(StoreError) {
+        let store = try openToolStore(location, forExport: false)
+        defer { store.close() }
+        guard let revocations = store as? any RevocationStore else {
+            throw StoreError("this store keeps no revocations")
+        }
+        try revocations.revoke(revocation, now: now)
+        printError("revoked token \(revocation.id) (board \(claims.board?.rawValue ?? "*")) until \(revocation.until)")
+        return 0
+    } catch {
+        printError("shuffleboard: revoke: \(error.message)")
         return 1
     }
 }

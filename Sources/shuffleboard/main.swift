@@ -35,6 +35,8 @@ case .importBoard(let file, let store, let replace):
     exit(importBoard(file, store: store, replace: replace))
 case .token(let options):
     exit(mintToken(options))
+case .revoke(let token, let secretFile, let store):
+    exit(revokeToken(token, secretFile: secretFile, store: store))
 }
 
 func serve(_ options: ServeOptions) -> Int32 {

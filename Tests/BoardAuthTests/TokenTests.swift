@@ -78,6 +78,17 @@ import Testing
         #expect(Base64URL.decode(Array("a+b/".utf8)) == nil)
     }
 
+    @Test func aRevocationNamesATokenByTheSHA256OfItsText() {
+        // FIPS 180-2's example: what `printf abc | sha256sum` prints.
+        #expect(
+            TokenAuthority.revocationID(of: "abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        )
+        let token = TokenAuthority(secrets: [Array("a secret of at least sixteen bytes".utf8)]).mint(
+            Claims(board: nil, role: .view, expires: 10))
+        #expect(TokenAuthority.revocationID(of: token).count == 64)
+        #expect(!TokenAuthority.revocationID(of: token).contains(token))
+    }
+
     @Test func ttlsTakeUnits() {
         #expect(TTL.seconds("30s") == 30 && TTL.seconds("15m") == 900)
         #expect(TTL.seconds("24h") == 86_400 && TTL.seconds("7d") == 604_800)

@@ -62,6 +62,8 @@ import Testing
             )),
         .op(OpRequest(opID: opID("e11"), base: 3, op: .removeZone(zone: zone("tray")))),
         .op(OpRequest(opID: opID("e12"), base: 3, op: .retitle(title: "Sprint ✓ 12"))),
+        .auth(token: "v1.eyJiIjoiZGVtbyJ9.c2ln"),
+        .auth(token: ""),
     ]
 
     @Test(arguments: messages)

@@ -116,6 +116,7 @@ func types(_ messages: [ServerMessage]) -> [String] {
         case .error(let e): "error:\(e.code.rawValue)"
         case .pong: "pong"
         case .presence: "presence"
+        case .auth: "auth"
         }
     }
 }

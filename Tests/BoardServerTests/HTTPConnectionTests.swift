@@ -26,6 +26,35 @@ import Testing
         }
     }
 
+    @Test func expect100ContinueIsAnsweredBeforeTheBodyIsSent() async throws {
+        try await withTestServer { server in
+            let c = try server.rawConnection()
+            let body = boardJSON("eager")
+            let whole = request("POST", "/api/boards", body: body, headers: ["Expect: 100-continue"])
+            try c.send(String(whole.utf8.dropLast(body.utf8.count))!)  // the headers only
+            #expect(try c.response()?.status == 100, "told to go on without waiting for the body")
+            try c.send(body)
+            #expect(try c.response()?.status == 201)
+            // A request without a body needs no 100.
+            try c.send(request("GET", "/api/boards/eager", headers: ["Expect: 100-continue"]))
+            #expect(try c.response()?.status == 200)
+        }
+    }
+
+    @Test func anExpectationOtherThan100ContinueIs417AndATooLargeBodyIsRefusedInsteadOf100() async throws {
+        try await withTestServer { server in
+            let c = try server.rawConnection()
+            try c.send(request("POST", "/api/boards", body: boardJSON("odd"), headers: ["Expect: 200-ok"]))
+            #expect(try c.response()?.status == 417)
+            #expect(try c.closedByServer())
+            let big = try server.rawConnection()
+            try big.send(
+                "POST /api/boards HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: 100000000\r\nExpect: 100-continue\r\n\r\n")
+            #expect(try big.response()?.status == 413, "the refusal, not 100: the body is never sent")
+        }
+    }
+
     /// That it does not spin either (a CPU measurement of the real binary) is
     /// `test_a_pipelined_request_with_a_body_neither_hangs_nor_spins` in Tests/process/test_http.py.
     @Test(arguments: ["/healthz", "/api/boards/elsewhere"])

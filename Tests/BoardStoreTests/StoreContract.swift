@@ -144,6 +144,30 @@ struct StoreContract {
         }
     }
 
+    func revocationsAreKeptAcrossAReopenUntilTheirTokensWouldHaveExpired() throws {
+        try withSpace(backend) { space in
+            let first = Revocation(id: String(repeating: "a", count: 64), board: boardA, until: 2_000)
+            let every = Revocation(id: String(repeating: "b", count: 64), board: nil, until: 1_500)
+            do {
+                let store = try #require(try space.open() as? any RevocationStore)
+                try store.revoke(first, now: 1_000)
+                try store.revoke(every, now: 1_000)
+                // Revoked again with an earlier expiry: the later one is kept.
+                try store.revoke(Revocation(id: first.id, board: boardA, until: 1_200), now: 1_000)
+                #expect(try store.revocations(now: 1_000) == [first, every])
+                #expect(try store.revocations(now: 1_500) == [first], "in force only until the token's expiry")
+                store.close()
+            }
+            let store = try #require(try space.open() as? any RevocationStore)
+            #expect(try store.revocations(now: 1_000) == [first, every], "kept across a reopen")
+            // The next revocation forgets the expired ones: the table holds only live tokens.
+            let later = Revocation(id: String(repeating: "c", count: 64), board: boardB, until: 9_000)
+            try store.revoke(later, now: 1_600)
+            #expect(try store.revocations(now: 0) == [first, later])
+            if backend != .memory { #expect(try space.count("revocations") == 2) }
+        }
+    }
+
     func reopeningAfterCloseKeepsEveryBoardAndOp() throws {
         try withSpace(backend) { space in
             var a = OpMaker(board: .defaultTemplate(id: boardA), seed: 6)

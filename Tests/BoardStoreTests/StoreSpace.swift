@@ -121,7 +121,7 @@ func withSpace<R>(_ backend: Backend, _ body: (StoreSpace) throws -> R) throws -
 
 /// A `PostgresStore` that claims the boards of each batch before writing it, so that the store
 /// tests written for any store run against it unchanged.
-final class ClaimingStore: DelegatingStore {
+final class ClaimingStore: DelegatingStore, RevocationStore {
     let inner: PostgresStore
 
     init(_ store: PostgresStore) { inner = store }

@@ -17,6 +17,10 @@ import Testing
         try TestPostgres.database().drop()
     }
 
+    @Test(arguments: stores + [.memory])
+    func revocationsAreKeptAcrossAReopenUntilTheirTokensWouldHaveExpired(_ store: Backend) throws {
+        try StoreContract(backend: store).revocationsAreKeptAcrossAReopenUntilTheirTokensWouldHaveExpired()
+    }
     @Test(arguments: stores) func createdBoardLoadsAtSeqZeroWithNoOps(_ store: Backend) throws {
         try StoreContract(backend: store).createdBoardLoadsAtSeqZeroWithNoOps()
     }

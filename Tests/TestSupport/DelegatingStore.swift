@@ -37,6 +37,15 @@ extension DelegatingStore {
     package func close() { inner.close() }
 }
 
+extension DelegatingStore where Self: RevocationStore, Inner: RevocationStore {
+    /// As `inner`.
+    package func revoke(_ revocation: Revocation, now: Int64) throws(StoreError) {
+        try inner.revoke(revocation, now: now)
+    }
+    /// As `inner`.
+    package func revocations(now: Int64) throws(StoreError) -> [Revocation] { try inner.revocations(now: now) }
+}
+
 extension DelegatingStore where Self: ClusterStore, Inner: ClusterStore {
     /// As `inner`.
     package var node: String { inner.node }

@@ -276,7 +276,10 @@ final class HubDriver {
         case 7:
             return #"{"type":"ping"}"#
         case 8:
-            return pick([#"{"type":"teleport"}"#, "[]", "{", #"{"type":"swap","op":"o1"}"#, #"{"type":"hello"}"#])
+            return pick([
+                #"{"type":"teleport"}"#, "[]", "{", #"{"type":"swap","op":"o1"}"#, #"{"type":"hello"}"#,
+                #"{"type":"auth","token":"v1.x.y"}"#,
+            ])
         case 10:
             return editingOp(&input)
         default:
@@ -611,7 +614,7 @@ final class HubDriver {
             require(at <= client.seq, "\(message) for \(id) names seq \(at); it has seen \(client.seq)")
         case .join, .leave, .presence:
             require(client.welcomed, "\(message) for \(id) before its welcome")
-        case .error, .pong:
+        case .error, .pong, .auth:
             break
         }
     }

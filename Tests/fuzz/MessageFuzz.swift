@@ -46,6 +46,8 @@ private func check(_ message: ClientMessage) {
         check(request)
     case .drop(_, let action?):
         check(action)
+    case .auth(let token):
+        require(token.utf8.count <= 2048, "a token of \(token.utf8.count) bytes")
     case .dragStart, .hover, .drop, .ping:
         break
     }

@@ -30,7 +30,7 @@ targets=("$@")
 fuzz=Tests/fuzz
 basics=(Sources/Basics/*.swift)
 core=(Sources/BoardCore/*.swift)
-store=(Sources/BoardStore/{BoardStore,ClusterStore,MemoryStore,MemoryClusterStore,BoardArchive,ReadGuard}.swift)
+store=(Sources/BoardStore/{BoardStore,ClusterStore,MemoryStore,MemoryClusterStore,BoardArchive,ReadGuard,Revocation}.swift)
 auth=(Sources/BoardAuth/*.swift)
 hub=(Sources/BoardHub/*.swift)
 # -O with assertions kept (-assert-config Debug), so that runs are fast and every check still fires.

@@ -98,7 +98,8 @@ final class HTTP {
             peer: runtime.proxiedAddress(wsi, socketPeer: socketPeer) ?? socketPeer)
         var framing = HTTPFraming(
             method: method, contentLength: LWS.header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH),
-            transferEncoding: LWS.header(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING), maxBodyBytes: config.maxBodyBytes)
+            transferEncoding: LWS.header(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING), maxBodyBytes: config.maxBodyBytes,
+            expect: LWS.header(wsi, WSI_TOKEN_HTTP_EXPECT))
         if let header = LWS.headerWithControlByte(wsi) {
             // No header a client means holds one (`Origin: https://allowed.example\0evil`); and
             // the body's framing cannot be trusted either.
@@ -117,13 +118,27 @@ final class HTTP {
                 closeAfter: true)
             log.debug("\(method.rawValue) \(path): refused with \(response.status) (framing)")
             respond(id, response)
-        case .body(let length):
+        case .body(let length), .bodyAfterContinue(let length):
+            if case .bodyAfterContinue = framing { sendContinue(wsi) }
             exchanges[id] = HTTPExchange(
                 id: id, wsi: wsi, request: request, bodyLength: length, deadline: deadline, tally: answerTally)
             // A body arrives in HTTP_BODY callbacks; the request is dispatched at BODY_COMPLETION.
             if length == 0 { dispatch(id) }
         }
         return 0
+    }
+
+    /// Tells a client that sent `Expect: 100-continue` to send its body (RFC 9110 §10.1.1), so
+    /// that curl and others do not wait a second for it first. Written at once, as the upgrade's
+    /// refusals are (WebSocket/Upgrade.swift): 25 bytes to a socket that has sent only its headers,
+    /// before lws has anything of its own to write on it.
+    private func sendContinue(_ wsi: OpaquePointer) {
+        let pre = shuffleboard_lws_pre()
+        var buffer = [UInt8](repeating: 0, count: pre) + Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+        let length = buffer.count - pre
+        buffer.withUnsafeMutableBytes { raw in
+            _ = LWS.write(wsi, raw.baseAddress! + pre, length, LWS_WRITE_HTTP)
+        }
     }
 
     /// A piece of the body. Returns -1 to close the connection.

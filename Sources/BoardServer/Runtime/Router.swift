@@ -59,7 +59,6 @@ func serviceCallback(
     // The WebSocket part.
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         // WebSockets only on /ws (and on the echo path when there is one), from allowed origins.
-        guard webSockets.endpoint(of: wsi) != nil else { return -1 }
         return webSockets.admitUpgrade(wsi) ? 0 : -1
 
     case LWS_CALLBACK_ESTABLISHED:

@@ -25,7 +25,7 @@ final class Service {
     /// In a cluster (the store is a `ClusterStore`): the renewal thread.
     let leaseKeeper: LeaseKeeper?
     /// Every session rule. Events reach it only through `handle`; the operations endpoints
-    /// (Service+Operations.swift) read its state and its metrics registry.
+    /// (HTTP/Operations.swift) read its state and its metrics registry.
     let hub: Hub
     /// The transport's metric families, in the hub's registry.
     let meters: TransportMeters
@@ -83,6 +83,7 @@ final class Service {
         } else {
             leaseKeeper = nil
         }
+        if hubConfig.auth != nil { hubConfig.revoked = Self.revocations(in: store, log: log) }
         hub = Hub(config: hubConfig)
         clientLog = ClientLog(log, rate: hubConfig.logRate)
         meters = TransportMeters(hub.metrics)
@@ -94,6 +95,19 @@ final class Service {
     }
 
     deinit { scratch.deallocate() }
+
+    /// The revocations in force in `store`, read before the server serves (here, on the thread
+    /// that makes the server), so that a restarted server refuses a revoked token from its first
+    /// connection; the hub reloads them every second afterwards.
+    private static func revocations(in store: any BoardStore, log: Logger) -> [Revocation] {
+        guard let revocations = store as? any RevocationStore else { return [] }
+        do {
+            return try revocations.revocations(now: Int64(Date().timeIntervalSince1970))
+        } catch {
+            log.error("cannot read the revoked tokens (\(error)); the first reload tries again within a second")
+            return []
+        }
+    }
 
     func assertOnServiceThread() {
         #if DEBUG

@@ -7,10 +7,17 @@ internal import LWSSupport
 extension WebSockets {
     /// Whether a WebSocket upgrade may go on (at LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION); when it
     /// may not, its answer is written here and lws must close the connection (return -1).
+    /// - A path other than `/ws` (and the echo path): 404.
     /// - A header holding a control byte (`Origin: https://allowed.example\0evil`): 400.
     /// - An `Origin` that `--allow-origin` does not list, or none when it lists some and
     ///   `--allow-no-origin` is not given: 403.
     func admitUpgrade(_ wsi: OpaquePointer) -> Bool {
+        guard endpoint(of: wsi) != nil else {
+            meters.upgradesRefused.add(.path)
+            clientLog.warning("WebSocket upgrade from \(LWS.peer(of: wsi)) refused: not on /ws")
+            refuseUpgrade(wsi, .error(404, "not_found", "WebSockets are served on /ws"))
+            return false
+        }
         if let header = LWS.headerWithControlByte(wsi) {
             meters.upgradesRefused.add(.controlByte)
             clientLog.warning(
@@ -46,6 +53,7 @@ extension WebSockets {
             switch response.status {
             case 400: "Bad Request"
             case 403: "Forbidden"
+            case 404: "Not Found"
             default: "Refused"
             }
         let head =

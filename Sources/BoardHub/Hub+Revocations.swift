@@ -1,0 +1,172 @@
+internal import BoardAuth
+internal import BoardCore
+internal import BoardStore
+
+/// The revoked tokens the hub knows of, as last loaded from the store.
+struct RevocationList {
+    /// The most revocations in force at once (a `POST` past it gets 507): each is kept only
+    /// until its token would have expired, and only admins make them, but a table a client can
+    /// grow is bounded all the same.
+    static let maximum = 100_000
+    /// How often the store is asked again, in milliseconds: the bound on how late a revocation
+    /// made on another node (or by `shuffleboard revoke`) closes this node's sessions.
+    static let reloadEvery: Int64 = 1_000
+
+    /// In force, by id.
+    var byID: [String: Revocation] = [:]
+    /// A reload is out.
+    var loading = false
+    /// When the last reload was asked for.
+    var lastAsked: Instant?
+}
+
+/// Revocation: with `Config.auth` set, `POST /api/revocations {"token": T}` (an `admin` bearer
+/// token for T's board, or `*` for a `*` token) stores T's id in the store, which keeps it until
+/// T would have expired anyway. From then on T is refused wherever a token is checked (`hello`,
+/// `auth`, the API), and sessions using it get `error unauthorized` "token revoked" and close
+/// 4401. Every node reloads the store's revocations every second (`RevocationList.reloadEvery`),
+/// so a revocation made on one node, or by `shuffleboard revoke` without the API, reaches every
+/// node's sessions within about a second and survives restarts. `GET /api/revocations` lists
+/// them: all for a `*` admin, a board's for its admin.
+extension Hub {
+    /// Whether `token` has been revoked (as far as this node has loaded).
+    func isRevoked(_ token: String) -> Bool {
+        !revocations.byID.isEmpty && revocations.byID[TokenAuthority.revocationID(of: token)] != nil
+    }
+
+    /// On each tick: asks the store for its revocations once a second.
+    func reloadRevocations() {
+        guard config.auth != nil, !revocations.loading, !stopping else { return }
+        if let last = revocations.lastAsked, now - last < RevocationList.reloadEvery { return }
+        revocations.loading = true
+        revocations.lastAsked = now
+        read(.revocations(now: wall.milliseconds / 1000), then: .revocations)
+    }
+
+    /// The store's revocations came back: they replace the list, and sessions using one close.
+    func revocationsLoaded(_ answer: StoreAnswer) {
+        revocations.loading = false
+        switch answer {
+        case .revocations(let loaded):
+            var byID: [String: Revocation] = [:]
+            for revocation in loaded { byID[revocation.id] = revocation }
+            // One made here whose write raced this read stays until the store shows it.
+            for (id, kept) in revocations.byID where byID[id] == nil && kept.until > wall.milliseconds / 1000 {
+                byID[id] = kept
+            }
+            revocations.byID = byID
+            closeRevokedSessions()
+        case .failed(let error):
+            log(
+                .warning,
+                "cannot load the revoked tokens (\(error.message)); keeping the \(revocations.byID.count) known")
+        default:
+            preconditionFailure("revocations got \(answer)")
+        }
+    }
+
+    /// Closes this node's sessions whose token is revoked (forwarded ones are their owner's).
+    private func closeRevokedSessions() {
+        guard !revocations.byID.isEmpty else { return }
+        var closing: [ConnectionID] = []
+        for (id, session) in sessions {
+            guard let tokenID = session.tokenID, revocations.byID[tokenID] != nil else { continue }
+            switch session.phase {
+            case .joining, .joined: closing.append(id)
+            case .awaitingHello, .forwarded, .closing: break
+            }
+        }
+        for id in closing.sorted() {
+            log(.info, "\(id): its token was revoked; closing with 4401")
+            refuse(id, ProtocolError(.unauthorized, "token revoked"), code: 4401, reason: "token revoked")
+        }
+    }
+
+    /// `POST /api/revocations` and `GET /api/revocations`.
+    func revocationRequest(_ request: HTTPRequest, exchange: ExchangeID) {
+        guard let auth = config.auth else {
+            return emit(
+                .respond(exchange, .error(404, "not_found", "this server has no access control (--auth-secret)")))
+        }
+        guard request.method == .get || request.method == .head || request.method == .post else {
+            return emit(.respond(exchange, .methodNotAllowed("GET, POST")))
+        }
+        guard let bearer = authorize(request, exchange: exchange) else { return }
+        guard bearer.role == .admin else { return emit(.respond(exchange, Self.forbidden("managing revocations"))) }
+        if request.method != .post { return emit(.respond(exchange, revocationList(for: bearer))) }
+        guard let json = try? JSON.parse(request.body), let token = json["token"]?.stringValue,
+            token.utf8.count <= 2048
+        else {
+            return emit(.respond(exchange, .error(400, "bad_request", #"send {"token": TOKEN}"#)))
+        }
+        let claims: Claims
+        switch auth.claimsIgnoringExpiry(token) {
+        case .success(let c): claims = c
+        case .failure(let problem):
+            return emit(.respond(exchange, .error(400, "bad_request", "not a token of this server (\(problem))")))
+        }
+        guard claims.board.map({ bearer.allow(.admin, on: $0) }) ?? (bearer.board == nil) else {
+            return emit(.respond(exchange, Self.forbidden("revoking a token for \(claims.board?.rawValue ?? "*")")))
+        }
+        let revocation = Revocation(
+            id: TokenAuthority.revocationID(of: token), board: claims.board, until: claims.expires)
+        let nowSeconds = wall.milliseconds / 1000
+        guard revocation.until > nowSeconds else {
+            // Expired already: refused everywhere anyway, and nothing to keep.
+            return emit(.respond(exchange, Self.revokedAnswer(revocation)))
+        }
+        guard revocations.byID.count < RevocationList.maximum || revocations.byID[revocation.id] != nil else {
+            meters.limitHits.add(.revocations)
+            return emit(
+                .respond(
+                    exchange,
+                    .error(
+                        507, "too_many_revocations",
+                        "\(RevocationList.maximum) tokens are revoked already; shorter token lives keep the list short")
+                ))
+        }
+        log(
+            .info, "\(request.peer) revokes token \(revocation.id.prefix(12))… (board \(claims.board?.rawValue ?? "*"))"
+        )
+        read(.revoke(revocation, now: nowSeconds), then: .http(exchange, .revoke))
+    }
+
+    /// The store has the revocation: it holds on this node at once, and the answer goes out.
+    func revoked(_ revocation: Revocation, exchange: ExchangeID) {
+        if (revocations.byID[revocation.id]?.until ?? .min) < revocation.until {
+            revocations.byID[revocation.id] = revocation
+        }
+        closeRevokedSessions()
+        emit(.respond(exchange, Self.revokedAnswer(revocation)))
+    }
+
+    private static func revokedAnswer(_ revocation: Revocation) -> HTTPResponse {
+        .json(200) { w in
+            w.beginObject()
+            w.write("revoked", revocation.id)
+            w.write("until", Int(revocation.until))
+            w.endObject()
+        }
+    }
+
+    /// `GET /api/revocations`: those in force that `bearer` (an admin) may see, by id.
+    private func revocationList(for bearer: Claims) -> HTTPResponse {
+        let nowSeconds = wall.milliseconds / 1000
+        let shown = revocations.byID.values.filter {
+            $0.until > nowSeconds && (bearer.board == nil || $0.board == bearer.board)
+        }.sorted { $0.id < $1.id }
+        return .json(200) { w in
+            w.beginObject()
+            w.beginArray("revocations")
+            for revocation in shown {
+                w.beginObject()
+                w.write("id", revocation.id)
+                w.write("board", revocation.board?.rawValue ?? "*")
+                w.write("until", Int(revocation.until))
+                w.endObject()
+            }
+            w.endArray()
+            w.endObject()
+        }
+    }
+}
