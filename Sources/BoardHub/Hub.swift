@@ -54,6 +54,9 @@ package final class Hub {
         /// In a cluster: the store has carried out a `release` of the board (after every write
         /// queued before it), whether or not it still held the lease.
         case released(BoardID)
+        /// The transport refused something by a rule of its own (a limit, a silent socket, a
+        /// `/metrics` token): the hub's metrics count it with the hub's own refusals.
+        case transportCounted(TransportCount)
     }
 
     /// Something the transport must do, in order.
@@ -181,6 +184,7 @@ package final class Hub {
         case .forwardEnded(let id, let code, let answered, let unrelayed):
             forwardEnded(id, code: code, answered: answered, unrelayed: unrelayed)
         case .released(let board): released(board)
+        case .transportCounted(let count): meters.count(count)
         }
         // Not removeAll(keepingCapacity:): the returned array shares the storage, so that would
         // allocate a new buffer as large as the largest burst of actions ever, on every event.

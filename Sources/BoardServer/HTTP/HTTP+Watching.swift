@@ -17,7 +17,7 @@ extension HTTP {
             case .receiving:
                 drop(exchange, "did not send its request body within \(config.httpTimeout) s")
             case .sending:
-                runtime.hub.meters.limitHits.add(.sendQueue)
+                runtime.handle(.transportCounted(.limit(.sendQueue)))
                 drop(
                     exchange,
                     "took only \(exchange.sent) of the \(exchange.body.count) bytes of its answer within "

@@ -217,7 +217,7 @@ final class HTTP {
         guard let exchange = exchanges[id], exchange.isWaiting else { return }
         var response = response
         if bounded && exchange.request.method == .get && response.body.count > config.maxPendingBytes {
-            runtime.hub.meters.limitHits.add(.sendQueue)
+            runtime.handle(.transportCounted(.limit(.sendQueue)))
             clientLog.warning(
                 "HTTP client \(exchange.request.peer): the answer to \(exchange.request.path) is "
                     + "\(response.body.count) bytes, over the send limit of \(config.maxPendingBytes); answering 503")
@@ -229,7 +229,7 @@ final class HTTP {
             && answerTally.bytes + size > config.maxHTTPAnswerBytes
         {
             // Memory for answers is spent: the client may ask again in a moment.
-            runtime.hub.meters.limitHits.add(.httpAnswers)
+            runtime.handle(.transportCounted(.limit(.httpAnswers)))
             clientLog.warning(
                 "HTTP client \(exchange.request.peer): \(answerTally.bytes) bytes of answers are held for clients, "
                     + "the answer to \(exchange.request.path) would take them over \(config.maxHTTPAnswerBytes); answering 503"

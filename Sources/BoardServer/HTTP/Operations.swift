@@ -41,7 +41,7 @@ extension HTTP {
             let header = request.authorization ?? ""
             let bearer = header.count > 7 && header.lowercased().hasPrefix("bearer ")
             guard bearer, token.matches(String(header.dropFirst(7)).trimmingWhitespace().utf8) else {
-                runtime.hub.meters.authFailures.add(AuthFailure(.metrics, bearer ? .forged : .missing))
+                runtime.handle(.transportCounted(.authFailure(AuthFailure(.metrics, bearer ? .forged : .missing))))
                 if bearer { clientLog.warning("GET /metrics from \(request.peer): wrong bearer token") }
                 var response = HTTPResponse.error(401, "unauthorized", "/metrics needs Authorization: Bearer TOKEN")
                 response.headers.append(HTTPResponse.Header("www-authenticate:", "Bearer"))

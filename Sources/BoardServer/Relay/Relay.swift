@@ -283,7 +283,7 @@ final class Relay {
     /// Closes a client whose upstream would hold more than the bound (or whose owner sent more
     /// than it could be sent) with 1008; its upstream goes when it does.
     private func flooded(_ connection: Connection, holding bytes: Int, towardsClient: Bool = false) {
-        runtime.hub.meters.limitHits.add(.sendQueue)
+        runtime.handle(.transportCounted(.limit(.sendQueue)))
         clientLog.warning(
             towardsClient
                 ? "connection \(connection.id) from \(connection.peer): its board's owner sent a message of "

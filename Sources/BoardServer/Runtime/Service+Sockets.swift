@@ -61,7 +61,7 @@ extension Service {
         guard let wsi = sockets.wsi(of: id), shuffleboard_tcp_bytes_received(lws_get_socket_fd(wsi)) == 0 else {
             return
         }
-        hub.meters.connectionsRefused.add(.firstByteTimeout)
+        handle(.transportCounted(.socketRefused(.firstByteTimeout)))
         clientLog.write(
             .debug,
             "a connection from \(LWS.peer(of: wsi)) sent nothing within \(config.firstByteTimeout) s; closing it")

@@ -28,7 +28,7 @@ extension WebSockets {
             limit = config.echoMaxMessageBytes
         }
         guard connection.rx.count + length <= limit else {
-            runtime.hub.meters.limitHits.add(.messageSize)
+            runtime.handle(.transportCounted(.limit(.messageSize)))
             return refuse(connection, 1009, "message too large", because: "sent a message over \(limit) bytes")
         }
         guard let message = LWS.message(input, length, wsi: wsi, buffer: &connection.rx) else { return }

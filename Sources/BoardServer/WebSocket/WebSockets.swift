@@ -277,7 +277,7 @@ final class WebSockets {
     /// A frame would take `connection` to `held` bytes, over `--max-pending-bytes`: it is closed
     /// with 1008.
     private func overBound(_ connection: Connection, holding held: Int) {
-        runtime.hub.meters.limitHits.add(.sendQueue)
+        runtime.handle(.transportCounted(.limit(.sendQueue)))
         clientLog.warning(
             "connection \(connection.id) from \(connection.peer) would hold \(held) bytes of output, "
                 + "over its send limit of \(config.maxPendingBytes) bytes; closing with 1008")
