@@ -1,5 +1,5 @@
 // The one way the view modules make elements: el(doc, 'li', { className: 'x', text: name,
-// dataset: { user: id }, attrs: { 'aria-label': 'Move' } }, child, …). Text goes in with
+// dataset: { user: id }, attrs: { 'aria-label': 'Move' }, style: { '--columns': '4' } }, child, …). Text goes in with
 // textContent, never as HTML; any other key is set as a property (type, name, value, checked,
 // href, hidden, tabIndex).
 
@@ -11,6 +11,7 @@ export function el(doc, tag, props = {}, ...children) {
     if (key === 'text') e.textContent = value;
     else if (key === 'dataset') Object.assign(e.dataset, value);
     else if (key === 'attrs') for (const [name, v] of Object.entries(value)) e.setAttribute(name, v);
+    else if (key === 'style') for (const [name, v] of Object.entries(value)) e.style.setProperty(name, v);
     else e[key] = value;
   }
   e.append(...children);

@@ -154,53 +154,36 @@ export class View {
     for (const band of arrangeZones(zoneLayouts(board))) {
       let parent = this.zonesEl;
       if (band.lanes.length > 1) {
-        parent = this.doc.createElement('div');
-        parent.className = 'lanes';
-        parent.style.setProperty('--lanes', String(band.lanes.length));
+        parent = el(this.doc, 'div', { className: 'lanes', style: { '--lanes': String(band.lanes.length) } });
         this.zonesEl.append(parent);
       }
       for (const lay of band.lanes) {
-        const section = this.doc.createElement('section');
-        section.className = `zone-wrap zone-wrap-${lay.layout}`;
-        section.dataset.zoneWrap = lay.id;
+        const section = el(this.doc, 'section', {
+          className: `zone-wrap zone-wrap-${lay.layout}`, dataset: { zoneWrap: lay.id },
+        });
         // The heading, then the zone's editing buttons beside it (a grid adds cards from here:
         // a field under it would push the zones below it down).
-        const h = this.doc.createElement('div');
-        h.className = 'zone-head';
-        const title = this.doc.createElement('h2');
-        title.className = 'zone-title';
-        title.textContent = lay.title;
-        h.append(title);
+        const h = el(this.doc, 'div', { className: 'zone-head' },
+          el(this.doc, 'h2', { className: 'zone-title', text: lay.title }));
         if (lay.layout === 'grid') h.append(this.button('+', `Add card to ${lay.title}`, { action: 'add-card', column: lay.id }));
         h.append(
           this.button('✎', `Rename ${lay.title}`, { action: 'rename-zone', column: lay.id }),
           this.button('×', `Remove ${lay.title}`, { action: 'remove-zone', column: lay.id }),
         );
-        const list = this.doc.createElement('ol');
-        list.className = `zone zone-${lay.layout}${lay.dense ? ' is-dense' : ''}${lay.handle ? ' has-handles' : ''}`;
-        list.dataset.zone = lay.id;
-        list.dataset.layout = lay.layout;
-        if (lay.axis) list.dataset.axis = lay.axis;
-        list.setAttribute('aria-label', lay.title);
-        if (lay.layout === 'grid') list.style.setProperty('--columns', String(lay.columns));
-        const empty = this.doc.createElement('p');
-        empty.className = 'zone-empty';
-        empty.textContent = 'Drop here';
+        const list = el(this.doc, 'ol', {
+          className: `zone zone-${lay.layout}${lay.dense ? ' is-dense' : ''}${lay.handle ? ' has-handles' : ''}`,
+          dataset: { zone: lay.id, layout: lay.layout, ...(lay.axis ? { axis: lay.axis } : {}) },
+          attrs: { 'aria-label': lay.title },
+          style: lay.layout === 'grid' ? { '--columns': String(lay.columns) } : {},
+        });
+        const empty = el(this.doc, 'p', { className: 'zone-empty', text: 'Drop here' });
         // "Add card" at the end of every zone: Enter adds, the input stays for the next one.
-        const form = this.doc.createElement('form');
-        form.className = 'add-card';
-        form.dataset.addCard = lay.id;
-        const input = this.doc.createElement('input');
-        input.name = 'label';
-        input.autocomplete = 'off';
-        input.maxLength = 200;
-        input.placeholder = 'Add card';
-        input.setAttribute('aria-label', `New card in ${lay.title}`);
-        const add = this.doc.createElement('button');
-        add.type = 'submit';
-        add.textContent = 'Add';
-        add.setAttribute('aria-label', `Add card to ${lay.title}`);
-        form.append(input, add);
+        const input = el(this.doc, 'input', {
+          name: 'label', autocomplete: 'off', maxLength: 200, placeholder: 'Add card',
+          attrs: { 'aria-label': `New card in ${lay.title}` },
+        });
+        const form = el(this.doc, 'form', { className: 'add-card', dataset: { addCard: lay.id } },
+          input, el(this.doc, 'button', { type: 'submit', text: 'Add', attrs: { 'aria-label': `Add card to ${lay.title}` } }));
         section.append(h, list, empty);
         if (lay.layout !== 'grid') section.append(form);
         parent.append(section);
@@ -364,29 +347,19 @@ export class View {
   }
 
   tile(item) {
-    let el = this.tiles.get(item.id);
-    if (!el) {
-      el = this.doc.createElement('li');
-      el.className = 'tile';
-      el.dataset.item = item.id;
-      const text = this.doc.createElement('span');
-      text.className = 'tile-text';
-      const label = this.doc.createElement('span');
-      label.className = 'tile-label';
-      const detail = this.doc.createElement('span');
-      detail.className = 'tile-detail';
-      text.append(label, detail);
-      const mark = this.doc.createElement('span');
-      mark.className = 'tile-on';
-      mark.setAttribute('aria-hidden', 'true');
-      const badge = this.doc.createElement('span');
-      badge.className = 'tile-holder';
+    let tile = this.tiles.get(item.id);
+    if (!tile) {
       const remove = this.button('×', 'Remove', { action: 'remove-card' }); // the card: its tile
       remove.tabIndex = -1; // Delete on the focused tile does it from the keyboard
-      el.append(text, mark, badge, remove);
-      this.tiles.set(item.id, el);
+      tile = el(this.doc, 'li', { className: 'tile', dataset: { item: item.id } },
+        el(this.doc, 'span', { className: 'tile-text' },
+          el(this.doc, 'span', { className: 'tile-label' }), el(this.doc, 'span', { className: 'tile-detail' })),
+        el(this.doc, 'span', { className: 'tile-on', attrs: { 'aria-hidden': 'true' } }),
+        el(this.doc, 'span', { className: 'tile-holder' }),
+        remove);
+      this.tiles.set(item.id, tile);
     }
-    return el;
+    return tile;
   }
 
   decorate(el, item, { held, deco, lay, index, count }) {
