@@ -213,18 +213,14 @@ export class View {
    * Edits the text of `el` in place: an input over it, its text selected. Enter or leaving the
    * field commits (`done(value)`), Escape cancels (`done(null)`). Returns the input.
    */
-  editText(el, value, done, { label = 'Edit', maxLength = 200 } = {}) {
-    const input = this.doc.createElement('input');
-    input.className = 'inline-edit';
-    input.value = value;
-    input.maxLength = maxLength;
-    input.setAttribute('aria-label', label);
+  editText(target, value, done, { label = 'Edit', maxLength = 200 } = {}) {
+    const input = el(this.doc, 'input', { className: 'inline-edit', value, maxLength, attrs: { 'aria-label': label } });
     let finished = false;
     const finish = (result) => {
       if (finished) return;
       finished = true;
       input.remove();
-      el.hidden = false;
+      target.hidden = false;
       done(result);
     };
     input.addEventListener('keydown', (e) => {
@@ -233,8 +229,8 @@ export class View {
       e.stopPropagation();
     });
     input.addEventListener('blur', () => finish(input.value));
-    el.hidden = true;
-    el.after(input);
+    target.hidden = true;
+    target.after(input);
     input.focus();
     input.select();
     return input;
@@ -247,32 +243,20 @@ export class View {
    * (`recolor(color)`).
    */
   editCard(id, { withDetail = false } = {}, done, recolor) {
-    const el = this.tiles.get(id);
-    const text = el?.querySelector('.tile-text');
-    if (!text || el.querySelector('.card-editor')) return;
-    const editor = this.doc.createElement('div');
-    editor.className = 'card-editor';
-    const field = (value, label, max) => {
-      const input = this.doc.createElement('input');
-      input.className = 'inline-edit';
-      input.value = value;
-      input.maxLength = max;
-      input.setAttribute('aria-label', label);
-      return input;
-    };
-    const label = field(el.querySelector('.tile-label').textContent, 'Card label', 200);
-    const detail = withDetail ? field(el.querySelector('.tile-detail').textContent, 'Card detail', 200) : null;
-    const palette = this.doc.createElement('div');
-    palette.className = 'palette';
-    palette.setAttribute('role', 'group');
-    palette.setAttribute('aria-label', 'Card color');
+    const card = this.tiles.get(id);
+    const text = card?.querySelector('.tile-text');
+    if (!text || card.querySelector('.card-editor')) return;
+    const editor = el(this.doc, 'div', { className: 'card-editor' });
+    const field = (value, label, max) =>
+      el(this.doc, 'input', { className: 'inline-edit', value, maxLength: max, attrs: { 'aria-label': label } });
+    const label = field(card.querySelector('.tile-label').textContent, 'Card label', 200);
+    const detail = withDetail ? field(card.querySelector('.tile-detail').textContent, 'Card detail', 200) : null;
+    const palette = el(this.doc, 'div', { className: 'palette', attrs: { role: 'group', 'aria-label': 'Card color' } });
     for (const color of PALETTE) {
-      const b = this.doc.createElement('button');
-      b.type = 'button';
-      b.className = 'swatch';
-      b.dataset.color = color;
-      b.setAttribute('aria-label', `Color ${color}`);
-      b.style.setProperty('--swatch', color);
+      const b = el(this.doc, 'button', {
+        type: 'button', className: 'swatch', dataset: { color }, attrs: { 'aria-label': `Color ${color}` },
+        style: { '--swatch': color },
+      });
       // Keeps the focus in the field, so picking a color does not end the edit.
       b.addEventListener('pointerdown', (e) => e.preventDefault());
       b.addEventListener('click', () => recolor(color));
@@ -330,18 +314,13 @@ export class View {
     const src = this.tiles.get(id);
     if (!src || reducedMotion()) return;
     const r = src.getBoundingClientRect();
-    const g = this.doc.createElement('div');
-    g.className = 'tile fading';
-    g.setAttribute('aria-hidden', 'true');
-    g.style.setProperty('--tile-color', src.style.getPropertyValue('--tile-color'));
-    g.style.setProperty('left', `${r.left}px`);
-    g.style.setProperty('top', `${r.top}px`);
-    g.style.setProperty('width', `${r.width}px`);
-    g.style.setProperty('height', `${r.height}px`);
-    const label = this.doc.createElement('span');
-    label.className = 'tile-label';
-    label.textContent = src.querySelector('.tile-label')?.textContent ?? '';
-    g.append(label);
+    const g = el(this.doc, 'div', {
+      className: 'tile fading', attrs: { 'aria-hidden': 'true' },
+      style: {
+        '--tile-color': src.style.getPropertyValue('--tile-color'),
+        left: `${r.left}px`, top: `${r.top}px`, width: `${r.width}px`, height: `${r.height}px`,
+      },
+    }, el(this.doc, 'span', { className: 'tile-label', text: src.querySelector('.tile-label')?.textContent ?? '' }));
     this.root.append(g);
     setTimeout(() => g.remove(), 600);
   }
@@ -424,21 +403,15 @@ export class View {
     }
   }
 
-  /** Gives tile `el` its drag handle (a button at the row's end) or takes it away; returns it. */
-  handle(el, wanted) {
-    let h = el.querySelector(':scope > [data-handle]');
+  /** Gives `tile` its drag handle (a button at the row's end) or takes it away; returns it. */
+  handle(tile, wanted) {
+    let h = tile.querySelector(':scope > [data-handle]');
     if (wanted && !h) {
-      h = this.doc.createElement('button');
-      h.type = 'button';
-      h.className = 'tile-handle';
-      h.dataset.handle = '';
-      h.setAttribute('aria-roledescription', 'drag handle');
-      h.setAttribute('aria-describedby', 'kbd-help');
-      const grip = this.doc.createElement('span');
-      grip.setAttribute('aria-hidden', 'true');
-      grip.textContent = '⠿';
-      h.append(grip);
-      el.append(h);
+      h = el(this.doc, 'button', {
+        type: 'button', className: 'tile-handle', dataset: { handle: '' },
+        attrs: { 'aria-roledescription': 'drag handle', 'aria-describedby': 'kbd-help' },
+      }, el(this.doc, 'span', { text: '⠿', attrs: { 'aria-hidden': 'true' } }));
+      tile.append(h);
     } else if (!wanted && h) {
       h.remove();
       h = null;
@@ -513,28 +486,15 @@ export class View {
     if (!src) return;
     const r = src.getBoundingClientRect();
     // Built afresh rather than cloned, so no style attribute is copied (strict CSP).
-    const g = this.doc.createElement('div');
     const lay = this.layouts.get(src.closest('[data-zone]')?.dataset.zone);
-    g.className = `tile ghost is-${lay?.layout ?? 'grid'}${lay?.dense ? ' is-dense' : ''}`;
-    g.setAttribute('aria-hidden', 'true');
-    g.style.setProperty('--tile-color', src.style.getPropertyValue('--tile-color'));
-    if (src.dataset.on) g.dataset.on = 'true';
-    const text = this.doc.createElement('span');
-    text.className = 'tile-text';
-    const label = this.doc.createElement('span');
-    label.className = 'tile-label';
-    label.textContent = src.querySelector('.tile-label').textContent;
-    const detail = this.doc.createElement('span');
-    detail.className = 'tile-detail';
-    detail.textContent = src.querySelector('.tile-detail').textContent;
-    text.append(label, detail);
-    g.append(text);
-    if (lay?.handle) {
-      const grip = this.doc.createElement('span');
-      grip.className = 'tile-handle';
-      grip.textContent = '⠿';
-      g.append(grip);
-    }
+    const g = el(this.doc, 'div', {
+      className: `tile ghost is-${lay?.layout ?? 'grid'}${lay?.dense ? ' is-dense' : ''}`,
+      attrs: { 'aria-hidden': 'true' }, style: { '--tile-color': src.style.getPropertyValue('--tile-color') },
+      dataset: src.dataset.on ? { on: 'true' } : {},
+    }, el(this.doc, 'span', { className: 'tile-text' },
+      el(this.doc, 'span', { className: 'tile-label', text: src.querySelector('.tile-label').textContent }),
+      el(this.doc, 'span', { className: 'tile-detail', text: src.querySelector('.tile-detail').textContent })));
+    if (lay?.handle) g.append(el(this.doc, 'span', { className: 'tile-handle', text: '⠿' }));
     g.style.width = `${r.width}px`;
     g.style.height = `${r.height}px`;
     this.doc.body.append(g);
@@ -580,10 +540,7 @@ export class View {
   toast(text, ms = 3500, action = null) {
     this.toastEl.textContent = text;
     if (action) {
-      const b = this.doc.createElement('button');
-      b.type = 'button';
-      b.className = 'toast-action';
-      b.textContent = action.label;
+      const b = el(this.doc, 'button', { type: 'button', className: 'toast-action', text: action.label });
       b.addEventListener('click', () => { this.toastEl.classList.remove('is-shown'); action.run(); });
       this.toastEl.append(' ', b);
     }
