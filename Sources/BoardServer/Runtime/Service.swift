@@ -67,15 +67,15 @@ final class Service {
         self.config = config
         self.log = log
         inbox = Inbox()
-        persister = Persister(
-            store: store, inbox: inbox, log: log,
-            stopRetry: .milliseconds(Clock.milliseconds(config.shutdownWriteRetry)))
         reader = Reader(store: store, inbox: inbox)
         encoder = Reader(store: store, inbox: inbox, name: "shuffleboard-encoder")
         scratch = .allocate(byteCount: Int(shuffleboard_lws_pre()) + config.maxWriteBytes, alignment: 16)
         var hubConfig = config.hub
         // The one look at whether the store is a cluster's: the parts that need it are handed it.
         let cluster = store as? any ClusterStore
+        persister = Persister(
+            store: store, cluster: cluster, inbox: inbox, log: log,
+            stopRetry: .milliseconds(Clock.milliseconds(config.shutdownWriteRetry)))
         if let cluster {
             // The store holds the leases: its node name and lease are the ones that count.
             hubConfig.cluster = ClusterSettings(node: cluster.node, lease: Clock.milliseconds(cluster.leaseSeconds))
