@@ -38,15 +38,19 @@ let package = Package(
         .target(name: "BoardStore", dependencies: ["BoardCore", "CSQLite", "CPostgres"]),
         // Board access tokens: HMAC-SHA256 signed claims (OpenSSL's libcrypto), minted and verified.
         .target(name: "BoardAuth", dependencies: ["BoardCore", "CCrypto"]),
+        // The metrics registry: counters, gauges and histograms with bounded labels, rendered in the
+        // Prometheus text format. No dependencies.
+        .target(name: "BoardMetrics"),
         // Every session rule as a state machine: events in, actions out. No I/O, no threads, no clock.
-        .target(name: "BoardHub", dependencies: ["Basics", "BoardCore", "BoardStore", "BoardAuth"]),
+        .target(name: "BoardHub", dependencies: ["Basics", "BoardCore", "BoardStore", "BoardAuth", "BoardMetrics"]),
         // What the server and the client share on libwebsockets: the inbox, C strings, close reasons, writes.
         .target(name: "LWSSupport", dependencies: ["CLibWebSockets"]),
         // The libwebsockets transport: turns lws callbacks into hub events and hub actions into lws calls.
         .target(
             name: "BoardServer",
             dependencies: [
-                "Basics", "BoardCore", "BoardStore", "BoardHub", "BoardAuth", "LWSSupport", "CLibWebSockets",
+                "Basics", "BoardCore", "BoardStore", "BoardHub", "BoardMetrics", "BoardAuth", "LWSSupport",
+                "CLibWebSockets",
             ]),
         // A small client on the libwebsockets client API.
         .target(name: "BoardClient", dependencies: ["Basics", "LWSSupport", "CLibWebSockets"]),
@@ -64,7 +68,7 @@ let package = Package(
         .testTarget(name: "BasicsTests", dependencies: ["Basics", "TestSupport"]),
         .testTarget(name: "BoardCoreTests", dependencies: ["BoardCore", "TestSupport"]),
         .testTarget(name: "BoardStoreTests", dependencies: ["BoardStore", "BoardCore", "TestSupport"]),
-        .testTarget(name: "BoardHubTests", dependencies: ["BoardHub", "BoardStore", "BoardCore"]),
+        .testTarget(name: "BoardHubTests", dependencies: ["BoardHub", "BoardMetrics", "BoardStore", "BoardCore"]),
         .testTarget(name: "LWSSupportTests", dependencies: ["LWSSupport"]),
         .testTarget(name: "BoardAuthTests", dependencies: ["BoardAuth", "BoardCore"]),
         .testTarget(

@@ -284,9 +284,9 @@ class App {
         case 'announce': this.view.announce(e.text); break;
         case 'remoteChange': this.announcer.offer(e.change); break;
         case 'pulse': this.view.pulse(e.items, e.kind, e.color); break;
-        case 'handStart': this.view.handStart(e.user, e.item); break;
-        case 'handHover': this.view.handHover(e.by, e.target); break;
-        case 'handEnd': this.view.handEnd(e.by); break;
+        case 'handStart': this.view.hands.start(e.user, e.item); break;
+        case 'handHover': this.view.hands.hover(e.by, e.target); break;
+        case 'handEnd': this.view.hands.end(e.by); break;
         case 'hover': this.throttle.offer(e.msg, e.key); break;
         case 'hoverFlush': this.throttle.flush(); break;
         case 'hoverReset': this.throttle.reset(); break;

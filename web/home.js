@@ -43,7 +43,7 @@ export function startHome(root, view, win, rename, token = null) {
     const template = root.querySelector('#templates input:checked')?.value;
     if (!template || busy) return;
     busy = true;
-    view.setCreating(true);
+    view.startPage.setCreating(true);
     try {
       const id = await createBoard(win, template, root.querySelector('#new-title').value, token);
       go(id, templateMode(template));
@@ -51,7 +51,7 @@ export function startHome(root, view, win, rename, token = null) {
       view.toast(`Could not make the board: ${err.message}`);
     } finally {
       busy = false;
-      view.setCreating(false);
+      view.startPage.setCreating(false);
     }
   });
 
@@ -96,9 +96,9 @@ async function loadTemplates(view, win) {
     const res = await win.fetch('/api/templates', { headers: { accept: 'application/json' } });
     if (!res.ok) throw new Error(String(res.status));
     const body = await res.json();
-    view.renderTemplates(Array.isArray(body.templates) ? body.templates : null);
+    view.startPage.renderTemplates(Array.isArray(body.templates) ? body.templates : null);
   } catch {
-    view.renderTemplates(null);
+    view.startPage.renderTemplates(null);
   }
 }
 
@@ -112,12 +112,12 @@ async function loadBoards(view, win, after, token) {
     if (!res.ok) throw new Error(String(res.status));
     const body = await res.json();
     const next = isValidId(body.next) ? body.next : null;
-    view.renderBoardList(Array.isArray(body.boards) ? body.boards : [], {
+    view.startPage.renderBoardList(Array.isArray(body.boards) ? body.boards : [], {
       append: !!after, more: !!next, fragment: tokenFragment(token),
     });
     return next;
   } catch {
-    if (!after) view.renderBoardList(null);
+    if (!after) view.startPage.renderBoardList(null);
     else view.toast('Could not load more boards');
     return after;
   }

@@ -2,12 +2,14 @@
 // (labels, details, names, titles) goes in with textContent, never as HTML. Colors are set
 // through the CSSOM (el.style.setProperty), which a strict CSP allows.
 
+import { el, reducedMotion } from './dom.js';
+import { Hands } from './hands.js';
 import { arrangeZones, layoutKey, zoneLayouts } from './layout.js';
+import { StartPage } from './startpage.js';
 
 /** The colors a card can be given from its editor's palette. */
 export const PALETTE = ['#e53935', '#fb8c00', '#fdd835', '#43a047', '#00acc1', '#1e88e5', '#8e24aa', '#6d4c41'];
 
-const reducedMotion = () => globalThis.matchMedia?.('(prefers-reduced-motion: reduce)').matches ?? false;
 
 /** The page's view. `root` is the #app element. */
 export class View {
@@ -27,8 +29,8 @@ export class View {
     this.zoneEls = new Map();
     this.layouts = new Map(); // zone id → its layout (layout.js)
     this.zoneKey = '';
-    this.hands = new Map();
-    this.handLoop = null;
+    this.hands = new Hands(this);
+    this.startPage = new StartPage(root);
     this.ghost = null;
     this.toastTimer = null;
   }
@@ -65,71 +67,6 @@ export class View {
     this.boardEl.hidden = page !== 'board';
     this.root.querySelector('#board-tools').hidden = page !== 'board';
     this.connEl.hidden = page !== 'board';
-  }
-
-  /**
-   * Fills the index page's board list: `boards` null means the server has no list; `append` adds
-   * a further page; `more` says whether there is one after it (the "More" button).
-   */
-  renderBoardList(boards, { append = false, more = false, fragment = '' } = {}) {
-    const list = this.root.querySelector('#board-list');
-    const note = this.root.querySelector('#board-list-note');
-    this.root.querySelector('#more-boards').hidden = !boards || !more;
-    if (!append) list.replaceChildren();
-    if (!boards) {
-      note.textContent = 'This server does not list its boards; open one by name below.';
-      return;
-    }
-    if (!append) note.textContent = boards.length ? '' : 'No boards yet: make one above.';
-    for (const b of boards) {
-      const li = this.doc.createElement('li');
-      li.dataset.board = b.id;
-      const a = this.doc.createElement('a');
-      a.href = `?board=${encodeURIComponent(b.id)}${fragment}`;
-      a.textContent = b.title && b.title !== b.id ? `${b.title} (${b.id})` : b.id;
-      const meta = this.doc.createElement('span');
-      meta.className = 'meta';
-      const users = Number.isInteger(b.users) ? b.users : (Array.isArray(b.users) ? b.users.length : 0);
-      meta.textContent = ` — ${users} online, ${b.seq ?? 0} changes`;
-      li.append(a, meta);
-      list.append(li);
-    }
-  }
-
-  /**
-   * The start page's template choices: radio buttons with each template's title and description
-   * (`templates` null: the server has none, and the form to make a board from one is hidden).
-   */
-  renderTemplates(templates) {
-    const form = this.root.querySelector('#new-form');
-    const box = this.root.querySelector('#templates');
-    box.querySelectorAll('label').forEach((l) => l.remove());
-    form.hidden = !templates || templates.length === 0;
-    (templates ?? []).forEach((t, i) => {
-      const label = this.doc.createElement('label');
-      label.className = 'template';
-      const input = this.doc.createElement('input');
-      input.type = 'radio';
-      input.name = 'template';
-      input.value = t.name;
-      input.dataset.template = t.name;
-      input.checked = i === 0;
-      const title = this.doc.createElement('span');
-      title.className = 'template-title';
-      title.textContent = t.title || t.name;
-      const desc = this.doc.createElement('span');
-      desc.className = 'template-desc';
-      desc.textContent = t.description || '';
-      label.append(input, title, desc);
-      box.append(label);
-    });
-  }
-
-  /** The start page's new-board form: busy while its request is under way. */
-  setCreating(busy) {
-    const button = this.root.querySelector('#new-form button[type=submit]');
-    button.disabled = busy;
-    button.textContent = busy ? 'Making…' : 'Make board';
   }
 
   /** Says a link was copied: the button reads "Copied" for a moment. */
@@ -193,7 +130,7 @@ export class View {
       if (target && this.doc.activeElement !== target) target.focus({ preventScroll: true });
     }
     this.flip(first, deco.dragging);
-    this.runHands();
+    this.hands.run();
   }
 
   /**
@@ -217,53 +154,36 @@ export class View {
     for (const band of arrangeZones(zoneLayouts(board))) {
       let parent = this.zonesEl;
       if (band.lanes.length > 1) {
-        parent = this.doc.createElement('div');
-        parent.className = 'lanes';
-        parent.style.setProperty('--lanes', String(band.lanes.length));
+        parent = el(this.doc, 'div', { className: 'lanes', style: { '--lanes': String(band.lanes.length) } });
         this.zonesEl.append(parent);
       }
       for (const lay of band.lanes) {
-        const section = this.doc.createElement('section');
-        section.className = `zone-wrap zone-wrap-${lay.layout}`;
-        section.dataset.zoneWrap = lay.id;
+        const section = el(this.doc, 'section', {
+          className: `zone-wrap zone-wrap-${lay.layout}`, dataset: { zoneWrap: lay.id },
+        });
         // The heading, then the zone's editing buttons beside it (a grid adds cards from here:
         // a field under it would push the zones below it down).
-        const h = this.doc.createElement('div');
-        h.className = 'zone-head';
-        const title = this.doc.createElement('h2');
-        title.className = 'zone-title';
-        title.textContent = lay.title;
-        h.append(title);
+        const h = el(this.doc, 'div', { className: 'zone-head' },
+          el(this.doc, 'h2', { className: 'zone-title', text: lay.title }));
         if (lay.layout === 'grid') h.append(this.button('+', `Add card to ${lay.title}`, { action: 'add-card', column: lay.id }));
         h.append(
           this.button('✎', `Rename ${lay.title}`, { action: 'rename-zone', column: lay.id }),
           this.button('×', `Remove ${lay.title}`, { action: 'remove-zone', column: lay.id }),
         );
-        const list = this.doc.createElement('ol');
-        list.className = `zone zone-${lay.layout}${lay.dense ? ' is-dense' : ''}${lay.handle ? ' has-handles' : ''}`;
-        list.dataset.zone = lay.id;
-        list.dataset.layout = lay.layout;
-        if (lay.axis) list.dataset.axis = lay.axis;
-        list.setAttribute('aria-label', lay.title);
-        if (lay.layout === 'grid') list.style.setProperty('--columns', String(lay.columns));
-        const empty = this.doc.createElement('p');
-        empty.className = 'zone-empty';
-        empty.textContent = 'Drop here';
+        const list = el(this.doc, 'ol', {
+          className: `zone zone-${lay.layout}${lay.dense ? ' is-dense' : ''}${lay.handle ? ' has-handles' : ''}`,
+          dataset: { zone: lay.id, layout: lay.layout, ...(lay.axis ? { axis: lay.axis } : {}) },
+          attrs: { 'aria-label': lay.title },
+          style: lay.layout === 'grid' ? { '--columns': String(lay.columns) } : {},
+        });
+        const empty = el(this.doc, 'p', { className: 'zone-empty', text: 'Drop here' });
         // "Add card" at the end of every zone: Enter adds, the input stays for the next one.
-        const form = this.doc.createElement('form');
-        form.className = 'add-card';
-        form.dataset.addCard = lay.id;
-        const input = this.doc.createElement('input');
-        input.name = 'label';
-        input.autocomplete = 'off';
-        input.maxLength = 200;
-        input.placeholder = 'Add card';
-        input.setAttribute('aria-label', `New card in ${lay.title}`);
-        const add = this.doc.createElement('button');
-        add.type = 'submit';
-        add.textContent = 'Add';
-        add.setAttribute('aria-label', `Add card to ${lay.title}`);
-        form.append(input, add);
+        const input = el(this.doc, 'input', {
+          name: 'label', autocomplete: 'off', maxLength: 200, placeholder: 'Add card',
+          attrs: { 'aria-label': `New card in ${lay.title}` },
+        });
+        const form = el(this.doc, 'form', { className: 'add-card', dataset: { addCard: lay.id } },
+          input, el(this.doc, 'button', { type: 'submit', text: 'Add', attrs: { 'aria-label': `Add card to ${lay.title}` } }));
         section.append(h, list, empty);
         if (lay.layout !== 'grid') section.append(form);
         parent.append(section);
@@ -283,32 +203,24 @@ export class View {
 
   /** A small button carrying `data-action` (and the other `data` members given). */
   button(text, label, data) {
-    const b = this.doc.createElement('button');
-    b.type = 'button';
-    b.className = `icon-button ${data.action}`;
-    b.textContent = text;
-    b.title = label;
-    b.setAttribute('aria-label', label);
-    for (const [k, v] of Object.entries(data)) b.dataset[k] = v;
-    return b;
+    return el(this.doc, 'button', {
+      type: 'button', className: `icon-button ${data.action}`, text, title: label, attrs: { 'aria-label': label },
+      dataset: data,
+    });
   }
 
   /**
    * Edits the text of `el` in place: an input over it, its text selected. Enter or leaving the
    * field commits (`done(value)`), Escape cancels (`done(null)`). Returns the input.
    */
-  editText(el, value, done, { label = 'Edit', maxLength = 200 } = {}) {
-    const input = this.doc.createElement('input');
-    input.className = 'inline-edit';
-    input.value = value;
-    input.maxLength = maxLength;
-    input.setAttribute('aria-label', label);
+  editText(target, value, done, { label = 'Edit', maxLength = 200 } = {}) {
+    const input = el(this.doc, 'input', { className: 'inline-edit', value, maxLength, attrs: { 'aria-label': label } });
     let finished = false;
     const finish = (result) => {
       if (finished) return;
       finished = true;
       input.remove();
-      el.hidden = false;
+      target.hidden = false;
       done(result);
     };
     input.addEventListener('keydown', (e) => {
@@ -317,8 +229,8 @@ export class View {
       e.stopPropagation();
     });
     input.addEventListener('blur', () => finish(input.value));
-    el.hidden = true;
-    el.after(input);
+    target.hidden = true;
+    target.after(input);
     input.focus();
     input.select();
     return input;
@@ -331,32 +243,20 @@ export class View {
    * (`recolor(color)`).
    */
   editCard(id, { withDetail = false } = {}, done, recolor) {
-    const el = this.tiles.get(id);
-    const text = el?.querySelector('.tile-text');
-    if (!text || el.querySelector('.card-editor')) return;
-    const editor = this.doc.createElement('div');
-    editor.className = 'card-editor';
-    const field = (value, label, max) => {
-      const input = this.doc.createElement('input');
-      input.className = 'inline-edit';
-      input.value = value;
-      input.maxLength = max;
-      input.setAttribute('aria-label', label);
-      return input;
-    };
-    const label = field(el.querySelector('.tile-label').textContent, 'Card label', 200);
-    const detail = withDetail ? field(el.querySelector('.tile-detail').textContent, 'Card detail', 200) : null;
-    const palette = this.doc.createElement('div');
-    palette.className = 'palette';
-    palette.setAttribute('role', 'group');
-    palette.setAttribute('aria-label', 'Card color');
+    const card = this.tiles.get(id);
+    const text = card?.querySelector('.tile-text');
+    if (!text || card.querySelector('.card-editor')) return;
+    const editor = el(this.doc, 'div', { className: 'card-editor' });
+    const field = (value, label, max) =>
+      el(this.doc, 'input', { className: 'inline-edit', value, maxLength: max, attrs: { 'aria-label': label } });
+    const label = field(card.querySelector('.tile-label').textContent, 'Card label', 200);
+    const detail = withDetail ? field(card.querySelector('.tile-detail').textContent, 'Card detail', 200) : null;
+    const palette = el(this.doc, 'div', { className: 'palette', attrs: { role: 'group', 'aria-label': 'Card color' } });
     for (const color of PALETTE) {
-      const b = this.doc.createElement('button');
-      b.type = 'button';
-      b.className = 'swatch';
-      b.dataset.color = color;
-      b.setAttribute('aria-label', `Color ${color}`);
-      b.style.setProperty('--swatch', color);
+      const b = el(this.doc, 'button', {
+        type: 'button', className: 'swatch', dataset: { color }, attrs: { 'aria-label': `Color ${color}` },
+        style: { '--swatch': color },
+      });
       // Keeps the focus in the field, so picking a color does not end the edit.
       b.addEventListener('pointerdown', (e) => e.preventDefault());
       b.addEventListener('click', () => recolor(color));
@@ -414,46 +314,31 @@ export class View {
     const src = this.tiles.get(id);
     if (!src || reducedMotion()) return;
     const r = src.getBoundingClientRect();
-    const g = this.doc.createElement('div');
-    g.className = 'tile fading';
-    g.setAttribute('aria-hidden', 'true');
-    g.style.setProperty('--tile-color', src.style.getPropertyValue('--tile-color'));
-    g.style.setProperty('left', `${r.left}px`);
-    g.style.setProperty('top', `${r.top}px`);
-    g.style.setProperty('width', `${r.width}px`);
-    g.style.setProperty('height', `${r.height}px`);
-    const label = this.doc.createElement('span');
-    label.className = 'tile-label';
-    label.textContent = src.querySelector('.tile-label')?.textContent ?? '';
-    g.append(label);
+    const g = el(this.doc, 'div', {
+      className: 'tile fading', attrs: { 'aria-hidden': 'true' },
+      style: {
+        '--tile-color': src.style.getPropertyValue('--tile-color'),
+        left: `${r.left}px`, top: `${r.top}px`, width: `${r.width}px`, height: `${r.height}px`,
+      },
+    }, el(this.doc, 'span', { className: 'tile-label', text: src.querySelector('.tile-label')?.textContent ?? '' }));
     this.root.append(g);
     setTimeout(() => g.remove(), 600);
   }
 
   tile(item) {
-    let el = this.tiles.get(item.id);
-    if (!el) {
-      el = this.doc.createElement('li');
-      el.className = 'tile';
-      el.dataset.item = item.id;
-      const text = this.doc.createElement('span');
-      text.className = 'tile-text';
-      const label = this.doc.createElement('span');
-      label.className = 'tile-label';
-      const detail = this.doc.createElement('span');
-      detail.className = 'tile-detail';
-      text.append(label, detail);
-      const mark = this.doc.createElement('span');
-      mark.className = 'tile-on';
-      mark.setAttribute('aria-hidden', 'true');
-      const badge = this.doc.createElement('span');
-      badge.className = 'tile-holder';
+    let tile = this.tiles.get(item.id);
+    if (!tile) {
       const remove = this.button('×', 'Remove', { action: 'remove-card' }); // the card: its tile
       remove.tabIndex = -1; // Delete on the focused tile does it from the keyboard
-      el.append(text, mark, badge, remove);
-      this.tiles.set(item.id, el);
+      tile = el(this.doc, 'li', { className: 'tile', dataset: { item: item.id } },
+        el(this.doc, 'span', { className: 'tile-text' },
+          el(this.doc, 'span', { className: 'tile-label' }), el(this.doc, 'span', { className: 'tile-detail' })),
+        el(this.doc, 'span', { className: 'tile-on', attrs: { 'aria-hidden': 'true' } }),
+        el(this.doc, 'span', { className: 'tile-holder' }),
+        remove);
+      this.tiles.set(item.id, tile);
     }
-    return el;
+    return tile;
   }
 
   decorate(el, item, { held, deco, lay, index, count }) {
@@ -518,21 +403,15 @@ export class View {
     }
   }
 
-  /** Gives tile `el` its drag handle (a button at the row's end) or takes it away; returns it. */
-  handle(el, wanted) {
-    let h = el.querySelector(':scope > [data-handle]');
+  /** Gives `tile` its drag handle (a button at the row's end) or takes it away; returns it. */
+  handle(tile, wanted) {
+    let h = tile.querySelector(':scope > [data-handle]');
     if (wanted && !h) {
-      h = this.doc.createElement('button');
-      h.type = 'button';
-      h.className = 'tile-handle';
-      h.dataset.handle = '';
-      h.setAttribute('aria-roledescription', 'drag handle');
-      h.setAttribute('aria-describedby', 'kbd-help');
-      const grip = this.doc.createElement('span');
-      grip.setAttribute('aria-hidden', 'true');
-      grip.textContent = '⠿';
-      h.append(grip);
-      el.append(h);
+      h = el(this.doc, 'button', {
+        type: 'button', className: 'tile-handle', dataset: { handle: '' },
+        attrs: { 'aria-roledescription': 'drag handle', 'aria-describedby': 'kbd-help' },
+      }, el(this.doc, 'span', { text: '⠿', attrs: { 'aria-hidden': 'true' } }));
+      tile.append(h);
     } else if (!wanted && h) {
       h.remove();
       h = null;
@@ -607,28 +486,15 @@ export class View {
     if (!src) return;
     const r = src.getBoundingClientRect();
     // Built afresh rather than cloned, so no style attribute is copied (strict CSP).
-    const g = this.doc.createElement('div');
     const lay = this.layouts.get(src.closest('[data-zone]')?.dataset.zone);
-    g.className = `tile ghost is-${lay?.layout ?? 'grid'}${lay?.dense ? ' is-dense' : ''}`;
-    g.setAttribute('aria-hidden', 'true');
-    g.style.setProperty('--tile-color', src.style.getPropertyValue('--tile-color'));
-    if (src.dataset.on) g.dataset.on = 'true';
-    const text = this.doc.createElement('span');
-    text.className = 'tile-text';
-    const label = this.doc.createElement('span');
-    label.className = 'tile-label';
-    label.textContent = src.querySelector('.tile-label').textContent;
-    const detail = this.doc.createElement('span');
-    detail.className = 'tile-detail';
-    detail.textContent = src.querySelector('.tile-detail').textContent;
-    text.append(label, detail);
-    g.append(text);
-    if (lay?.handle) {
-      const grip = this.doc.createElement('span');
-      grip.className = 'tile-handle';
-      grip.textContent = '⠿';
-      g.append(grip);
-    }
+    const g = el(this.doc, 'div', {
+      className: `tile ghost is-${lay?.layout ?? 'grid'}${lay?.dense ? ' is-dense' : ''}`,
+      attrs: { 'aria-hidden': 'true' }, style: { '--tile-color': src.style.getPropertyValue('--tile-color') },
+      dataset: src.dataset.on ? { on: 'true' } : {},
+    }, el(this.doc, 'span', { className: 'tile-text' },
+      el(this.doc, 'span', { className: 'tile-label', text: src.querySelector('.tile-label').textContent }),
+      el(this.doc, 'span', { className: 'tile-detail', text: src.querySelector('.tile-detail').textContent })));
+    if (lay?.handle) g.append(el(this.doc, 'span', { className: 'tile-handle', text: '⠿' }));
     g.style.width = `${r.width}px`;
     g.style.height = `${r.height}px`;
     this.doc.body.append(g);
@@ -653,137 +519,20 @@ export class View {
     return r;
   }
 
-  // ---- Other people's hands.
-
-  /** Shows (or updates) `user`'s hand holding `item`. */
-  handStart(user, item) {
-    let h = this.hands.get(user.id);
-    const it = this.tiles.get(item);
-    if (!h) {
-      const el = this.doc.createElement('div');
-      el.className = 'hand';
-      el.dataset.handBy = user.id;
-      const tile = this.doc.createElement('div');
-      tile.className = 'hand-tile';
-      const name = this.doc.createElement('div');
-      name.className = 'hand-name';
-      el.append(tile, name);
-      this.handsEl.append(el);
-      h = { el, x: null, y: null, target: null };
-      this.hands.set(user.id, h);
-    }
-    h.item = item;
-    h.el.style.setProperty('--hand-color', user.color || '#333');
-    h.el.querySelector('.hand-name').textContent = user.name || user.id;
-    const tileBox = h.el.querySelector('.hand-tile');
-    tileBox.textContent = it?.querySelector('.tile-label')?.textContent ?? item;
-    if (it) tileBox.style.setProperty('--tile-color', it.style.getPropertyValue('--tile-color'));
-    h.target = { over: item, zone: null };
-    if (h.x === null) {
-      const p = this.targetPoint(h.target);
-      if (p) { h.x = p.x; h.y = p.y; }
-    }
-    this.runHands();
-  }
-
-  /** Points `userId`'s hand at a target {over, zone}. */
-  handHover(userId, target) {
-    const h = this.hands.get(userId);
-    if (!h) return;
-    h.target = target;
-    this.runHands();
-  }
-
-  /** Removes `userId`'s hand (or every hand when null). */
-  handEnd(userId) {
-    for (const [id, h] of this.hands) {
-      if (userId === null || id === userId) { h.el.remove(); this.hands.delete(id); }
-    }
-  }
-
-  /** The page point a hand aims at: a tile's centre, or the end of a zone. */
-  targetPoint(t) {
-    if (!t) return null;
-    const sx = globalThis.scrollX ?? 0;
-    const sy = globalThis.scrollY ?? 0;
-    if (t.over) {
-      const el = this.tiles.get(t.over);
-      if (!el) return null;
-      const r = el.getBoundingClientRect();
-      return { x: r.left + r.width / 2 + sx, y: r.top + r.height / 2 + sy };
-    }
-    const list = this.zoneEls.get(t.zone);
-    if (!list) return null;
-    const last = list.lastElementChild;
-    const zr = list.getBoundingClientRect();
-    if (this.layouts.get(t.zone)?.layout === 'list') {
-      // A list's end is below its last row.
-      const y = last ? last.getBoundingClientRect().bottom + 20 : zr.top + 30;
-      return { x: zr.left + Math.min(zr.width / 2, 120) + sx, y: y + sy };
-    }
-    if (!last) return { x: zr.left + 48 + sx, y: zr.top + zr.height / 2 + sy };
-    const r = last.getBoundingClientRect();
-    const x = r.right + r.width / 2 + 8;
-    if (x < zr.right) return { x: x + sx, y: r.top + r.height / 2 + sy };
-    return { x: zr.left + r.width / 2 + sx, y: r.bottom + r.height / 2 + 8 + sy };
-  }
-
-  /** True while some tile runs an animation (a FLIP glide moves its box every frame). */
-  tilesMoving() {
-    return this.zonesEl.getAnimations?.({ subtree: true }).some((a) => a.playState === 'running') ?? false;
-  }
-
-  /**
-   * Eases every hand toward its target each frame (exponential smoothing), so hovers never jump.
-   * Runs until every hand has arrived and no tile is gliding any more; a render starts it again,
-   * since the tile a hand is on may have moved.
-   */
-  runHands() {
-    if (this.handLoop || this.hands.size === 0) return;
-    let last = performance.now();
-    const step = (now) => {
-      const dt = Math.min(100, now - last);
-      last = now;
-      const k = reducedMotion() ? 1 : 1 - Math.exp(-dt / 70);
-      let moving = false;
-      for (const h of this.hands.values()) {
-        const p = this.targetPoint(h.target);
-        if (!p) continue;
-        if (h.x === null) { h.x = p.x; h.y = p.y; }
-        h.x += (p.x - h.x) * k;
-        h.y += (p.y - h.y) * k;
-        if (Math.abs(p.x - h.x) > 0.5 || Math.abs(p.y - h.y) > 0.5) moving = true;
-        h.el.style.transform = `translate(${h.x}px, ${h.y}px)`;
-      }
-      // A tile still gliding (FLIP) is not where it will stay: keep following it.
-      if (this.tilesMoving()) moving = true;
-      this.handLoop = moving && this.hands.size ? requestAnimationFrame(step) : null;
-    };
-    this.handLoop = requestAnimationFrame(step);
-  }
-
   // ---- People and messages.
 
   /** The presence list. `users`: Map id→{id, name, color}. */
   renderPresence(users, me, count = null) {
     this.usersEl.replaceChildren();
     for (const u of users.values()) {
-      const li = this.doc.createElement('li');
-      li.dataset.user = u.id;
-      const dot = this.doc.createElement('span');
-      dot.className = 'dot';
+      const dot = el(this.doc, 'span', { className: 'dot' });
       dot.style.setProperty('--user-color', u.color || '#333');
-      const name = this.doc.createElement('span');
-      name.textContent = u.id === me ? `${u.name} (you)` : u.name;
-      li.append(dot, name);
-      this.usersEl.append(li);
+      this.usersEl.append(el(this.doc, 'li', { dataset: { user: u.id } },
+        dot, el(this.doc, 'span', { text: u.id === me ? `${u.name} (you)` : u.name })));
     }
     // A large board names only some of its users: say how many more there are.
     if (Number.isInteger(count) && count > users.size) {
-      const li = this.doc.createElement('li');
-      li.className = 'users-more';
-      li.textContent = `and ${count - users.size} more`;
-      this.usersEl.append(li);
+      this.usersEl.append(el(this.doc, 'li', { className: 'users-more', text: `and ${count - users.size} more` }));
     }
   }
 
@@ -791,10 +540,7 @@ export class View {
   toast(text, ms = 3500, action = null) {
     this.toastEl.textContent = text;
     if (action) {
-      const b = this.doc.createElement('button');
-      b.type = 'button';
-      b.className = 'toast-action';
-      b.textContent = action.label;
+      const b = el(this.doc, 'button', { type: 'button', className: 'toast-action', text: action.label });
       b.addEventListener('click', () => { this.toastEl.classList.remove('is-shown'); action.run(); });
       this.toastEl.append(' ', b);
     }

@@ -283,30 +283,15 @@ final class ClientService: @unchecked Sendable {
         let session = Session(connection: connection, request: request)
         sessions[connection.id] = session
 
-        // lws copies these strings into the wsi before lws_client_connect_via_info returns.
-        var owned: [UnsafeMutablePointer<CChar>] = []
-        defer {
-            for copy in owned { free(copy) }
-        }
-        func cString(_ string: String) -> UnsafePointer<CChar>? {
-            guard let copy = strdup(string) else { return nil }
-            owned.append(copy)
-            return UnsafePointer(copy)
-        }
-
-        var info = lws_client_connect_info()
-        info.context = context
-        info.address = cString(request.host)
-        info.port = Int32(request.port)
-        info.path = cString(request.path)
-        info.host = cString("\(request.host):\(request.port)")
+        var connect = ClientConnect(
+            address: request.host, port: request.port, path: request.path, host: "\(request.host):\(request.port)")
         // lws 4.1.6 writes `Origin: http://` followed by this (without LWS_SERVER_OPTION_JUST_USE_RAW_ORIGIN).
-        info.origin = cString("\(request.host):\(request.port)")
-        info.protocol = request.subprotocol.flatMap(cString)
-        info.userdata = UnsafeMutableRawPointer(session.userData)
+        connect.origin = "\(request.host):\(request.port)"
+        connect.subprotocol = request.subprotocol
+        connect.userData = UnsafeMutableRawPointer(session.userData)
 
         // Failures inside this call are reported by its nil result, not by CONNECTION_ERROR.
-        if let wsi = lws_client_connect_via_info(&info) {
+        if let wsi = connect.start(on: context) {
             session.wsi = wsi
         } else if sessions.removeValue(forKey: connection.id) != nil {
             session.reported = true

@@ -1,5 +1,6 @@
 internal import Basics
 package import BoardCore
+package import BoardMetrics
 
 /// The hub's metric families, registered in `Hub.metrics` (docs/operations.md lists them all).
 ///
@@ -170,6 +171,28 @@ extension Hub {
         }
         for host in busiest.prefix(config.metricsTopBoards) {
             meters.boardUsers.set(BoardLabel(host.room.id), Double(host.members.count))
+        }
+    }
+}
+
+/// A refusal the transport makes by a rule of its own, counted in the hub's metric families
+/// (`Event.transportCounted`), so that the hub's state changes only in `Hub.handle`.
+package enum TransportCount: Sendable, Equatable {
+    /// A limit the transport enforces (send queue, message size, HTTP answers).
+    case limit(LimitName)
+    /// A socket the transport closed (the first-byte timeout).
+    case socketRefused(SocketRefusal)
+    /// A `/metrics` request without the right token.
+    case authFailure(AuthFailure)
+}
+
+extension HubMeters {
+    /// Counts a refusal the transport made.
+    func count(_ count: TransportCount) {
+        switch count {
+        case .limit(let name): limitHits.add(name)
+        case .socketRefused(let reason): connectionsRefused.add(reason)
+        case .authFailure(let failure): authFailures.add(failure)
         }
     }
 }

@@ -1,4 +1,5 @@
 package import BoardCore
+internal import BoardMetrics
 
 // The label values of the server's metrics: every one an enum of the server's own (or a board id
 // for the top boards only), so that nothing a client sends can make a new series.

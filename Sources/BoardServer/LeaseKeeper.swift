@@ -88,11 +88,3 @@ final class LeaseKeeper: Sendable {
         finished.signal()
     }
 }
-
-extension Duration {
-    /// In seconds, for Dispatch.
-    fileprivate var timeInterval: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-}

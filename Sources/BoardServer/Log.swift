@@ -109,13 +109,12 @@ package struct Logger: Sendable {
     }
 
     private static func timestamp() -> String {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        var t = now.tv_sec
+        let now = Clock.wall().milliseconds
+        var t = time_t(now / 1000)
         var parts = tm()
         gmtime_r(&t, &parts)
         return String(
             format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
-            parts.tm_hour, parts.tm_min, parts.tm_sec, now.tv_nsec / 1_000_000)
+            parts.tm_hour, parts.tm_min, parts.tm_sec, Int32(now % 1000))
     }
 }

@@ -40,6 +40,8 @@ final class Persister: Sendable {
     }
 
     private let store: any BoardStore
+    /// The same store as a cluster's, when it is one: it holds the leases `release` gives up.
+    private let cluster: (any ClusterStore)?
     /// The store's writes never wait: the service thread writes with `run`, not `submit`.
     let writesInline: Bool
     private let report: @Sendable (Hub.Event) -> Void
@@ -54,8 +56,13 @@ final class Persister: Sendable {
     private let measured = Mutex(StoreStats())
 
     /// A writer that reports durable and failed writes to `report` (from the writer thread).
-    init(store: any BoardStore, log: Logger, stopRetry: Duration, report: @escaping @Sendable (Hub.Event) -> Void) {
+    /// `cluster` is `store` when it is a cluster's (asked once, by whoever makes the server).
+    init(
+        store: any BoardStore, cluster: (any ClusterStore)?, log: Logger, stopRetry: Duration,
+        report: @escaping @Sendable (Hub.Event) -> Void
+    ) {
         self.store = store
+        self.cluster = cluster
         writesInline = store.writesNeverWait
         self.log = log
         self.stopRetry = stopRetry
@@ -63,8 +70,10 @@ final class Persister: Sendable {
     }
 
     /// A writer that reports to the service thread's inbox.
-    convenience init(store: any BoardStore, inbox: Inbox<Hub.Event>, log: Logger, stopRetry: Duration) {
-        self.init(store: store, log: log, stopRetry: stopRetry) { event in inbox.post(event) }
+    convenience init(
+        store: any BoardStore, cluster: (any ClusterStore)?, inbox: Inbox<Hub.Event>, log: Logger, stopRetry: Duration
+    ) {
+        self.init(store: store, cluster: cluster, log: log, stopRetry: stopRetry) { event in inbox.post(event) }
     }
 
     func start() {
@@ -110,7 +119,7 @@ final class Persister: Sendable {
     }
 
     private func release(_ board: BoardID, report: (Hub.Event) -> Void) {
-        if let cluster = store as? any ClusterStore {
+        if let cluster {
             do throws(StoreError) {
                 try cluster.release(board)
             } catch {
@@ -310,15 +319,4 @@ extension StoreWrite {
         case .append(let id, _), .delete(let id): id
         }
     }
-}
-
-extension Duration {
-    /// In seconds, for Dispatch.
-    fileprivate var timeInterval: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-
-    /// In seconds to the millisecond, for log lines.
-    fileprivate var seconds: String { String(format: "%.3g", timeInterval) }
 }

@@ -75,9 +75,7 @@ package final class Server: Sendable {
         let running = state.withLock { $0.running }
         guard running else { return true }
         service.inbox.post(Hub.Event.shutdown)
-        let (seconds, attoseconds) = timeout.components
-        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-        guard stopped.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .success else { return false }
+        guard stopped.wait(timeout: .now() + .nanoseconds(timeout.nanoseconds)) == .success else { return false }
         stopped.signal()  // Let other waiters through too.
         return true
     }
@@ -134,8 +132,10 @@ package final class Server: Sendable {
         service.context = context
         service.inbox.attach(context)
         if config.hoverPacing > 0 {
-            service.pacer = Pacer(context: context, protocolName: "shuffleboard.v1")
-            if service.pacer == nil { log.warning("cannot make the hover pacing timer; hovers are not paced") }
+            service.webSockets.pacer = Pacer(context: context, protocolName: "shuffleboard.v1")
+            if service.webSockets.pacer == nil {
+                log.warning("cannot make the hover pacing timer; hovers are not paced")
+            }
         }
         service.persister.start()
         service.reader.start()
@@ -155,7 +155,7 @@ package final class Server: Sendable {
 
         while !service.finished {
             if lws_service(context, 0) < 0 { break }
-            if !service.flushing.isEmpty { service.watchFlushing() }
+            if !service.http.flushing.isEmpty { service.http.watchFlushing() }
         }
 
         ticker.cancel()
@@ -169,10 +169,10 @@ package final class Server: Sendable {
             keeper.releaseAll()
         }
         _ = service.inbox.detach()
-        service.connections.removeAll()
+        service.webSockets.connections.removeAll()
         // Upstreams still closing end here (their callbacks find no client, so the hub hears nothing).
         lws_context_destroy(context)
-        service.upstreams.removeAll()
+        service.relay.removeAll()
         withExtendedLifetime(setup) {}
         state.withLock { $0.running = false }
         log.info("stopped")
@@ -247,14 +247,14 @@ private final class ContextSetup {
         info.max_http_header_data2 = UInt32(config.maxHeaderBytes)
         info.max_http_header_pool2 = UInt32(config.maxHeaderBuffers)
         info.timeout_secs_ah_idle = UInt32(config.httpTimeout)
-        // An upstream's TCP connect to a board's owner (Service+Forwarding.swift); the service's
+        // An upstream's TCP connect to a board's owner (Relay/Relay.swift); the service's
         // own deadline covers the whole handshake.
         info.connect_timeout_secs = UInt32(max(1, config.forwardTimeout.rounded(.up)))
         if config.deflate { info.extensions = shuffleboard_deflate_extensions() }
         if let certificate = config.tlsCertificate, let key = config.tlsKey {
             // Only HTTP/1.1 is offered in ALPN. lws 4.1.6 (built with HTTP/2) offers "h2,http/1.1"
             // by default and accepts h2, but every answer here is written as HTTP/1.1 bytes
-            // (Service+HTTP.swift), the WebSocket upgrade is HTTP/1.1's, and HTTP/2 would bypass
+            // (HTTP/HTTP.swift), the WebSocket upgrade is HTTP/1.1's, and HTTP/2 would bypass
             // every rule of the HTTP exchange: a browser would get an empty, broken reply.
             let cert = strdup(certificate)!
             let privateKey = strdup(key)!

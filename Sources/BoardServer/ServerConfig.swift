@@ -1,9 +1,16 @@
 package import BoardAuth
+internal import BoardCore
 package import BoardHub
 import Foundation
 
 /// Everything the server can be told at start.
 package struct ServerConfig: Sendable {
+    /// The hub's settings, given to the hub as they are (the cluster's node and lease come from
+    /// the store, see `Service.init`). A new hub setting is a field of `Hub.Config` that the CLI
+    /// sets here (`config.hub.…`); the properties below that read and write `hub` are the
+    /// command line's units (seconds, per second) of the older ones.
+    package var hub = ServerConfig.hubDefaults
+
     /// Interface to listen on.
     package var host = "127.0.0.1"
     /// Port; 0 picks a free one (see `Server.port`).
@@ -11,15 +18,24 @@ package struct ServerConfig: Sendable {
     /// The folder served at `/`; nil serves a small built-in page.
     package var webRoot: String?
     /// Log threshold.
-    package var logLevel: LogLevel = .info
+    package var logLevel: LogLevel {
+        get { hub.logLevel }
+        set { hub.logLevel = newValue }
+    }
     /// Log lines as text or as JSON objects.
     package var logFormat: LogFormat = .text
     /// The bearer token `/metrics` wants (`--metrics-token`); nil: `/metrics` is open.
     package var metricsToken: StaticToken?
     /// How many of the boards with the most users `/metrics` names (0: none).
-    package var metricsTopBoards = 10
+    package var metricsTopBoards: Int {
+        get { hub.metricsTopBoards }
+        set { hub.metricsTopBoards = newValue }
+    }
     /// How long a drag hold lives without hover or drop, in seconds.
-    package var holdTimeout: Double = 30
+    package var holdTimeout: Double {
+        get { Double(hub.room.holdTimeout) / 1000 }
+        set { hub.room.holdTimeout = Int64(newValue * 1000) }
+    }
     /// The largest client message, in bytes, across fragments; larger closes with 1009.
     package var maxMessageBytes = 64 * 1024
     /// The most bytes of output one connection may hold (queued frames and what lws still holds
@@ -45,18 +61,24 @@ package struct ServerConfig: Sendable {
     /// Offer permessage-deflate to clients (then those clients get one write per message).
     package var deflate = false
     /// Create a board from the default template when `hello` names one that does not exist.
-    package var createBoards = true
+    package var createBoards: Bool {
+        get { hub.createBoards }
+        set { hub.createBoards = newValue }
+    }
     /// The template `hello` makes unknown boards from (`colors`, `strips`, `paint`, `playlist`, `kanban`).
-    package var defaultTemplate = "colors"
+    package var defaultTemplate: String {
+        get { hub.defaultTemplate.rawValue }
+        set { hub.defaultTemplate = Template(rawValue: newValue) ?? .colors }
+    }
     /// Committed ops kept in memory per board, for conflicts, dedup and `since` resumes.
-    package var historyLimit = 10_000
+    package var historyLimit: Int {
+        get { hub.room.historyLimit }
+        set { hub.room.historyLimit = newValue }
+    }
     /// Idle seconds before the server pings a connection, and before it hangs up on a silent one.
     package var pingAfter: UInt16 = 20
     /// See `pingAfter`.
     package var hangUpAfter: UInt16 = 60
-    /// The most bytes of one page of `GET /api/boards/{id}/ops`: the page stops before the op
-    /// that would take it further (one op is always on it) and says where to go on.
-    package var maxPageBytes = 1024 * 1024
     /// The most bytes of HTTP answers held for clients at once, over all connections (answers made
     /// for their request; the web client's files are shared); a read that would go past it gets
     /// 503 `busy` (0: no limit).
@@ -64,39 +86,70 @@ package struct ServerConfig: Sendable {
     /// The largest HTTP request body accepted, in bytes.
     package var maxBodyBytes = 256 * 1024
     /// Seconds a connection may take to send `hello`; then it is closed with 4408.
-    package var helloTimeout: Double = 10
+    package var helloTimeout: Double {
+        get { Double(hub.helloTimeout) / 1000 }
+        set { hub.helloTimeout = Int64(newValue * 1000) }
+    }
     /// Seconds a drag hold lives at most, however active its holder.
-    package var holdLifetime: Double = 120
-    /// Seconds a holder whose hold expired waits before taking that item again; also how long the
-    /// first one refused while it was held has to take it before anyone else may.
-    package var holdCooldown: Double = 10
-    /// Items the connections of one client address may hold at once on a board (0: no limit).
-    package var maxHoldsPerAddress = 8
+    package var holdLifetime: Double {
+        get { Double(hub.room.holdLifetime) / 1000 }
+        set { hub.room.holdLifetime = Int64(newValue * 1000) }
+    }
     /// Ops per second one connection may send, bursts of twice that (0: no limit).
-    package var opRate: Double = 100
+    package var opRate: Double {
+        get { hub.opRate?.perSecond ?? 0 }
+        set { hub.opRate = newValue > 0 ? Rate(perSecond: newValue, burst: 2 * newValue) : nil }
+    }
     /// Other messages per second one connection may send, bursts of twice that (0: no limit).
-    package var messageRate: Double = 200
+    package var messageRate: Double {
+        get { hub.messageRate?.perSecond ?? 0 }
+        set { hub.messageRate = newValue > 0 ? Rate(perSecond: newValue, burst: 2 * newValue) : nil }
+    }
     /// Open WebSockets per client address (0: no limit; one more is closed with 4429). Counted
     /// from the accept together with `maxPendingPerAddress`: an address's connections of every
     /// kind are at most the sum (a connection over it is closed at accept).
-    package var maxConnectionsPerAddress = 64
+    package var maxConnectionsPerAddress: Int {
+        get { hub.maxConnectionsPerAddress }
+        set { hub.maxConnectionsPerAddress = newValue }
+    }
     /// Accepted connections per client address that are not WebSockets yet: TCP connections,
     /// TLS handshakes, HTTP requests and keep-alive connections (0: no limit); a connection over
     /// it is closed at accept. Not applied to `trustedProxies` or the cluster's other nodes.
-    package var maxPendingPerAddress = 32
+    package var maxPendingPerAddress: Int {
+        get { hub.maxPendingPerAddress }
+        set { hub.maxPendingPerAddress = newValue }
+    }
     /// Seconds an accepted connection may go without sending a byte; then it is closed (0: no limit).
-    package var firstByteTimeout: Double = 5
+    package var firstByteTimeout: Double {
+        get { Double(hub.firstByteTimeout) / 1000 }
+        set { hub.firstByteTimeout = Int64(newValue * 1000) }
+    }
     /// New connections per second per client address, bursts of twice that (0: no limit).
-    package var connectRate: Double = 20
+    package var connectRate: Double {
+        get { hub.connectRate?.perSecond ?? 0 }
+        set { hub.connectRate = newValue > 0 ? Rate(perSecond: newValue, burst: 2 * newValue) : nil }
+    }
     /// New boards per minute that `hello` may make per client address, bursts of that many (0: no limit).
-    package var boardCreationsPerMinute: Double = 30
+    package var boardCreationsPerMinute: Double {
+        get { (hub.boardCreationRate?.perSecond ?? 0) * 60 }
+        set { hub.boardCreationRate = newValue > 0 ? Rate(perSecond: newValue / 60, burst: newValue) : nil }
+    }
     /// Users on one board (0: no limit).
-    package var maxUsersPerBoard = 10_000
+    package var maxUsersPerBoard: Int {
+        get { hub.maxUsersPerBoard }
+        set { hub.maxUsersPerBoard = newValue }
+    }
     /// Users above which a board is large: welcomes list this many users plus a count, joins and
     /// leaves become a `presence` count at most once a second.
-    package var presenceLimit = 50
+    package var presenceLimit: Int {
+        get { hub.room.presenceLimit }
+        set { hub.room.presenceLimit = newValue }
+    }
     /// Boards in memory at once (0: no limit).
-    package var maxBoards = 10_000
+    package var maxBoards: Int {
+        get { hub.maxBoardsInMemory }
+        set { hub.maxBoardsInMemory = newValue }
+    }
     /// Seconds an HTTP client has to send its request headers, and then for the rest of the
     /// exchange: its body, the server's answer, and sending that answer.
     package var httpTimeout = 15
@@ -106,7 +159,10 @@ package struct ServerConfig: Sendable {
     /// `max_http_header_pool`); the others wait, holding no header buffer.
     package var maxHeaderBuffers = 1024
     /// Seconds to wait for clients to acknowledge the 1001 close at shutdown.
-    package var shutdownGrace: Double = 2
+    package var shutdownGrace: Double {
+        get { Double(hub.shutdownGrace) / 1000 }
+        set { hub.shutdownGrace = Int64(newValue * 1000) }
+    }
     /// Seconds that stopping goes on retrying a store write that keeps failing (locked, disk
     /// full) before it drops the writes that were never acknowledged.
     package var shutdownWriteRetry: Double = 5
@@ -118,14 +174,22 @@ package struct ServerConfig: Sendable {
     package var echoMaxMessageBytes = 16 * 1024 * 1024
 
     /// The secrets access tokens are signed with (the first signs, all verify); nil: no access control.
-    package var authSecrets: [[UInt8]]?
+    package var authSecrets: [[UInt8]]? {
+        didSet { hub.auth = authSecrets.map { TokenAuthority(secrets: $0) } }
+    }
 
     /// The origins WebSocket upgrades and API writes may come from (`--allow-origin`), and whether
     /// an upgrade without `Origin` is allowed then (`--allow-no-origin`).
-    package var origins = OriginPolicy()
+    package var origins: OriginPolicy {
+        get { hub.origins }
+        set { hub.origins = newValue }
+    }
     /// Addresses of reverse proxies (`--trusted-proxy`, as the log writes them) whose
     /// `X-Forwarded-For` names the client: behind one, limits and logs see the address it added.
-    package var trustedProxies: [String] = []
+    package var trustedProxies: [String] = [] {
+        // A proxy's volume is its clients': no accept-time cap counts its address.
+        didSet { hub.uncappedAddresses = Set(trustedProxies) }
+    }
     /// A PEM certificate (chain) and its key: serve `https://` and `wss://` on the same port.
     package var tlsCertificate: String?
     /// See `tlsCertificate`.
@@ -165,4 +229,14 @@ package struct ServerConfig: Sendable {
     package static var defaultNodeName: String {
         "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
     }
+}
+
+extension ServerConfig {
+    /// The hub's defaults, but for new connections per address, which the command line bursts
+    /// at twice the rate (as every rate it takes).
+    static let hubDefaults: Hub.Config = {
+        var hub = Hub.Config()
+        hub.connectRate = Rate(perSecond: 20, burst: 40)
+        return hub
+    }()
 }

@@ -1,5 +1,6 @@
 internal import BoardCore
 internal import BoardHub
+internal import BoardMetrics
 internal import BoardStore
 import Foundation
 
@@ -137,8 +138,8 @@ final class TransportMeters {
         var largest = 0
         for connection in connections {
             open[EndpointLabel(connection.endpoint), default: 0] += 1
-            total += connection.pendingBytes
-            largest = max(largest, connection.pendingBytes)
+            total += connection.heldBytes
+            largest = max(largest, connection.heldBytes)
         }
         for endpoint in EndpointLabel.allCases { self.open.set(endpoint, Double(open[endpoint] ?? 0)) }
         queuedBytes.set(total)

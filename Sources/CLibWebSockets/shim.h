@@ -32,13 +32,6 @@ static inline int shuffleboard_listen_port(struct lws_context *context) {
     return vh ? lws_get_vhost_listen_port(vh) : -1;
 }
 
-/* lws_callback_http_dummy is declared with a prototype Swift imports as a
- * function, but taking its address as a C function pointer for the protocols
- * table is clearer from C. */
-static inline lws_callback_function *shuffleboard_http_dummy(void) {
-    return lws_callback_http_dummy;
-}
-
 /* The permessage-deflate extension table: a C array of structs holding a
  * function pointer and a string literal, terminated by a zeroed entry. It must
  * outlive the context, so it lives here with static storage. */

@@ -109,96 +109,6 @@ struct ArgumentReader {
 enum CommandLineParser {
     static let version = "0.1.0"
 
-    static let usage = """
-        shuffleboard \(version): a real-time collaborative board server
-
-        USAGE:
-          shuffleboard serve [options]         run the server
-          shuffleboard export BOARD [--data DIR | --store URL]   print a board (snapshot and op log) as JSON
-          shuffleboard import FILE [--data DIR | --store URL] [--replace]   load a board exported before
-          shuffleboard token BOARD --auth-secret FILE [--role view|edit|admin] [--ttl 24h] [--name NAME]
-                                               print an access token for BOARD (* for every board)
-          shuffleboard revoke TOKEN --auth-secret FILE [--data DIR | --store URL]
-                                               refuse TOKEN from now on, on every node (a running server
-                                               sees it within a second; a SQLite directory must not be in use)
-          shuffleboard --help | --version
-
-        SERVE OPTIONS:
-          --host ADDR               interface to listen on (default 127.0.0.1)
-          --port N                  port; 0 picks a free one and logs it (default 8080)
-          --data DIR                where boards are stored (default ./data, created if missing)
-          --store URL               postgresql://USER@HOST:PORT/DB keeps boards in PostgreSQL, shared by the
-                                    nodes of a cluster (see CLUSTER below); sqlite:DIR is --data DIR
-          --memory                  keep everything in memory; nothing survives a restart
-          --web DIR                 the web client folder served at / (default ./web if present)
-          --log-level LEVEL         debug, info, warning or error (default info)
-          --log-format FORMAT       text or json: one line (or one JSON object) per event on stderr (default text)
-          --metrics-token FILE      /metrics wants Authorization: Bearer with the token in FILE (default: open)
-          --metrics-top-boards N    how many of the busiest boards /metrics names with their users (default 10)
-          --hold-timeout SECONDS    a drag hold ends after this long without hover or drop (default 30)
-          --max-message-bytes N     largest client message; larger closes with 1009 (default 65536)
-          --max-pending-bytes N     most bytes of output held for one client; past it closes with 1008 (default 4194304)
-          --max-write-bytes N       most bytes in one socket write; larger messages go in fragments (default 16384)
-          --ring-bytes N            most bytes of a board's broadcasts kept for clients behind; further behind,
-                                    a client gets its own copies (default 1048576)
-          --hover-pacing MS         while the service thread is saturated, a board's hovers go out at most once
-                                    per this many milliseconds, with those that came meanwhile; 0: never paced
-                                    (default 2)
-          --unsent-bytes N          most bytes the kernel holds unsent for one client before more is written
-                                    (TCP_NOTSENT_LOWAT; 0: the kernel's default) (default 65536)
-          --deflate                 offer permessage-deflate (off by default)
-          --echo-path PATH          also serve a WebSocket echo endpoint at PATH, for conformance tests (off by default)
-          --echo-max-message-bytes N  largest message the echo endpoint takes; larger closes with 1009 (default 16777216)
-          --create-boards BOOL      create unknown boards on hello (default true)
-          --default-template NAME   what hello makes unknown boards from: colors, strips, paint, playlist,
-                                    kanban (default colors)
-          --history N               committed ops kept in memory per board (default 10000, at least 1000)
-          --snapshot-every N        write a board snapshot every N ops (default 100)
-          --auth-secret FILE        require access tokens (one secret per line; the first signs, all verify)
-          --allow-origin ORIGIN     accept WebSocket upgrades, and API writes that carry an Origin, only from
-                                    this Origin (repeatable; default any)
-          --allow-no-origin         with --allow-origin, also accept WebSocket upgrades without Origin
-                                    (clients that are not browsers; off by default)
-          --trusted-proxy IP        a reverse proxy (HAProxy) whose X-Forwarded-For names the client (repeatable)
-          --tls-cert FILE --tls-key FILE   serve https:// and wss:// with this PEM certificate and key
-
-        LIMITS (0 turns a limit off):
-          --hello-timeout SECONDS   close a connection that sends no hello in time with 4408 (default 10)
-          --hold-lifetime SECONDS   a drag hold ends after this long however active (default 120)
-          --hold-cooldown SECONDS   after a hold expires, its holder's address may not take that item again
-                                    for this long, and those refused while it was held go first (default 10)
-          --max-holds-per-address N   items one client address may hold at once on a board (default 8)
-          --op-rate N               ops per second per connection, bursts of 2N (default 100)
-          --message-rate N          other messages per second per connection, bursts of 2N (default 200)
-          --max-connections-per-address N   open WebSockets per client address, else close 4429
-                                    (default 64); with the next, all connections counted at accept
-          --max-pending-per-address N   connections per address not yet upgraded to WebSocket (TCP,
-                                    TLS, HTTP); more, or more than the sum of both caps in all,
-                                    are closed at accept (default 32)
-          --first-byte-timeout SECONDS   close a connection that sends no byte in time (default 5)
-          --connect-rate N          new connections per second per address, bursts of 2N (default 20)
-          --board-creations N       new boards per minute that hello may make per address (default 30)
-          --max-users-per-board N   users on one board; more get board_full, 4409 (default 10000)
-          --max-boards N            boards in memory; a hello for another gets 1013 (default 10000)
-          --presence-limit N        users above which a board sends presence counts, not joins (default 50)
-          --shutdown-write-retry SECONDS   how long stopping retries a failing store write before
-                                    dropping the unacknowledged writes (default 5)
-          --http-timeout SECONDS    time for an HTTP request's headers, then for its body and answer (default 15)
-          --max-header-bytes N      most bytes of HTTP request headers; more closes the connection (default 8192)
-          --max-header-buffers N    most connections sending request headers at once; others wait (default 1024)
-          --max-page-bytes N        most bytes of one page of GET /api/boards/ID/ops; the page stops early
-                                    with "more" and "next" (default 1048576)
-          --max-http-answer-bytes N  most bytes of HTTP answers held for clients at once, over all
-                                    connections; a read past it gets 503 busy (default 268435456)
-
-        CLUSTER (with a shared store; see docs/architecture.md):
-          --node NAME               this node's name: letters, digits, . _ - (default HOSTNAME-PID)
-          --advertise IP:PORT       how the other nodes reach this one (default 127.0.0.1:PORT of --port)
-          --lease SECONDS           how long a board's lease lasts; renewed every third of it (default 5)
-          --forward-timeout SECONDS  time for a forwarded connection to reach its board's owner; an owner
-                                    that answers no ping for twice this long is given up (default 3)
-        """
-
     static func parse(_ arguments: [String]) throws(UsageError) -> Command {
         guard let first = arguments.first else { return .help(usage) }
         switch first {
@@ -326,9 +236,11 @@ enum CommandLineParser {
             case "--hold-lifetime":
                 options.config.holdLifetime = try number(reader.value(for: option), option, 1...86_400)
             case "--hold-cooldown":
-                options.config.holdCooldown = try number(reader.value(for: option), option, 0...86_400)
+                options.config.hub.room.holdCooldown = milliseconds(
+                    try number(reader.value(for: option), option, 0...86_400))
             case "--max-holds-per-address":
-                options.config.maxHoldsPerAddress = try integer(reader.value(for: option), option, 0...1_000_000)
+                options.config.hub.room.maxHoldsPerAddress = try integer(
+                    reader.value(for: option), option, 0...1_000_000)
             case "--op-rate":
                 options.config.opRate = Double(try integer(reader.value(for: option), option, 0...1_000_000))
             case "--message-rate":
@@ -373,7 +285,7 @@ enum CommandLineParser {
             case "--max-http-answer-bytes":
                 options.config.maxHTTPAnswerBytes = try integer(reader.value(for: option), option, 0...(1 << 40))
             case "--max-page-bytes":
-                options.config.maxPageBytes = try integer(reader.value(for: option), option, 4096...(1 << 30))
+                options.config.hub.maxPageBytes = try integer(reader.value(for: option), option, 4096...(1 << 30))
             case "--node":
                 let value = try reader.value(for: option)
                 guard isNodeName(value) else {
@@ -415,87 +327,6 @@ enum CommandLineParser {
         return options
     }
 
-    private static func parseToken(_ arguments: [String]) throws(UsageError) -> TokenOptions {
-        var reader = ArgumentReader(arguments)
-        guard let board = reader.positional() else { throw UsageError(message: "token needs a board id (or *)") }
-        guard board == "*" || BoardID(board) != nil else {
-            throw UsageError(message: "'\(board)' is not a board id (1–64 characters of A-Z a-z 0-9 _ -) or *")
-        }
-        var options = TokenOptions(board: board)
-        while let option = try reader.nextOption() {
-            switch option {
-            case "--role":
-                let value = try reader.value(for: option)
-                guard Role(rawValue: value) != nil else {
-                    throw UsageError(message: "--role must be view, edit or admin, not '\(value)'")
-                }
-                options.role = value
-            case "--ttl":
-                let value = try reader.value(for: option)
-                guard let seconds = TTL.seconds(value) else {
-                    throw UsageError(message: "--ttl must be a number and a unit (30s, 15m, 24h, 7d), not '\(value)'")
-                }
-                options.ttl = seconds
-            case "--auth-secret": options.secretFile = try reader.value(for: option)
-            case "--name":
-                let value = try reader.value(for: option)
-                guard case .success(let name) = Text.displayName(value) else {
-                    throw UsageError(message: "--name must be 1–64 characters without control characters")
-                }
-                options.name = name
-            default: throw UsageError(message: "unknown option '\(option)' for token")
-            }
-        }
-        guard options.secretFile != nil else { throw UsageError(message: "token needs --auth-secret FILE") }
-        return options
-    }
-
-    private static func parseRevoke(_ arguments: [String]) throws(UsageError) -> Command {
-        var reader = ArgumentReader(arguments)
-        guard let token = reader.positional() else { throw UsageError(message: "revoke needs a token") }
-        var store = StoreLocation.directory("data")
-        var given: String?
-        var secretFile: String?
-        while let option = try reader.nextOption() {
-            switch option {
-            case "--data", "--store":
-                if let given { throw UsageError(message: "\(option) cannot be combined with \(given)") }
-                let value = try reader.value(for: option)
-                store = option == "--data" ? .directory(value) : try StoreLocation.parse(value)
-                given = option
-            case "--auth-secret": secretFile = try reader.value(for: option)
-            default: throw UsageError(message: "unknown option '\(option)' for revoke")
-            }
-        }
-        guard let secretFile else { throw UsageError(message: "revoke needs --auth-secret FILE") }
-        return .revoke(token: token, secretFile: secretFile, store: store)
-    }
-
-    private static func parseBoardCommand(_ name: String, _ arguments: [String]) throws(UsageError) -> Command {
-        var reader = ArgumentReader(arguments)
-        guard let subject = reader.positional() else {
-            throw UsageError(message: name == "export" ? "export needs a board id" : "import needs a file")
-        }
-        var store = StoreLocation.directory("data")
-        var given: String?
-        var replace = false
-        while let option = try reader.nextOption() {
-            switch option {
-            case "--data", "--store":
-                if let given { throw UsageError(message: "\(option) cannot be combined with \(given)") }
-                let value = try reader.value(for: option)
-                store = option == "--data" ? .directory(value) : try StoreLocation.parse(value)
-                given = option
-            case "--replace" where name == "import": replace = true
-            default: throw UsageError(message: "unknown option '\(option)' for \(name)")
-            }
-        }
-        return name == "export"
-            ? .export(board: subject, store: store) : .importBoard(file: subject, store: store, replace: replace)
-    }
-
-    /// A `--node` name: 1–128 bytes of letters, digits, `.`, `_` and `-` (it goes into logs,
-    /// JSON answers and the store as it is).
     static func isNodeName(_ text: String) -> Bool {
         (1...128).contains(text.utf8.count)
             && text.utf8.allSatisfy { c in
@@ -521,7 +352,7 @@ enum CommandLineParser {
         return inet_pton(AF_INET, String(host), &address) == 1
     }
 
-    private static func integer(_ text: String, _ option: String, _ range: ClosedRange<Int>) throws(UsageError) -> Int {
+    static func integer(_ text: String, _ option: String, _ range: ClosedRange<Int>) throws(UsageError) -> Int {
         guard let n = Int(text), range.contains(n) else {
             throw UsageError(
                 message: "\(option) must be an integer from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
@@ -529,7 +360,7 @@ enum CommandLineParser {
         return n
     }
 
-    private static func number(
+    static func number(
         _ text: String, _ option: String, _ range: ClosedRange<Double>, unit: String = "seconds"
     ) throws(UsageError) -> Double {
         guard let n = Double(text), range.contains(n) else {
@@ -541,7 +372,10 @@ enum CommandLineParser {
         return n
     }
 
-    private static func boolean(_ text: String, _ option: String) throws(UsageError) -> Bool {
+    /// Seconds as the milliseconds the hub's settings (`Hub.Config`, `Room.Settings`) count.
+    private static func milliseconds(_ seconds: Double) -> Int64 { Int64(seconds * 1000) }
+
+    static func boolean(_ text: String, _ option: String) throws(UsageError) -> Bool {
         switch text.lowercased() {
         case "true", "yes", "1", "on": return true
         case "false", "no", "0", "off": return false

@@ -1,5 +1,6 @@
 import BoardAuth
 import BoardCore
+import BoardMetrics
 import BoardStore
 import Testing
 
@@ -7,6 +8,19 @@ import Testing
 
 /// The hub's counters, gauges and histograms move with the events that they count.
 @Suite struct HubMetricsTests {
+    @Test func theTransportsRefusalsAreCountedInTheHubsFamiliesThroughAnEvent() {
+        let h = HubHarness()
+        #expect(h.on(.transportCounted(.limit(.sendQueue))).isEmpty)
+        _ = h.on(.transportCounted(.limit(.sendQueue)))
+        _ = h.on(.transportCounted(.limit(.messageSize)))
+        _ = h.on(.transportCounted(.socketRefused(.firstByteTimeout)))
+        _ = h.on(.transportCounted(.authFailure(AuthFailure(.metrics, .forged))))
+        #expect(h.hub.meters.limitHits.value(.sendQueue) == 2)
+        #expect(h.hub.meters.limitHits.value(.messageSize) == 1)
+        #expect(h.hub.meters.connectionsRefused.value(.firstByteTimeout) == 1)
+        #expect(h.hub.meters.authFailures.value(AuthFailure(.metrics, .forged)) == 1)
+    }
+
     @Test func heldRejectsAndErrorsAreCountedByReasonAndCode() {
         let h = HubHarness()
         let a = h.open(1)

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import BoardHub
+@testable import BoardMetrics
 
 /// The registry's text exposition format (Prometheus 0.0.4), line by line.
 @Suite struct MetricsTests {

@@ -108,7 +108,9 @@ import Testing
         _ = try a.claim(other, force: false)
         _ = try b.claim(Self.demo, force: true)
         let reports = Reports()
-        let persister = Persister(store: a, log: Logger(level: .error), stopRetry: .seconds(1)) { reports.post($0) }
+        let persister = Persister(store: a, cluster: a, log: Logger(level: .error), stopRetry: .seconds(1)) {
+            reports.post($0)
+        }
         persister.submit(.create(.defaultTemplate(id: Self.demo)), ticket: Ticket(1))
         persister.submit(.create(.defaultTemplate(id: other)), ticket: Ticket(2))
         persister.start()
@@ -133,7 +135,9 @@ import Testing
         let a = MemoryClusterStore(database: database, node: "a", advertise: "127.0.0.1:1")
         _ = try a.claim(Self.demo, force: false)
         let reports = Reports()
-        let persister = Persister(store: a, log: Logger(level: .error), stopRetry: .seconds(1)) { reports.post($0) }
+        let persister = Persister(store: a, cluster: a, log: Logger(level: .error), stopRetry: .seconds(1)) {
+            reports.post($0)
+        }
         // Queued before the thread starts, so that the writer takes them at once.
         persister.submit(.create(.defaultTemplate(id: Self.demo)))
         persister.submit(.append(Self.demo, [Self.toggle(1)]))

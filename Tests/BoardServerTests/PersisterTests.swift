@@ -70,7 +70,7 @@ import Testing
     func aBoardThatCannotBeWrittenFailsAloneAndTheWriterGoesOn(kind: StoreError.Kind) throws {
         let store = FailingStore(failing: Self.bad, kind: kind)
         let reports = Reports()
-        let persister = Persister(store: store, log: Logger(level: .error), stopRetry: .seconds(1)) {
+        let persister = Persister(store: store, cluster: nil, log: Logger(level: .error), stopRetry: .seconds(1)) {
             reports.post($0)
         }
         // Queued before the thread starts, so that they are one batch.
@@ -132,7 +132,8 @@ import Testing
     @Test func stoppingGivesUpOnAWriteThatKeepsFailingTransiently() throws {
         let store = FailingStore(transient: true)
         let reports = Reports()
-        let persister = Persister(store: store, log: Logger(level: .error), stopRetry: .milliseconds(200)) {
+        let persister = Persister(store: store, cluster: nil, log: Logger(level: .error), stopRetry: .milliseconds(200))
+        {
             reports.post($0)
         }
         persister.start()

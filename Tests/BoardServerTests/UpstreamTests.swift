@@ -19,7 +19,7 @@ import Testing
 
     @Test func theBoundCountsQueuedUnansweredAndTheLastWrite() {
         let up = upstream(limit: 100, hub: [bytes(10)])
-        up.established = true
+        _ = up.handle(.established)
         #expect(up.heldBytes == 10)
         #expect(up.enqueue(bytes(50)))
         #expect(!up.enqueue(bytes(41)))
@@ -34,7 +34,7 @@ import Testing
         up.wrote(wentOut: false)
         // The last write counts until the next WRITEABLE, on top of being unanswered.
         #expect(up.heldBytes == 110)
-        up.writeableBegan()
+        _ = up.handle(.writeable)
         #expect(up.heldBytes == 60)
         up.didAnswer()
         #expect(up.heldBytes == 0)
@@ -44,7 +44,7 @@ import Testing
 
     @Test func whatTheOwnerNeverAnsweredGoesBackToTheHubButNotTheHubsOwnMessages() {
         let up = upstream(limit: 1000, hub: [bytes(1, 1), bytes(1, 2)])
-        up.established = true
+        _ = up.handle(.established)
         #expect(up.enqueue(bytes(1, 3)))
         #expect(up.enqueue(bytes(1, 4)))
         _ = up.nextWrite()
@@ -53,7 +53,7 @@ import Testing
         #expect(up.unrelayed() == [bytes(1, 3), bytes(1, 4)])
         // Only the first hub message written: the second is still queued, and still the hub's.
         let early = upstream(limit: 1000, hub: [bytes(1, 1), bytes(1, 2)])
-        early.established = true
+        _ = early.handle(.established)
         #expect(early.enqueue(bytes(1, 3)))
         _ = early.nextWrite()
         #expect(early.unrelayed() == [bytes(1, 3)])
@@ -65,13 +65,13 @@ import Testing
     @Test func writesAreAskedForOnlyWhenEstablishedAndSomethingWaits() {
         let up = upstream(limit: 1000, hub: [bytes(3)])
         #expect(!up.wantsWrite())
-        up.established = true
+        _ = up.handle(.established)
         #expect(up.wantsWrite())
         #expect(!up.wantsWrite())
-        up.writeableBegan()
+        _ = up.handle(.writeable)
         _ = up.nextWrite()
         #expect(!up.wantsWrite())
-        up.closeRequest = (1000, "")
+        _ = up.handle(.abandon(code: 1000, reason: ""))
         #expect(up.wantsWrite())
     }
 
@@ -91,16 +91,91 @@ import Testing
     }
 
     @Test func advertisedAddressesAndForwardedForValues() {
-        #expect(Service.hostAndPort("10.0.0.2:8080")! == ("10.0.0.2", 8080))
-        #expect(Service.hostAndPort("[::1]:9")! == ("::1", 9))
-        #expect(Service.hostAndPort("node-b.internal:443")! == ("node-b.internal", 443))
+        #expect(Relay.hostAndPort("10.0.0.2:8080")! == ("10.0.0.2", 8080))
+        #expect(Relay.hostAndPort("[::1]:9")! == ("::1", 9))
+        #expect(Relay.hostAndPort("node-b.internal:443")! == ("node-b.internal", 443))
         for bad in ["10.0.0.2", "10.0.0.2:", ":80", "h:0", "h:65536", "h:x"] {
-            #expect(Service.hostAndPort(bad) == nil)
+            #expect(Relay.hostAndPort(bad) == nil)
         }
-        #expect(Service.isAddress("203.0.113.7") && Service.isAddress("2001:db8::1"))
+        #expect(Relay.isAddress("203.0.113.7") && Relay.isAddress("2001:db8::1"))
         for bad in ["", "a b", "1.2.3.4\r\nx: y", "?", String(repeating: "1", count: 46)] {
-            #expect(!Service.isAddress(bad))
+            #expect(!Relay.isAddress(bad))
         }
-        #expect(Service.hex([0, 1, 0xAB, 0xFF]) == "0001abff")
+        #expect(Relay.hex([0, 1, 0xAB, 0xFF]) == "0001abff")
+    }
+}
+
+/// The upstream's lifecycle, event by event: one phase, transitions in `handle`, the end read from the phase.
+@Suite struct UpstreamPhaseTests {
+    func upstream(deadline: Int64 = 100, wsi: Bool = true) -> Upstream {
+        let up = Upstream(
+            id: 1, connection: ConnectionID(1), host: "127.0.0.1", port: 1, deadline: Instant(milliseconds: deadline),
+            limit: 1000, headroom: 16, hubMessages: [[1, 2, 3]])
+        // Any non-nil pointer: the phase machine only asks whether lws made a wsi, never touches it.
+        if wsi { up.wsi = OpaquePointer(bitPattern: 0x10) }
+        return up
+    }
+
+    @Test func anAcceptedHandshakeAsksToWriteWhatTheHubSent() {
+        let up = upstream()
+        #expect(up.phase == .connecting)
+        #expect(up.handle(.established) == .requestWrite)
+        #expect(up.phase == .established)
+        #expect(up.wantsWrite())
+        #expect(up.handle(.writeable) == .write)
+        #expect(up.handle(.closed) == .end(.closed))
+        #expect(up.phase == .ended(.closed))
+    }
+
+    @Test func aHandshakeNotDoneByTheDeadlineIsKilledOnEveryTickAndEndsAsATimeout() {
+        let up = upstream(deadline: 100)
+        #expect(up.handle(.tick(Instant(milliseconds: 99))) == .none)
+        #expect(up.phase == .connecting)
+        #expect(up.handle(.tick(Instant(milliseconds: 100))) == .kill)
+        #expect(up.phase == .timedOut)
+        #expect(up.handle(.tick(Instant(milliseconds: 350))) == .kill)
+        #expect(up.handle(.established) == .refuse, "a handshake that comes after the deadline is refused")
+        #expect(up.handle(.failed) == .end(.timeout))
+        #expect(up.handle(.closed) == .none, "ended once")
+    }
+
+    @Test func withoutAWsiADeadlineOrAnAbandonEndsItAtOnce() {
+        let late = upstream(deadline: 0, wsi: false)
+        #expect(late.handle(.tick(Instant(milliseconds: 0))) == .end(.timeout))
+        let gone = upstream(wsi: false)
+        #expect(gone.handle(.abandon(code: 1001, reason: "client gone")) == .end(.client))
+    }
+
+    @Test func anAbandonedHandshakeIsKilledItsEndIsTheClientsAndWhatItHeldIsDropped() {
+        let up = upstream()
+        #expect(up.handle(.abandon(code: 1001, reason: "client gone")) == .kill)
+        #expect(up.phase == .abandoned && up.isAbandoned)
+        #expect(up.heldBytes == 0)
+        #expect(up.handle(.established) == .refuse)
+        #expect(up.handle(.tick(Instant(milliseconds: 200))) == .kill)
+        #expect(up.handle(.closed) == .end(.client))
+    }
+
+    @Test func anEstablishedUpstreamGivenUpSendsItsCloseOnceFromTheNextWriteable() {
+        let up = upstream()
+        _ = up.handle(.established)
+        #expect(up.handle(.abandon(code: 1000, reason: "client closed")) == .requestWrite)
+        #expect(up.phase == .closing(code: 1000, reason: "client closed", handedOver: false))
+        #expect(up.handle(.abandon(code: 1001, reason: "again")) == .none)
+        #expect(up.handle(.writeable) == .sendClose(code: 1000, reason: "client closed"))
+        #expect(up.handle(.writeable) == .none)
+        #expect(up.handle(.tick(Instant(milliseconds: 10_000))) == .none, "no deadline once established")
+        #expect(up.handle(.closed) == .end(.client))
+    }
+
+    @Test func howItEndedDependsOnThePhase() {
+        let refused = upstream()
+        #expect(refused.handle(.closed) == .end(.failed), "closed before the handshake: failed")
+        let errored = upstream()
+        _ = errored.handle(.established)
+        #expect(errored.handle(.failed) == .end(.failed))
+        let closed = upstream()
+        _ = closed.handle(.established)
+        #expect(closed.handle(.closed) == .end(.closed))
     }
 }

@@ -39,108 +39,44 @@ internal import LWSSupport
 /// come from that address (per-address limits and log lines see the real client) only when it
 /// also carries this node's cluster key, compared in constant time; otherwise the header is
 /// ignored (logged within the budget) and the socket's address is used.
-extension Service {
-    /// The longest `Origin` a connection keeps for its upstream's handshake.
-    static let maximumOriginBytes = 512
-    /// The header naming the client a forwarded connection is for (with the colon lws wants).
-    static let forwardedForHeader = "x-shuffleboard-forwarded-for:"
-    /// The header carrying the cluster secret, in hex.
-    static let clusterKeyHeader = "x-shuffleboard-cluster-key:"
-    /// The longest value of either header that is read.
-    private static let maximumHeaderValue = 256
+/// Confined to the service thread. It owns the upstreams and the cluster key; the client
+/// connections are the WebSocket part's, and the hub hears of ends through the runtime.
+final class Relay {
+    /// The upstreams to boards' owners, by their own id (tagged in their wsi, see `WSIID`).
+    private(set) var upstreams: [UInt64: Upstream] = [:]
+    /// The cluster secret as the `x-shuffleboard-cluster-key` header carries it (hex), and as a
+    /// token to compare a received one with in constant time; nil when not clustered.
+    let clusterKey: (hex: String, token: StaticToken)?
+    /// The upstreams' ping policy and a warning's state.
+    private let forwarding: ForwardingSetup
+    private let config: ServerConfig
+    private let log: Logger
+    let clientLog: ClientLog
+    private let meters: TransportMeters
+    /// The runtime: the hub's events, the client connections, the lws context and ids.
+    private unowned let runtime: Service
 
-    /// `bytes` in lower-case hex.
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(2 * bytes.count)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0xF)])
-        }
-        return String(decoding: text, as: UTF8.self)
-    }
-
-    /// The revocations in force in `store`, read before the server serves (here, on the thread
-    /// that makes the server), so that a restarted server refuses a revoked token from its first
-    /// connection; the hub reloads them every second afterwards.
-    static func revocations(in store: any BoardStore, log: Logger) -> [Revocation] {
-        guard let revocations = store as? any RevocationStore else { return [] }
-        do {
-            return try revocations.revocations(now: Int64(Date().timeIntervalSince1970))
-        } catch {
-            log.error("cannot read the revoked tokens (\(error)); the first reload tries again within a second")
-            return []
+    init(
+        config: ServerConfig, clusterSecret: [UInt8]?, log: Logger, clientLog: ClientLog, meters: TransportMeters,
+        runtime: Service
+    ) {
+        self.config = config
+        self.log = log
+        self.clientLog = clientLog
+        self.meters = meters
+        self.runtime = runtime
+        forwarding = ForwardingSetup(timeout: config.forwardTimeout)
+        clusterKey = clusterSecret.map { secret in
+            let hex = Self.hex(secret)
+            return (hex, StaticToken(Array(hex.utf8)))
         }
     }
 
-    /// The cluster secret: `config.clusterSecret`, else a `ClusterStore`'s (read here, on the
-    /// thread that makes the server, never on the service thread); nil when not clustered.
-    static func clusterSecret(config: ServerConfig, store: any BoardStore, log: Logger) -> [UInt8]? {
-        if let secret = config.clusterSecret { return secret }
-        guard let cluster = store as? any ClusterStore else { return nil }
-        do {
-            return try cluster.clusterSecret()
-        } catch {
-            log.error(
-                "cannot read the cluster secret (\(error)): connections this node forwards will count as the node's own "
-                    + "address at their owners, and it trusts no forwarded address")
-            return nil
-        }
-    }
+    /// Forgets every upstream (after the context is gone: their callbacks found no client).
+    func removeAll() { upstreams.removeAll() }
 
-    // MARK: The owner's side
-
-    /// The client address a trusted node forwarded this connection for, or nil: no such header,
-    /// or no valid cluster key with it (then the socket's address counts, and the log says so).
-    func forwardedAddress(_ wsi: OpaquePointer, socketPeer: String, id: ConnectionID) -> String? {
-        guard let address = Self.customHeader(wsi, Self.forwardedForHeader) else { return nil }
-        guard let clusterKey, let key = Self.customHeader(wsi, Self.clusterKeyHeader),
-            clusterKey.token.matches(key.utf8)
-        else {
-            clientLog(
-                "\(id) from \(socketPeer) names a forwarded-for address without a valid cluster key; "
-                    + "using the socket's address")
-            return nil
-        }
-        guard Self.isAddress(address) else {
-            clientLog("\(id) from \(socketPeer) names a forwarded-for value that is not an address; ignored")
-            return nil
-        }
-        return address
-    }
-
-    /// A header lws does not know, by its lower-case name with the colon; "" when it is longer
-    /// than `maximumHeaderValue` or holds a control byte, nil when the request has none.
-    private static func customHeader(_ wsi: OpaquePointer, _ name: String) -> String? {
-        name.withCString { cName in
-            let nameLength = Int32(strlen(cName))
-            let length = lws_hdr_custom_length(wsi, cName, nameLength)
-            guard length >= 0 else { return nil }
-            guard length <= maximumHeaderValue else { return "" }
-            var buffer = [CChar](repeating: 0, count: Int(length) + 1)
-            guard lws_hdr_custom_copy(wsi, &buffer, Int32(buffer.count), cName, nameLength) >= 0 else { return nil }
-            // lws copies with strncpy: a NUL in the value leaves NULs to its end. A value with a
-            // control byte is no value a node sends (and must not match a key by its prefix).
-            let bytes = buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }
-            guard !bytes.contains(where: LWS.isControl) else { return "" }
-            return String(decoding: bytes, as: UTF8.self)
-        }
-    }
-
-    /// An IPv4 or IPv6 address as `lws_get_peer_simple` writes one (what a node forwards).
-    static func isAddress(_ text: String) -> Bool {
-        (1...45).contains(text.utf8.count)
-            && text.utf8.allSatisfy { c in
-                switch c {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
-                    UInt8(ascii: "A")...UInt8(ascii: "F"), UInt8(ascii: "."), UInt8(ascii: ":"):
-                    return true
-                default:
-                    return false
-                }
-            }
-    }
+    /// Whether this node may forward (it has the cluster key), and so keeps clients' origins.
+    var forwards: Bool { clusterKey != nil }
 
     // MARK: The forwarding node's side
 
@@ -159,7 +95,7 @@ extension Service {
     /// `Action.forward`: from now on the connection's messages go to the owner at `advertise`,
     /// after `messages`.
     func forward(_ id: ConnectionID, to advertise: String, messages: [ClientMessage]) {
-        guard let connection = connections[id], connection.closeRequest == nil else { return }
+        guard let connection = runtime.webSockets.connections[id], connection.closeRequest == nil else { return }
         if let old = connection.upstream.flatMap({ upstreams[$0] }) {
             // Forwarded again while an upstream is live: that one is given up, with what it held.
             closeUpstream(old, code: 1001, reason: "forwarded again")
@@ -167,11 +103,11 @@ extension Service {
         connection.upstream = nil
         guard let (host, port) = Self.hostAndPort(advertise) else {
             log.error("\(id): cannot forward to \"\(advertise)\": not HOST:PORT")
-            return handle(.forwardEnded(id, code: nil, answered: false))
+            return runtime.handle(.forwardEnded(id, code: nil, answered: false))
         }
         let upstream = Upstream(
-            id: makeID(), connection: id, host: host, port: port,
-            deadline: Clock.now() + Int64(config.forwardTimeout * 1000), limit: config.maxPendingBytes,
+            id: runtime.makeID(), connection: id, host: host, port: port,
+            deadline: Clock.now() + Clock.milliseconds(config.forwardTimeout), limit: config.maxPendingBytes,
             headroom: shuffleboard_lws_pre(), hubMessages: messages.map { $0.encoded() })
         guard upstream.heldBytes <= upstream.limit else { return flooded(connection, holding: upstream.heldBytes) }
         connection.upstream = upstream.id
@@ -189,31 +125,23 @@ extension Service {
 
     /// Starts the upstream's lws client connection; a connection lws cannot even start ends it at once.
     private func connect(_ upstream: Upstream) {
-        guard let context else { return ended(upstream, how: .failed) }
-        var owned: [UnsafeMutablePointer<CChar>] = []
-        defer { for copy in owned { free(copy) } }
-        func cString(_ text: String) -> UnsafePointer<CChar>? {
-            guard let copy = strdup(text) else { return nil }
-            owned.append(copy)
-            return UnsafePointer(copy)
+        guard let context = runtime.context else {
+            carryOut(upstream.handle(.failed), upstream)
+            return
         }
-        // lws copies these strings (into the wsi's stash) before lws_client_connect_via_info returns.
-        var info = lws_client_connect_info()
-        info.context = context
-        info.address = cString(upstream.host)
-        info.port = Int32(upstream.port)
-        info.path = cString("/ws")
-        info.host = cString(
-            upstream.host.contains(":") ? "[\(upstream.host)]:\(upstream.port)" : "\(upstream.host):\(upstream.port)")
-        info.protocol = cString("shuffleboard.v1")
-        // The Origin goes in CLIENT_APPEND_HANDSHAKE_HEADER: lws would prefix `info.origin` with http://.
-        info.retry_and_idle_policy = UnsafePointer(forwarding.retry)
+        var connect = ClientConnect(
+            address: upstream.host, port: upstream.port, path: "/ws",
+            host: upstream.host.contains(":")
+                ? "[\(upstream.host)]:\(upstream.port)" : "\(upstream.host):\(upstream.port)")
+        connect.subprotocol = "shuffleboard.v1"
+        // The Origin goes in CLIENT_APPEND_HANDSHAKE_HEADER: lws would prefix an `origin` with http://.
+        connect.retryPolicy = UnsafeRawPointer(forwarding.retry)
         // The id, not a pointer: callbacks find the upstream in `upstreams` (WSIID).
-        info.opaque_user_data = WSIID.opaque(upstream.id | WSIID.upstreamTag)
-        if let wsi = lws_client_connect_via_info(&info) {
+        connect.opaqueUserData = WSIID.opaque(upstream.id | WSIID.upstreamTag)
+        if let wsi = connect.start(on: context) {
             upstream.wsi = wsi
         } else {
-            ended(upstream, how: .failed)
+            carryOut(upstream.handle(.failed), upstream)
         }
     }
 
@@ -240,10 +168,8 @@ extension Service {
             // No permessage-deflate between nodes: zlib would read the write buffer after lws_write.
             return 1
         case LWS_CALLBACK_CLIENT_ESTABLISHED:
-            guard !upstream.abandoned, !upstream.timedOut, connections[upstream.connection] != nil else { return -1 }
-            upstream.established = true
-            requestWrite(upstream)
-            return 0
+            guard runtime.webSockets.connections[upstream.connection] != nil else { return -1 }
+            return carryOut(upstream.handle(.established), upstream)
         case LWS_CALLBACK_CLIENT_RECEIVE:
             received(input, length, wsi: wsi, from: upstream)
             return 0
@@ -263,10 +189,10 @@ extension Service {
                     as: UTF8.self)
             }
             log.debug("upstream \(upstream.id) to \(upstream.host):\(upstream.port) failed: \(detail ?? "")")
-            ended(upstream, how: upstream.timedOut ? .timeout : .failed)
+            carryOut(upstream.handle(.failed), upstream)
             return 0
         case LWS_CALLBACK_CLIENT_CLOSED, LWS_CALLBACK_WSI_DESTROY:
-            ended(upstream, how: upstream.timedOut ? .timeout : upstream.established ? .closed : .failed)
+            carryOut(upstream.handle(.closed), upstream)
             return nil
         default:
             return nil
@@ -277,7 +203,7 @@ extension Service {
     private func appendHandshakeHeaders(
         _ upstream: Upstream, _ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int
     ) -> Bool {
-        guard let input, let connection = connections[upstream.connection] else { return false }
+        guard let input, let connection = runtime.webSockets.connections[upstream.connection] else { return false }
         let p = input.assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self)
         guard let start = p.pointee else { return false }
         let end = start + length
@@ -298,7 +224,9 @@ extension Service {
     /// A piece of a message from the owner: reassembled, then relayed to the client as one frame.
     private func received(_ input: UnsafeMutableRawPointer?, _ length: Int, wsi: OpaquePointer, from upstream: Upstream)
     {
-        guard !upstream.abandoned, let connection = connections[upstream.connection] else { return }
+        guard !upstream.isAbandoned, let connection = runtime.webSockets.connections[upstream.connection] else {
+            return
+        }
         // The owner sends text only; anything else is not for a browser.
         guard lws_frame_is_binary(wsi) == 0 else {
             if lws_is_final_fragment(wsi) != 0 { upstream.rx = [] }
@@ -314,15 +242,19 @@ extension Service {
         upstream.didAnswer()
         meters.relayed.add(.toClient)
         meters.relayedBytes.add(.toClient, UInt64(message.count))
-        send(RelayedMessage.frame(message), to: connection)
+        runtime.webSockets.send(RelayedMessage.frame(message), to: connection)
     }
 
     /// An upstream's WRITEABLE: its close, or exactly one `lws_write` of one message (lws masks it).
     private func writeable(_ upstream: Upstream, _ wsi: OpaquePointer) -> Int32 {
-        upstream.writeableBegan()
-        if let request = upstream.closeRequest {
-            return LWS.closeFromWriteable(
-                wsi, code: request.code, reason: request.reason, handedOver: &upstream.closeHandedOver)
+        switch upstream.handle(.writeable) {
+        case .sendClose(let code, let reason):
+            LWS.setCloseReason(wsi, code: code, reason: reason)
+            return -1
+        case .write:
+            break
+        default:
+            return 0
         }
         guard let bytes = upstream.nextWrite() else { return 0 }
         let written = LWS.write(wsi, bytes.baseAddress!, bytes.count, LWS_WRITE_TEXT)
@@ -351,8 +283,8 @@ extension Service {
     /// Closes a client whose upstream would hold more than the bound (or whose owner sent more
     /// than it could be sent) with 1008; its upstream goes when it does.
     private func flooded(_ connection: Connection, holding bytes: Int, towardsClient: Bool = false) {
-        hub.meters.limitHits.add(.sendQueue)
-        clientLog(
+        runtime.handle(.transportCounted(.limit(.sendQueue)))
+        clientLog.warning(
             towardsClient
                 ? "connection \(connection.id) from \(connection.peer): its board's owner sent a message of "
                     + "\(bytes) bytes, over the send limit of \(config.maxPendingBytes) bytes; closing with 1008"
@@ -373,31 +305,42 @@ extension Service {
 
     /// Closes an upstream for the transport's own reasons; its end is not reported to the hub.
     private func closeUpstream(_ upstream: Upstream, code: UInt16, reason: String) {
-        upstream.abandoned = true
-        upstream.discard()
-        if upstream.established {
-            upstream.closeRequest = (code, reason)
-            requestWrite(upstream)
-        } else if let wsi = upstream.wsi {
-            lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
-        } else {
-            ended(upstream, how: .client)
-        }
+        carryOut(upstream.handle(.abandon(code: code, reason: reason)), upstream)
     }
 
     /// On every tick: an upstream whose handshake is not done by its deadline is killed (again
     /// on each tick until lws reports it gone, in case lws set a timeout of its own meanwhile).
-    func sweepUpstreams(now: Instant) {
-        for upstream in upstreams.values where !upstream.established && now >= upstream.deadline {
-            if !upstream.timedOut {
-                upstream.timedOut = true
+    func tick(now: Instant) {
+        for upstream in upstreams.values {
+            let before = upstream.phase
+            let action = upstream.handle(.tick(now))
+            if before == .connecting, upstream.phase == .timedOut {
                 log.debug("upstream \(upstream.id) to \(upstream.host):\(upstream.port): no handshake in time")
             }
-            if let wsi = upstream.wsi {
-                lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
-            } else {
-                ended(upstream, how: .timeout)
-            }
+            carryOut(action, upstream)
+        }
+    }
+
+    /// Carries out what the upstream's phase machine asks for; the result for lws (-1: refuse).
+    @discardableResult
+    private func carryOut(_ action: Upstream.Action, _ upstream: Upstream) -> Int32 {
+        switch action {
+        case .none, .write:
+            return 0
+        case .requestWrite:
+            requestWrite(upstream)
+            return 0
+        case .refuse:
+            return -1
+        case .kill:
+            if let wsi = upstream.wsi { lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC) }
+            return 0
+        case .end(let how):
+            ended(upstream, how: how)
+            return 0
+        case .sendClose(let code, let reason):
+            if let wsi = upstream.wsi { LWS.setCloseReason(wsi, code: code, reason: reason) }
+            return -1
         }
     }
 
@@ -405,12 +348,10 @@ extension Service {
     /// it sends next goes to the hub) and the hub hears `.forwardEnded`, with what the client sent
     /// that the owner never answered.
     private func ended(_ upstream: Upstream, how: ForwardEndLabel) {
-        guard !upstream.ended else { return }
-        upstream.ended = true
         upstreams[upstream.id] = nil
-        meters.forwardEnds.add(upstream.abandoned ? .client : how)
+        meters.forwardEnds.add(how)
         defer { upstream.discard() }
-        guard !upstream.abandoned, let connection = connections[upstream.connection],
+        guard how != .client, let connection = runtime.webSockets.connections[upstream.connection],
             connection.upstream == upstream.id
         else { return }
         connection.upstream = nil
@@ -422,26 +363,7 @@ extension Service {
             "upstream \(upstream.id) of connection \(connection.id) ended (\(how.rawValue), "
                 + "code \(code.map(String.init) ?? "none"), "
                 + (upstream.answered ? "answered)" : "never answered, \(unrelayed.count) message(s) unrelayed)"))
-        handle(.forwardEnded(upstream.connection, code: code, answered: upstream.answered, unrelayed: unrelayed))
+        runtime.handle(
+            .forwardEnded(upstream.connection, code: code, answered: upstream.answered, unrelayed: unrelayed))
     }
-}
-
-/// What forwarding needs for the life of the service: the upstreams' ping policy (lws keeps
-/// pointing at it) and whether the log has warned about host names.
-final class ForwardingSetup {
-    /// The upstreams' `retry_and_idle_policy`: ping after `--forward-timeout` without a pong,
-    /// hang up after twice that.
-    let retry: UnsafeMutablePointer<lws_retry_bo_t>
-    /// Set once the log said that a host name in `advertise` blocks the service thread.
-    var warnedHostName = false
-
-    init(timeout: Double) {
-        let ping = UInt16(min(max(1, Int(timeout.rounded(.up))), 30_000))
-        retry = .allocate(capacity: 1)
-        retry.initialize(to: lws_retry_bo_t())
-        retry.pointee.secs_since_valid_ping = ping
-        retry.pointee.secs_since_valid_hangup = 2 * ping
-    }
-
-    deinit { retry.deallocate() }
 }

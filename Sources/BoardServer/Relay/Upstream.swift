@@ -5,7 +5,7 @@ internal import BoardHub
 /// The connection a forwarding node opens to a board's owner on behalf of one of its clients
 /// (`Action.forward`): the client's messages wait here until the owner takes them, and the
 /// owner's messages are reassembled here on their way to the client. Memory and arithmetic only;
-/// `Service+Forwarding.swift` makes the lws calls. Confined to the service thread.
+/// `Relay` makes the lws calls. Confined to the service thread.
 ///
 /// **What it holds, and its bound.** `heldBytes` is every message queued and not yet written,
 /// every message written that no answer from the owner has followed yet (kept so that the hub can
@@ -26,26 +26,126 @@ final class Upstream {
     /// The most bytes held (see above).
     let limit: Int
 
+    /// Where an upstream's life is. Every change goes through `handle`; how it ended is read
+    /// from `.ended`.
+    enum Phase: Equatable {
+        /// lws is connecting and shaking hands (by `deadline`).
+        case connecting
+        /// The handshake was not done by `deadline`: lws is told to kill it (again on every tick).
+        case timedOut
+        /// The owner accepted the upgrade (`LWS_CALLBACK_CLIENT_ESTABLISHED`): messages flow.
+        case established
+        /// Given up by the transport before it was established (the client went, or was
+        /// forwarded again): lws is told to kill it, and the hub never hears of its end.
+        case abandoned
+        /// Given up by the transport once established: its close frame goes at the next
+        /// WRITEABLE (`handedOver` once lws has it), and the hub never hears of its end.
+        case closing(code: UInt16, reason: String, handedOver: Bool)
+        /// Gone, and how (the metric's label; `.client` when the transport gave it up). Later
+        /// callbacks for it are ignored.
+        case ended(ForwardEndLabel)
+    }
+
+    /// What happens to an upstream.
+    enum Event: Equatable {
+        /// The owner accepted the upgrade.
+        case established
+        /// The transport gives it up (its close code and reason, used once established).
+        case abandon(code: UInt16, reason: String)
+        /// A tick at `now`: the handshake deadline is checked.
+        case tick(Instant)
+        /// lws cannot connect, or reports a connection error.
+        case failed
+        /// lws closed its wsi.
+        case closed
+        /// A WRITEABLE began: lws has sent everything of the last write.
+        case writeable
+    }
+
+    /// What the relay does about an event.
+    enum Action: Equatable {
+        /// Nothing.
+        case none
+        /// Ask lws for a WRITEABLE (when something waits: `wantsWrite`).
+        case requestWrite
+        /// Refuse what lws offers (return -1: the handshake, or the connection).
+        case refuse
+        /// Tell lws to kill the connection (it reports `.closed` or `.failed` later).
+        case kill
+        /// It ended, as the label says: forget it (and tell the hub, unless `.client`).
+        case end(ForwardEndLabel)
+        /// Write one message (`nextWrite`).
+        case write
+        /// Hand this close to lws (return -1 from the WRITEABLE).
+        case sendClose(code: UInt16, reason: String)
+    }
+
     /// The client wsi, once lws made one.
     var wsi: OpaquePointer?
-    /// The owner accepted the upgrade (`LWS_CALLBACK_CLIENT_ESTABLISHED`).
-    var established = false
+    private(set) var phase = Phase.connecting
     /// The owner sent at least one message.
     private(set) var answered = false
     /// The code of the owner's close frame, if it sent one.
     var peerCloseCode: UInt16?
-    /// The transport closes it for its own reasons (the client went, shutdown, a timeout); the
-    /// close the next WRITEABLE carries out, when established.
-    var closeRequest: (code: UInt16, reason: String)?
-    /// The close was handed to lws (`LWS.closeFromWriteable`).
-    var closeHandedOver = false
-    /// Set when the client went: its end is nobody's business, so the hub is not told.
-    var abandoned = false
-    /// Set when the connect timeout killed it.
-    var timedOut = false
-    /// Its end has been handled (reported or not); later callbacks for it are ignored.
-    var ended = false
     private var writeRequested = false
+
+    /// Every transition of `phase`, and what the relay must do about it.
+    func handle(_ event: Event) -> Action {
+        switch (phase, event) {
+        case (.ended, _):
+            return event == .established ? .refuse : .none
+        case (.connecting, .established):
+            phase = .established
+            return .requestWrite
+        case (_, .established):
+            return .refuse
+        case (.connecting, .abandon), (.timedOut, .abandon):
+            discard()
+            phase = .abandoned
+            return wsi == nil ? end(.client) : .kill
+        case (.established, .abandon(let code, let reason)):
+            discard()
+            phase = .closing(code: code, reason: reason, handedOver: false)
+            return .requestWrite
+        case (_, .abandon):
+            return .none
+        case (.connecting, .tick(let now)), (.timedOut, .tick(let now)), (.abandoned, .tick(let now)):
+            guard now >= deadline else { return .none }
+            if phase == .connecting { phase = .timedOut }
+            return wsi == nil ? end(phase == .abandoned ? .client : .timeout) : .kill
+        case (_, .tick):
+            return .none
+        case (_, .failed), (_, .closed):
+            switch phase {
+            case .timedOut: return end(.timeout)
+            case .abandoned, .closing: return end(.client)
+            case .established: return end(event == .closed ? .closed : .failed)
+            default: return end(.failed)
+            }
+        case (.closing(let code, let reason, let handedOver), .writeable):
+            writeableBegan()
+            guard !handedOver else { return .none }
+            phase = .closing(code: code, reason: reason, handedOver: true)
+            return .sendClose(code: code, reason: reason)
+        case (_, .writeable):
+            writeableBegan()
+            return .write
+        }
+    }
+
+    /// Ends it; what it held stays for the relay to read (`unrelayed`) until it discards it.
+    private func end(_ how: ForwardEndLabel) -> Action {
+        phase = .ended(how)
+        return .end(how)
+    }
+
+    /// The transport gave it up (the client went): what the owner sends is not wanted.
+    var isAbandoned: Bool {
+        switch phase {
+        case .abandoned, .closing, .ended(.client): true
+        default: false
+        }
+    }
 
     /// How many of the first messages came from the hub's `forward` (it sends them again on a retry).
     private let fromHub: Int
@@ -97,13 +197,17 @@ final class Upstream {
 
     /// Whether a WRITEABLE should be asked for; true once per request (lws merges them anyway).
     func wantsWrite() -> Bool {
-        guard !writeRequested, established, !queue.isEmpty || closeRequest != nil else { return false }
+        guard !writeRequested else { return false }
+        switch phase {
+        case .established where !queue.isEmpty, .closing: break
+        default: return false
+        }
         writeRequested = true
         return true
     }
 
     /// A WRITEABLE began: lws has sent everything of the last write.
-    func writeableBegan() {
+    private func writeableBegan() {
         writeRequested = false
         lastWrite = 0
     }

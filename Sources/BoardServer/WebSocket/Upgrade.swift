@@ -4,7 +4,7 @@ import Glibc
 internal import LWSSupport
 
 /// What is checked before a WebSocket upgrade is accepted, and how a refused one is answered.
-extension Service {
+extension WebSockets {
     /// Whether a WebSocket upgrade may go on (at LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION); when it
     /// may not, its answer is written here and lws must close the connection (return -1).
     /// - A path other than `/ws` (and the echo path): 404.
@@ -14,20 +14,21 @@ extension Service {
     func admitUpgrade(_ wsi: OpaquePointer) -> Bool {
         guard endpoint(of: wsi) != nil else {
             meters.upgradesRefused.add(.path)
-            clientLog("WebSocket upgrade from \(LWS.peer(of: wsi)) refused: not on /ws")
+            clientLog.warning("WebSocket upgrade from \(LWS.peer(of: wsi)) refused: not on /ws")
             refuseUpgrade(wsi, .error(404, "not_found", "WebSockets are served on /ws"))
             return false
         }
         if let header = LWS.headerWithControlByte(wsi) {
             meters.upgradesRefused.add(.controlByte)
-            clientLog("WebSocket upgrade from \(LWS.peer(of: wsi)) refused: its \(header) header holds a control byte")
+            clientLog.warning(
+                "WebSocket upgrade from \(LWS.peer(of: wsi)) refused: its \(header) header holds a control byte")
             refuseUpgrade(wsi, .error(400, "bad_request", "the \(header) header holds a control character"))
             return false
         }
         let origin = LWS.header(wsi, WSI_TOKEN_ORIGIN)
         guard config.origins.allowsUpgrade(from: origin) else {
             meters.upgradesRefused.add(origin == nil ? .noOrigin : .origin)
-            clientLog(
+            clientLog.warning(
                 "WebSocket upgrade from \(LWS.peer(of: wsi)) refused: "
                     + (origin.map { "origin \($0) is not allowed" } ?? "no origin (--allow-no-origin is not given)"))
             refuseUpgrade(

@@ -44,8 +44,9 @@ internal import Basics
 /// the queue's own, released at that WRITEABLE: an idle connection holds no buffer at all.
 ///
 /// `Connection` is its subclass, so that a connection is one object (idle memory: one allocation
-/// and one object header fewer per connection); nothing overrides anything. Counts that cannot
-/// pass a write or the bound are 32-bit, for the same reason.
+/// and one object header fewer per connection). `Connection` overrides only `enqueue`, to refuse
+/// frames once it is closing and to ask lws for a WRITEABLE; nothing else is overridden.
+/// Counts that cannot pass a write or the bound are 32-bit, for the same reason.
 class SendQueue {
     /// The connection this is the output of: ring entries that leave it out are skipped.
     let id: UInt64

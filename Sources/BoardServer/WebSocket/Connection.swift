@@ -82,10 +82,6 @@ final class Connection: SendQueue {
         super.init(limit: maxPendingBytes, writeLimit: maxWriteBytes, headroom: shuffleboard_lws_pre(), id: id)
     }
 
-    /// Every byte of output the connection holds: queued frames, the ring's bytes it has not
-    /// written, and what lws may still hold of the last write.
-    var pendingBytes: Int { heldBytes }
-
     /// Queues a frame for this connection alone, in order with the broadcasts it reads; returns
     /// false (and queues nothing) when it would take the connection over its bound. That holds for
     /// every frame, on an empty queue too: the legitimate frames (the largest welcome the board

@@ -3,47 +3,6 @@ internal import CLibWebSockets
 import Glibc
 internal import LWSSupport
 
-/// The accepted connections the hub counts (Hub+Sockets.swift), from their accept until they
-/// become WebSockets or close, by their wsi.
-///
-/// lws 4.1.6 calls FILTER_NETWORK_CONNECTION with the listening socket's wsi and the accepted
-/// fd; the accepted connection's own wsi is made right after, in the same call
-/// (`lws_adopt_descriptor_vhost`), and its WSI_CREATE is the next one: that binds the socket to
-/// its wsi. WSI_DESTROY comes on every path that frees a wsi (after the fd is closed), including
-/// an adoption that fails after the wsi was made. An adoption that fails before (out of memory)
-/// leaves the socket unbound: the next accept, or the next tick, tells the hub it closed.
-struct AcceptedSockets {
-    /// The socket just accepted, until its wsi is made.
-    var unbound: SocketID?
-    /// The socket being accepted while the hub decides (a refusal closes it before its wsi exists).
-    var deciding: SocketID?
-    var refused = false
-    private(set) var byWSI: [OpaquePointer: SocketID] = [:]
-    private(set) var wsis: [SocketID: OpaquePointer] = [:]
-
-    /// The wsi's socket, forgotten here.
-    mutating func remove(_ wsi: OpaquePointer) -> SocketID? {
-        guard let id = byWSI.removeValue(forKey: wsi) else { return nil }
-        wsis[id] = nil
-        if byWSI.isEmpty {  // Drops the storage a burst of connections grew.
-            byWSI = [:]
-            wsis = [:]
-        }
-        return id
-    }
-
-    /// Binds `id` to `wsi`; returns the socket the wsi was bound to before (only when lws freed
-    /// a wsi without WSI_DESTROY, and made this one at the same address).
-    mutating func bind(_ id: SocketID, to wsi: OpaquePointer) -> SocketID? {
-        let stale = remove(wsi)
-        byWSI[wsi] = id
-        wsis[id] = wsi
-        return stale
-    }
-
-    func wsi(of id: SocketID) -> OpaquePointer? { wsis[id] }
-}
-
 extension Service {
     /// FILTER_NETWORK_CONNECTION: the hub counts the connection against its address, and says
     /// whether to keep it. `args` is lws's `lws_filter_network_conn_args` (the peer's address).
@@ -102,11 +61,26 @@ extension Service {
         guard let wsi = sockets.wsi(of: id), shuffleboard_tcp_bytes_received(lws_get_socket_fd(wsi)) == 0 else {
             return
         }
-        hub.meters.connectionsRefused.add(.firstByteTimeout)
-        clientLog(
+        handle(.transportCounted(.socketRefused(.firstByteTimeout)))
+        clientLog.write(
             .debug,
             "a connection from \(LWS.peer(of: wsi)) sent nothing within \(config.firstByteTimeout) s; closing it")
         lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
+    }
+
+    /// Lets the kernel hold at most `--unsent-bytes` not yet sent to the client
+    /// (`TCP_NOTSENT_LOWAT`): lws hears the socket is writable only below that. Without it a
+    /// client that stops reading gets megabytes of stale hovers buffered in the kernel (TCP
+    /// autotuning grows the send buffer to 4 MiB) before the server sees it as behind and
+    /// coalesces them; with it, what a slow reader has not taken stays where the server can
+    /// coalesce and bound it.
+    func limitUnsent(_ wsi: OpaquePointer) {
+        guard config.unsentBytes > 0 else { return }
+        var bytes = Int32(config.unsentBytes)
+        let fd = lws_get_socket_fd(wsi)
+        if setsockopt(fd, Int32(IPPROTO_TCP), TCP_NOTSENT_LOWAT, &bytes, socklen_t(MemoryLayout<Int32>.size)) != 0 {
+            log.debug("TCP_NOTSENT_LOWAT on socket \(fd): errno \(errno)")
+        }
     }
 
     /// The peer's address as `LWS.peer(of:)` writes it, from the accepted socket's address.

@@ -1,11 +1,12 @@
 internal import BoardAuth
 internal import BoardCore
 internal import BoardHub
+internal import BoardMetrics
 
 /// `GET /metrics` and `GET /readyz`, answered by the transport: they describe the whole process
 /// (connections and send queues, the writer thread's statistics behind its lock, the hub's
 /// registry), which only the service thread sees all of, and they are no session rule.
-extension Service {
+extension HTTP {
     /// The answer to an operations request, or nil when `request` is not one.
     func operationsResponse(_ request: HTTPRequest) -> HTTPResponse? {
         guard request.path == "/metrics" || request.path == "/readyz" else { return nil }
@@ -16,8 +17,8 @@ extension Service {
     /// Why the server is not ready (empty when it is): shutting down, or the store failing.
     var unreadiness: [String] {
         var reasons: [String] = []
-        if hub.isStopping { reasons.append("shutting_down") }
-        if persister.stats().failing { reasons.append("store_failing") }
+        if runtime.hub.isStopping { reasons.append("shutting_down") }
+        if runtime.persister.stats().failing { reasons.append("store_failing") }
         return reasons
     }
 
@@ -40,17 +41,19 @@ extension Service {
             let header = request.authorization ?? ""
             let bearer = header.count > 7 && header.lowercased().hasPrefix("bearer ")
             guard bearer, token.matches(String(header.dropFirst(7)).trimmingWhitespace().utf8) else {
-                hub.meters.authFailures.add(AuthFailure(.metrics, bearer ? .forged : .missing))
-                if bearer { clientLog("GET /metrics from \(request.peer): wrong bearer token") }
+                runtime.handle(.transportCounted(.authFailure(AuthFailure(.metrics, bearer ? .forged : .missing))))
+                if bearer { clientLog.warning("GET /metrics from \(request.peer): wrong bearer token") }
                 var response = HTTPResponse.error(401, "unauthorized", "/metrics needs Authorization: Bearer TOKEN")
                 response.headers.append(HTTPResponse.Header("www-authenticate:", "Bearer"))
                 return response
             }
         }
+        let hub = runtime.hub
         hub.collectMetrics()
         meters.collect(
-            connections: connections.values, upstreams: upstreams.count, store: persister.stats(),
-            ready: unreadiness.isEmpty, saturation: saturation)
+            connections: runtime.webSockets.connections.values, upstreams: runtime.relay.upstreams.count,
+            store: runtime.persister.stats(),
+            ready: unreadiness.isEmpty, saturation: runtime.webSockets.saturation)
         return HTTPResponse(status: 200, contentType: Metrics.contentType, body: Array(hub.metrics.render().utf8))
     }
 }

@@ -1,0 +1,100 @@
+internal import BoardAuth
+internal import BoardCore
+internal import BoardHub
+internal import BoardStore
+internal import CLibWebSockets
+import Foundation
+internal import LWSSupport
+
+/// The owner's side of the relay: the headers a forwarding node sends, the cluster key they are
+/// checked against, and which address a forwarded connection counts as (see `Relay`).
+extension Relay {
+    /// The longest `Origin` a connection keeps for its upstream's handshake.
+    static let maximumOriginBytes = 512
+    /// The header naming the client a forwarded connection is for (with the colon lws wants).
+    static let forwardedForHeader = "x-shuffleboard-forwarded-for:"
+    /// The header carrying the cluster secret, in hex.
+    static let clusterKeyHeader = "x-shuffleboard-cluster-key:"
+    /// The longest value of either header that is read.
+    static let maximumHeaderValue = 256
+
+    /// `bytes` in lower-case hex.
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(2 * bytes.count)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0xF)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// The cluster secret: `config.clusterSecret`, else the cluster store's (read here, on the
+    /// thread that makes the server, never on the service thread); nil when not clustered.
+    static func clusterSecret(config: ServerConfig, cluster: (any ClusterStore)?, log: Logger) -> [UInt8]? {
+        if let secret = config.clusterSecret { return secret }
+        guard let cluster else { return nil }
+        do {
+            return try cluster.clusterSecret()
+        } catch {
+            log.error(
+                "cannot read the cluster secret (\(error)): connections this node forwards will count as the node's own "
+                    + "address at their owners, and it trusts no forwarded address")
+            return nil
+        }
+    }
+
+    // MARK: The owner's side
+
+    /// The client address a trusted node forwarded this connection for, or nil: no such header,
+    /// or no valid cluster key with it (then the socket's address counts, and the log says so).
+    func forwardedAddress(_ wsi: OpaquePointer, socketPeer: String, id: ConnectionID) -> String? {
+        guard let address = Self.customHeader(wsi, Self.forwardedForHeader) else { return nil }
+        guard let clusterKey, let key = Self.customHeader(wsi, Self.clusterKeyHeader),
+            clusterKey.token.matches(key.utf8)
+        else {
+            clientLog.warning(
+                "\(id) from \(socketPeer) names a forwarded-for address without a valid cluster key; "
+                    + "using the socket's address")
+            return nil
+        }
+        guard Self.isAddress(address) else {
+            clientLog.warning("\(id) from \(socketPeer) names a forwarded-for value that is not an address; ignored")
+            return nil
+        }
+        return address
+    }
+
+    /// A header lws does not know, by its lower-case name with the colon; "" when it is longer
+    /// than `maximumHeaderValue` or holds a control byte, nil when the request has none.
+    private static func customHeader(_ wsi: OpaquePointer, _ name: String) -> String? {
+        name.withCString { cName in
+            let nameLength = Int32(strlen(cName))
+            let length = lws_hdr_custom_length(wsi, cName, nameLength)
+            guard length >= 0 else { return nil }
+            guard length <= maximumHeaderValue else { return "" }
+            var buffer = [CChar](repeating: 0, count: Int(length) + 1)
+            guard lws_hdr_custom_copy(wsi, &buffer, Int32(buffer.count), cName, nameLength) >= 0 else { return nil }
+            // lws copies with strncpy: a NUL in the value leaves NULs to its end. A value with a
+            // control byte is no value a node sends (and must not match a key by its prefix).
+            let bytes = buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }
+            guard !bytes.contains(where: LWS.isControl) else { return "" }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+
+    /// An IPv4 or IPv6 address as `lws_get_peer_simple` writes one (what a node forwards).
+    static func isAddress(_ text: String) -> Bool {
+        (1...45).contains(text.utf8.count)
+            && text.utf8.allSatisfy { c in
+                switch c {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
+                    UInt8(ascii: "A")...UInt8(ascii: "F"), UInt8(ascii: "."), UInt8(ascii: ":"):
+                    return true
+                default:
+                    return false
+                }
+            }
+    }
+}

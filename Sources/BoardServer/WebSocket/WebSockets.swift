@@ -1,0 +1,286 @@
+internal import BoardCore
+internal import BoardHub
+internal import CLibWebSockets
+import Glibc
+internal import LWSSupport
+
+/// The WebSocket part of the transport: the connections on `/ws` and the echo endpoint, their
+/// framing checks (WebSocket/Framing.swift), send queues, the boards' feeds and rings, and the
+/// pacer that wakes feeds whose hovers wait. The hub's `send`, `broadcast` and `close` actions
+/// land here; what a client sends goes to the hub through the runtime, or to the relay when the
+/// connection is forwarded.
+///
+/// Confined to the service thread, like the runtime that owns it.
+final class WebSockets {
+    let config: ServerConfig
+    let log: Logger
+    let clientLog: ClientLog
+    let meters: TransportMeters
+    var connections: [ConnectionID: Connection] = [:]
+    /// The timer that wakes feeds whose hovers wait (`--hover-pacing`); nil: hovers are not paced.
+    var pacer: Pacer?
+    /// Feeds with hovers waiting for their next wake-up, in the order they began to wait.
+    private var pacedFeeds: [Feed] = []
+    /// The service thread's share of a core over the last tick, and the clocks it was measured on.
+    private(set) var saturation: Saturation
+    /// Set once the log has said that this libwebsockets cannot tell masked frames from unmasked.
+    private var maskUnknownWarned = false
+    /// When shutdown began: echo connections (which the hub does not know) get the same grace
+    /// as the hub's sessions to take their 1001 before the loop ends.
+    private var echoCloseDeadline: Instant?
+    /// The runtime: the hub's events, the relay, ids, client addresses and the heap trim.
+    unowned let runtime: Service
+
+    init(config: ServerConfig, log: Logger, clientLog: ClientLog, meters: TransportMeters, runtime: Service) {
+        self.config = config
+        self.log = log
+        self.clientLog = clientLog
+        self.meters = meters
+        self.runtime = runtime
+        saturation = Saturation(threshold: config.hoverPacingBusy)
+    }
+
+    /// On every tick: how busy the service thread was (hover pacing turns on and off with it).
+    func tick() {
+        saturation.sample()
+    }
+
+    /// The endpoint a WebSocket upgrade asks for, or nil when its path has none.
+    func endpoint(of wsi: OpaquePointer) -> Endpoint? {
+        let path = LWS.header(wsi, WSI_TOKEN_GET_URI)
+        if path == "/ws" { return .board }
+        if let echo = config.echoPath, path == echo { return .echo }
+        return nil
+    }
+
+    // MARK: Opening and closing
+
+    /// ESTABLISHED: a new connection; returns its id (for the wsi's opaque user data).
+    func opened(_ wsi: OpaquePointer, endpoint: Endpoint) -> UInt64 {
+        let id = ConnectionID(runtime.makeID())
+        runtime.churned()
+        let deflate = config.deflate && LWS.header(wsi, WSI_TOKEN_EXTENSIONS)?.contains("permessage-deflate") == true
+        // An echo connection's bound fits one message as large as the echo endpoint takes.
+        let bound =
+            endpoint == .echo
+            ? max(config.maxPendingBytes, config.echoMaxMessageBytes + Frame.maximumHeaderLength)
+            : config.maxPendingBytes
+        let connection = Connection(
+            id: id.rawValue, wsi: wsi, deflate: deflate, maxPendingBytes: bound, maxWriteBytes: config.maxWriteBytes)
+        connection.endpoint = endpoint
+        connections[id] = connection
+        runtime.limitUnsent(wsi)
+        let socketPeer = LWS.peer(of: wsi)
+        let proxied = runtime.proxiedAddress(wsi, socketPeer: socketPeer)
+        let direct = proxied ?? socketPeer
+        let forwardedFor = endpoint == .board ? runtime.relay.forwardedAddress(wsi, socketPeer: direct, id: id) : nil
+        if forwardedFor != nil, proxied == nil { runtime.handle(.clusterPeer(socketPeer)) }
+        let peer = forwardedFor ?? direct
+        connection.address = peer
+        connection.peer =
+            forwardedFor.map { "\($0) (via \(socketPeer))" } ?? proxied.map { "\($0) (via proxy \(socketPeer))" }
+            ?? socketPeer
+        if runtime.relay.forwards {  // Only a cluster node forwards, and so needs it later.
+            connection.origin = LWS.header(wsi, WSI_TOKEN_ORIGIN).flatMap {
+                $0.utf8.count <= Relay.maximumOriginBytes ? $0 : nil
+            }
+        }
+        meters.accepted.add(EndpointLabel(endpoint))
+        if deflate { log.debug("\(id) from \(connection.peer) uses permessage-deflate") }
+        switch endpoint {
+        case .board: runtime.handle(.opened(id, peer: peer))
+        case .echo: log.debug("\(id) from \(peer) is on the echo endpoint")
+        }
+        return id.rawValue
+    }
+
+    /// CLOSED: the connection is gone.
+    func closed(_ id: UInt64) {
+        guard let connection = connections.removeValue(forKey: ConnectionID(id)) else { return }
+        runtime.churned()
+        connection.closed()
+        logClose(of: connection)
+        if connection.upstream != nil { runtime.relay.clientWent(connection) }
+        switch connection.endpoint {
+        case .board: runtime.handle(.closed(ConnectionID(id)))
+        case .echo: runtime.finishIfStopped(now: Clock.now())
+        }
+    }
+
+    /// Shutdown began: echo connections (the hub does not know them) are closed with 1001 and
+    /// get `--shutdown-grace` to take it.
+    func shutdown(now: Instant) {
+        guard echoCloseDeadline == nil else { return }
+        echoCloseDeadline = now + Clock.milliseconds(config.shutdownGrace)
+        for connection in connections.values where connection.endpoint == .echo {
+            connection.close(code: 1001, reason: "server shutting down")
+        }
+    }
+
+    /// True while an echo connection is still closing within its grace.
+    func echoClosing(now: Instant) -> Bool {
+        let echoLeft = connections.values.contains { $0.endpoint == .echo }
+        return echoLeft && now < echoCloseDeadline ?? now
+    }
+
+    /// The close line (info) and the close metric: the code the server sent, or the one the client
+    /// sent, or 1006 when the connection ended without a close frame.
+    private func logClose(of connection: Connection) {
+        let code: UInt16
+        let reason: String
+        let initiator: CloseLabel.Initiator
+        if let request = connection.closeRequest {
+            (code, reason, initiator) = (request.code, request.reason, .server)
+        } else if let closing = connection.closing {
+            (code, reason, initiator) = (closing.code, closing.reason, closing.byServer ? .server : .client)
+        } else {
+            (code, reason, initiator) = (1006, "", .network)
+        }
+        meters.closes.add(CloseLabel(code: code, initiator: initiator))
+        clientLog.write(
+            .info,
+            initiator == .network
+                ? "connection \(connection.id) from \(connection.peer) closed without a close frame (1006)"
+                : "connection \(connection.id) from \(connection.peer) closed by the \(initiator.rawValue): \(code)"
+                    + (reason.isEmpty ? "" : " \(reason)"))
+    }
+
+    // MARK: Messages in
+
+    /// A complete text message from a client on `/ws`: to the hub, or to the board's owner when
+    /// the connection is forwarded.
+    func received(_ bytes: [UInt8], on connection: Connection) {
+        if connection.upstream != nil { return runtime.relay.relay(bytes, from: connection) }
+        let parsed = ClientMessage.parse(bytes)
+        let type = ClientMessageType(parsed)
+        meters.received.add(type)
+        meters.receivedBytes.add(type, UInt64(bytes.count))
+        runtime.handle(.received(ConnectionID(connection.id), parsed))
+    }
+
+    /// A complete message on the echo endpoint goes back to its sender, under the same send
+    /// bound as everything else (raised to fit one message as large as the echo endpoint takes).
+    func echo(_ frame: Frame, to connection: Connection) {
+        send(frame, to: connection)
+    }
+
+    /// Says once that frames cannot be checked for a mask (a libwebsockets other than 4.1).
+    func warnMaskUnknown() {
+        guard !maskUnknownWarned else { return }
+        maskUnknownWarned = true
+        log.warning("this libwebsockets does not say whether client frames are masked; unmasked frames are accepted")
+    }
+
+    // MARK: Messages out
+
+    /// The hub's `send`: one message to one connection.
+    func send(_ message: ServerMessage, to id: ConnectionID) {
+        guard let connection = connections[id] else { return }
+        let frame = Frame(message)
+        meters.sent(message, bytes: frame.count, recipients: 1)
+        send(frame, to: connection)
+    }
+
+    /// The hub's `broadcast`: one frame, encoded once, on the feed of the board whose members these are.
+    func broadcast(_ message: ServerMessage, to members: [ConnectionID], except: ConnectionID?) {
+        let frame = Frame(message)
+        var recipients = 0
+        if let feed = feed(of: members) {
+            // The clock only while pacing: without it, no hover waits for a time.
+            let pacing = hoverPacing
+            let now = pacing == 0 ? 0 : Clock.microseconds()
+            recipients = feed.append(frame, except: except, now: now, pacing: pacing) {
+                overBound($0, holding: $0.heldBytes)
+            }
+            if feed.wakePending && !feed.paced { pace(feed) }
+        }
+        meters.sent(message, bytes: frame.count, recipients: recipients)
+    }
+
+    /// The hub's `close`.
+    func close(_ id: ConnectionID, code: UInt16, reason: String, flush: Bool) {
+        connections[id]?.close(code: code, reason: reason, flush: flush)
+    }
+
+    /// The feed of the board whose members these are (the feed of the first of them on one),
+    /// made to read exactly these; nil when none of them is open.
+    private func feed(of members: [ConnectionID]) -> Feed? {
+        var found: Feed?
+        var open = false
+        for id in members {
+            guard let connection = connections[id] else { continue }
+            open = true
+            if let feed = connection.feed {
+                found = feed
+                break
+            }
+            if connection.closeRequest == nil { break }
+        }
+        guard open else { return nil }
+        let feed =
+            found
+            ?? Feed(capacity: config.ringBytes) { [unowned self] connection, bytes in
+                clientLog.write(
+                    .debug,
+                    "connection \(connection.id) from \(connection.peer) fell \(bytes) bytes behind its board's "
+                        + "broadcasts; it gets copies until it catches up")
+            }
+        if feed.members != members { feed.reconcile(members, connections: connections) }
+        return feed
+    }
+
+    /// The least time between two wake-ups of a board's readers for hovers, in microseconds:
+    /// `--hover-pacing` while the service thread is saturated, otherwise 0 (every hover wakes
+    /// them at once: when the thread has time to spare, pacing would only add latency).
+    private var hoverPacing: UInt64 {
+        pacer != nil && saturation.saturated ? UInt64(config.hoverPacing) : 0
+    }
+
+    /// `feed` has hovers waiting: the pacer wakes it once its pacing interval is over.
+    private func pace(_ feed: Feed) {
+        feed.paced = true
+        pacedFeeds.append(feed)
+        pacer?.fire(at: feed.wakeDue)
+    }
+
+    /// The pacer's timer fired: wakes the feeds whose interval is over (or nearly: within 100 µs,
+    /// rather than set the timer again for a few microseconds), and sets it for the next.
+    func pacerFired() {
+        guard let pacer else { return }
+        pacer.fired()
+        let now = Clock.microseconds()
+        var next: UInt64?
+        pacedFeeds.removeAll { feed in
+            guard feed.wakePending else {
+                feed.paced = false
+                return true
+            }
+            let due = feed.wakeDue
+            if now + 100 >= due {
+                feed.wakeReaders(now: now)
+                feed.paced = false
+                return true
+            }
+            next = min(next ?? due, due)
+            return false
+        }
+        if let next { pacer.fire(at: next) }
+    }
+
+    /// Queues `frame`; a connection it would take over `--max-pending-bytes` (counting what lws
+    /// still holds of its last write) is closed with 1008 instead, even when its queue is empty.
+    func send(_ frame: Frame, to connection: Connection) {
+        guard !connection.enqueue(frame) else { return }
+        overBound(connection, holding: connection.heldBytes + frame.count)
+    }
+
+    /// A frame would take `connection` to `held` bytes, over `--max-pending-bytes`: it is closed
+    /// with 1008.
+    private func overBound(_ connection: Connection, holding held: Int) {
+        runtime.handle(.transportCounted(.limit(.sendQueue)))
+        clientLog.warning(
+            "connection \(connection.id) from \(connection.peer) would hold \(held) bytes of output, "
+                + "over its send limit of \(config.maxPendingBytes) bytes; closing with 1008")
+        connection.close(code: 1008, reason: "send queue over limit")
+    }
+}

@@ -1,0 +1,63 @@
+// The start page's DOM: the board list, the template choices and the new-board form. Like the
+// board view, it only touches elements, and user text (titles, ids) goes in as textContent.
+
+import { el } from './dom.js';
+
+/** The start page's view. `root` is the #app element. */
+export class StartPage {
+  constructor(root) {
+    this.root = root;
+    this.doc = root.ownerDocument;
+  }
+
+  /**
+   * Fills the index page's board list: `boards` null means the server has no list; `append` adds
+   * a further page; `more` says whether there is one after it (the "More" button).
+   */
+  renderBoardList(boards, { append = false, more = false, fragment = '' } = {}) {
+    const list = this.root.querySelector('#board-list');
+    const note = this.root.querySelector('#board-list-note');
+    this.root.querySelector('#more-boards').hidden = !boards || !more;
+    if (!append) list.replaceChildren();
+    if (!boards) {
+      note.textContent = 'This server does not list its boards; open one by name below.';
+      return;
+    }
+    if (!append) note.textContent = boards.length ? '' : 'No boards yet: make one above.';
+    for (const b of boards) {
+      const users = Number.isInteger(b.users) ? b.users : (Array.isArray(b.users) ? b.users.length : 0);
+      list.append(el(this.doc, 'li', { dataset: { board: b.id } },
+        el(this.doc, 'a', {
+          href: `?board=${encodeURIComponent(b.id)}${fragment}`,
+          text: b.title && b.title !== b.id ? `${b.title} (${b.id})` : b.id,
+        }),
+        el(this.doc, 'span', { className: 'meta', text: ` — ${users} online, ${b.seq ?? 0} changes` })));
+    }
+  }
+
+  /**
+   * The start page's template choices: radio buttons with each template's title and description
+   * (`templates` null: the server has none, and the form to make a board from one is hidden).
+   */
+  renderTemplates(templates) {
+    const form = this.root.querySelector('#new-form');
+    const box = this.root.querySelector('#templates');
+    box.querySelectorAll('label').forEach((l) => l.remove());
+    form.hidden = !templates || templates.length === 0;
+    (templates ?? []).forEach((t, i) => {
+      box.append(el(this.doc, 'label', { className: 'template' },
+        el(this.doc, 'input', {
+          type: 'radio', name: 'template', value: t.name, dataset: { template: t.name }, checked: i === 0,
+        }),
+        el(this.doc, 'span', { className: 'template-title', text: t.title || t.name }),
+        el(this.doc, 'span', { className: 'template-desc', text: t.description || '' })));
+    });
+  }
+
+  /** The start page's new-board form: busy while its request is under way. */
+  setCreating(busy) {
+    const button = this.root.querySelector('#new-form button[type=submit]');
+    button.disabled = busy;
+    button.textContent = busy ? 'Making…' : 'Make board';
+  }
+}
