@@ -32,6 +32,7 @@ basics=(Sources/Basics/*.swift)
 core=(Sources/BoardCore/*.swift)
 store=(Sources/BoardStore/{BoardStore,ClusterStore,MemoryStore,MemoryClusterStore,BoardArchive,ReadGuard,Revocation}.swift)
 auth=(Sources/BoardAuth/*.swift)
+metrics=(Sources/BoardMetrics/*.swift)
 hub=(Sources/BoardHub/*.swift)
 # -O with assertions kept (-assert-config Debug), so that runs are fast and every check still fires.
 flags=(-swift-version 6 -package-name shuffleboard -parse-as-library -sanitize=fuzzer,address -O -g
@@ -40,7 +41,7 @@ flags=(-swift-version 6 -package-name shuffleboard -parse-as-library -sanitize=f
 hash=$({
   swiftc --version 2>&1
   echo "${flags[@]}"
-  cat "$fuzz/run.sh" "${basics[@]}" "${core[@]}" "${store[@]}" "${auth[@]}" "${hub[@]}" "$fuzz"/*.swift
+  cat "$fuzz/run.sh" "${basics[@]}" "${core[@]}" "${store[@]}" "${auth[@]}" "${metrics[@]}" "${hub[@]}" "$fuzz"/*.swift
 } | sha256sum | cut -c1-16)
 out=.build/fuzz/$hash
 
@@ -71,10 +72,11 @@ build() {
       module BoardCore "${core[@]}" &&
       module BoardStore "${store[@]}" &&
       module BoardAuth "${auth[@]}" &&
+      module BoardMetrics "${metrics[@]}" &&
       module BoardHub "${hub[@]}" &&
       target json "$fuzz/JSONFuzz.swift" "$out.tmp"/{Basics,BoardCore}.o &&
       target message "$fuzz/MessageFuzz.swift" "$out.tmp"/{Basics,BoardCore}.o &&
-      target hub "$fuzz/HubFuzz.swift" "$out.tmp"/{Basics,BoardCore,BoardStore,BoardAuth,BoardHub}.o
+      target hub "$fuzz/HubFuzz.swift" "$out.tmp"/{Basics,BoardCore,BoardStore,BoardAuth,BoardMetrics,BoardHub}.o
   } >"$log" 2>&1 || {
     cat "$log" >&2
     echo "building the fuzz targets failed" >&2
