@@ -2,10 +2,7 @@
 control. A revocation posted to one node closes, within 2 s, a session that another node
 forwards to the board's owner; a forwarded session refreshes its token with `auth` through the
 forward, and one whose token runs out is closed with 4401 "token expired" by the owner."""
-import json
 import time
-import urllib.error
-import urllib.request
 
 from harness import Client, run_cli
 
@@ -25,19 +22,6 @@ def joined(node, token, name):
     return c
 
 
-def call(node, method, path, token, body=None):
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(f"http://127.0.0.1:{node.port}{path}", data=data, method=method)
-    if data is not None:
-        req.add_header("Content-Type", "application/json")
-    req.add_header("Authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read())
-
-
 def test_revocation_refresh_and_expiry_reach_forwarded_sessions(clusters, tmp_path):
     (tmp_path / "secrets").write_text(SECRET + "\n")
     cluster = clusters(count=3, extra=("--auth-secret", str(tmp_path / "secrets")))
@@ -50,7 +34,7 @@ def test_revocation_refresh_and_expiry_reach_forwarded_sessions(clusters, tmp_pa
     refresher = joined(n3, mint(tmp_path, "club", "--ttl", "3s", "--name", "Refresher"), "x")
     expiring = joined(n2, mint(tmp_path, "club", "--ttl", "3s", "--name", "Expiring"), "x")
     admin = mint(tmp_path, "*", "--role", "admin")
-    assert call(n3, "GET", "/api/boards/club", admin)[1]["owner"] == "n1"
+    assert n3.server.http("GET", "/api/boards/club", token=admin)[1]["owner"] == "n1"
 
     # A refresh through the forward: the owner answers it.
     fresh = mint(tmp_path, "club", "--role", "view", "--ttl", "1h", "--name", "Refresher")
@@ -60,7 +44,7 @@ def test_revocation_refresh_and_expiry_reach_forwarded_sessions(clusters, tmp_pa
     assert refresher.result_of("r-1")["reason"] == "forbidden"
 
     # A revocation made on n3 closes the session n2 forwards to n1, within 2 s.
-    status, body = call(n3, "POST", "/api/revocations", admin, {"token": revoked})
+    status, body = n3.server.http("POST", "/api/revocations", body={"token": revoked}, token=admin)
     assert status == 200, body
     posted = time.monotonic()
     error = victim.expect(lambda m: m["type"] == "error", timeout=2.0)

@@ -149,12 +149,14 @@ class Server:
     # HTTP
 
     def http(self, method: str, path: str, body: Any = None, raw: bytes | None = None,
-             timeout: float = WAIT) -> tuple[int, Any]:
-        """(status, parsed JSON body or text)."""
+             timeout: float = WAIT, token: str | None = None) -> tuple[int, Any]:
+        """(status, parsed JSON body or text); `token` goes in `Authorization: Bearer`."""
         data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
         req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=data, method=method)
         if data is not None:
             req.add_header("content-type", "application/json")
+        if token is not None:
+            req.add_header("Authorization", f"Bearer {token}")
         try:
             with urllib.request.urlopen(req, timeout=timeout) as resp:
                 status, text = resp.status, resp.read().decode()

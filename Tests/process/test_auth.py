@@ -116,16 +116,6 @@ def test_the_api_needs_bearer_tokens_with_the_right_role(secured, tmp_path):
 def test_a_view_token_never_creates_a_board(secured, tmp_path):
     """Issue 17 (5): a view token's hello for an unknown id is refused with 4404 and makes nothing,
     so an admin's create of that id works afterwards."""
-    def call(method, path, token, body=None):
-        data = json.dumps(body).encode() if body is not None else None
-        req = urllib.request.Request(f"http://127.0.0.1:{secured.port}{path}", data=data, method=method,
-                                     headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
-        try:
-            with urllib.request.urlopen(req, timeout=10) as r:
-                return r.status
-        except urllib.error.HTTPError as e:
-            return e.code
-
     def hello(board, token):
         c = Client(secured)
         c.send({"type": "hello", "board": board, "name": "Eve", "token": token})
@@ -138,8 +128,8 @@ def test_a_view_token_never_creates_a_board(secured, tmp_path):
     assert viewer.wait_closed() == 4404
     viewer.close()
     admin = mint(tmp_path, "*", "--role", "admin")
-    assert call("GET", "/api/boards/squat", admin) == 404
-    assert call("POST", "/api/boards", admin, {"id": "squat", "template": "kanban"}) == 201
+    assert secured.http("GET", "/api/boards/squat", token=admin)[0] == 404
+    assert secured.http("POST", "/api/boards", {"id": "squat", "template": "kanban"}, token=admin)[0] == 201
     watcher, answer = hello("squat", view_all)
     assert answer["type"] == "welcome" and answer["board"]["id"] == "squat"
     watcher.close()

@@ -3,25 +3,10 @@
 restart, and `shuffleboard revoke` stores one without the API."""
 import json
 import signal
-import urllib.error
-import urllib.request
 
 import pytest
 from harness import Client, run_cli
 from test_auth import OLD, mint
-
-
-def call(server, method, path, token, body=None):
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(f"http://127.0.0.1:{server.port}{path}", data=data, method=method)
-    if data is not None:
-        req.add_header("Content-Type", "application/json")
-    req.add_header("Authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read())
 
 
 def joined(server, token):
@@ -53,7 +38,7 @@ def test_a_revocation_closes_the_live_session_and_survives_a_restart(servers, tm
     other = mint(tmp_path, "demo", "--role", "edit", "--name", "Bystander")  # another token: another name
     admin = mint(tmp_path, "demo", "--role", "admin")
     victim, bystander = joined(server, revoked), joined(server, other)
-    status, body = call(server, "POST", "/api/revocations", admin, {"token": revoked})
+    status, body = server.http("POST", "/api/revocations", body={"token": revoked}, token=admin)
     assert status == 200 and len(body["revoked"]) == 64 and revoked not in json.dumps(body)
     error = victim.expect(lambda m: m["type"] == "error")
     assert (error["code"], error["message"]) == ("unauthorized", "token revoked")
@@ -62,8 +47,8 @@ def test_a_revocation_closes_the_live_session_and_survives_a_restart(servers, tm
     bystander.send({"type": "toggle", "op": "still", "base": 0, "item": "t1", "on": True})
     assert bystander.result_of("still")["type"] == "toggle"
     assert refused_hello(server, revoked) == ("unauthorized", 4401)
-    assert call(server, "GET", "/api/boards/demo", revoked)[0] == 401
-    assert call(server, "GET", "/api/revocations", admin)[1]["revocations"][0]["id"] == body["revoked"]
+    assert server.http("GET", "/api/boards/demo", token=revoked)[0] == 401
+    assert server.http("GET", "/api/revocations", token=admin)[1]["revocations"][0]["id"] == body["revoked"]
     victim.close()
     bystander.close()
     server.signal(signal.SIGTERM)
