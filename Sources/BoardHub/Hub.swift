@@ -158,7 +158,7 @@ package final class Hub {
     package init(config: Config) {
         self.config = config
         meters = HubMeters(metrics)
-        for revocation in config.revoked { revocations.byID[revocation.id] = revocation }
+        revocations = RevocationList(config.revoked)
     }
 
     /// Handles one event at monotonic time `now` and wall-clock time `wall`; returns what to do.

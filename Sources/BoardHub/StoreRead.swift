@@ -70,8 +70,8 @@ package enum StoreRead: Equatable, Sendable {
                 try revocations.revoke(revocation, now: now)
                 return .revoked(revocation)
             case .revocations(let now):
-                guard let revocations = store as? any RevocationStore else { return .revocations([]) }
-                return .revocations(try revocations.revocations(now: now))
+                guard let revocations = store as? any RevocationStore else { return .revocations(RevocationSet()) }
+                return .revocations(RevocationSet(try revocations.revocations(now: now)))
             }
         } catch {
             return .failed(error)
@@ -100,8 +100,8 @@ package enum StoreAnswer: Sendable {
     case boardAndOwner(StoredBoard?, owner: String?)
     /// The answer to `revoke`: it is durable.
     case revoked(Revocation)
-    /// The answer to `revocations`.
-    case revocations([Revocation])
+    /// The answer to `revocations`, made into a set on the reader thread.
+    case revocations(RevocationSet)
     /// The store failed.
     case failed(StoreError)
 }
