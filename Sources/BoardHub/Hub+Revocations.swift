@@ -99,7 +99,7 @@ extension Hub {
         guard !revocations.inForce.isEmpty else { return }
         var closing: [ConnectionID] = []
         for (id, session) in sessions {
-            guard let tokenID = session.tokenID, revocations.inForce[tokenID] != nil else { continue }
+            guard let tokenID = session.token?.id, revocations.inForce[tokenID] != nil else { continue }
             switch session.phase {
             case .joining, .joined: closing.append(id)
             case .awaitingHello, .forwarded, .closing: break

@@ -23,23 +23,28 @@ package struct Rate: Equatable, Sendable {
 /// summed over every stall so far) may hold, for the refill across a stall, up to `burst` plus
 /// what the rate earns in that stall: those messages are charged as if they had come when they
 /// were sent. Tokens above `burst` are never added again, only used up.
+///
+/// Three of these live in every connection's session, so a bucket is 16 bytes: the tokens as a
+/// `Float` (a burst of thousands still counts to a thousandth), and the stall mark as the low 32
+/// bits of the stalled time, compared with wrapping arithmetic (one refill never spans 49 days of
+/// stalls).
 struct TokenBucket {
-    private var tokens: Double
+    private var tokens: Float
+    /// The server's stalled time at `last`, in milliseconds, modulo 2³².
+    private var stalledAtLast: UInt32
     private var last: Instant
-    /// The server's stalled time at `last`.
-    private var stalledAtLast: Int64
 
     /// A full bucket; `stalled` is the server's stalled time now (0: the bucket is not told of stalls).
     init(_ rate: Rate?, now: Instant, stalled: Int64 = 0) {
-        tokens = rate?.burst ?? 0
+        tokens = Float(rate?.burst ?? 0)
         last = now
-        stalledAtLast = stalled
+        stalledAtLast = Self.mark(stalled)
     }
 
     /// Takes a token if there is one (always, without a rate).
     mutating func take(_ rate: Rate?, now: Instant, stalled: Int64 = 0) -> Bool {
         guard let rate else { return true }
-        refill(rate, now, stalled)
+        refill(rate, now, Self.mark(stalled))
         guard tokens >= 1 else { return false }
         tokens -= 1
         return true
@@ -49,14 +54,18 @@ struct TokenBucket {
     mutating func isFull(_ rate: Rate?, now: Instant) -> Bool {
         guard let rate else { return true }
         refill(rate, now, stalledAtLast)
-        return tokens >= rate.burst
+        return tokens >= Float(rate.burst)  // As a Float: 33.3 is stored as 33.2999…
     }
 
-    private mutating func refill(_ rate: Rate, _ now: Instant, _ stalled: Int64) {
-        let elapsed = Double(max(now - last, 0)) / 1000
-        let stall = Double(min(max(stalled - stalledAtLast, 0), max(now - last, 0))) / 1000
+    private static func mark(_ stalled: Int64) -> UInt32 { UInt32(truncatingIfNeeded: stalled) }
+
+    private mutating func refill(_ rate: Rate, _ now: Instant, _ stalled: UInt32) {
+        let since = max(now - last, 0)
+        let elapsed = Double(since) / 1000
+        let stall = Double(min(Int64(stalled &- stalledAtLast), since)) / 1000
         let cap = rate.burst + stall * rate.perSecond
-        if tokens < cap { tokens = min(cap, tokens + elapsed * rate.perSecond) }
+        let held = Double(tokens)
+        if held < cap { tokens = Float(min(cap, held + elapsed * rate.perSecond)) }
         last = now
         stalledAtLast = stalled
     }
