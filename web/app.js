@@ -435,13 +435,17 @@ class App {
 
   /**
    * The lifted tile's pointer is at (x, y): the ghost follows (only along the zone's axis, when
-   * it has one), the target is picked again.
+   * it has one), the target is picked again — unless the pointer has not moved. The preview may
+   * have moved the tiles under a still pointer since it was last picked (a tile leaving the tray
+   * shortens it, and the grid under it moves up); picking again at the release would then drop
+   * somewhere else than the preview the user let go at. What is shown is what is dropped.
    */
   aim(x, y) {
     const p = lockAxis({ x, y }, this.origin, this.axis);
+    const still = this.lastPoint && this.lastPoint.x === p.x && this.lastPoint.y === p.y;
     this.lastPoint = p;
     this.view.moveGhost(p.x, p.y);
-    this.retarget();
+    if (!still || !this.session.drag?.target) this.retarget();
     this.startAutoScroll();
   }
 
