@@ -1,7 +1,7 @@
 // A TypeScript program that uses the SDK's types (web/sdk/shuffleboard.d.ts): `tsc -p Tests/types`
 // must accept it (scripts/test.sh runs it). The `@ts-expect-error` lines are mistakes the types
 // must catch: should one of them stop being an error, tsc fails too.
-import { connect, OpError, boardSocketURL, tokenExpiry } from '../../web/sdk/shuffleboard.js';
+import { connect, OpError, TokenKeeper, boardSocketURL, swap, tokenExpiry } from '../../web/sdk/shuffleboard.js';
 import type { Board, Client, CommittedOp, OpResult, Presence, User } from '../../web/sdk/shuffleboard.js';
 
 async function fetchToken(): Promise<string> {
@@ -66,3 +66,9 @@ board.on('reject', (r) => {
   const reason: 'nope' = r.reason;
   console.log(reason);
 });
+
+// The message builders and the token rules are typed too.
+const msg = swap('op-1', 0, 't1', 't2');
+void board.submit(msg);
+const keeper = new TokenKeeper(null, { canFetch: true });
+for (const e of keeper.welcomed(Date.now())) if (e.type === 'wake') console.log(e.after);

@@ -391,3 +391,47 @@ test('presence follows joins, leaves, large boards and holders named by their ha
   socket().say({ type: 'drop', item: 't1', by: 'u7', at: 0 });
   assert.equal(client.drags.size, 0);
 });
+
+test('a bad_base reject refuses the op and starts over from the board', async () => {
+  const { client, clock, socket } = setup();
+  socket().open();
+  socket().say(welcome({ seq: 5, board: BOARD }));
+  const p = watch(client.op({ type: 'toggle', item: 't1', on: true }));
+  socket().say({ type: 'reject', op: 'op1', reason: 'bad_base', seq: 0 }, committed(6, 'u2', { type: 'toggle', item: 't2', on: true }));
+  await settle();
+  assert.equal(p.state[1].reason, 'bad_base');
+  assert.deepEqual(socket().closedWith, { code: 1000, reason: 'resync' });
+  assert.equal(client.seq, 5, 'what the old socket said after it is ignored');
+  socket().drop(1000);
+  clock.run(250);
+  socket().open();
+  assert.deepEqual(socket().sent[0], { type: 'hello', board: 'b1', name: 'Ann' });
+});
+
+test('an op the server may or may not have stored (error unavailable) stays, and is resent after the reconnect', async () => {
+  const { client, clock, socket } = setup();
+  socket().open();
+  socket().say(welcome({ seq: 0, board: BOARD }));
+  const p = watch(client.op({ type: 'toggle', item: 't1', on: true }));
+  socket().say({ type: 'error', code: 'unavailable', message: 'the board moved', op: 'op1' });
+  socket().drop(1012);
+  await settle();
+  assert.deepEqual(p.state, ['pending']);
+  clock.run(250);
+  socket().open();
+  socket().say(welcome({ seq: 1, ops: [committed(1, 'u1', { type: 'toggle', item: 't1', on: true }, 'op1')] }));
+  await settle();
+  assert.equal(p.state[1].seq, 1, 'the resume shows it was stored');
+  assert.equal(socket().sent.length, 1, 'so it is not sent again');
+});
+
+test('a frame may batch messages; a frame that is not JSON is a warning, not a crash', () => {
+  const { client, socket } = setup();
+  const warnings = [];
+  client.on('warning', (w) => warnings.push(w.message));
+  socket().open();
+  socket().fire('message', { data: 'not json' });
+  socket().say(welcome({ seq: 0, board: BOARD }), committed(1, 'u2', { type: 'toggle', item: 't1', on: true }));
+  assert.equal(client.seq, 1);
+  assert.deepEqual(warnings, ['a frame that is not JSON']);
+});

@@ -314,3 +314,40 @@ export function isCommitted(message: { type: string }): message is CommittedOp;
 export function backoffDelay(attempt: number, options?: { base?: number; cap?: number; random?: () => number }): number;
 /** How long after `now` (ms) to refresh a token that expires at `exp` (seconds since 1970). */
 export function refreshDelay(exp: number, now: number, random?: () => number): number;
+
+// The message builders (wire.js): each returns the message as docs/protocol.md spells it.
+export function hello(board: string, name: string, since?: number, token?: string | null):
+  { type: 'hello'; board: string; name: string; since?: number; token?: string };
+export function auth(token: string): { type: 'auth'; token: string };
+export function swap(op: string, base: number, a: string, b: string): SwapBody & OpMessage;
+export function move(op: string, base: number, item: string, zone: string, before: string | null): MoveBody & OpMessage;
+export function toggle(op: string, base: number, item: string, on: boolean): ToggleBody & OpMessage;
+export function add(op: string, base: number, zone: string, before: string | null, item: AddBody['item']): AddBody & OpMessage;
+export function edit(op: string, base: number, item: string, changes: Omit<EditBody, 'type' | 'item'>): EditBody & OpMessage;
+export function remove(op: string, base: number, item: string): RemoveBody & OpMessage;
+export function addZone(op: string, base: number, before: string | null, zone: NewZone): AddZoneBody & OpMessage;
+export function editZone(op: string, base: number, zone: string, changes: Omit<EditZoneBody, 'type' | 'zone'>): EditZoneBody & OpMessage;
+export function removeZone(op: string, base: number, zone: string): RemoveZoneBody & OpMessage;
+export function retitle(op: string, base: number, title: string): RetitleBody & OpMessage;
+export function dragStart(item: string): { type: 'dragStart'; item: string };
+export function hover(item: string, over: string | null, zone: string | null, mode?: 'swap' | 'move'):
+  { type: 'hover'; item: string; over: string | null; zone: string | null; mode?: 'swap' | 'move' };
+export function drop(item: string, opMessage?: OpMessage | null):
+  { type: 'drop'; item: string; op?: string; base?: number; action?: DropAction };
+export function opFromDrop(dropMessage: { item: string; op?: string; base?: number; action?: DropAction }): OpMessage | null;
+
+/** The token rules the client runs (tokens.js): pure, each call returns effects. */
+export type TokenEffect =
+  | { type: 'wake'; token: number; after: number } | { type: 'fetch' } | { type: 'send'; msg: { type: 'auth'; token: string } }
+  | { type: 'reconnect' } | { type: 'expired' } | { type: 'revoked' } | { type: 'refused' };
+export class TokenKeeper {
+  constructor(token: string | null, options?: { canFetch?: boolean; random?: () => number });
+  token: string | null;
+  welcomed(now: number): TokenEffect[];
+  answered(message: AuthAnswer, now: number): TokenEffect[];
+  error(message: ErrorMessage, now: number): TokenEffect[];
+  wake(token: number, now: number): TokenEffect[];
+  fetched(token: unknown, now: number): TokenEffect[];
+  fetchFailed(now: number): TokenEffect[];
+  closed(code: number, now: number): TokenEffect[];
+}
