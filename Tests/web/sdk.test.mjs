@@ -435,3 +435,12 @@ test('a frame may batch messages; a frame that is not JSON is a warning, not a c
   assert.equal(client.seq, 1);
   assert.deepEqual(warnings, ['a frame that is not JSON']);
 });
+
+test('the types declare exactly what the module exports', async () => {
+  const { readFile } = await import('node:fs/promises');
+  const dts = await readFile(new URL('../../web/sdk/shuffleboard.d.ts', import.meta.url), 'utf8');
+  const declared = new Set([...dts.matchAll(/^export (?:function|class|const) (\w+)/gm)].map((m) => m[1]));
+  const exported = new Set(Object.keys(await import('../../web/sdk/shuffleboard.js')));
+  assert.deepEqual([...exported].filter((n) => !declared.has(n)).sort(), [], 'exported but not typed');
+  assert.deepEqual([...declared].filter((n) => !exported.has(n)).sort(), [], 'typed but not exported');
+});

@@ -295,6 +295,9 @@ export function connect(options: ConnectOptions): Client;
 /** The WebSocket URL for a server URL and a board. */
 export function boardSocketURL(url: string, board: string): string;
 
+/** The WebSocket URL for the page at `location` (its own server), naming `board` in the query. */
+export function socketURL(location: { protocol: string; host: string }, board?: string | null): string;
+
 // ---- The wire helpers (wire.js), re-exported.
 
 export const SUBPROTOCOL: 'shuffleboard.v1';
