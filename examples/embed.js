@@ -39,6 +39,8 @@ window.board = client;
 
 let board = null;
 let selected = null;
+/** Where other people's lifted cards are aimed: user id → the item under their hand. */
+const aims = new Map();
 
 function zoneOf(itemId) {
   return board.zones.find((z) => z.items.includes(itemId));
@@ -159,6 +161,8 @@ function render() {
       b.textContent = it?.label || id;
       b.style.backgroundColor = it?.color || '#ffe08a';
       b.setAttribute('aria-pressed', String(selected === id));
+      const aimer = [...aims].find(([, over]) => over === id)?.[0];
+      if (aimer) b.dataset.aimedBy = aimer;
       const holder = client.drags.get(id);
       if (holder && holder !== client.you) {
         b.dataset.heldBy = holder;
@@ -207,7 +211,17 @@ client.on('op', (op) => {
 });
 
 client.on('dragStart', render);
-client.on('drop', render);
+client.on('hover', (h) => {
+  if (h.by === client.you) return;
+  if (h.over && h.over !== h.item) aims.set(h.by, h.over);
+  else aims.delete(h.by);
+  render();
+});
+client.on('drop', (d) => {
+  aims.delete(d.by);
+  render();
+});
+client.on('close', () => aims.clear());
 client.on('presence', ({ users, userCount }) => {
   const names = users.map((u) => (u.id === client.you ? `${u.name} (you)` : u.name));
   $('people').textContent = userCount ? `${names.join(', ')} and ${userCount - names.length} more` : names.join(', ');

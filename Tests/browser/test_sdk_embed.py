@@ -115,12 +115,18 @@ def test_the_example_page_and_the_bundled_client_see_each_others_moves_and_drags
     assert ann.order() == ["t5", "t3", "t2", "t4", "t1"] + grid[5:]
     assert order(bo) == ann.order()
 
-    # A drag in progress on the bundled page shows on the example page as a held card.
+    # A drag on the bundled page shows on the example page: the held card, the card it is aimed
+    # at, and the swap its drop commits.
     ann.lift("t4")
     held = bo.locator('[data-item="t4"][data-held-by]')
     expect(held).to_contain_text("held by Ann")
+    ann.hover_to('[data-item="t6"]')
+    expect(bo.locator('[data-item="t6"][data-aimed-by]')).to_have_count(1)
     ann.page.mouse.up()
     expect(held).to_have_count(0)
+    expect(bo.locator("[data-aimed-by]")).to_have_count(0)
+    expect(bo.locator("#embed")).to_have_attribute("data-seq", "3")
+    assert order(bo) == ["t5", "t3", "t2", "t6", "t1", "t4"] + grid[6:]
 
     # And the server has what both show.
     assert server.zone("b1", "grid") == order(bo)
