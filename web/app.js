@@ -161,8 +161,12 @@ class App {
     this.client = c;
     c.on('connecting', () => this.view.setConnection('connecting'));
     // A new socket: the session starts its connection over (the client's hello resumes from the
-    // same seq the session has applied, or asks for the board after a resync).
-    c.on('open', () => this.session.hello(this.boardId, c.name, c.token));
+    // same seq the session has applied, or asks for the board after a resync), with the token
+    // the client has now (a fresh one after a 4401), which links made from now on carry.
+    c.on('open', () => {
+      this.token = c.token;
+      this.session.hello(this.boardId, c.name, c.token);
+    });
     c.on('message', (m) => this.run(this.session.receive(m)));
     c.on('close', () => this.run(this.session.disconnected()));
     c.on('auth', () => { this.token = c.token; }); // links made from now on carry the fresh token
