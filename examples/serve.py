@@ -13,6 +13,7 @@ would first check who is asking), so it listens on 127.0.0.1 only. Tokens are mi
 """
 import argparse
 import http.server
+import posixpath
 import re
 import subprocess
 import sys
@@ -39,7 +40,9 @@ def handler(args):
                 self.send_header("content-length", "0")
                 self.end_headers()
                 return None
-            if not url.path.startswith(SERVED) or ".." in url.path:
+            # Only the two folders, whatever the path's escapes and dots say (`%2e%2e/` included).
+            path = posixpath.normpath(urllib.parse.unquote(url.path))
+            if not (path + "/").startswith(SERVED) or path != url.path.rstrip("/"):
                 return self.send_error(404)
             return super().do_GET()
 
