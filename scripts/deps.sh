@@ -2,6 +2,7 @@
 # Installs what shuffleboard needs, only what is missing. Sourced by serve.sh and test.sh.
 #   need_apt PKG...   Debian packages (apt-get update runs once, only if something is missing)
 #   need_pip MOD=PKG...  Python modules, installed from PyPI for the current python3
+#   need_build_deps, need_typescript   what building the server, and checking the SDK's types, need
 set -euo pipefail
 
 _apt_updated=""
@@ -32,6 +33,11 @@ need_pip() {
 # What building the server needs.
 need_build_deps() {
   need_apt pkg-config libwebsockets-dev libsqlite3-dev libssl-dev libpq-dev
+}
+
+# What checking the JavaScript SDK's types needs: `tsc` (Debian's TypeScript 4.8).
+need_typescript() {
+  need_apt node-typescript
 }
 
 # need_py2_venv DIR REQUIREMENTS: a Python 2.7 virtualenv at DIR holding the pinned packages of

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: build with zero warnings, Swift unit and integration tests, a short fuzzing run,
 # process tests, cluster tests (PostgreSQL, three nodes, HAProxy), WebSocket conformance
-# (Autobahn|Testsuite), the web client's unit tests, and the browser tests in headless chromium.
+# (Autobahn|Testsuite), the web client's unit tests, the SDK's types (tsc), and the browser tests in
+# headless chromium.
 # Installs what it needs when missing.
 #
 # Every step runs under a time limit (`timeout`, which stops the step's whole process group), so
@@ -28,6 +29,7 @@ step 900 "what the tests need, installed when missing" bash -c '
   need_build_deps
   need_apt chromium haproxy
   command -v node >/dev/null || need_apt nodejs
+  need_typescript
   need_pip playwright=playwright pytest=pytest websockets=websockets prometheus_client=prometheus-client'
 
 log=$(mktemp)
@@ -68,6 +70,9 @@ step 300 "benchmark smoke: every shuffleboard-bench scenario, tiny (numbers are 
 
 # The files, not the directory: `node --test DIR` fails on Node 21 and later.
 step 120 "web client unit tests (node --test)" node --test Tests/web/*.test.mjs >&2
+
+step 120 "the SDK's types: tsc --noEmit against an example that uses them (Tests/types)" \
+  tsc -p Tests/types --noEmit >&2
 
 step 720 "browser tests (playwright + chromium)" Tests/browser/run.sh >&2
 

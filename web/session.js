@@ -8,7 +8,8 @@
 // undo, redo). Each of those returns effects, plain objects that the wiring (app.js) carries
 // out in order (hello returns the message to send). Out, besides: scene() for the view.
 //   {type:'send', msg}              send on the socket (asked for only while the session is open)
-//   {type:'resync'}                 close the socket and start over; the next hello() says how
+//   {type:'resync', snapshot}       close the socket and start over (with the whole board when
+//                                   `snapshot`); the next hello() says how
 //   {type:'connection', state}      'open' or 'closed'
 //   {type:'render', glide}          show scene(); `glide` (or null): the lift ended, so the ghost
 //                                   goes and this item glides from where the ghost was
@@ -661,7 +662,7 @@ export class Session {
     if (snapshot) this.forceSnapshot = true;
     this.open = false;
     this.resyncing = true;
-    this.#emit({ type: 'resync' });
+    this.#emit({ type: 'resync', snapshot });
   }
 
   /** Forgets the dropped preview of `item` (of every item when omitted). */
