@@ -41,6 +41,8 @@ package final class HubMeters {
     package let holdDuration: Histogram<HoldEnd>
     /// Stalls of the server: gaps between events over `Hub.Config.stallAfter`.
     package let stalls: Counter<NoLabels>
+    /// Store reads given up because the HTTP client that asked went away first.
+    package let abandonedReads: Counter<NoLabels>
 
     /// The families, registered in `registry`.
     package init(_ registry: Metrics) {
@@ -83,6 +85,9 @@ package final class HubMeters {
         stalls = registry.counter(
             "shuffleboard_service_stalls_total",
             "Times the service thread served nothing for over a second (clients' rates are not charged for it).")
+        abandonedReads = registry.counter(
+            "shuffleboard_http_reads_abandoned_total",
+            "Store reads for HTTP requests given up (not run, if not started) because the client went away first.")
     }
 }
 

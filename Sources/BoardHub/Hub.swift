@@ -33,6 +33,10 @@ package final class Hub {
         case request(ExchangeID, HTTPRequest)
         /// The store answered a read.
         case answered(ReadID, StoreAnswer)
+        /// The client of an HTTP request went away before its answer: reads made only for it
+        /// are of no use now, and a client that asks for large pages and hangs up must not be
+        /// able to keep the reader thread busy for nobody.
+        case abandoned(ExchangeID)
         /// The store made these boards durable up to these seqs, and these tickets' writes.
         case durable(seqs: [BoardID: Seq], tickets: [Ticket])
         /// The store cannot write these writes of one board, however often it tries.
@@ -76,6 +80,8 @@ package final class Hub {
         case persist(StoreWrite, ticket: Ticket?)
         /// Ask the store, off the service thread; the answer comes back as `answered`.
         case read(ReadID, StoreRead)
+        /// Drop this read if it has not run yet: nobody waits for its answer any more.
+        case cancelRead(ReadID)
         /// Answer an HTTP request.
         case respond(ExchangeID, HTTPResponse)
         /// Write a log line.
@@ -176,6 +182,7 @@ package final class Hub {
         case .closed(let id): closed(id)
         case .request(let exchange, let request): route(request, exchange: exchange)
         case .answered(let read, let answer): answered(read, answer)
+        case .abandoned(let exchange): abandoned(exchange)
         case .durable(let seqs, let tickets): durable(seqs: seqs, tickets: tickets)
         case .writeFailed(let failure): writeFailed(failure)
         case .tick: tick()
@@ -301,6 +308,21 @@ package final class Hub {
             if let (exchange, response) = answerWhenDurable.removeValue(forKey: ticket) {
                 emit(.respond(exchange, response))
             }
+        }
+    }
+
+    /// Cancels the reads made only to answer `exchange`. A write (`POST /api/revocations`) goes
+    /// on: it was asked for, and it holds whether or not its client hears of it.
+    private func abandoned(_ exchange: ExchangeID) {
+        let unwanted = reads.compactMap { id, continuation -> ReadID? in
+            guard case .http(exchange, let route) = continuation else { return nil }
+            if case .revoke = route { return nil }
+            return id
+        }
+        for id in unwanted.sorted(by: { $0.rawValue < $1.rawValue }) {
+            reads[id] = nil
+            meters.abandonedReads.add()
+            actions.append(.cancelRead(id))
         }
     }
 

@@ -62,7 +62,11 @@ final class HTTP {
     }
 
     /// The exchange `id` is over (DROP_PROTOCOL, CLOSED_HTTP): forgotten.
-    func ended(_ id: ExchangeID) { exchanges[id] = nil }
+    func ended(_ id: ExchangeID) {
+        guard let exchange = exchanges.removeValue(forKey: id) else { return }
+        // Gone before its answer: what the hub was reading for it is of no use now.
+        if exchange.isWaiting { runtime.handle(.abandoned(id)) }
+    }
 
     /// The exchange `id`, while it is under way.
     func exchange(_ id: ExchangeID) -> HTTPExchange? { exchanges[id] }

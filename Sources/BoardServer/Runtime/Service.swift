@@ -231,6 +231,9 @@ final class Service {
                 encoder.submit(.encodeSnapshot(board, seq: seq, clustered: clustered, owner: owner), id: id)
             case .read(let id, let request):
                 reader.submit(request, id: id)
+            case .cancelRead(let id):
+                reader.cancel(id)
+                encoder.cancel(id)
             case .respond(let exchange, let response):
                 http.respond(exchange, response)
             case .log(let level, let line):
