@@ -55,7 +55,9 @@ func serve(_ options: ServeOptions) -> Int32 {
         if config.logFormat == .json { log.error(message) } else { printError("shuffleboard: \(message)") }
         return 1
     }
-    for (flag, file) in [("--tls-cert", config.tlsCertificate), ("--tls-key", config.tlsKey)] {
+    for (flag, file) in [
+        ("--tls-cert", config.tlsCertificate), ("--tls-key", config.tlsKey), ("--cluster-ca", config.clusterCA),
+    ] {
         guard let file else { continue }
         guard FileManager.default.isReadableFile(atPath: file) else {
             return fail("\(flag) \(file): cannot read the file")
