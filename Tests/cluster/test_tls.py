@@ -4,9 +4,12 @@ verifies against --cluster-ca for its --advertise address. A test authority and 
 certificates for 127.0.0.1 are made here with openssl; the third node's certificate is signed by
 another authority: a client of its board on another node gets 1013, and that node's log says why.
 The cluster key goes in the WebSocket handshake, after TLS, so it never reaches that node."""
+import socket
 import subprocess
+import threading
 
 import pytest
+from cluster import free_port
 from harness import Client
 
 
@@ -40,6 +43,10 @@ def node_certificate(tmp_path, name: str, ca: tuple[str, str]) -> tuple[str, str
     return str(cert), str(key)
 
 
+def tls(cert: tuple[str, str]) -> tuple[str, ...]:
+    return ("--tls-cert", cert[0], "--tls-key", cert[1])
+
+
 @pytest.fixture
 def tls_cluster(clusters, tmp_path):
     cluster_ca, other_ca = authority(tmp_path, "cluster"), authority(tmp_path, "other")
@@ -47,12 +54,45 @@ def tls_cluster(clusters, tmp_path):
     # The test's clients trust both authorities; the nodes trust the cluster's alone.
     clients_ca = tmp_path / "clients-ca.pem"
     clients_ca.write_text(open(cluster_ca[0]).read() + open(other_ca[0]).read())
-
-    def tls(cert: tuple[str, str]) -> tuple[str, ...]:
-        return ("--tls-cert", cert[0], "--tls-key", cert[1])
-
     return clusters(count=3, extra=("--cluster-ca", cluster_ca[0]),
                     node_extra={"n1": tls(good), "n2": tls(good), "n3": tls(foreign)}, ca=str(clients_ca))
+
+
+class Eavesdropper:
+    """A plain TCP listener on loopback that keeps the first bytes of every connection made to
+    it (at most 64 KiB each, within 5 s) and then closes it; stopped by `stop()`."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.sock = socket.create_server(("127.0.0.1", self.port))
+        self.sock.settimeout(0.2)
+        self.captured: list[bytes] = []
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self) -> None:
+        while not self.done.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except TimeoutError:
+                continue
+            with conn:
+                conn.settimeout(5)
+                data = b""
+                try:
+                    while len(data) < 65536 and (chunk := conn.recv(4096)):
+                        data += chunk
+                        if b"\r\n\r\n" in data or data[:1] == b"\x16":
+                            break  # A whole HTTP head, or a TLS record: enough to tell which.
+                except OSError:
+                    pass
+                self.captured.append(data)
+
+    def stop(self) -> None:
+        self.done.set()
+        self.thread.join(5)
+        self.sock.close()
 
 
 def test_forwarding_goes_over_tls_to_owners_the_cluster_ca_vouches_for(tls_cluster):
@@ -92,3 +132,34 @@ def test_forwarding_goes_over_tls_to_owners_the_cluster_ca_vouches_for(tls_clust
     assert "via 127.0.0.1" not in n3.server.log()
     for c in (owner, forwarded, local, refused):
         c.close()
+
+
+def test_the_cluster_key_is_never_sent_in_the_clear(clusters, tmp_path):
+    """n2 advertises an address where a plain TCP listener waits instead of n2: n1, forwarding
+    a client of n2's board there, must open TLS (a handshake record, 0x16) and send nothing else
+    (the listener is no TLS server, so nothing more comes); the client gets 1013 in the end."""
+    ca = authority(tmp_path, "cluster")
+    good = node_certificate(tmp_path, "node", ca)
+    listener = Eavesdropper()
+    try:
+        cluster = clusters(count=2, extra=("--cluster-ca", ca[0], *tls(good)), ca=ca[0],
+                           node_extra={"n2": ("--advertise", f"127.0.0.1:{listener.port}")})
+        n1, n2 = cluster.nodes
+        local = Client(n2.server, "decoy", "Local")
+        assert local.welcome["type"] == "welcome", local.welcome
+        local.send({"type": "toggle", "op": "l-1", "base": local.welcome["seq"], "item": "t1", "on": True})
+        assert local.result_of("l-1")["type"] == "toggle"
+        assert cluster.owner("decoy") == "n2"
+        refused = Client(n1.server, "decoy", "Refused", hello=False)
+        refused.send({"type": "hello", "board": "decoy", "name": "Refused"})
+        error = refused.expect(lambda m: m["type"] in ("welcome", "error"), timeout=4 * cluster.lease + 10)
+        assert (error["type"], error["code"]) == ("error", "unavailable"), error
+        assert refused.wait_closed() == 1013
+        for c in (local, refused):
+            c.close()
+    finally:
+        listener.stop()
+    assert listener.captured, "n1 never connected to n2's advertised address"
+    for data in listener.captured:
+        assert data[:1] == b"\x16", data[:80]  # A TLS handshake record: no HTTP, no header in the clear.
+        assert b"x-shuffleboard-cluster-key" not in data.lower() and b"GET /ws" not in data
