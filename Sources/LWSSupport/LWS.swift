@@ -47,8 +47,9 @@ package enum LWS {
     /// when none is. lws's own frame parser sets one when it fails the connection (1002 for a
     /// reserved opcode or reserved bits, a bad continuation, a fragmented control frame; 1007 for
     /// text that is not UTF-8); `setCloseReason` sets one too. lws 4.1.6 tells the application
-    /// nothing else when it fails a connection: it sends its close frame and, when the callback
-    /// asked for WRITEABLE or its close frame has gone out, still calls WRITEABLE.
+    /// nothing else when it fails a connection: it writes its close frame (no WRITEABLE before
+    /// it), leaves POLLOUT on, and so calls WRITEABLE once more after it
+    /// (`rops_handle_POLLOUT_ws`, lib/roles/ws/ops-ws.c).
     package static func closeReason(of wsi: OpaquePointer) -> (code: UInt16, reason: String)? {
         let length = Int(lws_get_close_length(wsi))
         guard length >= 2, let payload = lws_get_close_payload(wsi) else { return nil }
