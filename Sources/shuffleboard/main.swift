@@ -63,6 +63,13 @@ func serve(_ options: ServeOptions) -> Int32 {
             return fail("\(flag) \(file): cannot read the file")
         }
     }
+    // lws would take a file without a certificate in silence and then trust no node at all.
+    if let file = config.clusterCA,
+        FileManager.default.contents(atPath: file).map({ String(decoding: $0, as: UTF8.self) })?
+            .contains("-----BEGIN CERTIFICATE-----") != true
+    {
+        return fail("--cluster-ca \(file): no PEM certificate in it")
+    }
     if let file = options.authSecretFile {
         do {
             config.authSecrets = try readSecrets(file)
