@@ -264,6 +264,15 @@ private final class ContextSetup {
             info.ssl_cert_filepath = UnsafePointer(cert)
             info.ssl_private_key_filepath = UnsafePointer(privateKey)
             info.alpn = UnsafePointer(alpn)
+            // The client side, for forwarding to boards' owners over TLS (Relay/Relay.swift): lws
+            // makes the vhost's client SSL_CTX from these (lib/tls/tls-client.c). With
+            // --cluster-ca it trusts that authority alone, not the system's too.
+            if let authority = config.clusterCA {
+                let ca = strdup(authority)!
+                strings.append(ca)
+                info.client_ssl_ca_filepath = UnsafePointer(ca)
+                info.options |= UInt64(LWS_SERVER_OPTION_DISABLE_OS_CA_CERTS)
+            }
         }
     }
 

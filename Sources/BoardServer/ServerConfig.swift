@@ -194,6 +194,11 @@ package struct ServerConfig: Sendable {
     package var tlsCertificate: String?
     /// See `tlsCertificate`.
     package var tlsKey: String?
+    /// With `tlsCertificate`: the PEM certificate(s) of the authority that signed the other
+    /// nodes' certificates (`--cluster-ca`). A node with TLS forwards to its boards' owners over
+    /// TLS (`wss://`) only, and trusts an owner whose certificate this authority signed for the
+    /// owner's advertised address; nil: the system's trusted authorities instead.
+    package var clusterCA: String?
 
     /// The secret the nodes of a cluster share; nil: the store's (`ClusterStore.clusterSecret()`,
     /// read when the server is made), or none when the store is not a `ClusterStore`.

@@ -21,6 +21,11 @@ package struct ClientConnect {
     package var opaqueUserData: UnsafeMutableRawPointer?
     /// An `lws_retry_bo_t` lws keeps pointing at for the connection's life (pings and hang-up).
     package var retryPolicy: UnsafeRawPointer?
+    /// Connect with TLS (`wss://`), verifying the server's certificate against the context's
+    /// client authorities and `host` (without its port; an IP address there is checked against the
+    /// certificate's IP addresses). The context must have been made with
+    /// `LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT`.
+    package var tls = false
 
     /// A connection to `address:port` at `path`.
     package init(address: String, port: Int, path: String, host: String) {
@@ -52,6 +57,7 @@ package struct ClientConnect {
         info.userdata = userData
         info.opaque_user_data = opaqueUserData
         info.retry_and_idle_policy = retryPolicy?.assumingMemoryBound(to: lws_retry_bo_t.self)
+        if tls { info.ssl_connection = Int32(LCCSCF_USE_SSL.rawValue) }
         return lws_client_connect_via_info(&info)
     }
 }

@@ -52,6 +52,10 @@ extension CommandLineParser {
                                     (clients that are not browsers; off by default)
           --trusted-proxy IP        a reverse proxy (HAProxy) whose X-Forwarded-For names the client (repeatable)
           --tls-cert FILE --tls-key FILE   serve https:// and wss:// with this PEM certificate and key
+                                    (in a cluster, forwarding to the other nodes goes over TLS too)
+          --cluster-ca FILE         with --tls-cert: trust only the nodes whose certificate this PEM
+                                    authority signed for their --advertise address (default: the
+                                    system's trusted authorities)
 
         LIMITS (0 turns a limit off):
           --hello-timeout SECONDS   close a connection that sends no hello in time with 4408 (default 10)

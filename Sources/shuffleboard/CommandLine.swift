@@ -231,6 +231,8 @@ enum CommandLineParser {
                 options.config.tlsCertificate = try reader.value(for: option)
             case "--tls-key":
                 options.config.tlsKey = try reader.value(for: option)
+            case "--cluster-ca":
+                options.config.clusterCA = try reader.value(for: option)
             case "--hello-timeout":
                 options.config.helloTimeout = try number(reader.value(for: option), option, 1...3600)
             case "--hold-lifetime":
@@ -323,6 +325,10 @@ enum CommandLineParser {
         }
         if (options.config.tlsCertificate == nil) != (options.config.tlsKey == nil) {
             throw UsageError(message: "--tls-cert and --tls-key go together")
+        }
+        if options.config.clusterCA != nil && options.config.tlsCertificate == nil {
+            throw UsageError(
+                message: "--cluster-ca needs --tls-cert and --tls-key (nodes forward over TLS only when they serve it)")
         }
         return options
     }

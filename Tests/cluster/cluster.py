@@ -106,15 +106,15 @@ class Postgres:
 class Node:
     """One node of the cluster: its name, port and arguments, and the process while it runs."""
 
-    def __init__(self, name: str, port: int, args: list[str], cwd: str):
-        self.name, self.port, self.args, self.cwd = name, port, args, cwd
+    def __init__(self, name: str, port: int, args: list[str], cwd: str, ca: str | None = None):
+        self.name, self.port, self.args, self.cwd, self.ca = name, port, args, cwd, ca
         self.server: Server | None = None
         self.paused = False
         self.runs: list[Server] = []
 
     def start(self) -> "Node":
         assert self.server is None, f"{self.name} runs already"
-        self.server = Server(self.args, self.cwd)
+        self.server = Server(self.args, self.cwd, ca=self.ca)
         self.runs.append(self.server)
         self.server.wait_listening()
         assert self.server.port == self.port, (self.server.port, self.port)
@@ -156,16 +156,19 @@ class Node:
 
 
 class Cluster:
-    """`count` nodes n1…nN on one database, each on its own port, `--lease lease`."""
+    """`count` nodes n1…nN on one database, each on its own port, `--lease lease`, with `extra`
+    arguments, and `node_extra[name]` for that node alone; `ca`: the authority that signed the
+    nodes' certificates, which the test's clients trust (nodes with --tls-cert serve https://)."""
 
-    def __init__(self, url: str, cwd: str, count: int = 3, lease: float = 2.0, extra: tuple[str, ...] = ()):
+    def __init__(self, url: str, cwd: str, count: int = 3, lease: float = 2.0, extra: tuple[str, ...] = (),
+                 node_extra: dict[str, tuple[str, ...]] | None = None, ca: str | None = None):
         self.url, self.lease = url, lease
         self.nodes: list[Node] = []
         for i in range(count):
             name, port = f"n{i + 1}", free_port()
             args = ["--store", url, "--node", name, "--advertise", f"127.0.0.1:{port}", "--port", str(port),
-                    "--lease", f"{lease:g}", *NO_ADDRESS_LIMITS, *extra]
-            self.nodes.append(Node(name, port, args, cwd))
+                    "--lease", f"{lease:g}", *NO_ADDRESS_LIMITS, *extra, *(node_extra or {}).get(name, ())]
+            self.nodes.append(Node(name, port, args, cwd, ca))
 
     def start(self) -> "Cluster":
         for node in self.nodes:

@@ -40,8 +40,10 @@ def clusters(postgres, tmp_path):
     them when the test failed)."""
     made: list[Cluster] = []
 
-    def make(count: int = 3, lease: float = 2.0, extra: tuple[str, ...] = (), on: Postgres | None = None) -> Cluster:
-        cluster = Cluster((on or postgres).database(), str(tmp_path), count=count, lease=lease, extra=extra)
+    def make(count: int = 3, lease: float = 2.0, extra: tuple[str, ...] = (), on: Postgres | None = None,
+             node_extra: dict[str, tuple[str, ...]] | None = None, ca: str | None = None) -> Cluster:
+        cluster = Cluster((on or postgres).database(), str(tmp_path), count=count, lease=lease, extra=extra,
+                          node_extra=node_extra, ca=ca)
         made.append(cluster)
         return cluster.start()
 

@@ -8,7 +8,7 @@
 # PYTHON (default python3).
 source "$(dirname "$0")/../preamble.sh"
 # PostgreSQL: scripts/postgres.sh installs it. The browser is Debian's chromium, never `playwright install`.
-need_apt haproxy chromium
+need_apt haproxy chromium openssl
 need_py "pytest, websockets.asyncio.client, playwright" pytest 'websockets>=13' playwright
 server_binary
 

@@ -1,7 +1,8 @@
 """Helpers for process tests: the real `shuffleboard` binary as a subprocess, HTTP, WebSocket clients.
 
 Every wait here has a timeout; nothing sleeps to synchronise. Servers are started on port 0 and
-the port is read from the `listening on http://127.0.0.1:PORT/` log line.
+the port is read from the `listening on http://127.0.0.1:PORT/` log line (`https://` for a server
+with a certificate: then `ca`, the authority that signed it, is what HTTP and WebSocket clients trust).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import os
 import re
 import resource
 import signal
+import ssl
 import subprocess
 import threading
 import time
@@ -50,8 +52,11 @@ class Server:
     """One `shuffleboard serve` process; its stderr is collected line by line by a thread. `prefix`
     runs it through another command (`UNPRIVILEGED`)."""
 
-    def __init__(self, args: list[str], cwd: str, open_files: int | None = None, prefix: list[str] | None = None):
+    def __init__(self, args: list[str], cwd: str, open_files: int | None = None, prefix: list[str] | None = None,
+                 ca: str | None = None):
         self.args = args
+        self.ca = ca  # The authority clients trust when the server serves https:// (wait_listening says).
+        self.scheme = "http"
         self.lines: list[str] = []
         self.cond = threading.Condition()
         self.eof = False
@@ -96,9 +101,13 @@ class Server:
                 self.cond.wait(left)
 
     def wait_listening(self) -> "Server":
-        m = self.wait_for_log(r"listening on http://127\.0\.0\.1:(\d+)/", timeout=START_TIMEOUT)
-        self.port = int(m.group(1))
+        m = self.wait_for_log(r"listening on (https?)://127\.0\.0\.1:(\d+)/", timeout=START_TIMEOUT)
+        self.scheme, self.port = m.group(1), int(m.group(2))
         return self
+
+    def tls_context(self) -> ssl.SSLContext | None:
+        """For a server on https://: a client context that trusts `ca` alone; None on http://."""
+        return ssl.create_default_context(cafile=self.ca) if self.scheme == "https" else None
 
     def log(self) -> str:
         with self.cond:
@@ -117,7 +126,7 @@ class Server:
 
     @property
     def ws_url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/ws"
+        return f"{'wss' if self.scheme == 'https' else 'ws'}://127.0.0.1:{self.port}/ws"
 
     def signal(self, sig: int) -> None:
         if self.proc.poll() is None:
@@ -152,13 +161,13 @@ class Server:
              timeout: float = WAIT, token: str | None = None) -> tuple[int, Any]:
         """(status, parsed JSON body or text); `token` goes in `Authorization: Bearer`."""
         data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
-        req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=data, method=method)
+        req = urllib.request.Request(f"{self.scheme}://127.0.0.1:{self.port}{path}", data=data, method=method)
         if data is not None:
             req.add_header("content-type", "application/json")
         if token is not None:
             req.add_header("Authorization", f"Bearer {token}")
         try:
-            with urllib.request.urlopen(req, timeout=timeout) as resp:
+            with urllib.request.urlopen(req, timeout=timeout, context=self.tls_context()) as resp:
                 status, text = resp.status, resp.read().decode()
         except urllib.error.HTTPError as e:
             status, text = e.code, e.read().decode()
@@ -209,7 +218,9 @@ class Client:
                  source_address: tuple[str, int] | None = None):
         self.stack = contextlib.ExitStack()
         # `source_address` (such as ("127.0.0.2", 0)) makes the client another address.
-        extra = {"source_address": source_address} if source_address else {}
+        extra: dict[str, Any] = {"source_address": source_address} if source_address else {}
+        if server.tls_context():
+            extra["ssl"] = server.tls_context()
         self.ws = self.stack.enter_context(
             connect(server.ws_url + query, subprotocols=[SUBPROTOCOL], open_timeout=WAIT, close_timeout=2, **extra))
         assert self.ws.subprotocol == SUBPROTOCOL
