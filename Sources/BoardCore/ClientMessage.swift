@@ -2,7 +2,7 @@
 package enum ClientMessage: Equatable, Sendable {
     /// Join a board; must be first.
     case hello(board: BoardID, name: String, since: Seq?, token: String?)
-    /// An op: a swap, move, toggle, add, edit, remove, addZone, editZone, removeZone or retitle.
+    /// An op: a swap, move, toggle, add, edit, remove, addZone, editZone, removeZone, retitle or restore.
     case op(OpRequest)
     /// Lift an item.
     case dragStart(item: ItemID)
@@ -219,7 +219,7 @@ extension ClientMessage {
                     w.write("type", DragMode.move.rawValue)
                     w.write("zone", zone.rawValue)
                     w.write("before", before?.rawValue)
-                case .toggle, .add, .edit, .remove, .addZone, .editZone, .removeZone, .retitle:
+                case .toggle, .add, .edit, .remove, .addZone, .editZone, .removeZone, .retitle, .restore:
                     // Not a drop's action (`parse` never makes one): written so that it fails to parse.
                     w.write("type", action.op.kind)
                 }
