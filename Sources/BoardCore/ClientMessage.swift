@@ -113,7 +113,8 @@ extension ClientMessage {
             let since = try json.hasValue("since") ? json.seq("since") : nil
             let token = try json.hasValue("token") ? self.token(in: json) : nil
             return .hello(board: board, name: name, since: since, token: token)
-        case "swap", "move", "toggle", "add", "edit", "remove", "addZone", "editZone", "removeZone", "retitle":
+        case _ where Op.kinds.contains(type):
+            // Every op the same way, so each new one is parsed where the others are.
             let (opID, base) = try header(json)
             return .op(OpRequest(opID: opID, base: base, op: try Op(type: type, fields: json, assigned: false)))
         case "dragStart":
