@@ -12,11 +12,11 @@ export const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** Types of committed (numbered) ops. */
 export const OP_TYPES = new Set([
-  'swap', 'move', 'toggle', 'add', 'edit', 'remove', 'addZone', 'editZone', 'removeZone', 'retitle',
+  'swap', 'move', 'toggle', 'add', 'edit', 'remove', 'addZone', 'editZone', 'removeZone', 'retitle', 'restore',
 ]);
 
 /** The ops that change a board's content rather than where its tiles are (issue 19). */
-export const EDIT_TYPES = new Set(['add', 'edit', 'remove', 'addZone', 'editZone', 'removeZone', 'retitle']);
+export const EDIT_TYPES = new Set(['add', 'edit', 'remove', 'addZone', 'editZone', 'removeZone', 'retitle', 'restore']);
 
 /**
  * The bounds the server keeps on texts (docs/protocol.md, "Text"): Unicode scalars, UTF-8 bytes,
@@ -229,6 +229,11 @@ export function retitle(op, base, title) {
   return { type: 'retitle', op, base, title };
 }
 
+/** A restore: the board as it was right after op `to` (issue 21); the server sends the board back. */
+export function restore(op, base, to) {
+  return { type: 'restore', op, base, to };
+}
+
 /** Lifts `item`. */
 export function dragStart(item) {
   return { type: 'dragStart', item };
@@ -287,6 +292,8 @@ export function involvedItems(op) {
     case 'move': return op.before ? [op.item, op.before] : [op.item];
     case 'toggle': case 'edit': case 'remove': return [op.item];
     case 'add': return [op.before, op.item?.id].filter((id) => typeof id === 'string');
+    // A committed restore moved everything it brought back.
+    case 'restore': return (op.board?.items ?? []).map((it) => it.id);
     default: return [];
   }
 }
@@ -314,6 +321,7 @@ export function rejectText(reason, by, nameOf = (id) => id, opType = null) {
       ? `${who} asked for that tile first; it is their turn`
       : 'Your hold on that tile just ended; others go first for a few seconds';
     case 'hold_limit': return 'Too many tiles are held from your network at once; drop one first';
+    case 'compacted': return 'That version is too old: the server no longer keeps it';
     default: return `The server refused that (${String(reason)})`;
   }
 }
