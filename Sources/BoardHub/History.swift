@@ -90,7 +90,8 @@ package struct HistoryPageRequest: Equatable, Sendable {
         var before = self.before.map { min($0, (visible ?? .max - 1) + 1) } ?? (visible.map { $0 + 1 } ?? .max)
         while encoder.map({ !$0.full && $0.count < limit }) ?? true {
             let asked = min(chunk, limit - (encoder?.count ?? 0))
-            guard case .ops(let ops, let current, let oldest) = try store.history(of: board, before: before, limit: asked)
+            guard
+                case .ops(let ops, let current, let oldest) = try store.history(of: board, before: before, limit: asked)
             else {
                 // Unknown from the start; later (deleted meanwhile) the page ends.
                 return encoder?.response()

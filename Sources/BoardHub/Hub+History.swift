@@ -88,7 +88,8 @@ extension Hub {
             log(.error, "reading board \(id) as of seq \(to) for a restore failed: \(error.message)")
             send(
                 .error(
-                    ProtocolError(.unavailable, "the board as of seq \(to) could not be read; try again",
+                    ProtocolError(
+                        .unavailable, "the board as of seq \(to) could not be read; try again",
                         opID: request.opID.rawValue)), to: connection)
         default:
             preconditionFailure("a restore's read got \(answer)")

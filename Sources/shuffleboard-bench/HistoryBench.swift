@@ -32,7 +32,8 @@ struct HistoryBench {
     }
 
     func run() async throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("shuffleboard-bench-history-\(getpid())")
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "shuffleboard-bench-history-\(getpid())")
         defer { try? FileManager.default.removeItem(at: base) }
         let id = BoardID("hist")!
 

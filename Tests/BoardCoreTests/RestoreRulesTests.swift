@@ -24,7 +24,9 @@ extension SequencerTests {
         Case(
             name: "restore to a seq after its base", history: [.swap(a: item("t3"), b: item("t4"))], base: 0,
             op: .restore(to: 1, board: nil), expected: .invalid),
-        Case(name: "restore with a base ahead of the board", base: 5, op: .restore(to: 0, board: nil), expected: .badBase),
+        Case(
+            name: "restore with a base ahead of the board", base: 5, op: .restore(to: 0, board: nil), expected: .badBase
+        ),
         Case(
             name: "op based before Bo's restore", history: [.restore(to: 0, board: template)], base: 0,
             op: .toggle(item: item("t1"), on: true), expected: .conflict),
@@ -36,7 +38,8 @@ extension SequencerTests {
             history: [
                 .add(zone: zone("tray"), before: nil, item: Item(id: item("c1"), label: "New", color: "#fff")),
                 .restore(to: 0, board: template),
-            ], base: 1, op: .add(zone: zone("tray"), before: item("c1"), item: Item(id: .unassigned, label: "x", color: "#fff")),
+            ], base: 1,
+            op: .add(zone: zone("tray"), before: item("c1"), item: Item(id: .unassigned, label: "x", color: "#fff")),
             expected: .conflict),
     ]
 }
@@ -106,9 +109,12 @@ extension SequencerTests {
         #expect(json["to"]?.intValue == 1)
         #expect(json["name"] == nil)
         #expect(try Board(json: json["board"]!) == template)
-        #expect(try CommittedOp(json: json) == CommittedOp(seq: 3, opID: opID("r"), by: alice, op: op.op, time: .init(milliseconds: 0)))
+        #expect(
+            try CommittedOp(json: json)
+                == CommittedOp(seq: 3, opID: opID("r"), by: alice, op: op.op, time: .init(milliseconds: 0)))
         // A client's restore names only the seq: any board it sends is ignored.
-        let parsed = ClientMessage.parse(Array(#"{"type":"restore","op":"x","base":3,"to":1,"board":{"id":"evil"}}"#.utf8))
+        let parsed = ClientMessage.parse(
+            Array(#"{"type":"restore","op":"x","base":3,"to":1,"board":{"id":"evil"}}"#.utf8))
         #expect(parsed == .success(.op(OpRequest(opID: opID("x"), base: 3, op: .restore(to: 1, board: nil)))))
     }
 }

@@ -122,7 +122,8 @@ struct StoreContract {
                             #expect(time == maker.all[seq - 1].time, "seq \(seq)")
                         } else {
                             // Not known only where the op itself is no longer kept: seq 0, or the oldest kept.
-                            #expect(try seq == 0 || store.ops(of: boardA, since: seq - 1, limit: 1) == .gone, "seq \(seq)")
+                            #expect(
+                                try seq == 0 || store.ops(of: boardA, since: seq - 1, limit: 1) == .gone, "seq \(seq)")
                         }
                         #expect(seq >= oldest, "seq \(seq) answered below the oldest kept, \(oldest)")
                     case .compacted(let kept):
@@ -140,7 +141,9 @@ struct StoreContract {
             // After a restart too.
             store.close()
             let reopened = try space.open(snapshotEvery: 7, keepOps: 20)
-            #expect(try reopened.board(boardA, at: maker.seq - 3) == .board(maker.boards[maker.seq - 3], time: maker.all[maker.seq - 4].time))
+            #expect(
+                try reopened.board(boardA, at: maker.seq - 3)
+                    == .board(maker.boards[maker.seq - 3], time: maker.all[maker.seq - 4].time))
         }
     }
 
