@@ -5,6 +5,10 @@ internal import BoardStore
 /// `restore` waits for. The boards are read, replayed and encoded on the reader thread; the hub
 /// only decides what to ask and what to do with the answer.
 extension Hub {
+    /// A restore costs one op of the sender's `--op-rate` per this many bytes of its board, on
+    /// top of the op itself: about what an editing op with long texts takes in the log.
+    static let restoreBytesPerOp = 2048
+
     /// `GET /api/boards/{id}?at=SEQ`: 400 for a seq that is not a non-negative integer or is after
     /// the board's published seq, else the store's answer (200, 410, or 404).
     func atRequest(_ id: BoardID, at text: String, exchange: ExchangeID) {
@@ -73,16 +77,20 @@ extension Hub {
             let session = sessions[connection], case .restore(let to, _) = request.op
         else { return }
         switch answer {
-        case .boardAsOf(.board(let board, _)):
+        case .boardAsOf(.board(let board, _), let bytes):
+            // A restore writes its whole board into the log and to every client: it is charged
+            // against the sender's op rate by that size, as ops of up to 2 KiB each, so one editor
+            // cannot grow the store (or everyone's traffic) faster by restoring than by editing.
+            session.ops.charge(Double(bytes) / Double(Self.restoreBytesPerOp), config.opRate, now: now, stalled: stalled)
             var request = request
             request.op = .restore(to: to, board: board)
             let message = ClientMessage.op(request)
             // Its token may have changed to a view token while the store was read.
             guard permits(session, message, on: host) else { return }
             perform(host.room.handle(message, from: user, now: now, wall: wall), on: host)
-        case .boardAsOf(.compacted):
+        case .boardAsOf(.compacted, _):
             perform(host.room.refuseRestore(request, reason: .compacted, from: user), on: host)
-        case .boardAsOf(.ahead), .boardAsOf(.unknownBoard):
+        case .boardAsOf(.ahead, _), .boardAsOf(.unknownBoard, _):
             perform(host.room.refuseRestore(request, reason: .invalid, from: user), on: host)
         case .failed(let error):
             log(.error, "reading board \(id) as of seq \(to) for a restore failed: \(error.message)")

@@ -78,7 +78,11 @@ package enum StoreRead: Equatable, Sendable {
             case .revocations(let now):
                 guard let revocations = store as? any RevocationStore else { return .revocations([]) }
                 return .revocations(try revocations.revocations(now: now))
-            case .boardAt(let id, let seq): return .boardAsOf(try store.board(id, at: seq))
+            case .boardAt(let id, let seq):
+                let answer = try store.board(id, at: seq)
+                // Its size is what the restore costs the sender (`Hub.restoreRead`), measured here.
+                if case .board(let board, _) = answer { return .boardAsOf(answer, bytes: board.encoded().count) }
+                return .boardAsOf(answer, bytes: 0)
             case .boardAtAnswer(let request): return .encoded(try request.run(on: store))
             case .historyPage(let request): return .encoded(try request.run(on: store))
             }
@@ -111,8 +115,8 @@ package enum StoreAnswer: Sendable {
     case revoked(Revocation)
     /// The answer to `revocations`.
     case revocations([Revocation])
-    /// The answer to `boardAt`.
-    case boardAsOf(BoardAsOf)
+    /// The answer to `boardAt`, and the board's size as JSON (0 when there is none).
+    case boardAsOf(BoardAsOf, bytes: Int)
     /// The store failed.
     case failed(StoreError)
 }

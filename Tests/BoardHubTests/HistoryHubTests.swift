@@ -28,7 +28,7 @@ import Testing
         let (read, request) = try #require(h.read(in: sent))
         #expect(request == .boardAt(board("demo"), 0))
         #expect(messages(to: ada, in: sent).isEmpty)
-        let answered = h.on(.answered(read, .boardAsOf(.board(template, time: nil))))
+        let answered = h.on(.answered(read, .boardAsOf(.board(template, time: nil), bytes: 1000)))
         let persisted = answered.compactMap { action -> [CommittedOp]? in
             if case .persist(.append(_, let ops), _) = action { return ops }
             return nil
@@ -67,7 +67,7 @@ import Testing
         let (read, _) = try #require(h.read(in: sent))
         // Bo takes a card while the store is read: the restore is checked again, and refused.
         h.send(bo, #"{"type":"dragStart","item":"t3"}"#)
-        let answered = h.on(.answered(read, .boardAsOf(.board(template, time: nil))))
+        let answered = h.on(.answered(read, .boardAsOf(.board(template, time: nil), bytes: 1000)))
         #expect(types(messages(to: ada, in: answered)) == ["reject:held"])
         #expect(!answered.contains { if case .persist = $0 { true } else { false } })
     }
@@ -76,7 +76,7 @@ import Testing
         let (h, ada, _) = twoOnABoardWithOneOp()
         let sent = h.send(ada, #"{"type":"restore","op":"r1","base":1,"to":0}"#)
         let (read, _) = try #require(h.read(in: sent))
-        let answered = h.on(.answered(read, .boardAsOf(.compacted(oldest: 1))))
+        let answered = h.on(.answered(read, .boardAsOf(.compacted(oldest: 1), bytes: 0)))
         #expect(types(messages(to: ada, in: answered)) == ["reject:compacted"])
     }
 
@@ -91,8 +91,22 @@ import Testing
         #expect(error.code == .unavailable && error.opID == "r1")
         let second = try #require(h.read(in: h.send(bo, #"{"type":"restore","op":"r2","base":1,"to":0}"#)))
         h.on(.closed(bo))
-        let answered = h.on(.answered(second.0, .boardAsOf(.board(template, time: nil))))
+        let answered = h.on(.answered(second.0, .boardAsOf(.board(template, time: nil), bytes: 1000)))
         #expect(!answered.contains { if case .persist = $0 { true } else { false } })
+    }
+
+    @Test func aRestoreIsChargedAgainstTheSendersOpRateByItsBoardsSize() throws {
+        let (h, ada, _) = twoOnABoardWithOneOp()
+        let sent = h.send(ada, #"{"type":"restore","op":"r1","base":1,"to":0}"#)
+        let (read, _) = try #require(h.read(in: sent))
+        // 200 ops of a 100/s rate (bursts of 200): the budget of two seconds, and more.
+        h.on(.answered(read, .boardAsOf(.board(template, time: nil), bytes: 2048 * 250)))
+        h.makeDurable()
+        let next = h.send(ada, #"{"type":"toggle","op":"t1","base":2,"item":"t1","on":true}"#)
+        #expect(types(messages(to: ada, in: next)) == ["error:rate_limited"])
+        h.now = h.now + 3_000
+        let later = h.send(ada, #"{"type":"toggle","op":"t2","base":2,"item":"t1","on":true}"#)
+        #expect(later.contains { if case .persist = $0 { true } else { false } })
     }
 
     @Test func atAndHistoryAreReadsAnsweredFromTheStore() throws {
