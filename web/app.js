@@ -7,6 +7,7 @@ import * as P from './protocol.js';
 import { AnnounceThrottle } from './announce.js';
 import { lockAxis, pickTarget } from './geometry.js';
 import { Gestures } from './gestures.js';
+import { HistoryPanel } from './history.js';
 import { BAD_ID, startHome } from './home.js';
 import { suggestedMode } from './layout.js';
 import { MODES, Session } from './session.js';
@@ -89,6 +90,15 @@ class App {
       return;
     }
     this.view.showPage('board');
+    this.history = new HistoryPanel(this.win.document, {
+      boardId: this.boardId,
+      token: () => this.tokens.token,
+      fetch: (path, init) => this.win.fetch(path, init),
+      liveBoard: () => this.session.state.view(),
+      restore: (seq) => this.run(this.session.restore(seq)),
+      confirm: (text) => this.win.confirm(text),
+      now: () => Date.now(),
+    });
     this.listen();
     this.connect();
   }
@@ -225,6 +235,7 @@ class App {
         case 'render':
           this.suggestMode();
           this.render(e.glide);
+          this.history?.boardChanged(this.session.state.seq);
           break;
         case 'ghost': if (this.lastPoint) this.view.showGhost(e.item, this.lastPoint.x, this.lastPoint.y); break;
         case 'focus': this.view.focusItem(e.item); break;

@@ -8,7 +8,7 @@ import { isValidId } from './sdk/wire.js';
 export * from './sdk/wire.js';
 
 /** The ops that change a board's content rather than where its tiles are (issue 19). */
-export const EDIT_TYPES = new Set(['add', 'edit', 'remove', 'addZone', 'editZone', 'removeZone', 'retitle']);
+export const EDIT_TYPES = new Set(['add', 'edit', 'remove', 'addZone', 'editZone', 'removeZone', 'retitle', 'restore']);
 
 /**
  * The bounds the server keeps on texts (docs/protocol.md, "Text"): Unicode scalars, UTF-8 bytes,
@@ -111,6 +111,8 @@ export function involvedItems(op) {
     case 'move': return op.before ? [op.item, op.before] : [op.item];
     case 'toggle': case 'edit': case 'remove': return [op.item];
     case 'add': return [op.before, op.item?.id].filter((id) => typeof id === 'string');
+    // A committed restore moved everything it brought back.
+    case 'restore': return (op.board?.items ?? []).map((it) => it.id);
     default: return [];
   }
 }
@@ -138,6 +140,7 @@ export function rejectText(reason, by, nameOf = (id) => id, opType = null) {
       ? `${who} asked for that tile first; it is their turn`
       : 'Your hold on that tile just ended; others go first for a few seconds';
     case 'hold_limit': return 'Too many tiles are held from your network at once; drop one first';
+    case 'compacted': return 'That version is too old: the server no longer keeps it';
     default: return `The server refused that (${String(reason)})`;
   }
 }

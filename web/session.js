@@ -426,6 +426,13 @@ export class Session {
     return this.#take();
   }
 
+  /** Puts the whole board back as it was right after op `to` (the History panel's "Restore"). */
+  restore(to) {
+    if (!this.state.loaded || !Number.isInteger(to) || to < 0 || to > this.state.seq) return [];
+    this.#change({ type: 'restore', to }, `Restoring the board as of change ${to}.`, { undoToast: `Restored the board as of change ${to}` });
+    return this.#take();
+  }
+
   /** One editing op as one undoable change, announced; `undoToast`: a toast offering Undo. */
   #change(body, text, { undoToast = null } = {}) {
     this.#recordChange([this.#submit(this.#makeOp(body))]);
@@ -721,6 +728,7 @@ export class Session {
       case 'editZone': return P.editZone(id, base, body.zone, body);
       case 'removeZone': return P.removeZone(id, base, body.zone);
       case 'retitle': return P.retitle(id, base, body.title);
+      case 'restore': return P.restore(id, base, body.to);
       default: throw new Error(`unknown op ${body.type}`);
     }
   }

@@ -15,6 +15,10 @@ package struct Room: Sendable {
         case broadcast(ServerMessage, except: UserID?)
         /// Make a committed op durable, then call `markDurable(upTo:)`.
         case persist(CommittedOp)
+        /// Read the board as of the restore's `to` from the store (off the service thread), then
+        /// hand the request back with it to `handle` (or, when it cannot be had, to
+        /// `refuseRestore`). The restore is checked again then: the board may have changed.
+        case readBoard(OpRequest, from: UserID)
     }
 
     /// A drag in progress.
@@ -70,6 +74,8 @@ package struct Room: Sendable {
     private var lastPresence: Instant?
 
     private var holding: [UserID: ItemID] = [:]
+    /// Each user's name, kept with the ops they commit (one entry per user).
+    private var names: [UserID: String] = [:]
     /// How many items each address holds (one entry per address that holds one).
     private var holdsByAddress: [String: Int] = [:]
     /// Ops and replies waiting for the disk, in the order they go out.
@@ -134,6 +140,7 @@ package struct Room: Sendable {
     /// replaces: ten thousand ops with long op ids can be megabytes against a few kilobytes of board.
     package mutating func join(_ user: User, since: Seq?) -> [Effect] {
         users.append(user)
+        names[user.id] = user.name
         var state = ServerMessage.Welcome.State.board(published)
         if let since, let ops = publishedOps(after: since), Self.encodedSize(of: ops, atMost: boardBytes()) != nil {
             state = .ops(ops)
@@ -180,6 +187,7 @@ package struct Room: Sendable {
         var effects: [Effect] = []
         let released = release(userID, now: now, expired: false)
         turns.left(userID)
+        names[userID] = nil
         if let item = released {
             effects.append(.broadcast(.drop(item: item, by: userID, at: visibleSeq, reason: .left), except: nil))
         }
@@ -298,15 +306,31 @@ package struct Room: Sendable {
     {
         let user = claimant.user
         let holds = self.holds
-        switch sequencer.submit(request, by: user, time: wall, holder: { holds[$0]?.by }) {
+        switch sequencer.submit(request, by: user, name: names[user], time: wall, holder: { holds[$0]?.by }) {
         case .committed(let op):
             gated.append(.op(op))
             var effects: [Effect] = [.persist(op)]
-            // Only the remover can hold a removed item (another's hold refuses the remove): the hold ends with it.
-            if case .remove(let item) = op.op, holds[item]?.by == user, release(user, now: now, expired: false) != nil {
+            // Only the remover can hold a removed item (another's hold refuses the remove): the
+            // hold ends with it. A restore is refused while anyone else holds an item; the
+            // restorer's own hold ends with it (its item may be gone, or elsewhere).
+            var ends = false
+            switch op.op {
+            case .remove(let item): ends = holds[item]?.by == user
+            case .restore: ends = true
+            default: break
+            }
+            if ends, let item = release(user, now: now, expired: false) {
                 effects.append(.broadcast(.drop(item: item, by: user, at: visibleSeq, reason: nil), except: nil))
             }
             return effects
+        case .needsBoard(let to):
+            // The published board is the board as of its seq: no need to ask the store.
+            if to == visibleSeq {
+                var request = request
+                request.op = .restore(to: to, board: published)
+                return submit(request, from: claimant, now: now, wall: wall)
+            }
+            return [.readBoard(request, from: user)]
         case .duplicate(let seq):
             return reply(.ack(request.opID, seq: seq), to: user, requires: seq)
         case .rejected(let rejection):
@@ -319,6 +343,12 @@ package struct Room: Sendable {
             }
             return reply(.reject(rejection, seq: sequencer.seq), to: user, requires: sequencer.seq)
         }
+    }
+
+    /// A restore whose board could not be read: the store no longer keeps `to` (`compacted`) or
+    /// does not have it (`invalid`). Sent once the board's seq is visible, like every reject.
+    package mutating func refuseRestore(_ request: OpRequest, reason: RejectReason, from user: UserID) -> [Effect] {
+        reply(.reject(Rejection(reason, opID: request.opID), seq: sequencer.seq), to: user, requires: sequencer.seq)
     }
 
     /// The rules of `dragStart`, in order: the item exists; nobody holds it (a repeated dragStart

@@ -60,6 +60,7 @@ extension Hub {
         }
         switch (request.method, rest.count > 1 ? rest[1] : nil, rest.count) {
         case (.get, nil, 1), (.head, nil, 1):
+            if let at = request.query["at"] { return atRequest(id, at: at, exchange: exchange) }
             snapshotRequest(id, exchange: exchange)
         case (.delete, nil, 1):
             if boards[id] != nil {
@@ -75,6 +76,10 @@ extension Hub {
         case (.get, "ops", 2):
             opsRequest(id, query: request.query, exchange: exchange)
         case (_, "ops", 2):
+            emit(.respond(exchange, .methodNotAllowed("GET")))
+        case (.get, "history", 2), (.head, "history", 2):
+            historyRequest(id, query: request.query, exchange: exchange)
+        case (_, "history", 2):
             emit(.respond(exchange, .methodNotAllowed("GET")))
         default:
             emit(.respond(exchange, .error(404, "not_found", "no such API route")))
@@ -218,6 +223,12 @@ extension Hub {
             emit(.respond(exchange, boardList(summaries, after: nil, limit: 1, only: id)))
         case (.ops, .encoded(let response?)), (.encoded, .encoded(let response?)):
             emit(.respond(exchange, response))
+        case (.at, .encoded(let response?)), (.history, .encoded(let response?)):
+            emit(.respond(exchange, response))
+        case (.at(let id, let seq), .encoded(nil)):
+            atNotStored(id, at: seq, exchange: exchange)
+        case (.history(let id), .encoded(nil)):
+            historyNotStored(id, exchange: exchange)
         case (.ops(let id), .encoded(nil)):
             // Not stored yet, but maybe in memory (made by `hello`, nothing changed): no ops.
             guard let host = boards[id] else {

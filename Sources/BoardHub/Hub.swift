@@ -280,6 +280,9 @@ package final class Hub {
                     actions.append(.persist(.create(host.room.published), ticket: ticket))
                 }
                 actions.append(.persist(.append(host.room.id, [op]), ticket: nil))
+            case .readBoard(let request, let user):
+                guard case .restore(let to, _) = request.op else { continue }
+                read(.boardAt(host.room.id, to), then: .restore(host.room.id, user, request))
             }
         }
     }
@@ -333,6 +336,7 @@ package final class Hub {
         case .claimed(let board, let sent, let force): decided(board, answer, claim: (sent, force))
         case .http(let exchange, let route): answered(route, answer, exchange: exchange)
         case .revocations: revocationsLoaded(answer)
+        case .restore(let board, let user, let request): restoreRead(answer, board: board, user: user, request: request)
         }
     }
 
@@ -427,6 +431,8 @@ enum Continuation {
     case http(ExchangeID, HTTPRead)
     /// The answer is the store's revocations (Hub+Revocations.swift).
     case revocations
+    /// The answer is the board as of a restore's `to`, for this user's restore (Hub+History.swift).
+    case restore(BoardID, UserID, OpRequest)
 }
 
 /// An HTTP request waiting for a read.
@@ -437,6 +443,10 @@ enum HTTPRead {
     case snapshot(BoardID)
     /// `GET /api/boards/{id}/ops`: the page comes encoded (or nil: the store has no such board).
     case ops(BoardID)
+    /// `GET /api/boards/{id}?at=SEQ`: the answer comes encoded (or nil: the store has no such board).
+    case at(BoardID, Seq)
+    /// `GET /api/boards/{id}/history`: the page comes encoded (or nil: the store has no such board).
+    case history(BoardID)
     /// The answer comes encoded (a snapshot).
     case encoded
     /// `GET /api/cluster`.

@@ -50,6 +50,14 @@ struct TokenBucket {
         return true
     }
 
+    /// Takes `amount` tokens more, going into debt when there are not that many: what its owner
+    /// sends next is refused until the rate has paid the debt back.
+    mutating func charge(_ amount: Double, _ rate: Rate?, now: Instant, stalled: Int64 = 0) {
+        guard let rate, amount > 0 else { return }
+        refill(rate, now, Self.mark(stalled))
+        tokens -= Float(amount)
+    }
+
     /// True when the bucket is full again at `now` (its owner may be forgotten).
     mutating func isFull(_ rate: Rate?, now: Instant) -> Bool {
         guard let rate else { return true }

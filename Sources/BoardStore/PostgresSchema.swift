@@ -67,6 +67,10 @@ enum PostgresSchema {
         );
         CREATE INDEX revocations_by_until ON revocations (until);
         """,
+        // 3: the sender's name with each op, for history lists ('': not known, ops stored before).
+        """
+        ALTER TABLE ops ADD COLUMN name bytea NOT NULL DEFAULT '';
+        """,
     ]
 
     /// The version this code writes.

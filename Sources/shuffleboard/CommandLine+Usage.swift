@@ -45,6 +45,8 @@ extension CommandLineParser {
                                     kanban (default colors)
           --history N               committed ops kept in memory per board (default 10000, at least 1000)
           --snapshot-every N        write a board snapshot every N ops (default 100)
+          --keep-ops N              ops the store keeps per board: how far back history, ?at= and restore
+                                    reach (default 10000, at least --history; every snapshot among them is kept)
           --auth-secret FILE        require access tokens (one secret per line; the first signs, all verify)
           --allow-origin ORIGIN     accept WebSocket upgrades, and API writes that carry an Origin, only from
                                     this Origin (repeatable; default any)

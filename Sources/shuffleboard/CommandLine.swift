@@ -54,6 +54,9 @@ struct ServeOptions {
     var memory = false
     var webExplicit = false
     var snapshotEvery = 100
+    /// `--keep-ops N`: ops the store keeps per board, so how far back `?at=`, history, `/ops`
+    /// and restores reach (at least `--history`).
+    var keepOps = 10_000
     /// `--auth-secret FILE`: turns access control on.
     var authSecretFile: String?
     /// `--metrics-token FILE`: `/metrics` wants this bearer token.
@@ -205,6 +208,8 @@ enum CommandLineParser {
                 options.config.historyLimit = try integer(reader.value(for: option), option, 1000...1_000_000)
             case "--snapshot-every":
                 options.snapshotEvery = try integer(reader.value(for: option), option, 1...1_000_000)
+            case "--keep-ops":
+                options.keepOps = try integer(reader.value(for: option), option, 1000...100_000_000)
             case "--auth-secret":
                 options.authSecretFile = try reader.value(for: option)
             case "--allow-origin":

@@ -293,7 +293,7 @@ final class HubDriver {
         let items = ["t1", "t2", "t13", "c1", "c2", "c3"]
         let zones = ["grid", "tray", "z1", "z2", "nope"]
         // The kind first, so a seed's letter names it.
-        let kind = input.pick(Array(0..<7), letters: "aerAERt")
+        let kind = input.pick(Array(0..<8), letters: "aerAERto")
         let head = #""op":"\#(pick(Self.opIDs))","base":\#(input.below(8))"#
         switch kind {
         case 0:
@@ -313,6 +313,8 @@ final class HubDriver {
             return #"{"type":"editZone",\#(head),"zone":"\#(pick(zones))",\#(field)}"#
         case 5:
             return #"{"type":"removeZone",\#(head),"zone":"\#(pick(zones))"}"#
+        case 7:
+            return #"{"type":"restore",\#(head),"to":\#(input.below(8))}"#
         default:
             return #"{"type":"retitle",\#(head),"title":"\#(pick(["Sprint", "", "x"]))"}"#
         }
@@ -325,11 +327,11 @@ final class HubDriver {
         let path = input.pick(
             [
                 "/api/boards", "/api/boards/\(board)", "/api/boards/\(board)/ops", "/healthz", "/api", "/api/boards/",
-                "/api/boards/\(board)/nope", "/api/boards/no%20id", "/api/other",
-            ], letters: "lbohasnqz")
+                "/api/boards/\(board)/nope", "/api/boards/no%20id", "/api/other", "/api/boards/\(board)/history",
+            ], letters: "lbohasnqzy")
         let query = input.pick([
             [:], ["after": board], ["limit": "1"], ["limit": "0"], ["since": "2"], ["since": "-1"], ["limit": "x"],
-            ["after": "no id"],
+            ["after": "no id"], ["at": "1"], ["before": "3"], ["at": "99"],
         ])
         var body: [UInt8] = []
         if method == .post {

@@ -26,7 +26,8 @@ from websockets.sync.client import connect
 
 BIN = os.environ.get("SHUFFLEBOARD_BIN", "")
 SUBPROTOCOL = "shuffleboard.v1"
-COMMITTED = ("toggle", "swap", "move", "add", "edit", "remove", "addZone", "editZone", "removeZone", "retitle")
+COMMITTED = ("toggle", "swap", "move", "add", "edit", "remove", "addZone", "editZone", "removeZone", "retitle",
+             "restore")
 START_TIMEOUT = 20.0
 WAIT = 10.0
 
@@ -362,6 +363,11 @@ def apply(board: dict, op: dict) -> None:
             board["zones"] = [z for z in board["zones"] if z["id"] != op["zone"]]
     elif kind == "retitle":
         board["title"] = op["title"]
+    elif kind == "restore":
+        board_id = board["id"]
+        board.clear()
+        board.update(json.loads(json.dumps(op["board"])))
+        board["id"] = board_id
     else:
         raise AssertionError(f"not a committed op: {op}")
 

@@ -73,11 +73,13 @@ export interface AddZoneBody { type: 'addZone'; before: string | null; zone: New
 export interface EditZoneBody { type: 'editZone'; zone: string; title?: string; layout?: Layout; columns?: number }
 export interface RemoveZoneBody { type: 'removeZone'; zone: string }
 export interface RetitleBody { type: 'retitle'; title: string }
+/** Sets the board back to how it was right after op `to` (issue 21): one op, undoable. */
+export interface RestoreBody { type: 'restore'; to: number }
 
 /** What an op does, without its id and base. */
 export type OpBody =
   | SwapBody | MoveBody | ToggleBody | AddBody | EditBody | RemoveBody
-  | AddZoneBody | EditZoneBody | RemoveZoneBody | RetitleBody;
+  | AddZoneBody | EditZoneBody | RemoveZoneBody | RetitleBody | RestoreBody;
 
 export type OpType = OpBody['type'];
 
@@ -98,8 +100,9 @@ interface Numbered {
 
 /** A committed op, as everyone on the board got it. */
 export type CommittedOp =
-  | (Exclude<OpBody, AddBody | AddZoneBody> & Numbered)
+  | (Exclude<OpBody, AddBody | AddZoneBody | RestoreBody> & Numbered)
   | ({ type: 'add'; zone: string; before: string | null; item: Item } & Numbered)
+  | ({ type: 'restore'; to: number; board: Board } & Numbered)
   | ({ type: 'addZone'; before: string | null; zone: Zone } & Numbered);
 
 /** The committed op of one type. */
@@ -332,6 +335,7 @@ export function addZone(op: string, base: number, before: string | null, zone: N
 export function editZone(op: string, base: number, zone: string, changes: Omit<EditZoneBody, 'type' | 'zone'>): EditZoneBody & OpMessage;
 export function removeZone(op: string, base: number, zone: string): RemoveZoneBody & OpMessage;
 export function retitle(op: string, base: number, title: string): RetitleBody & OpMessage;
+export function restore(op: string, base: number, to: number): RestoreBody & OpMessage;
 export function dragStart(item: string): { type: 'dragStart'; item: string };
 export function hover(item: string, over: string | null, zone: string | null, mode?: 'swap' | 'move'):
   { type: 'hover'; item: string; over: string | null; zone: string | null; mode?: 'swap' | 'move' };

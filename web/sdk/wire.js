@@ -13,7 +13,7 @@ export const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** Types of committed (numbered) ops. */
 export const OP_TYPES = new Set([
-  'swap', 'move', 'toggle', 'add', 'edit', 'remove', 'addZone', 'editZone', 'removeZone', 'retitle',
+  'swap', 'move', 'toggle', 'add', 'edit', 'remove', 'addZone', 'editZone', 'removeZone', 'retitle', 'restore',
 ]);
 
 /** True when `s` is a valid board, item or zone id. */
@@ -135,6 +135,11 @@ export function removeZone(op, base, zone) {
 /** Renames the board. */
 export function retitle(op, base, title) {
   return { type: 'retitle', op, base, title };
+}
+
+/** A restore: the board as it was right after op `to` (issue 21); the server sends the board back. */
+export function restore(op, base, to) {
+  return { type: 'restore', op, base, to };
 }
 
 /** Lifts `item`. */
