@@ -92,7 +92,7 @@ class App {
     this.view.showPage('board');
     this.history = new HistoryPanel(this.win.document, {
       boardId: this.boardId,
-      token: () => this.tokens.token,
+      token: () => this.token,
       fetch: (path, init) => this.win.fetch(path, init),
       liveBoard: () => this.session.state.view(),
       restore: (seq) => this.run(this.session.restore(seq)),
