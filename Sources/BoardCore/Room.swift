@@ -74,7 +74,8 @@ package struct Room: Sendable {
     private var lastPresence: Instant?
 
     private var holding: [UserID: ItemID] = [:]
-    /// Each user's name, kept with the ops they commit (one entry per user).
+    /// The names of the users who committed ops, kept with their ops: filled at a user's first
+    /// op (from `users`), so that the many who only watch or drag cost nothing here.
     private var names: [UserID: String] = [:]
     /// How many items each address holds (one entry per address that holds one).
     private var holdsByAddress: [String: Int] = [:]
@@ -140,7 +141,6 @@ package struct Room: Sendable {
     /// replaces: ten thousand ops with long op ids can be megabytes against a few kilobytes of board.
     package mutating func join(_ user: User, since: Seq?) -> [Effect] {
         users.append(user)
-        names[user.id] = user.name
         var state = ServerMessage.Welcome.State.board(published)
         if let since, let ops = publishedOps(after: since), Self.encodedSize(of: ops, atMost: boardBytes()) != nil {
             state = .ops(ops)
@@ -301,12 +301,20 @@ package struct Room: Sendable {
         return []
     }
 
+    /// `user`'s name, looked up in `users` once per user and then kept in `names`.
+    private mutating func name(of user: UserID) -> String? {
+        if let name = names[user] { return name }
+        guard let name = users.first(where: { $0.id == user })?.name else { return nil }
+        names[user] = name
+        return name
+    }
+
     private mutating func submit(_ request: OpRequest, from claimant: HoldTurns.Claimant, now: Instant, wall: UnixTime)
         -> [Effect]
     {
         let user = claimant.user
         let holds = self.holds
-        switch sequencer.submit(request, by: user, name: names[user], time: wall, holder: { holds[$0]?.by }) {
+        switch sequencer.submit(request, by: user, name: name(of: user), time: wall, holder: { holds[$0]?.by }) {
         case .committed(let op):
             gated.append(.op(op))
             var effects: [Effect] = [.persist(op)]
