@@ -46,6 +46,10 @@ class Person:
         self.snapshots: list[tuple[int, dict]] = []  # (seq, board) of each welcome that carried a board
         self.pending: dict[str, dict] = {}  # op id → the op, sent and not answered yet
         self.sent = 0
+        self.sent_ids: set[str] = set()  # every op id sent
+        # What it saw, in order, for the history checker (Tests/process/checker.py):
+        # ("welcome", seq, board), ("resume", seq), ("op", seq, op id).
+        self.history: list[tuple] = []
         self.committed: set[str] = set()  # own op ids seen committed (broadcast or ack)
         self.rejected: dict[str, str] = {}  # own op id → reason
         self.violations: list[str] = []
@@ -182,6 +186,7 @@ class Person:
                 op = self.make_op()
                 self.pending[op["op"]] = op
                 self.sent += 1
+                self.sent_ids.add(op["op"])
                 await ws.send(json.dumps(op))
             await asyncio.sleep(PACE)
 
@@ -200,8 +205,10 @@ class Person:
                 self.violations.append(f"{self.name}: welcome at seq {seq} behind the {self.last} it had seen")
             self.board, self.last = m["board"], seq
             self.snapshots.append((seq, json.loads(json.dumps(m["board"]))))
+            self.history.append(("welcome", seq, self.snapshots[-1][1]))
         else:
             assert self.board is not None, f"{self.name}: a welcome with ops on a first hello: {m}"
+            self.history.append(("resume", seq))
             for op in m["ops"]:
                 self.committed_op(op, "resume")
             if self.last != seq:
@@ -238,6 +245,7 @@ class Person:
         if seq in self.seen and self.seen[seq] != op["op"]:
             self.violations.append(f"{self.name}: seq {seq} was {self.seen[seq]}, now {op['op']}")
         self.seen[seq] = op["op"]
+        self.history.append(("op", seq, op["op"]))
         if seq > self.last:
             assert self.board is not None
             apply(self.board, op)
