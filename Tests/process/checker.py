@@ -25,7 +25,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness import apply, replay
+from harness import COMMITTED, apply, replay
 
 
 @dataclass
@@ -164,3 +164,54 @@ def summary(log: list[dict], records: list[Record]) -> str:
     acked = sum(len(r.acks) + len(r.committed) for r in records)
     events = sum(len(r.events) for r in records)
     return f"checker: {len(log)} stored ops, {len(records)} clients, {acked} acknowledgements, {events} events: sound"
+
+
+class Recorder:
+    """Keeps a `Record` from the messages a client hands it: `sent(op)` for each op it sends,
+    `saw(message)` for each server message (the welcome included). It applies committed ops to
+    the board it shows, as a client does."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.sent_ids: set[str] = set()
+        self.acks: dict[str, int] = {}
+        self.committed: set[str] = set()
+        self.rejected: dict[str, str] = {}
+        self.unavailable: list[str] = []  # op ids refused with `unavailable`
+        self.history: list[tuple] = []
+        self.board: dict | None = None
+        self.last = 0
+
+    def sent(self, op: dict) -> None:
+        self.sent_ids.add(op["op"])
+
+    def saw(self, m: dict) -> None:
+        kind = m["type"]
+        if kind == "welcome":
+            if "board" in m:
+                self.board, self.last = json.loads(json.dumps(m["board"])), m["seq"]
+                self.history.append(("welcome", m["seq"], json.loads(json.dumps(m["board"]))))
+            else:
+                self.history.append(("resume", m["seq"]))
+                for op in m.get("ops", []):
+                    self.committed_op(op)
+        elif kind in COMMITTED:
+            self.committed_op(m)
+        elif kind == "ack":
+            self.acks[m["op"]] = m["seq"]
+            self.committed.add(m["op"])
+        elif kind == "reject" and m.get("op") in self.sent_ids:
+            self.rejected[m["op"]] = m["reason"]
+        elif kind == "error" and m.get("code") == "unavailable" and m.get("op"):
+            self.unavailable.append(m["op"])
+
+    def committed_op(self, op: dict) -> None:
+        self.history.append(("op", op["seq"], op["op"]))
+        if op["op"] in self.sent_ids:
+            self.committed.add(op["op"])
+        if self.board is not None and op["seq"] == self.last + 1:
+            apply(self.board, op)
+            self.last = op["seq"]
+
+    def record(self) -> Record:
+        return Record.of(self)
