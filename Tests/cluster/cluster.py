@@ -103,6 +103,51 @@ class Postgres:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+class HAPostgres(Postgres):
+    """scripts/postgres.sh start --ha: a primary and a synchronous standby; the nodes get the
+    multi-host URL (target_session_attrs=read-write). `kill_primary` and `promote` are the failover."""
+
+    def __init__(self) -> None:  # noqa: super().__init__ is the single server's start
+        self.dir = tempfile.mkdtemp(prefix="shuffleboard-pgha-", dir="/tmp")
+        result = subprocess.run([os.path.join(ROOT, "scripts", "postgres.sh"), "start", self.dir, "--ha"],
+                                capture_output=True, text=True, timeout=180)
+        if result.returncode != 0:
+            self.stop()
+            raise AssertionError(f"scripts/postgres.sh start --ha failed:\n{result.stderr}")
+        self.url = result.stdout.strip().splitlines()[-1]
+        m = re.fullmatch(r"postgresql://(\w+)@127\.0\.0\.1:(\d+),127\.0\.0\.1:(\d+)/(\w+)\?target_session_attrs=read-write",
+                         self.url)
+        assert m, self.url
+        self.user, self.port, self.standby_port = m.group(1), int(m.group(2)), int(m.group(3))
+        self.primary_port = self.port
+        self.count = 0
+
+    def database(self, prefix: str = "t") -> str:
+        """A new, empty database (made on the primary, so on the standby too); its multi-host URL."""
+        self.count += 1
+        name = f"{prefix}{self.count}"
+        self.psql("postgres", f"CREATE DATABASE {name}")
+        return (f"postgresql://{self.user}@127.0.0.1:{self.port},127.0.0.1:{self.standby_port}/{name}"
+                "?target_session_attrs=read-write")
+
+    def psql(self, database: str, sql: str) -> str:
+        """On whichever server is the primary now."""
+        saved, self.port = self.port, self.primary_port
+        try:
+            return super().psql(database, sql)
+        finally:
+            self.port = saved
+
+    def kill_primary(self) -> None:
+        """kill -9 of the primary's postmaster and every process of it."""
+        self.script("kill-primary")
+
+    def promote(self) -> None:
+        """pg_ctl promote of the standby; returns once it takes writes."""
+        self.script("promote")
+        self.primary_port = self.standby_port
+
+
 class Node:
     """One node of the cluster: its name, port and arguments, and the process while it runs."""
 
