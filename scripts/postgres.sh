@@ -20,6 +20,10 @@
 #                                   takes writes; the URL then reaches it (target_session_attrs)
 #   scripts/postgres.sh status DIR  (--ha) each server's role: primary, standby or down
 #
+# Environment: SHUFFLEBOARD_PG_LISTEN, an address to listen on besides 127.0.0.1, and
+# SHUFFLEBOARD_PG_TRUST, a CIDR whose connections are trusted too (the partition tests run it in
+# a network namespace of their own and reach it on another address).
+#
 # initdb refuses to run as root, so as root the servers run as `nobody`, which then owns DIR.
 # Trust authentication on 127.0.0.1 only: this is for a test machine, never for production.
 # The binaries are the image's (/usr/local/bin) or Debian's postgresql-15 (installed when neither is there).
@@ -55,7 +59,7 @@ run_server() {
   local data=${1:-$dir/data} at=${2:-$port} log=${3:-$dir/postgres.log}
   # The socket directory is DIR itself, so nothing in /var/run is needed.
   as_owner "$bin/pg_ctl" -D "$data" -l "$log" -w -t 30 \
-    -o "-c listen_addresses=127.0.0.1 -c port=$at -c unix_socket_directories=$dir -c max_connections=200 -c fsync=on" \
+    -o "-c listen_addresses=127.0.0.1${SHUFFLEBOARD_PG_LISTEN:+,$SHUFFLEBOARD_PG_LISTEN} -c port=$at -c unix_socket_directories=$dir -c max_connections=200 -c fsync=on" \
     start >/dev/null || { cat "$log" >&2; exit 1; }
 }
 
@@ -96,6 +100,9 @@ case "$cmd" in
     [ "$(id -u)" = 0 ] && chown nobody:nogroup "$dir"
     as_owner "$bin/initdb" -D "$dir/data" -U shuffleboard -A trust -E UTF8 --no-locale >"$dir/initdb.log" 2>&1 \
       || { cat "$dir/initdb.log" >&2; exit 1; }
+    if [ -n "${SHUFFLEBOARD_PG_TRUST:-}" ]; then
+      echo "host all all $SHUFFLEBOARD_PG_TRUST trust" | as_owner tee -a "$dir/data/pg_hba.conf" >/dev/null
+    fi
     port=$(free_port)
     echo "$port" >"$dir/port"
     run_server

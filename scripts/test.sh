@@ -26,7 +26,8 @@ step() {
 step 900 "what the tests need, installed when missing" bash -c '
   source scripts/deps.sh
   need_build_deps
-  need_apt chromium haproxy
+  need_apt chromium
+  need_cluster_test_deps
   command -v node >/dev/null || need_apt nodejs
   need_pip playwright=playwright pytest=pytest websockets=websockets prometheus_client=prometheus-client'
 

@@ -151,15 +151,17 @@ class HAPostgres(Postgres):
 class Node:
     """One node of the cluster: its name, port and arguments, and the process while it runs."""
 
-    def __init__(self, name: str, port: int, args: list[str], cwd: str):
+    def __init__(self, name: str, port: int, args: list[str], cwd: str, host: str = "127.0.0.1",
+                 prefix: list[str] | None = None):
         self.name, self.port, self.args, self.cwd = name, port, args, cwd
+        self.host, self.prefix = host, prefix  # its address; the command it runs under (ip netns exec NS)
         self.server: Server | None = None
         self.paused = False
         self.runs: list[Server] = []
 
     def start(self) -> "Node":
         assert self.server is None, f"{self.name} runs already"
-        self.server = Server(self.args, self.cwd)
+        self.server = Server(self.args, self.cwd, prefix=self.prefix)
         self.runs.append(self.server)
         self.server.wait_listening()
         assert self.server.port == self.port, (self.server.port, self.port)
@@ -203,14 +205,20 @@ class Node:
 class Cluster:
     """`count` nodes n1…nN on one database, each on its own port, `--lease lease`."""
 
-    def __init__(self, url: str, cwd: str, count: int = 3, lease: float = 2.0, extra: tuple[str, ...] = ()):
+    def __init__(self, url: str, cwd: str, count: int = 3, lease: float = 2.0, extra: tuple[str, ...] = (),
+                 hosts: list[str] | None = None, prefixes: list[list[str]] | None = None):
+        """`hosts` and `prefixes`: each node's address and the command it runs under, for nodes in
+        network namespaces of their own (netns.py); by default all on 127.0.0.1."""
         self.url, self.lease = url, lease
         self.nodes: list[Node] = []
         for i in range(count):
             name, port = f"n{i + 1}", free_port()
-            args = ["--store", url, "--node", name, "--advertise", f"127.0.0.1:{port}", "--port", str(port),
+            host = hosts[i] if hosts else "127.0.0.1"
+            args = ["--store", url, "--node", name, "--advertise", f"{host}:{port}", "--port", str(port),
                     "--lease", f"{lease:g}", *NO_ADDRESS_LIMITS, *extra]
-            self.nodes.append(Node(name, port, args, cwd))
+            if hosts:
+                args += ["--host", host]
+            self.nodes.append(Node(name, port, args, cwd, host, prefixes[i] if prefixes else None))
 
     def start(self) -> "Cluster":
         for node in self.nodes:

@@ -38,7 +38,8 @@ class Scenario:
     def __init__(self, cluster: Cluster, initial: dict):
         self.cluster, self.initial = cluster, initial
         self.ports = [n.port for n in cluster.nodes]
-        self.people = [Person(i, BOARD, self.ports, SEED + i, MAX_OPS) for i in range(CLIENTS)]
+        hosts = [n.host for n in cluster.nodes]
+        self.people = [Person(i, BOARD, self.ports, SEED + i, MAX_OPS, hosts) for i in range(CLIENTS)]
         self.rng = random.Random(SEED)
         self.steps: list[str] = []
         self.killed = None  # the node the last kill round killed

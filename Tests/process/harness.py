@@ -56,6 +56,7 @@ class Server:
         self.cond = threading.Condition()
         self.eof = False
         self.port: int | None = None
+        self.host = "127.0.0.1"  # the address it listens on (a partition test's nodes use others)
 
         def limit_files() -> None:  # In the child, before exec: its open-file limit, soft and hard.
             resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))
@@ -96,8 +97,8 @@ class Server:
                 self.cond.wait(left)
 
     def wait_listening(self) -> "Server":
-        m = self.wait_for_log(r"listening on http://127\.0\.0\.1:(\d+)/", timeout=START_TIMEOUT)
-        self.port = int(m.group(1))
+        m = self.wait_for_log(r"listening on http://(127\.0\.0\.1|\d+\.\d+\.\d+\.\d+):(\d+)/", timeout=START_TIMEOUT)
+        self.host, self.port = m.group(1), int(m.group(2))
         return self
 
     def log(self) -> str:
@@ -117,7 +118,7 @@ class Server:
 
     @property
     def ws_url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/ws"
+        return f"ws://{self.host}:{self.port}/ws"
 
     def signal(self, sig: int) -> None:
         if self.proc.poll() is None:
@@ -152,7 +153,7 @@ class Server:
              timeout: float = WAIT, token: str | None = None) -> tuple[int, Any]:
         """(status, parsed JSON body or text); `token` goes in `Authorization: Bearer`."""
         data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
-        req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=data, method=method)
+        req = urllib.request.Request(f"http://{self.host}:{self.port}{path}", data=data, method=method)
         if data is not None:
             req.add_header("content-type", "application/json")
         if token is not None:
