@@ -21,7 +21,7 @@ import time
 import pytest
 
 from cluster import Cluster
-from netns import Network, NetPostgres
+from netns import NetPostgres, Network, namespaces, run
 from scenario import LEASE, ROUND_OPS, play
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="network namespaces need root")
@@ -154,3 +154,21 @@ def test_an_owner_cut_off_from_the_other_nodes_keeps_its_board_and_their_clients
     scenario = asyncio.run(play(cluster, rounds))
     with capsys.disabled():
         print(f"\npartition: {report[0]}\n  {scenario.steps[-1]}")
+
+
+def test_namespaces_and_links_of_a_dead_run_are_removed_and_a_network_leaves_nothing_behind():
+    dead = next(pid for pid in range(4_000_000, 4_100_000) if not os.path.exists(f"/proc/{pid}"))
+    ns, link = f"sbp{dead}-n1", f"sbp{dead}-h"
+    run("ip", "netns", "add", ns)
+    run("ip", "link", "add", link, "type", "veth", "peer", "name", f"{link}s")
+    net = Network()
+    try:
+        assert ns in net.leftovers and link in net.leftovers, net.leftovers
+        assert ns not in namespaces()
+        assert link not in run("ip", "-o", "link", "show").stdout
+        net.add("a")
+        assert any(n.startswith(net.tag) for n in namespaces())
+    finally:
+        net.close()
+    assert not any(n.startswith(f"{net.tag}-") for n in namespaces())
+    assert net.host_link not in run("ip", "-o", "link", "show").stdout
