@@ -139,12 +139,15 @@ class Network:
     def ip(self, name: str) -> str:
         return self.members[name][1]
 
-    def cut(self, name: str, others: list[str], both_ways: bool = True) -> None:
-        """Drops what `name` sends to each of `others` (and, both ways, what it gets from them)."""
+    def cut(self, name: str, others: list[str], direction: str = "both") -> None:
+        """Drops, in `name`'s namespace, what it sends to each of `others` ("out"), what it gets
+        from them ("in": what it sends still arrives), or both."""
+        assert direction in ("both", "in", "out"), direction
         for other in others:
             address = self.ip(other) if other in self.members else other
-            run(*self.exec(name), "iptables", "-A", "OUTPUT", "-d", address, "-j", "DROP")
-            if both_ways:
+            if direction in ("both", "out"):
+                run(*self.exec(name), "iptables", "-A", "OUTPUT", "-d", address, "-j", "DROP")
+            if direction in ("both", "in"):
                 run(*self.exec(name), "iptables", "-A", "INPUT", "-s", address, "-j", "DROP")
 
     def heal(self, name: str) -> None:

@@ -1,8 +1,9 @@
 """Network partitions: PostgreSQL and three nodes each in a network namespace of its own
 (netns.py), six clients keeping ops in flight; the test cuts links with iptables and heals them.
 
-- The owner cut off from PostgreSQL (both ways) fences itself within one lease: its clients are
-  closed with 1012 and resume through the other nodes, one of which takes the board over; nothing
+- The owner cut off from PostgreSQL (both ways, or one way: its statements arrive, the answers
+  are lost, so commits may happen that it never hears of) fences itself within one lease: its
+  clients are closed with 1012 and resume through the other nodes, one of which takes the board over; nothing
   the cut owner had not committed was ever broadcast. Healed, it serves clients again.
 - The owner cut off from the other nodes but not from PostgreSQL keeps its board (its own clients
   go on committing); clients of the other nodes, whose forwards cannot reach it, are closed with
@@ -56,7 +57,11 @@ def first_close_after(person, since: float, port: int | None = None):
     return None
 
 
-def test_an_owner_cut_off_from_postgres_fences_itself_and_its_clients_resume_elsewhere(partitioned, capsys):
+@pytest.mark.parametrize("direction", ["both", "in"], ids=["both-ways", "one-way-replies-lost"])
+def test_an_owner_cut_off_from_postgres_fences_itself_and_its_clients_resume_elsewhere(partitioned, capsys,
+                                                                                        direction):
+    """Both ways, or one way: what the owner sends still reaches PostgreSQL (its commits may
+    happen) but no answer comes back, so it cannot know they did."""
     net, _, cluster = partitioned
     report: list[str] = []
 
@@ -65,9 +70,10 @@ def test_an_owner_cut_off_from_postgres_fences_itself_and_its_clients_resume_els
         node = cluster.node(owner)
         direct = [p for p in scenario.people if p.connected_to == node.port]
         assert direct, "the owner has clients of its own"
-        scenario.say(f"cut {owner} (the owner) off from PostgreSQL; its direct clients {[p.name for p in direct]}")
+        scenario.say(f"cut {owner} (the owner) off from PostgreSQL ({direction}); "
+                     f"its direct clients {[p.name for p in direct]}")
         cut_at = time.monotonic()
-        await asyncio.to_thread(net.cut, owner, ["pg"])
+        await asyncio.to_thread(net.cut, owner, ["pg"], direction)
         node.paused = True  # not asked for the board while it cannot read it
 
         await scenario.poll(f"{owner}'s direct clients closed",
@@ -96,7 +102,7 @@ def test_an_owner_cut_off_from_postgres_fences_itself_and_its_clients_resume_els
                             lambda: any(p.connected_to == node.port for p in movers), timeout=40)
         serving = time.monotonic() - healed_at
         await scenario.progress(ROUND_OPS, f"after {owner} healed")
-        report.append(f"owner cut from PostgreSQL: fenced (1012) {fenced:.2f}s after the cut, {new} commits "
+        report.append(f"owner cut from PostgreSQL ({direction}): fenced (1012) {fenced:.2f}s after the cut, {new} commits "
                       f"{committing:.2f}s after it; healed, {owner} serves again {serving:.2f}s later")
         scenario.say(report[-1])
 
