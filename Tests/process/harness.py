@@ -1,7 +1,7 @@
 """Helpers for process tests: the real `shuffleboard` binary as a subprocess, HTTP, WebSocket clients.
 
 Every wait here has a timeout; nothing sleeps to synchronise. Servers are started on port 0 and
-the port is read from the `listening on http://127.0.0.1:PORT/` log line.
+the address and port are read from the `listening on http://127.0.0.1:PORT/` log line.
 """
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ class Server:
                 self.cond.wait(left)
 
     def wait_listening(self) -> "Server":
-        m = self.wait_for_log(r"listening on http://(127\.0\.0\.1|\d+\.\d+\.\d+\.\d+):(\d+)/", timeout=START_TIMEOUT)
+        m = self.wait_for_log(r"listening on http://(\d+\.\d+\.\d+\.\d+):(\d+)/", timeout=START_TIMEOUT)
         self.host, self.port = m.group(1), int(m.group(2))
         return self
 
