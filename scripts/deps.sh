@@ -40,6 +40,12 @@ need_typescript() {
   need_apt node-typescript
 }
 
+# What the cluster tests need besides PostgreSQL (scripts/postgres.sh) and the browser: HAProxy in
+# front of the nodes, iproute2 and iptables for the partition tests (network namespaces, cuts).
+need_cluster_test_deps() {
+  need_apt haproxy iproute2 iptables
+}
+
 # need_py2_venv DIR REQUIREMENTS: a Python 2.7 virtualenv at DIR holding the pinned packages of
 # REQUIREMENTS (Autobahn|Testsuite is Python 2 code). It is made from pyenv's Python 2.7 with
 # virtualenv < 20.22 (the last line that makes 2.7 environments), from PyPI, and made again

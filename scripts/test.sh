@@ -27,7 +27,8 @@ step() {
 step 900 "what the tests need, installed when missing" bash -c '
   source scripts/deps.sh
   need_build_deps
-  need_apt chromium haproxy
+  need_apt chromium
+  need_cluster_test_deps
   command -v node >/dev/null || need_apt nodejs
   need_typescript
   need_pip playwright=playwright pytest=pytest websockets=websockets prometheus_client=prometheus-client'
@@ -59,7 +60,7 @@ export SHUFFLEBOARD_BIN="$bin/shuffleboard"
 
 step 420 "process tests: the real binary (crash and restart, CLI, board API, transport)" Tests/process/run.sh >&2
 
-step 420 "cluster tests: PostgreSQL, three nodes and HAProxy; kill -9, SIGSTOP and restart of a board's owner" \
+step 540 "cluster tests: PostgreSQL, three nodes and HAProxy; kill -9, SIGSTOP and restart of a board's owner; PostgreSQL failover; partitions" \
   Tests/cluster/run.sh >&2
 
 step 420 "WebSocket conformance: Autobahn|Testsuite fuzzingclient against --echo-path (sections 1-7, 10)" \

@@ -141,6 +141,7 @@ export function rejectText(reason, by, nameOf = (id) => id, opType = null) {
       : 'Your hold on that tile just ended; others go first for a few seconds';
     case 'hold_limit': return 'Too many tiles are held from your network at once; drop one first';
     case 'compacted': return 'That version is too old: the server no longer keeps it';
+    case 'unavailable': return 'The server could not store that just now; try again in a moment';
     default: return `The server refused that (${String(reason)})`;
   }
 }

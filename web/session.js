@@ -150,6 +150,14 @@ export class Session {
           this.#emit(this.#presence(), render());
           break;
         case 'error':
+          // An op the server did not apply (its store is failing and enough ops of the board
+          // wait for it, or the board moved or could not be stored): take it back like a
+          // rejected one, so that the page never shows what the server does not have. Had it
+          // been stored after all (a board that moved), the resume brings it back.
+          if (m.code === 'unavailable' && m.op && this.state.pending.some((p) => p.op === m.op)) {
+            this.#rejected({ op: m.op, reason: 'unavailable' });
+            break;
+          }
           this.#emit(
             { type: 'warn', text: `server error ${m.code}: ${m.message}` },
             { type: 'toast', text: `Server: ${m.message || m.code}` },

@@ -50,6 +50,9 @@ extension Hub {
         package var maxUsersPerBoard = 10_000
         /// Boards in memory (0: no limit); past it, a `hello` for another gets `unavailable`, 1013.
         package var maxBoardsInMemory = 10_000
+        /// Ops of one board applied and waiting for the store (0: no limit); past it, a new op gets
+        /// `unavailable` at once, not applied. Only reached while the store fails or falls behind.
+        package var maxUnstoredOps = 1_000
         /// Lines below this level are not made at all (so they use none of the budget below).
         package var logLevel = LogLevel.info
         /// Log lines per second that clients can cause; the rest are counted, and the count logged.

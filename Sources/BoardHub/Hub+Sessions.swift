@@ -176,7 +176,35 @@ extension Hub {
             // The board may have been deleted (and even recreated) while this connection closes.
             guard let host = boards[boardID], host.connection(of: user) == id else { return }
             guard permits(session, message, on: host) else { return }
+            let message = withinStoreBacklog(message, on: host, to: id)
             perform(host.room.handle(message, from: user, address: session.peer, now: now, wall: wall), on: host)
+        }
+    }
+
+    /// `message`, or, when the board already has `maxUnstoredOps` ops waiting for the store (the
+    /// store is failing: a full disk, a database away), what is left of it without a new op: an
+    /// op is refused at once with `unavailable` (it was not applied; the client may send it again
+    /// later with the same op id), and a drop with an action becomes a plain drop. So memory stays
+    /// bounded however long the store fails, and nobody waits on an op that cannot be stored soon.
+    private func withinStoreBacklog(_ message: ClientMessage, on host: BoardHost, to id: ConnectionID)
+        -> ClientMessage
+    {
+        let room = host.room
+        guard config.maxUnstoredOps > 0, room.sequencer.seq - room.visibleSeq >= Seq(config.maxUnstoredOps)
+        else { return message }
+        let text =
+            "the store is not keeping up (\(config.maxUnstoredOps) ops wait for it); not applied, send it again later"
+        switch message {
+        case .op(let request):
+            meters.limitHits.add(.unstoredOps)
+            send(.error(ProtocolError(.unavailable, text, opID: request.opID.rawValue)), to: id)
+            return .ping  // A room ignores it.
+        case .drop(let item, let action?):
+            meters.limitHits.add(.unstoredOps)
+            send(.error(ProtocolError(.unavailable, text, opID: action.opID.rawValue)), to: id)
+            return .drop(item: item, action: nil)
+        default:
+            return message
         }
     }
 

@@ -169,6 +169,8 @@ package enum LimitName: String, MetricLabels, CaseIterable {
     case httpAnswers = "http_answers"
     /// Revoked tokens in force (`POST /api/revocations` gets 507).
     case revocations
+    /// `--max-unstored-ops`: a board's ops waiting for a failing store (`unavailable`).
+    case unstoredOps = "unstored_ops"
 
     /// `limit`.
     package static let names = ["limit"]

@@ -150,6 +150,11 @@ package struct ServerConfig: Sendable {
         get { hub.maxBoardsInMemory }
         set { hub.maxBoardsInMemory = newValue }
     }
+    /// Ops of one board waiting for the store (0: no limit); more get `unavailable` at once.
+    package var maxUnstoredOps: Int {
+        get { hub.maxUnstoredOps }
+        set { hub.maxUnstoredOps = newValue }
+    }
     /// Seconds an HTTP client has to send its request headers, and then for the rest of the
     /// exchange: its body, the server's answer, and sending that answer.
     package var httpTimeout = 15

@@ -77,6 +77,8 @@ extension CommandLineParser {
           --board-creations N       new boards per minute that hello may make per address (default 30)
           --max-users-per-board N   users on one board; more get board_full, 4409 (default 10000)
           --max-boards N            boards in memory; a hello for another gets 1013 (default 10000)
+          --max-unstored-ops N      ops of one board waiting for a failing store; more get
+                                    unavailable at once (default 1000, 0: no limit)
           --presence-limit N        users above which a board sends presence counts, not joins (default 50)
           --shutdown-write-retry SECONDS   how long stopping retries a failing store write before
                                     dropping the unacknowledged writes (default 5)

@@ -269,6 +269,8 @@ enum CommandLineParser {
                 options.config.presenceLimit = try integer(reader.value(for: option), option, 1...100_000)
             case "--max-boards":
                 options.config.maxBoards = try integer(reader.value(for: option), option, 0...10_000_000)
+            case "--max-unstored-ops":
+                options.config.maxUnstoredOps = try integer(reader.value(for: option), option, 0...1_000_000)
             case "--shutdown-write-retry":
                 let value = try reader.value(for: option)
                 guard let seconds = Double(value), seconds >= 0, seconds <= 3600 else {

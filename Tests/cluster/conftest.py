@@ -8,7 +8,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "process"))
 sys.path.insert(0, HERE)
 
-from cluster import Cluster, HAProxy, Postgres  # noqa: E402
+from cluster import Cluster, HAPostgres, HAProxy, Postgres  # noqa: E402
 from harness import BIN  # noqa: E402
 
 
@@ -29,6 +29,14 @@ def postgres():
 def own_postgres():
     """A PostgreSQL of the test's own, for a test that stops it."""
     pg = Postgres()
+    yield pg
+    pg.stop()
+
+
+@pytest.fixture
+def ha_postgres():
+    """A primary and a synchronous standby of the test's own (scripts/postgres.sh start --ha)."""
+    pg = HAPostgres()
     yield pg
     pg.stop()
 

@@ -1,8 +1,9 @@
 """Helpers for process tests: the real `shuffleboard` binary as a subprocess, HTTP, WebSocket clients.
 
 Every wait here has a timeout; nothing sleeps to synchronise. Servers are started on port 0 and
-the port is read from the `listening on http://127.0.0.1:PORT/` log line (`https://` for a server
-with a certificate: then `ca`, the authority that signed it, is what HTTP and WebSocket clients trust).
+the address and port are read from the `listening on http://127.0.0.1:PORT/` log line (`https://`
+for a server with a certificate: then `ca`, the authority that signed it, is what HTTP and WebSocket
+clients trust).
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ class Server:
         self.cond = threading.Condition()
         self.eof = False
         self.port: int | None = None
+        self.host = "127.0.0.1"  # the address it listens on (a partition test's nodes use others)
 
         def limit_files() -> None:  # In the child, before exec: its open-file limit, soft and hard.
             resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))
@@ -102,8 +104,8 @@ class Server:
                 self.cond.wait(left)
 
     def wait_listening(self) -> "Server":
-        m = self.wait_for_log(r"listening on (https?)://127\.0\.0\.1:(\d+)/", timeout=START_TIMEOUT)
-        self.scheme, self.port = m.group(1), int(m.group(2))
+        m = self.wait_for_log(r"listening on (https?)://(\d+\.\d+\.\d+\.\d+):(\d+)/", timeout=START_TIMEOUT)
+        self.scheme, self.host, self.port = m.group(1), m.group(2), int(m.group(3))
         return self
 
     def tls_context(self) -> ssl.SSLContext | None:
@@ -127,7 +129,7 @@ class Server:
 
     @property
     def ws_url(self) -> str:
-        return f"{'wss' if self.scheme == 'https' else 'ws'}://127.0.0.1:{self.port}/ws"
+        return f"{'wss' if self.scheme == 'https' else 'ws'}://{self.host}:{self.port}/ws"
 
     def signal(self, sig: int) -> None:
         if self.proc.poll() is None:
@@ -162,7 +164,7 @@ class Server:
              timeout: float = WAIT, token: str | None = None) -> tuple[int, Any]:
         """(status, parsed JSON body or text); `token` goes in `Authorization: Bearer`."""
         data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
-        req = urllib.request.Request(f"{self.scheme}://127.0.0.1:{self.port}{path}", data=data, method=method)
+        req = urllib.request.Request(f"{self.scheme}://{self.host}:{self.port}{path}", data=data, method=method)
         if data is not None:
             req.add_header("content-type", "application/json")
         if token is not None:
