@@ -222,8 +222,10 @@ class Client:
         self.stack = contextlib.ExitStack()
         # `source_address` (such as ("127.0.0.2", 0)) makes the client another address.
         extra: dict[str, Any] = {"source_address": source_address} if source_address else {}
-        if server.tls_context():
-            extra["ssl"] = server.tls_context()
+        # Anything with a `ws_url` will do (a proxy in front of servers); only a Server has TLS.
+        context = server.tls_context() if isinstance(server, Server) else None
+        if context:
+            extra["ssl"] = context
         self.ws = self.stack.enter_context(
             connect(server.ws_url + query, subprotocols=[SUBPROTOCOL], open_timeout=WAIT, close_timeout=2, **extra))
         assert self.ws.subprotocol == SUBPROTOCOL
