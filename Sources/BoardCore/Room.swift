@@ -250,6 +250,15 @@ package struct Room: Sendable {
         }
     }
 
+    /// An op from someone who is not on the board (`POST /api/boards/{id}/ops`), sent as `user`:
+    /// the same rules as a joined user's op, but a refusal for a hold puts it in no line for the
+    /// item (it will never drag it, so it must not take a turn from those who would).
+    package mutating func submitDetached(_ request: OpRequest, as user: UserID, now: Instant, wall: UnixTime)
+        -> [Effect]
+    {
+        submit(request, from: user, now: now, wall: wall, waitsTurn: false)
+    }
+
     /// True while holds or turns wait for time to pass: the server calls `expireHolds` then.
     package var hasTimers: Bool { !holds.isEmpty || !turns.isEmpty }
 
@@ -292,7 +301,9 @@ package struct Room: Sendable {
         return []
     }
 
-    private mutating func submit(_ request: OpRequest, from user: UserID, now: Instant, wall: UnixTime) -> [Effect] {
+    private mutating func submit(
+        _ request: OpRequest, from user: UserID, now: Instant, wall: UnixTime, waitsTurn: Bool = true
+    ) -> [Effect] {
         let holds = self.holds
         switch sequencer.submit(request, by: user, time: wall, holder: { holds[$0]?.by }) {
         case .committed(let op):
@@ -306,7 +317,7 @@ package struct Room: Sendable {
         case .duplicate(let seq):
             return reply(.ack(request.opID, seq: seq), to: user, requires: seq)
         case .rejected(let rejection):
-            if rejection.reason == .held {
+            if rejection.reason == .held && waitsTurn {
                 // An op refused for a hold (a toggle on a paint board) waits in line like a dragStart.
                 for item in request.op.involvedItems {
                     guard let holder = holds[item]?.by, holder != user else { continue }

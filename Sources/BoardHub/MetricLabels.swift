@@ -166,6 +166,10 @@ package enum LimitName: String, MetricLabels, CaseIterable {
     case httpAnswers = "http_answers"
     /// Revoked tokens in force (`POST /api/revocations` gets 507).
     case revocations
+    /// `--max-streams` (503 `busy` for an event stream).
+    case streams
+    /// `--max-streams-per-address` (429 for an event stream).
+    case streamsPerAddress = "streams_per_address"
 
     /// `limit`.
     package static let names = ["limit"]

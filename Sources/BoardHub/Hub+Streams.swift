@@ -1,0 +1,173 @@
+package import BoardCore
+
+/// One event of `GET /api/boards/{id}/events` (Server-Sent Events), encoded once for every
+/// stream it goes to.
+package enum StreamEvent: Equatable, Sendable {
+    /// The first bytes of every stream: how long an `EventSource` waits before it reconnects.
+    case opened
+    /// Committed ops, in seq order: `id: SEQ`, `event: op`, `data: COMMITTED-OP` each.
+    case ops([CommittedOp])
+    /// The board as it is at `seq`: the stream's start when no `since` was given, or when the ops
+    /// after it are no longer kept. `id: SEQ`, `event: reset`, `data: {"seq", "board"}`.
+    case reset(Board, seq: Seq)
+    /// The board was deleted; the stream ends. `event: deleted`, `data: {"deleted": ID}`.
+    case deleted(BoardID)
+    /// A comment line, so that proxies do not close a quiet stream.
+    case keepalive
+
+    /// The event as `text/event-stream` bytes (UTF-8; JSON never holds a raw line break).
+    package func encoded() -> [UInt8] {
+        var out: [UInt8] = []
+        func event(_ id: Seq?, _ name: String, _ build: (inout JSONWriter) -> Void) {
+            if let id { out.append(contentsOf: "id: \(id)\n".utf8) }
+            out.append(contentsOf: "event: \(name)\ndata: ".utf8)
+            var w = JSONWriter()
+            build(&w)
+            out.append(contentsOf: w.bytes)
+            out.append(contentsOf: "\n\n".utf8)
+        }
+        switch self {
+        case .opened:
+            out.append(contentsOf: "retry: 1000\n\n".utf8)
+        case .ops(let ops):
+            for op in ops { event(op.seq, "op") { op.encode(into: &$0) } }
+        case .reset(let board, let seq):
+            event(seq, "reset") { w in
+                w.beginObject()
+                w.write("seq", seq)
+                board.encode(into: &w, key: "board")
+                w.endObject()
+            }
+        case .deleted(let id):
+            event(nil, "deleted") { w in
+                w.beginObject()
+                w.write("deleted", id.rawValue)
+                w.endObject()
+            }
+        case .keepalive:
+            out.append(contentsOf: ": keepalive\n\n".utf8)
+        }
+        return out
+    }
+}
+
+/// An event stream as the hub sees it: asked for, waiting for its board, or open on it.
+struct EventStream {
+    var board: BoardID
+    var peer: String
+    /// The seq the client has (nil: none; the stream starts with a `reset`).
+    var since: Seq?
+}
+
+/// `GET /api/boards/{id}/events`: every committed op of a board, in seq order, as Server-Sent
+/// Events, from the seq the client names (`since`, or `Last-Event-ID` when an `EventSource`
+/// reconnects). An open stream is a reader of the board like a joined connection (the board
+/// stays in memory while one is open) but not a user: nobody sees it. The transport writes each
+/// event as it writes a WebSocket's messages, and cuts off a stream whose reader falls behind
+/// its send bound (`streamEnded` follows).
+extension Hub {
+    func streamRequest(_ id: BoardID, _ request: HTTPRequest, exchange: ExchangeID) {
+        guard request.method == .get else { return emit(.respond(exchange, .methodNotAllowed("GET"))) }
+        var since: Seq?
+        if let text = request.lastEventID?.trimmingWhitespace(), !text.isEmpty {
+            guard let n = Int(text), (0...Int(Int32.max)).contains(n) else {
+                return emit(.respond(exchange, .error(400, "bad_request", "Last-Event-ID must be a seq")))
+            }
+            since = n
+        } else if let text = request.query["since"] {
+            guard let n = Int(text), (0...Int(Int32.max)).contains(n) else {
+                return emit(.respond(exchange, .error(400, "bad_request", "since must be a non-negative integer")))
+            }
+            since = n
+        }
+        if config.maxStreams > 0 && streams.count >= config.maxStreams {
+            meters.limitHits.add(.streams)
+            log(.warning, "\(exchange) from \(request.peer): \(streams.count) event streams are open, the most")
+            var response = HTTPResponse.error(503, "busy", "too many event streams are open; try again later")
+            response.headers.append(HTTPResponse.Header("retry-after:", "5"))
+            return emit(.respond(exchange, response))
+        }
+        let address = addressState(request.peer)
+        if config.maxStreamsPerAddress > 0 && address.streams >= config.maxStreamsPerAddress {
+            meters.limitHits.add(.streamsPerAddress)
+            log(.warning, "\(exchange) from \(request.peer): over \(config.maxStreamsPerAddress) event streams")
+            return emit(
+                .respond(exchange, .error(429, "rate_limited", "too many event streams from your address")))
+        }
+        address.streams += 1
+        streams[exchange] = EventStream(board: id, peer: request.peer, since: since)
+        if let host = boards[id] {
+            openStream(exchange, on: host)
+        } else if isDeleting(id) {
+            refuseStream(exchange, Self.unknownBoard(id))
+        } else if config.maxBoardsInMemory > 0 && boards.count + waiting.count >= config.maxBoardsInMemory {
+            meters.limitHits.add(.boardsInMemory)
+            refuseStream(exchange, .error(503, "unavailable", "the server is full; try again later"))
+        } else {
+            defer_(.stream(exchange), on: id)
+        }
+    }
+
+    /// A stream that will not open: forgotten, and answered with `response`.
+    func refuseStream(_ exchange: ExchangeID, _ response: HTTPResponse) {
+        forgetStream(exchange)
+        emit(.respond(exchange, response))
+    }
+
+    /// Opens a stream on its loaded board: what the client lacks first (the ops after its seq,
+    /// or the board when those are not kept or it named none), then every op as it is published.
+    func openStream(_ exchange: ExchangeID, on host: BoardHost) {
+        guard let stream = streams[exchange] else { return }  // Its client left while the board loaded.
+        let room = host.room
+        emit(.openStream(exchange))
+        emit(.stream(.opened, to: [exchange]))
+        if let since = stream.since, let ops = room.publishedOps(after: since) {
+            if !ops.isEmpty { emit(.stream(.ops(ops), to: [exchange])) }
+        } else {
+            emit(.stream(.reset(room.published, seq: room.visibleSeq), to: [exchange]))
+        }
+        host.streams.append(exchange)
+        host.streamed = now
+        log(.debug, "\(exchange) from \(stream.peer): event stream of board \(room.id) from seq \(room.visibleSeq)")
+    }
+
+    /// The transport ended the stream (its client left, or fell behind).
+    func streamEnded(_ exchange: ExchangeID) {
+        guard let stream = forgetStream(exchange), let host = boards[stream.board] else { return }
+        if let index = host.streams.firstIndex(of: exchange) { host.streams.remove(at: index) }
+        evictIfIdle(host)
+    }
+
+    @discardableResult
+    private func forgetStream(_ exchange: ExchangeID) -> EventStream? {
+        guard let stream = streams.removeValue(forKey: exchange) else { return nil }
+        if let address = addresses[stream.peer] { address.streams -= 1 }
+        return stream
+    }
+
+    /// The board leaves memory: its streams end (after `deleted` when it was deleted). A client
+    /// whose board moved reconnects with `Last-Event-ID` and misses nothing.
+    func endStreams(of host: BoardHost, deleted: Bool) {
+        guard !host.streams.isEmpty else { return }
+        if deleted { emit(.stream(.deleted(host.room.id), to: host.streams)) }
+        emit(.endStream(host.streams))
+        for exchange in host.streams { forgetStream(exchange) }
+        host.streams = []
+    }
+
+    /// Shutdown: every stream ends; those still waiting for their board are answered 503.
+    func endAllStreams() {
+        for id in boards.keys.sorted() { endStreams(of: boards[id]!, deleted: false) }
+        for exchange in streams.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
+            refuseStream(exchange, .error(503, "unavailable", "the server is shutting down"))
+        }
+    }
+
+    /// On each tick: a comment to the streams of every board quiet for `streamKeepalive`.
+    func keepStreamsAlive() {
+        for host in boards.values where !host.streams.isEmpty && now - host.streamed >= config.streamKeepalive {
+            host.streamed = now
+            emit(.stream(.keepalive, to: host.streams))
+        }
+    }
+}
