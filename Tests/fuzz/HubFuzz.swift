@@ -541,6 +541,12 @@ final class HubDriver {
             require(id == accepting, "\(id) refused, but it is not the socket being accepted")
         case .closeIfSilent(let id):
             require(sockets[id] != nil, "\(id) checked for silence, but it is not open and pending")
+        case .openStream(let id):
+            guard let answer = exchanges[id] else { violated("a stream opened on \(id), which was never asked") }
+            require(answer == nil, "\(id) opened as a stream after it was answered")
+            exchanges[id] = .some(HTTPResponse(status: 200, contentType: "text/event-stream", body: []))
+        case .stream(_, let ids), .endStream(let ids):
+            for id in ids { require(exchanges[id]??.contentType == "text/event-stream", "a stream event to \(id)") }
         }
     }
 
