@@ -57,6 +57,8 @@ struct EventStream {
     var peer: String
     /// The seq the client has (nil: none; the stream starts with a `reset`).
     var since: Seq?
+    /// When it was asked for.
+    var began: Instant
 }
 
 /// `GET /api/boards/{id}/events`: every committed op of a board, in seq order, as Server-Sent
@@ -68,15 +70,17 @@ struct EventStream {
 extension Hub {
     func streamRequest(_ id: BoardID, _ request: HTTPRequest, exchange: ExchangeID) {
         guard request.method == .get else { return emit(.respond(exchange, .methodNotAllowed("GET"))) }
+        // Last-Event-ID wins over `since`: an EventSource reconnecting keeps its URL. Both are checked.
         var since: Seq?
-        if let text = request.lastEventID?.trimmingWhitespace(), !text.isEmpty {
-            guard let n = Int(text), (0...Int(Int32.max)).contains(n) else {
-                return emit(.respond(exchange, .error(400, "bad_request", "Last-Event-ID must be a seq")))
+        if let text = request.query["since"] {
+            guard let n = Self.seq(text) else {
+                return emit(.respond(exchange, .error(400, "bad_request", "since must be a non-negative integer")))
             }
             since = n
-        } else if let text = request.query["since"] {
-            guard let n = Int(text), (0...Int(Int32.max)).contains(n) else {
-                return emit(.respond(exchange, .error(400, "bad_request", "since must be a non-negative integer")))
+        }
+        if let text = request.lastEventID?.trimmingWhitespace(), !text.isEmpty {
+            guard let n = Self.seq(text) else {
+                return emit(.respond(exchange, .error(400, "bad_request", "Last-Event-ID must be a seq")))
             }
             since = n
         }
@@ -95,7 +99,7 @@ extension Hub {
                 .respond(exchange, .error(429, "rate_limited", "too many event streams from your address")))
         }
         address.streams += 1
-        streams[exchange] = EventStream(board: id, peer: request.peer, since: since)
+        streams[exchange] = EventStream(board: id, peer: request.peer, since: since, began: now)
         if let host = boards[id] {
             openStream(exchange, on: host)
         } else if isDeleting(id) {
@@ -106,6 +110,14 @@ extension Hub {
         } else {
             defer_(.stream(exchange), on: id)
         }
+    }
+
+    /// A seq as a stream's `since` or `Last-Event-ID` says it: 1 to 18 ASCII digits (no sign).
+    static func seq(_ text: String) -> Seq? {
+        guard (1...18).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+            return nil
+        }
+        return Int(text)
     }
 
     /// A stream that will not open: forgotten, and answered with `response`.
@@ -163,8 +175,16 @@ extension Hub {
         }
     }
 
-    /// On each tick: a comment to the streams of every board quiet for `streamKeepalive`.
+    /// On each tick: streams older than `maxStreamAge` end; a comment goes to the streams of
+    /// every board quiet for `streamKeepalive`.
     func keepStreamsAlive() {
+        if config.maxStreamAge > 0 {
+            let old = streams.filter { now - $0.value.began >= config.maxStreamAge }.keys.sorted {
+                $0.rawValue < $1.rawValue
+            }
+            if !old.isEmpty { emit(.endStream(old)) }
+            for exchange in old { streamEnded(exchange) }
+        }
         for host in boards.values where !host.streams.isEmpty && now - host.streamed >= config.streamKeepalive {
             host.streamed = now
             emit(.stream(.keepalive, to: host.streams))

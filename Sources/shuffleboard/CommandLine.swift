@@ -293,6 +293,9 @@ enum CommandLineParser {
                         message: "--stream-keepalive must be a number of seconds from 0.05 to 3600, not '\(value)'")
                 }
                 options.config.hub.streamKeepalive = Int64(seconds * 1000)
+            case "--max-stream-seconds":
+                let seconds = try integer(reader.value(for: option), option, 0...86_400)
+                options.config.hub.maxStreamAge = Int64(seconds) * 1000
             case "--max-streams":
                 options.config.hub.maxStreams = try integer(reader.value(for: option), option, 0...1_000_000)
             case "--max-streams-per-address":

@@ -300,4 +300,17 @@ import Testing
         #expect(text.hasSuffix("}\n\n"))
         #expect(text.filter { $0 == "\n" }.count == 4)
     }
+
+    @Test func aStreamEndsAfterItsMaximumAge() {
+        let h = HubHarness { $0.maxStreamAge = 60_000 }
+        let c = h.open(1)
+        h.joinNew(c)
+        _ = events(h, exchange: x1, query: ["since": "0"])
+        h.now = h.now + 59_000
+        #expect(!h.on(.tick).contains { $0 == .endStream([x1]) })
+        h.now = h.now + 1_000
+        #expect(h.on(.tick).contains { $0 == .endStream([x1]) })
+        h.on(.streamEnded(x1))  // The transport's word comes after: nothing more happens.
+        #expect(opened(x2, in: events(h, exchange: x2, lastEventID: "0")))
+    }
 }
