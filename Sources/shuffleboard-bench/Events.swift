@@ -17,9 +17,14 @@ import Foundation
 struct Events {
     var subscribers = 1000
     var ops = 400
+    /// Ops per second from the 4 committers together: the same offered load for both kinds of
+    /// subscriber (unpaced, the committers would go as fast as their own broadcasts come back,
+    /// which on WebSocket is after the fan-out and on SSE is not).
+    var rate = 100
     var restOps = 4000
 
-    static let usage = "usage: shuffleboard-bench events [--subscribers N] [--ops N] [--rest-ops N]"
+    static let usage =
+        "usage: shuffleboard-bench events [--subscribers N] [--ops N] [--rate OPS_PER_S] [--rest-ops N]"
 
     init?(arguments: ArraySlice<String>) {
         var arguments = arguments
@@ -28,6 +33,7 @@ struct Events {
             switch argument {
             case "--subscribers": subscribers = n
             case "--ops": ops = n
+            case "--rate": rate = n
             case "--rest-ops": restOps = n
             default: return nil
             }
@@ -35,7 +41,9 @@ struct Events {
     }
 
     func run() async throws {
-        print("event stream fan-out: \(subscribers) subscribers on one board, 4 committers, \(ops) ops (memory store)")
+        print(
+            "event stream fan-out: \(subscribers) subscribers on one board, 4 committers, \(ops) ops at \(rate)/s "
+                + "(memory store)")
         print("subscribers      p50 ms (send → last)   p99 ms (send → last)   every op to every subscriber")
         let sse = try await fanOut(sse: true)
         print(
@@ -150,12 +158,18 @@ struct Events {
     /// Each committer toggles an item of its own, one op in flight, `ops / 4` times.
     private func commit(_ committers: [ClientConnection], sends: Sends) -> Task<Void, Error> {
         let perClient = ops / 4
+        let interval = UInt64(4_000_000_000 / rate)  // Between one committer's sends, in ns.
+        let start = DispatchTime.now().uptimeNanoseconds
         return Task {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for (i, c) in committers.enumerated() {
                     group.addTask {
                         var seq = 0
                         for n in 0..<perClient {
+                            // Paced: committer i sends its nth op at start + (n + i/4) intervals.
+                            let due = start + UInt64(n) * interval + UInt64(i) * interval / 4
+                            let now = DispatchTime.now().uptimeNanoseconds
+                            if due > now { try await Task.sleep(nanoseconds: due - now) }
                             let op = "c\(i)-\(n)"
                             sends.note(op)
                             c.send(
@@ -304,6 +318,9 @@ final class SSEReaders {
 
     /// Reads until every reader has `ops` op events; per op id, how many readers got it and when
     /// the last did.
+    private static let opEvent = Array("event: op\n".utf8)
+    private static let opKey = Array(#""op":""#.utf8)
+
     func read(ops: Int) throws -> [String: (count: Int, last: UInt64)] {
         var arrivals: [String: (count: Int, last: UInt64)] = [:]
         var got = Array(repeating: 0, count: fds.count)
@@ -316,21 +333,23 @@ final class SSEReaders {
             for i in try readable(timeout: 1000) {
                 try fill(i)
                 let now = DispatchTime.now().uptimeNanoseconds
-                while let end = find(pending[i], [10, 10]) {
-                    let event = String(decoding: pending[i][..<end], as: UTF8.self)
-                    pending[i].removeFirst(end + 2)
-                    guard event.contains("event: op"),
-                        let data = event.split(separator: "\n").first(where: {
-                            $0.hasPrefix("data: ")
-                        })
+                // Byte by byte, no JSON parse: the reader must cost less than the server's fan-out.
+                let buffer = pending[i]
+                var start = 0
+                while let end = find(buffer, [10, 10], from: start) {
+                    defer { start = end + 2 }
+                    guard find(buffer, Self.opEvent, from: start).map({ $0 < end }) ?? false,
+                        let key = find(buffer, Self.opKey, from: start), key < end
                     else { continue }
-                    let json = try JSON.parse(String(data.dropFirst(6)))
-                    guard let op = json["op"]?.stringValue else { continue }
+                    var close = key + Self.opKey.count
+                    while close < end && buffer[close] != 0x22 { close += 1 }
+                    let op = String(decoding: buffer[(key + Self.opKey.count)..<close], as: UTF8.self)
                     let old = arrivals[op] ?? (0, 0)
                     arrivals[op] = (old.count + 1, max(old.last, now))
                     got[i] += 1
                     if got[i] == ops { finished += 1 }
                 }
+                if start > 0 { pending[i].removeFirst(start) }
             }
         }
         return arrivals
@@ -386,9 +405,9 @@ func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws {
     }
 }
 
-func find(_ haystack: [UInt8], _ needle: [UInt8]) -> Int? {
-    guard haystack.count >= needle.count else { return nil }
-    outer: for i in 0...(haystack.count - needle.count) where haystack[i] == needle[0] {
+func find(_ haystack: [UInt8], _ needle: [UInt8], from: Int = 0) -> Int? {
+    guard haystack.count - from >= needle.count else { return nil }
+    outer: for i in from...(haystack.count - needle.count) where haystack[i] == needle[0] {
         for j in 1..<needle.count where haystack[i + j] != needle[j] { continue outer }
         return i
     }

@@ -313,4 +313,22 @@ import Testing
         h.on(.streamEnded(x1))  // The transport's word comes after: nothing more happens.
         #expect(opened(x2, in: events(h, exchange: x2, lastEventID: "0")))
     }
+
+    @Test func inAClusterANodeThatDoesNotOwnTheBoardAnswers503NamingTheOwner() {
+        let h = HubHarness { $0.cluster = ClusterSettings(node: "a", lease: 2_000) }
+        let op = post(h, #"{"type":"toggle","op":"r1","base":0,"item":"t1","on":true}"#, exchange: x1)
+        guard let (read, request) = h.read(in: op) else { return }
+        guard case .claim = request else {
+            Issue.record("expected a claim, got \(request)")
+            return
+        }
+        let stream = events(h, exchange: x2)
+        #expect(!stream.contains { if case .read = $0 { true } else { false } }, "one claim for both")
+        let answers = responses(in: h.on(.answered(read, .elsewhere(node: "b", advertise: "127.0.0.1:9"))))
+        #expect(answers.map(\.0.rawValue) == [x1.rawValue, x2.rawValue])
+        for (_, response) in answers {
+            #expect(response.status == 503)
+            #expect(response.text.contains(#""error":"elsewhere""#) && response.text.contains(#""owner":"b""#))
+        }
+    }
 }
