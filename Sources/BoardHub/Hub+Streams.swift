@@ -122,7 +122,7 @@ extension Hub {
 
     /// A stream that will not open: forgotten, and answered with `response`.
     func refuseStream(_ exchange: ExchangeID, _ response: HTTPResponse) {
-        forgetStream(exchange)
+        guard forgetStream(exchange) != nil else { return }  // Its client left while the board loaded.
         emit(.respond(exchange, response))
     }
 
