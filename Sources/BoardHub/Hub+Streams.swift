@@ -133,7 +133,7 @@ extension Hub {
         let room = host.room
         emit(.openStream(exchange))
         emit(.stream(.opened, to: [exchange]))
-        if let since = stream.since, let ops = room.publishedOps(after: since) {
+        if let since = stream.since, let ops = room.publishedOps(after: since), Self.fits(ops, room.published) {
             if !ops.isEmpty { emit(.stream(.ops(ops), to: [exchange])) }
         } else {
             emit(.stream(.reset(room.published, seq: room.visibleSeq), to: [exchange]))
@@ -141,6 +141,22 @@ extension Hub {
         host.streams.append(exchange)
         host.streamed = now
         log(.debug, "\(exchange) from \(stream.peer): event stream of board \(room.id) from seq \(room.visibleSeq)")
+    }
+
+    /// Whether `ops` take no more bytes than `board` does, as a WebSocket resume must (Room.join):
+    /// a reader far behind gets the board (`reset`) instead, so that what it lacks is never more
+    /// than a snapshot (and so within the send bound), however long the ops' texts.
+    static func fits(_ ops: [CommittedOp], _ board: Board) -> Bool {
+        guard ops.count > 1 else { return true }
+        let limit = board.encoded().count
+        var total = 0
+        for op in ops {
+            var w = JSONWriter()
+            op.encode(into: &w)
+            total += w.bytes.count + 32  // The event's `id:`, `event:` and `data:` lines.
+            if total > limit { return false }
+        }
+        return true
     }
 
     /// The transport ended the stream (its client left, or fell behind).

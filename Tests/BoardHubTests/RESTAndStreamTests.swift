@@ -331,4 +331,25 @@ import Testing
             #expect(response.text.contains(#""error":"elsewhere""#) && response.text.contains(#""owner":"b""#))
         }
     }
+
+    @Test func aReaderFarBehindGetsTheBoardNotMoreOpsThanTheBoardsBytes() {
+        let (h, c) = joined()
+        let label = String(repeating: "x", count: 190)
+        for n in 1...20 {
+            h.send(c, #"{"type":"edit","op":"w\#(n)","base":\#(n - 1),"item":"t1","label":"\#(label)\#(n % 10)"}"#)
+            h.makeDurable()
+        }
+        let far = streamed(to: x1, in: events(h, exchange: x1, query: ["since": "0"]))
+        guard case .reset(_, let seq)? = far.last else {
+            Issue.record("expected a reset, got \(far)")
+            return
+        }
+        #expect(seq == 20)
+        let near = streamed(to: x2, in: events(h, exchange: x2, query: ["since": "18"]))
+        guard case .ops(let ops)? = near.last else {
+            Issue.record("expected ops, got \(near)")
+            return
+        }
+        #expect(ops.map(\.seq) == [19, 20])
+    }
 }
