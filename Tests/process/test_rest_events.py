@@ -262,6 +262,8 @@ def test_a_stalled_reader_is_cut_off_while_a_good_one_keeps_up(servers):
 def test_deleting_the_board_ends_the_stream_with_deleted(server):
     stream = Stream(server, "/api/boards/ci/events?since=0")
     assert stream.next()["retry"] == "1000"
+    status, metrics = server.get("/metrics")
+    assert status == 200 and "\nshuffleboard_event_streams 1\n" in metrics, metrics
     assert server.http("DELETE", "/api/boards/ci")[0] == 200
     assert stream.next_event() == {"event": "deleted", "data": {"deleted": "ci"}}
     with pytest.raises(EOFError):
