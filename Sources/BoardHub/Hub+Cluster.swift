@@ -64,7 +64,7 @@ extension Hub {
             case .op(let exchange, _):
                 emit(.respond(exchange, Self.ownedElsewhere(board, by: node)))
             case .stream(let exchange):
-                refuseStream(exchange, Self.ownedElsewhere(board, by: node))
+                streamElsewhere(exchange, node: node)
             case .delete(let exchange):
                 if forced {
                     // A forced claim always takes the lease; a store that says otherwise failed.
@@ -191,8 +191,8 @@ extension Hub {
 
     // MARK: HTTP
 
-    /// 503 `elsewhere` for a REST op or an event stream on a board another node owns: this node
-    /// does not relay HTTP. Through HAProxy, `?board=ID` in the URL sends the request to the node
+    /// 503 `elsewhere` for a REST op on a board another node owns: this node does not relay HTTP
+    /// (an event stream opens and ends instead, `streamElsewhere`). Through HAProxy, `?board=ID` in the URL sends the request to the node
     /// that board's WebSocket clients reach, which is the owner unless the board just moved.
     static func ownedElsewhere(_ board: BoardID, by node: String) -> HTTPResponse {
         var response = HTTPResponse.json(503) { w in

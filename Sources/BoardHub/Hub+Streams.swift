@@ -14,6 +14,9 @@ package enum StreamEvent: Equatable, Sendable {
     case deleted(BoardID)
     /// A comment line, so that proxies do not close a quiet stream.
     case keepalive
+    /// In a cluster, a comment before the stream ends: another node serves the board (an
+    /// `EventSource` reconnects after `retry`; a 503 would make it give up).
+    case elsewhere(node: String)
 
     /// The event as `text/event-stream` bytes (UTF-8; JSON never holds a raw line break).
     package func encoded() -> [UInt8] {
@@ -46,6 +49,9 @@ package enum StreamEvent: Equatable, Sendable {
             }
         case .keepalive:
             out.append(contentsOf: ": keepalive\n\n".utf8)
+        case .elsewhere(let node):
+            // Node names are 1-128 of A-Z a-z 0-9 . _ - (`--node`): nothing to escape in a comment.
+            out.append(contentsOf: ": board served by node \(node); reconnect\n\n".utf8)
         }
         return out
     }
@@ -181,6 +187,18 @@ extension Hub {
         emit(.endStream(host.streams))
         for exchange in host.streams { forgetStream(exchange) }
         host.streams = []
+    }
+
+    /// In a cluster, another node owns the stream's board: the stream opens and ends at once, after
+    /// `retry: 1000` and a comment naming the owner. Its client reconnects (an `EventSource` by
+    /// itself, with its `Last-Event-ID`): through HAProxy with `?board=`, to the owner, or once
+    /// the owner is gone and its lease has lapsed, to the node that takes the board.
+    func streamElsewhere(_ exchange: ExchangeID, node: String) {
+        guard forgetStream(exchange) != nil else { return }
+        emit(.openStream(exchange))
+        emit(.stream(.opened, to: [exchange]))
+        emit(.stream(.elsewhere(node: node), to: [exchange]))
+        emit(.endStream([exchange]))
     }
 
     /// Shutdown: every stream ends; those still waiting for their board are answered 503.

@@ -314,7 +314,7 @@ import Testing
         #expect(opened(x2, in: events(h, exchange: x2, lastEventID: "0")))
     }
 
-    @Test func inAClusterANodeThatDoesNotOwnTheBoardAnswers503NamingTheOwner() {
+    @Test func inAClusterANodeThatDoesNotOwnTheBoardAnswersARESTOp503AndEndsAStreamAtOnce() {
         let h = HubHarness { $0.cluster = ClusterSettings(node: "a", lease: 2_000) }
         let op = post(h, #"{"type":"toggle","op":"r1","base":0,"item":"t1","on":true}"#, exchange: x1)
         guard let (read, request) = h.read(in: op) else { return }
@@ -324,12 +324,17 @@ import Testing
         }
         let stream = events(h, exchange: x2)
         #expect(!stream.contains { if case .read = $0 { true } else { false } }, "one claim for both")
-        let answers = responses(in: h.on(.answered(read, .elsewhere(node: "b", advertise: "127.0.0.1:9"))))
-        #expect(answers.map(\.0.rawValue) == [x1.rawValue, x2.rawValue])
-        for (_, response) in answers {
-            #expect(response.status == 503)
-            #expect(response.text.contains(#""error":"elsewhere""#) && response.text.contains(#""owner":"b""#))
-        }
+        let actions = h.on(.answered(read, .elsewhere(node: "b", advertise: "127.0.0.1:9")))
+        let answers = responses(in: actions)
+        #expect(answers.map(\.0.rawValue) == [x1.rawValue])
+        #expect(answers.first?.1.status == 503)
+        #expect(answers.first?.1.text.contains(#""error":"elsewhere""#) == true)
+        #expect(answers.first?.1.text.contains(#""owner":"b""#) == true)
+        // The stream opens and ends at once: an EventSource reconnects after a 200 that ends, not
+        // after a 503.
+        #expect(opened(x2, in: actions))
+        #expect(streamed(to: x2, in: actions) == [.opened, .elsewhere(node: "b")])
+        #expect(actions.contains { $0 == .endStream([x2]) })
     }
 
     @Test func aReaderFarBehindGetsTheBoardNotMoreOpsThanTheBoardsBytes() {

@@ -19,7 +19,7 @@ DEADLINE = 60.0
 def post_until_answered(port: int, op: dict) -> dict:
     """POSTs the op through HAProxy until a 200 (503 `elsewhere` or a dropped connection while the
     board changes hands are retried with the same op id: a resend is acknowledged, never applied
-    twice)."""
+    twice). Event streams on a node that does not own the board open and end at once instead."""
     deadline = time.monotonic() + DEADLINE
     while True:
         assert time.monotonic() < deadline, f"op {op['op']} never answered"
@@ -80,7 +80,10 @@ class Reader:
                 self.sock.settimeout(5)
                 event = self.next_event()
             except (OSError, EOFError, http.client.HTTPException):
+                # The stream ended (its node died, or another node owns the board and ended it at
+                # once): reconnect after a moment, as an EventSource does after `retry`.
                 self.resp = None
+                time.sleep(0.2)
                 continue
             if event.get("event") == "op":
                 self.seen.append((int(event["id"]), event["data"]["op"]))
