@@ -30,6 +30,18 @@ need_pip() {
   python3 -m pip install --quiet "${missing[@]}" >&2
 }
 
+# need_venv DIR REQUIREMENTS: a Python virtualenv at DIR (made with the current python3) holding
+# the packages of the REQUIREMENTS file, installed when the file changed since the last install.
+# For tools whose dependencies must not meet the test runners' (schemathesis pins its own).
+need_venv() {
+  local dir=$1 requirements=$2
+  if [ -x "$dir/bin/python" ] && cmp -s "$requirements" "$dir/requirements.installed"; then return 0; fi
+  echo "installing Python packages into $dir: $(tr '\n' ' ' < "$requirements")" >&2
+  python3 -m venv "$dir" >&2
+  "$dir/bin/python" -m pip install --quiet -r "$requirements" >&2
+  cp "$requirements" "$dir/requirements.installed"
+}
+
 # What building the server needs.
 need_build_deps() {
   need_apt pkg-config libwebsockets-dev libsqlite3-dev libssl-dev libpq-dev

@@ -31,7 +31,8 @@ step 900 "what the tests need, installed when missing" bash -c '
   need_cluster_test_deps
   command -v node >/dev/null || need_apt nodejs
   need_typescript
-  need_pip playwright=playwright pytest=pytest websockets=websockets prometheus_client=prometheus-client'
+  need_pip playwright=playwright pytest=pytest websockets=websockets prometheus_client=prometheus-client
+  need_venv .build/api-venv Tests/api/requirements.txt'
 
 log=$(mktemp)
 step 900 "build (warnings are errors)" bash -c 'swift build --build-tests 2>&1 | tee "$1" >&2' - "$log"
@@ -59,6 +60,9 @@ step 420 "fuzzing: libFuzzer targets, 20 s each (docs/fuzzing.md)" Tests/fuzz/ru
 export SHUFFLEBOARD_BIN="$bin/shuffleboard"
 
 step 420 "process tests: the real binary (crash and restart, CLI, board API, transport)" Tests/process/run.sh >&2
+
+step 180 "HTTP API against docs/openapi.yaml: openapi-spec-validator, then schemathesis on a running server" \
+  Tests/api/run.sh >&2
 
 step 540 "cluster tests: PostgreSQL, three nodes and HAProxy; kill -9, SIGSTOP and restart of a board's owner; PostgreSQL failover; partitions" \
   Tests/cluster/run.sh >&2

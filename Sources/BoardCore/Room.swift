@@ -259,6 +259,18 @@ package struct Room: Sendable {
         }
     }
 
+    /// An op from someone who is not on the board (`POST /api/boards/{id}/ops`), sent as `user`:
+    /// the same rules as a joined user's op, but a refusal for a hold puts it in no line for the
+    /// item (it will never drag it, so it must not take a turn from those who would).
+    /// `name` is kept with the op (the user is in no list the room could find it in).
+    package mutating func submitDetached(
+        _ request: OpRequest, as user: UserID, name: String? = nil, now: Instant, wall: UnixTime
+    ) -> [Effect] {
+        submit(
+            request, from: HoldTurns.Claimant(user: user, address: nil), name: name, now: now, wall: wall,
+            waitsTurn: false)
+    }
+
     /// True while holds or turns wait for time to pass: the server calls `expireHolds` then.
     package var hasTimers: Bool { !holds.isEmpty || !turns.isEmpty }
 
@@ -309,12 +321,15 @@ package struct Room: Sendable {
         return name
     }
 
-    private mutating func submit(_ request: OpRequest, from claimant: HoldTurns.Claimant, now: Instant, wall: UnixTime)
-        -> [Effect]
-    {
+    private mutating func submit(
+        _ request: OpRequest, from claimant: HoldTurns.Claimant, name: String? = nil, now: Instant, wall: UnixTime,
+        waitsTurn: Bool = true
+    ) -> [Effect] {
         let user = claimant.user
         let holds = self.holds
-        switch sequencer.submit(request, by: user, name: name(of: user), time: wall, holder: { holds[$0]?.by }) {
+        switch sequencer.submit(
+            request, by: user, name: name ?? self.name(of: user), time: wall, holder: { holds[$0]?.by })
+        {
         case .committed(let op):
             gated.append(.op(op))
             var effects: [Effect] = [.persist(op)]
@@ -336,13 +351,13 @@ package struct Room: Sendable {
             if to == visibleSeq {
                 var request = request
                 request.op = .restore(to: to, board: published)
-                return submit(request, from: claimant, now: now, wall: wall)
+                return submit(request, from: claimant, name: name, now: now, wall: wall, waitsTurn: waitsTurn)
             }
             return [.readBoard(request, from: user)]
         case .duplicate(let seq):
             return reply(.ack(request.opID, seq: seq), to: user, requires: seq)
         case .rejected(let rejection):
-            if rejection.reason == .held {
+            if rejection.reason == .held && waitsTurn {
                 // An op refused for a hold (a toggle on a paint board) waits in line like a dragStart.
                 for item in request.op.involvedItems {
                     guard let holder = holds[item]?.by, holder != user else { continue }

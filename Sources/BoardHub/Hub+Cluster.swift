@@ -61,6 +61,10 @@ extension Hub {
                 emit(
                     .respond(
                         exchange, .error(409, "exists", "board \(board) exists or is being made on node \(node)")))
+            case .op(let exchange, _):
+                emit(.respond(exchange, Self.ownedElsewhere(board, by: node)))
+            case .stream(let exchange):
+                streamElsewhere(exchange, node: node)
             case .delete(let exchange):
                 if forced {
                     // A forced claim always takes the lease; a store that says otherwise failed.
@@ -186,6 +190,23 @@ extension Hub {
     }
 
     // MARK: HTTP
+
+    /// 503 `elsewhere` for a REST op on a board another node owns: this node does not relay HTTP
+    /// (an event stream opens and ends instead, `streamElsewhere`). Through HAProxy, `?board=ID` in the URL sends the request to the node
+    /// that board's WebSocket clients reach, which is the owner unless the board just moved.
+    static func ownedElsewhere(_ board: BoardID, by node: String) -> HTTPResponse {
+        var response = HTTPResponse.json(503) { w in
+            w.beginObject()
+            w.write("error", "elsewhere")
+            w.write(
+                "message",
+                "board \(board) is served by node \(node); ask that node (through HAProxy: add ?board=\(board))")
+            w.write("owner", node)
+            w.endObject()
+        }
+        response.headers.append(HTTPResponse.Header("retry-after:", "1"))
+        return response
+    }
 
     /// `GET /api/cluster`: this node's name and every node the store knows. With access control,
     /// only an admin token for every board may read it (it names internal addresses).

@@ -41,6 +41,11 @@ extension Hub {
             return emit(.respond(exchange, .error(404, "not_found", "no such API route")))
         }
         let rest = Array(segments.dropFirst())
+        var request = request
+        if rest.count == 2 && rest[1] == "events" && request.authorization == nil, let token = request.query["token"] {
+            // A browser's EventSource cannot send headers: the stream takes its token in the URL.
+            request.authorization = "Bearer " + token
+        }
         guard let claims = authorize(request, exchange: exchange) else { return }
         if rest.isEmpty {
             switch request.method {
@@ -75,8 +80,12 @@ extension Hub {
             emit(.respond(exchange, .methodNotAllowed("GET, DELETE")))
         case (.get, "ops", 2):
             opsRequest(id, query: request.query, exchange: exchange)
+        case (.post, "ops", 2):
+            restOpRequest(id, request, claims: claims, exchange: exchange)
         case (_, "ops", 2):
-            emit(.respond(exchange, .methodNotAllowed("GET")))
+            emit(.respond(exchange, .methodNotAllowed("GET, POST")))
+        case (_, "events", 2):
+            streamRequest(id, request, exchange: exchange)
         case (.get, "history", 2), (.head, "history", 2):
             historyRequest(id, query: request.query, exchange: exchange)
         case (_, "history", 2):

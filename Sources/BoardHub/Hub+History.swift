@@ -73,6 +73,7 @@ extension Hub {
     /// checked again: the board may have changed meanwhile), or refused. Nothing happens when
     /// its sender has left the board: an op nobody waits for is not committed.
     func restoreRead(_ answer: StoreAnswer, board id: BoardID, user: UserID, request: OpRequest) {
+        if restOps[user] != nil { return restRestoreRead(answer, board: id, user: user, request: request) }
         guard let host = boards[id], let connection = host.connection(of: user),
             let session = sessions[connection], case .restore(let to, _) = request.op
         else { return }
@@ -103,5 +104,37 @@ extension Hub {
         default:
             preconditionFailure("a restore's read got \(answer)")
         }
+    }
+
+    /// The same for a restore sent over REST (`POST /api/boards/{id}/ops`): charged to its client
+    /// address's bucket of REST ops, refused or committed as the room says, answered on its exchange.
+    private func restRestoreRead(_ answer: StoreAnswer, board id: BoardID, user: UserID, request: OpRequest) {
+        guard let waiting = restOps[user], case .restore(let to, _) = request.op else { return }
+        guard let host = boards[id] else {
+            restOps[user] = nil
+            return emit(.respond(waiting.exchange, Self.unknownBoard(id)))
+        }
+        switch answer {
+        case .boardAsOf(.board(let board, _), let bytes):
+            addressState(waiting.peer).restOps.charge(
+                Double(bytes) / Double(Self.restoreBytesPerOp), config.opRate, now: now, stalled: stalled)
+            var request = request
+            request.op = .restore(to: to, board: board)
+            perform(host.room.submitDetached(request, as: user, name: waiting.name, now: now, wall: wall), on: host)
+        case .boardAsOf(.compacted, _):
+            perform(host.room.refuseRestore(request, reason: .compacted, from: user), on: host)
+        case .boardAsOf(.ahead, _), .boardAsOf(.unknownBoard, _):
+            perform(host.room.refuseRestore(request, reason: .invalid, from: user), on: host)
+        case .failed(let error):
+            log(.error, "reading board \(id) as of seq \(to) for a restore over HTTP failed: \(error.message)")
+            restOps[user] = nil
+            emit(
+                .respond(
+                    waiting.exchange,
+                    .error(503, "unavailable", "the board as of seq \(to) could not be read; try again")))
+        default:
+            preconditionFailure("a restore's read got \(answer)")
+        }
+        evictIfIdle(host)
     }
 }

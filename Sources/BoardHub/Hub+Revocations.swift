@@ -113,12 +113,12 @@ extension Hub {
 
     /// `POST /api/revocations` and `GET /api/revocations`.
     func revocationRequest(_ request: HTTPRequest, exchange: ExchangeID) {
+        guard request.method == .get || request.method == .head || request.method == .post else {
+            return emit(.respond(exchange, .methodNotAllowed("GET, POST")))
+        }
         guard let auth = config.auth else {
             return emit(
                 .respond(exchange, .error(404, "not_found", "this server has no access control (--auth-secret)")))
-        }
-        guard request.method == .get || request.method == .head || request.method == .post else {
-            return emit(.respond(exchange, .methodNotAllowed("GET, POST")))
         }
         guard let bearer = authorize(request, exchange: exchange) else { return }
         guard bearer.role == .admin else { return emit(.respond(exchange, Self.forbidden("managing revocations"))) }

@@ -61,6 +61,10 @@ package final class Hub {
         /// The transport refused something by a rule of its own (a limit, a silent socket, a
         /// `/metrics` token): the hub's metrics count it with the hub's own refusals.
         case transportCounted(TransportCount)
+        /// An event stream's exchange ended (its client went away, or the transport cut it off as a
+        /// stalled reader). The transport says so for every exchange it handed over as a stream
+        /// request (`GET /api/boards/{id}/events`), whether or not the stream had opened.
+        case streamEnded(ExchangeID)
     }
 
     /// Something the transport must do, in order.
@@ -93,6 +97,13 @@ package final class Hub {
         case forward(ConnectionID, advertise: String, messages: [ClientMessage])
         /// In a cluster: give up the board's lease (after the board's queued writes).
         case release(BoardID)
+        /// Answer the exchange with `200 text/event-stream` and keep it open: an event stream
+        /// (Hub+Streams.swift), which gets `.stream` events until `.endStream` or its client leaves.
+        case openStream(ExchangeID)
+        /// Send one stream event (encoded once) to these open streams, in order after earlier ones.
+        case stream(StreamEvent, to: [ExchangeID])
+        /// Close these streams once what is queued for them is sent.
+        case endStream([ExchangeID])
     }
 
     let config: Config
@@ -145,6 +156,11 @@ package final class Hub {
     /// In a cluster: joining sessions waiting to claim their board again after a forward that
     /// never reached the owner (`Session.retry` says when).
     var retrying: Set<ConnectionID> = []
+    /// `POST /api/boards/{id}/ops` waiting for their op's answer, by the user each was sent as
+    /// (Hub+REST.swift).
+    var restOps: [UserID: RESTOp] = [:]
+    /// Event streams, loading or open, by their exchange (Hub+Streams.swift).
+    var streams: [ExchangeID: EventStream] = [:]
 
     /// The milliseconds the server has been stalled so far (gaps between events over
     /// `config.stallAfter`), which the clients' rate buckets are not charged for.
@@ -192,6 +208,7 @@ package final class Hub {
             forwardEnded(id, code: code, answered: answered, unrelayed: unrelayed)
         case .released(let board): released(board)
         case .transportCounted(let count): meters.count(count)
+        case .streamEnded(let exchange): streamEnded(exchange)
         }
         // Not removeAll(keepingCapacity:): the returned array shares the storage, so that would
         // allocate a new buffer as large as the largest burst of actions ever, on every event.
@@ -267,8 +284,19 @@ package final class Hub {
             track(effect, on: host)
             switch effect {
             case .send(let user, let message):
-                if let connection = host.connection(of: user) { send(message, to: connection) }
+                if let connection = host.connection(of: user) {
+                    send(message, to: connection)
+                } else {
+                    answerREST(message, to: user)
+                }
             case .broadcast(let message, let except):
+                if case .committed(let op) = message {
+                    if !host.streams.isEmpty {
+                        host.streamed = now
+                        emit(.stream(.ops([op]), to: host.streams))
+                    }
+                    answerREST(message, to: op.by)
+                }
                 guard !host.members.isEmpty else { continue }
                 actions.append(.broadcast(message, to: host.members, except: except.flatMap(host.connection(of:))))
             case .persist(let op):
@@ -290,7 +318,7 @@ package final class Hub {
     /// Forgets a board nobody is on once nothing waits for the disk; the store has all of it.
     /// In a cluster its lease is given up after its writes.
     func evictIfIdle(_ host: BoardHost) {
-        guard host.room.isIdle, host.members.isEmpty, !creating.values.contains(host.room.id),
+        guard host.room.isIdle, host.members.isEmpty, host.streams.isEmpty, !creating.values.contains(host.room.id),
             boards[host.room.id] === host
         else { return }
         boards[host.room.id] = nil
@@ -353,6 +381,7 @@ package final class Hub {
             if host.room.hasTimers { perform(host.room.expireHolds(now: now), on: host) }
             perform(host.room.presence(now: now), on: host)
         }
+        if !streams.isEmpty { keepStreamsAlive() }
         if stopping && !stopped && now >= stopDeadline { stop() }
     }
 
@@ -362,6 +391,7 @@ package final class Hub {
         stopDeadline = now + config.shutdownGrace
         log(.info, "shutting down: closing \(sessions.count) connection(s) with 1001")
         for id in sessions.keys.sorted() { closeSession(id, code: 1001, reason: "server shutting down", flush: false) }
+        endAllStreams()
         if sessions.isEmpty { stop() }
     }
 
@@ -386,6 +416,10 @@ final class BoardHost {
     var timings = BoardTimings()
     /// In a cluster: this node's lease on the board, as far as this node knows (nil: one node).
     var lease: LeaseView?
+    /// The open event streams on the board, in the order they opened (Hub+Streams.swift).
+    var streams: [ExchangeID] = []
+    /// When the streams last got anything (an op, a keepalive).
+    var streamed = Instant(milliseconds: 0)
     /// The connections on the board, in join order (shared, unchanged, by every broadcast action).
     private(set) var members: [ConnectionID] = []
     private var byUser: [UserID: ConnectionID] = [:]
@@ -419,6 +453,18 @@ enum Deferred {
     case create(ExchangeID, Board)
     /// `DELETE /api/boards/{id}`.
     case delete(ExchangeID)
+    /// `POST /api/boards/{id}/ops` (Hub+REST.swift).
+    case op(ExchangeID, RESTOp.Pending)
+    /// `GET /api/boards/{id}/events` (Hub+Streams.swift).
+    case stream(ExchangeID)
+
+    /// Whether the work needs the board loaded (not just known to exist).
+    var needsBoard: Bool {
+        switch self {
+        case .join, .op, .stream: true
+        case .create, .delete: false
+        }
+    }
 }
 
 /// What to do with a store answer.

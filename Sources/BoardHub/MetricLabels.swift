@@ -171,6 +171,10 @@ package enum LimitName: String, MetricLabels, CaseIterable {
     case revocations
     /// `--max-unstored-ops`: a board's ops waiting for a failing store (`unavailable`).
     case unstoredOps = "unstored_ops"
+    /// `--max-streams` (503 `busy` for an event stream).
+    case streams
+    /// `--max-streams-per-address` (429 for an event stream).
+    case streamsPerAddress = "streams_per_address"
 
     /// `limit`.
     package static let names = ["limit"]

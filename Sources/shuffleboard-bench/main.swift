@@ -14,6 +14,7 @@ import Foundation
 //        shuffleboard-bench http-stall [options]   (HTTPStall.swift: hover latency while large HTTP answers go out)
 //        shuffleboard-bench store [--postgres URL] [--ops N]   (StoreWrites.swift: a store's cost per op)
 //        shuffleboard-bench history [--ops N] [--requests N] [--size-ops N]   (HistoryBench.swift: ?at= latency, store size)
+//        shuffleboard-bench events [options]   (Events.swift: SSE fan-out and REST ops/s beside WebSocket)
 
 struct Scenario {
     var clients: Int
@@ -204,6 +205,14 @@ if arguments.first == "http-stall" {
     try await httpStall.run()
     exit(0)
 }
+if arguments.first == "events" {
+    guard let events = Events(arguments: arguments.dropFirst()) else {
+        FileHandle.standardError.write(Data((Events.usage + "\n").utf8))
+        exit(2)
+    }
+    try await events.run()
+    exit(0)
+}
 if arguments.first == "join-stall" {
     guard let joinStall = JoinStall(arguments: arguments.dropFirst()) else {
         FileHandle.standardError.write(Data((JoinStall.usage + "\n").utf8))
@@ -221,7 +230,7 @@ while let argument = arguments.popFirst() {
     default:
         FileHandle.standardError.write(
             Data(
-                "usage: shuffleboard-bench [--ops N] [--quick] | scenarios [options] | join-stall [options] | http-stall [options] | store [options] | history [options]\n"
+                "usage: shuffleboard-bench [--ops N] [--quick] | scenarios [options] | join-stall [options] | http-stall [options] | store [options] | history [options] | events [options]\n"
                     .utf8))
         exit(2)
     }

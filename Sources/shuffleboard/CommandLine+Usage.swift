@@ -89,6 +89,13 @@ extension CommandLineParser {
                                     with "more" and "next" (default 1048576)
           --max-http-answer-bytes N  most bytes of HTTP answers held for clients at once, over all
                                     connections; a read past it gets 503 busy (default 268435456)
+          --stream-keepalive SECS   a comment line on a quiet event stream this often (default 15)
+          --max-stream-seconds N    an event stream ends after N s (its client resumes with
+                                    Last-Event-ID; 0: never; default 0)
+          --max-streams N           event streams (GET /api/boards/ID/events) open at once; past it,
+                                    503 busy (0: no limit; default 10000)
+          --max-streams-per-address N  event streams open at once per client address; past it, 429
+                                    (0: no limit; default 16)
 
         CLUSTER (with a shared store; see docs/architecture.md):
           --node NAME               this node's name: letters, digits, . _ - (default HOSTNAME-PID)

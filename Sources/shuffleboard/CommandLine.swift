@@ -295,6 +295,20 @@ enum CommandLineParser {
                 options.config.maxHTTPAnswerBytes = try integer(reader.value(for: option), option, 0...(1 << 40))
             case "--max-page-bytes":
                 options.config.hub.maxPageBytes = try integer(reader.value(for: option), option, 4096...(1 << 30))
+            case "--stream-keepalive":
+                let value = try reader.value(for: option)
+                guard let seconds = Double(value), seconds >= 0.05, seconds <= 3600 else {
+                    throw UsageError(
+                        message: "--stream-keepalive must be a number of seconds from 0.05 to 3600, not '\(value)'")
+                }
+                options.config.hub.streamKeepalive = Int64(seconds * 1000)
+            case "--max-stream-seconds":
+                let seconds = try integer(reader.value(for: option), option, 0...86_400)
+                options.config.hub.maxStreamAge = Int64(seconds) * 1000
+            case "--max-streams":
+                options.config.hub.maxStreams = try integer(reader.value(for: option), option, 0...1_000_000)
+            case "--max-streams-per-address":
+                options.config.hub.maxStreamsPerAddress = try integer(reader.value(for: option), option, 0...1_000_000)
             case "--node":
                 let value = try reader.value(for: option)
                 guard isNodeName(value) else {

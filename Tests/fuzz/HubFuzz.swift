@@ -89,6 +89,8 @@ final class HubDriver {
     private var durableOps: Set<String> = []
     /// Each exchange and its answer once it came.
     private var exchanges: [ExchangeID: HTTPResponse?] = [:]
+    /// Event streams the hub opened that have not ended.
+    var streamsOpen: Set<ExchangeID> = []
     private var shutdownSent = false
     private var nextSocket: UInt64 = 0
     /// Accepted sockets not upgraded or closed yet, and their addresses.
@@ -328,14 +330,20 @@ final class HubDriver {
             [
                 "/api/boards", "/api/boards/\(board)", "/api/boards/\(board)/ops", "/healthz", "/api", "/api/boards/",
                 "/api/boards/\(board)/nope", "/api/boards/no%20id", "/api/other", "/api/boards/\(board)/history",
-            ], letters: "lbohasnqzy")
+                "/api/boards/\(board)/events",
+            ], letters: "lbohasnqzye")
         let query = input.pick([
             [:], ["after": board], ["limit": "1"], ["limit": "0"], ["since": "2"], ["since": "-1"], ["limit": "x"],
-            ["after": "no id"], ["at": "1"], ["before": "3"], ["at": "99"],
+            ["after": "no id"], ["at": "1"], ["before": "3"], ["at": "99"], ["since": "0"],
         ])
         var body: [UInt8] = []
         if method == .post {
-            switch input.below(3) {
+            switch input.below(4) {
+            case 3:
+                // A REST op (POST /api/boards/{id}/ops), as a WebSocket client would send it.
+                body = Array(
+                    #"{"type":"toggle","op":"h\#(input.below(8))","base":\#(input.below(4)),"item":"t1","on":true}"#
+                        .utf8)
             case 0:
                 body = Array(
                     #"{"id":"\#(board)","title":"T","columns":2,"zones":[{"id":"grid","items":[{"label":"a","color":"red"},{"label":"b","color":"blue"}]},{"id":"tray","items":[{"label":"c","color":"green"}]}]}"#
@@ -344,7 +352,14 @@ final class HubDriver {
             default: body = input.chunk()
             }
         }
-        send(HTTPRequest(method: method, path: path, query: query, body: body, contentType: "application/json"))
+        let id = send(
+            HTTPRequest(method: method, path: path, query: query, body: body, contentType: "application/json"))
+        // An event stream's client may leave at once, before or after it opened: the exchange is gone.
+        if path.hasSuffix("/events") && input.below(2) == 0 {
+            streamsOpen.remove(id)
+            if exchanges[id] == .some(nil) { exchanges[id] = nil }
+            handle(.streamEnded(id))
+        }
     }
 
     /// Starts an exchange; returns its id.
@@ -427,6 +442,8 @@ final class HubDriver {
         }
         for id in sockets.keys.sorted() { handle(.socketClosed(id)) }
         sockets = [:]
+        for id in streamsOpen.sorted(by: { $0.rawValue < $1.rawValue }) { handle(.streamEnded(id)) }
+        streamsOpen = []
         require(hub.pendingSocketCount == 0, "\(hub.pendingSocketCount) sockets left pending")
         settle()
         require(hub.connectionCount == 0, "\(hub.connectionCount) connections left")
@@ -543,6 +560,16 @@ final class HubDriver {
             require(id == accepting, "\(id) refused, but it is not the socket being accepted")
         case .closeIfSilent(let id):
             require(sockets[id] != nil, "\(id) checked for silence, but it is not open and pending")
+        case .openStream(let id):
+            guard let answer = exchanges[id] else { violated("a stream opened on \(id), which was never asked") }
+            require(answer == nil, "\(id) opened as a stream after it was answered")
+            exchanges[id] = .some(HTTPResponse(status: 200, contentType: "text/event-stream", body: []))
+            streamsOpen.insert(id)
+        case .stream(_, let ids):
+            for id in ids { require(streamsOpen.contains(id), "a stream event to \(id), which is not an open stream") }
+        case .endStream(let ids):
+            for id in ids { require(exchanges[id] != nil, "the end of \(id), which was never asked") }
+            streamsOpen.subtract(ids)
         }
     }
 

@@ -153,3 +153,32 @@ def test_a_restore_reaches_everyone_holds_refuse_it_and_it_survives_a_restart(se
     assert status == 200 and stored["seq"] == 5 and stored["board"] == before_restore["board"]
     status, answer = again.get("/api/boards/team?at=4")
     assert answer["board"] == before_retro["board"]
+
+
+def test_a_restore_over_rest_is_one_op_everyone_sees_and_its_refusals_are_409(servers, store_args):
+    """`POST /api/boards/{id}/ops` takes `restore` like the WebSocket: 200 with the committed op
+    (its board the board as of `to`), kept with the token-less client's name `api`; a resend is
+    acknowledged; a `to` after the base is 409 `invalid`; an op on a held item is 409 `held`."""
+    server = servers("--port", "0", *store_args)
+    ann = Client(server, "rest", name="Ann")
+    toggles(ann, 3)
+    status, at_one = server.get("/api/boards/rest?at=1")
+    assert status == 200
+    restore = {"type": "restore", "op": "r1", "base": 3, "to": 1}
+    status, answer = server.http("POST", "/api/boards/rest/ops", restore)
+    assert status == 200, answer
+    assert answer["seq"] == 4 and answer["op"]["type"] == "restore" and answer["op"]["board"] == at_one["board"]
+    seen = ann.result_of("r1")
+    assert seen["seq"] == 4 and seen["board"] == at_one["board"]
+    assert server.get("/api/boards/rest")[1]["board"] == at_one["board"]
+    status, answer = server.http("POST", "/api/boards/rest/ops", restore)
+    assert (status, answer.get("ack"), answer.get("seq")) == (200, True, 4), answer
+    status, answer = server.http("POST", "/api/boards/rest/ops", {**restore, "op": "r2", "base": 4, "to": 9})
+    assert status == 409 and answer["reason"] == "invalid", answer
+    status, page = server.get("/api/boards/rest/history?limit=1")
+    assert status == 200 and page["history"][0]["seq"] == 4 and page["history"][0]["by"]["name"] == "api", page
+    ann.send({"type": "dragStart", "item": "t2"})
+    ann.expect(lambda m: m.get("type") == "dragStart")
+    status, answer = server.http("POST", "/api/boards/rest/ops", {**restore, "op": "r3", "base": 4, "to": 2})
+    assert status == 409 and answer["reason"] == "held", answer
+    ann.close()

@@ -68,7 +68,7 @@ def test_requests_on_a_kept_alive_connection_do_not_grow_the_server(servers):
     body = b"x" * (250 * 1024)
     before = rss_mib(server.proc.pid)
     for _ in range(200):
-        s.sendall(b"POST /api/boards/b/ops HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        s.sendall(b"PUT /api/boards/b/ops HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                   b"Content-Length: %d\r\n\r\n" % len(body) + body)
         assert read_one_response(s).startswith(b"HTTP/1.1 405")
     # 200 bodies of 250 KiB are 49 MiB; each used to stay in memory with its exchange.

@@ -64,6 +64,7 @@ final class HTTP {
     /// The exchange `id` is over (DROP_PROTOCOL, CLOSED_HTTP): forgotten.
     func ended(_ id: ExchangeID) {
         guard let exchange = exchanges.removeValue(forKey: id) else { return }
+        streamGone(exchange)
         // Gone before its answer: what the hub was reading for it is of no use now.
         if exchange.isWaiting { runtime.handle(.abandoned(id)) }
     }
@@ -99,7 +100,8 @@ final class HTTP {
             method: method, path: path, query: LWS.query(wsi),
             authorization: LWS.header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION),
             contentType: LWS.header(wsi, WSI_TOKEN_HTTP_CONTENT_TYPE), origin: LWS.header(wsi, WSI_TOKEN_ORIGIN),
-            peer: runtime.proxiedAddress(wsi, socketPeer: socketPeer) ?? socketPeer)
+            peer: runtime.proxiedAddress(wsi, socketPeer: socketPeer) ?? socketPeer,
+            lastEventID: Relay.customHeader(wsi, "last-event-id:"))
         var framing = HTTPFraming(
             method: method, contentLength: LWS.header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH),
             transferEncoding: LWS.header(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING), maxBodyBytes: config.maxBodyBytes,
@@ -187,6 +189,8 @@ final class HTTP {
         if let response = operationsResponse(request) {
             respond(id, response, bounded: false)  // Small, and wanted most when the server is loaded.
         } else if Hub.routes(request.path) {
+            // The hub hears when a stream's exchange ends, whether or not the stream opened.
+            exchange.isStreamRequest = request.method == .get && request.path.hasSuffix("/events")
             runtime.handle(.request(id, request))
         } else if request.method != .get {
             respond(id, .methodNotAllowed("GET"))
@@ -256,6 +260,8 @@ final class HTTP {
         switch exchange.phase {
         case .answered(let response): writeHead(exchange, response)
         case .sending: writePiece(exchange)
+        case .streamOpening: writeStreamHead(exchange)
+        case .streaming: writeStreamPiece(exchange)
         case .receiving, .waiting, .written: 0
         }
     }

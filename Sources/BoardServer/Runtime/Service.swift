@@ -244,6 +244,12 @@ final class Service {
                 relay.forward(id, to: advertise, messages: messages)
             case .release(let board):
                 persist(.release(board))
+            case .openStream(let exchange):
+                http.openStream(exchange)
+            case .stream(let event, let exchanges):
+                http.stream(event, to: exchanges)
+            case .endStream(let exchanges):
+                http.endStreams(exchanges)
             }
         }
     }
