@@ -203,7 +203,11 @@ extension Hub {
 
     /// Shutdown: every stream ends; those still waiting for their board are answered 503.
     func endAllStreams() {
-        for id in boards.keys.sorted() { endStreams(of: boards[id]!, deleted: false) }
+        for id in boards.keys.sorted() {
+            guard let host = boards[id] else { continue }
+            endStreams(of: host, deleted: false)
+            evictIfIdle(host)  // Kept in memory for its streams alone: nothing keeps it now.
+        }
         for exchange in streams.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
             refuseStream(exchange, .error(503, "unavailable", "the server is shutting down"))
         }

@@ -80,6 +80,8 @@ final class HubDriver {
 
     private var readIDs: Set<ReadID> = []
     private var readsToRun: [(ReadID, StoreRead)] = []
+    /// Exchanges whose client hung up: nothing need answer them, and an answer goes nowhere.
+    private var abandoned: Set<ExchangeID> = []
     private var answersToDeliver: [(ReadID, StoreAnswer)] = []
     private var delivered: [(ReadID, StoreAnswer)] = []
     private var tickets: Set<Ticket> = []
@@ -359,6 +361,12 @@ final class HubDriver {
             streamsOpen.remove(id)
             if exchanges[id] == .some(nil) { exchanges[id] = nil }
             handle(.streamEnded(id))
+        } else if !path.hasSuffix("/events") && exchanges[id] == .some(nil) && input.below(4) == 0 {
+            // Its client hangs up before the answer: reads made for it may be cancelled, and an
+            // answer that comes anyway is dropped by the transport.
+            exchanges[id] = nil
+            abandoned.insert(id)
+            handle(.abandoned(id))
         }
     }
 
@@ -541,6 +549,7 @@ final class HubDriver {
             require(readIDs.insert(id).inserted, "read id \(id) used twice")
             readsToRun.append((id, request))
         case .respond(let id, let response):
+            if abandoned.contains(id) { return }
             guard let answer = exchanges[id] else { violated("an answer to \(id), which was never asked") }
             require(answer == nil, "\(id) answered twice")
             exchanges[id] = .some(response)
@@ -570,6 +579,11 @@ final class HubDriver {
         case .endStream(let ids):
             for id in ids { require(exchanges[id] != nil, "the end of \(id), which was never asked") }
             streamsOpen.subtract(ids)
+        case .cancelRead(let id):
+            require(readIDs.contains(id), "a cancel of read \(id), which was never asked")
+            // A read not taken yet is dropped, as the reader thread does; one already run may
+            // still answer (it goes nowhere).
+            readsToRun.removeAll { $0.0 == id }
         }
     }
 
