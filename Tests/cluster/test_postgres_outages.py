@@ -121,6 +121,7 @@ def test_a_promotion_that_never_comes_fences_the_nodes_until_the_old_primary_is_
 def test_a_synchronous_standby_away_holds_every_commit_back_until_it_returns(clusters, ha_postgres, capsys):
     # A small bound on what waits, so that the outage reaches it.
     cluster = clusters(count=3, lease=LEASE, on=ha_postgres, extra=("--max-unstored-ops", "4"))
+    database = cluster.url.split("/")[-1].split("?")[0]
     report: list[str] = []
 
     async def rounds(scenario):
@@ -135,6 +136,12 @@ def test_a_synchronous_standby_away_holds_every_commit_back_until_it_returns(clu
         stalled = heard(scenario)
         scenario.say(f"every node not ready (leases_lapsed) {fenced:.1f}s after the kill; clients at seq {stalled}")
         await stays_silent(scenario, stalled, killed_at + STANDBY_AWAY_FOR, "without the standby")
+        # What the primary shows is what the standby has: no COMMIT returned without it (the
+        # statement timeout, passed by now, did not cut a commit's wait short).
+        visible = int((await asyncio.to_thread(
+            ha_postgres.psql, database, f"SELECT seq FROM boards WHERE id = '{BOARD}'")).strip())
+        assert visible == stalled, (f"the primary shows seq {visible}, the clients heard of {stalled}: "
+                                    "a commit returned on the primary alone")
         refused = sum(p.unavailable for p in scenario.people) - unavailable_before
         scenario.say(f"restart the standby ({time.monotonic() - killed_at:.1f}s after the kill; "
                      f"{refused} ops refused unavailable meanwhile)")
