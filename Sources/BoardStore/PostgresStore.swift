@@ -368,7 +368,8 @@ package final class PostgresStore: ClusterStore {
             guard let db else { throw closed() }
             do throws(StoreError) {
                 return try body(db)
-            } catch where error.kind == .transient && db.isBroken && !db.commitUncertain {
+            } catch {
+                guard error.kind == .transient, db.isBroken, !db.commitUncertain else { throw error }
                 return try body(db)
             }
         }

@@ -143,6 +143,8 @@ def test_a_synchronous_standby_away_holds_every_commit_back_until_it_returns(clu
         assert visible == stalled, (f"the primary shows seq {visible}, the clients heard of {stalled}: "
                                     "a commit returned on the primary alone")
         refused = sum(p.unavailable for p in scenario.people) - unavailable_before
+        # What waits is bounded: past --max-unstored-ops, ops were refused instead of queued.
+        assert refused > 0, "no op was refused unavailable while the owner's commits waited"
         scenario.say(f"restart the standby ({time.monotonic() - killed_at:.1f}s after the kill; "
                      f"{refused} ops refused unavailable meanwhile)")
         restarted_at = time.monotonic()
