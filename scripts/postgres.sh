@@ -123,8 +123,10 @@ case "$cmd" in
       [ -x "$basebackup" ] || basebackup=$(command -v pg_basebackup)  # postgresql-client's
       as_owner "$basebackup" -h 127.0.0.1 -p "$port" -U shuffleboard -D "$dir/standby" -R -X stream \
         -c fast >"$dir/basebackup.log" 2>&1 || { cat "$dir/basebackup.log" >&2; exit 1; }
-      echo "primary_conninfo = 'host=127.0.0.1 port=$port user=shuffleboard application_name=standby1'" \
-        | as_owner tee -a "$dir/standby/postgresql.auto.conf" >/dev/null
+      # It retries streaming every second (the default is 5 s): a primary started again after a
+      # crash has its synchronous standby back, and commits again, that much sooner.
+      printf '%s\n' "primary_conninfo = 'host=127.0.0.1 port=$port user=shuffleboard application_name=standby1'" \
+        "wal_retrieve_retry_interval = '1s'" | as_owner tee -a "$dir/standby/postgresql.auto.conf" >/dev/null
       run_server "$dir/standby" "$standby_port" "$dir/standby.log"
       # Synchronous from now on: a commit returns once the standby has flushed it. Set after the
       # base backup, so the standby (promoted, alone) does not wait for a standby of its own.

@@ -309,15 +309,8 @@ final class PostgresConnection {
     ///
     /// When COMMIT itself fails because the connection broke, nobody can say whether it committed:
     /// `commitUncertain` is then true until the next transaction ends.
-    ///
-    /// `untimedCommit`: the COMMIT runs without `statement_timeout`. With synchronous replication a
-    /// COMMIT waits until the standby has the transaction, for as long as the standby is away; a
-    /// statement timeout would cancel that wait and the COMMIT would *succeed* (with a warning)
-    /// although the transaction is on the primary alone — and a caller would then announce what a
-    /// failover can lose. Such a commit waits instead (what waits is bounded by its caller); a
-    /// server that stops answering is still noticed by the TCP keepalives.
     func transaction<Result>(
-        begin: String = "BEGIN", untimedCommit: Bool = false, _ body: () throws(StoreError) -> Result
+        begin: String = "BEGIN", _ body: () throws(StoreError) -> Result
     ) throws(StoreError) -> Result {
         precondition(!inTransactionBlock, "transactions do not nest")
         try query(begin)
@@ -331,7 +324,6 @@ final class PostgresConnection {
             throw error
         }
         do throws(StoreError) {
-            if untimedCommit { try query("SET LOCAL statement_timeout = 0") }
             try query("COMMIT")
         } catch {
             commitUncertain = conn.map { PQstatus($0) != CONNECTION_OK } ?? false

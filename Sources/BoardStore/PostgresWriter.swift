@@ -141,10 +141,7 @@ final class PostgresWriter {
 
     private func inTransaction(_ body: () throws(StoreError) -> Void) throws(StoreError) {
         do throws(StoreError) {
-            // Untimed: with a synchronous standby away, the commit waits for it rather than
-            // succeeding on the primary alone (see `transaction`); the ops wait meanwhile, bounded
-            // by the server's --max-unstored-ops, and are broadcast once it returns.
-            try db.transaction(untimedCommit: true, body)
+            try db.transaction(body)
         } catch {
             // The replicas may hold changes that were just rolled back.
             forgetAll()

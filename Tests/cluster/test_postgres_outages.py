@@ -6,9 +6,10 @@ flight; each ends with the history checker (scenario.final_checks):
   fence themselves (their clients get 1012), stay up, say `leases_lapsed` on /readyz, broadcast
   nothing meanwhile, and serve again by themselves once the old primary is restarted;
 - a standby that is away: kill -9 of the synchronous standby. Every commit on the primary waits
-  for it, for longer than the nodes' statement timeout (10 s), and nothing is broadcast meanwhile
-  (a COMMIT whose wait a timeout cancelled would succeed on the primary alone); once the standby
-  is back everything waiting commits in order;
+  for it, for longer than the nodes' statement timeout (10 s, which does not reach a COMMIT's
+  wait for the standby), nothing is broadcast meanwhile and the primary shows nothing the clients
+  have not heard of; ops past --max-unstored-ops are refused; once the standby is back
+  everything waiting commits in order;
 - the first read after a failover: a GET on each node right after the promotion answers 200
   (the reader's connection broke while idle; the read opens it again and runs once more).
 
@@ -136,8 +137,8 @@ def test_a_synchronous_standby_away_holds_every_commit_back_until_it_returns(clu
         stalled = heard(scenario)
         scenario.say(f"every node not ready (leases_lapsed) {fenced:.1f}s after the kill; clients at seq {stalled}")
         await stays_silent(scenario, stalled, killed_at + STANDBY_AWAY_FOR, "without the standby")
-        # What the primary shows is what the standby has: no COMMIT returned without it (the
-        # statement timeout, passed by now, did not cut a commit's wait short).
+        # What the primary shows is what the standby has: no COMMIT returned without it (not
+        # even past the nodes' statement timeout).
         visible = int((await asyncio.to_thread(
             ha_postgres.psql, database, f"SELECT seq FROM boards WHERE id = '{BOARD}'")).strip())
         assert visible == stalled, (f"the primary shows seq {visible}, the clients heard of {stalled}: "
