@@ -60,7 +60,7 @@ export SHUFFLEBOARD_BIN="$bin/shuffleboard"
 
 step 420 "process tests: the real binary (crash and restart, CLI, board API, transport)" Tests/process/run.sh >&2
 
-step 600 "cluster tests: PostgreSQL, three nodes and HAProxy; kill -9, SIGSTOP and restart of a board's owner; PostgreSQL failover; partitions" \
+step 540 "cluster tests: PostgreSQL, three nodes and HAProxy; kill -9, SIGSTOP and restart of a board's owner; PostgreSQL failover; partitions" \
   Tests/cluster/run.sh >&2
 
 step 420 "WebSocket conformance: Autobahn|Testsuite fuzzingclient against --echo-path (sections 1-7, 10)" \
