@@ -9,9 +9,11 @@
 #   scripts/cluster.sh [--ha] [serve flags for every node...]
 #
 # --ha: PostgreSQL as a primary and a synchronous standby (scripts/postgres.sh start --ha); the
-# nodes get the multi-host URL (target_session_attrs=read-write), and three more commands:
-# `pg-kill` (kill -9 of the primary), `pg-promote` (pg_ctl promote of the standby), `pg-status`.
-# Kill the primary, promote the standby, and the nodes go on on it (docs/cluster.md).
+# nodes get the multi-host URL (target_session_attrs=read-write), and more commands:
+# `pg-kill` (kill -9 of the primary), `pg-promote` (pg_ctl promote of the standby), `pg-restart`
+# (start the killed primary again), `pg-kill-standby` and `pg-restart-standby`, `pg-status`.
+# Kill the primary, promote the standby, and the nodes go on on it; or start the primary again
+# instead; or kill the standby and see every commit wait for it (docs/cluster.md).
 #
 # Environment: SHUFFLEBOARD_PORT (HAProxy's port, default 8080), SHUFFLEBOARD_LEASE (--lease,
 # default 5), SHUFFLEBOARD_BIN (use this binary instead of a release build).
@@ -157,8 +159,9 @@ status, quit. Ctrl-C stops everything. The lease is $lease s: a dead owner's boa
 EOF
 [ ${#ha[@]} = 0 ] || cat <<EOF
 PostgreSQL runs as a primary and a synchronous standby: pg-kill (kill -9 of the primary),
-pg-promote (promote the standby), pg-status. Between the two, commits wait (nothing is broadcast);
-once the standby is promoted, the nodes reconnect to it by themselves and go on.
+pg-promote (promote the standby), pg-restart (start the killed primary again), pg-kill-standby,
+pg-restart-standby, pg-status. Without a primary, or without the synchronous standby, commits wait
+(nothing is broadcast); once there is a primary with its standby again, the nodes go on by themselves.
 EOF
 
 node_pid() {
@@ -184,20 +187,23 @@ try:
 except Exception as e:
     print(f"GET {sys.argv[1]}: {e}")
 EOF
-    pg-kill | pg-promote | pg-status)
+    pg-kill | pg-promote | pg-restart | pg-kill-standby | pg-restart-standby | pg-status)
       if [ ${#ha[@]} = 0 ]; then
         echo "PostgreSQL is a single server: start with --ha for a primary and a standby"
       else
         case "$cmd" in
           pg-kill) scripts/postgres.sh kill-primary "$tmp/pg" && echo "killed the PostgreSQL primary (kill -9)" ;;
           pg-promote) scripts/postgres.sh promote "$tmp/pg" && echo "promoted the standby: it is the primary now" ;;
+          pg-restart) scripts/postgres.sh restart "$tmp/pg" && echo "started the PostgreSQL primary again" ;;
+          pg-kill-standby) scripts/postgres.sh kill-standby "$tmp/pg" && echo "killed the standby (kill -9): commits wait for it" ;;
+          pg-restart-standby) scripts/postgres.sh restart-standby "$tmp/pg" && echo "started the standby again" ;;
           pg-status) scripts/postgres.sh status "$tmp/pg" ;;
         esac
       fi
       ;;
     quit | exit) exit 0 ;;
     "") ;;
-    *) echo "kill N, stop N, cont N, start N, status or quit${ha[@]+ (or pg-kill, pg-promote, pg-status)}" ;;
+    *) echo "kill N, stop N, cont N, start N, status or quit${ha[@]+ (or pg-kill, pg-promote, pg-restart, pg-kill-standby, pg-restart-standby, pg-status)}" ;;
   esac
 done
 # No terminal (or it was closed): run until a signal.

@@ -16,6 +16,10 @@
 #   scripts/postgres.sh restart DIR starts the server (the primary) of DIR again, on its port
 #   scripts/postgres.sh kill-primary DIR   (--ha) kill -9 of the primary's postmaster and every
 #                                   process of it, as a machine that dies
+#   scripts/postgres.sh kill-standby DIR   (--ha) kill -9 of the standby and every process of it:
+#                                   the primary's commits then wait until it is back (synchronous)
+#   scripts/postgres.sh restart-standby DIR (--ha) starts the standby again, on its port; it
+#                                   catches up with the primary and the waiting commits return
 #   scripts/postgres.sh promote DIR (--ha) promotes the standby (pg_ctl promote) and waits until it
 #                                   takes writes; the URL then reaches it (target_session_attrs)
 #   scripts/postgres.sh status DIR  (--ha) each server's role: primary, standby or down
@@ -89,7 +93,7 @@ server_pids() {
 cmd=${1:-}
 dir=${2:-}
 ha=${3:-}
-usage="usage: $0 start DIR [--ha] | stop|url|crash|restart|kill-primary|promote|status DIR"
+usage="usage: $0 start DIR [--ha] | stop|url|crash|restart|kill-primary|kill-standby|restart-standby|promote|status DIR"
 [ -n "$cmd" ] && [ -n "$dir" ] || { echo "$usage" >&2; exit 2; }
 
 case "$cmd" in
@@ -119,8 +123,10 @@ case "$cmd" in
       [ -x "$basebackup" ] || basebackup=$(command -v pg_basebackup)  # postgresql-client's
       as_owner "$basebackup" -h 127.0.0.1 -p "$port" -U shuffleboard -D "$dir/standby" -R -X stream \
         -c fast >"$dir/basebackup.log" 2>&1 || { cat "$dir/basebackup.log" >&2; exit 1; }
-      echo "primary_conninfo = 'host=127.0.0.1 port=$port user=shuffleboard application_name=standby1'" \
-        | as_owner tee -a "$dir/standby/postgresql.auto.conf" >/dev/null
+      # It retries streaming every second (the default is 5 s): a primary started again after a
+      # crash has its synchronous standby back, and commits again, that much sooner.
+      printf '%s\n' "primary_conninfo = 'host=127.0.0.1 port=$port user=shuffleboard application_name=standby1'" \
+        "wal_retrieve_retry_interval = '1s'" | as_owner tee -a "$dir/standby/postgresql.auto.conf" >/dev/null
       run_server "$dir/standby" "$standby_port" "$dir/standby.log"
       # Synchronous from now on: a commit returns once the standby has flushed it. Set after the
       # base backup, so the standby (promoted, alone) does not wait for a standby of its own.
@@ -149,10 +155,12 @@ case "$cmd" in
     port=$(cat "$dir/port")
     run_server
     ;;
-  kill-primary)
+  kill-primary|kill-standby)
     [ -d "$dir/standby" ] || { echo "postgres.sh: $dir was not started with --ha" >&2; exit 2; }
-    pids=$(server_pids "$dir/data")
-    [ -n "$pids" ] || { echo "postgres.sh: the primary of $dir is not running" >&2; exit 1; }
+    which=primary data=$dir/data
+    [ "$cmd" = kill-standby ] && which=standby data=$dir/standby
+    pids=$(server_pids "$data")
+    [ -n "$pids" ] || { echo "postgres.sh: the $which of $dir is not running" >&2; exit 1; }
     # shellcheck disable=SC2086
     kill -KILL $pids
     for _ in $(seq 100); do
@@ -161,6 +169,11 @@ case "$cmd" in
       [ "$alive" = 0 ] && break
       sleep 0.1
     done
+    ;;
+  restart-standby)
+    [ -d "$dir/standby" ] || { echo "postgres.sh: $dir was not started with --ha" >&2; exit 2; }
+    dir=$(cd "$dir" && pwd)
+    run_server "$dir/standby" "$(cat "$dir/standby-port")" "$dir/standby.log"
     ;;
   promote)
     [ -d "$dir/standby" ] || { echo "postgres.sh: $dir was not started with --ha" >&2; exit 2; }

@@ -334,6 +334,10 @@ final class PostgresConnection {
         return result
     }
 
+    /// Whether the connection broke (the server went away, or its answer was cut off): its next
+    /// use outside a transaction opens it again.
+    var isBroken: Bool { conn.map { PQstatus($0) != CONNECTION_OK } ?? false }
+
     /// Whether the connection is inside a transaction (also a failed one).
     var inTransaction: Bool {
         guard let conn else { return false }

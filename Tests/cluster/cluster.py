@@ -142,6 +142,20 @@ class HAPostgres(Postgres):
         """kill -9 of the primary's postmaster and every process of it."""
         self.script("kill-primary")
 
+    def kill_standby(self) -> None:
+        """kill -9 of the standby: the primary's commits wait for it (synchronous replication)."""
+        self.script("kill-standby")
+
+    def restart_standby(self) -> None:
+        """Starts the (killed) standby again; it catches up and the waiting commits return."""
+        self.script("restart-standby")
+
+    def status(self) -> str:
+        """scripts/postgres.sh status: each server's role."""
+        result = subprocess.run([os.path.join(ROOT, "scripts", "postgres.sh"), "status", self.dir],
+                                capture_output=True, text=True, timeout=60)
+        return result.stdout.strip()
+
     def promote(self) -> None:
         """pg_ctl promote of the standby; returns once it takes writes."""
         self.script("promote")

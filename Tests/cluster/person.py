@@ -55,6 +55,7 @@ class Person:
         self.history: list[tuple] = []
         self.committed: set[str] = set()  # own op ids seen committed (broadcast or ack)
         self.rejected: dict[str, str] = {}  # own op id → reason
+        self.unavailable = 0  # `unavailable` errors naming an op (refused, not applied: sent again)
         self.violations: list[str] = []
         self.closes: list[tuple[float, str, int | None]] = []  # (time, node port, close code or None)
         self.connected_to: int | None = None  # the port of the current connection, once welcomed
@@ -242,6 +243,8 @@ class Person:
             # after the reconnect. Anything else is this client's mistake or a server bug.
             if m.get("code") != "unavailable":
                 self.violations.append(f"{self.name}: error {m}")
+            elif m.get("op"):
+                self.unavailable += 1
         elif kind == "welcome":
             self.violations.append(f"{self.name}: a second welcome {m}")
 

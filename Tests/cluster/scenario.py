@@ -118,9 +118,13 @@ class Scenario:
         name = await self.owner()
         self.killed = self.cluster.node(name)
         self.say(f"{label}: kill -9 {name}")
+        killed_at = time.monotonic()
         self.killed.kill9()
         new = await self.new_owner(name)
-        self.say(f"{label}: {new} owns the board")
+        owned = time.monotonic() - killed_at
+        await self.progress(1, f"after kill -9 of {name}")
+        self.say(f"{label}: {new} owns the board {owned:.2f}s after the kill, "
+                 f"commits again {time.monotonic() - killed_at:.2f}s after it")
         await self.progress(ROUND_OPS, f"after kill -9 of {name}")
         self.check_seen_is_stored(f"after kill -9 of {name}")
 
@@ -150,14 +154,17 @@ class Scenario:
             alive = {n["name"]: n["alive"] for n in view["nodes"]}
             return not alive.get(name, False) or self.cluster.owner(BOARD) != name
         await self.poll(f"{name}'s lease lapses while it is stopped", lapsed, timeout=LEASE * 4 + 5)
-        self.say(f"{label}: {name}'s lease lapsed")
+        self.say(f"{label}: {name}'s lease lapsed {time.monotonic() - paused_at:.2f}s after SIGSTOP")
         # The clients not stuck on the stopped node come back through the others, so that one of
         # them takes the board over and commits while the old owner is stopped.
         for t in self.people:
             if t not in direct:
                 t.move_to(self.rng.choice(others))
         new = await self.new_owner(name)
-        self.say(f"{label}: {new} owns the board while {name} is stopped")
+        owned = time.monotonic() - paused_at
+        await self.progress(1, f"while {name} is stopped", timeout=20)
+        self.say(f"{label}: {new} owns the board while {name} is stopped, {owned:.2f}s after SIGSTOP; "
+                 f"commits again {time.monotonic() - paused_at:.2f}s after it")
         await self.progress(10, f"while {name} is stopped", timeout=20)
         left = paused_at + 2 * LEASE - time.monotonic()
         if left > 0:
