@@ -84,6 +84,9 @@ final class HTTPForwards {
             address: host, port: port, path: Self.pathAndQuery(request),
             host: host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)")
         connect.method = "POST"
+        // For an HTTP client, lws binds the wsi to the local protocol of this name; unbound, lws
+        // 4.1.6 swallows the answer's body instead of handing it to RECEIVE_CLIENT_HTTP_READ.
+        connect.subprotocol = "shuffleboard.v1"
         connect.alpn = "http/1.1"
         // As for WebSocket forwarding: a node that serves TLS relays over TLS only, so the cluster
         // key never goes in the clear, and the owner's certificate must verify (--cluster-ca).
