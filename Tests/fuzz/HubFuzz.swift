@@ -540,6 +540,9 @@ final class HubDriver {
         case .read(let id, let request):
             require(readIDs.insert(id).inserted, "read id \(id) used twice")
             readsToRun.append((id, request))
+        case .cancelRead(let id):
+            // Nobody waits for it any more: a store that has not run it yet drops it.
+            readsToRun.removeAll { $0.0 == id }
         case .respond(let id, let response):
             guard let answer = exchanges[id] else { violated("an answer to \(id), which was never asked") }
             require(answer == nil, "\(id) answered twice")
@@ -554,7 +557,7 @@ final class HubDriver {
             require(shutdownSent, "stop without a shutdown")
             require(!stopped, "stop twice")
             stopped = true
-        case .forward, .release:
+        case .forward, .release, .forwardHTTP:
             violated("\(action) from a hub that is not clustered")
         case .refuseSocket(let id):
             require(id == accepting, "\(id) refused, but it is not the socket being accepted")
