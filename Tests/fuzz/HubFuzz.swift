@@ -541,8 +541,8 @@ final class HubDriver {
             require(readIDs.insert(id).inserted, "read id \(id) used twice")
             readsToRun.append((id, request))
         case .cancelRead(let id):
-            // Nobody waits for it any more: a store that has not run it yet drops it.
-            readsToRun.removeAll { $0.0 == id }
+            // The reader may have run it already: it still runs here, and the hub ignores its answer.
+            require(readIDs.contains(id), "\(id) cancelled, but it was never asked")
         case .respond(let id, let response):
             guard let answer = exchanges[id] else { violated("an answer to \(id), which was never asked") }
             require(answer == nil, "\(id) answered twice")
