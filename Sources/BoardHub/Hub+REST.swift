@@ -11,8 +11,8 @@ internal import BoardCore
 /// - an `ack` (the op id was committed before): 200 `{"seq", "ack": true}`;
 /// - a `reject`: 409 `{"error": "rejected", "reason", "by"?, "seq"}`.
 ///
-/// A board not in memory is loaded for the op (claimed, in a cluster; owned by another node: 503
-/// `elsewhere`). The ops of one client address share a bucket of `opRate`, as one WebSocket's do.
+/// A board not in memory is loaded for the op (claimed, in a cluster; owned by another node: the
+/// request is relayed there, `forwardREST`). The ops of one client address share a bucket of `opRate`, as one WebSocket's do.
 extension Hub {
     /// `POST /api/boards/{id}/ops`, the token's claims already checked for viewing.
     func restOpRequest(_ id: BoardID, _ request: HTTPRequest, claims: Claims, exchange: ExchangeID) {
@@ -32,7 +32,7 @@ extension Hub {
             response.headers.append(HTTPResponse.Header("retry-after:", "1"))
             return emit(.respond(exchange, response))
         }
-        let pending = RESTOp.Pending(request: op, name: claims.name ?? "api", peer: request.peer)
+        let pending = RESTOp.Pending(request: op, name: claims.name ?? "api", peer: request.peer, http: request)
         if let host = boards[id] {
             submitREST(pending, on: host, exchange: exchange)
         } else if isDeleting(id) {
@@ -133,6 +133,8 @@ struct RESTOp {
         /// The name it is sent as (its token's, or `api`).
         var name: String
         var peer: String
+        /// The request as it came, to relay to the board's owner in a cluster.
+        var http: HTTPRequest
     }
     /// The op types, as on the WebSocket.
     static let types = [

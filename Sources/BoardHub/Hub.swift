@@ -65,6 +65,9 @@ package final class Hub {
         /// stalled reader). The transport says so for every exchange it handed over as a stream
         /// request (`GET /api/boards/{id}/events`), whether or not the stream had opened.
         case streamEnded(ExchangeID)
+        /// In a cluster: the owner's answer to a REST request this node relayed (`.forwardHTTP`),
+        /// or nil when none came (no connection, an answer over the size bound, a timeout).
+        case forwardedAnswer(ExchangeID, HTTPResponse?)
     }
 
     /// Something the transport must do, in order.
@@ -104,6 +107,9 @@ package final class Hub {
         case stream(StreamEvent, to: [ExchangeID])
         /// Close these streams once what is queued for them is sent.
         case endStream([ExchangeID])
+        /// In a cluster: relay this HTTP request to the board's owner at `advertise` (`HOST:PORT`);
+        /// its answer comes back as `.forwardedAnswer` (Hub+Cluster.swift).
+        case forwardHTTP(ExchangeID, advertise: String, HTTPRequest)
     }
 
     let config: Config
@@ -159,6 +165,8 @@ package final class Hub {
     /// `POST /api/boards/{id}/ops` waiting for their op's answer, by the user each was sent as
     /// (Hub+REST.swift).
     var restOps: [UserID: RESTOp] = [:]
+    /// In a cluster: REST requests relayed to their board's owner, waiting for its answer (Hub+Cluster.swift).
+    var httpForwards: [ExchangeID: HTTPForward] = [:]
     /// Event streams, loading or open, by their exchange (Hub+Streams.swift).
     var streams: [ExchangeID: EventStream] = [:]
 
@@ -209,6 +217,7 @@ package final class Hub {
         case .released(let board): released(board)
         case .transportCounted(let count): meters.count(count)
         case .streamEnded(let exchange): streamEnded(exchange)
+        case .forwardedAnswer(let exchange, let response): forwardedAnswer(exchange, response)
         }
         // Not removeAll(keepingCapacity:): the returned array shares the storage, so that would
         // allocate a new buffer as large as the largest burst of actions ever, on every event.
@@ -345,6 +354,7 @@ package final class Hub {
     /// Cancels the reads made only to answer `exchange`. A write (`POST /api/revocations`) goes
     /// on: it was asked for, and it holds whether or not its client hears of it.
     private func abandoned(_ exchange: ExchangeID) {
+        httpForwards[exchange] = nil
         let unwanted = reads.compactMap { id, continuation -> ReadID? in
             guard case .http(exchange, let route) = continuation else { return nil }
             if case .revoke = route { return nil }
@@ -507,10 +517,17 @@ package struct ClusterSettings: Equatable, Sendable {
     package var node: String
     /// How long a lease lasts, in milliseconds (`--lease`).
     package var lease: Int64
+    /// How long a REST request relayed to a board's owner may wait for its answer, in
+    /// milliseconds (`--forward-timeout`); then its client gets 503 `elsewhere`.
+    package var forwardTimeout: Int64
+    /// How many REST requests may wait for their owners' answers at once; more get 503 `elsewhere`.
+    package var maxHTTPForwards: Int
 
     /// Settings for a node.
-    package init(node: String, lease: Int64) {
+    package init(node: String, lease: Int64, forwardTimeout: Int64 = 3_000, maxHTTPForwards: Int = 256) {
         self.node = node
         self.lease = lease
+        self.forwardTimeout = forwardTimeout
+        self.maxHTTPForwards = maxHTTPForwards
     }
 }

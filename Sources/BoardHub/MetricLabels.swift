@@ -175,6 +175,8 @@ package enum LimitName: String, MetricLabels, CaseIterable {
     case streams
     /// `--max-streams-per-address` (429 for an event stream).
     case streamsPerAddress = "streams_per_address"
+    /// REST ops relayed to their boards' owners, waiting at once (503 `elsewhere`).
+    case httpForwards = "http_forwards"
 
     /// `limit`.
     package static let names = ["limit"]

@@ -173,6 +173,7 @@ package final class Server: Sendable {
         // Upstreams still closing end here (their callbacks find no client, so the hub hears nothing).
         lws_context_destroy(context)
         service.relay.removeAll()
+        service.httpForwards.removeAll()
         withExtendedLifetime(setup) {}
         state.withLock { $0.running = false }
         log.info("stopped")

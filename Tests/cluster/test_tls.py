@@ -112,6 +112,12 @@ def test_forwarding_goes_over_tls_to_owners_the_cluster_ca_vouches_for(tls_clust
     # cluster key came with it, over TLS.
     forwarded.close()
     n1.server.wait_for_log(r"connection \d+ from 127\.0\.0\.1 \(via 127\.0\.0\.1\) closed", timeout=5)
+    # A REST op sent to n2 is relayed to n1 over TLS too (issue 20).
+    seq = tls_cluster.board("secure")["seq"]
+    status, body = n2.server.http(
+        "POST", "/api/boards/secure/ops", body={"type": "toggle", "op": "r-1", "base": seq, "item": "t2", "on": True})
+    assert status == 200 and body["op"]["op"] == "r-1", body
+    assert owner.result_of("r-1")["type"] == "toggle"
 
     # n3's certificate comes from another authority: n1 does not forward to it. The hub tries
     # again while n3 holds the lease (three leases), then closes the client with 1013.
@@ -128,6 +134,10 @@ def test_forwarding_goes_over_tls_to_owners_the_cluster_ca_vouches_for(tls_clust
     n1.server.wait_for_log(
         rf"not forwarding to the board owner at 127\.0\.0\.1:{n3.port}: its TLS certificate does not verify "
         r"\(unable to get local issuer certificate\) against --cluster-ca", timeout=5)
+    # Nor a REST op: its client gets 503 `elsewhere`, and n3 never sees it.
+    status, body = n1.server.http(
+        "POST", "/api/boards/foreign/ops", body={"type": "toggle", "op": "r-2", "base": 1, "item": "t2", "on": True})
+    assert (status, body["error"]) == (503, "elsewhere"), body
     # n3 never saw a WebSocket from n1, so never the cluster key: its only connection is Local's.
     assert "via 127.0.0.1" not in n3.server.log()
     for c in (owner, forwarded, local, refused):

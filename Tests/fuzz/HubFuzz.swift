@@ -548,6 +548,9 @@ final class HubDriver {
         case .read(let id, let request):
             require(readIDs.insert(id).inserted, "read id \(id) used twice")
             readsToRun.append((id, request))
+        case .cancelRead(let id):
+            // The reader may have run it already: it still runs here, and the hub ignores its answer.
+            require(readIDs.contains(id), "\(id) cancelled, but it was never asked")
         case .respond(let id, let response):
             if abandoned.contains(id) { return }
             guard let answer = exchanges[id] else { violated("an answer to \(id), which was never asked") }
@@ -563,7 +566,7 @@ final class HubDriver {
             require(shutdownSent, "stop without a shutdown")
             require(!stopped, "stop twice")
             stopped = true
-        case .forward, .release:
+        case .forward, .release, .forwardHTTP:
             violated("\(action) from a hub that is not clustered")
         case .refuseSocket(let id):
             require(id == accepting, "\(id) refused, but it is not the socket being accepted")

@@ -96,12 +96,15 @@ final class HTTP {
             default: .other
             }
         let socketPeer = LWS.peer(of: wsi)
-        let request = HTTPRequest(
+        // A REST op another node of the cluster relayed (Relay/HTTPForwards.swift) is its client's.
+        let relayedFor = runtime.relay.forwardedHTTPAddress(wsi, socketPeer: socketPeer)
+        var request = HTTPRequest(
             method: method, path: path, query: LWS.query(wsi),
             authorization: LWS.header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION),
             contentType: LWS.header(wsi, WSI_TOKEN_HTTP_CONTENT_TYPE), origin: LWS.header(wsi, WSI_TOKEN_ORIGIN),
-            peer: runtime.proxiedAddress(wsi, socketPeer: socketPeer) ?? socketPeer,
+            peer: relayedFor ?? runtime.proxiedAddress(wsi, socketPeer: socketPeer) ?? socketPeer,
             lastEventID: Relay.customHeader(wsi, "last-event-id:"))
+        request.forwarded = relayedFor != nil
         var framing = HTTPFraming(
             method: method, contentLength: LWS.header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH),
             transferEncoding: LWS.header(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING), maxBodyBytes: config.maxBodyBytes,
