@@ -138,6 +138,9 @@ package final class PostgresStore: ClusterStore {
         }
     }
 
+    /// How many write batches went to the server as one pipeline (one round trip each).
+    var pipelinedWrites: Int { writer.withLock { $0?.pipelinedBatches ?? 0 } }
+
     /// Stores an archived board (import), refusing to overwrite an existing one unless `replace`.
     /// Like a write, it needs this node's lease on the board (`claim` it first).
     package func restore(_ archive: BoardArchive, replace: Bool) throws(StoreError) {
