@@ -16,9 +16,13 @@ final class PostgresWriter {
     /// How many batches went to the server as one pipeline (tests check the fast path is taken).
     private(set) var pipelinedBatches = 0
 
-    init(db: PostgresConnection, node: String, snapshotEvery: Int, keepOps: Int) {
+    /// Whether batches may go as one pipeline (off only to measure the other way: the store bench).
+    let pipelining: Bool
+
+    init(db: PostgresConnection, node: String, snapshotEvery: Int, keepOps: Int, pipelining: Bool = true) {
         self.db = db
         self.node = node
+        self.pipelining = pipelining
         log = BoardLog(rows: db, snapshotEvery: snapshotEvery, keepOps: keepOps)
     }
 
@@ -34,7 +38,7 @@ final class PostgresWriter {
     func write(_ batch: [StoreWrite], epochs: [BoardID: Int64]) throws(StoreError) {
         // A retry after a COMMIT whose answer was lost: if that commit happened, the batch is stored.
         let uncertain = db.commitUncertain
-        if !uncertain, let expected = pipelinable(batch, epochs: epochs) {
+        if pipelining, !uncertain, let expected = pipelinable(batch, epochs: epochs) {
             pipelinedBatches += 1
             try inTransaction(pipelined: true) { () throws(StoreError) in
                 try db.send(
