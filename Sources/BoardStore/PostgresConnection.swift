@@ -474,16 +474,18 @@ final class PostgresConnection {
         }
         pipeline?.synced = true
         while pipeline?.unanswered.isEmpty == false { try readAnswer() }
-        let sync = PQgetResult(conn)
-        defer { PQclear(sync) }
-        guard let sync, PQresultStatus(sync) == PGRES_PIPELINE_SYNC else {
-            throw StoreError("\(location): the pipeline did not end with its Sync", kind: .transient)
-        }
-        guard PQexitPipelineMode(conn) == 1 else {
-            throw StoreError(
-                "\(location): could not leave pipeline mode: \(Self.message(PQerrorMessage(conn)))", kind: .transient)
-        }
+        // Every answer was a success, COMMIT's last: the transaction is committed, and nothing
+        // after this may say otherwise (a retry of a stored batch would be taken for a fenced one).
         pipeline = nil
+        let sync = PQgetResult(conn)
+        let synced = sync.map { PQresultStatus($0) == PGRES_PIPELINE_SYNC } ?? false
+        PQclear(sync)
+        if !synced || PQexitPipelineMode(conn) != 1 {
+            // Out of step with libpq's pipeline: the connection starts afresh.
+            PQreset(conn)
+            shuffleboard_pg_silence_notices(conn)
+            try? configure()
+        }
     }
 
     /// After an error: sends the Sync if it was not sent, reads and drops what is left up to the
