@@ -1,6 +1,7 @@
 internal import BoardCore
 
-/// The board log's rows in PostgreSQL's SQL, every value a bound parameter.
+/// The board log's rows in PostgreSQL's SQL, every value a bound parameter. Writes whose only
+/// answer is success go through `send`, so that a pipelined transaction does not wait for each.
 extension PostgresConnection: BoardRows {
     /// The most ops in one INSERT (8 parameters each, below PostgreSQL's 65,535).
     static let opsPerInsert = 500
@@ -71,14 +72,18 @@ extension PostgresConnection: BoardRows {
     }
 
     func putSnapshot(_ json: [UInt8], of id: BoardID, at seq: Seq) throws(StoreError) {
-        try query(
+        try send(
             "INSERT INTO snapshots (board, seq, snapshot) VALUES ($1, $2, $3) "
                 + "ON CONFLICT (board, seq) DO UPDATE SET snapshot = EXCLUDED.snapshot",
             [.text(id.rawValue), .int(seq), .bytes(json)])
     }
 
+    func deleteSnapshot(of id: BoardID, at seq: Seq) throws(StoreError) {
+        try send("DELETE FROM snapshots WHERE board = $1 AND seq = $2", [.text(id.rawValue), .int(seq)])
+    }
+
     func deleteSnapshots(of id: BoardID, below seq: Seq) throws(StoreError) {
-        try query("DELETE FROM snapshots WHERE board = $1 AND seq < $2", [.text(id.rawValue), .int(seq)])
+        try send("DELETE FROM snapshots WHERE board = $1 AND seq < $2", [.text(id.rawValue), .int(seq)])
     }
 
     /// One INSERT per `opsPerInsert` ops: a round trip to the server costs more than the rows.
@@ -102,7 +107,7 @@ extension PostgresConnection: BoardRows {
             }
             // $2 is the new seq; the UPDATE runs only with the last chunk.
             let update = final ? "WITH seq AS (UPDATE boards SET seq = $2 WHERE id = $1) " : "WITH seq AS (SELECT $2) "
-            try query(
+            try send(
                 update + "INSERT INTO ops (board, seq, op_id, \"user\", type, fields, time, name) VALUES "
                     + rows.joined(separator: ", "), values)
             start = chunk.endIndex
@@ -110,12 +115,12 @@ extension PostgresConnection: BoardRows {
     }
 
     func deleteOps(of id: BoardID, through seq: Seq) throws(StoreError) {
-        try query("DELETE FROM ops WHERE board = $1 AND seq <= $2", [.text(id.rawValue), .int(seq)])
+        try send("DELETE FROM ops WHERE board = $1 AND seq <= $2", [.text(id.rawValue), .int(seq)])
     }
 
     func deleteBoard(_ id: BoardID) throws(StoreError) {
         // Snapshots and ops go with it (ON DELETE CASCADE).
-        try query("DELETE FROM boards WHERE id = $1", [.text(id.rawValue)])
+        try send("DELETE FROM boards WHERE id = $1", [.text(id.rawValue)])
     }
 
     private static func opRow(_ row: PostgresRow) -> OpRow {

@@ -15,6 +15,8 @@ enum PostgresValue {
     case bool(Bool)
     /// `text[]` (board ids), sent in the array's text form since binary arrays carry a header.
     case textArray([String])
+    /// `int8[]` (epochs, seqs), in the array's text form too.
+    case intArray([Int])
 
     /// Client text as the `bytea` of its UTF-8.
     static func utf8(_ text: String) -> PostgresValue { .bytes(Array(text.utf8)) }
@@ -27,6 +29,7 @@ enum PostgresValue {
         case .text: 25  // text
         case .bool: 16  // bool
         case .textArray: 1009  // _text
+        case .intArray: 1016  // _int8
         }
     }
 
@@ -42,7 +45,10 @@ enum PostgresValue {
 
     /// 1 for binary, 0 for text.
     fileprivate var format: Int32 {
-        if case .textArray = self { 0 } else { 1 }
+        switch self {
+        case .textArray, .intArray: 0
+        default: 1
+        }
     }
 
     /// The bytes sent: big-endian integers, raw text and bytes, or `{"a","b"}` for an array.
@@ -55,6 +61,7 @@ enum PostgresValue {
         case .textArray(let items):
             // Every element quoted, with `"` and `\` escaped: the array's own syntax, not SQL.
             Array(("{" + items.map(Self.quoted).joined(separator: ",") + "}").utf8)
+        case .intArray(let items): Array(("{" + items.map(String.init).joined(separator: ",") + "}").utf8)
         }
     }
 }
@@ -192,6 +199,10 @@ final class PostgresConnection {
             PQresultErrorField(result, shuffleboard_pg_diag_message_primary()).map { String(cString: $0) }
             ?? Self.message(PQresultErrorMessage(result))
         let broken = conn.map { PQstatus($0) != CONNECTION_OK } ?? true
+        if sqlState == PostgresSchema.fencedState, !broken {
+            // The fence's own error (PostgresSchema's shuffleboard_fence): its message names the board and why.
+            throw StoreError("\(location): \(primary); nothing of it was stored", kind: .fenced)
+        }
         let kind = broken ? .transient : Self.kind(sqlState: sqlState)
         let code = sqlState.map { " (SQLSTATE \($0))" } ?? ""
         throw StoreError("\(location): could not \(doing()): \(primary)\(code)", kind: kind)
@@ -247,6 +258,8 @@ final class PostgresConnection {
                     kind: .transient)
             }
             shuffleboard_pg_silence_notices(conn)
+            // A connection that broke in a pipeline is opened again out of it.
+            if PQpipelineStatus(conn) != PQ_PIPELINE_OFF { PQexitPipelineMode(conn) }
             try configure()
         }
         return conn
@@ -261,13 +274,70 @@ final class PostgresConnection {
 
     /// Runs one statement with `parameters` ($1, $2, … in the SQL), calling `row` for each result
     /// row; returns how many rows it inserted, updated or deleted (or returned).
+    ///
+    /// In a pipelined transaction it waits for the answers of the statements sent before it too
+    /// (one round trip for all of them), and throws the first of their errors.
     @discardableResult
     func query(
         _ sql: String, _ parameters: [PostgresValue] = [], row: (PostgresRow) throws(StoreError) -> Void = { _ in }
     ) throws(StoreError) -> Int {
         let conn = try handle()
+        let checked: OpaquePointer
+        if pipeline != nil {
+            try send(sql, parameters)
+            // A Flush message makes the server send what it has answered so far, without a Sync.
+            guard PQsendFlushRequest(conn) == 1, PQflush(conn) == 0 else {
+                throw StoreError(
+                    "\(location): could not send \(sql.prefix(60)): \(Self.message(PQerrorMessage(conn)))",
+                    kind: .transient)
+            }
+            while pipeline?.unanswered.count ?? 0 > 1 { try readAnswer() }
+            checked = try nextResult()
+        } else {
+            let result = Self.withEncoded(parameters) { types, values, lengths, formats in
+                // Results in binary too: integers as 8 bytes, bytea as its raw bytes.
+                PQexecParams(conn, sql, Int32(parameters.count), types, values, lengths, formats, 1)
+            }
+            checked = try check(result, "run \(sql.prefix(60))")
+        }
+        defer { PQclear(checked) }
+        let count = PQntuples(checked)
+        for index in 0..<count { try row(PostgresRow(result: checked, index: index)) }
+        if let tuples = PQcmdTuples(checked), let changed = Int(String(cString: tuples)) { return changed }
+        return Int(count)
+    }
+
+    /// Runs one statement whose only answer is success or failure (an insert, an update, a
+    /// delete). Outside a pipeline it is `query`; in a pipelined transaction it is only sent, and
+    /// its answer is read with the next `query` or at COMMIT.
+    func send(_ sql: String, _ parameters: [PostgresValue] = []) throws(StoreError) {
+        guard pipeline != nil else {
+            try query(sql, parameters)
+            return
+        }
+        let conn = try handle()
+        let sent = Self.withEncoded(parameters) { types, values, lengths, formats in
+            PQsendQueryParams(conn, sql, Int32(parameters.count), types, values, lengths, formats, 1)
+        }
+        guard sent == 1 else {
+            throw StoreError(
+                "\(location): could not send \(sql.prefix(60)): \(Self.message(PQerrorMessage(conn)))", kind: .transient
+            )
+        }
+        pipeline?.unanswered.append("run \(sql.prefix(60))")
+    }
+
+    /// Calls `body` with the parameters as libpq takes them: their types, pointers to their bytes,
+    /// byte counts and formats. The pointers are valid only during the call.
+    private static func withEncoded<R>(
+        _ parameters: [PostgresValue],
+        _ body: (
+            _ types: [Oid], _ values: [UnsafePointer<CChar>?], _ lengths: [Int32], _ formats: [Int32]
+        ) -> R
+    ) -> R {
         // One buffer holds every parameter's bytes, so that one pointer per parameter stays valid
         // for the call; a trailing byte gives empty values an address (a NULL pointer means SQL NULL).
+        // libpq reads a text-format value up to its NUL, not by its length: those end with one.
         var buffer: [UInt8] = []
         var offsets: [Int] = []
         var lengths: [Int32] = []
@@ -276,22 +346,15 @@ final class PostgresConnection {
             offsets.append(buffer.count)
             lengths.append(Int32(bytes.count))
             buffer += bytes
+            if parameter.format == 0 { buffer.append(0) }
         }
         buffer.append(0)
         let types = parameters.map(\.type)
         let formats = parameters.map(\.format)
-        let result = buffer.withUnsafeBufferPointer { bytes in
+        return buffer.withUnsafeBufferPointer { bytes in
             let base = UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self)
-            let values: [UnsafePointer<CChar>?] = offsets.map { base + $0 }
-            // Results in binary too: integers as 8 bytes, bytea as its raw bytes.
-            return PQexecParams(conn, sql, Int32(parameters.count), types, values, lengths, formats, 1)
+            return body(types, offsets.map { base + $0 }, lengths, formats)
         }
-        let checked = try check(result, "run \(sql.prefix(60))")
-        defer { PQclear(checked) }
-        let count = PQntuples(checked)
-        for index in 0..<count { try row(PostgresRow(result: checked, index: index)) }
-        if let tuples = PQcmdTuples(checked), let changed = Int(String(cString: tuples)) { return changed }
-        return Int(count)
     }
 
     /// The first row's first column as an integer, or nil when there is no row or it is NULL.
@@ -307,26 +370,52 @@ final class PostgresConnection {
 
     /// Runs `body` in a transaction opened with `begin`: committed when it returns, rolled back when it throws.
     ///
+    /// `pipelined` runs it in libpq's pipeline mode: BEGIN, every `send` and COMMIT go to the
+    /// server together and their answers come back together, so that a transaction of statements
+    /// whose results nobody waits for costs one round trip; a `query` in it waits for the answers
+    /// so far. The first statement that fails makes the server skip the rest, COMMIT included,
+    /// and its error is thrown. (The connection stays in blocking mode: a pipeline's answers here
+    /// are a few small command tags, so the server never blocks on its output while we send.)
+    ///
     /// When COMMIT itself fails because the connection broke, nobody can say whether it committed:
     /// `commitUncertain` is then true until the next transaction ends.
     func transaction<Result>(
-        begin: String = "BEGIN", _ body: () throws(StoreError) -> Result
+        begin: String = "BEGIN", pipelined: Bool = false, _ body: () throws(StoreError) -> Result
     ) throws(StoreError) -> Result {
         precondition(!inTransactionBlock, "transactions do not nest")
-        try query(begin)
+        if pipelined {
+            try enterPipeline()
+            do throws(StoreError) {
+                try send(begin)
+            } catch {
+                endPipeline()
+                throw error
+            }
+        } else {
+            try query(begin)
+        }
         inTransactionBlock = true
         defer { inTransactionBlock = false }
         let result: Result
         do throws(StoreError) {
             result = try body()
         } catch {
+            endPipeline()
             rollback()
             throw error
         }
         do throws(StoreError) {
-            try query("COMMIT")
+            if pipelined {
+                try send("COMMIT")
+                try finishPipeline()
+            } else {
+                try query("COMMIT")
+            }
         } catch {
+            // In a pipeline the error may be any statement's; COMMIT's fate is unknown only when
+            // the connection broke, whichever it was.
             commitUncertain = conn.map { PQstatus($0) != CONNECTION_OK } ?? false
+            endPipeline()
             rollback()
             throw error
         }
@@ -337,6 +426,99 @@ final class PostgresConnection {
     /// Whether the connection broke (the server went away, or its answer was cut off): its next
     /// use outside a transaction opens it again.
     var isBroken: Bool { conn.map { PQstatus($0) != CONNECTION_OK } ?? false }
+
+    // MARK: Pipeline mode
+
+    /// A pipeline in progress: what each statement sent and not yet answered was doing, oldest first.
+    private struct Pipeline {
+        var unanswered: [String] = []
+        /// Whether the Sync that ends it was sent.
+        var synced = false
+    }
+
+    /// Non-nil in pipeline mode.
+    private var pipeline: Pipeline?
+
+    private func enterPipeline() throws(StoreError) {
+        let conn = try handle()
+        guard PQenterPipelineMode(conn) == 1 else {
+            throw StoreError(
+                "\(location): could not enter pipeline mode: \(Self.message(PQerrorMessage(conn)))", kind: .transient)
+        }
+        pipeline = Pipeline()
+    }
+
+    /// The next result of the oldest unanswered statement, checked; the caller clears it.
+    private func nextResult() throws(StoreError) -> OpaquePointer {
+        guard let conn, var current = pipeline, !current.unanswered.isEmpty else {
+            preconditionFailure("a pipeline result read with nothing unanswered")
+        }
+        let doing = current.unanswered.removeFirst()
+        pipeline = current
+        let result = try check(PQgetResult(conn), doing)
+        // Each statement's results end with a NULL.
+        if let extra = PQgetResult(conn) {
+            PQclear(result)
+            PQclear(extra)
+            throw StoreError("\(location): \(doing) answered more than one result", kind: .transient)
+        }
+        return result
+    }
+
+    /// Reads and checks the oldest unanswered statement's answer.
+    private func readAnswer() throws(StoreError) {
+        PQclear(try nextResult())
+    }
+
+    /// Sends the Sync, reads every answer (throwing the first error), and leaves pipeline mode.
+    private func finishPipeline() throws(StoreError) {
+        guard let conn else { throw StoreError("\(location): the store is closed") }
+        guard PQpipelineSync(conn) == 1 else {
+            throw StoreError("\(location): could not send: \(Self.message(PQerrorMessage(conn)))", kind: .transient)
+        }
+        pipeline?.synced = true
+        while pipeline?.unanswered.isEmpty == false { try readAnswer() }
+        // Every answer was a success, COMMIT's last: the transaction is committed, and nothing
+        // after this may say otherwise (a retry of a stored batch would be taken for a fenced one).
+        pipeline = nil
+        let sync = PQgetResult(conn)
+        let synced = sync.map { PQresultStatus($0) == PGRES_PIPELINE_SYNC } ?? false
+        PQclear(sync)
+        if !synced || PQexitPipelineMode(conn) != 1 {
+            // Out of step with libpq's pipeline: the connection starts afresh.
+            PQreset(conn)
+            shuffleboard_pg_silence_notices(conn)
+            try? configure()
+        }
+    }
+
+    /// After an error: sends the Sync if it was not sent, reads and drops what is left up to the
+    /// Sync's answer, and leaves pipeline mode. A broken connection has nothing left to read; it
+    /// leaves pipeline mode when it is opened again.
+    private func endPipeline() {
+        guard let current = pipeline else { return }
+        pipeline = nil
+        guard let conn, PQstatus(conn) == CONNECTION_OK else { return }
+        if !current.synced, PQpipelineSync(conn) != 1 { return }
+        // Each unanswered statement yields a result and a NULL, then the Sync's result: a bound,
+        // so that a confused connection cannot keep this loop going.
+        var left = 2 * current.unanswered.count + 4
+        while left > 0, PQstatus(conn) == CONNECTION_OK {
+            left -= 1
+            guard let result = PQgetResult(conn) else { continue }
+            let status = PQresultStatus(result)
+            PQclear(result)
+            if status == PGRES_PIPELINE_SYNC { break }
+        }
+        guard PQexitPipelineMode(conn) != 1 else { return }
+        // Still busy: the connection is out of step with its pipeline. Opening it again ends the
+        // transaction on the server; a COMMIT already sent may have run.
+        if current.synced { commitUncertain = true }
+        PQreset(conn)
+        shuffleboard_pg_silence_notices(conn)
+        // Failing, it fails again at the next statement, which opens the connection again.
+        try? configure()
+    }
 
     /// Whether the connection is inside a transaction (also a failed one).
     var inTransaction: Bool {

@@ -71,7 +71,48 @@ enum PostgresSchema {
         """
         ALTER TABLE ops ADD COLUMN name bytea NOT NULL DEFAULT '';
         """,
+        // 4: the fence of a batch as one statement (PostgresWriter), so that a batch's transaction
+        // can go to the server in one pipeline: it locks the boards' lease rows in board order (as
+        // the renewal does, so the two never deadlock) and raises SQLSTATE SBF01 (fencedState)
+        // unless each lease is this node's, at the epoch given, unexpired by the database's clock,
+        // and each board's stored seq is the one given. Raising aborts the transaction, and the
+        // rest of the pipeline with it, COMMIT included.
+        """
+        CREATE FUNCTION shuffleboard_fence(wanted_boards text[], wanted_node text, wanted_epochs int8[], wanted_seqs int8[])
+        RETURNS void LANGUAGE plpgsql AS $fence$
+        DECLARE
+            wanted record;
+            held record;
+            reason text;
+        BEGIN
+            PERFORM 1 FROM leases WHERE board = ANY (wanted_boards) ORDER BY board FOR UPDATE;
+            FOR wanted IN SELECT * FROM unnest(wanted_boards, wanted_epochs, wanted_seqs) AS w (board, epoch, seq) LOOP
+                SELECT l.node, l.epoch, l.expires_at > now() AS live, b.seq AS stored INTO held
+                    FROM leases l LEFT JOIN boards b ON b.id = l.board WHERE l.board = wanted.board;
+                IF NOT FOUND THEN
+                    reason := 'nobody holds its lease';
+                ELSIF held.node <> wanted_node THEN
+                    reason := format('node %s holds its lease', held.node);
+                ELSIF held.epoch <> wanted.epoch THEN
+                    reason := format('its lease is at epoch %s, not %s', held.epoch, wanted.epoch);
+                ELSIF NOT held.live THEN
+                    reason := 'its lease ran out';
+                ELSIF held.stored IS NULL THEN
+                    reason := 'it does not exist';
+                ELSIF held.stored <> wanted.seq THEN
+                    reason := format('the batch starts at seq %s but the stored seq is %s', wanted.seq + 1, held.stored);
+                END IF;
+                IF reason IS NOT NULL THEN
+                    RAISE EXCEPTION USING ERRCODE = 'SBF01', MESSAGE = format('board %s is fenced (%s)', wanted.board, reason);
+                END IF;
+            END LOOP;
+        END
+        $fence$;
+        """,
     ]
+
+    /// The SQLSTATE `shuffleboard_fence` raises when a board is fenced (class SB is no standard one).
+    static let fencedState = "SBF01"
 
     /// The version this code writes.
     static var current: Int { migrations.count }

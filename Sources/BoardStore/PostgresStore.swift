@@ -43,9 +43,11 @@ package final class PostgresStore: ClusterStore {
     ///
     /// A board is snapshotted every `snapshotEvery` ops, and its newest `keepOps` ops stay
     /// available to `ops(of:since:limit:)`. Errors name the server, never the password.
+    /// `pipelining` off makes every batch wait for each statement's answer (the store bench
+    /// measures both ways).
     package init(
         url: String, node: String, advertise: String?, leaseSeconds: Double = 5, snapshotEvery: Int = 100,
-        keepOps: Int = 10_000, migrate: Bool = true
+        keepOps: Int = 10_000, migrate: Bool = true, pipelining: Bool = true
     ) throws(StoreError) {
         if let problem = Self.problem(nodeName: node) { throw StoreError(problem) }
         guard leaseSeconds > 0, leaseSeconds <= 3600 else {
@@ -61,7 +63,9 @@ package final class PostgresStore: ClusterStore {
         if migrate { try PostgresSchema.migrate(writerDB) } else { try PostgresSchema.checkCurrent(writerDB) }
         let readerDB = try PostgresConnection(url: url, settings: settings)
         let renewerDB = try PostgresConnection(url: url, settings: settings)
-        writer = Mutex(PostgresWriter(db: writerDB, node: node, snapshotEvery: snapshotEvery, keepOps: keepOps))
+        writer = Mutex(
+            PostgresWriter(
+                db: writerDB, node: node, snapshotEvery: snapshotEvery, keepOps: keepOps, pipelining: pipelining))
         reader = Mutex(readerDB)
         renewer = Mutex(renewerDB)
         try onRenewer { db throws(StoreError) in
@@ -137,6 +141,9 @@ package final class PostgresStore: ClusterStore {
             try writer.write(batch, epochs: epochs)
         }
     }
+
+    /// How many write batches went to the server as one pipeline (one round trip each).
+    var pipelinedWrites: Int { writer.withLock { $0?.pipelinedBatches ?? 0 } }
 
     /// Stores an archived board (import), refusing to overwrite an existing one unless `replace`.
     /// Like a write, it needs this node's lease on the board (`claim` it first).

@@ -13,10 +13,16 @@ final class PostgresWriter {
     /// writes the board; under another, another node may have written it in between, so the
     /// replica is read again.
     private var replicaEpochs: [BoardID: Int64] = [:]
+    /// How many batches went to the server as one pipeline (tests check the fast path is taken).
+    private(set) var pipelinedBatches = 0
 
-    init(db: PostgresConnection, node: String, snapshotEvery: Int, keepOps: Int) {
+    /// Whether batches may go as one pipeline (off only to measure the other way: the store bench).
+    let pipelining: Bool
+
+    init(db: PostgresConnection, node: String, snapshotEvery: Int, keepOps: Int, pipelining: Bool = true) {
         self.db = db
         self.node = node
+        self.pipelining = pipelining
         log = BoardLog(rows: db, snapshotEvery: snapshotEvery, keepOps: keepOps)
     }
 
@@ -24,10 +30,30 @@ final class PostgresWriter {
     /// locked, and must be this node's, at `epochs[board]`, unexpired; a create needs the board
     /// absent and an append must continue the stored seq. Otherwise nothing commits and this
     /// throws `.fenced`.
+    ///
+    /// A batch of appends to boards this writer last wrote under the same epochs goes to the
+    /// server as one pipeline — BEGIN, the fence, the inserts, COMMIT — and costs one round trip;
+    /// any other batch (a create, a delete, the first write after a claim, a retry after a lost
+    /// COMMIT) checks the fence first and goes on from what it read.
     func write(_ batch: [StoreWrite], epochs: [BoardID: Int64]) throws(StoreError) {
-        let boards = Self.boards(of: batch)
         // A retry after a COMMIT whose answer was lost: if that commit happened, the batch is stored.
         let uncertain = db.commitUncertain
+        if pipelining, !uncertain, let expected = pipelinable(batch, epochs: epochs) {
+            pipelinedBatches += 1
+            try inTransaction(pipelined: true) { () throws(StoreError) in
+                try db.send(
+                    "SELECT shuffleboard_fence($1, $2, $3, $4)",
+                    [
+                        .textArray(expected.map(\.board.rawValue)), .text(node), .intArray(expected.map(\.epoch)),
+                        .intArray(expected.map(\.seq)),
+                    ])
+                for change in batch {
+                    if case .append(let id, let ops) = change { try log.append(ops, to: id) }
+                }
+            }
+            return
+        }
+        let boards = Self.boards(of: batch)
         try inTransaction { () throws(StoreError) in
             var seqs = try fence(boards, epochs: epochs)
             if uncertain, Self.isStored(batch, seqs: seqs) { return }
@@ -74,6 +100,33 @@ final class PostgresWriter {
     }
 
     // MARK: The fence
+
+    /// For a batch of appends only, each to a board whose replica this writer made under the
+    /// batch's epoch and which the appends continue: each board (sorted, as the fence locks them)
+    /// with that epoch and the seq the database must hold. Nil for any other batch.
+    ///
+    /// The replica's seq is the stored one: under one epoch only this writer writes the board,
+    /// and a failed transaction drops every replica. The fence checks that in the database all
+    /// the same.
+    private func pipelinable(
+        _ batch: [StoreWrite], epochs: [BoardID: Int64]
+    ) -> [(board: BoardID, epoch: Int, seq: Seq)]? {
+        var expected: [BoardID: (epoch: Int, stored: Seq, last: Seq)] = [:]
+        for change in batch {
+            guard case .append(let id, let ops) = change, let first = ops.first, let last = ops.last else { return nil }
+            if let seen = expected[id] {
+                guard first.seq == seen.last + 1 else { return nil }
+                expected[id]?.last = last.seq
+                continue
+            }
+            guard let epoch = epochs[id], replicaEpochs[id] == epoch, let replica = log.cachedReplica(of: id),
+                first.seq == replica.seq + 1
+            else { return nil }
+            expected[id] = (Int(epoch), replica.seq, last.seq)
+        }
+        guard !expected.isEmpty else { return nil }
+        return expected.sorted { $0.key.rawValue < $1.key.rawValue }.map { ($0.key, $0.value.epoch, $0.value.stored) }
+    }
 
     /// Locks the boards' lease rows (in board order, as `renew` does, so that the two never
     /// deadlock), checks each is this node's at the claimed epoch and unexpired by the database's
@@ -139,9 +192,9 @@ final class PostgresWriter {
 
     // MARK: Transactions
 
-    private func inTransaction(_ body: () throws(StoreError) -> Void) throws(StoreError) {
+    private func inTransaction(pipelined: Bool = false, _ body: () throws(StoreError) -> Void) throws(StoreError) {
         do throws(StoreError) {
-            try db.transaction(body)
+            try db.transaction(pipelined: pipelined, body)
         } catch {
             // The replicas may hold changes that were just rolled back.
             forgetAll()

@@ -180,7 +180,9 @@ struct Scenarios {
         try body(port, Int(server.processIdentifier))
     }
 
-    func loadgen(_ arguments: [String]) throws {
+    /// Runs the load generator and emits its line, which it returns too.
+    @discardableResult
+    func loadgen(_ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: loadgen)
         process.arguments = arguments
@@ -192,15 +194,28 @@ struct Scenarios {
         guard process.terminationStatus == 0, let line = String(data: output, encoding: .utf8), !line.isEmpty else {
             throw BenchError(description: "loadgen \(arguments.joined(separator: " ")) failed")
         }
-        emit(line.trimmingCharacters(in: .whitespacesAndNewlines))
+        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        emit(trimmed)
+        return trimmed
     }
 
     /// Committed ops (toggles) per second on one board, in memory, with SQLite's group commit
     /// (WAL, synchronous=FULL: an op is broadcast once its transaction is on disk) and, with
     /// `--postgres URL`, on a cluster node over PostgreSQL (fenced group commit), from the C load
-    /// generator: each client keeps `window` toggles of items of its own in flight.
+    /// generator: each client keeps `window` toggles of items of its own in flight. With
+    /// PostgreSQL, a last line per load says how its ops/s compare with SQLite's in the same run
+    /// (`committed-ops-postgres-vs-sqlite`, `ratio`).
     func committedOps(seconds: Double) throws {
         for (clients, window) in [(1, 1), (4, 3), (2, 6)] {
+            var opsPerSecond: [String: Double] = [:]
+            defer {
+                if let sqlite = opsPerSecond["sqlite"], let postgres = opsPerSecond["postgres"], sqlite > 0 {
+                    emit(
+                        #"{"scenario":"committed-ops-postgres-vs-sqlite","clients":\#(clients),"in_flight":\#(window),"#
+                            + #""sqlite_ops_per_s":\#(Int(sqlite)),"postgres_ops_per_s":\#(Int(postgres)),"#
+                            + #""ratio":\#(String(format: "%.2f", postgres / sqlite))}"#)
+                }
+            }
             for store in ["memory", "sqlite"] + (postgres == nil ? [] : ["postgres"]) {
                 let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
                     "shuffleboard-bench-ops-\(getpid())")
@@ -214,11 +229,12 @@ struct Scenarios {
                 // Each run its own board: a PostgreSQL database keeps the boards of the runs before.
                 let board = "ops-\(clients)x\(window)-\(getpid())"
                 try withServer(store: arguments) { port, pid in
-                    try loadgen([
+                    let line = try loadgen([
                         "--label", "committed-ops-\(store)", "--mode", "ops", "--port", "\(port)", "--server-pid",
                         "\(pid)", "--clients", "\(clients)", "--window", "\(window)", "--seconds", "\(seconds)",
                         "--board", board, "--timeout", "30",
                     ])
+                    opsPerSecond[store] = (try? JSON.parse(line))?["ops_per_s"]?.numberValue
                 }
             }
         }

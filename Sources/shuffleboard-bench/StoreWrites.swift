@@ -40,17 +40,22 @@ struct StoreWrites {
         }
         guard let url = postgres else { return }
         // A lease long enough for the run: renewals (one statement every third of a lease on a
-        // node) are not what is measured.
-        let store = try PostgresStore(url: url, node: "bench-\(getpid())", advertise: nil, leaseSeconds: 3600)
-        defer { store.close() }
-        for batch in [1, 12] {
-            let board = "bench-\(getpid())-\(batch)"
-            guard let id = BoardID(board), case .mine = try store.claim(id, force: false) else {
-                throw BenchError(description: "cannot claim \(board)")
+        // node) are not what is measured. Each batch fenced as a node's is: one pipeline (one
+        // round trip), and, to compare, waiting for each statement's answer (four).
+        for pipelining in [true, false] {
+            let store = try PostgresStore(
+                url: url, node: "bench-\(getpid())", advertise: nil, leaseSeconds: 3600, pipelining: pipelining)
+            defer { store.close() }
+            for batch in [1, 12] {
+                let board = "bench-\(getpid())-\(batch)"
+                guard let id = BoardID(board), case .mine = try store.claim(id, force: false) else {
+                    throw BenchError(description: "cannot claim \(board)")
+                }
+                let name = pipelining ? "postgresql (fenced)" : "postgresql (4 round trips)"
+                report(name, batch, try measure(store, batch: batch, board: board))
+                try store.write([.delete(id)])
+                try store.release(id)
             }
-            report("postgresql (fenced)", batch, try measure(store, batch: batch, board: board))
-            try store.write([.delete(id)])
-            try store.release(id)
         }
     }
 

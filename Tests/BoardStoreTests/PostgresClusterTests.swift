@@ -132,6 +132,53 @@ struct PostgresClusterTests {
         }
     }
 
+    @Test func appendsAfterTheFirstGoAsOnePipelineAndAStaleOwnerIsStillFenced() throws {
+        try Self.withCluster { cluster in
+            let a = try cluster.node("a")
+            let b = try cluster.node("b")
+            _ = try a.claim(boardA, force: false)
+            _ = try a.claim(boardB, force: false)
+            var alpha = OpMaker(board: .defaultTemplate(id: boardA), seed: 46)
+            var beta = OpMaker(board: .defaultTemplate(id: boardB), seed: 47)
+            // The first write of each board reads the fence's answer before it goes on.
+            try a.write([.create(alpha.board), .create(beta.board), .append(boardA, alpha.next(2))])
+            #expect(a.pipelinedWrites == 0)
+            try a.write([.append(boardA, alpha.next(3)), .append(boardB, beta.next(2))])
+            try a.write([.append(boardA, alpha.next(1)), .append(boardA, alpha.next(2))])
+            #expect(a.pipelinedWrites == 2)
+            #expect(try a.load(boardA, recentLimit: 100)?.recent == alpha.all)
+            #expect(try a.load(boardB, recentLimit: 100)?.board == beta.board)
+            // B takes alpha by force: A's next pipelined batch, of both boards, commits nothing.
+            #expect(try b.claim(boardA, force: true) == .mine(epoch: 2))
+            let error = try #require(throws: StoreError.self) {
+                try a.write([.append(boardB, beta.next(1)), .append(boardA, alpha.next(1))])
+            }
+            #expect(a.pipelinedWrites == 3)
+            #expect(error.kind == .fenced, "\(error)")
+            #expect(error.message.contains("board alpha is fenced (node b holds its lease)"), "\(error)")
+            #expect(try b.load(boardA, recentLimit: 0)?.seq == 8)
+            #expect(try b.load(boardB, recentLimit: 0)?.seq == 2)
+        }
+    }
+
+    @Test func aPipelinedBatchIsFencedWhenTheStoredSeqMovedBehindTheWritersBack() throws {
+        try Self.withCluster { cluster in
+            let a = try cluster.node("a")
+            _ = try a.claim(boardA, force: false)
+            var maker = OpMaker(board: .defaultTemplate(id: boardA), seed: 48)
+            try a.write([.create(maker.board), .append(boardA, maker.next(2))])
+            try a.write([.append(boardA, maker.next(1))])
+            let db = try PostgresConnection(url: cluster.url)
+            defer { db.close() }
+            try db.query("UPDATE boards SET seq = seq + 1 WHERE id = $1", [.text(boardA.rawValue)])
+            let error = try #require(throws: StoreError.self) { try a.write([.append(boardA, maker.next(1))]) }
+            #expect(a.pipelinedWrites == 2)
+            #expect(error.kind == .fenced)
+            #expect(error.message.contains("the batch starts at seq 4 but the stored seq is 4"), "\(error)")
+            #expect(try db.int("SELECT count(*) FROM ops") == 3)
+        }
+    }
+
     @Test func anAppendThatDoesNotContinueTheStoredSeqCommitsNothing() throws {
         try Self.withCluster { cluster in
             let a = try cluster.node("a")
@@ -358,6 +405,10 @@ struct PostgresClusterTests {
             }
             #expect(failures.count <= 3 && failures.allSatisfy { $0.kind == .transient }, "\(failures)")
             #expect(try a.load(boardA, recentLimit: 0)?.seq == 1)
+            // The append went as a pipeline, at least the first time: the retry after a COMMIT
+            // whose answer was lost stored it once.
+            #expect(a.pipelinedWrites >= 1)
+            #expect(try a.ops(of: boardA, since: 0, limit: 10) == .ops([op[0]], current: 1))
         }
     }
 
