@@ -6,6 +6,21 @@ package enum LWS {
     /// The largest close reason: a close frame's payload is at most 125 bytes, two of them the code.
     package static let maximumCloseReasonBytes = 123
 
+    /// Adds header `name` (with its colon, as lws wants it: `"origin:"`) and `value` at `*p`,
+    /// moving `*p` past it; false when it does not fit before `end`. For answers, handshakes and
+    /// requests alike: lws copies the value, so it need not outlive the call.
+    package static func addHeader(
+        _ wsi: OpaquePointer, _ name: String, _ value: String, _ p: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>,
+        _ end: UnsafeMutablePointer<UInt8>
+    ) -> Bool {
+        var bytes = Array(value.utf8)
+        return name.withCString { cName in
+            cName.withMemoryRebound(to: UInt8.self, capacity: name.utf8.count + 1) { name in
+                lws_add_http_header_by_name(wsi, name, &bytes, Int32(bytes.count), p, end) == 0
+            }
+        }
+    }
+
     /// Sets the close code and reason that lws sends when the callback returns -1. The reason is
     /// cut to `maximumCloseReasonBytes`, never inside a UTF-8 sequence.
     package static func setCloseReason(_ wsi: OpaquePointer, code: UInt16, reason: String) {

@@ -97,14 +97,7 @@ extension HTTP {
                 ("referrer-policy:", "no-referrer"), ("x-accel-buffering:", "no"),
             ]
             for (name, value) in headers {
-                let ok = name.withCString { n in
-                    value.withCString { v in
-                        lws_add_http_header_by_name(
-                            exchange.wsi, UnsafeRawPointer(n).assumingMemoryBound(to: UInt8.self),
-                            UnsafeRawPointer(v).assumingMemoryBound(to: UInt8.self), Int32(value.utf8.count), &p, end)
-                    }
-                }
-                guard ok == 0 else { return -1 }
+                guard LWS.addHeader(exchange.wsi, name, value, &p, end) else { return -1 }
             }
             guard lws_finalize_http_header(exchange.wsi, &p, end) == 0, let q = p else { return -1 }
             let length = q - start

@@ -293,15 +293,7 @@ final class HTTP {
                     end) == 0
             else { return -1 }
             for header in headers {
-                let (name, value) = (header.name, header.value)
-                let ok = name.withCString { n in
-                    value.withCString { v in
-                        lws_add_http_header_by_name(
-                            exchange.wsi, UnsafeRawPointer(n).assumingMemoryBound(to: UInt8.self),
-                            UnsafeRawPointer(v).assumingMemoryBound(to: UInt8.self), Int32(value.utf8.count), &p, end)
-                    }
-                }
-                guard ok == 0 else { return -1 }
+                guard LWS.addHeader(exchange.wsi, header.name, header.value, &p, end) else { return -1 }
             }
             guard lws_finalize_http_header(exchange.wsi, &p, end) == 0, var q = p else { return -1 }
             guard whole else {

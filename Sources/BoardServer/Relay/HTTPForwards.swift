@@ -230,14 +230,7 @@ final class HTTPForwards {
         let p = input.assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self)
         guard let start = p.pointee else { return false }
         let end = start + length
-        func add(_ name: String, _ value: String) -> Bool {
-            var value = Array(value.utf8)
-            return name.withCString { cName in
-                cName.withMemoryRebound(to: UInt8.self, capacity: name.utf8.count + 1) { name in
-                    lws_add_http_header_by_name(wsi, name, &value, Int32(value.count), p, end) == 0
-                }
-            }
-        }
+        func add(_ name: String, _ value: String) -> Bool { LWS.addHeader(wsi, name, value, p, end) }
         let request = forward.request
         if let authorization = request.authorization, !add("authorization:", authorization) { return false }
         if let origin = request.origin, !add("origin:", origin) { return false }
