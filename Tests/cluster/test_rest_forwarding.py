@@ -99,8 +99,9 @@ def test_an_owner_that_stopped_gets_the_client_503_within_the_forward_timeout(cl
     # A lease far longer than the forward timeout: n1 stays the owner while it is stopped.
     cluster = clusters(count=2, lease=20.0, extra=("--forward-timeout", "1"))
     n1, n2 = cluster.nodes
+    # Ada stays on the board: were it left empty, n1 could give its lease up before the stop,
+    # and then n2 would take the board and commit the op itself.
     ada = owned_by_n1(n1, "frozen")
-    ada.close()
     n1.pause()
     try:
         began = time.monotonic()
@@ -113,3 +114,4 @@ def test_an_owner_that_stopped_gets_the_client_503_within_the_forward_timeout(cl
         assert n2.get("/healthz")[0] == 200
     finally:
         n1.resume()
+        ada.close()
