@@ -242,7 +242,8 @@ class App {
         case 'presence': this.view.renderPresence(e.users, e.me, e.count); break;
         case 'mode': this.view.setMode(e.mode); break;
         case 'toast':
-          if (e.action === 'undo') this.view.toast(e.text, 6000, { label: 'Undo', run: () => this.run(this.session.undo()) });
+          // The toast's Undo reverts the change it is about, not whatever was done last.
+          if (e.action === 'undo') this.view.toast(e.text, 6000, { label: 'Undo', run: () => this.run(this.session.undoChange(e.change)) });
           else this.view.toast(e.text);
           break;
         case 'fade': this.view.fade(e.item); break;

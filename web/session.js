@@ -5,8 +5,8 @@
 //
 // In: the socket's life (hello, receive, disconnected), timers running out (wake), and the
 // intents of gestures.js (lift, aim, aimKey, drop, cancel, paint, paintEnd, refuse, setMode,
-// undo, redo). Each of those returns effects, plain objects that the wiring (app.js) carries
-// out in order (hello returns the message to send). Out, besides: scene() for the view.
+// undo, redo, undoChange, and the editing ones). Each of those returns effects, plain objects
+// that the wiring (app.js) carries out in order (hello returns the message to send). Out, besides: scene() for the view.
 //   {type:'send', msg}              send on the socket (asked for only while the session is open)
 //   {type:'resync', snapshot}       close the socket and start over (with the whole board when
 //                                   `snapshot`); the next hello() says how
@@ -18,7 +18,9 @@
 //   {type:'presence', users, me, count}  the people on the board (`count`: how many there are
 //                                   in all on a large board, whose list names only some of them)
 //   {type:'mode', mode}             the drag mode changed
-//   {type:'toast', text}  {type:'announce', text}  {type:'pulse', items, kind, color}
+//   {type:'toast', text, action?, change?}  a message; `action: 'undo'`: it offers Undo of
+//                                   `change` (undoChange)
+//   {type:'announce', text}  {type:'pulse', items, kind, color}
 //   {type:'remoteChange', change}   someone else's op committed: {by, name, kind, text} for the
 //                                   polite, throttled announcer (announce.js)
 //   {type:'handStart', user, item}  {type:'handHover', by, target}  {type:'handEnd', by}
@@ -330,6 +332,20 @@ export class Session {
     return this.#take();
   }
 
+  /**
+   * Reverts `change` (one an "Undo" toast offered), wherever it is on the undo stack: that
+   * change, not the last one made. Refused, saying why, when it was undone already or when a
+   * change made since (this page's own included) touched the same tiles.
+   */
+  undoChange(change) {
+    if (!this.history.canUndo(change)) {
+      this.#emit({ type: 'toast', text: 'Already undone' }, { type: 'announce', text: 'Already undone' });
+      return this.#take();
+    }
+    this.#revert('undo', change);
+    return this.#take();
+  }
+
   // ---- Editing (issue 19): each intent is one op, shown at once, undoable, checked by the server.
 
   /** Adds a card labelled `label` at the end of `zone` (or before `before`). */
@@ -441,11 +457,14 @@ export class Session {
     return this.#take();
   }
 
-  /** One editing op as one undoable change, announced; `undoToast`: a toast offering Undo. */
+  /**
+   * One editing op as one undoable change, announced; `undoToast`: a toast offering Undo of this
+   * change (`change`: what its button reverts, even after later changes).
+   */
   #change(body, text, { undoToast = null } = {}) {
-    this.#recordChange([this.#submit(this.#makeOp(body))]);
+    const change = this.#recordChange([this.#submit(this.#makeOp(body))]);
     this.#emit(render(), { type: 'announce', text });
-    if (undoToast) this.#emit({ type: 'toast', text: `${undoToast}.`, action: 'undo' });
+    if (undoToast) this.#emit({ type: 'toast', text: `${undoToast}.`, action: 'undo', change });
   }
 
   #refuseEdit(text) {
@@ -769,32 +788,38 @@ export class Session {
    * answered while the stroke went on; their outcome is taken from the state.
    */
   #recordChange(entries, kind = 'do') {
-    this.history.record(entries, kind);
+    const change = this.history.record(entries, kind);
     for (const e of entries) {
       if (this.state.isPending(e.op.op)) continue;
       const done = this.state.log.find((l) => l.op === e.op.op);
       if (done) this.history.committed(e.op.op, done.seq, done.body);
       else this.history.rejected(e.op.op);
     }
+    return change;
   }
 
-  #revert(kind) {
+  /** Undoes or redoes the last change, or (`target`, an undo) that change wherever it is. */
+  #revert(kind, target = null) {
     const undo = kind === 'undo';
-    const change = undo ? this.history.peekUndo() : this.history.peekRedo();
+    const change = target ?? (undo ? this.history.peekUndo() : this.history.peekRedo());
     if (!change) {
       this.#emit({ type: 'toast', text: undo ? 'Nothing to undo' : 'Nothing to redo' });
       return;
     }
-    const check = canRevert(change, this.state, this.me);
+    const outOfOrder = !!target && target !== this.history.peekUndo();
+    const check = canRevert(change, this.state, this.me, { outOfOrder });
     if (!check.ok && check.why === 'pending') {
       this.#emit({ type: 'toast', text: 'Still saving that change; try again in a moment' });
       return;
     }
     // Reverted now, or never: either way it leaves the stack, so the next one is reachable.
-    if (undo) this.history.popUndo(); else this.history.popRedo();
+    if (target) this.history.takeUndo(target);
+    else if (undo) this.history.popUndo();
+    else this.history.popRedo();
     if (!check.ok) {
+      const who = check.by === this.me ? 'you' : this.user(check.by).name;
       const text = check.why === 'changed'
-        ? `Can't ${kind}: ${this.user(check.by).name} changed those tiles since`
+        ? `Can't ${kind}: ${who} changed those tiles since`
         : `Can't ${kind}: that change is too old`;
       this.#emit({ type: 'toast', text }, { type: 'announce', text });
       return;

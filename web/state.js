@@ -81,7 +81,7 @@ export function applyOp(board, op) {
       const id = op.item?.id ?? pendingId(op.op);
       const target = board.zones.find((z) => z.id === op.zone);
       if (!target || itemById(board, id)) return false;
-      const item = { id, label: String(op.item?.label ?? ''), color: op.item?.color || DEFAULT_COLOR, on: false };
+      const item = { id, label: String(op.item?.label ?? ''), color: op.item?.color || DEFAULT_COLOR, on: op.item?.on === true };
       if (typeof op.item?.detail === 'string') item.detail = op.item.detail;
       board.items.push(item);
       const at = op.before == null ? -1 : target.items.indexOf(op.before);
@@ -256,12 +256,14 @@ export function inverseOp(op, boardBefore) {
       // The new item's id comes with the commit (UndoHistory.committed fills it in).
       return { type: 'remove', item: op.item?.id ?? null };
     case 'remove': {
-      // Back with its content, before the item that followed it (or last in its zone).
+      // Back with its content and paint state, before the item that followed it (or last in
+      // its zone).
       const it = itemById(boardBefore, op.item);
       const at = locate(boardBefore, op.item);
       if (!it || !at) return null;
       const item = { label: it.label, color: it.color };
       if (typeof it.detail === 'string') item.detail = it.detail;
+      if (it.on) item.on = true;
       return { type: 'add', zone: at.zone.id, before: at.zone.items[at.index + 1] ?? null, item, restores: op.item };
     }
     case 'edit': {
@@ -412,8 +414,8 @@ export class BoardState {
   }
 
   /**
-   * Ops committed by someone other than `me` after `seq` that touched any of `items`:
-   * the "someone changed those tiles since" check for undo.
+   * Ops committed by someone other than `me` (by anyone when `me` is null) after `seq` that
+   * touched any of `items`: the "someone changed those tiles since" check for undo.
    */
   changedSince(seq, items, me) {
     const set = new Set(items);
@@ -522,6 +524,19 @@ export class UndoHistory {
   popRedo() {
     return this.redoStack.pop() ?? null;
   }
+
+  /** True while `change` is on the undo stack (not undone yet, not refused). */
+  canUndo(change) {
+    return this.undoStack.includes(change);
+  }
+
+  /** Takes `change` off the undo stack wherever it is on it; false when it is not there. */
+  takeUndo(change) {
+    const i = this.undoStack.indexOf(change);
+    if (i < 0) return false;
+    this.undoStack.splice(i, 1);
+    return true;
+  }
 }
 
 /** The members of an op of type `type` that name an item (`kind` 'item') or a zone ('zone'). */
@@ -536,9 +551,11 @@ function refKeys(type, kind) {
 /**
  * Whether `change` can be reverted now. Returns {ok: true} or {ok: false, why, by} with why one of
  * 'pending' (not confirmed yet), 'changed' (another user touched those tiles since, `by`),
- * 'too_old' (beyond what the client remembers).
+ * 'too_old' (beyond what the client remembers). `outOfOrder`: the change is not the last one
+ * (an "Undo" toast's change, with later changes of this page's own after it), so this page's
+ * own changes since count too (`by` is then `me`): its inverse was made for the board as it was.
  */
-export function canRevert(change, state, me) {
+export function canRevert(change, state, me, { outOfOrder = false } = {}) {
   if (!change) return { ok: false, why: 'empty' };
   if (change.ops.some((e) => e.state !== 'committed')) return { ok: false, why: 'pending' };
   const since = Math.min(...change.ops.map((e) => e.seq));
@@ -548,11 +565,12 @@ export function canRevert(change, state, me) {
     || (inv?.type === 'restore' && !Number.isInteger(inv.to));
   if (change.ops.some((e) => unknown(e.inverse))) return { ok: false, why: 'too_old' };
   const items = change.ops.flatMap((e) => [...involvedItems(e.op), ...(e.inverse ? involvedItems(e.inverse) : [])]);
-  const changed = state.changedSince(since, items, me);
+  const mine = new Set(change.ops.map((e) => e.op.op));
+  const changed = state.changedSince(since, items, outOfOrder ? null : me).filter((l) => !mine.has(l.op));
   if (changed.length) return { ok: false, why: 'changed', by: changed[changed.length - 1].by };
   // A restore touches the whole board: anyone else's change since keeps it from being undone.
   if (change.ops.some((e) => e.op.type === 'restore')) {
-    const other = state.log.filter((l) => l.seq > since && l.by !== me);
+    const other = state.log.filter((l) => l.seq > since && (outOfOrder || l.by !== me) && !mine.has(l.op));
     if (other.length) return { ok: false, why: 'changed', by: other[other.length - 1].by };
   }
   return { ok: true };

@@ -25,7 +25,8 @@ extension Op {
             w.write("label", item.label)
             w.write("color", item.color)
             if let detail = item.detail { w.write("detail", detail) }
-            if assigned { w.write("on", item.on) }
+            // A request names `on` only to add an item that is on (the undo of a remove).
+            if assigned || item.on { w.write("on", item.on) }
             w.endObject()
         case .edit(let item, let changes):
             w.write("item", item.rawValue)
@@ -86,7 +87,7 @@ extension Op {
             let zone = try fields.zoneID("zone")
             let before = try Self.anchor(in: fields)
             guard let object = fields["item"], case .object = object else {
-                throw JSON.DecodingError("\"item\" must be an object {label, color?, detail?}")
+                throw JSON.DecodingError("\"item\" must be an object {label, color?, detail?, on?}")
             }
             let id = assigned ? try object.itemID("id", named: "\"item.id\"") : .unassigned
             let label = try Self.text("label", in: object, named: "\"item.label\"", limit: BoardLimits.label)
@@ -96,7 +97,11 @@ extension Op {
             if object.hasValue("detail") {
                 detail = try Self.text("detail", in: object, named: "\"item.detail\"", limit: BoardLimits.detail)
             }
-            self = .add(zone: zone, before: before, item: Item(id: id, label: label, color: color, detail: detail))
+            // Optional, false when left out: an item comes back on when the undo of its remove
+            // adds it again.
+            let on = object.hasValue("on") ? try object.bool("on", named: "\"item.on\"") : false
+            self = .add(
+                zone: zone, before: before, item: Item(id: id, label: label, color: color, on: on, detail: detail))
         case "edit":
             let item = try fields.itemID("item")
             var changes = ItemEdit()

@@ -199,7 +199,6 @@ package struct Sequencer: Sendable {
                 id = ItemID("c\(seq + 1)-\(n)")!
             }
             item.id = id
-            item.on = false
             return .add(zone: zone, before: before, item: item)
         case .addZone(let before, var zone):
             var id = ZoneID("z\(seq + 1)")!

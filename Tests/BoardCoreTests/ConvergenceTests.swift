@@ -139,7 +139,7 @@ import Testing
         case 4, 5:
             let item = Item(
                 id: .unassigned, label: words.randomElement(using: &rng)!, color: colors.randomElement(using: &rng)!,
-                detail: Bool.random(using: &rng) ? "note" : nil)
+                on: Int.random(in: 0..<4, using: &rng) == 0, detail: Bool.random(using: &rng) ? "note" : nil)
             return .add(zone: target.id, before: anchor, item: item)
         case 6, 7:
             if let a = ids.randomElement(using: &rng) {

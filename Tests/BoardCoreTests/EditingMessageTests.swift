@@ -16,7 +16,11 @@ import Testing
         #expect(
             parse(
                 #"{"type":"add","op":"o","base":2,"zone":"grid","before":"t3","item":{"id":"x","label":"A","color":"red","detail":"d","on":true}}"#
-            ) == request(.add(zone: zone("grid"), before: item("t3"), item: card("A", color: "red", detail: "d"))))
+            )
+                == request(
+                    .add(
+                        zone: zone("grid"), before: item("t3"),
+                        item: Item(id: .unassigned, label: "A", color: "red", on: true, detail: "d"))))
         #expect(
             parse(#"{"type":"edit","op":"o","base":2,"item":"t1","detail":null}"#)
                 == request(.edit(item: item("t1"), changes: ItemEdit(detail: .some(nil)))))
@@ -64,6 +68,7 @@ import Testing
             #"{"type":"add","op":"o","base":0,"zone":"tray","before":null,"item":{"label":"a","detail":7}}"#,
             "\"item.detail\""
         ),
+        (#"{"type":"add","op":"o","base":0,"zone":"tray","before":null,"item":{"label":"a","on":1}}"#, "\"item.on\""),
         (#"{"type":"edit","op":"o","base":0,"item":"t1"}"#, "at least one"),
         (#"{"type":"edit","op":"o","base":0,"item":"t1","label":null}"#, "\"label\""),
         (#"{"type":"edit","op":"o","base":0,"item":"t1","detail":"\#(long)"}"#, "\"detail\""),
@@ -95,6 +100,7 @@ import Testing
     @Test func committedEditingOpsReadBackFromTheirArchivedJSON() throws {
         let ops: [Op] = [
             .add(zone: zone("tray"), before: nil, item: Item(id: item("c4"), label: "N", color: "#000", detail: "d")),
+            .add(zone: zone("grid"), before: item("t2"), item: Item(id: item("c5"), label: "M", color: "#000", on: true)),
             .edit(item: item("t1"), changes: ItemEdit(label: "x", detail: .some(nil))),
             .remove(item: item("t1")),
             .addZone(before: zone("tray"), zone: Zone(id: zone("z7"), items: [], title: "B", layout: .list)),

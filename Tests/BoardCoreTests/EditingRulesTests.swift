@@ -18,6 +18,15 @@ extension SequencerTests {
         // add
         Case(name: "add to a zone commits", base: 0, op: .add(zone: zone("tray"), before: nil, item: card("New"))),
         Case(
+            name: "add of a card that is on commits (the undo of a remove)", base: 0,
+            op: .add(zone: zone("tray"), before: nil, item: Item(id: .unassigned, label: "New", color: "#000", on: true))),
+        Case(
+            name: "add of a card that is on, before an anchor toggled after base",
+            history: [.toggle(item: item("t1"), on: true)], base: 0,
+            op: .add(
+                zone: zone("grid"), before: item("t1"), item: Item(id: .unassigned, label: "New", color: "#000", on: true)),
+            expected: .conflict),
+        Case(
             name: "add to an unknown zone", base: 0, op: .add(zone: zone("attic"), before: nil, item: card("New")),
             expected: .unknownZone),
         Case(
@@ -195,6 +204,17 @@ extension SequencerTests {
             case .add(_, _, let again) = second.op
         else { Issue.record("second add did not commit"); return }
         #expect(again.id == item("c3"))
+    }
+
+    @Test func anAddKeepsThePaintStateItCarries() {
+        var s = Sequencer(board: .defaultTemplate(id: demo))
+        let lit = Item(id: .unassigned, label: "Lit", color: "#000", on: true, detail: "d")
+        guard case .committed(let c) = submit(&s, .add(zone: zone("grid"), before: item("t3"), item: lit), id: "a"),
+            case .add(_, _, let added) = c.op
+        else { Issue.record("add did not commit"); return }
+        #expect(added == Item(id: item("c1"), label: "Lit", color: "#000", on: true, detail: "d"))
+        #expect(s.board.item(item("c1"))?.on == true)
+        #expect(order(s.board).prefix(3) == ["t1", "t2", "c1"])
     }
 
     @Test func freshIDsStepAroundIDsAnImportedBoardUsed() {

@@ -37,6 +37,8 @@ async function play(): Promise<void> {
     console.log(swapped.seq, swapped.type === 'swap' ? swapped.a : '');
     const added = await board.op({ type: 'add', zone: 'todo', before: null, item: { label: 'Ship it' } });
     if (!('ack' in added)) console.log(added.item.id);
+    // Back painted on, as the undo of a remove brings a card back.
+    await board.op({ type: 'add', zone: 'todo', before: 't2', item: { label: 'Lit', color: '#43a047', on: true } });
     await board.op({ type: 'edit', item: 't1', detail: null, op: 'my-op-1', base: 3 });
     board.dragStart('t3');
     board.hover('t3', 't4', 'grid', 'move');

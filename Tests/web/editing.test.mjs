@@ -33,7 +33,7 @@ const texts = (fx, type = 'toast') => fx.filter((e) => e.type === type).map((e) 
 function echo(msg, seq, extra = {}) {
   const { base, ...rest } = msg;
   const m = { ...rest, seq, by: 'u1' };
-  if (extra.itemId) m.item = { ...msg.item, id: extra.itemId, color: msg.item.color ?? '#ffe08a', on: false };
+  if (extra.itemId) m.item = { ...msg.item, id: extra.itemId, color: msg.item.color ?? '#ffe08a', on: msg.item.on === true };
   if (extra.zoneId) m.zone = { ...msg.zone, id: extra.zoneId };
   return m;
 }
@@ -138,7 +138,9 @@ test('undo of a remove brings the card back with its content and place, and late
   s.receive(echo(edit, 1));
   const fx = s.removeCard('t5');
   const [remove] = sent(fx);
-  assert.deepEqual(fx.find((e) => e.type === 'toast'), { type: 'toast', text: 'Removed “Five”.', action: 'undo' });
+  const toast = fx.find((e) => e.type === 'toast');
+  assert.deepEqual({ ...toast, change: undefined }, { type: 'toast', text: 'Removed “Five”.', action: 'undo', change: undefined });
+  assert.equal(toast.change.ops[0].op.op, remove.op, "the toast's Undo is about this remove");
   s.receive(echo(remove, 2));
   assert.equal(view(s).items.some((i) => i.id === 't5'), false);
   const [back] = sent(s.undo());
@@ -150,6 +152,66 @@ test('undo of a remove brings the card back with its content and place, and late
   // The edit before the remove now names the card's new id.
   const [undoEdit] = sent(s.undo());
   assert.deepEqual(undoEdit, { type: 'edit', op: 'op4', base: 3, item: 'c3', label: 'T5', detail: null });
+});
+
+test('undo of a remove brings a card that was on back on', () => {
+  const s = joined();
+  const [toggle] = sent(s.paint('t2'));
+  s.paintEnd();
+  s.receive(echo(toggle, 1));
+  assert.equal(view(s).items[1].on, true);
+  const [remove] = sent(s.removeCard('t2'));
+  s.receive(echo(remove, 2));
+  const [back] = sent(s.undo());
+  assert.deepEqual(back, {
+    type: 'add', op: 'op3', base: 2, zone: 'grid', before: 't3', item: { label: 'T2', color: '#000', on: true },
+  });
+  // Shown on at once, and still on once committed.
+  assert.equal(view(s).items.find((i) => i.label === 'T2').on, true);
+  s.receive(echo(back, 3, { itemId: 'c3' }));
+  assert.equal(view(s).items.find((i) => i.id === 'c3').on, true);
+  assert.deepEqual(view(s).zones[0].items.slice(0, 3), ['t1', 'c3', 't3']);
+  // A card that was off comes back without `on` (what older servers read too).
+  const [remove2] = sent(s.removeCard('t4'));
+  s.receive(echo(remove2, 4));
+  assert.equal('on' in sent(s.undo())[0].item, false);
+});
+
+test("the toast's Undo reverts that remove, not the change made after it", () => {
+  const s = joined();
+  const fx = s.removeCard('t5');
+  const [remove] = sent(fx);
+  const { change } = fx.find((e) => e.type === 'toast');
+  s.receive(echo(remove, 1));
+  const [edit] = sent(s.editCard('t1', { label: 'Rouge' }));
+  s.receive(echo(edit, 2));
+  const [back] = sent(s.undoChange(change));
+  assert.deepEqual(back, { type: 'add', op: 'op3', base: 2, zone: 'grid', before: 't6', item: { label: 'T5', color: '#000' } });
+  s.receive(echo(back, 3, { itemId: 'c3' }));
+  assert.equal(view(s).items[0].label, 'Rouge', 'the later edit stays');
+  // Undo (Ctrl+Z) now reverts the edit, the last change left; the toast's a second time: nothing.
+  assert.deepEqual(sent(s.undo()), [{ type: 'edit', op: 'op4', base: 3, item: 't1', label: 'T1' }]);
+  const again = s.undoChange(change);
+  assert.deepEqual(sent(again), []);
+  assert.deepEqual(texts(again), ['Already undone']);
+});
+
+test("the toast's Undo is refused, saying why, when this page's own later change touched the same cards", () => {
+  const s = joined();
+  const fx = s.removeCard('t5');
+  const { change } = fx.find((e) => e.type === 'toast');
+  s.receive(echo(sent(fx)[0], 1));
+  // The card after it (its place's anchor) moved since: bringing it back "before t6" would not
+  // be where it was.
+  s.setMode('move');
+  s.lift('t6');
+  s.aim({ over: null, zone: 'tray' });
+  const [drop] = sent(s.drop());
+  assert.deepEqual(drop.action, { type: 'move', zone: 'tray', before: null });
+  s.receive({ type: 'move', op: drop.op, seq: 2, by: 'u1', item: 't6', zone: 'tray', before: null });
+  const out = s.undoChange(change);
+  assert.deepEqual(sent(out), []);
+  assert.deepEqual(texts(out), ["Can't undo: you changed those tiles since"]);
 });
 
 test('undo of an edit restores the old values; a server conflict leaves the board as it is and says so', () => {

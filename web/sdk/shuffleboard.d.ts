@@ -51,7 +51,8 @@ export interface AddBody {
   type: 'add';
   zone: string;
   before: string | null;
-  item: { label: string; color?: string; detail?: string | null };
+  /** `on: true` adds it painted on (as the undo of a remove does); false when left out. */
+  item: { label: string; color?: string; detail?: string | null; on?: boolean };
 }
 export interface EditBody {
   type: 'edit';

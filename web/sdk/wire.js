@@ -93,11 +93,15 @@ export function toggle(op, base, item, on) {
   return { type: 'toggle', op, base, item, on: !!on };
 }
 
-/** Adds an item {label, color?, detail?} to `zone` before item `before` (null: at the end). */
+/**
+ * Adds an item {label, color?, detail?, on?} to `zone` before item `before` (null: at the end);
+ * `on: true` adds it painted on (the undo of a remove), left out otherwise.
+ */
 export function add(op, base, zone, before, item) {
   const content = { label: item.label };
   if (item.color) content.color = item.color;
   if (typeof item.detail === 'string') content.detail = item.detail;
+  if (item.on === true) content.on = true;
   return { type: 'add', op, base, zone, before: before ?? null, item: content };
 }
 
