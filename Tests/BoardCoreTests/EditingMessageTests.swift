@@ -100,7 +100,8 @@ import Testing
     @Test func committedEditingOpsReadBackFromTheirArchivedJSON() throws {
         let ops: [Op] = [
             .add(zone: zone("tray"), before: nil, item: Item(id: item("c4"), label: "N", color: "#000", detail: "d")),
-            .add(zone: zone("grid"), before: item("t2"), item: Item(id: item("c5"), label: "M", color: "#000", on: true)),
+            .add(
+                zone: zone("grid"), before: item("t2"), item: Item(id: item("c5"), label: "M", color: "#000", on: true)),
             .edit(item: item("t1"), changes: ItemEdit(label: "x", detail: .some(nil))),
             .remove(item: item("t1")),
             .addZone(before: zone("tray"), zone: Zone(id: zone("z7"), items: [], title: "B", layout: .list)),

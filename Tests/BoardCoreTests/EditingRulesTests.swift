@@ -19,12 +19,14 @@ extension SequencerTests {
         Case(name: "add to a zone commits", base: 0, op: .add(zone: zone("tray"), before: nil, item: card("New"))),
         Case(
             name: "add of a card that is on commits (the undo of a remove)", base: 0,
-            op: .add(zone: zone("tray"), before: nil, item: Item(id: .unassigned, label: "New", color: "#000", on: true))),
+            op: .add(
+                zone: zone("tray"), before: nil, item: Item(id: .unassigned, label: "New", color: "#000", on: true))),
         Case(
             name: "add of a card that is on, before an anchor toggled after base",
             history: [.toggle(item: item("t1"), on: true)], base: 0,
             op: .add(
-                zone: zone("grid"), before: item("t1"), item: Item(id: .unassigned, label: "New", color: "#000", on: true)),
+                zone: zone("grid"), before: item("t1"),
+                item: Item(id: .unassigned, label: "New", color: "#000", on: true)),
             expected: .conflict),
         Case(
             name: "add to an unknown zone", base: 0, op: .add(zone: zone("attic"), before: nil, item: card("New")),
