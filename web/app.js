@@ -9,7 +9,7 @@ import { lockAxis, pickTarget } from './geometry.js';
 import { Gestures } from './gestures.js';
 import { HistoryPanel } from './history.js';
 import { BAD_ID, startHome } from './home.js';
-import { suggestedMode } from './layout.js';
+import { showsDetails, suggestedMode } from './layout.js';
 import { MODES, Session } from './session.js';
 import { Client } from './sdk/shuffleboard.js';
 import { View } from './view.js';
@@ -353,8 +353,8 @@ class App {
   /** Edits the label of `item` in place; the session sends the edit (or says why not). */
   editLabel(item) {
     if (!this.session.state.view() || this.session.drag) return;
-    // The detail is edited where the zone shows details (lists).
-    const withDetail = this.session.layoutOf(item)?.layout === 'list';
+    // The detail is edited where the zone shows details: every layout does (layout.js).
+    const withDetail = showsDetails(this.session.layoutOf(item));
     this.view.editCard(
       item, { withDetail },
       (v) => { if (v !== null) this.run(this.session.editCard(item, v)); },

@@ -41,6 +41,15 @@ export function zoneLayouts(board) {
   return board.zones.map((z, i) => zoneLayout(board, z, i));
 }
 
+/**
+ * True when a zone of layout `lay` shows its cards' details, so that its card editor edits them
+ * too: every layout does (a list under the label, a grid's or a row's tile in smaller type, a
+ * dense grid's small cell as well; style.css `.tile-detail`).
+ */
+export function showsDetails(lay) {
+  return !!lay && LAYOUTS.includes(lay.layout);
+}
+
 /** The layout of the zone holding `item`, or null. */
 export function layoutOfItem(board, item) {
   const i = board.zones.findIndex((z) => z.items.includes(item));

@@ -247,10 +247,13 @@ export class View {
     const text = card?.querySelector('.tile-text');
     if (!text || card.querySelector('.card-editor')) return;
     const editor = el(this.doc, 'div', { className: 'card-editor' });
-    const field = (value, label, max) =>
-      el(this.doc, 'input', { className: 'inline-edit', value, maxLength: max, attrs: { 'aria-label': label } });
-    const label = field(card.querySelector('.tile-label').textContent, 'Card label', 200);
-    const detail = withDetail ? field(card.querySelector('.tile-detail').textContent, 'Card detail', 200) : null;
+    const field = (value, label, placeholder, max) => el(this.doc, 'input', {
+      className: 'inline-edit', value, maxLength: max, placeholder, attrs: { 'aria-label': label },
+    });
+    const label = field(card.querySelector('.tile-label').textContent, 'Card label', 'Label', 200);
+    const detail = withDetail
+      ? field(card.querySelector('.tile-detail').textContent, 'Card detail', 'Detail (optional)', 200)
+      : null;
     const palette = el(this.doc, 'div', { className: 'palette', attrs: { role: 'group', 'aria-label': 'Card color' } });
     for (const color of PALETTE) {
       const b = el(this.doc, 'button', {
@@ -264,20 +267,21 @@ export class View {
     }
     editor.append(label, ...(detail ? [detail] : []), palette);
     let finished = false;
-    const finish = (result) => {
+    // `refocus`: ended from the keyboard (Enter, Escape), so the focus goes back to the tile
+    // (its handle in a handle-only zone) and the keyboard can go on from it. Left by a click
+    // elsewhere, the focus stays where the click put it.
+    const finish = (result, refocus = false) => {
       if (finished) return;
       finished = true;
       editor.remove();
       text.hidden = false;
       done(result);
-      // Focus goes back to the tile, so the keyboard can go on from it.
-      const tile = this.tiles.get(id);
-      if (tile && tile.tabIndex >= 0) tile.focus({ preventScroll: true });
+      if (refocus) this.focusItem(id);
     };
     const values = () => ({ label: label.value, ...(detail ? { detail: detail.value } : {}) });
     editor.addEventListener('keydown', (e) => {
-      if (e.key === 'Enter') { e.preventDefault(); finish(values()); }
-      else if (e.key === 'Escape') { e.preventDefault(); finish(null); }
+      if (e.key === 'Enter') { e.preventDefault(); finish(values(), true); }
+      else if (e.key === 'Escape') { e.preventDefault(); finish(null, true); }
       e.stopPropagation();
     });
     editor.addEventListener('focusout', (e) => {

@@ -157,3 +157,109 @@ def test_a_grid_adds_cards_from_its_heading(clients, server):
     expect(ann.page.locator(".inline-edit")).to_have_count(0)
     expect(ann.page.locator('[data-zone="grid"] [data-item]')).to_have_count(13)
     assert server.board("b1")["seq"] == 1
+
+
+def test_undo_of_a_remove_brings_a_painted_card_back_on(clients, server):
+    ann, bo = clients("Ann"), clients("Bo")
+    ann.mode("paint")
+    ann.tile("t2").click()
+    expect(bo.tile("t2")).to_have_attribute("data-on", "true")
+    ann.mode("swap")
+    ann.tile("t2").focus()
+    ann.page.keyboard.press("Delete")
+    expect(bo.tile("t2")).to_have_count(0)
+    # The toast's Undo: Orange comes back where it was, and on, on both pages and on the server.
+    ann.page.locator("#toast .toast-action").click()
+    for c in (ann, bo):
+        back = c.page.locator('[data-zone="grid"] [data-item]').nth(1)
+        expect(back.locator(".tile-label")).to_have_text("Orange")
+        expect(back).to_have_attribute("data-on", "true")
+    item = next(i for i in server.board("b1")["board"]["items"] if i["label"] == "Orange")
+    assert item["on"] is True and item["id"] != "t2", item
+    assert [t for t, _ in ops(server, "b1")] == ["toggle", "remove", "add"]
+
+
+def test_the_undo_toast_undoes_its_remove_after_later_changes(clients, server):
+    server.create("kanban", "k3")
+    ann, bo = clients("Ann", board="k3"), clients("Bo", board="k3")
+    card(ann, "New icons").focus()
+    ann.page.keyboard.press("Delete")
+    expect(card(bo, "New icons")).to_have_count(0)
+    undo = ann.page.locator("#toast .toast-action")
+    expect(undo).to_have_count(1)
+    # A later change of Ann's own (a card added), then the remove's toast: the remove is undone,
+    # the added card stays.
+    field = ann.page.locator('[data-add-card="todo"] input')
+    field.fill("Later")
+    field.press("Enter")
+    expect(card(bo, "Later")).to_have_count(1)
+    undo.click()
+    for c in (ann, bo):
+        expect(c.page.locator('[data-zone="doing"] .tile-label')).to_have_text(["Fix the login page", "New icons"])
+        expect(card(c, "Later")).to_have_count(1)
+    assert [t for t, _ in ops(server, "k3")] == ["remove", "add", "add"]
+    # Ctrl+Z now undoes what is left on the stack: the card Ann added.
+    ann.page.locator("body").click(position={"x": 5, "y": 700})
+    ann.page.keyboard.press("Control+z")
+    expect(card(bo, "Later")).to_have_count(0)
+    expect(card(bo, "New icons")).to_have_count(1)
+
+
+def test_details_are_edited_in_grids_and_rows_too(clients, server):
+    server.create("strips", "s1")
+    ann, bo = clients("Ann"), clients("Bo")
+    ann.tile("t1").dblclick()
+    ann.page.locator('.card-editor [aria-label="Card detail"]').fill("warm <b>")
+    ann.page.locator('.card-editor [aria-label="Card detail"]').press("Enter")
+    expect(bo.tile("t1").locator(".tile-detail")).to_have_text("warm <b>")
+    expect(bo.tile("t1").locator("b")).to_have_count(0)
+    expect(ann.tile("t1")).to_be_focused()
+    # A strip's row shows details too: its editor edits them.
+    ann2, bo2 = clients("Ann", board="s1"), clients("Bo", board="s1")
+    first = ann2.page.locator('[data-zone="top"] [data-item]').first
+    item = first.get_attribute("data-item")
+    first.dblclick()
+    ann2.page.locator('.card-editor [aria-label="Card detail"]').fill("first")
+    ann2.page.keyboard.press("Enter")
+    expect(bo2.tile(item).locator(".tile-detail")).to_have_text("first")
+    # Clearing it sends detail: null.
+    ann2.tile(item).dblclick()
+    ann2.page.locator('.card-editor [aria-label="Card detail"]').fill("")
+    ann2.page.keyboard.press("Enter")
+    expect(bo2.tile(item).locator(".tile-detail")).to_have_text("")
+    assert "detail" not in next(i for i in server.board("s1")["board"]["items"] if i["id"] == item)
+
+
+def test_a_handle_only_list_edits_and_removes_from_its_handle(clients, server):
+    server.create("playlist", "p1")
+    ann, bo = clients("Ann", board="p1"), clients("Bo", board="p1")
+    rows = ann.page.locator('[data-zone="songs"] [data-item]')
+    first = rows.first.get_attribute("data-item")
+    handle = ann.tile(first).locator("[data-handle]")
+    handle.focus()
+    ann.page.keyboard.press("Enter")
+    ann.page.locator('.card-editor [aria-label="Card label"]').fill("Never sent")
+    ann.page.keyboard.press("Escape")
+    # Escape cancels and gives the focus back to the row's handle, so Enter edits it again.
+    expect(handle).to_be_focused()
+    ann.page.keyboard.press("Enter")
+    ann.page.locator('.card-editor [aria-label="Card label"]').fill("So What")
+    ann.page.keyboard.press("Enter")
+    expect(bo.tile(first).locator(".tile-label")).to_have_text("So What")
+    expect(handle).to_be_focused()
+    ann.page.keyboard.press("Backspace")
+    expect(bo.tile(first)).to_have_count(0)
+    assert [t for t, _ in ops(server, "p1")] == ["edit", "remove"]
+
+
+def test_a_small_cell_is_edited_not_removed_by_a_double_click(clients, server):
+    server.create("paint", "g1")
+    ann = clients("Ann", board="g1&mode=swap")
+    expect(ann.page.locator("#app")).to_have_attribute("data-mode", "swap")
+    cell = ann.page.locator('[data-zone="cells"] [data-item]').nth(4)
+    item = cell.get_attribute("data-item")
+    cell.dblclick()
+    expect(ann.page.locator(".card-editor")).to_have_count(1)
+    ann.page.keyboard.press("Escape")
+    expect(ann.tile(item)).to_have_count(1)
+    assert server.board("g1")["seq"] == 0
