@@ -278,6 +278,7 @@ class App {
     const s = this.session.scene();
     if (!s) return;
     this.view.renderBoard(s.board, { ...s.deco, firstRects: from ? new Map([[glide, from]]) : undefined });
+    this.view.refreshGhost();
     this.view.setSeq(s.seq);
   }
 

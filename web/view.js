@@ -506,6 +506,22 @@ export class View {
     this.moveGhost(x, y);
   }
 
+  /**
+   * Someone edited the lifted card (an edit of a held card commits): the ghost under this
+   * page's pointer shows its new label, detail and color, as its tile does.
+   */
+  refreshGhost() {
+    const g = this.ghost;
+    const src = g && this.tiles.get(g.id);
+    if (!src) return;
+    for (const part of ['.tile-label', '.tile-detail']) {
+      const text = src.querySelector(part).textContent;
+      const mine = g.el.querySelector(part);
+      if (mine.textContent !== text) mine.textContent = text;
+    }
+    g.el.style.setProperty('--tile-color', src.style.getPropertyValue('--tile-color'));
+  }
+
   /** Moves the ghost with the pointer. */
   moveGhost(x, y) {
     if (!this.ghost) return;

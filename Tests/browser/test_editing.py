@@ -60,6 +60,8 @@ def test_cards_are_added_edited_and_removed_live_with_undo(clients, server):
     ann.page.locator('.card-editor [aria-label="Card label"]').fill("Fix the sign-in page")
     ann.page.keyboard.press("Enter")
     expect(bo.tile("t4").locator(".tile-label")).to_have_text("Fix the sign-in page")
+    # Under Bo's hand too: the lifted copy he drags shows the new text.
+    expect(bo.page.locator(".ghost .tile-label")).to_have_text("Fix the sign-in page")
     ann.tile("t4").focus()
     ann.page.keyboard.press("Delete")
     expect(ann.page.locator("#toast")).to_contain_text("Bo is holding that tile")
@@ -263,3 +265,54 @@ def test_a_small_cell_is_edited_not_removed_by_a_double_click(clients, server):
     ann.page.keyboard.press("Escape")
     expect(ann.tile(item)).to_have_count(1)
     assert server.board("g1")["seq"] == 0
+
+
+def test_every_editing_op_is_undone_and_redone_on_both_pages(clients, server):
+    server.create("kanban", "k4")
+    ann, bo = clients("Ann", board="k4"), clients("Bo", board="k4")
+    titles = lambda c: c.page.locator("[data-zone-wrap] .zone-title")
+
+    def undo_redo(undone, redone):
+        ann.page.click("#undo")
+        undone()
+        ann.page.click("#redo")
+        redone()
+
+    # add
+    field = ann.page.locator('[data-add-card="todo"] input')
+    field.fill("Alpha")
+    field.press("Enter")
+    expect(card(bo, "Alpha")).to_have_count(1)
+    undo_redo(lambda: expect(card(bo, "Alpha")).to_have_count(0), lambda: expect(card(bo, "Alpha")).to_have_count(1))
+    # edit
+    card(ann, "Alpha").dblclick()
+    ann.page.locator('.card-editor [aria-label="Card label"]').fill("Beta")
+    ann.page.keyboard.press("Enter")
+    expect(card(bo, "Beta")).to_have_count(1)
+    undo_redo(lambda: expect(card(bo, "Alpha")).to_have_count(1), lambda: expect(card(bo, "Beta")).to_have_count(1))
+    # addZone
+    ann.page.click("#add-zone")
+    expect(titles(bo)).to_have_count(4)
+    undo_redo(lambda: expect(titles(bo)).to_have_count(3), lambda: expect(titles(bo)).to_have_count(4))
+    # editZone
+    ann.page.locator("[data-zone-wrap]").last.locator('[data-action="rename-zone"]').click()
+    ann.page.locator(".inline-edit").fill("Blocked")
+    ann.page.keyboard.press("Enter")
+    expect(titles(bo).last).to_have_text("Blocked")
+    undo_redo(lambda: expect(titles(bo).last).to_have_text("New column"),
+              lambda: expect(titles(bo).last).to_have_text("Blocked"))
+    # removeZone
+    ann.page.locator("[data-zone-wrap]").last.locator('[data-action="remove-zone"]').click()
+    expect(titles(bo)).to_have_count(3)
+    undo_redo(lambda: expect(titles(bo).last).to_have_text("Blocked"), lambda: expect(titles(bo)).to_have_count(3))
+    # retitle
+    ann.page.click("#board-title")
+    ann.page.locator(".inline-edit").fill("Sprint 13")
+    ann.page.keyboard.press("Enter")
+    expect(bo.page.locator("#board-title")).to_have_text("Sprint 13")
+    undo_redo(lambda: expect(bo.page.locator("#board-title")).to_have_text("Kanban"),
+              lambda: expect(bo.page.locator("#board-title")).to_have_text("Sprint 13"))
+    types = [t for t, _ in ops(server, "k4")]
+    assert types == ["add", "remove", "add", "edit", "edit", "edit", "addZone", "removeZone", "addZone",
+                     "editZone", "editZone", "editZone", "removeZone", "addZone", "removeZone",
+                     "retitle", "retitle", "retitle"], types
