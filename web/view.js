@@ -33,6 +33,12 @@ export class View {
     this.startPage = new StartPage(root);
     this.ghost = null;
     this.toastTimer = null;
+    /**
+     * True while renderBoard moves elements: a field that loses the focus because its tile or
+     * zone was moved or rebuilt has not been left by the person typing in it, so its editor
+     * stays open (and gets the focus back at the end of the render).
+     */
+    this.rendering = false;
   }
 
   /** Marks the root with the connection state (data-connected) and says it in the toolbar. */
@@ -97,9 +103,38 @@ export class View {
     for (const [id, el] of this.tiles) first.set(id, el.getBoundingClientRect());
     if (deco.firstRects) for (const [id, r] of deco.firstRects) first.set(id, r);
     const active = this.doc.activeElement;
-    const focused = active?.closest?.('[data-item]')?.dataset.item;
+    // A field being typed in (a card's editor, its palette, a column's new title, an "Add card"
+    // field) keeps the focus and its caret through the render; otherwise a focused tile (or its
+    // handle) does.
+    const text = !!active?.matches?.('input');
+    const field = (text || active?.closest?.('.card-editor')) && this.zonesEl.contains(active)
+      ? { el: active, start: text ? active.selectionStart : null, end: text ? active.selectionEnd : null, dir: text ? active.selectionDirection : null }
+      : null;
+    const focused = field ? null : active?.closest?.('[data-item]')?.dataset.item;
     const onHandle = !!active?.matches?.('[data-handle]');
+    this.rendering = true;
+    try {
+      this.placeTiles(board, held, deco);
+    } finally {
+      this.rendering = false;
+    }
+    if (field && field.el.isConnected && this.doc.activeElement !== field.el) {
+      field.el.focus({ preventScroll: true });
+      if (field.start !== null) {
+        try { field.el.setSelectionRange(field.start, field.end, field.dir ?? 'none'); } catch { /* not a text field */ }
+      }
+    }
+    if (focused && this.tiles.has(focused)) {
+      const el = this.tiles.get(focused);
+      const target = (onHandle && el.querySelector('[data-handle]')) || (el.tabIndex >= 0 ? el : el.querySelector('[data-handle]'));
+      if (target && this.doc.activeElement !== target) target.focus({ preventScroll: true });
+    }
+    this.flip(first, deco.dragging);
+    this.hands.run();
+  }
 
+  /** Builds the zones when their layout changed, and puts every tile in its place. */
+  placeTiles(board, held, deco) {
     const key = layoutKey(board);
     if (key !== this.zoneKey) this.buildZones(board, key);
     const items = new Map(board.items.map((i) => [i.id, i]));
@@ -124,13 +159,6 @@ export class View {
     for (const [id, el] of this.tiles) {
       if (!seen.has(id)) { el.remove(); this.tiles.delete(id); }
     }
-    if (focused && this.tiles.has(focused)) {
-      const el = this.tiles.get(focused);
-      const target = (onHandle && el.querySelector('[data-handle]')) || (el.tabIndex >= 0 ? el : el.querySelector('[data-handle]'));
-      if (target && this.doc.activeElement !== target) target.focus({ preventScroll: true });
-    }
-    this.flip(first, deco.dragging);
-    this.hands.run();
   }
 
   /**
@@ -147,6 +175,10 @@ export class View {
         typed.set(form.dataset.addCard, { value: input.value, focused: this.doc.activeElement === input, at: input.selectionStart });
       }
     }
+    // So does a column title being edited, or a grid's new card being typed (their fields are
+    // moved into the new heading); one for a column that is gone goes with it, unsent.
+    const heads = [...this.zonesEl.querySelectorAll('.zone-head > .inline-edit')]
+      .map((input) => ({ input, zone: input.closest('[data-zone-wrap]')?.dataset.zoneWrap }));
     this.zonesEl.replaceChildren();
     this.zoneEls.clear();
     this.layouts.clear();
@@ -189,6 +221,10 @@ export class View {
         parent.append(section);
         this.zoneEls.set(lay.id, list);
         this.layouts.set(lay.id, lay);
+        for (const { input } of heads.filter((o) => o.zone === lay.id)) {
+          const target = h.querySelector(input.dataset.editOf === 'add' ? '[data-action="add-card"]' : '.zone-title');
+          if (target) input.retarget(target);
+        }
         const kept = typed.get(lay.id);
         if (kept && lay.layout !== 'grid') {
           input.value = kept.value;
@@ -213,14 +249,17 @@ export class View {
    * Edits the text of `el` in place: an input over it, its text selected. Enter or leaving the
    * field commits (`done(value)`), Escape cancels (`done(null)`). Returns the input.
    */
-  editText(target, value, done, { label = 'Edit', maxLength = 200 } = {}) {
-    const input = el(this.doc, 'input', { className: 'inline-edit', value, maxLength, attrs: { 'aria-label': label } });
+  editText(target, value, done, { label = 'Edit', maxLength = 200, of = 'title' } = {}) {
+    const input = el(this.doc, 'input', {
+      className: 'inline-edit', value, maxLength, attrs: { 'aria-label': label }, dataset: { editOf: of },
+    });
     let finished = false;
+    let current = target;
     const finish = (result) => {
       if (finished) return;
       finished = true;
       input.remove();
-      target.hidden = false;
+      current.hidden = false;
       done(result);
     };
     input.addEventListener('keydown', (e) => {
@@ -228,7 +267,14 @@ export class View {
       else if (e.key === 'Escape') { e.preventDefault(); finish(null); }
       e.stopPropagation();
     });
-    input.addEventListener('blur', () => finish(input.value));
+    // Left for elsewhere: committed. Moved by a render (its zone rebuilt): still open.
+    input.addEventListener('blur', () => { if (!this.rendering) finish(input.value); });
+    /** The zones were built again: the field moves beside `t`, the new element it edits. */
+    input.retarget = (t) => {
+      current = t;
+      t.hidden = true;
+      t.after(input);
+    };
     target.hidden = true;
     target.after(input);
     input.focus();
@@ -255,6 +301,10 @@ export class View {
       ? field(card.querySelector('.tile-detail').textContent, 'Card detail', 'Detail (optional)', 200)
       : null;
     const palette = el(this.doc, 'div', { className: 'palette', attrs: { role: 'group', 'aria-label': 'Card color' } });
+    // The card's color is the pressed swatch (if it is one of them).
+    const press = (current) => {
+      for (const b of palette.children) b.setAttribute('aria-pressed', String(b.dataset.color === current));
+    };
     for (const color of PALETTE) {
       const b = el(this.doc, 'button', {
         type: 'button', className: 'swatch', dataset: { color }, attrs: { 'aria-label': `Color ${color}` },
@@ -262,9 +312,10 @@ export class View {
       });
       // Keeps the focus in the field, so picking a color does not end the edit.
       b.addEventListener('pointerdown', (e) => e.preventDefault());
-      b.addEventListener('click', () => recolor(color));
+      b.addEventListener('click', () => { press(color); recolor(color); });
       palette.append(b);
     }
+    press(card.style.getPropertyValue('--tile-color'));
     editor.append(label, ...(detail ? [detail] : []), palette);
     let finished = false;
     // `refocus`: ended from the keyboard (Enter, Escape), so the focus goes back to the tile
@@ -280,12 +331,15 @@ export class View {
     };
     const values = () => ({ label: label.value, ...(detail ? { detail: detail.value } : {}) });
     editor.addEventListener('keydown', (e) => {
+      // Enter on a swatch picks its color (the button's click); elsewhere it commits.
+      if (e.key === 'Enter' && e.target.closest?.('.swatch')) { e.stopPropagation(); return; }
       if (e.key === 'Enter') { e.preventDefault(); finish(values(), true); }
       else if (e.key === 'Escape') { e.preventDefault(); finish(null, true); }
       e.stopPropagation();
     });
+    // Left for elsewhere: committed. Moved by a render (its tile moved, its zone rebuilt): open.
     editor.addEventListener('focusout', (e) => {
-      if (!editor.contains(e.relatedTarget)) finish(values());
+      if (!this.rendering && !editor.contains(e.relatedTarget)) finish(values());
     });
     text.hidden = true;
     text.after(editor);
@@ -302,7 +356,7 @@ export class View {
   /** A new card's label, typed in place of a grid's add button (Escape: none). */
   newCardField(id, done) {
     const button = this.root.querySelector(`[data-zone-wrap="${CSS.escape(id)}"] [data-action="add-card"]`);
-    if (button) this.editText(button, '', done, { label: `New card in ${this.layouts.get(id)?.title ?? id}` });
+    if (button) this.editText(button, '', done, { label: `New card in ${this.layouts.get(id)?.title ?? id}`, of: 'add' });
   }
 
   /** Edits the board title in place. */

@@ -316,3 +316,50 @@ def test_every_editing_op_is_undone_and_redone_on_both_pages(clients, server):
     assert types == ["add", "remove", "add", "edit", "edit", "edit", "addZone", "removeZone", "addZone",
                      "editZone", "editZone", "editZone", "removeZone", "addZone", "removeZone",
                      "retitle", "retitle", "retitle"], types
+
+
+def test_what_is_being_typed_survives_other_peoples_changes(clients, server):
+    server.create("kanban", "k5")
+    ann, bo = clients("Ann", board="k5"), clients("Bo", board="k5")
+    # Ann is editing a card when Bo adds a card, then a column (the zones are built again).
+    card(ann, "Plan the next sprint").dblclick()
+    label = ann.page.locator('.card-editor [aria-label="Card label"]')
+    label.fill("Plan the")
+    bo_field = bo.page.locator('[data-add-card="doing"] input')
+    bo_field.fill("Meanwhile")
+    bo_field.press("Enter")
+    expect(card(ann, "Meanwhile")).to_have_count(1)
+    bo.page.click("#add-zone")
+    expect(ann.page.locator("[data-zone-wrap]")).to_have_count(4)
+    expect(label).to_be_focused()
+    ann.page.keyboard.type(" next two sprints")
+    ann.page.keyboard.press("Enter")
+    expect(card(bo, "Plan the next two sprints")).to_have_count(1)
+    # So is a column's new title.
+    ann.page.locator('[data-zone-wrap="doing"] [data-action="rename-zone"]').click()
+    ann.page.keyboard.type("In pro")
+    bo.page.locator("[data-zone-wrap]").last.locator('[data-action="remove-zone"]').click()
+    expect(ann.page.locator("[data-zone-wrap]")).to_have_count(3)
+    expect(ann.page.locator(".inline-edit")).to_be_focused()
+    ann.page.keyboard.type("gress")
+    ann.page.keyboard.press("Enter")
+    expect(bo.page.locator('[data-zone-wrap="doing"] .zone-title')).to_have_text("In progress")
+    # Nothing half-typed was sent.
+    assert [t for t, _ in ops(server, "k5")] == ["add", "addZone", "edit", "removeZone", "editZone"]
+
+
+def test_the_palette_works_from_the_keyboard(clients, server):
+    ann, bo = clients("Ann"), clients("Bo")
+    ann.tile("t1").focus()
+    ann.page.keyboard.press("Enter")
+    expect(ann.page.locator('.card-editor [aria-pressed="true"]')).to_have_attribute("data-color", "#e53935")
+    ann.page.locator('.card-editor [data-color="#1e88e5"]').focus()
+    ann.page.keyboard.press("Enter")
+    bo.page.wait_for_function(
+        "() => document.querySelector('[data-item=\"t1\"]').style.getPropertyValue('--tile-color') === '#1e88e5'")
+    # The editor stays open for more; the picked swatch is the pressed one.
+    expect(ann.page.locator('.card-editor [aria-pressed="true"]')).to_have_attribute("data-color", "#1e88e5")
+    ann.page.keyboard.press("Escape")
+    expect(ann.page.locator(".card-editor")).to_have_count(0)
+    expect(ann.tile("t1")).to_be_focused()
+    assert [t for t, _ in ops(server, "b1")] == ["edit"]
