@@ -239,6 +239,7 @@ class App {
           break;
         case 'ghost': if (this.lastPoint) this.view.showGhost(e.item, this.lastPoint.x, this.lastPoint.y); break;
         case 'focus': this.view.focusItem(e.item); break;
+        case 'reveal': this.view.reveal(e.item); break;
         case 'presence': this.view.renderPresence(e.users, e.me, e.count); break;
         case 'mode': this.view.setMode(e.mode); break;
         case 'toast':

@@ -15,6 +15,7 @@
 //                                   goes and this item glides from where the ghost was
 //   {type:'ghost', item}            a pointer lifted `item`: show its ghost at the pointer
 //   {type:'focus', item}            focus the tile of `item`
+//   {type:'reveal', item}           scroll the tile of `item` into sight (the focus stays)
 //   {type:'presence', users, me, count}  the people on the board (`count`: how many there are
 //                                   in all on a large board, whose list names only some of them)
 //   {type:'mode', mode}             the drag mode changed
@@ -35,7 +36,7 @@
 import * as P from './protocol.js';
 import {
   applyOp, BoardState, canRevert, cloneBoard, inverseOp, isPendingId, itemById, locate, moveTarget, opMovesItem,
-  previewRemoteMoves, UndoHistory,
+  pendingId, previewRemoteMoves, UndoHistory,
 } from './state.js';
 import { describeOp } from './announce.js';
 import { nextKeyboardTarget, targetKey } from './geometry.js';
@@ -360,7 +361,9 @@ export class Session {
     const item = { label: text };
     if (color) item.color = color;
     if (typeof detail === 'string' && detail) item.detail = detail;
-    this.#change({ type: 'add', zone, before, item }, `Added ${text} to ${this.#zoneTitle(zone)}.`);
+    const change = this.#change({ type: 'add', zone, before, item }, `Added ${text} to ${this.#zoneTitle(zone)}.`);
+    // Shown where it will stay, scrolled into sight (the end of a long strip is off to the side).
+    this.#emit({ type: 'reveal', item: pendingId(change.ops[0].op.op) });
     return this.#take();
   }
 
@@ -465,6 +468,7 @@ export class Session {
     const change = this.#recordChange([this.#submit(this.#makeOp(body))]);
     this.#emit(render(), { type: 'announce', text });
     if (undoToast) this.#emit({ type: 'toast', text: `${undoToast}.`, action: 'undo', change });
+    return change;
   }
 
   #refuseEdit(text) {

@@ -512,6 +512,11 @@ export class View {
     return this.tiles.get(id) ?? null;
   }
 
+  /** Scrolls the tile of `id` into sight (its zone and the page), as little as needed. */
+  reveal(id) {
+    this.tiles.get(id)?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }
+
   /** Focuses the control of an item: its handle in a handle-only zone, else the tile. */
   focusItem(id) {
     const el = this.tiles.get(id);

@@ -184,9 +184,14 @@ def test_undo_of_a_remove_brings_a_painted_card_back_on(clients, server):
 def test_the_undo_toast_undoes_its_remove_after_later_changes(clients, server):
     server.create("kanban", "k3")
     ann, bo = clients("Ann", board="k3"), clients("Bo", board="k3")
+    # Counts the copies that fade out on Bo's page where a removed card was.
+    bo.page.evaluate("""() => { window.__fades = 0; new MutationObserver((ms) => { for (const m of ms)
+        for (const n of m.addedNodes) if (n.classList?.contains('fading')) window.__fades += 1; })
+        .observe(document.body, { childList: true, subtree: true }); }""")
     card(ann, "New icons").focus()
     ann.page.keyboard.press("Delete")
     expect(card(bo, "New icons")).to_have_count(0)
+    assert bo.page.evaluate("window.__fades") == 1
     undo = ann.page.locator("#toast .toast-action")
     expect(undo).to_have_count(1)
     # A later change of Ann's own (a card added), then the remove's toast: the remove is undone,
@@ -283,6 +288,9 @@ def test_every_editing_op_is_undone_and_redone_on_both_pages(clients, server):
     field.fill("Alpha")
     field.press("Enter")
     expect(card(bo, "Alpha")).to_have_count(1)
+    # Said to Bo's screen reader, politely.
+    expect(bo.page.locator("#live-others")).to_have_text("Ann added Alpha to To do.")
+    expect(bo.page.locator("#live-others")).to_have_attribute("aria-live", "polite")
     undo_redo(lambda: expect(card(bo, "Alpha")).to_have_count(0), lambda: expect(card(bo, "Alpha")).to_have_count(1))
     # edit
     card(ann, "Alpha").dblclick()
@@ -363,3 +371,20 @@ def test_the_palette_works_from_the_keyboard(clients, server):
     expect(ann.page.locator(".card-editor")).to_have_count(0)
     expect(ann.tile("t1")).to_be_focused()
     assert [t for t, _ in ops(server, "b1")] == ["edit"]
+
+
+def test_a_card_added_to_a_long_strip_is_scrolled_into_sight(clients, server):
+    server.create("strips", "s2")
+    ann = clients("Ann", board="s2")
+    field = ann.page.locator('[data-add-card="top"] input')
+    field.fill("Seventh")
+    field.press("Enter")
+    new = ann.page.locator('[data-zone="top"] [data-item]').last
+    expect(new.locator(".tile-label")).to_have_text("Seventh")
+    zone = ann.page.locator('[data-zone="top"]')
+    assert zone.evaluate("z => z.scrollWidth > z.clientWidth"), "the strip overflows (else this test shows nothing)"
+    ann.page.wait_for_function(
+        """() => { const z = document.querySelector('[data-zone="top"]');
+                   const t = z.lastElementChild.getBoundingClientRect(), r = z.getBoundingClientRect();
+                   return t.left >= r.left - 1 && t.right <= r.right + 1; }""", timeout=3000)
+    expect(field).to_be_focused()

@@ -106,6 +106,10 @@ test('a pending add shows at once under a pending id, then under the id the serv
   assert.deepEqual(msg, { type: 'add', op: 'op1', base: 0, zone: 'tray', before: null, item: { label: 'Buy <b>milk</b>' } });
   assert.deepEqual(view(s).zones[1].items, [pendingId('op1')]);
   assert.deepEqual(labels(s), ['Buy <b>milk</b>']);
+  // Scrolled into sight after it is shown (the end of a long strip may be off to the side).
+  const types = fx.map((e) => e.type);
+  assert.ok(types.indexOf('reveal') > types.indexOf('render'));
+  assert.deepEqual(fx.find((e) => e.type === 'reveal'), { type: 'reveal', item: pendingId('op1') });
   // A pending card cannot be lifted yet.
   assert.deepEqual(s.lift(pendingId('op1')), []);
   s.receive(echo(msg, 1, { itemId: 'c1' }));
