@@ -109,3 +109,38 @@ def test_two_clients_edit_a_board_and_it_survives_a_restart_and_an_export(server
     # A fresh id: never one used before on the board (c1 was removed).
     assert committed(client, "d1")["item"]["id"] == "c10"
     client.close()
+
+
+def test_an_add_may_bring_a_card_back_on_and_it_stays_on_after_a_restart(servers, tmp_path):
+    """The web client's undo of a remove: an `add` carrying `on: true` (issue 19's "back with its
+    state"); left out it is false, as before; anything but a boolean is a bad message."""
+    data = str(tmp_path / "data")
+    server = servers("--port", "0", "--data", data)
+    ada, bo = Client(server, "lit", name="Ada"), Client(server, "lit", name="Bo")
+    ada.send({"type": "toggle", "op": "a1", "base": 0, "item": "t2", "on": True})
+    committed(ada, "a1")
+    ada.send({"type": "remove", "op": "a2", "base": 1, "item": "t2"})
+    committed(ada, "a2")
+    ada.send({"type": "add", "op": "a3", "base": 2, "zone": "grid", "before": "t3",
+              "item": {"label": "Orange", "color": "#fb8c00", "on": True}})
+    back = committed(ada, "a3")
+    assert back["item"] == {"id": "c3", "label": "Orange", "color": "#fb8c00", "on": True}
+    assert committed(bo, "a3") == back
+    ada.send({"type": "add", "op": "a4", "base": 3, "zone": "tray", "before": None, "item": {"label": "Plain"}})
+    assert committed(ada, "a4")["item"]["on"] is False
+    ada.send({"type": "add", "op": "a5", "base": 4, "zone": "tray", "before": None,
+              "item": {"label": "Bad", "on": 1}})
+    error = ada.expect(lambda m: m["type"] == "error")
+    assert error["code"] == "bad_message" and '"item.on"' in error["message"] and error["op"] == "a5"
+    ada.close()
+    bo.close()
+    status, snapshot = server.get("/api/boards/lit")
+    assert status == 200 and snapshot["seq"] == 4
+    assert next(i for i in snapshot["board"]["items"] if i["id"] == "c3")["on"] is True
+    _, ops = server.all_ops("lit")
+    assert replay(template("lit"), ops) == snapshot["board"]
+    # Stored with its state: a restart replays it on.
+    server.signal(signal.SIGTERM)
+    assert server.wait() == 0
+    again = servers("--port", "0", "--data", data)
+    assert again.get("/api/boards/lit") == (200, snapshot)
