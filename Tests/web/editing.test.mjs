@@ -47,6 +47,9 @@ test('messages for every editing op carry what docs/protocol.md says', () => {
   assert.deepEqual(P.add('o', 3, 'tray', null, { label: 'A', detail: 'd' }), {
     type: 'add', op: 'o', base: 3, zone: 'tray', before: null, item: { label: 'A', detail: 'd' },
   });
+  // `on` only when true: a card brought back on (the undo of a remove); never for a plain add.
+  assert.deepEqual(P.add('o', 3, 'tray', 't1', { label: 'A', on: true }).item, { label: 'A', on: true });
+  assert.deepEqual(P.add('o', 3, 'tray', 't1', { label: 'A', on: false }).item, { label: 'A' });
   assert.deepEqual(P.edit('o', 3, 't1', { label: 'x', detail: null, ignored: 1 }), {
     type: 'edit', op: 'o', base: 3, item: 't1', label: 'x', detail: null,
   });
