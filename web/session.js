@@ -590,7 +590,11 @@ export class Session {
 
   #rejected(m) {
     const pendingType = m.op ? this.state.pending.find((p) => p.op === m.op)?.type : null;
-    const text = P.rejectText(m.reason, m.by, (id) => this.user(id).name, pendingType);
+    // A conflict with this page's own earlier op (two changes of one card before the first came
+    // back: docs/conflicts.md, "Own ops count too") is not someone else's doing.
+    const text = m.op && m.reason === 'conflict' && m.by && m.by === this.me
+      ? 'You changed that a moment ago; try again'
+      : P.rejectText(m.reason, m.by, (id) => this.user(id).name, pendingType);
     if (!m.op && m.item && this.asked.delete(m.item) && this.drag?.item !== m.item) return; // an ask: in line
     if (!m.op && m.reason === 'held' && m.by === this.me) return; // the hold is ours already: nothing to undo
     if (!m.op) {

@@ -388,3 +388,20 @@ def test_a_card_added_to_a_long_strip_is_scrolled_into_sight(clients, server):
                    const t = z.lastElementChild.getBoundingClientRect(), r = z.getBoundingClientRect();
                    return t.left >= r.left - 1 && t.right <= r.right + 1; }""", timeout=3000)
     expect(field).to_be_focused()
+
+
+def test_an_undo_after_someone_else_changed_the_card_says_so_and_changes_nothing(clients, server):
+    ann, bo = clients("Ann"), clients("Bo")
+    ann.tile("t1").dblclick()
+    ann.page.locator('.card-editor [aria-label="Card label"]').fill("Rouge")
+    ann.page.keyboard.press("Enter")
+    expect(bo.tile("t1").locator(".tile-label")).to_have_text("Rouge")
+    bo.tile("t1").dblclick()
+    bo.page.locator('.card-editor [aria-label="Card label"]').fill("Scarlet")
+    bo.page.keyboard.press("Enter")
+    expect(ann.tile("t1").locator(".tile-label")).to_have_text("Scarlet")
+    ann.page.click("#undo")
+    expect(ann.page.locator("#toast")).to_contain_text("Can't undo: Bo changed those tiles since")
+    for c in (ann, bo):
+        expect(c.tile("t1").locator(".tile-label")).to_have_text("Scarlet")
+    assert [t for t, _ in ops(server, "b1")] == ["edit", "edit"]

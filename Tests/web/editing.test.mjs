@@ -233,6 +233,17 @@ test('undo of an edit restores the old values; a server conflict leaves the boar
   assert.deepEqual(texts(fx), ['Bo changed that first; the board is as they left it']);
 });
 
+test("a conflict with this page's own earlier change says so, not someone else's name", () => {
+  const s = joined();
+  const [first] = sent(s.editCard('t1', { color: '#e53935' }));
+  const [second] = sent(s.editCard('t1', { color: '#1e88e5' }));
+  assert.equal(second.base, 0, 'sent before the first came back');
+  s.receive(echo(first, 1));
+  const fx = s.receive({ type: 'reject', op: second.op, reason: 'conflict', seq: 1, by: 'u1' });
+  assert.deepEqual(texts(fx), ['You changed that a moment ago; try again']);
+  assert.equal(view(s).items[0].color, '#e53935');
+});
+
 test('a card someone else holds cannot be removed; an empty label or a column with cards is refused locally', () => {
   const s = joined();
   s.receive({ type: 'dragStart', item: 't2', by: 'u2', at: 0 });
