@@ -340,7 +340,9 @@ export class Session {
    */
   undoChange(change) {
     if (!this.history.canUndo(change)) {
-      this.#emit({ type: 'toast', text: 'Already undone' }, { type: 'announce', text: 'Already undone' });
+      // Refused by the server (its ops were dropped), or undone already.
+      const text = change.ops.length === 0 ? 'Nothing to undo: the server refused that change' : 'Already undone';
+      this.#emit({ type: 'toast', text }, { type: 'announce', text });
       return this.#take();
     }
     this.#revert('undo', change);

@@ -201,6 +201,13 @@ test("the toast's Undo reverts that remove, not the change made after it", () =>
   const again = s.undoChange(change);
   assert.deepEqual(sent(again), []);
   assert.deepEqual(texts(again), ['Already undone']);
+  // A remove the server refused leaves nothing for its toast to undo.
+  const held = s.removeCard('t7');
+  const refused = held.find((e) => e.type === 'toast').change;
+  s.receive({ type: 'reject', op: sent(held)[0].op, reason: 'conflict', seq: 3, by: 'u2' });
+  const nothing = s.undoChange(refused);
+  assert.deepEqual(sent(nothing), []);
+  assert.deepEqual(texts(nothing), ['Nothing to undo: the server refused that change']);
 });
 
 test("the toast's Undo is refused, saying why, when this page's own later change touched the same cards", () => {
