@@ -108,7 +108,7 @@ export class View {
     // handle) does.
     const text = !!active?.matches?.('input');
     const field = (text || active?.closest?.('.card-editor')) && this.zonesEl.contains(active)
-      ? { el: active, start: text ? active.selectionStart : null, end: text ? active.selectionEnd : null, dir: text ? active.selectionDirection : null }
+      ? { el: active, caret: text ? [active.selectionStart, active.selectionEnd, active.selectionDirection ?? 'none'] : null }
       : null;
     const focused = field ? null : active?.closest?.('[data-item]')?.dataset.item;
     const onHandle = !!active?.matches?.('[data-handle]');
@@ -120,8 +120,8 @@ export class View {
     }
     if (field && field.el.isConnected && this.doc.activeElement !== field.el) {
       field.el.focus({ preventScroll: true });
-      if (field.start !== null) {
-        try { field.el.setSelectionRange(field.start, field.end, field.dir ?? 'none'); } catch { /* not a text field */ }
+      if (field.caret) {
+        try { field.el.setSelectionRange(...field.caret); } catch { /* a field without a caret */ }
       }
     }
     if (focused && this.tiles.has(focused)) {
