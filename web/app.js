@@ -247,7 +247,11 @@ class App {
           if (e.action === 'undo') this.view.toast(e.text, 6000, { label: 'Undo', run: () => this.run(this.session.undoChange(e.change)) });
           else this.view.toast(e.text);
           break;
-        case 'fade': this.view.fade(e.item); break;
+        case 'fade':
+          // What this page was typing into that card goes with it: say why.
+          if (this.view.isEditing(e.item)) this.view.toast(`${e.by?.name ?? 'Someone'} removed the card you were editing`);
+          this.view.fade(e.item);
+          break;
         case 'announce': this.view.announce(e.text); break;
         case 'remoteChange': this.announcer.offer(e.change); break;
         case 'pulse': this.view.pulse(e.items, e.kind, e.color); break;

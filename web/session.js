@@ -16,6 +16,7 @@
 //   {type:'ghost', item}            a pointer lifted `item`: show its ghost at the pointer
 //   {type:'focus', item}            focus the tile of `item`
 //   {type:'reveal', item}           scroll the tile of `item` into sight (the focus stays)
+//   {type:'fade', item, by}         someone (`by`, a user) removed `item`: it fades out
 //   {type:'presence', users, me, count}  the people on the board (`count`: how many there are
 //                                   in all on a large board, whose list names only some of them)
 //   {type:'mode', mode}             the drag mode changed
@@ -578,7 +579,7 @@ export class Session {
     // A dropped preview gives way to the op that moved its tile: the confirmed board now shows it.
     for (const item of [...this.settling.keys()]) if (opMovesItem(m, item)) this.#clearSettling(item);
     // Someone else's remove: the card fades out where it was, before the render takes it away.
-    if (m.by !== this.me && m.type === 'remove') this.#emit({ type: 'fade', item: m.item });
+    if (m.by !== this.me && m.type === 'remove') this.#emit({ type: 'fade', item: m.item, by: this.user(m.by) });
     this.#emit(render());
     if (m.by !== this.me) {
       const items = P.involvedItems(m).filter((id) => id !== m.before);

@@ -512,6 +512,11 @@ export class View {
     return this.tiles.get(id) ?? null;
   }
 
+  /** True while the card of `id` has its editor open. */
+  isEditing(id) {
+    return !!this.tiles.get(id)?.querySelector('.card-editor');
+  }
+
   /** Scrolls the tile of `id` into sight (its zone and the page), as little as needed. */
   reveal(id) {
     this.tiles.get(id)?.scrollIntoView({ block: 'nearest', inline: 'nearest' });

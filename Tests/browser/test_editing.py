@@ -405,3 +405,15 @@ def test_an_undo_after_someone_else_changed_the_card_says_so_and_changes_nothing
     for c in (ann, bo):
         expect(c.tile("t1").locator(".tile-label")).to_have_text("Scarlet")
     assert [t for t, _ in ops(server, "b1")] == ["edit", "edit"]
+
+
+def test_a_card_removed_while_being_edited_says_who_removed_it(clients, server):
+    ann, bo = clients("Ann"), clients("Bo")
+    ann.tile("t3").dblclick()
+    ann.page.locator('.card-editor [aria-label="Card label"]').fill("Lemon")
+    bo.tile("t3").focus()
+    bo.page.keyboard.press("Delete")
+    expect(ann.tile("t3")).to_have_count(0)
+    expect(ann.page.locator("#toast")).to_contain_text("Bo removed the card you were editing")
+    expect(ann.page.locator(".card-editor")).to_have_count(0)
+    assert [t for t, _ in ops(server, "b1")] == ["remove"]

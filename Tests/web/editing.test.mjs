@@ -292,7 +292,7 @@ test('someone else\'s remove fades the card out and ends this page\'s lift of it
   const s = joined();
   s.lift('t4', 'keyboard');
   const fx = s.receive({ type: 'remove', op: 'x', seq: 1, by: 'u2', item: 't4' });
-  assert.ok(fx.some((e) => e.type === 'fade' && e.item === 't4'));
+  assert.ok(fx.some((e) => e.type === 'fade' && e.item === 't4' && e.by.name === 'Bo'));
   assert.equal(s.drag, null);
   assert.equal(view(s).items.some((i) => i.id === 't4'), false);
   const change = fx.find((e) => e.type === 'remoteChange');
