@@ -417,3 +417,16 @@ def test_a_card_removed_while_being_edited_says_who_removed_it(clients, server):
     expect(ann.page.locator("#toast")).to_contain_text("Bo removed the card you were editing")
     expect(ann.page.locator(".card-editor")).to_have_count(0)
     assert [t for t, _ in ops(server, "b1")] == ["remove"]
+
+
+def test_kanban_lanes_keep_their_add_buttons_on_a_narrow_screen(clients, server):
+    server.create("kanban", "k6")
+    ann = clients("Ann", board="k6", viewport={"width": 390, "height": 760})
+    boxes = {z: ann.page.locator(f'[data-zone-wrap="{z}"]').bounding_box() for z in ("todo", "doing")}
+    assert boxes["todo"]["x"] + boxes["todo"]["width"] <= boxes["doing"]["x"], boxes
+    for z in ("todo", "doing"):
+        # The Add button is on top where it is drawn (not under the next lane's field).
+        hit = ann.page.locator(f'[data-add-card="{z}"] button').evaluate(
+            "b => { const r = b.getBoundingClientRect(); "
+            "return document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) === b; }")
+        assert hit, z
