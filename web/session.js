@@ -6,7 +6,8 @@
 // In: the socket's life (hello, receive, disconnected), timers running out (wake), and the
 // intents of gestures.js (lift, aim, aimKey, drop, cancel, paint, paintEnd, refuse, setMode,
 // undo, redo, undoChange, and the editing ones). Each of those returns effects, plain objects
-// that the wiring (app.js) carries out in order (hello returns the message to send). Out, besides: scene() for the view.
+// that the wiring (app.js) carries out in order (hello returns the message to send). Out,
+// besides: scene() for the view.
 //   {type:'send', msg}              send on the socket (asked for only while the session is open)
 //   {type:'resync', snapshot}       close the socket and start over (with the whole board when
 //                                   `snapshot`); the next hello() says how
