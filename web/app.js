@@ -252,6 +252,9 @@ class App {
           if (this.view.isEditing(e.item)) this.view.toast(`${e.by?.name ?? 'Someone'} removed the card you were editing`);
           this.view.fade(e.item);
           break;
+        case 'zoneGone':
+          if (this.view.isTypingInZone(e.zone)) this.view.toast(`${e.by?.name ?? 'Someone'} removed the column you were typing in`);
+          break;
         case 'announce': this.view.announce(e.text); break;
         case 'remoteChange': this.announcer.offer(e.change); break;
         case 'pulse': this.view.pulse(e.items, e.kind, e.color); break;

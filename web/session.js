@@ -18,6 +18,7 @@
 //   {type:'focus', item}            focus the tile of `item`
 //   {type:'reveal', item}           scroll the tile of `item` into sight (the focus stays)
 //   {type:'fade', item, by}         someone (`by`, a user) removed `item`: it fades out
+//   {type:'zoneGone', zone, by}     someone removed the zone `zone` (before it goes from the view)
 //   {type:'presence', users, me, count}  the people on the board (`count`: how many there are
 //                                   in all on a large board, whose list names only some of them)
 //   {type:'mode', mode}             the drag mode changed
@@ -581,6 +582,7 @@ export class Session {
     for (const item of [...this.settling.keys()]) if (opMovesItem(m, item)) this.#clearSettling(item);
     // Someone else's remove: the card fades out where it was, before the render takes it away.
     if (m.by !== this.me && m.type === 'remove') this.#emit({ type: 'fade', item: m.item, by: this.user(m.by) });
+    if (m.by !== this.me && m.type === 'removeZone') this.#emit({ type: 'zoneGone', zone: m.zone, by: this.user(m.by) });
     this.#emit(render());
     if (m.by !== this.me) {
       const items = P.involvedItems(m).filter((id) => id !== m.before);

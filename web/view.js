@@ -517,6 +517,13 @@ export class View {
     return !!this.tiles.get(id)?.querySelector('.card-editor');
   }
 
+  /** True while a field of the zone `id` is open or holds text: its new title, a new card. */
+  isTypingInZone(id) {
+    const wrap = this.zonesEl.querySelector(`[data-zone-wrap="${CSS.escape(id)}"]`);
+    if (!wrap) return false;
+    return !!wrap.querySelector('.zone-head > .inline-edit') || !!wrap.querySelector('[data-add-card] input')?.value;
+  }
+
   /** Scrolls the tile of `id` into sight (its zone and the page), as little as needed. */
   reveal(id) {
     this.tiles.get(id)?.scrollIntoView({ block: 'nearest', inline: 'nearest' });

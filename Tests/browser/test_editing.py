@@ -430,3 +430,14 @@ def test_kanban_lanes_keep_their_add_buttons_on_a_narrow_screen(clients, server)
             "b => { const r = b.getBoundingClientRect(); "
             "return document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) === b; }")
         assert hit, z
+
+
+def test_a_column_removed_while_being_renamed_says_who_removed_it(clients, server):
+    ann, bo = clients("Ann"), clients("Bo")
+    ann.page.locator('[data-zone-wrap="tray"] [data-action="rename-zone"]').click()
+    ann.page.keyboard.type("Later")
+    bo.page.locator('[data-zone-wrap="tray"] [data-action="remove-zone"]').click()
+    expect(ann.page.locator('[data-zone-wrap="tray"]')).to_have_count(0)
+    expect(ann.page.locator("#toast")).to_contain_text("Bo removed the column you were typing in")
+    expect(ann.page.locator(".inline-edit")).to_have_count(0)
+    assert [t for t, _ in ops(server, "b1")] == ["removeZone"]

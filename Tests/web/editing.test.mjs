@@ -297,6 +297,11 @@ test('someone else\'s remove fades the card out and ends this page\'s lift of it
   assert.equal(view(s).items.some((i) => i.id === 't4'), false);
   const change = fx.find((e) => e.type === 'remoteChange');
   assert.equal(change?.change.text, 'Bo removed T4');
+  // A column someone else removed is said before it goes from the view (an open field in it goes too).
+  const gone = s.receive({ type: 'removeZone', op: 'y', seq: 2, by: 'u2', zone: 'tray' });
+  const types = gone.map((e) => e.type);
+  assert.deepEqual(gone.find((e) => e.type === 'zoneGone'), { type: 'zoneGone', zone: 'tray', by: BO });
+  assert.ok(types.indexOf('zoneGone') < types.indexOf('render'));
 });
 
 test('BoardState logs the items an add made, for the undo check', () => {
