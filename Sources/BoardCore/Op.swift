@@ -1,4 +1,9 @@
 /// A change to a board. Committed ops are numbered and applied in one order everywhere.
+///
+/// The ops that carry a whole item, zone, edit or board are `indirect` (their payload in a box of
+/// its own): an op is copied several times on its way from the socket to every reader, and the
+/// moves and toggles that make most of the traffic then copy a small value, not the size of the
+/// largest case (`OpLayoutTests`).
 package enum Op: Equatable, Sendable {
     /// Exchange the places of two items, possibly in different zones.
     case swap(a: ItemID, b: ItemID)
@@ -8,16 +13,16 @@ package enum Op: Equatable, Sendable {
     case toggle(item: ItemID, on: Bool)
     /// Put a new `item` into `zone` before `before` (nil: at the end). In a request `item.id` is
     /// `ItemID.unassigned`; the sequencer gives the committed op a fresh id.
-    case add(zone: ZoneID, before: ItemID?, item: Item)
+    indirect case add(zone: ZoneID, before: ItemID?, item: Item)
     /// Change some of an item's texts or its color.
-    case edit(item: ItemID, changes: ItemEdit)
+    indirect case edit(item: ItemID, changes: ItemEdit)
     /// Take `item` off the board.
     case remove(item: ItemID)
     /// Put a new, empty `zone` before the zone `before` (nil: last). In a request `zone.id` is
     /// `ZoneID.unassigned`; the sequencer gives the committed op a fresh id.
-    case addZone(before: ZoneID?, zone: Zone)
+    indirect case addZone(before: ZoneID?, zone: Zone)
     /// Change a zone's title or layout.
-    case editZone(zone: ZoneID, changes: ZoneEdit)
+    indirect case editZone(zone: ZoneID, changes: ZoneEdit)
     /// Take an empty zone off the board.
     case removeZone(zone: ZoneID)
     /// Rename the board.
@@ -25,7 +30,7 @@ package enum Op: Equatable, Sendable {
     /// Set the board (items, zones, title) to what it was right after op `to`. In a request
     /// `board` is nil: the hub reads the board as of `to` from the store, and the committed op
     /// carries it, so that a replay of the log needs nothing else.
-    case restore(to: Seq, board: Board?)
+    indirect case restore(to: Seq, board: Board?)
 
     /// The wire name of the op.
     package var kind: String {

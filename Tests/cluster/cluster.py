@@ -138,6 +138,11 @@ class HAPostgres(Postgres):
         finally:
             self.port = saved
 
+    def scalar(self, url: str, sql: str) -> int:
+        """One integer from the database of a URL this made (`database()`), on the primary now:
+        a board's lease epoch or stored seq, say."""
+        return int(self.psql(url.split("/")[-1].split("?")[0], sql).strip())
+
     def kill_primary(self) -> None:
         """kill -9 of the primary's postmaster and every process of it."""
         self.script("kill-primary")

@@ -21,11 +21,10 @@ PROMOTE_AFTER = 1.5 * LEASE  # the fault: how long the database has no primary
 def test_a_kill_9_of_the_postgres_primary_loses_nothing_acknowledged_once_the_standby_is_promoted(
         clusters, ha_postgres, capsys):
     cluster = clusters(count=3, lease=LEASE, on=ha_postgres)
-    database = cluster.url.split("/")[-1].split("?")[0]
     report: list[str] = []
 
     def epoch() -> int:
-        return int(ha_postgres.psql(database, f"SELECT epoch FROM leases WHERE board = '{BOARD}'").strip())
+        return ha_postgres.scalar(cluster.url, f"SELECT epoch FROM leases WHERE board = '{BOARD}'")
 
     async def rounds(scenario):
         owner = await scenario.owner()

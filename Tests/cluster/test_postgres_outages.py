@@ -57,6 +57,31 @@ async def every_node_ready(scenario, why: str, timeout: float) -> None:
                         lambda: all(readyz(n)[0] == 200 for n in scenario.cluster.nodes), timeout=timeout)
 
 
+async def fenced_and_silent(scenario, killed_at: float, silent_until: float, why: str) -> tuple[float, int]:
+    """After a fault at `killed_at`: every node says leases_lapsed within 3 leases, and from then
+    until `silent_until` no client hears of a new seq. Returns (seconds to fence, seq heard)."""
+    await every_node_not_ready(scenario, why, timeout=3 * LEASE)
+    fenced = time.monotonic() - killed_at
+    # A broadcast already on its way when the fault came may still arrive: the silence is
+    # measured from the moment every node has fenced itself.
+    stalled = heard(scenario)
+    scenario.say(f"every node not ready (leases_lapsed) {fenced:.1f}s after the kill; clients at seq {stalled}")
+    await stays_silent(scenario, stalled, silent_until, why)
+    return fenced, stalled
+
+
+async def serves_again(scenario, why: str) -> tuple[float, float]:
+    """After the fault is undone: an op commits, every node is ready again, what any client heard
+    of is stored, and a round of ops goes through. Returns when the first op and the readiness came."""
+    await scenario.progress(1, why, timeout=30)
+    first = time.monotonic()
+    await every_node_ready(scenario, why, timeout=3 * LEASE)
+    ready = time.monotonic()
+    scenario.check_seen_is_stored(why)
+    await scenario.progress(ROUND_OPS, why, timeout=30)
+    return first, ready
+
+
 async def stays_silent(scenario, stalled: int, until: float, what: str) -> None:
     """Until `until` (monotonic), no client hears of a seq past `stalled`, and every node stays up."""
     while time.monotonic() < until:
@@ -70,11 +95,10 @@ async def stays_silent(scenario, stalled: int, until: float, what: str) -> None:
 def test_a_promotion_that_never_comes_fences_the_nodes_until_the_old_primary_is_back(
         clusters, ha_postgres, capsys):
     cluster = clusters(count=3, lease=LEASE, on=ha_postgres)
-    database = cluster.url.split("/")[-1].split("?")[0]
     report: list[str] = []
 
     def epoch() -> int:
-        return int(ha_postgres.psql(database, f"SELECT epoch FROM leases WHERE board = '{BOARD}'").strip())
+        return ha_postgres.scalar(cluster.url, f"SELECT epoch FROM leases WHERE board = '{BOARD}'")
 
     async def rounds(scenario):
         owner = await scenario.owner()
@@ -85,13 +109,7 @@ def test_a_promotion_that_never_comes_fences_the_nodes_until_the_old_primary_is_
         scenario.say(f"kill -9 of the PostgreSQL primary (owner {owner}, epoch {before}); nobody promotes")
         killed_at = time.monotonic()
         await asyncio.to_thread(ha_postgres.kill_primary)
-        await every_node_not_ready(scenario, "without a primary", timeout=3 * LEASE)
-        fenced = time.monotonic() - killed_at
-        # A broadcast already on its way when the primary died may still arrive: the silence is
-        # measured from the moment every node has fenced itself.
-        stalled = heard(scenario)
-        scenario.say(f"every node not ready (leases_lapsed) {fenced:.1f}s after the kill; clients at seq {stalled}")
-        await stays_silent(scenario, stalled, killed_at + NEVER_PROMOTED_FOR, "without a primary")
+        fenced, _ = await fenced_and_silent(scenario, killed_at, killed_at + NEVER_PROMOTED_FOR, "without a primary")
         # The owner's clients were closed with 1012 (it dropped the board), not left hanging.
         for p in direct:
             after = [code for at, port, code in p.closes if at >= killed_at and port == owner_port]
@@ -100,12 +118,7 @@ def test_a_promotion_that_never_comes_fences_the_nodes_until_the_old_primary_is_
                      f"{ha_postgres.status()!r})")
         restarted_at = time.monotonic()
         await asyncio.to_thread(ha_postgres.restart)
-        await scenario.progress(1, "on the restarted primary", timeout=30)
-        first = time.monotonic()
-        await every_node_ready(scenario, "once the primary is back", timeout=3 * LEASE)
-        ready = time.monotonic()
-        scenario.check_seen_is_stored("on the restarted primary")
-        await scenario.progress(ROUND_OPS, "after the restart", timeout=30)
+        first, ready = await serves_again(scenario, "once the primary is back")
         after = await asyncio.to_thread(epoch)
         assert after > before, f"the lease epoch went from {before} to {after}: the board was never claimed again"
         report.append(f"no promotion: fenced {fenced:.2f}s after the kill (lease {LEASE:g}s); old primary restarted "
@@ -122,7 +135,6 @@ def test_a_promotion_that_never_comes_fences_the_nodes_until_the_old_primary_is_
 def test_a_synchronous_standby_away_holds_every_commit_back_until_it_returns(clusters, ha_postgres, capsys):
     # A small bound on what waits, so that the outage reaches it.
     cluster = clusters(count=3, lease=LEASE, on=ha_postgres, extra=("--max-unstored-ops", "4"))
-    database = cluster.url.split("/")[-1].split("?")[0]
     report: list[str] = []
 
     async def rounds(scenario):
@@ -132,15 +144,12 @@ def test_a_synchronous_standby_away_holds_every_commit_back_until_it_returns(clu
         scenario.say(f"kill -9 of the synchronous standby (owner {owner})")
         killed_at = time.monotonic()
         await asyncio.to_thread(ha_postgres.kill_standby)
-        await every_node_not_ready(scenario, "while no commit returns", timeout=3 * LEASE)
-        fenced = time.monotonic() - killed_at
-        stalled = heard(scenario)
-        scenario.say(f"every node not ready (leases_lapsed) {fenced:.1f}s after the kill; clients at seq {stalled}")
-        await stays_silent(scenario, stalled, killed_at + STANDBY_AWAY_FOR, "without the standby")
+        fenced, stalled = await fenced_and_silent(scenario, killed_at, killed_at + STANDBY_AWAY_FOR,
+                                                  "without the standby")
         # What the primary shows is what the standby has: no COMMIT returned without it (not
         # even past the nodes' statement timeout).
-        visible = int((await asyncio.to_thread(
-            ha_postgres.psql, database, f"SELECT seq FROM boards WHERE id = '{BOARD}'")).strip())
+        visible = await asyncio.to_thread(
+            ha_postgres.scalar, cluster.url, f"SELECT seq FROM boards WHERE id = '{BOARD}'")
         assert visible == stalled, (f"the primary shows seq {visible}, the clients heard of {stalled}: "
                                     "a commit returned on the primary alone")
         refused = sum(p.unavailable for p in scenario.people) - unavailable_before
@@ -150,12 +159,7 @@ def test_a_synchronous_standby_away_holds_every_commit_back_until_it_returns(clu
                      f"{refused} ops refused unavailable meanwhile)")
         restarted_at = time.monotonic()
         await asyncio.to_thread(ha_postgres.restart_standby)
-        await scenario.progress(1, "with the standby back", timeout=30)
-        first = time.monotonic()
-        await every_node_ready(scenario, "with the standby back", timeout=3 * LEASE)
-        ready = time.monotonic()
-        scenario.check_seen_is_stored("with the standby back")
-        await scenario.progress(ROUND_OPS, "with the standby back", timeout=30)
+        first, ready = await serves_again(scenario, "with the standby back")
         report.append(f"standby away {restarted_at - killed_at:.1f}s: fenced {fenced:.2f}s after the kill, "
                       f"nothing broadcast meanwhile ({refused} ops refused unavailable); commits again "
                       f"{first - restarted_at:.2f}s after the standby's restart, every node ready "
