@@ -85,3 +85,24 @@ extension Hub {
         package init() {}
     }
 }
+
+/// What a node of a cluster is told at start.
+package struct ClusterSettings: Equatable, Sendable {
+    /// This node's name (`--node`).
+    package var node: String
+    /// How long a lease lasts, in milliseconds (`--lease`).
+    package var lease: Int64
+    /// How long a REST request relayed to a board's owner may wait for its answer, in
+    /// milliseconds (`--forward-timeout`); then its client gets 503 `elsewhere`.
+    package var forwardTimeout: Int64
+    /// How many REST requests may wait for their owners' answers at once; more get 503 `elsewhere`.
+    package var maxHTTPForwards: Int
+
+    /// Settings for a node.
+    package init(node: String, lease: Int64, forwardTimeout: Int64 = 3_000, maxHTTPForwards: Int = 256) {
+        self.node = node
+        self.lease = lease
+        self.forwardTimeout = forwardTimeout
+        self.maxHTTPForwards = maxHTTPForwards
+    }
+}
