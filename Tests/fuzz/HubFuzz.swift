@@ -23,6 +23,7 @@
 
 import BoardCore
 import BoardHub
+import BoardServer
 import BoardStore
 
 /// libFuzzer's entry point: one input per call.
