@@ -82,17 +82,18 @@ package struct Room: Sendable {
     /// Ops and replies waiting for the disk, in the order they go out.
     private var gated = FIFO<Gated>()
 
-    /// What a room is told at start (the server's flags).
+    /// What a room is told at start (the server's flags). Its durations become the room's
+    /// milliseconds when the room is made.
     package struct Settings: Equatable, Sendable {
         /// Committed ops kept, for conflicts, dedup and `since` resumes.
         package var historyLimit = 10_000
         /// See `Room.holdTimeout`.
-        package var holdTimeout: Int64 = 30_000
+        package var holdTimeout: Duration = .seconds(30)
         /// See `Room.holdLifetime`.
-        package var holdLifetime: Int64 = 120_000
-        /// How long, in milliseconds, a holder whose hold expired may not take that item again, and
+        package var holdLifetime: Duration = .seconds(120)
+        /// How long a holder whose hold expired may not take that item again, and
         /// how long the first one waiting for an item has to take it (see `HoldTurns`).
-        package var holdCooldown: Int64 = 10_000
+        package var holdCooldown: Duration = .seconds(10)
         /// See `Room.maxHoldsPerAddress`.
         package var maxHoldsPerAddress = 8
         /// See `Room.presenceLimit`.
@@ -105,7 +106,9 @@ package struct Room: Sendable {
     package init(board: Board, seq: Seq = 0, recent: [CommittedOp] = [], settings: Settings) {
         self.init(
             board: board, seq: seq, recent: recent, historyLimit: settings.historyLimit,
-            holdTimeout: settings.holdTimeout, holdLifetime: settings.holdLifetime, holdCooldown: settings.holdCooldown)
+            holdTimeout: Instant.Span(settings.holdTimeout).milliseconds,
+            holdLifetime: Instant.Span(settings.holdLifetime).milliseconds,
+            holdCooldown: Instant.Span(settings.holdCooldown).milliseconds)
         presenceLimit = settings.presenceLimit
         maxHoldsPerAddress = settings.maxHoldsPerAddress
     }

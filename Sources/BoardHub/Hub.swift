@@ -113,6 +113,8 @@ package final class Hub {
     }
 
     let config: Config
+    /// The config's durations, converted once for the timers.
+    let timers: Timers
     /// The metrics registry: the hub's families (`meters`) and the transport's.
     package let metrics = Metrics()
     /// The hub's families in `metrics` (Hub+Metrics.swift).
@@ -171,7 +173,7 @@ package final class Hub {
     var streams: [ExchangeID: EventStream] = [:]
 
     /// The milliseconds the server has been stalled so far (gaps between events over
-    /// `config.stallAfter`), which the clients' rate buckets are not charged for.
+    /// `timers.stallAfter`), which the clients' rate buckets are not charged for.
     var stalled: Int64 = 0
     /// When the last event was handled.
     private var lastEvent: Instant?
@@ -187,6 +189,7 @@ package final class Hub {
     /// A hub with no sessions and no boards.
     package init(config: Config) {
         self.config = config
+        timers = Timers(config)
         meters = HubMeters(metrics)
         revocations = RevocationList(config.revoked)
     }
@@ -229,7 +232,7 @@ package final class Hub {
     /// busy (or the process stopped) and the clients' messages of that time wait to be handled now.
     private func noteStall(now: Instant) {
         defer { lastEvent = now }
-        guard config.stallAfter > 0, let lastEvent, now - lastEvent > config.stallAfter else { return }
+        guard timers.stallAfter > .zero, let lastEvent, now > lastEvent + timers.stallAfter else { return }
         stalled += now - lastEvent
         meters.stalls.add()
         log(.warning, "the server did not serve for \(now - lastEvent) ms; clients are not charged for that time")
@@ -398,7 +401,7 @@ package final class Hub {
     private func beginShutdown() {
         guard !stopping else { return }
         stopping = true
-        stopDeadline = now + config.shutdownGrace
+        stopDeadline = now + timers.shutdownGrace
         log(.info, "shutting down: closing \(sessions.count) connection(s) with 1001")
         for id in sessions.keys.sorted() { closeSession(id, code: 1001, reason: "server shutting down", flush: false) }
         endAllStreams()

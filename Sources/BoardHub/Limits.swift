@@ -212,14 +212,15 @@ extension Hub {
     /// Closes connections that have not said `hello` in time, and forgets idle addresses.
     func enforceTimeouts() {
         let late =
-            awaitingHello.isEmpty ? [] : awaitingHello.filter { now - $0.value >= config.helloTimeout }.keys.sorted()
+            awaitingHello.isEmpty ? [] : awaitingHello.filter { now >= $0.value + timers.helloTimeout }.keys.sorted()
         for id in late {
             stopAwaitingHello(id)
             guard let session = sessions[id], case .awaitingHello = session.phase else { continue }
             meters.limitHits.add(.helloTimeout)
             log(.debug, "\(id) from \(session.peer) sent no hello in time")
             refuse(
-                id, ProtocolError(.notJoined, "no hello within \(config.helloTimeout / 1000) s"), code: 4408,
+                id, ProtocolError(.notJoined, "no hello within \(timers.helloTimeout.milliseconds / 1000) s"),
+                code: 4408,
                 reason: "no hello")
         }
         if addresses.count > sessions.count {

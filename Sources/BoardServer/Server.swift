@@ -149,7 +149,7 @@ package final class Server: Sendable {
         let (http, ws) = config.tlsCertificate == nil ? ("http", "ws") : ("https", "wss")
         log.info("listening on \(http)://\(config.host):\(port)/ (WebSocket \(ws)://\(config.host):\(port)/ws)")
         if let cluster = service.hub.clusterSettings {
-            log.info("node \(cluster.node) of a cluster, with leases of \(Double(cluster.lease) / 1000) s")
+            log.info("node \(cluster.node) of a cluster, with leases of \(cluster.lease.timeInterval) s")
         }
         started.signal()
 

@@ -81,8 +81,8 @@ final class Service {
         if let cluster {
             // The store holds the leases: its node name and lease are the ones that count.
             hubConfig.cluster = ClusterSettings(
-                node: cluster.node, lease: Clock.milliseconds(cluster.leaseSeconds),
-                forwardTimeout: Clock.milliseconds(config.forwardTimeout))
+                node: cluster.node, lease: .milliseconds(Clock.milliseconds(cluster.leaseSeconds)),
+                forwardTimeout: .milliseconds(Clock.milliseconds(config.forwardTimeout)))
             leaseKeeper = LeaseKeeper(store: cluster, inbox: inbox, log: log)
         } else {
             leaseKeeper = nil
