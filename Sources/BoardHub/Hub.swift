@@ -178,8 +178,8 @@ package final class Hub {
     /// When the last event was handled.
     private var lastEvent: Instant?
 
-    /// Bounds the log lines clients cause (made at the first event, when the time is known).
-    var logBudget: LogBudget?
+    /// Bounds the log lines clients cause, the hub's and the transport's (`ClientLog`) together.
+    package let logBudget: ClientLineBudget
     var stopping = false
     var stopDeadline = Instant(milliseconds: 0)
     var stopped = false
@@ -190,6 +190,7 @@ package final class Hub {
     package init(config: Config) {
         self.config = config
         timers = Timers(config)
+        logBudget = ClientLineBudget(config.logRate)
         meters = HubMeters(metrics)
         revocations = RevocationList(config.revoked)
     }
@@ -256,8 +257,7 @@ package final class Hub {
     /// A log line, within the budget of lines clients can cause.
     func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
         guard level >= config.logLevel else { return }
-        if logBudget == nil { logBudget = LogBudget(config.logRate, now: now) }
-        guard logBudget!.allows(now: now) else { return }
+        guard logBudget.allows(now: now) else { return }
         actions.append(.log(level, message()))
     }
 
@@ -384,7 +384,7 @@ package final class Hub {
     // MARK: Time and shutdown
 
     private func tick() {
-        if let line = logBudget?.report(now: now) { actions.append(.log(.warning, line)) }
+        if let line = logBudget.report(now: now) { actions.append(.log(.warning, line)) }
         enforceTimeouts()
         expireTokens()
         reloadRevocations()

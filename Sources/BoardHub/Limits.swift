@@ -236,6 +236,28 @@ extension Hub {
     }
 }
 
+/// The one budget of log lines clients can cause (`Hub.Config.logRate`), shared like the metrics
+/// registry: the hub draws on it for its `.log` actions and the transport for its own client
+/// lines (`ClientLog`), so that together they write at most `logRate` such lines, not twice that.
+/// Made at the first line, when the time is known; time is passed in. Confined to the service
+/// thread (with the hub).
+package final class ClientLineBudget {
+    private let rate: Rate
+    private var budget: LogBudget?
+
+    /// A budget of `rate` lines.
+    package init(_ rate: Rate) { self.rate = rate }
+
+    /// Whether a line may be written now; if not, it is counted.
+    package func allows(now: Instant) -> Bool {
+        if budget == nil { budget = LogBudget(rate, now: now) }
+        return budget!.allows(now: now)
+    }
+
+    /// The line that reports suppressed lines, when one is due.
+    package func report(now: Instant) -> String? { budget?.report(now: now) }
+}
+
 /// Bounds the log lines clients can cause: `rate` lines pass, the rest are counted and reported
 /// as one line at most every `reportEvery` milliseconds. Time is passed in.
 package struct LogBudget {

@@ -246,4 +246,22 @@ import Testing
         // Lines below the level are never made, and so use none of the budget.
         #expect(quiet.log.allSatisfy { if case .log = $0 { false } else { true } })
     }
+
+    @Test func theTransportsClientLinesAndTheHubsShareOneBudget() {
+        let h = HubHarness {
+            $0.logRate = Rate(perSecond: 1, burst: 10)
+            $0.connectRate = Rate(perSecond: 1, burst: 1)
+        }
+        // The transport's `ClientLog` draws on the hub's budget: its 8 lines leave 2 for the hub.
+        for _ in 1...8 { #expect(h.hub.logBudget.allows(now: h.now)) }
+        for n in 1...5 { h.on(.opened(ConnectionID(UInt64(n)), peer: "6.6.6.6")) }
+        let lines = h.log.compactMap { if case .log(_, let line) = $0 { line } else { nil } }
+        #expect(lines.count == 2)
+        #expect(!h.hub.logBudget.allows(now: h.now))
+        h.now = h.now + 1
+        h.on(.tick)
+        let report = h.log.compactMap { if case .log(.warning, let line) = $0 { line } else { nil } }.last
+        // 5 connect lines and 4 refusals by the hub, 2 of them written; and the transport's one.
+        #expect(report?.hasPrefix("8 log line(s) suppressed") == true, "\(report ?? "")")
+    }
 }

@@ -89,7 +89,7 @@ final class Service {
         }
         if hubConfig.auth != nil { hubConfig.revoked = Self.revocations(in: store, log: log) }
         hub = Hub(config: hubConfig)
-        clientLog = ClientLog(log, rate: hubConfig.logRate)
+        clientLog = ClientLog(log, budget: hub.logBudget)
         meters = TransportMeters(hub.metrics)
         webSockets = WebSockets(config: config, log: log, clientLog: clientLog, meters: meters, runtime: self)
         http = HTTP(config: config, log: log, clientLog: clientLog, meters: meters, runtime: self)
