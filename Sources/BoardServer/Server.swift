@@ -131,7 +131,7 @@ package final class Server: Sendable {
         }
         service.context = context
         service.inbox.attach(context)
-        if config.hoverPacing > 0 {
+        if config.hoverPacing > .zero {
             service.webSockets.pacer = Pacer(context: context, protocolName: "shuffleboard.v1")
             if service.webSockets.pacer == nil {
                 log.warning("cannot make the hover pacing timer; hovers are not paced")

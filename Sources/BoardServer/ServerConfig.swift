@@ -46,9 +46,9 @@ package struct ServerConfig: Sendable {
     package var maxWriteBytes = 16 * 1024
     /// The most frames put into one write.
     package var maxFramesPerWrite = 64
-    /// The least time between two wake-ups of a board's readers for hovers, in microseconds
-    /// (`Feed`, "Pacing hovers"); 0 wakes them for every hover.
-    package var hoverPacing = 2000
+    /// The least time between two wake-ups of a board's readers for hovers (`Feed`, "Pacing
+    /// hovers"); zero wakes them for every hover.
+    package var hoverPacing: Duration = .milliseconds(2)
     /// The service thread's busy share of a tick from which hovers are paced, and 0.1 below which
     /// they are not any more (0: always paced; tests).
     package var hoverPacingBusy = 0.95

@@ -182,7 +182,7 @@ enum CommandLineParser {
                 options.config.ringBytes = try integer(reader.value(for: option), option, 4096...(1 << 30))
             case "--hover-pacing":
                 let ms = try number(reader.value(for: option), option, 0...1000, unit: "milliseconds")
-                options.config.hoverPacing = Int((ms * 1000).rounded())
+                options.config.hoverPacing = .microseconds(Int((ms * 1000).rounded()))
             case "--unsent-bytes":
                 options.config.unsentBytes = try integer(reader.value(for: option), option, 0...(1 << 30))
             case "--deflate":
