@@ -116,7 +116,7 @@ final class WebSockets {
     /// get `--shutdown-grace` to take it.
     func shutdown(now: Instant) {
         guard echoCloseDeadline == nil else { return }
-        echoCloseDeadline = now + Clock.milliseconds(config.shutdownGrace)
+        echoCloseDeadline = now + Instant.Span(config.hub.shutdownGrace)
         for connection in connections.values where connection.endpoint == .echo {
             connection.close(code: 1001, reason: "server shutting down")
         }
