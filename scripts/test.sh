@@ -44,6 +44,7 @@ fi
 bin="$(swift build --show-bin-path)"
 
 step 180 "swift format lint" swift format lint --strict -r Sources Tests Package.swift >&2
+step 30 "no Swift file in Sources/ over 450 lines" scripts/check-file-lines.sh >&2
 
 pg_dir=$(mktemp -d /tmp/shuffleboard-test-postgres.XXXXXX)
 stop_postgres() { timeout 60 scripts/postgres.sh stop "$pg_dir" || true; rm -rf "$pg_dir"; }

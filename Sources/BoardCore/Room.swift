@@ -53,7 +53,7 @@ package struct Room: Sendable {
     /// The users on the board, in join order.
     package private(set) var users: [User] = []
     /// Items held by drags.
-    package private(set) var holds: [ItemID: Hold] = [:]
+    package internal(set) var holds: [ItemID: Hold] = [:]
     /// How long a hold lives without hover or drop, in milliseconds.
     package var holdTimeout: Int64
     /// How long a hold lives at most, however busy its holder, in milliseconds: without it a few
@@ -62,7 +62,7 @@ package struct Room: Sendable {
         didSet { turns.forgetAfter = holdLifetime }
     }
     /// Whose turn it is on items whose holds ended: expired holders wait, those refused go first.
-    package private(set) var turns: HoldTurns
+    package internal(set) var turns: HoldTurns
     /// The most items the connections of one client address may hold at once (0: no limit).
     package var maxHoldsPerAddress = 8
 
@@ -73,26 +73,27 @@ package struct Room: Sendable {
     private var presenceChanged = false
     private var lastPresence: Instant?
 
-    private var holding: [UserID: ItemID] = [:]
+    var holding: [UserID: ItemID] = [:]
     /// The names of the users who committed ops, kept with their ops: filled at a user's first
     /// op (from `users`), so that the many who only watch or drag cost nothing here.
     private var names: [UserID: String] = [:]
     /// How many items each address holds (one entry per address that holds one).
-    private var holdsByAddress: [String: Int] = [:]
+    var holdsByAddress: [String: Int] = [:]
     /// Ops and replies waiting for the disk, in the order they go out.
     private var gated = FIFO<Gated>()
 
-    /// What a room is told at start (the server's flags).
+    /// What a room is told at start (the server's flags). Its durations become the room's
+    /// milliseconds when the room is made.
     package struct Settings: Equatable, Sendable {
         /// Committed ops kept, for conflicts, dedup and `since` resumes.
         package var historyLimit = 10_000
         /// See `Room.holdTimeout`.
-        package var holdTimeout: Int64 = 30_000
+        package var holdTimeout: Duration = .seconds(30)
         /// See `Room.holdLifetime`.
-        package var holdLifetime: Int64 = 120_000
-        /// How long, in milliseconds, a holder whose hold expired may not take that item again, and
+        package var holdLifetime: Duration = .seconds(120)
+        /// How long a holder whose hold expired may not take that item again, and
         /// how long the first one waiting for an item has to take it (see `HoldTurns`).
-        package var holdCooldown: Int64 = 10_000
+        package var holdCooldown: Duration = .seconds(10)
         /// See `Room.maxHoldsPerAddress`.
         package var maxHoldsPerAddress = 8
         /// See `Room.presenceLimit`.
@@ -105,7 +106,9 @@ package struct Room: Sendable {
     package init(board: Board, seq: Seq = 0, recent: [CommittedOp] = [], settings: Settings) {
         self.init(
             board: board, seq: seq, recent: recent, historyLimit: settings.historyLimit,
-            holdTimeout: settings.holdTimeout, holdLifetime: settings.holdLifetime, holdCooldown: settings.holdCooldown)
+            holdTimeout: Instant.Span(settings.holdTimeout).milliseconds,
+            holdLifetime: Instant.Span(settings.holdLifetime).milliseconds,
+            holdCooldown: Instant.Span(settings.holdCooldown).milliseconds)
         presenceLimit = settings.presenceLimit
         maxHoldsPerAddress = settings.maxHoldsPerAddress
     }
@@ -271,22 +274,6 @@ package struct Room: Sendable {
             waitsTurn: false)
     }
 
-    /// True while holds or turns wait for time to pass: the server calls `expireHolds` then.
-    package var hasTimers: Bool { !holds.isEmpty || !turns.isEmpty }
-
-    /// Ends every hold idle for `holdTimeout` or longer, or older than `holdLifetime`, with
-    /// `reason: expired` (its holder then waits `holdCooldown` before taking it again), and
-    /// forgets turns that are over.
-    package mutating func expireHolds(now: Instant) -> [Effect] {
-        let expired = holds.filter { now - $0.value.lastActive >= holdTimeout || now - $0.value.since >= holdLifetime }
-            .sorted { $0.key.rawValue < $1.key.rawValue }
-        if !turns.isEmpty { turns.prune(now: now) }
-        return expired.map { item, hold in
-            _ = release(hold.by, now: now, expired: true)
-            return .broadcast(.drop(item: item, by: hold.by, at: visibleSeq, reason: .expired), except: nil)
-        }
-    }
-
     /// The store made every op up to `seq` durable: publish them and whatever waited for them.
     package mutating func markDurable(upTo seq: Seq) -> [Effect] {
         var effects: [Effect] = []
@@ -321,7 +308,7 @@ package struct Room: Sendable {
         return name
     }
 
-    private mutating func submit(
+    mutating func submit(
         _ request: OpRequest, from claimant: HoldTurns.Claimant, name: String? = nil, now: Instant, wall: UnixTime,
         waitsTurn: Bool = true
     ) -> [Effect] {
@@ -372,91 +359,5 @@ package struct Room: Sendable {
     /// does not have it (`invalid`). Sent once the board's seq is visible, like every reject.
     package mutating func refuseRestore(_ request: OpRequest, reason: RejectReason, from user: UserID) -> [Effect] {
         reply(.reject(Rejection(reason, opID: request.opID), seq: sequencer.seq), to: user, requires: sequencer.seq)
-    }
-
-    /// The rules of `dragStart`, in order: the item exists; nobody holds it (a repeated dragStart
-    /// of one's own hold is refused `held`, and the hold goes on unchanged: only hovers renew it);
-    /// it is not cooling down for this user or address, nor someone else's turn (`cooldown`); the
-    /// address holds fewer than `maxHoldsPerAddress` items (`hold_limit`). A user holds one item:
-    /// taking another releases the first.
-    private mutating func dragStart(_ item: ItemID, by asker: HoldTurns.Claimant, now: Instant) -> [Effect] {
-        let user = asker.user
-        let seq = visibleSeq
-        let refuse = { (rejection: Rejection) in [Effect.send(user, .reject(rejection, seq: seq))] }
-        guard sequencer.board.item(item) != nil else { return refuse(Rejection(.unknownItem, item: item)) }
-        if let hold = holds[item] {
-            if hold.by != user { turns.refusedWhileHeld(item, asker, now: now) }
-            return refuse(Rejection(.held, by: hold.by, item: item))
-        }
-        switch turns.check(item, for: asker, now: now) {
-        case .free: break
-        case .coolingDown: return refuse(Rejection(.cooldown, item: item))
-        case .turnOf(let first): return refuse(Rejection(.cooldown, by: first, item: item))
-        }
-        if let address = asker.address, maxHoldsPerAddress > 0,
-            holdsByAddress[address, default: 0] - (holding[user] == nil ? 0 : 1) >= maxHoldsPerAddress
-        {
-            return refuse(Rejection(.holdLimit, item: item))
-        }
-        var effects: [Effect] = []
-        if let previous = holding[user] {
-            _ = release(user, now: now, expired: false)
-            effects.append(.broadcast(.drop(item: previous, by: user, at: visibleSeq, reason: nil), except: nil))
-        }
-        holds[item] = Hold(by: user, lastActive: now, since: now, address: asker.address)
-        holding[user] = item
-        if let address = asker.address { holdsByAddress[address, default: 0] += 1 }
-        turns.took(item, by: asker)
-        // On a large board not everyone knows every user: the hand says whose it is.
-        let holder = isLarge ? users.first(where: { $0.id == user }) : nil
-        effects.append(.broadcast(.dragStart(item: item, by: user, at: visibleSeq, user: holder), except: nil))
-        return effects
-    }
-
-    private mutating func hover(
-        _ item: ItemID, over: ItemID?, zone: ZoneID?, mode: DragMode?, t: Double?, by user: UserID, now: Instant
-    ) -> [Effect] {
-        let board = sequencer.board
-        guard board.item(item) != nil, over.map({ board.item($0) != nil }) ?? true else {
-            return [.send(user, .reject(Rejection(.unknownItem, item: item), seq: visibleSeq))]
-        }
-        if let zone, !board.hasZone(zone) {
-            return [.send(user, .reject(Rejection(.unknownZone, item: item), seq: visibleSeq))]
-        }
-        guard holds[item]?.by == user else {
-            return [.send(user, .reject(Rejection(.notHolding, item: item), seq: visibleSeq))]
-        }
-        holds[item]?.lastActive = now
-        let zone = zone ?? over.flatMap { board.location(of: $0) }.map { board.zones[$0.zone].id }
-        return [
-            .broadcast(
-                .hover(item: item, over: over, zone: zone, mode: mode, by: user, at: visibleSeq, t: t), except: user)
-        ]
-    }
-
-    private mutating func drop(
-        _ item: ItemID, action: OpRequest?, by claimant: HoldTurns.Claimant, now: Instant, wall: UnixTime
-    ) -> [Effect] {
-        let user = claimant.user
-        guard holds[item]?.by == user else {
-            let rejection = Rejection(.notHolding, opID: action?.opID, item: item)
-            return [.send(user, .reject(rejection, seq: visibleSeq))]
-        }
-        _ = release(user, now: now, expired: false)
-        var effects: [Effect] = [.broadcast(.drop(item: item, by: user, at: visibleSeq, reason: nil), except: nil)]
-        if let action { effects += submit(action, from: claimant, now: now, wall: wall) }
-        return effects
-    }
-
-    /// Ends `user`'s hold at `now` (by expiry when `expired`), returning the item it held.
-    private mutating func release(_ user: UserID, now: Instant, expired: Bool) -> ItemID? {
-        guard let item = holding.removeValue(forKey: user) else { return nil }
-        let holder = HoldTurns.Claimant(user: user, address: holds.removeValue(forKey: item)?.address)
-        if let address = holder.address {
-            let left = holdsByAddress[address, default: 1] - 1
-            holdsByAddress[address] = left > 0 ? left : nil
-        }
-        turns.ended(item, holder: holder, expired: expired, now: now)
-        return item
     }
 }

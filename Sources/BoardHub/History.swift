@@ -21,12 +21,6 @@ package struct BoardAtRequest: Equatable, Sendable {
         self.visible = visible
     }
 
-    /// Reads the board as of `seq` and encodes the answer; nil for a board the store does not have.
-    package func run(on store: any BoardStore) throws(StoreError) -> HTTPResponse? {
-        if let visible, seq > visible { return Self.ahead(seq, current: visible) }
-        return response(try store.board(board, at: seq))
-    }
-
     /// 200 `{"seq", "board", "time"}`; 410 `{"error":"compacted", "oldest"}`; 400 for a seq after
     /// the board's; nil for a board the store does not have.
     package func response(_ answer: BoardAsOf) -> HTTPResponse? {
@@ -54,7 +48,8 @@ package struct BoardAtRequest: Equatable, Sendable {
         }
     }
 
-    static func ahead(_ seq: Seq, current: Seq) -> HTTPResponse {
+    /// 400: `seq` is after the board's `current` seq.
+    package static func ahead(_ seq: Seq, current: Seq) -> HTTPResponse {
         .error(400, "bad_request", "at must be at most the board's seq (\(current)), not \(seq)")
     }
 }
@@ -83,29 +78,6 @@ package struct HistoryPageRequest: Equatable, Sendable {
         self.maxBytes = maxBytes
     }
 
-    /// Reads the page in chunks of at most `chunk` ops, newest first, until it is full (by
-    /// count or bytes) or the ops run out, and encodes it; nil for a board the store does not have.
-    package func run(on store: any BoardStore, chunk: Int = 256) throws(StoreError) -> HTTPResponse? {
-        var encoder: HistoryPageEncoder?
-        var before = self.before.map { min($0, (visible ?? .max - 1) + 1) } ?? (visible.map { $0 + 1 } ?? .max)
-        while encoder.map({ !$0.full && $0.count < limit }) ?? true {
-            let asked = min(chunk, limit - (encoder?.count ?? 0))
-            guard
-                case .ops(let ops, let current, let oldest) = try store.history(of: board, before: before, limit: asked)
-            else {
-                // Unknown from the start; later (deleted meanwhile) the page ends.
-                return encoder?.response()
-            }
-            if encoder == nil {
-                encoder = HistoryPageEncoder(current: visible ?? current, oldest: oldest, maxBytes: maxBytes)
-            }
-            for op in ops where encoder!.add(op) {}
-            guard ops.count == asked, let last = ops.last else { break }
-            before = last.seq
-        }
-        return encoder?.response()
-    }
-
     /// The answer for a board in memory that the store does not have yet (made by `hello`, never
     /// changed): no ops.
     package static func empty(current: Seq) -> HTTPResponse {
@@ -115,16 +87,17 @@ package struct HistoryPageRequest: Equatable, Sendable {
 
 /// Writes a page of history as it is read, newest first: stops taking ops once the next would
 /// take the body past `maxBytes` (the first is always taken).
-struct HistoryPageEncoder {
+package struct HistoryPageEncoder: PageEncoder {
     let current: Seq
     let oldest: Seq
     let maxBytes: Int
     private var w = JSONWriter()
-    private(set) var count = 0
-    private(set) var full = false
+    package private(set) var count = 0
+    package private(set) var full = false
     private var last: Seq?
 
-    init(current: Seq, oldest: Seq, maxBytes: Int) {
+    /// An empty page of the board at `current` whose oldest kept op follows `oldest`.
+    package init(current: Seq, oldest: Seq, maxBytes: Int) {
         self.current = current
         self.oldest = oldest
         self.maxBytes = maxBytes
@@ -135,7 +108,7 @@ struct HistoryPageEncoder {
     }
 
     /// Takes `op` when it fits; returns false once the page is full.
-    mutating func add(_ op: CommittedOp) -> Bool {
+    package mutating func add(_ op: CommittedOp) -> Bool {
         guard !full, op.seq <= current else { return full ? false : true }
         var entry = JSONWriter()
         op.encodeHistoryEntry(into: &entry)
@@ -151,7 +124,7 @@ struct HistoryPageEncoder {
     }
 
     /// The answer, with `more` (and `next`, the `before` of the next page) when older ops are kept.
-    func response() -> HTTPResponse {
+    package func response() -> HTTPResponse {
         var w = w
         w.endArray()
         let more = last.map { $0 > oldest + 1 } ?? false

@@ -67,10 +67,10 @@ extension Hub {
             _ = queue.popFirst()
             run(work, on: board, view: &view)
         }
-        if let claim, let cluster = config.cluster {
+        if let claim, config.cluster != nil {
             if let host = boards[board] {
                 // Held from the claim's sending for one lease at least; renewals extend it.
-                host.lease = LeaseView(until: claim.sent + cluster.lease, claimAnswered: now)
+                host.lease = LeaseView(until: claim.sent + timers.lease, claimAnswered: now)
             } else {
                 // Claimed (or maybe claimed: a failed load) for nothing in memory.
                 releaseLease(board)

@@ -95,8 +95,8 @@ extension Hub {
     /// are lost, unless they were claimed after the renewal began; forwards to nodes that are
     /// not `alive` are closed.
     func leases(held: Set<BoardID>, validUntil: Instant, alive: Set<String>) {
-        guard let cluster = config.cluster else { return }
-        let renewalBegan = validUntil + -cluster.lease
+        guard config.cluster != nil else { return }
+        let renewalBegan = validUntil - timers.lease
         var lost: [BoardID] = []
         for (id, host) in boards {
             guard let lease = host.lease else { continue }
@@ -120,7 +120,7 @@ extension Hub {
 
     /// The owner's end of a forwarded connection ended.
     func forwardEnded(_ id: ConnectionID, code: UInt16?, answered: Bool, unrelayed: [ClientMessage]) {
-        guard let cluster = config.cluster, let session = sessions[id],
+        guard config.cluster != nil, let session = sessions[id],
             case .forwarded(var join, let node) = session.phase
         else { return }
         let board = join.board
@@ -132,7 +132,7 @@ extension Hub {
             log(.info, "\(id): node \(node), owner of board \(board), went away; closing with 1012")
             return closeSession(id, code: 1012, reason: "board owner gone; reconnect", flush: false)
         }
-        var retry = join.retry ?? ForwardRetry(giveUpAt: now + 3 * cluster.lease)
+        var retry = join.retry ?? ForwardRetry(giveUpAt: now + 3 * timers.lease)
         join.queued += unrelayed
         guard join.queued.count <= config.maxMessagesWhileJoining else {
             meters.limitHits.add(.joiningQueue)
@@ -210,7 +210,7 @@ extension Hub {
                 "\(exchange): \(httpForwards.count) REST requests wait for their owners already; answering 503")
             return emit(.respond(exchange, Self.ownedElsewhere(board, by: node)))
         }
-        httpForwards[exchange] = HTTPForward(board: board, node: node, deadline: now + cluster.forwardTimeout)
+        httpForwards[exchange] = HTTPForward(board: board, node: node, deadline: now + timers.forwardTimeout)
         log(
             .debug,
             "\(exchange) from \(request.peer): board \(board) is on node \(node); relaying the op to \(advertise)")

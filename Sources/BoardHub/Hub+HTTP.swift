@@ -1,5 +1,5 @@
 internal import BoardAuth
-internal import BoardCore
+package import BoardCore
 internal import BoardStore
 
 /// The HTTP API: `/healthz` and `/api/boards…`. Answers come back as `respond` actions, at once,
@@ -306,7 +306,9 @@ extension Hub {
 
     /// `{"seq", "board"}`, and in a cluster `"owner"`: the node holding the board's live lease
     /// (null when none does: nobody has the board in memory).
-    static func snapshot(_ board: Board, seq: Seq, clustered: Bool = false, owner: String? = nil) -> HTTPResponse {
+    package static func snapshot(
+        _ board: Board, seq: Seq, clustered: Bool = false, owner: String? = nil
+    ) -> HTTPResponse {
         .json(200) { w in
             w.beginObject()
             w.write("seq", seq)

@@ -40,7 +40,7 @@ extension Hub {
             address.pending += 1
         }
         sockets[id] = PendingSocket(peer: peer, capped: capped)
-        if config.firstByteTimeout > 0 { silenceChecks.append((id, now + config.firstByteTimeout)) }
+        if timers.firstByteTimeout > .zero { silenceChecks.append((id, now + timers.firstByteTimeout)) }
     }
 
     /// Another node's address: from now on its connections are not capped at accept (a burst of
@@ -80,7 +80,7 @@ extension Hub {
                 cutOff.remove(peer)
                 continue
             }
-            guard now - (address.refusalLogged ?? now) >= config.cutOffLogEvery else { continue }
+            guard now >= (address.refusalLogged ?? now) + timers.cutOffLogEvery else { continue }
             if address.refused > 0 {
                 logRefusals(of: peer, address)
             } else {
@@ -106,7 +106,7 @@ extension Hub {
     private func noteRefusal(by refusal: SocketRefusal, of peer: String, _ address: AddressState) {
         address.refused += 1
         address.refusedBy = refusal
-        guard let logged = address.refusalLogged, now - logged < config.cutOffLogEvery else {
+        guard let logged = address.refusalLogged, now < logged + timers.cutOffLogEvery else {
             return logRefusals(of: peer, address)
         }
     }

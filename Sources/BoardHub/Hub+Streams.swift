@@ -216,14 +216,14 @@ extension Hub {
     /// On each tick: streams older than `maxStreamAge` end; a comment goes to the streams of
     /// every board quiet for `streamKeepalive`.
     func keepStreamsAlive() {
-        if config.maxStreamAge > 0 {
-            let old = streams.filter { now - $0.value.began >= config.maxStreamAge }.keys.sorted {
+        if timers.maxStreamAge > .zero {
+            let old = streams.filter { now >= $0.value.began + timers.maxStreamAge }.keys.sorted {
                 $0.rawValue < $1.rawValue
             }
             if !old.isEmpty { emit(.endStream(old)) }
             for exchange in old { streamEnded(exchange) }
         }
-        for host in boards.values where !host.streams.isEmpty && now - host.streamed >= config.streamKeepalive {
+        for host in boards.values where !host.streams.isEmpty && now >= host.streamed + timers.streamKeepalive {
             host.streamed = now
             emit(.stream(.keepalive, to: host.streams))
         }

@@ -113,6 +113,8 @@ package final class Hub {
     }
 
     let config: Config
+    /// The config's durations, converted once for the timers.
+    let timers: Timers
     /// The metrics registry: the hub's families (`meters`) and the transport's.
     package let metrics = Metrics()
     /// The hub's families in `metrics` (Hub+Metrics.swift).
@@ -171,13 +173,13 @@ package final class Hub {
     var streams: [ExchangeID: EventStream] = [:]
 
     /// The milliseconds the server has been stalled so far (gaps between events over
-    /// `config.stallAfter`), which the clients' rate buckets are not charged for.
+    /// `timers.stallAfter`), which the clients' rate buckets are not charged for.
     var stalled: Int64 = 0
     /// When the last event was handled.
     private var lastEvent: Instant?
 
-    /// Bounds the log lines clients cause (made at the first event, when the time is known).
-    var logBudget: LogBudget?
+    /// Bounds the log lines clients cause, the hub's and the transport's (`ClientLog`) together.
+    package let logBudget: ClientLineBudget
     var stopping = false
     var stopDeadline = Instant(milliseconds: 0)
     var stopped = false
@@ -187,6 +189,8 @@ package final class Hub {
     /// A hub with no sessions and no boards.
     package init(config: Config) {
         self.config = config
+        timers = Timers(config)
+        logBudget = ClientLineBudget(config.logRate)
         meters = HubMeters(metrics)
         revocations = RevocationList(config.revoked)
     }
@@ -229,7 +233,7 @@ package final class Hub {
     /// busy (or the process stopped) and the clients' messages of that time wait to be handled now.
     private func noteStall(now: Instant) {
         defer { lastEvent = now }
-        guard config.stallAfter > 0, let lastEvent, now - lastEvent > config.stallAfter else { return }
+        guard timers.stallAfter > .zero, let lastEvent, now > lastEvent + timers.stallAfter else { return }
         stalled += now - lastEvent
         meters.stalls.add()
         log(.warning, "the server did not serve for \(now - lastEvent) ms; clients are not charged for that time")
@@ -253,8 +257,7 @@ package final class Hub {
     /// A log line, within the budget of lines clients can cause.
     func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
         guard level >= config.logLevel else { return }
-        if logBudget == nil { logBudget = LogBudget(config.logRate, now: now) }
-        guard logBudget!.allows(now: now) else { return }
+        guard logBudget.allows(now: now) else { return }
         actions.append(.log(level, message()))
     }
 
@@ -381,7 +384,7 @@ package final class Hub {
     // MARK: Time and shutdown
 
     private func tick() {
-        if let line = logBudget?.report(now: now) { actions.append(.log(.warning, line)) }
+        if let line = logBudget.report(now: now) { actions.append(.log(.warning, line)) }
         enforceTimeouts()
         expireTokens()
         reloadRevocations()
@@ -398,7 +401,7 @@ package final class Hub {
     private func beginShutdown() {
         guard !stopping else { return }
         stopping = true
-        stopDeadline = now + config.shutdownGrace
+        stopDeadline = now + timers.shutdownGrace
         log(.info, "shutting down: closing \(sessions.count) connection(s) with 1001")
         for id in sessions.keys.sorted() { closeSession(id, code: 1001, reason: "server shutting down", flush: false) }
         endAllStreams()
@@ -413,121 +416,5 @@ package final class Hub {
             for id in boards.keys.sorted() where !releasing.contains(id) { emit(.release(id)) }
         }
         emit(.stop)
-    }
-}
-
-/// A board in memory and the connections on it.
-final class BoardHost {
-    var room: Room
-    /// Made from the template by `hello` and not stored yet: it is stored with its first op, so
-    /// a board nobody changed leaves nothing on disk.
-    var unsaved = false
-    /// When its unpublished ops arrived and its holds began, for the metrics (Hub+Metrics.swift).
-    var timings = BoardTimings()
-    /// In a cluster: this node's lease on the board, as far as this node knows (nil: one node).
-    var lease: LeaseView?
-    /// The open event streams on the board, in the order they opened (Hub+Streams.swift).
-    var streams: [ExchangeID] = []
-    /// When the streams last got anything (an op, a keepalive).
-    var streamed = Instant(milliseconds: 0)
-    /// The connections on the board, in join order (shared, unchanged, by every broadcast action).
-    private(set) var members: [ConnectionID] = []
-    private var byUser: [UserID: ConnectionID] = [:]
-
-    init(room: Room, unsaved: Bool = false) {
-        self.room = room
-        self.unsaved = unsaved
-    }
-
-    func connection(of user: UserID) -> ConnectionID? { byUser[user] }
-
-    func add(_ user: UserID, on connection: ConnectionID) {
-        byUser[user] = connection
-        members.append(connection)
-    }
-
-    /// Removes `user` when `connection` is still theirs; returns whether it was.
-    func remove(_ user: UserID, on connection: ConnectionID) -> Bool {
-        guard byUser[user] == connection else { return false }
-        byUser[user] = nil
-        if let index = members.firstIndex(of: connection) { members.remove(at: index) }
-        return true
-    }
-}
-
-/// Work on a board that waits for the store to say whether the board exists.
-enum Deferred {
-    /// A connection's `hello`.
-    case join(ConnectionID)
-    /// `POST /api/boards` with this board.
-    case create(ExchangeID, Board)
-    /// `DELETE /api/boards/{id}`.
-    case delete(ExchangeID)
-    /// `POST /api/boards/{id}/ops` (Hub+REST.swift).
-    case op(ExchangeID, RESTOp.Pending)
-    /// `GET /api/boards/{id}/events` (Hub+Streams.swift).
-    case stream(ExchangeID)
-
-    /// Whether the work needs the board loaded (not just known to exist).
-    var needsBoard: Bool {
-        switch self {
-        case .join, .op, .stream: true
-        case .create, .delete: false
-        }
-    }
-}
-
-/// What to do with a store answer.
-enum Continuation {
-    /// The answer decides the waiting work on this board.
-    case decide(BoardID)
-    /// In a cluster: the answer to a claim sent at `sent` decides the waiting work on this board.
-    case claimed(BoardID, sent: Instant, force: Bool)
-    /// The answer completes an HTTP read.
-    case http(ExchangeID, HTTPRead)
-    /// The answer is the store's revocations (Hub+Revocations.swift).
-    case revocations
-    /// The answer is the board as of a restore's `to`, for this user's restore (Hub+History.swift).
-    case restore(BoardID, UserID, OpRequest)
-}
-
-/// An HTTP request waiting for a read.
-enum HTTPRead {
-    case list(after: BoardID?, limit: Int)
-    /// The list for a token of one board: that board, if it exists.
-    case listOne(BoardID)
-    case snapshot(BoardID)
-    /// `GET /api/boards/{id}/ops`: the page comes encoded (or nil: the store has no such board).
-    case ops(BoardID)
-    /// `GET /api/boards/{id}?at=SEQ`: the answer comes encoded (or nil: the store has no such board).
-    case at(BoardID, Seq)
-    /// `GET /api/boards/{id}/history`: the page comes encoded (or nil: the store has no such board).
-    case history(BoardID)
-    /// The answer comes encoded (a snapshot).
-    case encoded
-    /// `GET /api/cluster`.
-    case cluster
-    /// `POST /api/revocations`: the revocation is stored once the answer comes.
-    case revoke
-}
-
-/// What a node of a cluster is told at start.
-package struct ClusterSettings: Equatable, Sendable {
-    /// This node's name (`--node`).
-    package var node: String
-    /// How long a lease lasts, in milliseconds (`--lease`).
-    package var lease: Int64
-    /// How long a REST request relayed to a board's owner may wait for its answer, in
-    /// milliseconds (`--forward-timeout`); then its client gets 503 `elsewhere`.
-    package var forwardTimeout: Int64
-    /// How many REST requests may wait for their owners' answers at once; more get 503 `elsewhere`.
-    package var maxHTTPForwards: Int
-
-    /// Settings for a node.
-    package init(node: String, lease: Int64, forwardTimeout: Int64 = 3_000, maxHTTPForwards: Int = 256) {
-        self.node = node
-        self.lease = lease
-        self.forwardTimeout = forwardTimeout
-        self.maxHTTPForwards = maxHTTPForwards
     }
 }

@@ -212,14 +212,15 @@ extension Hub {
     /// Closes connections that have not said `hello` in time, and forgets idle addresses.
     func enforceTimeouts() {
         let late =
-            awaitingHello.isEmpty ? [] : awaitingHello.filter { now - $0.value >= config.helloTimeout }.keys.sorted()
+            awaitingHello.isEmpty ? [] : awaitingHello.filter { now >= $0.value + timers.helloTimeout }.keys.sorted()
         for id in late {
             stopAwaitingHello(id)
             guard let session = sessions[id], case .awaitingHello = session.phase else { continue }
             meters.limitHits.add(.helloTimeout)
             log(.debug, "\(id) from \(session.peer) sent no hello in time")
             refuse(
-                id, ProtocolError(.notJoined, "no hello within \(config.helloTimeout / 1000) s"), code: 4408,
+                id, ProtocolError(.notJoined, "no hello within \(timers.helloTimeout.milliseconds / 1000) s"),
+                code: 4408,
                 reason: "no hello")
         }
         if addresses.count > sessions.count {
@@ -233,6 +234,28 @@ extension Hub {
         addresses[peer] = state
         return state
     }
+}
+
+/// The one budget of log lines clients can cause (`Hub.Config.logRate`), shared like the metrics
+/// registry: the hub draws on it for its `.log` actions and the transport for its own client
+/// lines (`ClientLog`), so that together they write at most `logRate` such lines, not twice that.
+/// Made at the first line, when the time is known; time is passed in. Confined to the service
+/// thread (with the hub).
+package final class ClientLineBudget {
+    private let rate: Rate
+    private var budget: LogBudget?
+
+    /// A budget of `rate` lines.
+    package init(_ rate: Rate) { self.rate = rate }
+
+    /// Whether a line may be written now; if not, it is counted.
+    package func allows(now: Instant) -> Bool {
+        if budget == nil { budget = LogBudget(rate, now: now) }
+        return budget!.allows(now: now)
+    }
+
+    /// The line that reports suppressed lines, when one is due.
+    package func report(now: Instant) -> String? { budget?.report(now: now) }
 }
 
 /// Bounds the log lines clients can cause: `rate` lines pass, the rest are counted and reported

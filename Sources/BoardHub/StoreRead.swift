@@ -36,60 +36,6 @@ package enum StoreRead: Equatable, Sendable {
     case boardAtAnswer(BoardAtRequest)
     /// `GET /api/boards/{id}/history`: a page of ops, newest first, encoded off the service thread.
     case historyPage(HistoryPageRequest)
-
-    /// Asks `store`. Runs on the reader thread, never on the service thread.
-    package func run(on store: any BoardStore) -> StoreAnswer {
-        do throws(StoreError) {
-            switch self {
-            case .load(let id, let settings):
-                let stored = try store.load(id, recentLimit: settings.historyLimit)
-                return .room(stored.map { Room(board: $0.board, seq: $0.seq, recent: $0.recent, settings: settings) })
-            case .snapshot(let id): return .board(try store.load(id, recentLimit: 0))
-            case .exists(let id): return .exists(try store.exists(id))
-            case .list(let after, let limit): return .list(try store.list(after: after, limit: limit))
-            case .opsPage(let request): return .encoded(try request.run(on: store))
-            case .encodeSnapshot(let board, let seq, let clustered, let owner):
-                return .encoded(Hub.snapshot(board, seq: seq, clustered: clustered, owner: owner))
-            case .claim(let id, let settings, let force):
-                guard let cluster = store as? any ClusterStore else {
-                    return .failed(StoreError("claim needs a cluster store"))
-                }
-                switch try cluster.claim(id, force: force) {
-                case .owned(let node, let advertise): return .elsewhere(node: node, advertise: advertise)
-                case .mine: return StoreRead.load(id, settings).run(on: store)
-                }
-            case .nodes:
-                guard let cluster = store as? any ClusterStore else {
-                    return .failed(StoreError("nodes needs a cluster store"))
-                }
-                return .nodes(try cluster.nodes())
-            case .snapshotAndOwner(let id):
-                guard let cluster = store as? any ClusterStore else {
-                    return .failed(StoreError("the owner needs a cluster store"))
-                }
-                let owner = try cluster.owner(of: id)
-                return .boardAndOwner(try store.load(id, recentLimit: 0), owner: owner)
-            case .revoke(let revocation, let now):
-                guard let revocations = store as? any RevocationStore else {
-                    return .failed(StoreError("this store keeps no revocations"))
-                }
-                try revocations.revoke(revocation, now: now)
-                return .revoked(revocation)
-            case .revocations(let now):
-                guard let revocations = store as? any RevocationStore else { return .revocations(RevocationSet()) }
-                return .revocations(RevocationSet(try revocations.revocations(now: now)))
-            case .boardAt(let id, let seq):
-                let answer = try store.board(id, at: seq)
-                // Its size is what the restore costs the sender (`Hub.restoreRead`), measured here.
-                if case .board(let board, _) = answer { return .boardAsOf(answer, bytes: board.encoded().count) }
-                return .boardAsOf(answer, bytes: 0)
-            case .boardAtAnswer(let request): return .encoded(try request.run(on: store))
-            case .historyPage(let request): return .encoded(try request.run(on: store))
-            }
-        } catch {
-            return .failed(error)
-        }
-    }
 }
 
 /// The store's answer to a `StoreRead`.
@@ -145,27 +91,6 @@ package struct OpsPageRequest: Equatable, Sendable {
         self.maxBytes = maxBytes
     }
 
-    /// Reads the page in chunks of at most `chunk` ops, until it is full (by count or bytes) or
-    /// the ops run out, and encodes it; nil for a board the store does not have.
-    package func run(on store: any BoardStore, chunk: Int = 256) throws(StoreError) -> HTTPResponse? {
-        var encoder: OpsPageEncoder?
-        var after = since
-        while encoder.map({ !$0.full && $0.count < limit }) ?? true {
-            let asked = min(chunk, limit - (encoder?.count ?? 0))
-            let page = try store.ops(of: board, since: after, limit: asked)
-            guard case .ops(let ops, let current) = page else {
-                // Gone or unknown from the start; later (compacted or deleted meanwhile) the page ends.
-                if let encoder { return encoder.response() }
-                return response(page)
-            }
-            if encoder == nil { encoder = OpsPageEncoder(current: visible ?? current, maxBytes: maxBytes) }
-            for op in ops where encoder!.add(op) {}
-            guard ops.count == asked, let last = ops.last, last.seq < encoder!.current else { break }
-            after = last.seq
-        }
-        return encoder?.response()
-    }
-
     /// The answer to `page` (all of it read): `{"seq", "ops", "more"}` and, with more to come,
     /// `"next"` (the `since` of the next page); 410 when ops were compacted away; nil for a board
     /// the store does not have.
@@ -183,18 +108,39 @@ package struct OpsPageRequest: Equatable, Sendable {
     }
 }
 
+/// A page of ops (`GET /api/boards/{id}/ops`, `…/history`) written as its ops are read, in the
+/// chunks the reader's one paging loop (BoardServer's `Reader+Reads.swift`) fetches.
+package protocol PageEncoder {
+    /// The ops on the page so far.
+    var count: Int { get }
+    /// True once an op did not fit: the page is done.
+    var full: Bool { get }
+    /// Takes `op` when it fits; returns false when it did not (then the page may be `full`).
+    mutating func add(_ op: CommittedOp) -> Bool
+    /// Whether ops read after the op `seq` may still go on the page.
+    func goesOn(after seq: Seq) -> Bool
+    /// The page as its HTTP answer.
+    func response() -> HTTPResponse
+}
+
+extension PageEncoder {
+    /// Every op the store has may go on the page (until it is full).
+    package func goesOn(after seq: Seq) -> Bool { true }
+}
+
 /// Writes a page of ops as it is read: stops taking ops once the next would take the body past
 /// `maxBytes` (the first is always taken), or once they pass the board's current seq.
-struct OpsPageEncoder {
+package struct OpsPageEncoder: PageEncoder {
     /// The board's seq the page is of: later ops are not on it.
     let current: Seq
     let maxBytes: Int
     private var w = JSONWriter()
-    private(set) var count = 0
-    private(set) var full = false
+    package private(set) var count = 0
+    package private(set) var full = false
     private var last: Seq?
 
-    init(current: Seq, maxBytes: Int) {
+    /// An empty page of the board at `current`.
+    package init(current: Seq, maxBytes: Int) {
         self.current = current
         self.maxBytes = maxBytes
         w.beginObject()
@@ -203,7 +149,7 @@ struct OpsPageEncoder {
     }
 
     /// Takes `op` when it fits; returns false once the page is full or `op` is past `current`.
-    mutating func add(_ op: CommittedOp) -> Bool {
+    package mutating func add(_ op: CommittedOp) -> Bool {
         guard !full, op.seq <= current else { return false }
         let encoded = ServerMessage.committed(op).encoded()
         // 64 bytes for what follows the ops: `],"more":false,"next":N}`.
@@ -217,8 +163,11 @@ struct OpsPageEncoder {
         return true
     }
 
+    /// Ops after `seq` may still be on the page while they are published.
+    package func goesOn(after seq: Seq) -> Bool { seq < current }
+
     /// The answer, with `more` (and `next`) when ops after the last one are published.
-    func response() -> HTTPResponse {
+    package func response() -> HTTPResponse {
         var w = w
         w.endArray()
         let more = last.map { $0 < current } ?? false

@@ -5,7 +5,8 @@ import Synchronization
 
 /// The store's reader thread: loads, existence checks, board lists and op pages (encoded there
 /// as their HTTP answers), so that no read of the disk ever runs on the service thread. Answers
-/// go back through the inbox, in order.
+/// go back through the inbox, in order. The hub describes each read (`StoreRead`); what the
+/// reader asks the store for it is in Reader+Reads.swift.
 ///
 /// A second one, the encoder, takes the reads that ask nothing of the store
 /// (`StoreRead.encodeSnapshot`): a board's snapshot is megabytes of JSON for a large board, and

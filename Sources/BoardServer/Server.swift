@@ -131,7 +131,7 @@ package final class Server: Sendable {
         }
         service.context = context
         service.inbox.attach(context)
-        if config.hoverPacing > 0 {
+        if config.hoverPacing > .zero {
             service.webSockets.pacer = Pacer(context: context, protocolName: "shuffleboard.v1")
             if service.webSockets.pacer == nil {
                 log.warning("cannot make the hover pacing timer; hovers are not paced")
@@ -149,7 +149,7 @@ package final class Server: Sendable {
         let (http, ws) = config.tlsCertificate == nil ? ("http", "ws") : ("https", "wss")
         log.info("listening on \(http)://\(config.host):\(port)/ (WebSocket \(ws)://\(config.host):\(port)/ws)")
         if let cluster = service.hub.clusterSettings {
-            log.info("node \(cluster.node) of a cluster, with leases of \(Double(cluster.lease) / 1000) s")
+            log.info("node \(cluster.node) of a cluster, with leases of \(cluster.lease.timeInterval) s")
         }
         started.signal()
 

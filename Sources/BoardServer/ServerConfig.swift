@@ -33,8 +33,8 @@ package struct ServerConfig: Sendable {
     }
     /// How long a drag hold lives without hover or drop, in seconds.
     package var holdTimeout: Double {
-        get { Double(hub.room.holdTimeout) / 1000 }
-        set { hub.room.holdTimeout = Int64(newValue * 1000) }
+        get { hub.room.holdTimeout.timeInterval }
+        set { hub.room.holdTimeout = .milliseconds(Clock.milliseconds(newValue)) }
     }
     /// The largest client message, in bytes, across fragments; larger closes with 1009.
     package var maxMessageBytes = 64 * 1024
@@ -46,9 +46,9 @@ package struct ServerConfig: Sendable {
     package var maxWriteBytes = 16 * 1024
     /// The most frames put into one write.
     package var maxFramesPerWrite = 64
-    /// The least time between two wake-ups of a board's readers for hovers, in microseconds
-    /// (`Feed`, "Pacing hovers"); 0 wakes them for every hover.
-    package var hoverPacing = 2000
+    /// The least time between two wake-ups of a board's readers for hovers (`Feed`, "Pacing
+    /// hovers"); zero wakes them for every hover.
+    package var hoverPacing: Duration = .milliseconds(2)
     /// The service thread's busy share of a tick from which hovers are paced, and 0.1 below which
     /// they are not any more (0: always paced; tests).
     package var hoverPacingBusy = 0.95
@@ -87,13 +87,13 @@ package struct ServerConfig: Sendable {
     package var maxBodyBytes = 256 * 1024
     /// Seconds a connection may take to send `hello`; then it is closed with 4408.
     package var helloTimeout: Double {
-        get { Double(hub.helloTimeout) / 1000 }
-        set { hub.helloTimeout = Int64(newValue * 1000) }
+        get { hub.helloTimeout.timeInterval }
+        set { hub.helloTimeout = .milliseconds(Clock.milliseconds(newValue)) }
     }
     /// Seconds a drag hold lives at most, however active its holder.
     package var holdLifetime: Double {
-        get { Double(hub.room.holdLifetime) / 1000 }
-        set { hub.room.holdLifetime = Int64(newValue * 1000) }
+        get { hub.room.holdLifetime.timeInterval }
+        set { hub.room.holdLifetime = .milliseconds(Clock.milliseconds(newValue)) }
     }
     /// Ops per second one connection may send, bursts of twice that (0: no limit).
     package var opRate: Double {
@@ -121,8 +121,8 @@ package struct ServerConfig: Sendable {
     }
     /// Seconds an accepted connection may go without sending a byte; then it is closed (0: no limit).
     package var firstByteTimeout: Double {
-        get { Double(hub.firstByteTimeout) / 1000 }
-        set { hub.firstByteTimeout = Int64(newValue * 1000) }
+        get { hub.firstByteTimeout.timeInterval }
+        set { hub.firstByteTimeout = .milliseconds(Clock.milliseconds(newValue)) }
     }
     /// New connections per second per client address, bursts of twice that (0: no limit).
     package var connectRate: Double {
@@ -165,8 +165,8 @@ package struct ServerConfig: Sendable {
     package var maxHeaderBuffers = 1024
     /// Seconds to wait for clients to acknowledge the 1001 close at shutdown.
     package var shutdownGrace: Double {
-        get { Double(hub.shutdownGrace) / 1000 }
-        set { hub.shutdownGrace = Int64(newValue * 1000) }
+        get { hub.shutdownGrace.timeInterval }
+        set { hub.shutdownGrace = .milliseconds(Clock.milliseconds(newValue)) }
     }
     /// Seconds that stopping goes on retrying a store write that keeps failing (locked, disk
     /// full) before it drops the writes that were never acknowledged.

@@ -182,7 +182,7 @@ enum CommandLineParser {
                 options.config.ringBytes = try integer(reader.value(for: option), option, 4096...(1 << 30))
             case "--hover-pacing":
                 let ms = try number(reader.value(for: option), option, 0...1000, unit: "milliseconds")
-                options.config.hoverPacing = Int((ms * 1000).rounded())
+                options.config.hoverPacing = .microseconds(Int((ms * 1000).rounded()))
             case "--unsent-bytes":
                 options.config.unsentBytes = try integer(reader.value(for: option), option, 0...(1 << 30))
             case "--deflate":
@@ -243,7 +243,7 @@ enum CommandLineParser {
             case "--hold-lifetime":
                 options.config.holdLifetime = try number(reader.value(for: option), option, 1...86_400)
             case "--hold-cooldown":
-                options.config.hub.room.holdCooldown = milliseconds(
+                options.config.hub.room.holdCooldown = duration(
                     try number(reader.value(for: option), option, 0...86_400))
             case "--max-holds-per-address":
                 options.config.hub.room.maxHoldsPerAddress = try integer(
@@ -301,10 +301,10 @@ enum CommandLineParser {
                     throw UsageError(
                         message: "--stream-keepalive must be a number of seconds from 0.05 to 3600, not '\(value)'")
                 }
-                options.config.hub.streamKeepalive = Int64(seconds * 1000)
+                options.config.hub.streamKeepalive = duration(seconds)
             case "--max-stream-seconds":
                 let seconds = try integer(reader.value(for: option), option, 0...86_400)
-                options.config.hub.maxStreamAge = Int64(seconds) * 1000
+                options.config.hub.maxStreamAge = .seconds(seconds)
             case "--max-streams":
                 options.config.hub.maxStreams = try integer(reader.value(for: option), option, 0...1_000_000)
             case "--max-streams-per-address":
@@ -399,8 +399,8 @@ enum CommandLineParser {
         return n
     }
 
-    /// Seconds as the milliseconds the hub's settings (`Hub.Config`, `Room.Settings`) count.
-    private static func milliseconds(_ seconds: Double) -> Int64 { Int64(seconds * 1000) }
+    /// Seconds as the command line gives them, as a `Duration` to the millisecond.
+    private static func duration(_ seconds: Double) -> Duration { .milliseconds(Int64(seconds * 1000)) }
 
     static func boolean(_ text: String, _ option: String) throws(UsageError) -> Bool {
         switch text.lowercased() {

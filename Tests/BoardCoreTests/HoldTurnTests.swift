@@ -13,9 +13,9 @@ import Testing
     /// Holds expire after 1 s idle or 3 s however busy; the cooldown is 2 s.
     func room(maxHoldsPerAddress: Int = 8) -> Room {
         var settings = Room.Settings()
-        settings.holdTimeout = 1_000
-        settings.holdLifetime = 3_000
-        settings.holdCooldown = 2_000
+        settings.holdTimeout = .seconds(1)
+        settings.holdLifetime = .seconds(3)
+        settings.holdCooldown = .seconds(2)
         settings.maxHoldsPerAddress = maxHoldsPerAddress
         var r = Room(board: .defaultTemplate(id: demo), settings: settings)
         for user in [mal, mo, ada, bo] { _ = r.join(user, since: nil) }

@@ -1,5 +1,6 @@
 import BoardCore
 import BoardMetrics
+import BoardServer
 import BoardStore
 import Testing
 

@@ -15,7 +15,7 @@ import Testing
 
     func harness(_ configure: (inout Hub.Config) -> Void = { _ in }) -> HubHarness {
         HubHarness {
-            $0.cluster = ClusterSettings(node: "a", lease: Self.lease)
+            $0.cluster = ClusterSettings(node: "a", lease: .milliseconds(Self.lease))
             configure(&$0)
         }
     }

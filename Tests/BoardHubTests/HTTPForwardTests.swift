@@ -13,7 +13,8 @@ import Testing
 
     func harness(maxForwards: Int = 256) -> HubHarness {
         HubHarness {
-            $0.cluster = ClusterSettings(node: "a", lease: 2_000, forwardTimeout: 3_000, maxHTTPForwards: maxForwards)
+            $0.cluster = ClusterSettings(
+                node: "a", lease: .seconds(2), forwardTimeout: .seconds(3), maxHTTPForwards: maxForwards)
         }
     }
 

@@ -1,4 +1,5 @@
 import BoardCore
+import BoardServer
 import BoardStore
 import Testing
 

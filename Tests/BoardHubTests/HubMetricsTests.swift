@@ -81,7 +81,7 @@ import Testing
     }
 
     @Test func holdDurationsAreObservedByHowTheHoldEnded() {
-        let h = HubHarness { $0.room.holdTimeout = 5_000 }
+        let h = HubHarness { $0.room.holdTimeout = .seconds(5) }
         let a = h.open(1)
         let b = h.open(2)
         h.joinNew(a)

@@ -29,8 +29,8 @@ import Testing
 
     @Test func holdsAreLimitedAndCooledDownPerClientAddressAndExpireOnTicks() {
         let h = HubHarness {
-            $0.room.holdTimeout = 1_000
-            $0.room.holdCooldown = 5_000
+            $0.room.holdTimeout = .seconds(1)
+            $0.room.holdCooldown = .seconds(5)
             $0.room.maxHoldsPerAddress = 2
         }
         let attackers = (1...3).map { h.open(UInt64($0), peer: "10.0.0.66") }
@@ -91,7 +91,7 @@ import Testing
 
     /// A client that hovers at 50/s within its limit of 200/s; the server stalls for 19 s (a tick
     /// every 250 ms before and after), and the 950 hovers it sent meanwhile arrive at once.
-    private func stalledHovering(stallAfter: Int64) -> (HubHarness, ConnectionID, [UInt16], Int) {
+    private func stalledHovering(stallAfter: Duration) -> (HubHarness, ConnectionID, [UInt16], Int) {
         let h = HubHarness { $0.stallAfter = stallAfter }
         let a = h.open(1)
         h.joinNew(a)
@@ -109,7 +109,7 @@ import Testing
     }
 
     @Test func aStallOfTheServerIsNotChargedToItsClients() {
-        let (h, a, closed, refused) = stalledHovering(stallAfter: 1_000)
+        let (h, a, closed, refused) = stalledHovering(stallAfter: .seconds(1))
         #expect(closed == [])
         #expect(refused == 0)
         #expect(h.hub.stalled == 19_000)
@@ -121,13 +121,13 @@ import Testing
 
     @Test func withoutStallCreditTheSameHoversAreChargedAtOnce() {
         // What happened before: the burst is charged against a bucket of 400, and the client closed.
-        let (_, _, closed, refused) = stalledHovering(stallAfter: 0)
+        let (_, _, closed, refused) = stalledHovering(stallAfter: .zero)
         #expect(closed == [1008])
         #expect(refused == 50)
     }
 
     @Test func aClientIdleThroughTicksEarnsNoCredit() {
-        let h = HubHarness { $0.stallAfter = 1_000 }
+        let h = HubHarness { $0.stallAfter = .seconds(1) }
         let a = h.open(1)
         h.joinNew(a)
         h.send(a, #"{"type":"dragStart","item":"t1"}"#)
@@ -142,7 +142,7 @@ import Testing
     }
 
     @Test func aConnectionThatSendsNoHelloIsClosedWith4408() {
-        let h = HubHarness { $0.helloTimeout = 10_000 }
+        let h = HubHarness { $0.helloTimeout = .seconds(10) }
         let silent = h.open(1)
         let joined = h.open(2)
         h.joinNew(joined)
@@ -245,5 +245,23 @@ import Testing
         quiet.on(.tick)
         // Lines below the level are never made, and so use none of the budget.
         #expect(quiet.log.allSatisfy { if case .log = $0 { false } else { true } })
+    }
+
+    @Test func theTransportsClientLinesAndTheHubsShareOneBudget() {
+        let h = HubHarness {
+            $0.logRate = Rate(perSecond: 1, burst: 10)
+            $0.connectRate = Rate(perSecond: 1, burst: 1)
+        }
+        // The transport's `ClientLog` draws on the hub's budget: its 8 lines leave 2 for the hub.
+        for _ in 1...8 { #expect(h.hub.logBudget.allows(now: h.now)) }
+        for n in 1...5 { h.on(.opened(ConnectionID(UInt64(n)), peer: "6.6.6.6")) }
+        let lines = h.log.compactMap { if case .log(_, let line) = $0 { line } else { nil } }
+        #expect(lines.count == 2)
+        #expect(!h.hub.logBudget.allows(now: h.now))
+        h.now = h.now + 1
+        h.on(.tick)
+        let report = h.log.compactMap { if case .log(.warning, let line) = $0 { line } else { nil } }.last
+        // 5 connect lines and 4 refusals by the hub, 2 of them written; and the transport's one.
+        #expect(report?.hasPrefix("8 log line(s) suppressed") == true, "\(report ?? "")")
     }
 }

@@ -231,7 +231,7 @@ import Testing
     }
 
     @Test func aQuietStreamGetsAKeepaliveEveryInterval() {
-        let h = HubHarness { $0.streamKeepalive = 15_000 }
+        let h = HubHarness { $0.streamKeepalive = .seconds(15) }
         let c = h.open(1)
         h.joinNew(c)
         _ = events(h, exchange: x1, query: ["since": "0"])
@@ -302,7 +302,7 @@ import Testing
     }
 
     @Test func aStreamEndsAfterItsMaximumAge() {
-        let h = HubHarness { $0.maxStreamAge = 60_000 }
+        let h = HubHarness { $0.maxStreamAge = .seconds(60) }
         let c = h.open(1)
         h.joinNew(c)
         _ = events(h, exchange: x1, query: ["since": "0"])
@@ -315,7 +315,7 @@ import Testing
     }
 
     @Test func inAClusterANodeThatDoesNotOwnTheBoardRelaysARESTOpAndEndsAStreamAtOnce() {
-        let h = HubHarness { $0.cluster = ClusterSettings(node: "a", lease: 2_000) }
+        let h = HubHarness { $0.cluster = ClusterSettings(node: "a", lease: .seconds(2)) }
         let op = post(h, #"{"type":"toggle","op":"r1","base":0,"item":"t1","on":true}"#, exchange: x1)
         guard let (read, request) = h.read(in: op) else { return }
         guard case .claim = request else {

@@ -259,7 +259,7 @@ import Testing
     }
 
     @Test func idleHoldsExpireOnTheTick() {
-        let h = HubHarness { $0.room.holdTimeout = 5_000 }
+        let h = HubHarness { $0.room.holdTimeout = .seconds(5) }
         let a = h.open(1)
         h.joinNew(a)
         h.send(a, #"{"type":"dragStart","item":"t1"}"#)
@@ -286,7 +286,7 @@ import Testing
     }
 
     @Test func shutdownStopsAtTheDeadlineEvenIfClientsLinger() {
-        let h = HubHarness { $0.shutdownGrace = 2_000 }
+        let h = HubHarness { $0.shutdownGrace = .seconds(2) }
         h.joinNew(h.open(1))
         h.on(.shutdown)
         h.now = h.now + 1_999

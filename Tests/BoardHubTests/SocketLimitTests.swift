@@ -87,7 +87,7 @@ import Testing
     }
 
     @Test func aConnectionThatSendsNothingIsCheckedOnceItsTimeIsOver() {
-        let h = HubHarness { $0.firstByteTimeout = 5_000 }
+        let h = HubHarness { $0.firstByteTimeout = .seconds(5) }
         accept(h, 1)
         accept(h, 2)
         accept(h, 3)
@@ -106,7 +106,7 @@ import Testing
     }
 
     @Test func noTimeoutChecksNothing() {
-        let h = HubHarness { $0.firstByteTimeout = 0 }
+        let h = HubHarness { $0.firstByteTimeout = .zero }
         accept(h, 1)
         h.now = h.now + 3_600_000
         #expect(checked(h.on(.tick)) == [])
@@ -142,7 +142,7 @@ import Testing
     @Test func aCutOffIsLoggedOnceThenSummarizedUntilItEnds() {
         let h = HubHarness {
             $0.maxPendingPerAddress = 1
-            $0.cutOffLogEvery = 10_000
+            $0.cutOffLogEvery = .seconds(10)
         }
         accept(h, 1)
         var start = h.log.count

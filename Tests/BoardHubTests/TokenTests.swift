@@ -15,7 +15,7 @@ import Testing
     func harness(auth: Bool = true, cluster: Bool = false) -> HubHarness {
         HubHarness {
             if auth { $0.auth = authority }
-            if cluster { $0.cluster = ClusterSettings(node: "a", lease: 5_000) }
+            if cluster { $0.cluster = ClusterSettings(node: "a", lease: .seconds(5)) }
         }
     }
 

@@ -122,7 +122,7 @@ import Testing
     @Test func pacedHoversAllArriveInOrderTheLastOneToo() async throws {
         try await withTestServer({
             $0.hoverPacingBusy = 0
-            $0.hoverPacing = 20_000
+            $0.hoverPacing = .milliseconds(20)
         }) { server in
             let (a, _) = try await server.join(as: "Ada")
             let (b, _) = try await server.join(as: "Bo")

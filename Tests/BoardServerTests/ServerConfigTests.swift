@@ -5,12 +5,16 @@ import Testing
 @testable import BoardServer
 
 /// `ServerConfig.hub` is what the hub is given: the command line's units (seconds, per second)
-/// land in it as the hub's (milliseconds, rates with bursts of twice that).
+/// land in it as the hub's (durations, rates with bursts of twice that).
 @Suite struct ServerConfigTests {
     @Test func theDefaultsGiveTheHubTheSameSettingsAsTheCommandLinesDefaults() {
         let hub = ServerConfig().hub
-        #expect(hub.room.holdTimeout == 30_000 && hub.helloTimeout == 10_000 && hub.shutdownGrace == 2_000)
-        #expect(hub.room.holdLifetime == 120_000 && hub.room.holdCooldown == 10_000 && hub.firstByteTimeout == 5_000)
+        #expect(
+            hub.room.holdTimeout == .seconds(30) && hub.helloTimeout == .seconds(10) && hub.shutdownGrace == .seconds(2)
+        )
+        #expect(
+            hub.room.holdLifetime == .seconds(120) && hub.room.holdCooldown == .seconds(10)
+                && hub.firstByteTimeout == .seconds(5))
         #expect(hub.opRate == Rate(perSecond: 100, burst: 200) && hub.messageRate == Rate(perSecond: 200, burst: 400))
         #expect(hub.connectRate == Rate(perSecond: 20, burst: 40))
         #expect(hub.boardCreationRate == Rate(perSecond: 0.5, burst: 30))
@@ -26,8 +30,8 @@ import Testing
         config.boardCreationsPerMinute = 12
         config.trustedProxies = ["10.0.0.9"]
         config.defaultTemplate = "kanban"
-        #expect(config.hub.room.holdTimeout == 300 && config.holdTimeout == 0.3)
-        #expect(config.hub.firstByteTimeout == 0 && config.hub.opRate == nil && config.opRate == 0)
+        #expect(config.hub.room.holdTimeout == .milliseconds(300) && config.holdTimeout == 0.3)
+        #expect(config.hub.firstByteTimeout == .zero && config.hub.opRate == nil && config.opRate == 0)
         #expect(config.hub.connectRate == Rate(perSecond: 7, burst: 14))
         #expect(config.hub.boardCreationRate == Rate(perSecond: 0.2, burst: 12) && config.boardCreationsPerMinute == 12)
         #expect(config.hub.uncappedAddresses == ["10.0.0.9"])

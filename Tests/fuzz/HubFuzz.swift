@@ -23,6 +23,7 @@
 
 import BoardCore
 import BoardHub
+import BoardServer
 import BoardStore
 
 /// libFuzzer's entry point: one input per call.
@@ -117,18 +118,18 @@ final class HubDriver {
         if variant & 1 == 1 {
             // Tight limits, so that short inputs reach every refusal.
             config.room.historyLimit = 3
-            config.room.holdTimeout = 1_000
-            config.room.holdLifetime = 3_000
-            config.room.holdCooldown = 2_000
+            config.room.holdTimeout = .seconds(1)
+            config.room.holdLifetime = .seconds(3)
+            config.room.holdCooldown = .seconds(2)
             config.room.maxHoldsPerAddress = 1
-            config.helloTimeout = 2_000
+            config.helloTimeout = .seconds(2)
             config.maxMessagesWhileJoining = 2
             config.opRate = Rate(perSecond: 1, burst: 3)
             config.messageRate = Rate(perSecond: 2, burst: 5)
             config.strikeRate = Rate(perSecond: 0.5, burst: 2)
             config.maxConnectionsPerAddress = 3
             config.maxPendingPerAddress = 2
-            config.firstByteTimeout = 500
+            config.firstByteTimeout = .milliseconds(500)
             config.connectRate = Rate(perSecond: 1, burst: 4)
             config.boardCreationRate = Rate(perSecond: 0.1, burst: 2)
             config.maxUsersPerBoard = 2

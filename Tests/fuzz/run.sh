@@ -34,6 +34,8 @@ store=(Sources/BoardStore/{BoardStore,ClusterStore,MemoryStore,MemoryClusterStor
 auth=(Sources/BoardAuth/*.swift)
 metrics=(Sources/BoardMetrics/*.swift)
 hub=(Sources/BoardHub/*.swift)
+# Of BoardServer, only what answers the hub's reads (the rest is the libwebsockets transport).
+reads=(Sources/BoardServer/Reader+Reads.swift)
 # -O with assertions kept (-assert-config Debug), so that runs are fast and every check still fires.
 flags=(-swift-version 6 -package-name shuffleboard -parse-as-library -sanitize=fuzzer,address -O -g
   -assert-config Debug -use-ld=lld)
@@ -41,7 +43,7 @@ flags=(-swift-version 6 -package-name shuffleboard -parse-as-library -sanitize=f
 hash=$({
   swiftc --version 2>&1
   echo "${flags[@]}"
-  cat "$fuzz/run.sh" "${basics[@]}" "${core[@]}" "${store[@]}" "${auth[@]}" "${metrics[@]}" "${hub[@]}" "$fuzz"/*.swift
+  cat "$fuzz/run.sh" "${basics[@]}" "${core[@]}" "${store[@]}" "${auth[@]}" "${metrics[@]}" "${hub[@]}" "${reads[@]}" "$fuzz"/*.swift
 } | sha256sum | cut -c1-16)
 out=.build/fuzz/$hash
 
@@ -74,9 +76,10 @@ build() {
       module BoardAuth "${auth[@]}" &&
       module BoardMetrics "${metrics[@]}" &&
       module BoardHub "${hub[@]}" &&
+      module BoardServer "${reads[@]}" &&
       target json "$fuzz/JSONFuzz.swift" "$out.tmp"/{Basics,BoardCore}.o &&
       target message "$fuzz/MessageFuzz.swift" "$out.tmp"/{Basics,BoardCore}.o &&
-      target hub "$fuzz/HubFuzz.swift" "$out.tmp"/{Basics,BoardCore,BoardStore,BoardAuth,BoardMetrics,BoardHub}.o
+      target hub "$fuzz/HubFuzz.swift" "$out.tmp"/{Basics,BoardCore,BoardStore,BoardAuth,BoardMetrics,BoardHub,BoardServer}.o
   } >"$log" 2>&1 || {
     cat "$log" >&2
     echo "building the fuzz targets failed" >&2

@@ -2,17 +2,17 @@ internal import BoardCore
 internal import BoardHub
 
 /// The log lines clients cause on the transport side (refused frames, full queues, bad headers),
-/// within a budget (`LogBudget` at the hub's `logRate`, the same rate as the hub's own client
-/// lines), so that no client can flood the log. Every part writes such lines through here.
+/// within the hub's budget of such lines (`Hub.logBudget`, at `logRate`): one budget for the
+/// hub's client lines and the transport's, so that no client can flood the log, nor get twice
+/// the rate by causing lines on both sides. Every part writes such lines through here.
 /// Confined to the service thread.
 final class ClientLog {
     let log: Logger
-    private let rate: Rate
-    private var budget: LogBudget?
+    private let budget: ClientLineBudget
 
-    init(_ log: Logger, rate: Rate) {
+    init(_ log: Logger, budget: ClientLineBudget) {
         self.log = log
-        self.rate = rate
+        self.budget = budget
     }
 
     /// A warning a client caused, within the budget.
@@ -23,9 +23,8 @@ final class ClientLog {
     func write(_ level: LogLevel, _ line: @autoclosure () -> String) {
         guard log.writes(level) else { return }
         let now = Clock.now()
-        if budget == nil { budget = LogBudget(rate, now: now) }
-        if let report = budget!.report(now: now) { log.warning(report) }
-        guard budget!.allows(now: now) else { return }
+        if let report = budget.report(now: now) { log.warning(report) }
+        guard budget.allows(now: now) else { return }
         log.log(level, line())
     }
 }

@@ -2,8 +2,9 @@ internal import BoardCore
 import Foundation
 
 /// The server's one clock: every reading the transport (and its log) takes goes through here, as
-/// a typed value (`Instant` for timers, `UnixTime` for commit times and log lines, microseconds
-/// for hover pacing and the thread's CPU time), and every `Duration` becomes seconds here. The
+/// a typed value (`Instant` for timers, `UnixTime` for commit times and log lines, `Clock.Reading`
+/// for hover pacing, microseconds for the thread's CPU time), and every `Duration` becomes
+/// seconds here. The
 /// hub is given `now()` and `wall()`; it reads no clock itself.
 enum Clock {
     /// A clock in microseconds: by default the monotonic one (for pacing hovers; `Pacer` sets
@@ -13,6 +14,9 @@ enum Clock {
         clock_gettime(clock, &t)
         return UInt64(t.tv_sec) * 1_000_000 + UInt64(t.tv_nsec) / 1000
     }
+
+    /// The monotonic clock to the microsecond, for pacing hovers (`Feed`, `Pacer`).
+    static func reading() -> Reading { Reading(microseconds: microseconds()) }
 
     /// The monotonic clock, for timers.
     static func now() -> Instant {
@@ -36,6 +40,54 @@ enum Clock {
         let start = microseconds()
         let result = work()
         return (result, microseconds() &- start)
+    }
+}
+
+extension Clock {
+    /// A reading of the monotonic clock in microseconds: finer than `Instant`'s milliseconds, for
+    /// pacing hovers (a pacing interval is a couple of milliseconds, its slack 100 µs). Zero is
+    /// the clock's origin, earlier than any reading. Never stored or sent.
+    struct Reading: Comparable {
+        /// Microseconds since the clock's origin (`CLOCK_MONOTONIC`'s, about the machine's boot).
+        var microseconds: UInt64
+
+        /// The clock's origin.
+        static let zero = Reading(microseconds: 0)
+
+        /// Earlier readings come first.
+        static func < (a: Reading, b: Reading) -> Bool { a.microseconds < b.microseconds }
+
+        /// The reading `span` later.
+        static func + (reading: Reading, span: Span) -> Reading {
+            Reading(microseconds: reading.microseconds &+ span.microseconds)
+        }
+
+        /// How long after `b` `a` is (wrapping when it is before, as the unsigned count it is:
+        /// `Feed` starts from the origin, before any reading).
+        static func - (a: Reading, b: Reading) -> Span { Span(microseconds: a.microseconds &- b.microseconds) }
+
+        /// A stretch of `Reading`s, in microseconds: a setting's `Duration` converted once, at
+        /// start (`--hover-pacing`), so that pacing on the broadcast path adds and compares integers.
+        struct Span: Comparable {
+            /// The microseconds.
+            var microseconds: UInt64
+
+            /// No time.
+            static let zero = Span(microseconds: 0)
+
+            /// `duration` to the microsecond, rounded toward zero (a negative one is zero).
+            init(_ duration: Duration) {
+                let (seconds, attoseconds) = duration.components
+                let total = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+                microseconds = UInt64(max(total, 0))
+            }
+
+            /// A span of `microseconds`.
+            init(microseconds: UInt64) { self.microseconds = microseconds }
+
+            /// Shorter spans come first.
+            static func < (a: Span, b: Span) -> Bool { a.microseconds < b.microseconds }
+        }
     }
 }
 

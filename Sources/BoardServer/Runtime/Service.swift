@@ -81,15 +81,15 @@ final class Service {
         if let cluster {
             // The store holds the leases: its node name and lease are the ones that count.
             hubConfig.cluster = ClusterSettings(
-                node: cluster.node, lease: Clock.milliseconds(cluster.leaseSeconds),
-                forwardTimeout: Clock.milliseconds(config.forwardTimeout))
+                node: cluster.node, lease: .milliseconds(Clock.milliseconds(cluster.leaseSeconds)),
+                forwardTimeout: .milliseconds(Clock.milliseconds(config.forwardTimeout)))
             leaseKeeper = LeaseKeeper(store: cluster, inbox: inbox, log: log)
         } else {
             leaseKeeper = nil
         }
         if hubConfig.auth != nil { hubConfig.revoked = Self.revocations(in: store, log: log) }
         hub = Hub(config: hubConfig)
-        clientLog = ClientLog(log, rate: hubConfig.logRate)
+        clientLog = ClientLog(log, budget: hub.logBudget)
         meters = TransportMeters(hub.metrics)
         webSockets = WebSockets(config: config, log: log, clientLog: clientLog, meters: meters, runtime: self)
         http = HTTP(config: config, log: log, clientLog: clientLog, meters: meters, runtime: self)

@@ -41,11 +41,11 @@ final class Feed {
     /// Told of each reader that leaves the ring, with the ring bytes it had not written (a log line).
     private let fellBehind: (Connection, Int) -> Void
 
-    /// When the readers were last woken (microseconds on the monotonic clock).
-    private(set) var lastWake: UInt64 = 0
+    /// When the readers were last woken.
+    private(set) var lastWake = Clock.Reading.zero
     /// Hovers wait in the ring for the wake-up at `wakeDue`.
     private(set) var wakePending = false
-    private(set) var wakeDue: UInt64 = 0
+    private(set) var wakeDue = Clock.Reading.zero
     /// The feed is in the service's list of feeds to wake (`Service.pace`).
     var paced = false
 
@@ -94,12 +94,13 @@ final class Feed {
 
     /// Appends `frame` to the ring for every reader but `except`, and wakes them. A reader the
     /// frame takes over the send bound leaves the ring; if it is still over, `overBound` is called
-    /// (which closes it with 1008). Returns the number of recipients. `now` is the monotonic clock
-    /// in microseconds, `pacing` the least time between wake-ups for hovers (0: none).
+    /// (which closes it with 1008). Returns the number of recipients. `now` is the time of the
+    /// broadcast, `pacing` the least time between wake-ups for hovers (zero: none).
     func append(
-        _ frame: Frame, except: ConnectionID?, now: UInt64 = 0, pacing: UInt64 = 0, overBound: (Connection) -> Void
+        _ frame: Frame, except: ConnectionID?, now: Clock.Reading = .zero, pacing: Clock.Reading.Span = .zero,
+        overBound: (Connection) -> Void
     ) -> Int {
-        let waits = frame.isHover && pacing != 0 && now &- lastWake < pacing
+        let waits = frame.isHover && pacing != .zero && now - lastWake < pacing
         let position = ring.end
         let except = except?.rawValue ?? 0
         ring.append(frame, except: except)
@@ -157,7 +158,7 @@ final class Feed {
 
     /// Wakes every reader that has not written all of the ring (the hovers that waited for it),
     /// and starts the next pacing interval at `now`.
-    func wakeReaders(now: UInt64) {
+    func wakeReaders(now: Clock.Reading) {
         if wakePending {
             for reader in readers where reader.behind && reader.feed === self { reader.requestWrite() }
             wakePending = false

@@ -1,7 +1,7 @@
 internal import CLibWebSockets
 import Glibc
 
-/// Wakes the service loop at a deadline in microseconds: a timerfd that lws polls with the
+/// Wakes the service loop at a deadline (a `Clock.Reading`, to the microsecond): a timerfd that lws polls with the
 /// sockets (adopted as a raw file, so its expiry is an `LWS_CALLBACK_RAW_RX_FILE`). lws's own
 /// timers (`lws_sul_schedule`) round the wait down to whole milliseconds and poll without
 /// waiting through the last one: a deadline every millisecond or two would spin the service
@@ -10,8 +10,8 @@ final class Pacer {
     private let fd: Int32
     /// The adopted timer's wsi: its callbacks are the pacer's.
     let wsi: OpaquePointer
-    /// When the timer is set to fire (microseconds on the monotonic clock), or nil.
-    private(set) var deadline: UInt64?
+    /// When the timer is set to fire, or nil.
+    private(set) var deadline: Clock.Reading?
 
     /// Nil when the timerfd cannot be made or lws cannot adopt it (then nothing is paced).
     init?(context: OpaquePointer, protocolName: String) {
@@ -29,14 +29,14 @@ final class Pacer {
         self.wsi = wsi
     }
 
-    /// Sets the timer to fire at `microseconds` unless it is set to fire before that.
-    func fire(at microseconds: UInt64) {
-        if let deadline, deadline <= microseconds { return }
+    /// Sets the timer to fire at `due` unless it is set to fire before that.
+    func fire(at due: Clock.Reading) {
+        if let deadline, deadline <= due { return }
         var spec = itimerspec()
-        spec.it_value.tv_sec = Int(microseconds / 1_000_000)
-        spec.it_value.tv_nsec = Int(microseconds % 1_000_000) * 1000
+        spec.it_value.tv_sec = Int(due.microseconds / 1_000_000)
+        spec.it_value.tv_nsec = Int(due.microseconds % 1_000_000) * 1000
         timerfd_settime(fd, Int32(TFD_TIMER_ABSTIME), &spec, nil)
-        deadline = microseconds
+        deadline = due
     }
 
     /// The timer fired: reads its count, so that poll stops reporting it.

@@ -21,6 +21,10 @@ final class WebSockets {
     var pacer: Pacer?
     /// Feeds with hovers waiting for their next wake-up, in the order they began to wait.
     private var pacedFeeds: [Feed] = []
+    /// `--hover-pacing`, converted once.
+    private let pacingInterval: Clock.Reading.Span
+    /// A feed due within this is woken now rather than the timer set again for a few microseconds.
+    private static let wakeSlack = Clock.Reading.Span(microseconds: 100)
     /// The service thread's share of a core over the last tick, and the clocks it was measured on.
     private(set) var saturation: Saturation
     /// Set once the log has said that this libwebsockets cannot tell masked frames from unmasked.
@@ -38,6 +42,7 @@ final class WebSockets {
         self.meters = meters
         self.runtime = runtime
         saturation = Saturation(threshold: config.hoverPacingBusy)
+        pacingInterval = Clock.Reading.Span(config.hoverPacing)
     }
 
     /// On every tick: how busy the service thread was (hover pacing turns on and off with it).
@@ -111,7 +116,7 @@ final class WebSockets {
     /// get `--shutdown-grace` to take it.
     func shutdown(now: Instant) {
         guard echoCloseDeadline == nil else { return }
-        echoCloseDeadline = now + Clock.milliseconds(config.shutdownGrace)
+        echoCloseDeadline = now + Instant.Span(config.hub.shutdownGrace)
         for connection in connections.values where connection.endpoint == .echo {
             connection.close(code: 1001, reason: "server shutting down")
         }
@@ -195,7 +200,7 @@ final class WebSockets {
         if let feed = feed(of: members) {
             // The clock only while pacing: without it, no hover waits for a time.
             let pacing = hoverPacing
-            let now = pacing == 0 ? 0 : Clock.microseconds()
+            let now = pacing == .zero ? .zero : Clock.reading()
             recipients = feed.append(frame, except: except, now: now, pacing: pacing) {
                 overBound($0, holding: $0.heldBytes)
             }
@@ -236,11 +241,11 @@ final class WebSockets {
         return feed
     }
 
-    /// The least time between two wake-ups of a board's readers for hovers, in microseconds:
-    /// `--hover-pacing` while the service thread is saturated, otherwise 0 (every hover wakes
-    /// them at once: when the thread has time to spare, pacing would only add latency).
-    private var hoverPacing: UInt64 {
-        pacer != nil && saturation.saturated ? UInt64(config.hoverPacing) : 0
+    /// The least time between two wake-ups of a board's readers for hovers: `--hover-pacing`
+    /// while the service thread is saturated, otherwise zero (every hover wakes them at once:
+    /// when the thread has time to spare, pacing would only add latency).
+    private var hoverPacing: Clock.Reading.Span {
+        pacer != nil && saturation.saturated ? pacingInterval : .zero
     }
 
     /// `feed` has hovers waiting: the pacer wakes it once its pacing interval is over.
@@ -255,15 +260,15 @@ final class WebSockets {
     func pacerFired() {
         guard let pacer else { return }
         pacer.fired()
-        let now = Clock.microseconds()
-        var next: UInt64?
+        let now = Clock.reading()
+        var next: Clock.Reading?
         pacedFeeds.removeAll { feed in
             guard feed.wakePending else {
                 feed.paced = false
                 return true
             }
             let due = feed.wakeDue
-            if now + 100 >= due {
+            if now + Self.wakeSlack >= due {
                 feed.wakeReaders(now: now)
                 feed.paced = false
                 return true

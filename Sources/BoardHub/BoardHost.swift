@@ -1,0 +1,40 @@
+internal import BoardCore
+
+/// A board in memory and the connections on it.
+final class BoardHost {
+    var room: Room
+    /// Made from the template by `hello` and not stored yet: it is stored with its first op, so
+    /// a board nobody changed leaves nothing on disk.
+    var unsaved = false
+    /// When its unpublished ops arrived and its holds began, for the metrics (Hub+Metrics.swift).
+    var timings = BoardTimings()
+    /// In a cluster: this node's lease on the board, as far as this node knows (nil: one node).
+    var lease: LeaseView?
+    /// The open event streams on the board, in the order they opened (Hub+Streams.swift).
+    var streams: [ExchangeID] = []
+    /// When the streams last got anything (an op, a keepalive).
+    var streamed = Instant(milliseconds: 0)
+    /// The connections on the board, in join order (shared, unchanged, by every broadcast action).
+    private(set) var members: [ConnectionID] = []
+    private var byUser: [UserID: ConnectionID] = [:]
+
+    init(room: Room, unsaved: Bool = false) {
+        self.room = room
+        self.unsaved = unsaved
+    }
+
+    func connection(of user: UserID) -> ConnectionID? { byUser[user] }
+
+    func add(_ user: UserID, on connection: ConnectionID) {
+        byUser[user] = connection
+        members.append(connection)
+    }
+
+    /// Removes `user` when `connection` is still theirs; returns whether it was.
+    func remove(_ user: UserID, on connection: ConnectionID) -> Bool {
+        guard byUser[user] == connection else { return false }
+        byUser[user] = nil
+        if let index = members.firstIndex(of: connection) { members.remove(at: index) }
+        return true
+    }
+}

@@ -1,0 +1,60 @@
+internal import BoardCore
+
+// What waits for the store: work on a board that waits to learn whether the board exists
+// (`Deferred`), and what to do with each answer (`Continuation`, `HTTPRead`).
+
+/// Work on a board that waits for the store to say whether the board exists.
+enum Deferred {
+    /// A connection's `hello`.
+    case join(ConnectionID)
+    /// `POST /api/boards` with this board.
+    case create(ExchangeID, Board)
+    /// `DELETE /api/boards/{id}`.
+    case delete(ExchangeID)
+    /// `POST /api/boards/{id}/ops` (Hub+REST.swift).
+    case op(ExchangeID, RESTOp.Pending)
+    /// `GET /api/boards/{id}/events` (Hub+Streams.swift).
+    case stream(ExchangeID)
+
+    /// Whether the work needs the board loaded (not just known to exist).
+    var needsBoard: Bool {
+        switch self {
+        case .join, .op, .stream: true
+        case .create, .delete: false
+        }
+    }
+}
+
+/// What to do with a store answer.
+enum Continuation {
+    /// The answer decides the waiting work on this board.
+    case decide(BoardID)
+    /// In a cluster: the answer to a claim sent at `sent` decides the waiting work on this board.
+    case claimed(BoardID, sent: Instant, force: Bool)
+    /// The answer completes an HTTP read.
+    case http(ExchangeID, HTTPRead)
+    /// The answer is the store's revocations (Hub+Revocations.swift).
+    case revocations
+    /// The answer is the board as of a restore's `to`, for this user's restore (Hub+History.swift).
+    case restore(BoardID, UserID, OpRequest)
+}
+
+/// An HTTP request waiting for a read.
+enum HTTPRead {
+    case list(after: BoardID?, limit: Int)
+    /// The list for a token of one board: that board, if it exists.
+    case listOne(BoardID)
+    case snapshot(BoardID)
+    /// `GET /api/boards/{id}/ops`: the page comes encoded (or nil: the store has no such board).
+    case ops(BoardID)
+    /// `GET /api/boards/{id}?at=SEQ`: the answer comes encoded (or nil: the store has no such board).
+    case at(BoardID, Seq)
+    /// `GET /api/boards/{id}/history`: the page comes encoded (or nil: the store has no such board).
+    case history(BoardID)
+    /// The answer comes encoded (a snapshot).
+    case encoded
+    /// `GET /api/cluster`.
+    case cluster
+    /// `POST /api/revocations`: the revocation is stored once the answer comes.
+    case revoke
+}

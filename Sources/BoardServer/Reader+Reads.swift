@@ -1,0 +1,142 @@
+internal import BoardCore
+package import BoardHub
+package import BoardStore
+
+// What the reader thread does with each `StoreRead`: the hub describes a read (BoardHub's
+// StoreRead.swift, History.swift) and how its answer is encoded; the reader asks the store here.
+// Nothing in this file runs on the service thread.
+//
+// The hub's tests and its fuzz target (Tests/fuzz/run.sh, which compiles this file alone as
+// `BoardServer`) answer reads with these same functions against a `MemoryStore`.
+
+extension StoreRead {
+    /// Asks `store`. Runs on the reader thread, never on the service thread.
+    package func run(on store: any BoardStore) -> StoreAnswer {
+        do throws(StoreError) {
+            switch self {
+            case .load(let id, let settings):
+                let stored = try store.load(id, recentLimit: settings.historyLimit)
+                return .room(stored.map { Room(board: $0.board, seq: $0.seq, recent: $0.recent, settings: settings) })
+            case .snapshot(let id): return .board(try store.load(id, recentLimit: 0))
+            case .exists(let id): return .exists(try store.exists(id))
+            case .list(let after, let limit): return .list(try store.list(after: after, limit: limit))
+            case .opsPage(let request): return .encoded(try request.run(on: store))
+            case .encodeSnapshot(let board, let seq, let clustered, let owner):
+                return .encoded(Hub.snapshot(board, seq: seq, clustered: clustered, owner: owner))
+            case .claim(let id, let settings, let force):
+                guard let cluster = store as? any ClusterStore else {
+                    return .failed(StoreError("claim needs a cluster store"))
+                }
+                switch try cluster.claim(id, force: force) {
+                case .owned(let node, let advertise): return .elsewhere(node: node, advertise: advertise)
+                case .mine: return StoreRead.load(id, settings).run(on: store)
+                }
+            case .nodes:
+                guard let cluster = store as? any ClusterStore else {
+                    return .failed(StoreError("nodes needs a cluster store"))
+                }
+                return .nodes(try cluster.nodes())
+            case .snapshotAndOwner(let id):
+                guard let cluster = store as? any ClusterStore else {
+                    return .failed(StoreError("the owner needs a cluster store"))
+                }
+                let owner = try cluster.owner(of: id)
+                return .boardAndOwner(try store.load(id, recentLimit: 0), owner: owner)
+            case .revoke(let revocation, let now):
+                guard let revocations = store as? any RevocationStore else {
+                    return .failed(StoreError("this store keeps no revocations"))
+                }
+                try revocations.revoke(revocation, now: now)
+                return .revoked(revocation)
+            case .revocations(let now):
+                guard let revocations = store as? any RevocationStore else { return .revocations(RevocationSet()) }
+                return .revocations(RevocationSet(try revocations.revocations(now: now)))
+            case .boardAt(let id, let seq):
+                let answer = try store.board(id, at: seq)
+                // Its size is what the restore costs the sender (`Hub.restoreRead`), measured here.
+                if case .board(let board, _) = answer { return .boardAsOf(answer, bytes: board.encoded().count) }
+                return .boardAsOf(answer, bytes: 0)
+            case .boardAtAnswer(let request): return .encoded(try request.run(on: store))
+            case .historyPage(let request): return .encoded(try request.run(on: store))
+            }
+        } catch {
+            return .failed(error)
+        }
+    }
+}
+
+extension OpsPageRequest {
+    /// Reads the page in chunks of at most `chunk` ops, until it is full (by count or bytes) or
+    /// the ops run out, and encodes it; nil for a board the store does not have.
+    package func run(on store: any BoardStore, chunk: Int = 256) throws(StoreError) -> HTTPResponse? {
+        let read = { (after: Seq, asked: Int) throws(StoreError) -> PageChunk<OpsPageEncoder> in
+            let page = try store.ops(of: board, since: after, limit: asked)
+            guard case .ops(let ops, let current) = page else {
+                // Gone or unknown from the start; later (compacted or deleted meanwhile) the page ends.
+                return .end(response(page))
+            }
+            return .ops(ops) { OpsPageEncoder(current: visible ?? current, maxBytes: maxBytes) }
+        }
+        return try readPage(limit: limit, chunk: chunk, from: since, read: read)
+    }
+}
+
+extension HistoryPageRequest {
+    /// Reads the page in chunks of at most `chunk` ops, newest first, until it is full (by
+    /// count or bytes) or the ops run out, and encodes it; nil for a board the store does not have.
+    package func run(on store: any BoardStore, chunk: Int = 256) throws(StoreError) -> HTTPResponse? {
+        let before = self.before.map { min($0, (visible ?? .max - 1) + 1) } ?? (visible.map { $0 + 1 } ?? .max)
+        let read = { (before: Seq, asked: Int) throws(StoreError) -> PageChunk<HistoryPageEncoder> in
+            guard
+                case .ops(let ops, let current, let oldest) = try store.history(of: board, before: before, limit: asked)
+            else {
+                // Unknown from the start; later (deleted meanwhile) the page ends.
+                return .end(nil)
+            }
+            return .ops(ops) { HistoryPageEncoder(current: visible ?? current, oldest: oldest, maxBytes: maxBytes) }
+        }
+        return try readPage(limit: limit, chunk: chunk, from: before, read: read)
+    }
+}
+
+extension BoardAtRequest {
+    /// Reads the board as of `seq` and encodes the answer; nil for a board the store does not have.
+    package func run(on store: any BoardStore) throws(StoreError) -> HTTPResponse? {
+        if let visible, seq > visible { return Self.ahead(seq, current: visible) }
+        return response(try store.board(board, at: seq))
+    }
+}
+
+/// One chunk of a page as the store gave it.
+private enum PageChunk<Encoder: PageEncoder> {
+    /// Ops, and how to begin the page when they are its first.
+    case ops([CommittedOp], begin: () -> Encoder)
+    /// No ops: the page ends. What to answer when it has none (nil: the store has no such board).
+    case end(HTTPResponse?)
+}
+
+/// The paging loop of `…/ops` and `…/history`: reads chunks of at most `chunk` ops with `read`
+/// (from the cursor `start`, then from each chunk's last seq) until the page has `limit` ops, is
+/// full by bytes, or the ops run out; a page whose first read ends is answered as that read says.
+private func readPage<Encoder: PageEncoder>(
+    limit: Int, chunk: Int, from start: Seq,
+    read: (_ cursor: Seq, _ count: Int) throws(StoreError) -> PageChunk<Encoder>
+) throws(StoreError) -> HTTPResponse? {
+    var encoder: Encoder?
+    var cursor = start
+    while encoder.map({ !$0.full && $0.count < limit }) ?? true {
+        let asked = min(chunk, limit - (encoder?.count ?? 0))
+        switch try read(cursor, asked) {
+        case .end(let empty):
+            return encoder?.response() ?? empty
+        case .ops(let ops, let begin):
+            if encoder == nil { encoder = begin() }
+            for op in ops where encoder!.add(op) {}
+            guard ops.count == asked, let last = ops.last, encoder!.goesOn(after: last.seq) else {
+                return encoder?.response()
+            }
+            cursor = last.seq
+        }
+    }
+    return encoder?.response()
+}
