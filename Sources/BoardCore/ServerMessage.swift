@@ -1,7 +1,9 @@
 /// A message from the server. Each is encoded to JSON once, however many clients receive it.
+/// A welcome and a drag start with its user are `indirect`, so that the broadcasts of ops and
+/// hovers copy no more than a committed op (`HubLayoutTests`).
 package enum ServerMessage: Equatable, Sendable {
     /// The reply to `hello`.
-    case welcome(Welcome)
+    indirect case welcome(Welcome)
     /// Someone joined the board.
     case join(User)
     /// Someone's connection closed.
@@ -13,7 +15,7 @@ package enum ServerMessage: Equatable, Sendable {
     /// A resent op id that was committed before.
     case ack(OpID, seq: Seq)
     /// Someone lifted an item.
-    case dragStart(item: ItemID, by: UserID, at: Seq, user: User? = nil)
+    indirect case dragStart(item: ItemID, by: UserID, at: Seq, user: User? = nil)
     /// How many users a large board has (and, once it is small again, who they are).
     case presence(userCount: Int, users: [User]?)
     /// The held item moved over another item or zone.

@@ -12,7 +12,9 @@ package import BoardStore
 /// and store answers into `Event`s, passes the time in, and carries out the `Action`s in order.
 /// Confined to one thread (the service thread); not Sendable.
 package final class Hub {
-    /// Something that happened.
+    /// Something that happened. The cases with large payloads are `indirect`: one is made for
+    /// every message a client sends, and a received message is then all it copies
+    /// (`HubLayoutTests`).
     package enum Event: Sendable {
         /// The transport accepted a TCP connection from `peer` (before any byte of it is read).
         case accepted(SocketID, peer: String)
@@ -30,9 +32,9 @@ package final class Hub {
         /// A WebSocket connection closed.
         case closed(ConnectionID)
         /// An HTTP request for the API or `/healthz`, body included.
-        case request(ExchangeID, HTTPRequest)
+        indirect case request(ExchangeID, HTTPRequest)
         /// The store answered a read.
-        case answered(ReadID, StoreAnswer)
+        indirect case answered(ReadID, StoreAnswer)
         /// The client of an HTTP request went away before its answer: reads made only for it
         /// are of no use now, and a client that asks for large pages and hangs up must not be
         /// able to keep the reader thread busy for nobody.
@@ -86,7 +88,7 @@ package final class Hub {
         /// Queue a store write; a ticket comes back in `durable` once it is on disk.
         case persist(StoreWrite, ticket: Ticket?)
         /// Ask the store, off the service thread; the answer comes back as `answered`.
-        case read(ReadID, StoreRead)
+        indirect case read(ReadID, StoreRead)
         /// Drop this read if it has not run yet: nobody waits for its answer any more.
         case cancelRead(ReadID)
         /// Answer an HTTP request.
@@ -109,7 +111,7 @@ package final class Hub {
         case endStream([ExchangeID])
         /// In a cluster: relay this HTTP request to the board's owner at `advertise` (`HOST:PORT`);
         /// its answer comes back as `.forwardedAnswer` (Hub+Cluster.swift).
-        case forwardHTTP(ExchangeID, advertise: String, HTTPRequest)
+        indirect case forwardHTTP(ExchangeID, advertise: String, HTTPRequest)
     }
 
     let config: Config
