@@ -68,14 +68,15 @@ package final class NodeLink {
         case requestWrite
         /// Send these bytes (a server message) to each of these clients, in order, through its own queue.
         case deliver([UInt8], to: [ConnectionID])
-        /// Close this client (the owner closed it, or it passed its bound: 1008).
+        /// Close this client: it passed its bound (1008).
         case closeClient(ConnectionID, code: UInt16, reason: String)
         /// Kill the connection (a handshake past its deadline, or an owner that broke the protocol).
         case kill
         /// Hand this close to lws (return -1 from the WRITEABLE).
         case sendClose(code: UInt16)
-        /// A client's forward ended with the link: tell the hub (`Event.forwardEnded`).
-        case ended(ConnectionID, answered: Bool, unrelayed: [[UInt8]])
+        /// A client's forward ended — the owner closed it (its code), or the link went (nil) — as
+        /// its own upstream's would have: tell the hub (`Event.forwardEnded`).
+        case ended(ConnectionID, code: UInt16?, answered: Bool, unrelayed: [[UInt8]])
     }
 
     private struct Client {
@@ -232,7 +233,8 @@ package final class NodeLink {
         case .close(let number, let code, let reason):
             guard let client = clients.removeValue(forKey: number) else { return [] }
             numbers[client.connection] = nil
-            return [.closeClient(client.connection, code: code, reason: reason)]
+            _ = reason  // The hub closes the client with the code, or with 1012 (`Hub.isFinal`).
+            return [.ended(client.connection, code: code, answered: true, unrelayed: [])]
         case .open, .leave:
             return [.kill] + end()
         }
@@ -248,7 +250,7 @@ package final class NodeLink {
         queue.removeAll()
         let ended = clients.sorted { $0.key < $1.key }.map { number, client in
             Action.ended(
-                client.connection, answered: client.answered,
+                client.connection, code: nil, answered: client.answered,
                 unrelayed: client.answered ? [] : Array(client.kept.dropFirst(client.fromHub)))
         }
         clients = [:]

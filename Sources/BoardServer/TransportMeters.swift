@@ -29,6 +29,8 @@ final class TransportMeters {
     let startTime: Gauge<NoLabels>
     let forwards: Counter<NoLabels>
     let forwardsOpen: Gauge<NoLabels>
+    let nodeLinksOpen: Gauge<NoLabels>
+    let nodeLinkClients: Gauge<NoLabels>
     let forwardEnds: Counter<ForwardEndLabel>
     let relayed: Counter<RelayDirection>
     let relayedBytes: Counter<RelayDirection>
@@ -103,6 +105,11 @@ final class TransportMeters {
             "Upstream connections opened to a board's owner for a client of this node (retries included).")
         forwardsOpen = registry.gauge(
             "shuffleboard_forwards_open", "Upstream connections to boards' owners open or connecting.")
+        nodeLinksOpen = registry.gauge(
+            "shuffleboard_node_links_open",
+            "Node links other nodes hold to this one (one per node and board they forward clients of).")
+        nodeLinkClients = registry.gauge(
+            "shuffleboard_node_link_clients", "Sessions of other nodes' clients that came over node links.")
         forwardEnds = registry.counter(
             "shuffleboard_forward_ends_total",
             "Upstream connections that ended, by how (closed: the owner closed; failed: no connection or "
@@ -128,8 +135,10 @@ final class TransportMeters {
     /// Sets the gauges of the connections and the writer, for a scrape.
     func collect(
         connections: Dictionary<ConnectionID, Connection>.Values, upstreams: Int, store: StoreStats, ready: Bool,
-        saturation: Saturation
+        saturation: Saturation, nodeLinks: (links: Int, clients: Int) = (0, 0)
     ) {
+        nodeLinksOpen.set(nodeLinks.links)
+        nodeLinkClients.set(nodeLinks.clients)
         serviceBusy.set(saturation.busy)
         hoverPacing.set(saturation.saturated ? 1 : 0)
         forwardsOpen.set(upstreams)
@@ -170,7 +179,7 @@ enum EndpointLabel: String, MetricLabels, CaseIterable {
 
     init(_ endpoint: Endpoint) {
         switch endpoint {
-        case .board: self = .ws
+        case .board, .node: self = .ws
         case .echo: self = .echo
         }
     }

@@ -99,7 +99,7 @@ import Testing
         #expect(link.handle(.received(frame(.some(clients: [2, 40], hover)))) == [.deliver(hover, to: [c2])])
         #expect(
             link.handle(.received(frame(.close(client: 2, code: 4401, reason: "expired"))))
-                == [.closeClient(c2, code: 4401, reason: "expired")])
+                == [.ended(c2, code: 4401, answered: true, unrelayed: [])])
         #expect(link.handle(.received(frame(.broadcast(except: nil, hover)))) == [.deliver(hover, to: [c1])])
         // A frame for a client that went is dropped.
         #expect(link.handle(.received(frame(.message(client: 2, reject)))) == [])
@@ -133,8 +133,8 @@ import Testing
         _ = link.handle(.fromClient(c2, bytes("late")))
         #expect(
             link.handle(.lost) == [
-                .ended(c1, answered: true, unrelayed: []),
-                .ended(c2, answered: false, unrelayed: [bytes("late")]),
+                .ended(c1, code: nil, answered: true, unrelayed: []),
+                .ended(c2, code: nil, answered: false, unrelayed: [bytes("late")]),
             ])
         #expect(link.phase == .ended && link.attached.isEmpty && !link.accepting)
         #expect(link.handle(.attach(c3, address: "c", origin: nil, messages: [])) == [])
@@ -145,13 +145,13 @@ import Testing
         _ = link.handle(.attach(c1, address: "a", origin: nil, messages: [bytes("h1")]))
         _ = link.handle(.established)
         #expect(
-            link.handle(.received(bytes("not a frame"))) == [.kill, .ended(c1, answered: false, unrelayed: [])])
+            link.handle(.received(bytes("not a frame"))) == [.kill, .ended(c1, code: nil, answered: false, unrelayed: [])])
         let other = self.link()
         _ = other.handle(.attach(c1, address: "a", origin: nil, messages: []))
         _ = other.handle(.established)
         #expect(
             other.handle(.received(frame(.leave(client: 1, code: 1000))))
-                == [.kill, .ended(c1, answered: false, unrelayed: [])])
+                == [.kill, .ended(c1, code: nil, answered: false, unrelayed: [])])
     }
 
     @Test func aHandshakePastItsDeadlineIsKilledAndItsClientsRetried() {
@@ -159,7 +159,7 @@ import Testing
         _ = link.handle(.attach(c1, address: "a", origin: nil, messages: [bytes("h1")]))
         #expect(link.handle(.tick(Instant(milliseconds: 2_999))) == [])
         #expect(link.handle(.tick(Instant(milliseconds: 3_000))) == [.kill])
-        #expect(link.handle(.lost) == [.ended(c1, answered: false, unrelayed: [])])
+        #expect(link.handle(.lost) == [.ended(c1, code: nil, answered: false, unrelayed: [])])
     }
 
     @Test func theLastClientLeavingClosesTheLink() {

@@ -66,6 +66,12 @@ extension Relay {
         return address
     }
 
+    /// Whether the upgrade carries this node's cluster key (compared in constant time).
+    func presentsClusterKey(_ wsi: OpaquePointer) -> Bool {
+        guard let clusterKey, let key = Self.customHeader(wsi, Self.clusterKeyHeader) else { return false }
+        return clusterKey.token.matches(key.utf8)
+    }
+
     /// A header lws does not know, by its lower-case name with the colon; "" when it is longer
     /// than `maximumHeaderValue` or holds a control byte, nil when the request has none.
     private static func customHeader(_ wsi: OpaquePointer, _ name: String) -> String? {

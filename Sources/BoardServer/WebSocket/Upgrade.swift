@@ -25,6 +25,16 @@ extension WebSockets {
             refuseUpgrade(wsi, .error(400, "bad_request", "the \(header) header holds a control character"))
             return false
         }
+        if endpoint(of: wsi) == .node {
+            // Another node: its key, not an Origin, admits it (its clients' Origins come in `open` frames).
+            guard runtime.relay.presentsClusterKey(wsi) else {
+                meters.upgradesRefused.add(.path)
+                clientLog.warning("node link from \(LWS.peer(of: wsi)) refused: no valid cluster key")
+                refuseUpgrade(wsi, .error(403, "forbidden", "a node link needs the cluster key"))
+                return false
+            }
+            return true
+        }
         let origin = LWS.header(wsi, WSI_TOKEN_ORIGIN)
         guard config.origins.allowsUpgrade(from: origin) else {
             meters.upgradesRefused.add(origin == nil ? .noOrigin : .origin)
