@@ -72,10 +72,13 @@ package final class NodeLinkPeer {
     /// The one frame that sends a broadcast to the link's sessions among `recipients` (nil when
     /// none of them is this link's).
     package func broadcast(_ message: [UInt8], to recipients: [ConnectionID], except: ConnectionID?) -> [UInt8]? {
-        let mine = Set(recipients.compactMap { numbers[$0] })
+        // The hub's `except` is left out whether or not `recipients` name it.
+        let excepted = except.flatMap { numbers[$0] }
+        var mine = Set(recipients.compactMap { numbers[$0] })
+        if let excepted { mine.remove(excepted) }
         guard !mine.isEmpty else { return nil }
         if mine == joined { return NodeLinkFrame.broadcast(except: nil, message).encoded() }
-        if let excepted = except.flatMap({ numbers[$0] }), !mine.contains(excepted), mine.union([excepted]) == joined {
+        if let excepted, mine.union([excepted]) == joined {
             return NodeLinkFrame.broadcast(except: excepted, message).encoded()
         }
         return NodeLinkFrame.some(clients: mine.sorted(), message).encoded()

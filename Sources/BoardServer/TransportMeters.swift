@@ -30,6 +30,7 @@ final class TransportMeters {
     let forwards: Counter<NoLabels>
     let forwardsOpen: Gauge<NoLabels>
     let nodeLinksOpen: Gauge<NoLabels>
+    let nodeLinksByNode: Gauge<NodeLabel>
     let nodeLinkClients: Gauge<NoLabels>
     let forwardEnds: Counter<ForwardEndLabel>
     let relayed: Counter<RelayDirection>
@@ -108,6 +109,10 @@ final class TransportMeters {
         nodeLinksOpen = registry.gauge(
             "shuffleboard_node_links_open",
             "Node links other nodes hold to this one (one per node and board they forward clients of).")
+        nodeLinksByNode = registry.gauge(
+            "shuffleboard_node_links",
+            "Node links other nodes hold to this one, by the node (one per board it forwards clients of).",
+            labels: NodeLabel.self)
         nodeLinkClients = registry.gauge(
             "shuffleboard_node_link_clients", "Sessions of other nodes' clients that came over node links.")
         forwardEnds = registry.counter(
@@ -135,9 +140,11 @@ final class TransportMeters {
     /// Sets the gauges of the connections and the writer, for a scrape.
     func collect(
         connections: Dictionary<ConnectionID, Connection>.Values, upstreams: Int, store: StoreStats, ready: Bool,
-        saturation: Saturation, nodeLinks: (links: Int, clients: Int) = (0, 0)
+        saturation: Saturation, nodeLinks: (links: Int, clients: Int, byNode: [String: Int]) = (0, 0, [:])
     ) {
         nodeLinksOpen.set(nodeLinks.links)
+        nodeLinksByNode.removeAll()
+        for (node, count) in nodeLinks.byNode { nodeLinksByNode.set(NodeLabel(node: node), Double(count)) }
         nodeLinkClients.set(nodeLinks.clients)
         serviceBusy.set(saturation.busy)
         hoverPacing.set(saturation.saturated ? 1 : 0)
@@ -246,4 +253,12 @@ struct StatusLabel: MetricLabels {
 enum StoreFailureLabel: String, MetricLabels, CaseIterable {
     case transient, permanent
     static let names = ["kind"]
+}
+
+/// `node`: another node of the cluster, by the name its node links give (`x-shuffleboard-node`).
+struct NodeLabel: MetricLabels {
+    var node: String
+    static let names = ["node"]
+    static let initial: [NodeLabel] = []
+    var values: [String] { [node] }
 }

@@ -12,8 +12,11 @@ import Testing
 /// over one link.
 @Suite struct NodeLinkForwardingTests {
     /// A forwarding node that forwards every hello to `rules`' owner over node links.
-    func linkingNode(_ rules: ForwardingRules) -> (inout ServerConfig) -> Void {
-        forwardingNode(rules) { $0.nodeLinks = true }
+    func linkingNode(_ rules: ForwardingRules, name: String) -> (inout ServerConfig) -> Void {
+        forwardingNode(rules) {
+            $0.nodeLinks = true
+            $0.node = name
+        }
     }
 
     /// The next message of `type`, passing over others (joins, presence) — at most 50 of them.
@@ -28,8 +31,8 @@ import Testing
     @Test func clientsOnThreeNodesSeeOneOrderAndEachOthersDragsOverOneLinkPerNode() async throws {
         try await withTestServer({ $0.clusterSecret = testSecret }) { owner in
             let rules = ForwardingRules(owner: "127.0.0.1:\(owner.port)")
-            try await withTestServer(linkingNode(rules)) { n2 in
-                try await withTestServer(linkingNode(rules)) { n3 in
+            try await withTestServer(linkingNode(rules, name: "n2")) { n2 in
+                try await withTestServer(linkingNode(rules, name: "n3")) { n3 in
                     let (o1, w1) = try await owner.join(as: "O1")
                     var clients = [o1]
                     var ids = [try #require(w1["you"]?.stringValue)]
@@ -50,8 +53,14 @@ import Testing
                     for client in clients {
                         #expect(try await skipping(to: "dragStart", on: client)["by"]?.stringValue == ids[1])
                     }
+                    // Its hovers reach the others, never itself (the owner's broadcast leaves it out).
+                    a1.send(#"{"type":"hover","item":"t1","over":"t3"}"#)
+                    for client in clients where client !== a1 {
+                        #expect(try await skipping(to: "hover", on: client)["by"]?.stringValue == ids[1])
+                    }
                     a1.send(#"{"type":"drop","item":"t1","op":"a1","base":0,"action":{"type":"swap","with":"t5"}}"#)
-                    for client in clients {
+                    #expect(try await a1.next()["type"]?.stringValue == "drop")
+                    for client in clients where client !== a1 {
                         #expect(try await skipping(to: "drop", on: client)["item"]?.stringValue == "t1")
                     }
 
@@ -77,6 +86,9 @@ import Testing
                     #expect(try metric(n2, "shuffleboard_forwards_total") == 1)
                     #expect(try metric(n3, "shuffleboard_forwards_total") == 1)
                     #expect(try metric(owner, "shuffleboard_node_links_open") == 2)
+                    #expect(try metric(owner, "shuffleboard_node_link_clients") == 5)
+                    #expect(try metric(owner, #"shuffleboard_node_links{node="n2"}"#) == 1)
+                    #expect(try metric(owner, #"shuffleboard_node_links{node="n3"}"#) == 1)
 
                     // A client leaving is seen to leave everywhere.
                     clients[4].close()
@@ -90,7 +102,7 @@ import Testing
 
     @Test func losingTheLinkEndsTheForwardOfEveryClientOfThatNode() async throws {
         let rules = ForwardingRules()
-        try await withTestServer(linkingNode(rules)) { node in
+        try await withTestServer(linkingNode(rules, name: "n2")) { node in
             var clients: [TestClient] = []
             try await withTestServer({ $0.clusterSecret = testSecret }) { owner in
                 rules.setOwner("127.0.0.1:\(owner.port)")

@@ -55,7 +55,10 @@ extension HTTP {
             upstreams: runtime.relay.upstreams.count + runtime.relay.links.count,
             store: runtime.persister.stats(),
             ready: unreadiness.isEmpty, saturation: runtime.webSockets.saturation,
-            nodeLinks: (runtime.webSockets.nodeLinks.peers.count, runtime.webSockets.nodeLinks.linkOf.count))
+            nodeLinks: (
+                runtime.webSockets.nodeLinks.peers.count, runtime.webSockets.nodeLinks.linkOf.count,
+                runtime.webSockets.nodeLinks.linksByNode
+            ))
         return HTTPResponse(status: 200, contentType: Metrics.contentType, body: Array(hub.metrics.render().utf8))
     }
 }

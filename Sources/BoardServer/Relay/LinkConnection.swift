@@ -110,13 +110,16 @@ extension Relay {
             guard let input, let clusterKey else { return -1 }
             let p = input.assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self)
             guard let start = p.pointee else { return -1 }
-            var value = Array(clusterKey.hex.utf8)
-            let added = Self.clusterKeyHeader.withCString { cName in
-                cName.withMemoryRebound(to: UInt8.self, capacity: Self.clusterKeyHeader.utf8.count + 1) { name in
-                    lws_add_http_header_by_name(wsi, name, &value, Int32(value.count), p, start + length) == 0
+            let end = start + length
+            func add(_ header: String, _ text: String) -> Bool {
+                var value = Array(text.utf8)
+                return header.withCString { cName in
+                    cName.withMemoryRebound(to: UInt8.self, capacity: header.utf8.count + 1) { name in
+                        lws_add_http_header_by_name(wsi, name, &value, Int32(value.count), p, end) == 0
+                    }
                 }
             }
-            return added ? 0 : -1
+            return add(Self.clusterKeyHeader, clusterKey.hex) && add(Self.nodeHeader, config.node) ? 0 : -1
         case LWS_CALLBACK_CLIENT_CONFIRM_EXTENSION_SUPPORTED:
             return 1
         case LWS_CALLBACK_CLIENT_ESTABLISHED:

@@ -28,7 +28,8 @@ extension WebSockets {
             limit = config.echoMaxMessageBytes
         case .node:
             guard binary else {
-                return refuse(connection, 1003, "a node link sends binary frames", because: "sent a text frame on a link")
+                return refuse(
+                    connection, 1003, "a node link sends binary frames", because: "sent a text frame on a link")
             }
             limit = NodeLinks.maxFrameBytes(config)
         }

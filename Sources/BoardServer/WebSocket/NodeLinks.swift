@@ -13,6 +13,13 @@ final class NodeLinks {
     var peers: [ConnectionID: NodeLinkPeer] = [:]
     /// The link of each session that came over one.
     var linkOf: [ConnectionID: ConnectionID] = [:]
+    /// The node each link comes from, as its `x-shuffleboard-node` header names it.
+    var nodeOf: [ConnectionID: String] = [:]
+
+    /// How many links each node holds (one per board it forwards clients of), for `/metrics`.
+    var linksByNode: [String: Int] {
+        nodeOf.values.reduce(into: [:]) { $0[$1, default: 0] += 1 }
+    }
 
     /// No link is open.
     var isEmpty: Bool { peers.isEmpty }
@@ -34,11 +41,14 @@ extension WebSockets {
     func linkOpened(_ connection: Connection) {
         let id = ConnectionID(connection.id)
         nodeLinks.peers[id] = NodeLinkPeer(maxClients: NodeLinks.maxClientsPerLink)
-        log.info("node link \(id) from \(connection.peer) opened")
+        let node = runtime.relay.linkNodeName(connection.wsi) ?? "?"
+        nodeLinks.nodeOf[id] = node
+        log.info("node link \(id) from node \(node) at \(connection.peer) opened")
     }
 
     /// A link is gone: every session of it closes.
     func linkClosed(_ connection: Connection) {
+        nodeLinks.nodeOf[ConnectionID(connection.id)] = nil
         guard let peer = nodeLinks.peers.removeValue(forKey: ConnectionID(connection.id)) else { return }
         let sessions = peer.lost()
         log.info("node link \(connection.id) from \(connection.peer) closed with \(sessions.count) client(s)")
@@ -80,7 +90,8 @@ extension WebSockets {
             nodeLinks.linkOf[id] = nil
             runtime.handle(.closed(id))
         case .violation(let why):
-            clientLog.warning("node link \(linkID) from \(connection.peer) broke the protocol: \(why); closing with 1002")
+            clientLog.warning(
+                "node link \(linkID) from \(connection.peer) broke the protocol: \(why); closing with 1002")
             connection.close(code: 1002, reason: "node link protocol")
         }
     }
