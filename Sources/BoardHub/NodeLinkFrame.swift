@@ -1,6 +1,6 @@
 /// One frame of the node link, the internal sub-protocol `shuffleboard.node.v1` over which a
 /// forwarding node multiplexes all its clients of one board to the board's owner
-/// (docs/cluster.md#the-node-link). Binary WebSocket frames: one kind byte, then big-endian
+/// (docs/cluster.md#the-node-link---node-links). Binary WebSocket frames: one kind byte, then big-endian
 /// fields, then the payload as it came. A client's bytes are never parsed or spliced into JSON on
 /// the way: a length-free tail cannot be made to look like another client's frame.
 ///

@@ -205,8 +205,8 @@ package struct ServerConfig: Sendable {
     /// hung up on after twice this long (`--forward-timeout`).
     package var forwardTimeout: Double = 3
     /// Forward a board's clients over one node link per (owner, board) instead of one upstream
-    /// per client (docs/cluster.md#the-node-link). Off until the transport's link is finished;
-    /// every node of a cluster must serve `/node.v1` before one turns it on.
+    /// per client (docs/cluster.md#the-node-link---node-links), `--node-links`. Off by default:
+    /// every node of a cluster must serve `/node.v1` (be of this version) before one turns it on.
     package var nodeLinks = false
 
     /// For tests of the transport only: called on the service thread with every event before the

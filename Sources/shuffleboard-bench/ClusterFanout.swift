@@ -49,7 +49,8 @@ extension Scenarios {
             pin.standardOutput = FileHandle.nullDevice
             try pin.run()
             defer {
-                pin.terminate()
+                // SIGKILL: the child inherits this thread's blocked signals, SIGTERM among them.
+                kill(pin.processIdentifier, SIGKILL)
                 pin.waitUntilExit()
             }
             try Self.waitForUsers(1, port: owner.port, timeout: 30)

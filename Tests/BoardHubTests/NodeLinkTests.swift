@@ -3,7 +3,7 @@ import Testing
 
 @testable import BoardHub
 
-/// The node link (docs/cluster.md#the-node-link): its frames, the forwarding node's `NodeLink`
+/// The node link (docs/cluster.md#the-node-link---node-links): its frames, the forwarding node's `NodeLink`
 /// and the owner's `NodeLinkPeer`, event by event on a manual clock, and the two wired together
 /// for three nodes.
 @Suite struct NodeLinkTests {

@@ -7,7 +7,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Node links (`ServerConfig.nodeLinks`, docs/cluster.md#the-node-link) between real servers in
+/// Node links (`ServerConfig.nodeLinks`, docs/cluster.md#the-node-link---node-links) between real servers in
 /// this process: an owner and two forwarding nodes, each forwarding node's clients of the board
 /// over one link.
 @Suite struct NodeLinkForwardingTests {

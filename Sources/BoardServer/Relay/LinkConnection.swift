@@ -5,7 +5,7 @@ internal import CLibWebSockets
 import Foundation
 internal import LWSSupport
 
-/// A forwarding node's node link to a board's owner (`NodeLink`, docs/cluster.md#the-node-link):
+/// A forwarding node's node link to a board's owner (`NodeLink`, docs/cluster.md#the-node-link---node-links):
 /// the lws client connection, the frame being reassembled and the write buffer. Confined to the
 /// service thread; `Relay` makes the lws calls.
 final class LinkConnection {

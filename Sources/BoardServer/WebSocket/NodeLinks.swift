@@ -1,7 +1,7 @@
 internal import BoardCore
 internal import BoardHub
 
-/// The owner's side of node links (docs/cluster.md#the-node-link): a WebSocket on `/node.v1`
+/// The owner's side of node links (docs/cluster.md#the-node-link---node-links): a WebSocket on `/node.v1`
 /// from another node, admitted only with the cluster key, whose clients become sessions of the
 /// hub (`NodeLinkPeer`). The hub's sends, broadcasts and closes for those sessions go over the
 /// link as frames, each broadcast once per link. Confined to the service thread.
