@@ -68,6 +68,9 @@ package final class NodeLink {
         case requestWrite
         /// Send these bytes (a server message) to each of these clients, in order, through its own queue.
         case deliver([UInt8], to: [ConnectionID])
+        /// Send these bytes to every client of the link that has joined (`members`, always the
+        /// same set between joins and leaves) but `except`: the board's feed on this node.
+        case deliverAll([UInt8], members: [ConnectionID], except: ConnectionID?)
         /// Close this client: it passed its bound (1008).
         case closeClient(ConnectionID, code: UInt16, reason: String)
         /// Kill the connection (a handshake past its deadline, or an owner that broke the protocol).
@@ -225,8 +228,10 @@ package final class NodeLink {
             clients[number] = client
             return [.deliver(payload, to: [client.connection])]
         case .broadcast(let except, let payload):
-            let to = clients.filter { $0.value.joined && $0.key != except }.map(\.value.connection).sorted()
-            return to.isEmpty ? [] : [.deliver(payload, to: to)]
+            let members = clients.values.filter(\.joined).map(\.connection).sorted()
+            let excepted = except.flatMap { clients[$0] }.map(\.connection)
+            guard members.contains(where: { $0 != excepted }) else { return [] }
+            return [.deliverAll(payload, members: members, except: excepted)]
         case .some(let numbers, let payload):
             let to = numbers.compactMap { clients[$0]?.connection }
             return to.isEmpty ? [] : [.deliver(payload, to: to)]

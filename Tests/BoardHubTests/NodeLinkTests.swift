@@ -89,18 +89,27 @@ import Testing
         #expect(link.handle(.received(frame(.message(client: 1, welcome)))) == [.deliver(welcome, to: [c1])])
         // c2 has no welcome yet: the owner's broadcast is c1's alone.
         let hover = bytes(#"{"type":"hover","by":"u9"}"#)
-        #expect(link.handle(.received(frame(.broadcast(except: nil, hover)))) == [.deliver(hover, to: [c1])])
+        #expect(
+            link.handle(.received(frame(.broadcast(except: nil, hover))))
+                == [.deliverAll(hover, members: [c1], except: nil)])
         let reject = bytes(#"{"type":"reject","op":"x"}"#)
         #expect(link.handle(.received(frame(.message(client: 2, reject)))) == [.deliver(reject, to: [c2])])
         let welcome2 = bytes(#"{"type":"welcome","you":"u2"}"#)
         _ = link.handle(.received(frame(.message(client: 2, welcome2))))
-        #expect(link.handle(.received(frame(.broadcast(except: nil, hover)))) == [.deliver(hover, to: [c1, c2])])
-        #expect(link.handle(.received(frame(.broadcast(except: 1, hover)))) == [.deliver(hover, to: [c2])])
+        #expect(
+            link.handle(.received(frame(.broadcast(except: nil, hover))))
+                == [.deliverAll(hover, members: [c1, c2], except: nil)])
+        #expect(
+            link.handle(.received(frame(.broadcast(except: 1, hover))))
+                == [.deliverAll(hover, members: [c1, c2], except: c1)])
         #expect(link.handle(.received(frame(.some(clients: [2, 40], hover)))) == [.deliver(hover, to: [c2])])
         #expect(
             link.handle(.received(frame(.close(client: 2, code: 4401, reason: "expired"))))
                 == [.ended(c2, code: 4401, answered: true, unrelayed: [])])
-        #expect(link.handle(.received(frame(.broadcast(except: nil, hover)))) == [.deliver(hover, to: [c1])])
+        #expect(
+            link.handle(.received(frame(.broadcast(except: nil, hover))))
+                == [.deliverAll(hover, members: [c1], except: nil)])
+        #expect(link.handle(.received(frame(.broadcast(except: 1, hover)))) == [])
         // A frame for a client that went is dropped.
         #expect(link.handle(.received(frame(.message(client: 2, reject)))) == [])
     }
@@ -242,7 +251,16 @@ import Testing
         }
         var seen: [ConnectionID: [[UInt8]]] = [:]
         func deliver(_ actions: [NodeLink.Action]) {
-            for case .deliver(let payload, let to) in actions { for c in to { seen[c, default: []].append(payload) } }
+            for action in actions {
+                switch action {
+                case .deliver(let payload, let to):
+                    for c in to { seen[c, default: []].append(payload) }
+                case .deliverAll(let payload, let members, let except):
+                    for c in members where c != except { seen[c, default: []].append(payload) }
+                default:
+                    break
+                }
+            }
         }
         // Each node's clients join: the owner makes a session for each and welcomes it.
         var sessions: [ConnectionID] = direct

@@ -175,6 +175,10 @@ extension Relay {
                     meters.relayedBytes.add(.toClient, UInt64(payload.count))
                     webSockets.send(frame, to: connection)
                 }
+            case .deliverAll(let payload, let members, let except):
+                let recipients = webSockets.relayBroadcast(RelayedMessage.frame(payload), to: members, except: except)
+                meters.relayed.add(.toClient, UInt64(recipients))
+                meters.relayedBytes.add(.toClient, UInt64(payload.count * recipients))
             case .closeClient(let id, let code, let reason):
                 guard let connection = webSockets.connections[id] else { continue }
                 connection.upstream = nil
@@ -189,6 +193,8 @@ extension Relay {
             case .ended(let id, let code, let answered, let unrelayed):
                 guard let connection = webSockets.connections[id], connection.upstream == link.id else { continue }
                 connection.upstream = nil
+                // It leaves the link's feed, keeping what it was sent: the hub has it from now on.
+                connection.feed?.remove(connection, keepingPending: true)
                 let messages = unrelayed.compactMap { try? ClientMessage.parse($0).get() }
                 runtime.handle(.forwardEnded(id, code: code, answered: answered, unrelayed: messages))
             }

@@ -205,6 +205,20 @@ final class WebSockets {
         meters.sent(message, bytes: frame.count, recipients: recipients)
     }
 
+    /// A node link's broadcast on a forwarding node (`NodeLink.Action.deliverAll`): one frame on
+    /// the feed of the link's joined clients, as the hub's broadcasts go on an owner (the same
+    /// ring, coalescing, pacing and bounds). Returns how many clients it went to.
+    func relayBroadcast(_ frame: Frame, to members: [ConnectionID], except: ConnectionID?) -> Int {
+        guard let feed = feed(of: members) else { return 0 }
+        let pacing = hoverPacing
+        let now = pacing == 0 ? 0 : Clock.microseconds()
+        let recipients = feed.append(frame, except: except, now: now, pacing: pacing) {
+            overBound($0, holding: $0.heldBytes)
+        }
+        if feed.wakePending && !feed.paced { pace(feed) }
+        return recipients
+    }
+
     /// The hub's `close`.
     func close(_ id: ConnectionID, code: UInt16, reason: String, flush: Bool) {
         guard let connection = connections[id] else { return closeOverLink(id, code: code, reason: reason) }
