@@ -21,6 +21,9 @@ package struct ClientConnect {
     package var opaqueUserData: UnsafeMutableRawPointer?
     /// An `lws_retry_bo_t` lws keeps pointing at for the connection's life (pings and hang-up).
     package var retryPolicy: UnsafeRawPointer?
+    /// The name of the context's own protocol the wsi binds to (`info.local_protocol_name`);
+    /// nil: the first one.
+    package var localProtocol: String?
 
     /// A connection to `address:port` at `path`.
     package init(address: String, port: Int, path: String, host: String) {
@@ -52,6 +55,7 @@ package struct ClientConnect {
         info.userdata = userData
         info.opaque_user_data = opaqueUserData
         info.retry_and_idle_policy = retryPolicy?.assumingMemoryBound(to: lws_retry_bo_t.self)
+        info.local_protocol_name = localProtocol.flatMap(cString)
         return lws_client_connect_via_info(&info)
     }
 }

@@ -100,6 +100,21 @@ import Testing
         }
     }
 
+    @Test func aClientCannotAskForTheLinksOwnProtocolNorOpenALinkWithoutTheKey() async throws {
+        try await withTestServer({ $0.clusterSecret = testSecret }) { owner in
+            var refused = 0
+            for (subprotocol, path) in [("shuffleboard-node-link", "/ws"), ("shuffleboard.v1", "/node.v1")] {
+                do {
+                    _ = try await owner.connect(subprotocol: subprotocol, path: path)
+                } catch {
+                    refused += 1
+                }
+            }
+            let links = try metric(owner, "shuffleboard_node_links_open")
+            #expect(refused == 2 && links == 0)
+        }
+    }
+
     @Test func losingTheLinkEndsTheForwardOfEveryClientOfThatNode() async throws {
         let rules = ForwardingRules()
         try await withTestServer(linkingNode(rules, name: "n2")) { node in

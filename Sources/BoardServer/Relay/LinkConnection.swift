@@ -91,6 +91,7 @@ extension Relay {
             address: link.host, port: link.port, path: NodeLinks.path,
             host: link.host.contains(":") ? "[\(link.host)]:\(link.port)" : "\(link.host):\(link.port)")
         connect.subprotocol = "shuffleboard.v1"
+        connect.localProtocol = NodeLinks.localProtocol
         connect.retryPolicy = UnsafeRawPointer(forwarding.retry)
         connect.opaqueUserData = WSIID.opaque(link.id | WSIID.upstreamTag)
         if let wsi = connect.start(on: context) {

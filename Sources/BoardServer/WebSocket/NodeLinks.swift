@@ -8,6 +8,8 @@ internal import BoardHub
 final class NodeLinks {
     /// The path a link is opened on; the version is in it.
     static let path = "/node.v1"
+    /// The context's own lws protocol a forwarding node's links bind to (Server.swift).
+    static let localProtocol = "shuffleboard-node-link"
 
     /// Each link's peer, by the link connection's id.
     var peers: [ConnectionID: NodeLinkPeer] = [:]
