@@ -6,7 +6,14 @@
 # `start N` (start a killed node again), `status`, `quit`. Ctrl-C (or SIGTERM, or `quit`) stops
 # everything it started and removes its temporary directory.
 #
-#   scripts/cluster.sh [serve flags for every node...]
+#   scripts/cluster.sh [--ha] [serve flags for every node...]
+#
+# --ha: PostgreSQL as a primary and a synchronous standby (scripts/postgres.sh start --ha); the
+# nodes get the multi-host URL (target_session_attrs=read-write), and more commands:
+# `pg-kill` (kill -9 of the primary), `pg-promote` (pg_ctl promote of the standby), `pg-restart`
+# (start the killed primary again), `pg-kill-standby` and `pg-restart-standby`, `pg-status`.
+# Kill the primary, promote the standby, and the nodes go on on it; or start the primary again
+# instead; or kill the standby and see every commit wait for it (docs/cluster.md).
 #
 # Environment: SHUFFLEBOARD_PORT (HAProxy's port, default 8080), SHUFFLEBOARD_LEASE (--lease,
 # default 5), SHUFFLEBOARD_BIN (use this binary instead of a release build).
@@ -20,6 +27,11 @@ if [ -z "${SHUFFLEBOARD_BIN:-}" ]; then
   SHUFFLEBOARD_BIN="$(swift build -c release --show-bin-path)/shuffleboard"
 fi
 
+ha=()
+if [ "${1:-}" = --ha ]; then
+  ha=(--ha)
+  shift
+fi
 port=${SHUFFLEBOARD_PORT:-8080}
 lease=${SHUFFLEBOARD_LEASE:-5}
 extra=("$@")
@@ -104,7 +116,7 @@ start_node() {
   fi
 }
 
-url=$(scripts/postgres.sh start "$tmp/pg")
+url=$(scripts/postgres.sh start "$tmp/pg" ${ha[@]+"${ha[@]}"})
 for n in 1 2 3; do ports[$n]=$(free_port); done
 for n in 1 2 3; do start_node "$n"; done
 
@@ -125,6 +137,7 @@ status() {
     printf '  n%s  http://127.0.0.1:%s/  %-19s  log %s\n' "$n" "${ports[$n]}" "$state" "$tmp/n$n.log"
   done
   printf '  HAProxy     pid %s, log %s\n  PostgreSQL  %s\n' "$haproxy_pid" "$tmp/haproxy.log" "$url"
+  [ ${#ha[@]} = 0 ] || scripts/postgres.sh status "$tmp/pg" | sed 's/^/    /'
 }
 
 cat <<EOF
@@ -143,6 +156,12 @@ GET http://127.0.0.1:$port/api/boards/demo says which node owns "demo" ("owner")
 has moved on it (a board nobody changed is not stored).
 Commands: kill N (kill -9 node N), stop N / cont N (SIGSTOP / SIGCONT), start N (start it again),
 status, quit. Ctrl-C stops everything. The lease is $lease s: a dead owner's boards move after it.
+EOF
+[ ${#ha[@]} = 0 ] || cat <<EOF
+PostgreSQL runs as a primary and a synchronous standby: pg-kill (kill -9 of the primary),
+pg-promote (promote the standby), pg-restart (start the killed primary again), pg-kill-standby,
+pg-restart-standby, pg-status. Without a primary, or without the synchronous standby, commits wait
+(nothing is broadcast); once there is a primary with its standby again, the nodes go on by themselves.
 EOF
 
 node_pid() {
@@ -168,9 +187,23 @@ try:
 except Exception as e:
     print(f"GET {sys.argv[1]}: {e}")
 EOF
+    pg-kill | pg-promote | pg-restart | pg-kill-standby | pg-restart-standby | pg-status)
+      if [ ${#ha[@]} = 0 ]; then
+        echo "PostgreSQL is a single server: start with --ha for a primary and a standby"
+      else
+        case "$cmd" in
+          pg-kill) scripts/postgres.sh kill-primary "$tmp/pg" && echo "killed the PostgreSQL primary (kill -9)" ;;
+          pg-promote) scripts/postgres.sh promote "$tmp/pg" && echo "promoted the standby: it is the primary now" ;;
+          pg-restart) scripts/postgres.sh restart "$tmp/pg" && echo "started the PostgreSQL primary again" ;;
+          pg-kill-standby) scripts/postgres.sh kill-standby "$tmp/pg" && echo "killed the standby (kill -9): commits wait for it" ;;
+          pg-restart-standby) scripts/postgres.sh restart-standby "$tmp/pg" && echo "started the standby again" ;;
+          pg-status) scripts/postgres.sh status "$tmp/pg" ;;
+        esac
+      fi
+      ;;
     quit | exit) exit 0 ;;
     "") ;;
-    *) echo "kill N, stop N, cont N, start N, status or quit" ;;
+    *) echo "kill N, stop N, cont N, start N, status or quit${ha[@]+ (or pg-kill, pg-promote, pg-restart, pg-kill-standby, pg-restart-standby, pg-status)}" ;;
   esac
 done
 # No terminal (or it was closed): run until a signal.

@@ -2,6 +2,7 @@
 # Installs what shuffleboard needs, only what is missing. Sourced by serve.sh and test.sh.
 #   need_apt PKG...   Debian packages (apt-get update runs once, only if something is missing)
 #   need_pip MOD=PKG...  Python modules, installed from PyPI for the current python3
+#   need_build_deps, need_typescript   what building the server, and checking the SDK's types, need
 set -euo pipefail
 
 _apt_updated=""
@@ -29,9 +30,32 @@ need_pip() {
   python3 -m pip install --quiet "${missing[@]}" >&2
 }
 
+# need_venv DIR REQUIREMENTS: a Python virtualenv at DIR (made with the current python3) holding
+# the packages of the REQUIREMENTS file, installed when the file changed since the last install.
+# For tools whose dependencies must not meet the test runners' (schemathesis pins its own).
+need_venv() {
+  local dir=$1 requirements=$2
+  if [ -x "$dir/bin/python" ] && cmp -s "$requirements" "$dir/requirements.installed"; then return 0; fi
+  echo "installing Python packages into $dir: $(tr '\n' ' ' < "$requirements")" >&2
+  python3 -m venv "$dir" >&2
+  "$dir/bin/python" -m pip install --quiet -r "$requirements" >&2
+  cp "$requirements" "$dir/requirements.installed"
+}
+
 # What building the server needs.
 need_build_deps() {
   need_apt pkg-config libwebsockets-dev libsqlite3-dev libssl-dev libpq-dev
+}
+
+# What checking the JavaScript SDK's types needs: `tsc` (Debian's TypeScript 4.8).
+need_typescript() {
+  need_apt node-typescript
+}
+
+# What the cluster tests need besides PostgreSQL (scripts/postgres.sh) and the browser: HAProxy in
+# front of the nodes, iproute2 and iptables for the partition tests (network namespaces, cuts).
+need_cluster_test_deps() {
+  need_apt haproxy iproute2 iptables
 }
 
 # need_py2_venv DIR REQUIREMENTS: a Python 2.7 virtualenv at DIR holding the pinned packages of

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: build with zero warnings, Swift unit and integration tests, a short fuzzing run,
 # process tests, cluster tests (PostgreSQL, three nodes, HAProxy), WebSocket conformance
-# (Autobahn|Testsuite), the web client's unit tests, and the browser tests in headless chromium.
+# (Autobahn|Testsuite), the web client's unit tests, the SDK's types (tsc), and the browser tests in
+# headless chromium.
 # Installs what it needs when missing.
 #
 # Every step runs under a time limit (`timeout`, which stops the step's whole process group), so
@@ -26,9 +27,12 @@ step() {
 step 900 "what the tests need, installed when missing" bash -c '
   source scripts/deps.sh
   need_build_deps
-  need_apt chromium haproxy
+  need_apt chromium
+  need_cluster_test_deps
   command -v node >/dev/null || need_apt nodejs
-  need_pip playwright=playwright pytest=pytest websockets=websockets prometheus_client=prometheus-client'
+  need_typescript
+  need_pip playwright=playwright pytest=pytest websockets=websockets prometheus_client=prometheus-client
+  need_venv .build/api-venv Tests/api/requirements.txt'
 
 log=$(mktemp)
 step 900 "build (warnings are errors)" bash -c 'swift build --build-tests 2>&1 | tee "$1" >&2' - "$log"
@@ -57,7 +61,10 @@ export SHUFFLEBOARD_BIN="$bin/shuffleboard"
 
 step 420 "process tests: the real binary (crash and restart, CLI, board API, transport)" Tests/process/run.sh >&2
 
-step 420 "cluster tests: PostgreSQL, three nodes and HAProxy; kill -9, SIGSTOP and restart of a board's owner" \
+step 180 "HTTP API against docs/openapi.yaml: openapi-spec-validator, then schemathesis on a running server" \
+  Tests/api/run.sh >&2
+
+step 540 "cluster tests: PostgreSQL, three nodes and HAProxy; kill -9, SIGSTOP and restart of a board's owner; PostgreSQL failover; partitions" \
   Tests/cluster/run.sh >&2
 
 step 420 "WebSocket conformance: Autobahn|Testsuite fuzzingclient against --echo-path (sections 1-7, 10)" \
@@ -68,6 +75,9 @@ step 300 "benchmark smoke: every shuffleboard-bench scenario, tiny (numbers are 
 
 # The files, not the directory: `node --test DIR` fails on Node 21 and later.
 step 120 "web client unit tests (node --test)" node --test Tests/web/*.test.mjs >&2
+
+step 120 "the SDK's types: tsc --noEmit against an example that uses them (Tests/types)" \
+  tsc -p Tests/types --noEmit >&2
 
 step 720 "browser tests (playwright + chromium)" Tests/browser/run.sh >&2
 

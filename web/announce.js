@@ -67,6 +67,9 @@ export function describeOp(m, board, nameOf = (id) => id) {
     case 'retitle':
       text = `${name} renamed the board to ${m.title}`;
       break;
+    case 'restore':
+      text = `${name} restored the board as of change ${m.to}`;
+      break;
     default:
       return null;
   }

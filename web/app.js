@@ -1,15 +1,17 @@
-// Wiring: the socket and its reconnects, DOM events into gestures, their intents into the
-// session, and the session's effects onto the socket and the view. The logic lives in
-// session.js and gestures.js; this is the only module with side effects at load.
+// Wiring: the SDK's client (sdk/shuffleboard.js: the socket, its reconnects and tokens), DOM
+// events into gestures, their intents into the session, and the session's effects onto the
+// client and the view. The logic lives in session.js and gestures.js; this is the only module
+// with side effects at load.
 
 import * as P from './protocol.js';
 import { AnnounceThrottle } from './announce.js';
 import { lockAxis, pickTarget } from './geometry.js';
 import { Gestures } from './gestures.js';
+import { HistoryPanel } from './history.js';
 import { BAD_ID, startHome } from './home.js';
 import { suggestedMode } from './layout.js';
 import { MODES, Session } from './session.js';
-import { TokenKeeper } from './tokens.js';
+import { Client } from './sdk/shuffleboard.js';
 import { View } from './view.js';
 
 const NAME_KEY = 'shuffleboard.name';
@@ -35,9 +37,7 @@ class App {
       itemAt: (x, y) => this.view.itemAt(x, y),
       handleOnly: (item) => !!this.session.layoutOf(item)?.handle,
     });
-    this.ws = null;
-    this.attempt = 0;
-    this.reconnectTimer = null;
+    this.client = null; // the SDK's client for the board (sdk/shuffleboard.js)
     this.lastPoint = null; // the pointer of a drag (axis-locked), in viewport coordinates
     this.origin = null; // where the pointer lifted the tile
     this.axis = null; // the lifted tile's zone axis ('x', 'y' or null)
@@ -65,7 +65,6 @@ class App {
     // set before this module runs (docs/web-client.md, "Access tokens").
     const getToken = this.win.shuffleboardConfig?.getToken;
     this.getToken = typeof getToken === 'function' ? getToken : null;
-    this.tokens = new TokenKeeper(this.token, { canFetch: !!this.getToken });
     // The mode: the URL's, else the one last picked on this board, else (once the board is
     // here) the one its layout suggests.
     const mode = params.get('mode') || (this.boardId ? this.storageGet(`${MODE_KEY}.${this.boardId}`) : null);
@@ -91,6 +90,15 @@ class App {
       return;
     }
     this.view.showPage('board');
+    this.history = new HistoryPanel(this.win.document, {
+      boardId: this.boardId,
+      token: () => this.token,
+      fetch: (path, init) => this.win.fetch(path, init),
+      liveBoard: () => this.session.state.view(),
+      restore: (seq) => this.run(this.session.restore(seq)),
+      confirm: (text) => this.win.confirm(text),
+      now: () => Date.now(),
+    });
     this.listen();
     this.connect();
   }
@@ -145,53 +153,45 @@ class App {
     if (!name || name === this.name) return;
     this.name = name;
     this.storageSet(NAME_KEY, name);
-    // The protocol has no rename: rejoin under the new name.
-    if (reconnect && this.ws) this.ws.close(1000, 'rename');
+    // The protocol has no rename: the client rejoins under the new name.
+    if (reconnect) this.client?.rename(name);
   }
 
-  // ---- The socket.
+  // ---- The client (the socket, its reconnects and tokens: sdk/shuffleboard.js).
 
   connect() {
-    clearTimeout(this.reconnectTimer);
-    this.reconnectTimer = null;
-    this.view.setConnection('connecting');
-    const ws = new this.win.WebSocket(P.socketURL(this.win.location, this.boardId), P.SUBPROTOCOL);
-    this.ws = ws;
-    ws.addEventListener('open', () => {
-      if (ws === this.ws) ws.send(JSON.stringify(this.session.hello(this.boardId, this.name, this.tokens.token)));
+    const c = new Client({
+      url: P.socketURL(this.win.location, this.boardId),
+      board: this.boardId,
+      name: this.name,
+      token: this.token,
+      getToken: this.getToken,
+      WebSocket: this.win.WebSocket,
     });
-    ws.addEventListener('message', (e) => {
-      if (ws !== this.ws) return;
-      let messages;
-      try {
-        messages = P.parseFrame(e.data);
-      } catch {
-        console.warn('shuffleboard: a frame that is not JSON', e.data);
-        return;
-      }
-      for (const m of messages) {
-        this.run(this.session.receive(m));
-        if (ws !== this.ws) return;
-        const now = Date.now();
-        if (m.type === 'welcome') this.runTokens(this.tokens.welcomed(now));
-        else if (m.type === 'auth') {
-          this.runTokens(this.tokens.answered(m, now));
-          this.token = this.tokens.token; // links made from now on carry the fresh token
-        }
-        else if (m.type === 'error') this.runTokens(this.tokens.error(m, now));
-      }
+    this.client = c;
+    c.on('connecting', () => this.view.setConnection('connecting'));
+    // A new socket: the session starts its connection over (the client's hello resumes from the
+    // same seq the session has applied, or asks for the board after a resync), with the token
+    // the client has now (a fresh one after a 4401), which links made from now on carry.
+    c.on('open', () => {
+      this.token = c.token;
+      this.session.hello(this.boardId, c.name, c.token);
     });
-    ws.addEventListener('close', (e) => {
-      if (ws !== this.ws) return;
-      this.ws = null;
-      this.run(this.session.disconnected());
-      // A 4401 is the token keeper's: a fresh token and one more try, or no reconnect at all.
-      const tokenEffects = this.tokens.closed(e.code, Date.now());
-      if (e.code === P.CLOSE_UNAUTHORIZED) return this.runTokens(tokenEffects);
-      const delay = P.backoffDelay(this.attempt);
-      this.attempt += 1;
-      this.reconnectTimer = setTimeout(() => this.connect(), delay);
+    c.on('message', (m) => this.run(this.session.receive(m)));
+    c.on('close', () => this.run(this.session.disconnected()));
+    c.on('auth', () => { this.token = c.token; }); // links made from now on carry the fresh token
+    // The page has only the token it was opened with: no loop of refused connections.
+    c.on('expired', () => {
+      this.view.setConnection('expired');
+      this.view.toast('Your access has expired: open the link again or ask for a new one.');
     });
+    c.on('revoked', () => {
+      this.view.setConnection('revoked');
+      this.view.toast('Your access has been revoked.');
+    });
+    c.on('unauthorized', () => this.refused());
+    c.on('warning', (w) => console.warn(`shuffleboard: ${w.message}`, w.error ?? ''));
+    c.start();
   }
 
   /**
@@ -208,49 +208,16 @@ class App {
       return;
     }
     this.token = token;
-    this.tokens.token = token;
+    this.client.setToken(token);
     this.win.history?.replaceState?.(null, '', P.tokenFragment(token));
-    this.connect();
+    this.client.reconnect();
   }
 
-  /** The token keeper's effects (see tokens.js). */
-  runTokens(effects) {
-    for (const e of effects) {
-      switch (e.type) {
-        case 'wake': setTimeout(() => this.runTokens(this.tokens.wake(e.token, Date.now())), e.after); break;
-        case 'fetch':
-          Promise.resolve()
-            .then(() => this.getToken())
-            .then(
-              (token) => this.runTokens(this.tokens.fetched(token, Date.now())),
-              (err) => {
-                console.warn('shuffleboard: getToken() failed', err);
-                this.runTokens(this.tokens.fetchFailed(Date.now()));
-              },
-            );
-          break;
-        case 'send': this.send(e.msg); break;
-        case 'reconnect':
-          this.token = this.tokens.token;
-          this.connect();
-          break;
-        case 'expired':
-          // The page has only the token it was opened with: no loop of refused connections.
-          this.view.setConnection('expired');
-          this.view.toast('Your access has expired: open the link again or ask for a new one.');
-          break;
-        case 'revoked':
-          this.view.setConnection('revoked');
-          this.view.toast('Your access has been revoked.');
-          break;
-        case 'refused': this.refused(); break;
-        default: break;
-      }
-    }
-  }
-
+  /** Ops (and drops that carry one) go through the client, which resends them after a reconnect. */
   send(msg) {
-    if (this.ws && this.ws.readyState === this.win.WebSocket.OPEN) this.ws.send(JSON.stringify(msg));
+    if (!this.client) return;
+    if (P.OP_TYPES.has(msg.type) || (msg.type === 'drop' && msg.op)) this.client.submit(msg);
+    else this.client.send(msg);
   }
 
   // ---- Effects of the session (see session.js).
@@ -260,17 +227,15 @@ class App {
       switch (e.type) {
         case 'send': this.send(e.msg); break;
         case 'resync':
-          // A gap in seq, or an out-of-sync base: reconnect at once; hello() says how.
-          this.attempt = 0;
-          if (this.ws) this.ws.close(1000, 'resync');
+          // A gap in seq, or an out-of-sync base: reconnect at once (the client, which checks the
+          // same, has usually started already).
+          this.client?.resync({ snapshot: e.snapshot });
           break;
-        case 'connection':
-          if (e.state === 'open') this.attempt = 0;
-          this.view.setConnection(e.state);
-          break;
+        case 'connection': this.view.setConnection(e.state); break;
         case 'render':
           this.suggestMode();
           this.render(e.glide);
+          this.history?.boardChanged(this.session.state.seq);
           break;
         case 'ghost': if (this.lastPoint) this.view.showGhost(e.item, this.lastPoint.x, this.lastPoint.y); break;
         case 'focus': this.view.focusItem(e.item); break;
@@ -435,13 +400,17 @@ class App {
 
   /**
    * The lifted tile's pointer is at (x, y): the ghost follows (only along the zone's axis, when
-   * it has one), the target is picked again.
+   * it has one), the target is picked again — unless the pointer has not moved. The preview may
+   * have moved the tiles under a still pointer since it was last picked (a tile leaving the tray
+   * shortens it, and the grid under it moves up); picking again at the release would then drop
+   * somewhere else than the preview the user let go at. What is shown is what is dropped.
    */
   aim(x, y) {
     const p = lockAxis({ x, y }, this.origin, this.axis);
+    const still = this.lastPoint && this.lastPoint.x === p.x && this.lastPoint.y === p.y;
     this.lastPoint = p;
     this.view.moveGhost(p.x, p.y);
-    this.retarget();
+    if (!still || !this.session.drag?.target) this.retarget();
     this.startAutoScroll();
   }
 

@@ -8,7 +8,8 @@
 // undo, redo). Each of those returns effects, plain objects that the wiring (app.js) carries
 // out in order (hello returns the message to send). Out, besides: scene() for the view.
 //   {type:'send', msg}              send on the socket (asked for only while the session is open)
-//   {type:'resync'}                 close the socket and start over; the next hello() says how
+//   {type:'resync', snapshot}       close the socket and start over (with the whole board when
+//                                   `snapshot`); the next hello() says how
 //   {type:'connection', state}      'open' or 'closed'
 //   {type:'render', glide}          show scene(); `glide` (or null): the lift ended, so the ghost
 //                                   goes and this item glides from where the ghost was
@@ -149,6 +150,14 @@ export class Session {
           this.#emit(this.#presence(), render());
           break;
         case 'error':
+          // An op the server did not apply (its store is failing and enough ops of the board
+          // wait for it, or the board moved or could not be stored): take it back like a
+          // rejected one, so that the page never shows what the server does not have. Had it
+          // been stored after all (a board that moved), the resume brings it back.
+          if (m.code === 'unavailable' && m.op && this.state.pending.some((p) => p.op === m.op)) {
+            this.#rejected({ op: m.op, reason: 'unavailable' });
+            break;
+          }
           this.#emit(
             { type: 'warn', text: `server error ${m.code}: ${m.message}` },
             { type: 'toast', text: `Server: ${m.message || m.code}` },
@@ -425,6 +434,13 @@ export class Session {
     return this.#take();
   }
 
+  /** Puts the whole board back as it was right after op `to` (the History panel's "Restore"). */
+  restore(to) {
+    if (!this.state.loaded || !Number.isInteger(to) || to < 0 || to > this.state.seq) return [];
+    this.#change({ type: 'restore', to }, `Restoring the board as of change ${to}.`, { undoToast: `Restored the board as of change ${to}` });
+    return this.#take();
+  }
+
   /** One editing op as one undoable change, announced; `undoToast`: a toast offering Undo. */
   #change(body, text, { undoToast = null } = {}) {
     this.#recordChange([this.#submit(this.#makeOp(body))]);
@@ -661,7 +677,7 @@ export class Session {
     if (snapshot) this.forceSnapshot = true;
     this.open = false;
     this.resyncing = true;
-    this.#emit({ type: 'resync' });
+    this.#emit({ type: 'resync', snapshot });
   }
 
   /** Forgets the dropped preview of `item` (of every item when omitted). */
@@ -720,6 +736,7 @@ export class Session {
       case 'editZone': return P.editZone(id, base, body.zone, body);
       case 'removeZone': return P.removeZone(id, base, body.zone);
       case 'retitle': return P.retitle(id, base, body.title);
+      case 'restore': return P.restore(id, base, body.to);
       default: throw new Error(`unknown op ${body.type}`);
     }
   }

@@ -140,6 +140,15 @@ export function applyOp(board, op) {
       if (typeof op.title !== 'string') return false;
       board.title = op.title;
       return true;
+    case 'restore': {
+      // Only the committed op carries the board: a pending restore shows nothing until then.
+      if (!op.board || !Array.isArray(op.board.zones) || !Array.isArray(op.board.items)) return false;
+      const id = board.id;
+      const restored = JSON.parse(JSON.stringify(op.board));
+      for (const key of Object.keys(board)) delete board[key];
+      Object.assign(board, restored, { id });
+      return true;
+    }
     default:
       return false;
   }
@@ -287,6 +296,9 @@ export function inverseOp(op, boardBefore) {
     }
     case 'retitle':
       return { type: 'retitle', title: boardBefore.title };
+    case 'restore':
+      // Undoing a restore restores the seq before it, known once it commits (UndoHistory.committed).
+      return { type: 'restore', to: null };
     default:
       return null;
   }
@@ -299,6 +311,7 @@ export function opBody(op) {
     case 'move': return { type: 'move', item: op.item, zone: op.zone, before: op.before ?? null };
     case 'toggle': return { type: 'toggle', item: op.item, on: !!op.on };
     case 'add': return { type: 'add', zone: op.zone, before: op.before ?? null, item: { ...op.item } };
+    case 'restore': return { type: 'restore', to: op.to };
     case 'edit': case 'editZone': case 'addZone': case 'remove': case 'removeZone': case 'retitle': {
       const { op: _id, base: _base, seq: _seq, by: _by, ...body } = op;
       return body;
@@ -454,6 +467,8 @@ export class UndoHistory {
         if (e.op.op !== opId) continue;
         e.seq = seq;
         e.state = 'committed';
+        // The undo of a restore restores the seq before it (a redo: the one before the undo).
+        if (e.op.type === 'restore' && e.inverse?.type === 'restore') e.inverse.to = seq - 1;
         if (m?.type === 'add' && m.item?.id) {
           if (e.inverse?.type === 'remove') e.inverse.item = m.item.id;
           if (e.restores) remap = { kind: 'item', from: e.restores, to: m.item.id };
@@ -529,10 +544,16 @@ export function canRevert(change, state, me) {
   const since = Math.min(...change.ops.map((e) => e.seq));
   if (since < state.logStart) return { ok: false, why: 'too_old' };
   // An add or addZone whose id never reached this page (it was acknowledged, not broadcast here).
-  const unknown = (inv) => (inv?.type === 'remove' && inv.item == null) || (inv?.type === 'removeZone' && inv.zone == null);
+  const unknown = (inv) => (inv?.type === 'remove' && inv.item == null) || (inv?.type === 'removeZone' && inv.zone == null)
+    || (inv?.type === 'restore' && !Number.isInteger(inv.to));
   if (change.ops.some((e) => unknown(e.inverse))) return { ok: false, why: 'too_old' };
   const items = change.ops.flatMap((e) => [...involvedItems(e.op), ...(e.inverse ? involvedItems(e.inverse) : [])]);
   const changed = state.changedSince(since, items, me);
   if (changed.length) return { ok: false, why: 'changed', by: changed[changed.length - 1].by };
+  // A restore touches the whole board: anyone else's change since keeps it from being undone.
+  if (change.ops.some((e) => e.op.type === 'restore')) {
+    const other = state.log.filter((l) => l.seq > since && l.by !== me);
+    if (other.length) return { ok: false, why: 'changed', by: other[other.length - 1].by };
+  }
   return { ok: true };
 }

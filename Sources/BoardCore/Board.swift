@@ -192,6 +192,11 @@ package struct Board: Equatable, Sendable {
             reindexZones()
         case .retitle(let title):
             self.title = title
+        case .restore(_, let board):
+            // The board as it was: every item, zone and the title (the id stays this board's).
+            guard var board else { return }
+            board.id = id
+            self = board
         }
     }
 

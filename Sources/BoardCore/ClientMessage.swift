@@ -2,7 +2,7 @@
 package enum ClientMessage: Equatable, Sendable {
     /// Join a board; must be first.
     case hello(board: BoardID, name: String, since: Seq?, token: String?)
-    /// An op: a swap, move, toggle, add, edit, remove, addZone, editZone, removeZone or retitle.
+    /// An op: a swap, move, toggle, add, edit, remove, addZone, editZone, removeZone, retitle or restore.
     case op(OpRequest)
     /// Lift an item.
     case dragStart(item: ItemID)
@@ -113,7 +113,8 @@ extension ClientMessage {
             let since = try json.hasValue("since") ? json.seq("since") : nil
             let token = try json.hasValue("token") ? self.token(in: json) : nil
             return .hello(board: board, name: name, since: since, token: token)
-        case "swap", "move", "toggle", "add", "edit", "remove", "addZone", "editZone", "removeZone", "retitle":
+        case _ where Op.kinds.contains(type):
+            // Every op the same way, so each new one is parsed where the others are.
             let (opID, base) = try header(json)
             return .op(OpRequest(opID: opID, base: base, op: try Op(type: type, fields: json, assigned: false)))
         case "dragStart":
@@ -219,7 +220,7 @@ extension ClientMessage {
                     w.write("type", DragMode.move.rawValue)
                     w.write("zone", zone.rawValue)
                     w.write("before", before?.rawValue)
-                case .toggle, .add, .edit, .remove, .addZone, .editZone, .removeZone, .retitle:
+                case .toggle, .add, .edit, .remove, .addZone, .editZone, .removeZone, .retitle, .restore:
                     // Not a drop's action (`parse` never makes one): written so that it fails to parse.
                     w.write("type", action.op.kind)
                 }

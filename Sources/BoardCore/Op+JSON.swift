@@ -53,6 +53,9 @@ extension Op {
             w.write("zone", zone.rawValue)
         case .retitle(let title):
             w.write("title", title)
+        case .restore(let to, let board):
+            w.write("to", to)
+            if let board { board.encode(into: &w, key: "board") }
         }
     }
 
@@ -161,6 +164,16 @@ extension Op {
             self = .removeZone(zone: try fields.zoneID("zone"))
         case "retitle":
             self = .retitle(title: try Self.text("title", in: fields, limit: BoardLimits.title))
+        case "restore":
+            let to = try fields.seq("to")
+            // A client names only the seq; the board comes from the store (and what a client
+            // might send as `board` is ignored).
+            guard assigned else {
+                self = .restore(to: to, board: nil)
+                return
+            }
+            guard let board = fields["board"] else { throw JSON.DecodingError("\"board\" is required") }
+            self = .restore(to: to, board: try Board(json: board, path: "board"))
         default:
             throw JSON.DecodingError("\"type\" must be one of \(Op.kinds.map { "\"\($0)\"" }.joined(separator: ", "))")
         }
@@ -207,7 +220,8 @@ extension Op {
 
 extension CommittedOp {
     /// Writes the op as one object, as it is broadcast: `type`, `op`, `by`, `seq` and its fields;
-    /// then its `time` when `withTime` (archives; broadcasts leave it out).
+    /// then its `time` and sender's `name` (when known) when `withTime` (archives; broadcasts
+    /// leave them out).
     package func encode(into w: inout JSONWriter, withTime: Bool = false) {
         w.beginObject()
         w.write("type", op.kind)
@@ -215,12 +229,15 @@ extension CommittedOp {
         w.write("by", by.rawValue)
         w.write("seq", seq)
         op.writeFields(into: &w)
-        if withTime { w.write("time", Int(time.milliseconds)) }
+        if withTime {
+            w.write("time", Int(time.milliseconds))
+            if let name { w.write("name", name) }
+        }
         w.endObject()
     }
 
-    /// Reads a committed op from the object it was broadcast or archived as; `time`, which
-    /// broadcasts leave out, is read when present and is 0 otherwise.
+    /// Reads a committed op from the object it was broadcast or archived as; `time` and `name`,
+    /// which broadcasts leave out, are read when present (0 and nil otherwise).
     package init(json: JSON) throws(JSON.DecodingError) {
         let op = try Op(type: try json.string("type"), fields: json)
         let opID = try json.opID("op")
@@ -232,6 +249,39 @@ extension CommittedOp {
         }
         var time = UnixTime(milliseconds: 0)
         if json["time"] != nil { time = UnixTime(milliseconds: Int64(try json.int("time"))) }
-        self.init(seq: seq, opID: opID, by: UserID(by), op: op, time: time)
+        var name: String?
+        if json.hasValue("name") {
+            name = try json.read("name", named: nil, mustBe: "a name of 1–64 characters") {
+                $0.stringValue.flatMap { (try? Text.displayName($0).get()) == $0 ? $0 : nil }
+            }
+        }
+        self.init(seq: seq, opID: opID, by: UserID(by), op: op, time: time, name: name)
+    }
+}
+
+extension CommittedOp {
+    /// Writes the op as a line of a board's history: `{seq, by:{id, name}, time, op}`, `op` as it
+    /// was broadcast but a restore without its board (a history lists changes; a preview reads
+    /// the board with `?at=`), `name` null when not known.
+    package func encodeHistoryEntry(into w: inout JSONWriter) {
+        w.beginObject()
+        w.write("seq", seq)
+        w.beginObject("by")
+        w.write("id", by.rawValue)
+        w.write("name", name)
+        w.endObject()
+        w.write("time", Int(time.milliseconds))
+        w.beginObject("op")
+        w.write("type", op.kind)
+        w.write("op", opID.rawValue)
+        w.write("by", by.rawValue)
+        w.write("seq", seq)
+        if case .restore(let to, _) = op {
+            w.write("to", to)
+        } else {
+            op.writeFields(into: &w)
+        }
+        w.endObject()
+        w.endObject()
     }
 }

@@ -22,6 +22,10 @@ package enum Op: Equatable, Sendable {
     case removeZone(zone: ZoneID)
     /// Rename the board.
     case retitle(title: String)
+    /// Set the board (items, zones, title) to what it was right after op `to`. In a request
+    /// `board` is nil: the hub reads the board as of `to` from the store, and the committed op
+    /// carries it, so that a replay of the log needs nothing else.
+    case restore(to: Seq, board: Board?)
 
     /// The wire name of the op.
     package var kind: String {
@@ -36,12 +40,13 @@ package enum Op: Equatable, Sendable {
         case .editZone: "editZone"
         case .removeZone: "removeZone"
         case .retitle: "retitle"
+        case .restore: "restore"
         }
     }
 
     /// The wire names of every op, in the order the protocol lists them.
     package static let kinds = [
-        "swap", "move", "toggle", "add", "edit", "remove", "addZone", "editZone", "removeZone", "retitle",
+        "swap", "move", "toggle", "add", "edit", "remove", "addZone", "editZone", "removeZone", "retitle", "restore",
     ]
 
     /// The items the op names and needs on the board: swap a and b, move item and its anchor,
@@ -52,7 +57,7 @@ package enum Op: Equatable, Sendable {
         case .move(let item, _, let before): before.map { [item, $0] } ?? [item]
         case .toggle(let item, _), .edit(let item, _), .remove(let item): [item]
         case .add(_, let before, _): before.map { [$0] } ?? []
-        case .addZone, .editZone, .removeZone, .retitle: []
+        case .addZone, .editZone, .removeZone, .retitle, .restore: []
         }
     }
 
@@ -61,19 +66,26 @@ package enum Op: Equatable, Sendable {
         switch self {
         case .move(_, let zone, _), .add(let zone, _, _), .editZone(let zone, _), .removeZone(let zone): [zone]
         case .addZone(let before, _): before.map { [$0] } ?? []
-        case .swap, .toggle, .edit, .remove, .retitle: []
+        case .swap, .toggle, .edit, .remove, .retitle, .restore: []
         }
     }
 
     /// The items another user's drag keeps this op from touching: everything a swap, move or
     /// toggle names, and the item a remove takes away. An edit changes text under the holder's
-    /// hand, never the place, so a hold does not stop it.
+    /// hand, never the place, so a hold does not stop it. A restore is stopped by any hold
+    /// (`holdsEveryItem`), which this list does not name.
     package var heldItems: [ItemID] {
         switch self {
         case .swap, .move, .toggle: involvedItems
         case .remove(let item): [item]
-        case .add, .edit, .addZone, .editZone, .removeZone, .retitle: []
+        case .add, .edit, .addZone, .editZone, .removeZone, .retitle, .restore: []
         }
+    }
+
+    /// True for an op that any other user's hold stops: a restore moves every item.
+    package var holdsEveryItem: Bool {
+        if case .restore = self { return true }
+        return false
     }
 }
 
@@ -167,13 +179,17 @@ package struct CommittedOp: Equatable, Sendable {
     package var op: Op
     /// When the server committed it, by the wall clock (informational).
     package var time: UnixTime
+    /// The name its sender had on the board, for history lists; nil when not known (ops stored
+    /// before names were, and ops made in tests without one). Never broadcast with the op.
+    package var name: String?
 
     /// A committed op.
-    package init(seq: Seq, opID: OpID, by: UserID, op: Op, time: UnixTime) {
+    package init(seq: Seq, opID: OpID, by: UserID, op: Op, time: UnixTime, name: String? = nil) {
         self.seq = seq
         self.opID = opID
         self.by = by
         self.op = op
         self.time = time
+        self.name = name
     }
 }

@@ -70,7 +70,7 @@ extension Board {
                     return .anchorOutsideZone(anchor: before, zone: zone)
                 }
             }
-        case .toggle, .edit, .remove, .retitle:
+        case .toggle, .edit, .remove, .retitle, .restore:
             break
         case .add(let zone, let before, let item):
             if self.item(item.id) != nil { return .duplicateItem(item.id) }

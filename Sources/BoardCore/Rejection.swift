@@ -27,6 +27,8 @@ package enum RejectReason: String, Equatable, Sendable, CaseIterable {
     case cooldown
     /// A `dragStart` while the connections of this client address hold as many items as they may.
     case holdLimit = "hold_limit"
+    /// A `restore` to a seq older than the store keeps (`--keep-ops`).
+    case compacted
 }
 
 /// A refusal, sent to the requester only.

@@ -15,6 +15,10 @@ package struct Room: Sendable {
         case broadcast(ServerMessage, except: UserID?)
         /// Make a committed op durable, then call `markDurable(upTo:)`.
         case persist(CommittedOp)
+        /// Read the board as of the restore's `to` from the store (off the service thread), then
+        /// hand the request back with it to `handle` (or, when it cannot be had, to
+        /// `refuseRestore`). The restore is checked again then: the board may have changed.
+        case readBoard(OpRequest, from: UserID)
     }
 
     /// A drag in progress.
@@ -25,6 +29,8 @@ package struct Room: Sendable {
         package var lastActive: Instant
         /// When the hold began: however active, a hold ends `holdLifetime` after it.
         package var since: Instant
+        /// The holder's client address, when the server said it (for the per-address rules).
+        package var address: String? = nil
     }
 
     private enum Gated: Sendable {
@@ -68,8 +74,9 @@ package struct Room: Sendable {
     private var lastPresence: Instant?
 
     private var holding: [UserID: ItemID] = [:]
-    /// Each user's client address, when the server said it at `join` (one entry per user).
-    private var addresses: [UserID: String] = [:]
+    /// The names of the users who committed ops, kept with their ops: filled at a user's first
+    /// op (from `users`), so that the many who only watch or drag cost nothing here.
+    private var names: [UserID: String] = [:]
     /// How many items each address holds (one entry per address that holds one).
     private var holdsByAddress: [String: Int] = [:]
     /// Ops and replies waiting for the disk, in the order they go out.
@@ -128,14 +135,12 @@ package struct Room: Sendable {
 
     // MARK: Membership
 
-    /// `user` joined from client `address` (nil: unknown; the per-address hold rules then see only
-    /// the user); `since` is the seq the client already has, if resuming.
+    /// `user` joined; `since` is the seq the client already has, if resuming.
     ///
     /// A resume (`ops`) is sent only when it takes no more bytes than the board snapshot it
     /// replaces: ten thousand ops with long op ids can be megabytes against a few kilobytes of board.
-    package mutating func join(_ user: User, address: String? = nil, since: Seq?) -> [Effect] {
+    package mutating func join(_ user: User, since: Seq?) -> [Effect] {
         users.append(user)
-        if let address { addresses[user.id] = address }
         var state = ServerMessage.Welcome.State.board(published)
         if let since, let ops = publishedOps(after: since), Self.encodedSize(of: ops, atMost: boardBytes()) != nil {
             state = .ops(ops)
@@ -182,7 +187,7 @@ package struct Room: Sendable {
         var effects: [Effect] = []
         let released = release(userID, now: now, expired: false)
         turns.left(userID)
-        addresses[userID] = nil
+        names[userID] = nil
         if let item = released {
             effects.append(.broadcast(.drop(item: item, by: userID, at: visibleSeq, reason: .left), except: nil))
         }
@@ -233,21 +238,37 @@ package struct Room: Sendable {
     // MARK: Messages
 
     /// Handles a message from a joined user at monotonic time `now`; ops it commits record `wall`.
-    package mutating func handle(_ message: ClientMessage, from user: UserID, now: Instant, wall: UnixTime)
-        -> [Effect]
-    {
+    /// `address` is the user's client address (nil: unknown; the per-address hold rules then see
+    /// only the user). It is passed with each message rather than kept per user: only holders
+    /// need it kept, in their `Hold`, and every idle user on a board would pay for a table of them.
+    package mutating func handle(
+        _ message: ClientMessage, from user: UserID, address: String? = nil, now: Instant, wall: UnixTime
+    ) -> [Effect] {
+        let claimant = HoldTurns.Claimant(user: user, address: address)
         switch message {
         case .hello, .ping, .auth:
             return []  // The server answers these; they never reach a room.
         case .op(let request):
-            return submit(request, from: user, now: now, wall: wall)
+            return submit(request, from: claimant, now: now, wall: wall)
         case .dragStart(let item):
-            return dragStart(item, by: user, now: now)
+            return dragStart(item, by: claimant, now: now)
         case .hover(let item, let over, let zone, let mode, let t):
             return hover(item, over: over, zone: zone, mode: mode, t: t, by: user, now: now)
         case .drop(let item, let action):
-            return drop(item, action: action, by: user, now: now, wall: wall)
+            return drop(item, action: action, by: claimant, now: now, wall: wall)
         }
+    }
+
+    /// An op from someone who is not on the board (`POST /api/boards/{id}/ops`), sent as `user`:
+    /// the same rules as a joined user's op, but a refusal for a hold puts it in no line for the
+    /// item (it will never drag it, so it must not take a turn from those who would).
+    /// `name` is kept with the op (the user is in no list the room could find it in).
+    package mutating func submitDetached(
+        _ request: OpRequest, as user: UserID, name: String? = nil, now: Instant, wall: UnixTime
+    ) -> [Effect] {
+        submit(
+            request, from: HoldTurns.Claimant(user: user, address: nil), name: name, now: now, wall: wall,
+            waitsTurn: false)
     }
 
     /// True while holds or turns wait for time to pass: the server calls `expireHolds` then.
@@ -292,29 +313,65 @@ package struct Room: Sendable {
         return []
     }
 
-    private mutating func submit(_ request: OpRequest, from user: UserID, now: Instant, wall: UnixTime) -> [Effect] {
+    /// `user`'s name, looked up in `users` once per user and then kept in `names`.
+    private mutating func name(of user: UserID) -> String? {
+        if let name = names[user] { return name }
+        guard let name = users.first(where: { $0.id == user })?.name else { return nil }
+        names[user] = name
+        return name
+    }
+
+    private mutating func submit(
+        _ request: OpRequest, from claimant: HoldTurns.Claimant, name: String? = nil, now: Instant, wall: UnixTime,
+        waitsTurn: Bool = true
+    ) -> [Effect] {
+        let user = claimant.user
         let holds = self.holds
-        switch sequencer.submit(request, by: user, time: wall, holder: { holds[$0]?.by }) {
+        switch sequencer.submit(
+            request, by: user, name: name ?? self.name(of: user), time: wall, holder: { holds[$0]?.by })
+        {
         case .committed(let op):
             gated.append(.op(op))
             var effects: [Effect] = [.persist(op)]
-            // Only the remover can hold a removed item (another's hold refuses the remove): the hold ends with it.
-            if case .remove(let item) = op.op, holds[item]?.by == user, release(user, now: now, expired: false) != nil {
+            // Only the remover can hold a removed item (another's hold refuses the remove): the
+            // hold ends with it. A restore is refused while anyone else holds an item; the
+            // restorer's own hold ends with it (its item may be gone, or elsewhere).
+            var ends = false
+            switch op.op {
+            case .remove(let item): ends = holds[item]?.by == user
+            case .restore: ends = true
+            default: break
+            }
+            if ends, let item = release(user, now: now, expired: false) {
                 effects.append(.broadcast(.drop(item: item, by: user, at: visibleSeq, reason: nil), except: nil))
             }
             return effects
+        case .needsBoard(let to):
+            // The published board is the board as of its seq: no need to ask the store.
+            if to == visibleSeq {
+                var request = request
+                request.op = .restore(to: to, board: published)
+                return submit(request, from: claimant, name: name, now: now, wall: wall, waitsTurn: waitsTurn)
+            }
+            return [.readBoard(request, from: user)]
         case .duplicate(let seq):
             return reply(.ack(request.opID, seq: seq), to: user, requires: seq)
         case .rejected(let rejection):
-            if rejection.reason == .held {
+            if rejection.reason == .held && waitsTurn {
                 // An op refused for a hold (a toggle on a paint board) waits in line like a dragStart.
                 for item in request.op.involvedItems {
                     guard let holder = holds[item]?.by, holder != user else { continue }
-                    turns.refusedWhileHeld(item, claimant(user), now: now)
+                    turns.refusedWhileHeld(item, claimant, now: now)
                 }
             }
             return reply(.reject(rejection, seq: sequencer.seq), to: user, requires: sequencer.seq)
         }
+    }
+
+    /// A restore whose board could not be read: the store no longer keeps `to` (`compacted`) or
+    /// does not have it (`invalid`). Sent once the board's seq is visible, like every reject.
+    package mutating func refuseRestore(_ request: OpRequest, reason: RejectReason, from user: UserID) -> [Effect] {
+        reply(.reject(Rejection(reason, opID: request.opID), seq: sequencer.seq), to: user, requires: sequencer.seq)
     }
 
     /// The rules of `dragStart`, in order: the item exists; nobody holds it (a repeated dragStart
@@ -322,11 +379,11 @@ package struct Room: Sendable {
     /// it is not cooling down for this user or address, nor someone else's turn (`cooldown`); the
     /// address holds fewer than `maxHoldsPerAddress` items (`hold_limit`). A user holds one item:
     /// taking another releases the first.
-    private mutating func dragStart(_ item: ItemID, by user: UserID, now: Instant) -> [Effect] {
+    private mutating func dragStart(_ item: ItemID, by asker: HoldTurns.Claimant, now: Instant) -> [Effect] {
+        let user = asker.user
         let seq = visibleSeq
         let refuse = { (rejection: Rejection) in [Effect.send(user, .reject(rejection, seq: seq))] }
         guard sequencer.board.item(item) != nil else { return refuse(Rejection(.unknownItem, item: item)) }
-        let asker = claimant(user)
         if let hold = holds[item] {
             if hold.by != user { turns.refusedWhileHeld(item, asker, now: now) }
             return refuse(Rejection(.held, by: hold.by, item: item))
@@ -346,7 +403,7 @@ package struct Room: Sendable {
             _ = release(user, now: now, expired: false)
             effects.append(.broadcast(.drop(item: previous, by: user, at: visibleSeq, reason: nil), except: nil))
         }
-        holds[item] = Hold(by: user, lastActive: now, since: now)
+        holds[item] = Hold(by: user, lastActive: now, since: now, address: asker.address)
         holding[user] = item
         if let address = asker.address { holdsByAddress[address, default: 0] += 1 }
         turns.took(item, by: asker)
@@ -378,33 +435,28 @@ package struct Room: Sendable {
     }
 
     private mutating func drop(
-        _ item: ItemID, action: OpRequest?, by user: UserID, now: Instant, wall: UnixTime
+        _ item: ItemID, action: OpRequest?, by claimant: HoldTurns.Claimant, now: Instant, wall: UnixTime
     ) -> [Effect] {
+        let user = claimant.user
         guard holds[item]?.by == user else {
             let rejection = Rejection(.notHolding, opID: action?.opID, item: item)
             return [.send(user, .reject(rejection, seq: visibleSeq))]
         }
         _ = release(user, now: now, expired: false)
         var effects: [Effect] = [.broadcast(.drop(item: item, by: user, at: visibleSeq, reason: nil), except: nil)]
-        if let action { effects += submit(action, from: user, now: now, wall: wall) }
+        if let action { effects += submit(action, from: claimant, now: now, wall: wall) }
         return effects
     }
 
     /// Ends `user`'s hold at `now` (by expiry when `expired`), returning the item it held.
     private mutating func release(_ user: UserID, now: Instant, expired: Bool) -> ItemID? {
         guard let item = holding.removeValue(forKey: user) else { return nil }
-        holds[item] = nil
-        let holder = claimant(user)
+        let holder = HoldTurns.Claimant(user: user, address: holds.removeValue(forKey: item)?.address)
         if let address = holder.address {
             let left = holdsByAddress[address, default: 1] - 1
             holdsByAddress[address] = left > 0 ? left : nil
         }
         turns.ended(item, holder: holder, expired: expired, now: now)
         return item
-    }
-
-    /// `user` with its client address, for the turn and per-address rules.
-    private func claimant(_ user: UserID) -> HoldTurns.Claimant {
-        HoldTurns.Claimant(user: user, address: addresses[user])
     }
 }

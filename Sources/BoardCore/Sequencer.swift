@@ -59,6 +59,9 @@ package struct Sequencer: Sendable {
     private var titleTouch: Touch?
     private var removedItems: [ItemID: Touch] = [:]
     private var removedZones: [ZoneID: Touch] = [:]
+    /// The newest restore: every op whose base is before it conflicts (the board it was made
+    /// against is gone), and the tables above start over with it.
+    private var restoreTouch: Touch?
 
     /// What became of a submitted op.
     package enum Outcome: Equatable, Sendable {
@@ -68,6 +71,9 @@ package struct Sequencer: Sendable {
         case duplicate(Seq)
         /// Refused.
         case rejected(Rejection)
+        /// A restore (without its board) that passes every rule so far: read the board as of
+        /// this seq from the store and submit the restore again with it.
+        case needsBoard(Seq)
     }
 
     /// A sequencer for `board` at `seq`, optionally seeded with the most recent committed ops.
@@ -83,8 +89,12 @@ package struct Sequencer: Sendable {
     package var oldestHeldSeq: Seq { history.first?.seq ?? seq + 1 }
 
     /// The committed ops with seq greater than `since`, or nil when some were already forgotten.
+    /// A restore after `since` also makes it nil: the history keeps a restore without its board
+    /// (one may be megabytes, and ten thousand of them would be gigabytes), so a resume across
+    /// one gets the board instead.
     package func ops(after since: Seq) -> FIFO<CommittedOp>.SubSequence? {
         guard since <= seq, since >= oldestHeldSeq - 1 else { return nil }
+        if let restoreTouch, restoreTouch.seq > since { return nil }
         return history[(since - (oldestHeldSeq - 1))...]
     }
 
@@ -94,9 +104,11 @@ package struct Sequencer: Sendable {
     /// Checks `request` against the conflict rules in their documented order and commits it if it passes.
     ///
     /// `holder` says which user's drag holds an item, if any. An add or addZone is committed
-    /// with a fresh id for what it creates.
+    /// with a fresh id for what it creates. A restore without its board that passes the rules
+    /// comes back as `needsBoard`; with its board (read after that), it is checked again and
+    /// committed. `name` is the sender's name, kept with the committed op for history lists.
     package mutating func submit(
-        _ request: OpRequest, by user: UserID, time: UnixTime, holder: (ItemID) -> UserID?
+        _ request: OpRequest, by user: UserID, name: String? = nil, time: UnixTime, holder: (ItemID) -> UserID?
     ) -> Outcome {
         if let earlier = opSeqs[request.opID] { return .duplicate(earlier) }
         let reject = { (reason: RejectReason, by: UserID?) in
@@ -110,12 +122,12 @@ package struct Sequencer: Sendable {
         let problem = board.problem(applying: op)
         switch problem {
         case .unknownItem(let item)?:
-            if base <= seq, let removed = removedItems[item], removed.seq > base {
+            if base <= seq, let removed = removedItems[item] ?? restoreTouch, removed.seq > base {
                 return reject(.conflict, removed.by)
             }
             return reject(.unknownItem, nil)
         case .unknownZone(let zone)?:
-            if base <= seq, let removed = removedZones[zone], removed.seq > base {
+            if base <= seq, let removed = removedZones[zone] ?? restoreTouch, removed.seq > base {
                 return reject(.conflict, removed.by)
             }
             return reject(.unknownZone, nil)
@@ -126,15 +138,22 @@ package struct Sequencer: Sendable {
         if base > seq { return reject(.badBase, nil) }
         if base < oldestHeldSeq - 1 { return reject(.stale, nil) }
         // Holds by other users.
-        for item in op.heldItems {
+        for item in op.holdsEveryItem ? board.items.map(\.id) : op.heldItems {
             if let h = holder(item), h != user { return reject(.held, h) }
         }
-        // Anything committed after base that changed what this op is about.
+        // Anything committed after base that changed what this op is about; after a restore,
+        // everything did.
+        if let touch = restoreTouch, touch.seq > base { return reject(.conflict, touch.by) }
         if let touch = conflict(op), touch.seq > base { return reject(.conflict, touch.by) }
         // Meaningless on the current board.
         if let problem { return reject(problem.reason, nil) }
+        if case .restore(let to, let restored) = op {
+            // The sender restores a seq it has seen; the board then comes from the store.
+            if to > base { return reject(.invalid, nil) }
+            if restored == nil { return .needsBoard(to) }
+        }
         seq += 1
-        let committed = CommittedOp(seq: seq, opID: request.opID, by: user, op: op, time: time)
+        let committed = CommittedOp(seq: seq, opID: request.opID, by: user, op: op, time: time, name: name)
         board.apply(op)
         remember(committed)
         return .committed(committed)
@@ -162,7 +181,8 @@ package struct Sequencer: Sendable {
             return newest(zoneTouches[zone].map { Array($0.values) } ?? [])
         case .retitle:
             return titleTouch
-        case .addZone:
+        case .addZone, .restore:
+            // A restore conflicts only with another restore, checked before (`restoreTouch`).
             return nil
         }
     }
@@ -197,9 +217,24 @@ package struct Sequencer: Sendable {
     }
 
     private mutating func remember(_ op: CommittedOp) {
-        history.append(op)
         opSeqs[op.opID] = op.seq
         let touch = Touch(seq: op.seq, by: op.by)
+        if case .restore(let to, _) = op.op {
+            // Kept without its board (see `ops(after:)`). Every op based before it conflicts
+            // from now on, so what the tables say about earlier ops is never asked again.
+            var hollow = op
+            hollow.op = .restore(to: to, board: nil)
+            history.append(hollow)
+            itemTouches = [:]
+            zoneTouches = [:]
+            titleTouch = nil
+            removedItems = [:]
+            removedZones = [:]
+            restoreTouch = touch
+            if history.count > historyLimit, let forgotten = history.popFirst() { forget(forgotten) }
+            return
+        }
+        history.append(op)
         switch op.op {
         case .swap, .move, .toggle:
             for item in op.op.involvedItems { itemTouches[item, default: ItemTouches()].place = touch }
@@ -219,6 +254,8 @@ package struct Sequencer: Sendable {
             removedZones[zone] = touch
         case .retitle:
             titleTouch = touch
+        case .restore:
+            break
         }
         if history.count > historyLimit, let forgotten = history.popFirst() { forget(forgotten) }
     }

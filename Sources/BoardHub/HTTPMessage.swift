@@ -23,12 +23,18 @@ package struct HTTPRequest: Equatable, Sendable {
     package var origin: String?
     /// The client's address, for log lines.
     package var peer: String
+    /// The `Last-Event-ID` header, if any (an `EventSource` resuming `GET /api/boards/{id}/events`).
+    package var lastEventID: String?
+    /// Whether another node of the cluster relayed this request (its cluster key checked): such
+    /// a request is never relayed again, so that no request goes round between nodes.
+    package var forwarded = false
 
     /// A request.
     package init(
         method: Method, path: String, query: [String: String] = [:], body: [UInt8] = [], authorization: String? = nil,
-        contentType: String? = nil, origin: String? = nil, peer: String = "?"
+        contentType: String? = nil, origin: String? = nil, peer: String = "?", lastEventID: String? = nil
     ) {
+        self.lastEventID = lastEventID
         self.method = method
         self.path = path
         self.query = query

@@ -24,8 +24,8 @@ extension Hub {
             if !releasing.contains(board) { claim(board, force: false) }
             return
         }
-        // A join needs the whole board; create and delete only need to know it is there.
-        if case .join = work {
+        // A join (an op, a stream) needs the whole board; create and delete only need to know it is there.
+        if work.needsBoard {
             read(loadRequest(board), then: .decide(board))
         } else {
             read(.exists(board), then: .decide(board))
@@ -54,11 +54,11 @@ extension Hub {
         case .failed(let error):
             log(.error, "reading board \(board) failed: \(error.message)")
             view = .failed
-        case .board, .boardAndOwner, .list, .encoded, .nodes, .revoked, .revocations:
+        case .board, .boardAndOwner, .list, .encoded, .nodes, .revoked, .revocations, .boardAsOf:
             preconditionFailure("a board decision got a \(answer) answer")
         }
         while let work = queue.first {
-            if case .join = work, view == .presentNotLoaded {
+            if work.needsBoard, view == .presentNotLoaded {
                 // Only its existence was read; a join needs the board itself.
                 waiting[board] = queue
                 read(loadRequest(board), then: .decide(board))
@@ -127,7 +127,22 @@ extension Hub {
             }
             delete(board, answering: exchange)
             view = .absent
+        case .op(let exchange, let pending):
+            guard let host = boards[board], !isDeleting(board) else {
+                return emit(.respond(exchange, view == .failed ? storeFailed : Self.unknownBoard(board)))
+            }
+            submitREST(pending, on: host, exchange: exchange)
+        case .stream(let exchange):
+            guard let host = boards[board], !isDeleting(board) else {
+                return refuseStream(exchange, view == .failed ? storeFailed : Self.unknownBoard(board))
+            }
+            openStream(exchange, on: host)
         }
+    }
+
+    /// 404 `unknown_board`.
+    static func unknownBoard(_ id: BoardID) -> HTTPResponse {
+        .error(404, "unknown_board", "there is no board \(id)")
     }
 
     var storeFailed: HTTPResponse { .error(503, "unavailable", "the store failed; try again") }
@@ -162,6 +177,8 @@ extension Hub {
     /// Deletes a board: everyone on it is closed with 4410; the 200 goes out once it is durable.
     func delete(_ id: BoardID, answering exchange: ExchangeID) {
         if let host = boards.removeValue(forKey: id) {
+            endStreams(of: host, deleted: true)
+            failRESTOps(on: id, .error(404, "unknown_board", "board \(id) was deleted"))
             for connection in host.members {
                 closeSession(connection, code: 4410, reason: "board deleted", flush: true)
             }

@@ -61,6 +61,10 @@ extension Hub {
                 emit(
                     .respond(
                         exchange, .error(409, "exists", "board \(board) exists or is being made on node \(node)")))
+            case .op(let exchange, let pending):
+                forwardREST(exchange, pending.http, board: board, to: node, advertise: advertise)
+            case .stream(let exchange):
+                streamElsewhere(exchange, node: node)
             case .delete(let exchange):
                 if forced {
                     // A forced claim always takes the lease; a store that says otherwise failed.
@@ -161,6 +165,7 @@ extension Hub {
     /// On each tick: boards whose lease has surely run out leave memory; retries that are due
     /// claim their board again.
     func clusterTick() {
+        if !httpForwards.isEmpty { expireHTTPForwards() }
         var expired: [BoardID] = []
         for (id, host) in boards {
             if let lease = host.lease, now >= lease.until { expired.append(id) }
@@ -186,6 +191,69 @@ extension Hub {
     }
 
     // MARK: HTTP
+
+    /// Relays a REST op on a board another node owns to that node (`.forwardHTTP`): the owner
+    /// checks its token, limits and rules as for its own clients, counting it against the
+    /// original client's address (the transport sends that with the cluster key), and its answer
+    /// goes back unchanged (`forwardedAnswer`). 503 `elsewhere` instead when the request came
+    /// relayed already (the board moved meanwhile), when the owner's address is unknown, or when
+    /// `maxHTTPForwards` wait already; and when the owner does not answer within `forwardTimeout`.
+    func forwardREST(_ exchange: ExchangeID, _ request: HTTPRequest, board: BoardID, to node: String, advertise: String)
+    {
+        guard let cluster = config.cluster, !request.forwarded, !advertise.isEmpty else {
+            return emit(.respond(exchange, Self.ownedElsewhere(board, by: node)))
+        }
+        guard httpForwards.count < cluster.maxHTTPForwards else {
+            meters.limitHits.add(.httpForwards)
+            log(
+                .warning,
+                "\(exchange): \(httpForwards.count) REST requests wait for their owners already; answering 503")
+            return emit(.respond(exchange, Self.ownedElsewhere(board, by: node)))
+        }
+        httpForwards[exchange] = HTTPForward(board: board, node: node, deadline: now + cluster.forwardTimeout)
+        log(
+            .debug,
+            "\(exchange) from \(request.peer): board \(board) is on node \(node); relaying the op to \(advertise)")
+        emit(.forwardHTTP(exchange, advertise: advertise, request))
+    }
+
+    /// The owner's answer to a relayed request (nil: none came): to its client, unchanged.
+    func forwardedAnswer(_ exchange: ExchangeID, _ response: HTTPResponse?) {
+        guard let forward = httpForwards.removeValue(forKey: exchange) else { return }
+        if let response { return emit(.respond(exchange, response)) }
+        log(.info, "\(exchange): node \(forward.node), owner of board \(forward.board), did not answer a relayed op")
+        emit(.respond(exchange, Self.ownedElsewhere(forward.board, by: forward.node)))
+    }
+
+    /// On each tick: relayed requests whose owner did not answer in time get 503 `elsewhere`
+    /// (the transport drops the owner's answer if it still comes).
+    func expireHTTPForwards() {
+        let expired = httpForwards.filter { now >= $0.value.deadline }
+        for (exchange, forward) in expired.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            httpForwards[exchange] = nil
+            log(.info, "\(exchange): node \(forward.node), owner of board \(forward.board), did not answer in time")
+            emit(.respond(exchange, Self.ownedElsewhere(forward.board, by: forward.node)))
+        }
+    }
+
+    /// 503 `elsewhere` for a REST op on a board another node owns that could not be relayed
+    /// there (`forwardREST`): an event stream opens and ends instead (`streamElsewhere`).
+    /// Through HAProxy, `?board=ID` in the URL sends the request to the node that board's
+    /// WebSocket clients reach, which is the owner unless the board just moved.
+    static func ownedElsewhere(_ board: BoardID, by node: String) -> HTTPResponse {
+        var response = HTTPResponse.json(503) { w in
+            w.beginObject()
+            w.write("error", "elsewhere")
+            w.write(
+                "message",
+                "board \(board) is served by node \(node), which cannot be reached from here right now; "
+                    + "try again (through HAProxy: add ?board=\(board))")
+            w.write("owner", node)
+            w.endObject()
+        }
+        response.headers.append(HTTPResponse.Header("retry-after:", "1"))
+        return response
+    }
 
     /// `GET /api/cluster`: this node's name and every node the store knows. With access control,
     /// only an admin token for every board may read it (it names internal addresses).
@@ -230,6 +298,14 @@ struct LeaseView {
     var until: Instant
     /// When the claim's answer arrived: a renewal that began later must have found the lease.
     var claimAnswered: Instant
+}
+
+/// A REST request relayed to its board's owner (`Hub.forwardREST`).
+struct HTTPForward {
+    var board: BoardID
+    var node: String
+    /// When its client gets 503 if the owner has not answered.
+    var deadline: Instant
 }
 
 /// A joining session's tries to reach its board after forwards that never got through.

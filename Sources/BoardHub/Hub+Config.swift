@@ -50,6 +50,9 @@ extension Hub {
         package var maxUsersPerBoard = 10_000
         /// Boards in memory (0: no limit); past it, a `hello` for another gets `unavailable`, 1013.
         package var maxBoardsInMemory = 10_000
+        /// Ops of one board applied and waiting for the store (0: no limit); past it, a new op gets
+        /// `unavailable` at once, not applied. Only reached while the store fails or falls behind.
+        package var maxUnstoredOps = 1_000
         /// Lines below this level are not made at all (so they use none of the budget below).
         package var logLevel = LogLevel.info
         /// Log lines per second that clients can cause; the rest are counted, and the count logged.
@@ -65,6 +68,17 @@ extension Hub {
         package var stallAfter: Int64 = 1_000
         /// Set when this node is one of a cluster on a shared store (`ClusterStore`); nil: one node.
         package var cluster: ClusterSettings?
+        /// How often a quiet event stream gets a comment line, in milliseconds (`--stream-keepalive`).
+        package var streamKeepalive: Int64 = 15_000
+        /// How long an event stream lasts at most, in milliseconds (0: no limit;
+        /// `--max-stream-seconds`): then it ends, and the client (an `EventSource` by itself)
+        /// resumes with `Last-Event-ID`, perhaps on another node behind a balancer.
+        package var maxStreamAge: Int64 = 0
+        /// Event streams open at once (0: no limit); past it, 503 (`--max-streams`).
+        package var maxStreams = 10_000
+        /// Event streams open at once per client address (0: no limit); past it, 429
+        /// (`--max-streams-per-address`).
+        package var maxStreamsPerAddress = 16
         /// The revoked tokens in the store at start (the hub reloads them every second).
         package var revoked: [Revocation] = []
         /// The defaults.

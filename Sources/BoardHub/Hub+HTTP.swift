@@ -41,6 +41,11 @@ extension Hub {
             return emit(.respond(exchange, .error(404, "not_found", "no such API route")))
         }
         let rest = Array(segments.dropFirst())
+        var request = request
+        if rest.count == 2 && rest[1] == "events" && request.authorization == nil, let token = request.query["token"] {
+            // A browser's EventSource cannot send headers: the stream takes its token in the URL.
+            request.authorization = "Bearer " + token
+        }
         guard let claims = authorize(request, exchange: exchange) else { return }
         if rest.isEmpty {
             switch request.method {
@@ -60,6 +65,7 @@ extension Hub {
         }
         switch (request.method, rest.count > 1 ? rest[1] : nil, rest.count) {
         case (.get, nil, 1), (.head, nil, 1):
+            if let at = request.query["at"] { return atRequest(id, at: at, exchange: exchange) }
             snapshotRequest(id, exchange: exchange)
         case (.delete, nil, 1):
             if boards[id] != nil {
@@ -74,7 +80,15 @@ extension Hub {
             emit(.respond(exchange, .methodNotAllowed("GET, DELETE")))
         case (.get, "ops", 2):
             opsRequest(id, query: request.query, exchange: exchange)
+        case (.post, "ops", 2):
+            restOpRequest(id, request, claims: claims, exchange: exchange)
         case (_, "ops", 2):
+            emit(.respond(exchange, .methodNotAllowed("GET, POST")))
+        case (_, "events", 2):
+            streamRequest(id, request, exchange: exchange)
+        case (.get, "history", 2), (.head, "history", 2):
+            historyRequest(id, query: request.query, exchange: exchange)
+        case (_, "history", 2):
             emit(.respond(exchange, .methodNotAllowed("GET")))
         default:
             emit(.respond(exchange, .error(404, "not_found", "no such API route")))
@@ -218,6 +232,12 @@ extension Hub {
             emit(.respond(exchange, boardList(summaries, after: nil, limit: 1, only: id)))
         case (.ops, .encoded(let response?)), (.encoded, .encoded(let response?)):
             emit(.respond(exchange, response))
+        case (.at, .encoded(let response?)), (.history, .encoded(let response?)):
+            emit(.respond(exchange, response))
+        case (.at(let id, let seq), .encoded(nil)):
+            atNotStored(id, at: seq, exchange: exchange)
+        case (.history(let id), .encoded(nil)):
+            historyNotStored(id, exchange: exchange)
         case (.ops(let id), .encoded(nil)):
             // Not stored yet, but maybe in memory (made by `hello`, nothing changed): no ops.
             guard let host = boards[id] else {

@@ -35,12 +35,18 @@ package final class HubMeters {
     package let connectionsRefused: Counter<SocketRefusal>
     /// Accepted connections that are not WebSockets (yet): TLS handshakes, HTTP, upgrades.
     package let pendingConnections: Gauge<NoLabels>
+    /// Event streams (`GET /api/boards/{id}/events`), open or waiting for their board.
+    package let eventStreams: Gauge<NoLabels>
+    /// REST ops (`POST /api/boards/{id}/ops`) waiting for their answer.
+    package let restOpsWaiting: Gauge<NoLabels>
     /// Refused credentials (the transport counts `/metrics`).
     package let authFailures: Counter<AuthFailure>
     /// How long drag holds lasted, by how they ended.
     package let holdDuration: Histogram<HoldEnd>
     /// Stalls of the server: gaps between events over `Hub.Config.stallAfter`.
     package let stalls: Counter<NoLabels>
+    /// Store reads given up because the HTTP client that asked went away first.
+    package let abandonedReads: Counter<NoLabels>
 
     /// The families, registered in `registry`.
     package init(_ registry: Metrics) {
@@ -71,6 +77,10 @@ package final class HubMeters {
             "shuffleboard_connections_refused_total",
             "Connections closed at accept (over a per-address cap) or for sending no byte in time, by reason.",
             labels: SocketRefusal.self)
+        eventStreams = registry.gauge(
+            "shuffleboard_event_streams", "Event streams (GET /api/boards/ID/events), open or waiting for their board.")
+        restOpsWaiting = registry.gauge(
+            "shuffleboard_rest_ops_waiting", "REST ops (POST /api/boards/ID/ops) waiting for their answer.")
         pendingConnections = registry.gauge(
             "shuffleboard_pending_connections",
             "Accepted connections that are not WebSockets: TLS handshakes, HTTP requests, upgrades under way.")
@@ -83,6 +93,9 @@ package final class HubMeters {
         stalls = registry.counter(
             "shuffleboard_service_stalls_total",
             "Times the service thread served nothing for over a second (clients' rates are not charged for it).")
+        abandonedReads = registry.counter(
+            "shuffleboard_http_reads_abandoned_total",
+            "Store reads for HTTP requests given up (not run, if not started) because the client went away first.")
     }
 }
 
@@ -156,6 +169,8 @@ extension Hub {
         meters.boardsLoaded.set(boards.count)
         meters.boardsLoading.set(waiting.count)
         meters.pendingConnections.set(sockets.count)
+        meters.eventStreams.set(streams.count)
+        meters.restOpsWaiting.set(restOps.count)
         var users = 0
         var holds = 0
         for host in boards.values {

@@ -12,12 +12,45 @@ struct RevocationList {
     /// made on another node (or by `shuffleboard revoke`) closes this node's sessions.
     static let reloadEvery: Int64 = 1_000
 
-    /// In force, by id.
-    var byID: [String: Revocation] = [:]
+    /// In force: the last load, and those made on this node that it did not show yet.
+    private(set) var inForce: RevocationSet
+    /// The fingerprint of the last load: a load with the same one, and nothing made here since,
+    /// changes nothing (the usual case, once a second), and costs the service thread nothing.
+    private var loadedFingerprint: UInt64
+    /// Made on this node and not yet seen in a load (whose read may have raced the write).
+    private var made: [String: Revocation] = [:]
     /// A reload is out.
     var loading = false
     /// When the last reload was asked for.
     var lastAsked: Instant?
+
+    /// The list the server started with.
+    init(_ revoked: [Revocation] = []) {
+        inForce = RevocationSet(revoked)
+        loadedFingerprint = inForce.fingerprint
+    }
+
+    /// Takes a load's answer at `nowSeconds`; false when nothing changed.
+    mutating func loaded(_ set: RevocationSet, nowSeconds: Int64) -> Bool {
+        if set.fingerprint == loadedFingerprint && made.isEmpty { return false }
+        var next = set
+        for (id, revocation) in made {
+            if set[id] != nil || revocation.until <= nowSeconds {
+                made[id] = nil
+            } else {
+                next.insert(revocation)
+            }
+        }
+        loadedFingerprint = set.fingerprint
+        inForce = next
+        return true
+    }
+
+    /// Takes a revocation made on this node (durable already).
+    mutating func made(_ revocation: Revocation) {
+        inForce.insert(revocation)
+        made[revocation.id] = revocation
+    }
 }
 
 /// Revocation: with `Config.auth` set, `POST /api/revocations {"token": T}` (an `admin` bearer
@@ -31,7 +64,7 @@ struct RevocationList {
 extension Hub {
     /// Whether `token` has been revoked (as far as this node has loaded).
     func isRevoked(_ token: String) -> Bool {
-        !revocations.byID.isEmpty && revocations.byID[TokenAuthority.revocationID(of: token)] != nil
+        !revocations.inForce.isEmpty && revocations.inForce[TokenAuthority.revocationID(of: token)] != nil
     }
 
     /// On each tick: asks the store for its revocations once a second.
@@ -43,23 +76,19 @@ extension Hub {
         read(.revocations(now: wall.milliseconds / 1000), then: .revocations)
     }
 
-    /// The store's revocations came back: they replace the list, and sessions using one close.
+    /// The store's revocations came back, as a set built on the reader thread: when they changed,
+    /// they replace the list (one made here whose write raced this read stays until the store shows
+    /// it), and sessions using one close. When they did not, nothing is done at all.
     func revocationsLoaded(_ answer: StoreAnswer) {
         revocations.loading = false
         switch answer {
         case .revocations(let loaded):
-            var byID: [String: Revocation] = [:]
-            for revocation in loaded { byID[revocation.id] = revocation }
-            // One made here whose write raced this read stays until the store shows it.
-            for (id, kept) in revocations.byID where byID[id] == nil && kept.until > wall.milliseconds / 1000 {
-                byID[id] = kept
-            }
-            revocations.byID = byID
+            guard revocations.loaded(loaded, nowSeconds: wall.milliseconds / 1000) else { return }
             closeRevokedSessions()
         case .failed(let error):
             log(
                 .warning,
-                "cannot load the revoked tokens (\(error.message)); keeping the \(revocations.byID.count) known")
+                "cannot load the revoked tokens (\(error.message)); keeping the \(revocations.inForce.count) known")
         default:
             preconditionFailure("revocations got \(answer)")
         }
@@ -67,10 +96,10 @@ extension Hub {
 
     /// Closes this node's sessions whose token is revoked (forwarded ones are their owner's).
     private func closeRevokedSessions() {
-        guard !revocations.byID.isEmpty else { return }
+        guard !revocations.inForce.isEmpty else { return }
         var closing: [ConnectionID] = []
         for (id, session) in sessions {
-            guard let tokenID = session.tokenID, revocations.byID[tokenID] != nil else { continue }
+            guard let tokenID = session.token?.id, revocations.inForce[tokenID] != nil else { continue }
             switch session.phase {
             case .joining, .joined: closing.append(id)
             case .awaitingHello, .forwarded, .closing: break
@@ -84,12 +113,12 @@ extension Hub {
 
     /// `POST /api/revocations` and `GET /api/revocations`.
     func revocationRequest(_ request: HTTPRequest, exchange: ExchangeID) {
+        guard request.method == .get || request.method == .head || request.method == .post else {
+            return emit(.respond(exchange, .methodNotAllowed("GET, POST")))
+        }
         guard let auth = config.auth else {
             return emit(
                 .respond(exchange, .error(404, "not_found", "this server has no access control (--auth-secret)")))
-        }
-        guard request.method == .get || request.method == .head || request.method == .post else {
-            return emit(.respond(exchange, .methodNotAllowed("GET, POST")))
         }
         guard let bearer = authorize(request, exchange: exchange) else { return }
         guard bearer.role == .admin else { return emit(.respond(exchange, Self.forbidden("managing revocations"))) }
@@ -115,7 +144,7 @@ extension Hub {
             // Expired already: refused everywhere anyway, and nothing to keep.
             return emit(.respond(exchange, Self.revokedAnswer(revocation)))
         }
-        guard revocations.byID.count < RevocationList.maximum || revocations.byID[revocation.id] != nil else {
+        guard revocations.inForce.count < RevocationList.maximum || revocations.inForce[revocation.id] != nil else {
             meters.limitHits.add(.revocations)
             return emit(
                 .respond(
@@ -133,9 +162,7 @@ extension Hub {
 
     /// The store has the revocation: it holds on this node at once, and the answer goes out.
     func revoked(_ revocation: Revocation, exchange: ExchangeID) {
-        if (revocations.byID[revocation.id]?.until ?? .min) < revocation.until {
-            revocations.byID[revocation.id] = revocation
-        }
+        revocations.made(revocation)
         closeRevokedSessions()
         emit(.respond(exchange, Self.revokedAnswer(revocation)))
     }
@@ -152,7 +179,7 @@ extension Hub {
     /// `GET /api/revocations`: those in force that `bearer` (an admin) may see, by id.
     private func revocationList(for bearer: Claims) -> HTTPResponse {
         let nowSeconds = wall.milliseconds / 1000
-        let shown = revocations.byID.values.filter {
+        let shown = revocations.inForce.byID.values.filter {
             $0.until > nowSeconds && (bearer.board == nil || $0.board == bearer.board)
         }.sorted { $0.id < $1.id }
         return .json(200) { w in

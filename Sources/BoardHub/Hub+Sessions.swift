@@ -42,10 +42,9 @@ final class Session {
     var rateLimitLogged = false
     /// What its token allows (everything without access control).
     var role = Role.admin
-    /// When its token expires, in seconds since 1970 (Hub+Tokens.swift).
-    var expires = Int64.max
-    /// Its token's id, for revocations (Hub+Revocations.swift); nil without access control.
-    var tokenID: String?
+    /// Its token, with access control (nil without: nothing expires or is revoked). Out of line,
+    /// so that a session without one is 16 bytes smaller: every idle connection has a session.
+    var token: SessionToken?
     /// Rate limits (`Hub.Config` has the rates; a bucket whose rate is nil is never asked).
     var ops: TokenBucket
     var messages: TokenBucket
@@ -57,6 +56,19 @@ final class Session {
         ops = TokenBucket(config.opRate, now: now, stalled: stalled)
         messages = TokenBucket(config.messageRate, now: now, stalled: stalled)
         strikes = TokenBucket(config.strikeRate, now: now, stalled: stalled)
+    }
+}
+
+/// What a session keeps of its token, with access control.
+final class SessionToken {
+    /// When it expires, in seconds since 1970 (Hub+Tokens.swift).
+    var expires: Int64
+    /// Its id, for revocations (Hub+Revocations.swift); nil for a session let in without one.
+    var id: String?
+
+    init(expires: Int64, id: String?) {
+        self.expires = expires
+        self.id = id
     }
 }
 
@@ -137,8 +149,9 @@ extension Hub {
             stopAwaitingHello(id)
             guard let claims = authorize(session, token: token, board: board) else { return }
             session.role = claims.role
-            session.expires = claims.expires
-            if config.auth != nil, let token { session.tokenID = TokenAuthority.revocationID(of: token) }
+            if config.auth != nil {
+                session.token = SessionToken(expires: claims.expires, id: token.map(TokenAuthority.revocationID(of:)))
+            }
             hello(session, Session.Join(board: board, name: claims.name ?? name, since: since, hello: message))
         case .joining(var join):
             if case .hello = message {
@@ -163,7 +176,35 @@ extension Hub {
             // The board may have been deleted (and even recreated) while this connection closes.
             guard let host = boards[boardID], host.connection(of: user) == id else { return }
             guard permits(session, message, on: host) else { return }
-            perform(host.room.handle(message, from: user, now: now, wall: wall), on: host)
+            let message = withinStoreBacklog(message, on: host, to: id)
+            perform(host.room.handle(message, from: user, address: session.peer, now: now, wall: wall), on: host)
+        }
+    }
+
+    /// `message`, or, when the board already has `maxUnstoredOps` ops waiting for the store (the
+    /// store is failing: a full disk, a database away), what is left of it without a new op: an
+    /// op is refused at once with `unavailable` (it was not applied; the client may send it again
+    /// later with the same op id), and a drop with an action becomes a plain drop. So memory stays
+    /// bounded however long the store fails, and nobody waits on an op that cannot be stored soon.
+    private func withinStoreBacklog(_ message: ClientMessage, on host: BoardHost, to id: ConnectionID)
+        -> ClientMessage
+    {
+        let room = host.room
+        guard config.maxUnstoredOps > 0, room.sequencer.seq - room.visibleSeq >= Seq(config.maxUnstoredOps)
+        else { return message }
+        let text =
+            "the store is not keeping up (\(config.maxUnstoredOps) ops wait for it); not applied, send it again later"
+        switch message {
+        case .op(let request):
+            meters.limitHits.add(.unstoredOps)
+            send(.error(ProtocolError(.unavailable, text, opID: request.opID.rawValue)), to: id)
+            return .ping  // A room ignores it.
+        case .drop(let item, let action?):
+            meters.limitHits.add(.unstoredOps)
+            send(.error(ProtocolError(.unavailable, text, opID: action.opID.rawValue)), to: id)
+            return .drop(item: item, action: nil)
+        default:
+            return message
         }
     }
 
@@ -212,7 +253,7 @@ extension Hub {
         host.add(user.id, on: session.id)
         meters.joins.add()
         log(.info, "\(user.id) \"\(join.name)\" joined board \(boardID) from \(session.peer)")
-        perform(host.room.join(user, address: session.peer, since: join.since), on: host)
+        perform(host.room.join(user, since: join.since), on: host)
         for message in join.queued {
             guard case .joined = session.phase else { break }
             received(.success(message), on: session.id)

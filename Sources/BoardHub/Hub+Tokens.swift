@@ -61,8 +61,7 @@ extension Hub {
     private func adopt(_ claims: Claims, token: String, for session: Session) {
         let before = session.role
         session.role = claims.role
-        session.expires = claims.expires
-        session.tokenID = TokenAuthority.revocationID(of: token)
+        session.token = SessionToken(expires: claims.expires, id: TokenAuthority.revocationID(of: token))
         log(.info, "\(session.id): new token, \(claims.role.rawValue) until \(claims.expires)")
         switch session.phase {
         case .joining(var join):
@@ -76,7 +75,9 @@ extension Hub {
             guard let host = boards[board], host.connection(of: user) == session.id,
                 let held = host.room.holds.first(where: { $0.value.by == user })?.key
             else { break }
-            perform(host.room.handle(.drop(item: held, action: nil), from: user, now: now, wall: wall), on: host)
+            perform(
+                host.room.handle(
+                    .drop(item: held, action: nil), from: user, address: session.peer, now: now, wall: wall), on: host)
         default: break
         }
         send(.auth(role: claims.role.rawValue, expires: claims.expires), to: session.id)
@@ -88,7 +89,7 @@ extension Hub {
         guard config.auth != nil else { return }
         let wallMilliseconds = wall.milliseconds
         var expired: [ConnectionID] = []
-        for (id, session) in sessions where session.expires <= wallMilliseconds / 1000 {
+        for (id, session) in sessions where (session.token?.expires ?? .max) <= wallMilliseconds / 1000 {
             switch session.phase {
             case .joining, .joined: expired.append(id)
             case .awaitingHello, .forwarded, .closing: break

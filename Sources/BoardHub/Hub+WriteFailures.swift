@@ -126,6 +126,8 @@ extension Hub {
                 closeSession(connection, code: 1011, reason: "board unavailable", flush: true)
             }
         }
+        endStreams(of: host, deleted: false)
+        failRESTOps(on: id, storeFailed)
         releaseLease(id)
     }
 }

@@ -33,6 +33,10 @@ package final class Hub {
         case request(ExchangeID, HTTPRequest)
         /// The store answered a read.
         case answered(ReadID, StoreAnswer)
+        /// The client of an HTTP request went away before its answer: reads made only for it
+        /// are of no use now, and a client that asks for large pages and hangs up must not be
+        /// able to keep the reader thread busy for nobody.
+        case abandoned(ExchangeID)
         /// The store made these boards durable up to these seqs, and these tickets' writes.
         case durable(seqs: [BoardID: Seq], tickets: [Ticket])
         /// The store cannot write these writes of one board, however often it tries.
@@ -57,6 +61,13 @@ package final class Hub {
         /// The transport refused something by a rule of its own (a limit, a silent socket, a
         /// `/metrics` token): the hub's metrics count it with the hub's own refusals.
         case transportCounted(TransportCount)
+        /// An event stream's exchange ended (its client went away, or the transport cut it off as a
+        /// stalled reader). The transport says so for every exchange it handed over as a stream
+        /// request (`GET /api/boards/{id}/events`), whether or not the stream had opened.
+        case streamEnded(ExchangeID)
+        /// In a cluster: the owner's answer to a REST request this node relayed (`.forwardHTTP`),
+        /// or nil when none came (no connection, an answer over the size bound, a timeout).
+        case forwardedAnswer(ExchangeID, HTTPResponse?)
     }
 
     /// Something the transport must do, in order.
@@ -76,6 +87,8 @@ package final class Hub {
         case persist(StoreWrite, ticket: Ticket?)
         /// Ask the store, off the service thread; the answer comes back as `answered`.
         case read(ReadID, StoreRead)
+        /// Drop this read if it has not run yet: nobody waits for its answer any more.
+        case cancelRead(ReadID)
         /// Answer an HTTP request.
         case respond(ExchangeID, HTTPResponse)
         /// Write a log line.
@@ -87,6 +100,16 @@ package final class Hub {
         case forward(ConnectionID, advertise: String, messages: [ClientMessage])
         /// In a cluster: give up the board's lease (after the board's queued writes).
         case release(BoardID)
+        /// Answer the exchange with `200 text/event-stream` and keep it open: an event stream
+        /// (Hub+Streams.swift), which gets `.stream` events until `.endStream` or its client leaves.
+        case openStream(ExchangeID)
+        /// Send one stream event (encoded once) to these open streams, in order after earlier ones.
+        case stream(StreamEvent, to: [ExchangeID])
+        /// Close these streams once what is queued for them is sent.
+        case endStream([ExchangeID])
+        /// In a cluster: relay this HTTP request to the board's owner at `advertise` (`HOST:PORT`);
+        /// its answer comes back as `.forwardedAnswer` (Hub+Cluster.swift).
+        case forwardHTTP(ExchangeID, advertise: String, HTTPRequest)
     }
 
     let config: Config
@@ -139,6 +162,13 @@ package final class Hub {
     /// In a cluster: joining sessions waiting to claim their board again after a forward that
     /// never reached the owner (`Session.retry` says when).
     var retrying: Set<ConnectionID> = []
+    /// `POST /api/boards/{id}/ops` waiting for their op's answer, by the user each was sent as
+    /// (Hub+REST.swift).
+    var restOps: [UserID: RESTOp] = [:]
+    /// In a cluster: REST requests relayed to their board's owner, waiting for its answer (Hub+Cluster.swift).
+    var httpForwards: [ExchangeID: HTTPForward] = [:]
+    /// Event streams, loading or open, by their exchange (Hub+Streams.swift).
+    var streams: [ExchangeID: EventStream] = [:]
 
     /// The milliseconds the server has been stalled so far (gaps between events over
     /// `config.stallAfter`), which the clients' rate buckets are not charged for.
@@ -158,7 +188,7 @@ package final class Hub {
     package init(config: Config) {
         self.config = config
         meters = HubMeters(metrics)
-        for revocation in config.revoked { revocations.byID[revocation.id] = revocation }
+        revocations = RevocationList(config.revoked)
     }
 
     /// Handles one event at monotonic time `now` and wall-clock time `wall`; returns what to do.
@@ -176,6 +206,7 @@ package final class Hub {
         case .closed(let id): closed(id)
         case .request(let exchange, let request): route(request, exchange: exchange)
         case .answered(let read, let answer): answered(read, answer)
+        case .abandoned(let exchange): abandoned(exchange)
         case .durable(let seqs, let tickets): durable(seqs: seqs, tickets: tickets)
         case .writeFailed(let failure): writeFailed(failure)
         case .tick: tick()
@@ -185,6 +216,8 @@ package final class Hub {
             forwardEnded(id, code: code, answered: answered, unrelayed: unrelayed)
         case .released(let board): released(board)
         case .transportCounted(let count): meters.count(count)
+        case .streamEnded(let exchange): streamEnded(exchange)
+        case .forwardedAnswer(let exchange, let response): forwardedAnswer(exchange, response)
         }
         // Not removeAll(keepingCapacity:): the returned array shares the storage, so that would
         // allocate a new buffer as large as the largest burst of actions ever, on every event.
@@ -260,8 +293,19 @@ package final class Hub {
             track(effect, on: host)
             switch effect {
             case .send(let user, let message):
-                if let connection = host.connection(of: user) { send(message, to: connection) }
+                if let connection = host.connection(of: user) {
+                    send(message, to: connection)
+                } else {
+                    answerREST(message, to: user)
+                }
             case .broadcast(let message, let except):
+                if case .committed(let op) = message {
+                    if !host.streams.isEmpty {
+                        host.streamed = now
+                        emit(.stream(.ops([op]), to: host.streams))
+                    }
+                    answerREST(message, to: op.by)
+                }
                 guard !host.members.isEmpty else { continue }
                 actions.append(.broadcast(message, to: host.members, except: except.flatMap(host.connection(of:))))
             case .persist(let op):
@@ -273,6 +317,9 @@ package final class Hub {
                     actions.append(.persist(.create(host.room.published), ticket: ticket))
                 }
                 actions.append(.persist(.append(host.room.id, [op]), ticket: nil))
+            case .readBoard(let request, let user):
+                guard case .restore(let to, _) = request.op else { continue }
+                read(.boardAt(host.room.id, to), then: .restore(host.room.id, user, request))
             }
         }
     }
@@ -280,7 +327,7 @@ package final class Hub {
     /// Forgets a board nobody is on once nothing waits for the disk; the store has all of it.
     /// In a cluster its lease is given up after its writes.
     func evictIfIdle(_ host: BoardHost) {
-        guard host.room.isIdle, host.members.isEmpty, !creating.values.contains(host.room.id),
+        guard host.room.isIdle, host.members.isEmpty, host.streams.isEmpty, !creating.values.contains(host.room.id),
             boards[host.room.id] === host
         else { return }
         boards[host.room.id] = nil
@@ -304,6 +351,22 @@ package final class Hub {
         }
     }
 
+    /// Cancels the reads made only to answer `exchange`. A write (`POST /api/revocations`) goes
+    /// on: it was asked for, and it holds whether or not its client hears of it.
+    private func abandoned(_ exchange: ExchangeID) {
+        httpForwards[exchange] = nil
+        let unwanted = reads.compactMap { id, continuation -> ReadID? in
+            guard case .http(exchange, let route) = continuation else { return nil }
+            if case .revoke = route { return nil }
+            return id
+        }
+        for id in unwanted.sorted(by: { $0.rawValue < $1.rawValue }) {
+            reads[id] = nil
+            meters.abandonedReads.add()
+            actions.append(.cancelRead(id))
+        }
+    }
+
     private func answered(_ id: ReadID, _ answer: StoreAnswer) {
         guard let continuation = reads.removeValue(forKey: id) else { return }
         switch continuation {
@@ -311,6 +374,7 @@ package final class Hub {
         case .claimed(let board, let sent, let force): decided(board, answer, claim: (sent, force))
         case .http(let exchange, let route): answered(route, answer, exchange: exchange)
         case .revocations: revocationsLoaded(answer)
+        case .restore(let board, let user, let request): restoreRead(answer, board: board, user: user, request: request)
         }
     }
 
@@ -327,6 +391,7 @@ package final class Hub {
             if host.room.hasTimers { perform(host.room.expireHolds(now: now), on: host) }
             perform(host.room.presence(now: now), on: host)
         }
+        if !streams.isEmpty { keepStreamsAlive() }
         if stopping && !stopped && now >= stopDeadline { stop() }
     }
 
@@ -336,6 +401,7 @@ package final class Hub {
         stopDeadline = now + config.shutdownGrace
         log(.info, "shutting down: closing \(sessions.count) connection(s) with 1001")
         for id in sessions.keys.sorted() { closeSession(id, code: 1001, reason: "server shutting down", flush: false) }
+        endAllStreams()
         if sessions.isEmpty { stop() }
     }
 
@@ -360,6 +426,10 @@ final class BoardHost {
     var timings = BoardTimings()
     /// In a cluster: this node's lease on the board, as far as this node knows (nil: one node).
     var lease: LeaseView?
+    /// The open event streams on the board, in the order they opened (Hub+Streams.swift).
+    var streams: [ExchangeID] = []
+    /// When the streams last got anything (an op, a keepalive).
+    var streamed = Instant(milliseconds: 0)
     /// The connections on the board, in join order (shared, unchanged, by every broadcast action).
     private(set) var members: [ConnectionID] = []
     private var byUser: [UserID: ConnectionID] = [:]
@@ -393,6 +463,18 @@ enum Deferred {
     case create(ExchangeID, Board)
     /// `DELETE /api/boards/{id}`.
     case delete(ExchangeID)
+    /// `POST /api/boards/{id}/ops` (Hub+REST.swift).
+    case op(ExchangeID, RESTOp.Pending)
+    /// `GET /api/boards/{id}/events` (Hub+Streams.swift).
+    case stream(ExchangeID)
+
+    /// Whether the work needs the board loaded (not just known to exist).
+    var needsBoard: Bool {
+        switch self {
+        case .join, .op, .stream: true
+        case .create, .delete: false
+        }
+    }
 }
 
 /// What to do with a store answer.
@@ -405,6 +487,8 @@ enum Continuation {
     case http(ExchangeID, HTTPRead)
     /// The answer is the store's revocations (Hub+Revocations.swift).
     case revocations
+    /// The answer is the board as of a restore's `to`, for this user's restore (Hub+History.swift).
+    case restore(BoardID, UserID, OpRequest)
 }
 
 /// An HTTP request waiting for a read.
@@ -415,6 +499,10 @@ enum HTTPRead {
     case snapshot(BoardID)
     /// `GET /api/boards/{id}/ops`: the page comes encoded (or nil: the store has no such board).
     case ops(BoardID)
+    /// `GET /api/boards/{id}?at=SEQ`: the answer comes encoded (or nil: the store has no such board).
+    case at(BoardID, Seq)
+    /// `GET /api/boards/{id}/history`: the page comes encoded (or nil: the store has no such board).
+    case history(BoardID)
     /// The answer comes encoded (a snapshot).
     case encoded
     /// `GET /api/cluster`.
@@ -429,10 +517,17 @@ package struct ClusterSettings: Equatable, Sendable {
     package var node: String
     /// How long a lease lasts, in milliseconds (`--lease`).
     package var lease: Int64
+    /// How long a REST request relayed to a board's owner may wait for its answer, in
+    /// milliseconds (`--forward-timeout`); then its client gets 503 `elsewhere`.
+    package var forwardTimeout: Int64
+    /// How many REST requests may wait for their owners' answers at once; more get 503 `elsewhere`.
+    package var maxHTTPForwards: Int
 
     /// Settings for a node.
-    package init(node: String, lease: Int64) {
+    package init(node: String, lease: Int64, forwardTimeout: Int64 = 3_000, maxHTTPForwards: Int = 256) {
         self.node = node
         self.lease = lease
+        self.forwardTimeout = forwardTimeout
+        self.maxHTTPForwards = maxHTTPForwards
     }
 }

@@ -23,40 +23,57 @@ package struct Rate: Equatable, Sendable {
 /// summed over every stall so far) may hold, for the refill across a stall, up to `burst` plus
 /// what the rate earns in that stall: those messages are charged as if they had come when they
 /// were sent. Tokens above `burst` are never added again, only used up.
+///
+/// Three of these live in every connection's session, so a bucket is 16 bytes: the tokens as a
+/// `Float` (a burst of thousands still counts to a thousandth), and the stall mark as the low 32
+/// bits of the stalled time, compared with wrapping arithmetic (one refill never spans 49 days of
+/// stalls).
 struct TokenBucket {
-    private var tokens: Double
+    private var tokens: Float
+    /// The server's stalled time at `last`, in milliseconds, modulo 2³².
+    private var stalledAtLast: UInt32
     private var last: Instant
-    /// The server's stalled time at `last`.
-    private var stalledAtLast: Int64
 
     /// A full bucket; `stalled` is the server's stalled time now (0: the bucket is not told of stalls).
     init(_ rate: Rate?, now: Instant, stalled: Int64 = 0) {
-        tokens = rate?.burst ?? 0
+        tokens = Float(rate?.burst ?? 0)
         last = now
-        stalledAtLast = stalled
+        stalledAtLast = Self.mark(stalled)
     }
 
     /// Takes a token if there is one (always, without a rate).
     mutating func take(_ rate: Rate?, now: Instant, stalled: Int64 = 0) -> Bool {
         guard let rate else { return true }
-        refill(rate, now, stalled)
+        refill(rate, now, Self.mark(stalled))
         guard tokens >= 1 else { return false }
         tokens -= 1
         return true
+    }
+
+    /// Takes `amount` tokens more, going into debt when there are not that many: what its owner
+    /// sends next is refused until the rate has paid the debt back.
+    mutating func charge(_ amount: Double, _ rate: Rate?, now: Instant, stalled: Int64 = 0) {
+        guard let rate, amount > 0 else { return }
+        refill(rate, now, Self.mark(stalled))
+        tokens -= Float(amount)
     }
 
     /// True when the bucket is full again at `now` (its owner may be forgotten).
     mutating func isFull(_ rate: Rate?, now: Instant) -> Bool {
         guard let rate else { return true }
         refill(rate, now, stalledAtLast)
-        return tokens >= rate.burst
+        return tokens >= Float(rate.burst)  // As a Float: 33.3 is stored as 33.2999…
     }
 
-    private mutating func refill(_ rate: Rate, _ now: Instant, _ stalled: Int64) {
-        let elapsed = Double(max(now - last, 0)) / 1000
-        let stall = Double(min(max(stalled - stalledAtLast, 0), max(now - last, 0))) / 1000
+    private static func mark(_ stalled: Int64) -> UInt32 { UInt32(truncatingIfNeeded: stalled) }
+
+    private mutating func refill(_ rate: Rate, _ now: Instant, _ stalled: UInt32) {
+        let since = max(now - last, 0)
+        let elapsed = Double(since) / 1000
+        let stall = Double(min(Int64(stalled &- stalledAtLast), since)) / 1000
         let cap = rate.burst + stall * rate.perSecond
-        if tokens < cap { tokens = min(cap, tokens + elapsed * rate.perSecond) }
+        let held = Double(tokens)
+        if held < cap { tokens = Float(min(cap, held + elapsed * rate.perSecond)) }
         last = now
         stalledAtLast = stalled
     }
@@ -78,15 +95,22 @@ final class AddressState {
     var refusalLogged: Instant?
     var connects: TokenBucket
     var creations: TokenBucket
+    /// Ops sent over HTTP (`POST /api/boards/{id}/ops`): one bucket of `opRate` per address, as
+    /// one WebSocket connection has.
+    var restOps: TokenBucket
+    /// Open event streams (`GET /api/boards/{id}/events`), loading or open.
+    var streams = 0
 
     init(_ config: Hub.Config, now: Instant) {
         connects = TokenBucket(config.connectRate, now: now)
         creations = TokenBucket(config.boardCreationRate, now: now)
+        restOps = TokenBucket(config.opRate, now: now)
     }
 
     func isIdle(_ config: Hub.Config, now: Instant) -> Bool {
-        guard connections == 0, pending == 0, refused == 0 else { return false }
+        guard connections == 0, pending == 0, refused == 0, streams == 0 else { return false }
         return connects.isFull(config.connectRate, now: now) && creations.isFull(config.boardCreationRate, now: now)
+            && restOps.isFull(config.opRate, now: now)
     }
 }
 

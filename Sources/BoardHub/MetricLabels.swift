@@ -6,8 +6,8 @@ internal import BoardMetrics
 
 /// A client message's `type`, or `invalid` for one that did not parse (whatever its `type` said).
 package enum ClientMessageType: String, MetricLabels, CaseIterable {
-    case hello, swap, move, toggle, add, edit, remove, addZone, editZone, removeZone, retitle, dragStart, hover, drop,
-        ping, auth, invalid
+    case hello, swap, move, toggle, add, edit, remove, addZone, editZone, removeZone, retitle, restore, dragStart,
+        hover, drop, ping, auth, invalid
 
     /// `type`.
     package static let names = ["type"]
@@ -38,14 +38,15 @@ package enum ClientMessageType: String, MetricLabels, CaseIterable {
         case .editZone: self = .editZone
         case .removeZone: self = .removeZone
         case .retitle: self = .retitle
+        case .restore: self = .restore
         }
     }
 }
 
 /// A server message's `type`.
 package enum ServerMessageType: String, MetricLabels, CaseIterable {
-    case welcome, join, leave, swap, move, toggle, add, edit, remove, addZone, editZone, removeZone, retitle, ack,
-        reject, dragStart, hover, drop, error, pong, presence, auth
+    case welcome, join, leave, swap, move, toggle, add, edit, remove, addZone, editZone, removeZone, retitle, restore,
+        ack, reject, dragStart, hover, drop, error, pong, presence, auth
 
     /// `type`.
     package static let names = ["type"]
@@ -68,6 +69,7 @@ package enum ServerMessageType: String, MetricLabels, CaseIterable {
             case .editZone: self = .editZone
             case .removeZone: self = .removeZone
             case .retitle: self = .retitle
+            case .restore: self = .restore
             }
         case .ack: self = .ack
         case .reject: self = .reject
@@ -84,7 +86,7 @@ package enum ServerMessageType: String, MetricLabels, CaseIterable {
 
 /// A committed op's kind.
 package enum OpType: String, MetricLabels, CaseIterable {
-    case swap, move, toggle, add, edit, remove, addZone, editZone, removeZone, retitle
+    case swap, move, toggle, add, edit, remove, addZone, editZone, removeZone, retitle, restore
 
     /// `type`.
     package static let names = ["type"]
@@ -102,6 +104,7 @@ package enum OpType: String, MetricLabels, CaseIterable {
         case .editZone: self = .editZone
         case .removeZone: self = .removeZone
         case .retitle: self = .retitle
+        case .restore: self = .restore
         }
     }
 }
@@ -166,6 +169,14 @@ package enum LimitName: String, MetricLabels, CaseIterable {
     case httpAnswers = "http_answers"
     /// Revoked tokens in force (`POST /api/revocations` gets 507).
     case revocations
+    /// `--max-unstored-ops`: a board's ops waiting for a failing store (`unavailable`).
+    case unstoredOps = "unstored_ops"
+    /// `--max-streams` (503 `busy` for an event stream).
+    case streams
+    /// `--max-streams-per-address` (429 for an event stream).
+    case streamsPerAddress = "streams_per_address"
+    /// REST ops relayed to their boards' owners, waiting at once (503 `elsewhere`).
+    case httpForwards = "http_forwards"
 
     /// `limit`.
     package static let names = ["limit"]

@@ -30,6 +30,12 @@ package enum StoreRead: Equatable, Sendable {
     case revoke(Revocation, now: Int64)
     /// The revocations in force at `now` (seconds since 1970).
     case revocations(now: Int64)
+    /// The board as it was right after op `seq`, for a restore.
+    case boardAt(BoardID, Seq)
+    /// `GET /api/boards/{id}?at=SEQ`: the board as of a seq, read and encoded off the service thread.
+    case boardAtAnswer(BoardAtRequest)
+    /// `GET /api/boards/{id}/history`: a page of ops, newest first, encoded off the service thread.
+    case historyPage(HistoryPageRequest)
 
     /// Asks `store`. Runs on the reader thread, never on the service thread.
     package func run(on store: any BoardStore) -> StoreAnswer {
@@ -70,8 +76,15 @@ package enum StoreRead: Equatable, Sendable {
                 try revocations.revoke(revocation, now: now)
                 return .revoked(revocation)
             case .revocations(let now):
-                guard let revocations = store as? any RevocationStore else { return .revocations([]) }
-                return .revocations(try revocations.revocations(now: now))
+                guard let revocations = store as? any RevocationStore else { return .revocations(RevocationSet()) }
+                return .revocations(RevocationSet(try revocations.revocations(now: now)))
+            case .boardAt(let id, let seq):
+                let answer = try store.board(id, at: seq)
+                // Its size is what the restore costs the sender (`Hub.restoreRead`), measured here.
+                if case .board(let board, _) = answer { return .boardAsOf(answer, bytes: board.encoded().count) }
+                return .boardAsOf(answer, bytes: 0)
+            case .boardAtAnswer(let request): return .encoded(try request.run(on: store))
+            case .historyPage(let request): return .encoded(try request.run(on: store))
             }
         } catch {
             return .failed(error)
@@ -89,8 +102,8 @@ package enum StoreAnswer: Sendable {
     case exists(Bool)
     /// The answer to `list`.
     case list([BoardSummary])
-    /// The answer to `opsPage` and `encodeSnapshot`: the HTTP answer, or nil when the store has
-    /// no such board (the hub may have it in memory, not stored yet).
+    /// The answer to `opsPage`, `encodeSnapshot`, `boardAtAnswer` and `historyPage`: the HTTP
+    /// answer, or nil when the store has no such board (the hub may have it in memory, not stored yet).
     case encoded(HTTPResponse?)
     /// The answer to `claim` when another node owns the board.
     case elsewhere(node: String, advertise: String)
@@ -100,8 +113,10 @@ package enum StoreAnswer: Sendable {
     case boardAndOwner(StoredBoard?, owner: String?)
     /// The answer to `revoke`: it is durable.
     case revoked(Revocation)
-    /// The answer to `revocations`.
-    case revocations([Revocation])
+    /// The answer to `revocations`, made into a set on the reader thread.
+    case revocations(RevocationSet)
+    /// The answer to `boardAt`, and the board's size as JSON (0 when there is none).
+    case boardAsOf(BoardAsOf, bytes: Int)
     /// The store failed.
     case failed(StoreError)
 }

@@ -3,6 +3,7 @@ internal import BoardHub
 internal import BoardStore
 import Foundation
 internal import LWSSupport
+import Synchronization
 
 /// A cluster node's renewal thread: every third of a lease it renews the node's leases in the
 /// store (`renew`, one statement) and reads which nodes are alive, then tells the hub which boards
@@ -22,6 +23,8 @@ final class LeaseKeeper: Sendable {
     /// Signalled by `stop()`: cuts the wait short and ends the thread.
     private let stopping = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
+    /// When the last renewal that succeeded was sent (at first: when the keeper was made).
+    private let lastRenewal = Mutex(ContinuousClock.now)
 
     /// A keeper of `store`'s leases that reports to `report` (from its own thread).
     init(store: any ClusterStore, log: Logger, report: @escaping @Sendable (Hub.Event) -> Void) {
@@ -35,6 +38,14 @@ final class LeaseKeeper: Sendable {
     /// A keeper that reports to the service thread's inbox.
     convenience init(store: any ClusterStore, inbox: Inbox<Hub.Event>, log: Logger) {
         self.init(store: store, log: log) { event in inbox.post(event) }
+    }
+
+    /// Whether no renewal has succeeded for longer than a lease: the database is away, or does not
+    /// commit (a synchronous standby that is away), or answers too slowly. The node then holds no
+    /// board (the hub has dropped them) and cannot claim one: `/readyz` says `leases_lapsed`.
+    var lapsed: Bool {
+        let last = lastRenewal.withLock { $0 }
+        return ContinuousClock.now - last > .milliseconds(lease)
     }
 
     /// Starts the thread; the first renewal is at once.
@@ -66,8 +77,10 @@ final class LeaseKeeper: Sendable {
         var lastLogged: ContinuousClock.Instant?
         repeat {
             let start = Clock.now()
+            let sent = ContinuousClock.now
             do throws(StoreError) {
                 let held = try store.renew()
+                lastRenewal.withLock { $0 = sent }
                 let alive = Set(try store.nodes().filter(\.alive).map(\.name))
                 report(.leases(held: held, validUntil: start + lease, alive: alive))
                 if failures > 0 {

@@ -1,6 +1,7 @@
 internal import BoardHub
 internal import BoardStore
 internal import LWSSupport
+import Synchronization
 
 /// The store's reader thread: loads, existence checks, board lists and op pages (encoded there
 /// as their HTTP answers), so that no read of the disk ever runs on the service thread. Answers
@@ -11,23 +12,41 @@ internal import LWSSupport
 /// neither the service thread nor the joins waiting for the store should wait for it.
 final class Reader: Sendable {
     private let store: any BoardStore
-    private let inbox: Inbox<Hub.Event>
+    /// Where answers go: the service thread's inbox.
+    private let deliver: @Sendable (ReadID, StoreAnswer) -> Void
     private let worker: Worker<(ReadID, StoreRead)>
+    /// The reads submitted and not yet run: one cancelled (`cancel`) is taken out, and then
+    /// skipped when its turn comes.
+    private let queued = Mutex(Set<ReadID>())
 
-    init(store: any BoardStore, inbox: Inbox<Hub.Event>, name: String = "shuffleboard-reader") {
+    convenience init(store: any BoardStore, inbox: Inbox<Hub.Event>, name: String = "shuffleboard-reader") {
+        self.init(store: store, name: name) { id, answer in inbox.post(.answered(id, answer)) }
+    }
+
+    /// A reader whose answers go to `deliver` (a test's, instead of an inbox).
+    init(store: any BoardStore, name: String, deliver: @escaping @Sendable (ReadID, StoreAnswer) -> Void) {
         self.store = store
-        self.inbox = inbox
+        self.deliver = deliver
         worker = Worker(name: name, leftovers: .drop)
     }
 
     func start() {
-        worker.start { [store, inbox] batch in
-            for (id, read) in batch { inbox.post(.answered(id, read.run(on: store))) }
+        worker.start { [self] batch in
+            for (id, read) in batch {
+                guard queued.withLock({ $0.remove(id) != nil }) else { continue }
+                deliver(id, read.run(on: store))
+            }
         }
     }
 
     /// Queues a read; its answer is posted as `.answered(id, …)`.
-    func submit(_ read: StoreRead, id: ReadID) { worker.submit((id, read)) }
+    func submit(_ read: StoreRead, id: ReadID) {
+        queued.withLock { _ = $0.insert(id) }
+        worker.submit((id, read))
+    }
+
+    /// Drops the read `id` if it has not begun; its answer is never posted then.
+    func cancel(_ id: ReadID) { queued.withLock { _ = $0.remove(id) } }
 
     /// Drops what is still queued and stops the thread once the read in progress is done.
     func stop() { worker.stop() }

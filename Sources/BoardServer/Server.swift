@@ -173,6 +173,7 @@ package final class Server: Sendable {
         // Upstreams still closing end here (their callbacks find no client, so the hub hears nothing).
         lws_context_destroy(context)
         service.relay.removeAll()
+        service.httpForwards.removeAll()
         withExtendedLifetime(setup) {}
         state.withLock { $0.running = false }
         log.info("stopped")
@@ -273,6 +274,15 @@ private final class ContextSetup {
             info.ssl_cert_filepath = UnsafePointer(cert)
             info.ssl_private_key_filepath = UnsafePointer(privateKey)
             info.alpn = UnsafePointer(alpn)
+            // The client side, for forwarding to boards' owners over TLS (Relay/Relay.swift): lws
+            // makes the vhost's client SSL_CTX from these (lib/tls/tls-client.c). With
+            // --cluster-ca it trusts that authority alone, not the system's too.
+            if let authority = config.clusterCA {
+                let ca = strdup(authority)!
+                strings.append(ca)
+                info.client_ssl_ca_filepath = UnsafePointer(ca)
+                info.options |= UInt64(LWS_SERVER_OPTION_DISABLE_OS_CA_CERTS)
+            }
         }
     }
 

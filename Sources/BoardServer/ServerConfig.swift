@@ -150,6 +150,11 @@ package struct ServerConfig: Sendable {
         get { hub.maxBoardsInMemory }
         set { hub.maxBoardsInMemory = newValue }
     }
+    /// Ops of one board waiting for the store (0: no limit); more get `unavailable` at once.
+    package var maxUnstoredOps: Int {
+        get { hub.maxUnstoredOps }
+        set { hub.maxUnstoredOps = newValue }
+    }
     /// Seconds an HTTP client has to send its request headers, and then for the rest of the
     /// exchange: its body, the server's answer, and sending that answer.
     package var httpTimeout = 15
@@ -194,6 +199,11 @@ package struct ServerConfig: Sendable {
     package var tlsCertificate: String?
     /// See `tlsCertificate`.
     package var tlsKey: String?
+    /// With `tlsCertificate`: the PEM certificate(s) of the authority that signed the other
+    /// nodes' certificates (`--cluster-ca`). A node with TLS forwards to its boards' owners over
+    /// TLS (`wss://`) only, and trusts an owner whose certificate this authority signed for the
+    /// owner's advertised address; nil: the system's trusted authorities instead.
+    package var clusterCA: String?
 
     /// The secret the nodes of a cluster share; nil: the store's (`ClusterStore.clusterSecret()`,
     /// read when the server is made), or none when the store is not a `ClusterStore`.

@@ -61,8 +61,11 @@ struct StaticFiles {
                 continue
             }
             bytes += data.count
+            // The SDK is for other sites' pages too: a browser imports a module from another
+            // origin only with this header. Public files, no credentials: nothing to leak.
+            let shared = relative.hasPrefix("sdk/") ? [HTTPResponse.Header("access-control-allow-origin:", "*")] : []
             contents[relative] = HTTPResponse(
-                status: 200, contentType: Self.contentType(of: candidate), body: [UInt8](data))
+                status: 200, contentType: Self.contentType(of: candidate), body: [UInt8](data), headers: shared)
         }
         self.contents = contents
         self.skipped = skipped

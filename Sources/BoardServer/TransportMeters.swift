@@ -91,7 +91,8 @@ final class TransportMeters {
         storeFailing = registry.gauge(
             "shuffleboard_store_failing", "1 while the writer's last attempt failed and it is retrying, else 0.")
         ready = registry.gauge(
-            "shuffleboard_ready", "1 when /readyz answers 200 (store writable, not shutting down), else 0.")
+            "shuffleboard_ready",
+            "1 when /readyz answers 200 (store writable, leases renewed, not shutting down), else 0.")
         serviceBusy = registry.gauge(
             "shuffleboard_service_busy_ratio",
             "The service thread's share of a core over the last quarter second (1: it never waited for input).")

@@ -2,8 +2,9 @@ internal import BoardCore
 import Glibc
 
 /// The write rules both stores share: creating, appending and deleting boards, a snapshot every
-/// `snapshotEvery` ops, and compaction that keeps at least `keepOps` ops and never passes the
-/// latest snapshot. It keeps a replica of every board it wrote, so that it can write snapshots
+/// `snapshotEvery` ops (each kept until compaction passes it, so that the board as of any kept
+/// seq is a snapshot plus fewer than `snapshotEvery` ops), and compaction that keeps at least
+/// `keepOps` ops and never passes the latest snapshot. It keeps a replica of every board it wrote, so that it can write snapshots
 /// without reading boards back.
 ///
 /// Runs inside a transaction its owner holds (`SQLiteWriter`, `PostgresWriter`), which must call
@@ -93,21 +94,25 @@ final class BoardLog<Rows: BoardRows> {
 
     /// Writes the board as the latest snapshot, then compacts: the base moves up to keep `keepOps`
     /// ops (never past the latest snapshot, so every dropped op is covered), and older ops and
-    /// snapshots go.
+    /// snapshots go. The snapshots between the base and the latest stay: `board(_:at:)` starts
+    /// from the nearest one.
     private func snapshot(_ state: inout BoardState, of id: BoardID, compact: Bool = true) throws(StoreError) {
         try rows.putSnapshot(state.board.encoded(), of: id, at: state.seq)
-        if state.latestSnapshot > state.baseSeq { try rows.deleteSnapshot(of: id, at: state.latestSnapshot) }
         state.latestSnapshot = state.seq
 
         let newBase = max(state.baseSeq, state.seq - keepOps)
         guard compact, newBase > state.baseSeq else { return }
         if newBase < state.seq {
-            // The board at the new base: the old base with the ops up to the new one replayed.
-            guard var base = try rows.snapshot(of: id, .base)?.board else {
+            // The board at the new base: the nearest snapshot before it with the ops up to it
+            // replayed (none when a snapshot is there already).
+            guard let nearest = try rows.snapshot(of: id, atOrBefore: newBase) else {
                 throw rows.damaged(id, "it has no base snapshot")
             }
-            for op in try rows.committedOps(of: id, after: state.baseSeq, through: newBase) { base.apply(op.op) }
-            try rows.putSnapshot(base.encoded(), of: id, at: newBase)
+            if nearest.seq < newBase {
+                var base = nearest.board
+                for op in try rows.committedOps(of: id, after: nearest.seq, through: newBase) { base.apply(op.op) }
+                try rows.putSnapshot(base.encoded(), of: id, at: newBase)
+            }
         }
         try rows.deleteSnapshots(of: id, below: newBase)
         try rows.deleteOps(of: id, through: newBase)

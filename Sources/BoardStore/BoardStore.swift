@@ -54,6 +54,28 @@ package enum OpsPage: Equatable, Sendable {
     case unknownBoard
 }
 
+/// A board as it was right after one of its ops (`GET /api/boards/{id}?at=SEQ`, restores).
+package enum BoardAsOf: Equatable, Sendable {
+    /// The board as of the seq, and when that op was committed (nil: not known, for seq 0 and
+    /// for the oldest kept seq, whose op went with compaction).
+    case board(Board, time: UnixTime?)
+    /// The seq is older than what the store keeps; `oldest` is the oldest it can show.
+    case compacted(oldest: Seq)
+    /// The seq is after the board's `current` seq.
+    case ahead(current: Seq)
+    /// No such board.
+    case unknownBoard
+}
+
+/// A page of a board's history, newest first (`GET /api/boards/{id}/history`).
+package enum HistoryPage: Equatable, Sendable {
+    /// Up to the asked-for number of ops before the asked-for seq, newest first; the board's
+    /// current seq and the oldest seq `board(_:at:)` can show.
+    case ops([CommittedOp], current: Seq, oldest: Seq)
+    /// No such board.
+    case unknownBoard
+}
+
 /// A store failure, with a message for people.
 package struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Whether trying the same thing again may succeed.
@@ -103,6 +125,11 @@ package protocol BoardStore: AnyObject, Sendable {
     func list(after: BoardID?, limit: Int) throws(StoreError) -> [BoardSummary]
     /// Up to `limit` ops of a board's log with seq greater than `since`.
     func ops(of id: BoardID, since: Seq, limit: Int) throws(StoreError) -> OpsPage
+    /// The board as it was right after op `seq`: the nearest snapshot at or before it, with the
+    /// ops after that replayed.
+    func board(_ id: BoardID, at seq: Seq) throws(StoreError) -> BoardAsOf
+    /// Up to `limit` of a board's stored ops with seq less than `before`, newest first.
+    func history(of id: BoardID, before: Seq, limit: Int) throws(StoreError) -> HistoryPage
     /// The board's oldest kept snapshot and every stored op after it (for export); nil when absent.
     func archive(of id: BoardID) throws(StoreError) -> BoardArchive?
     /// Stores an archived board; a board with its id is overwritten only when `replace` (for import).

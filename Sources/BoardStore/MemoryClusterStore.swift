@@ -224,6 +224,16 @@ package final class MemoryClusterStore: ClusterStore {
         try database.boards.ops(of: id, since: since, limit: limit)
     }
 
+    /// The board as of a seq.
+    package func board(_ id: BoardID, at seq: Seq) throws(StoreError) -> BoardAsOf {
+        try database.boards.board(id, at: seq)
+    }
+
+    /// A page of a board's history, newest first.
+    package func history(of id: BoardID, before: Seq, limit: Int) throws(StoreError) -> HistoryPage {
+        try database.boards.history(of: id, before: before, limit: limit)
+    }
+
     /// The board's archive.
     package func archive(of id: BoardID) throws(StoreError) -> BoardArchive? { try database.boards.archive(of: id) }
 

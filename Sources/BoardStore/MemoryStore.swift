@@ -78,6 +78,32 @@ package final class MemoryStore: BoardStore {
         }
     }
 
+    /// The board as of `seq`: the whole log is kept, so the base replayed up to it.
+    package func board(_ id: BoardID, at seq: Seq) throws(StoreError) -> BoardAsOf {
+        ReadGuard.check()
+        guard let entry = boards.withLock({ $0[id] }) else { return .unknownBoard }
+        guard seq <= entry.seq else { return .ahead(current: entry.seq) }
+        guard seq >= entry.baseSeq else { return .compacted(oldest: entry.baseSeq) }
+        var board = entry.base
+        var time: UnixTime?
+        for op in entry.log.prefix(seq - entry.baseSeq) {
+            board.apply(op.op)
+            time = op.time
+        }
+        return .board(board, time: time)
+    }
+
+    /// Up to `limit` ops before `before`, newest first.
+    package func history(of id: BoardID, before: Seq, limit: Int) throws(StoreError) -> HistoryPage {
+        ReadGuard.check()
+        return boards.withLock { boards in
+            guard let entry = boards[id] else { return .unknownBoard }
+            let end = min(max(before - 1 - entry.baseSeq, 0), entry.log.count)
+            let page = entry.log[..<end].suffix(max(limit, 0)).reversed()
+            return .ops(Array(page), current: entry.seq, oldest: entry.baseSeq)
+        }
+    }
+
     /// The board as created (or imported) and its whole log.
     package func archive(of id: BoardID) throws(StoreError) -> BoardArchive? {
         guard let entry = boards.withLock({ $0[id] }) else { return nil }

@@ -3,7 +3,7 @@ internal import BoardCore
 /// The board log's rows in PostgreSQL's SQL, every value a bound parameter. Writes whose only
 /// answer is success go through `send`, so that a pipelined transaction does not wait for each.
 extension PostgresConnection: BoardRows {
-    /// The most ops in one INSERT (7 parameters each, below PostgreSQL's 65,535).
+    /// The most ops in one INSERT (8 parameters each, below PostgreSQL's 65,535).
     static let opsPerInsert = 500
 
     func boardSeq(of id: BoardID) throws(StoreError) -> Seq? {
@@ -25,21 +25,31 @@ extension PostgresConnection: BoardRows {
         return found
     }
 
+    func snapshotRow(of id: BoardID, atOrBefore seq: Seq) throws(StoreError) -> (seq: Seq, json: [UInt8])? {
+        var found: (seq: Seq, json: [UInt8])?
+        try query(
+            "SELECT seq, snapshot FROM snapshots WHERE board = $1 AND seq <= $2 ORDER BY seq DESC LIMIT 1",
+            [.text(id.rawValue), .int(seq)]
+        ) { row in found = (row.int(0), row.bytes(1)) }
+        return found
+    }
+
     func opRows(of id: BoardID, after since: Seq, through: Seq, limit: Int?) throws(StoreError) -> [OpRow] {
         var rows: [OpRow] = []
         try query(
-            "SELECT seq, op_id, \"user\", type, fields, time FROM ops WHERE board = $1 AND seq > $2 AND seq <= $3 "
+            "SELECT seq, op_id, \"user\", type, fields, time, name FROM ops WHERE board = $1 AND seq > $2 AND seq <= $3 "
                 + "ORDER BY seq ASC LIMIT $4",
             [.text(id.rawValue), .int(since), .int(through), .int(limit ?? .max)]
         ) { row in rows.append(Self.opRow(row)) }
         return rows
     }
 
-    func newestOpRows(of id: BoardID, limit: Int) throws(StoreError) -> [OpRow] {
+    func newestOpRows(of id: BoardID, before: Seq, limit: Int) throws(StoreError) -> [OpRow] {
         var rows: [OpRow] = []
         try query(
-            "SELECT seq, op_id, \"user\", type, fields, time FROM ops WHERE board = $1 ORDER BY seq DESC LIMIT $2",
-            [.text(id.rawValue), .int(limit)]
+            "SELECT seq, op_id, \"user\", type, fields, time, name FROM ops WHERE board = $1 AND seq < $2 "
+                + "ORDER BY seq DESC LIMIT $3",
+            [.text(id.rawValue), .int(before), .int(limit)]
         ) { row in rows.append(Self.opRow(row)) }
         return rows
     }
@@ -89,16 +99,16 @@ extension PostgresConnection: BoardRows {
             var rows: [String] = []
             for op in chunk {
                 let n = values.count
-                rows.append("($1, $\(n + 1), $\(n + 2), $\(n + 3), $\(n + 4), $\(n + 5), $\(n + 6))")
+                rows.append("($1, $\(n + 1), $\(n + 2), $\(n + 3), $\(n + 4), $\(n + 5), $\(n + 6), $\(n + 7))")
                 values += [
                     .int(op.seq), .utf8(op.opID.rawValue), .utf8(op.by.rawValue), .text(op.op.kind),
-                    .bytes(op.op.encodedFields()), .int(Int(op.time.milliseconds)),
+                    .bytes(op.op.encodedFields()), .int(Int(op.time.milliseconds)), .utf8(op.name ?? ""),
                 ]
             }
             // $2 is the new seq; the UPDATE runs only with the last chunk.
             let update = final ? "WITH seq AS (UPDATE boards SET seq = $2 WHERE id = $1) " : "WITH seq AS (SELECT $2) "
             try send(
-                update + "INSERT INTO ops (board, seq, op_id, \"user\", type, fields, time) VALUES "
+                update + "INSERT INTO ops (board, seq, op_id, \"user\", type, fields, time, name) VALUES "
                     + rows.joined(separator: ", "), values)
             start = chunk.endIndex
         }
@@ -116,6 +126,6 @@ extension PostgresConnection: BoardRows {
     private static func opRow(_ row: PostgresRow) -> OpRow {
         OpRow(
             seq: row.int(0), opID: row.text(1), user: row.text(2), type: row.text(3), fields: row.bytes(4),
-            time: Int64(row.int(5)))
+            time: Int64(row.int(5)), name: row.text(6))
     }
 }

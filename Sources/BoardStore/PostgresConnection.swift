@@ -423,6 +423,10 @@ final class PostgresConnection {
         return result
     }
 
+    /// Whether the connection broke (the server went away, or its answer was cut off): its next
+    /// use outside a transaction opens it again.
+    var isBroken: Bool { conn.map { PQstatus($0) != CONNECTION_OK } ?? false }
+
     // MARK: Pipeline mode
 
     /// A pipeline in progress: what each statement sent and not yet answered was doing, oldest first.

@@ -67,7 +67,11 @@ enum PostgresSchema {
         );
         CREATE INDEX revocations_by_until ON revocations (until);
         """,
-        // 3: the fence of a batch as one statement (PostgresWriter), so that a batch's transaction
+        // 3: the sender's name with each op, for history lists ('': not known, ops stored before).
+        """
+        ALTER TABLE ops ADD COLUMN name bytea NOT NULL DEFAULT '';
+        """,
+        // 4: the fence of a batch as one statement (PostgresWriter), so that a batch's transaction
         // can go to the server in one pipeline: it locks the boards' lease rows in board order (as
         // the renewal does, so the two never deadlock) and raises SQLSTATE SBF01 (fencedState)
         // unless each lease is this node's, at the epoch given, unexpired by the database's clock,

@@ -177,6 +177,16 @@ package final class PostgresStore: ClusterStore {
         try read { db throws(StoreError) in try db.opsPage(of: id, since: since, limit: limit) }
     }
 
+    /// The board as it was right after op `seq`: the nearest snapshot and the ops after it.
+    package func board(_ id: BoardID, at seq: Seq) throws(StoreError) -> BoardAsOf {
+        try read { db throws(StoreError) in try db.boardAsOf(id, at: seq) }
+    }
+
+    /// Up to `limit` stored ops before `before`, newest first.
+    package func history(of id: BoardID, before: Seq, limit: Int) throws(StoreError) -> HistoryPage {
+        try read { db throws(StoreError) in try db.historyPage(of: id, before: before, limit: limit) }
+    }
+
     /// The base snapshot and every stored op after it.
     package func archive(of id: BoardID) throws(StoreError) -> BoardArchive? {
         try read { db throws(StoreError) in try db.boardArchive(of: id) }
@@ -351,13 +361,24 @@ package final class PostgresStore: ClusterStore {
         }
     }
 
+    /// Runs `body` on the reader connection, under its lock. A connection that broke while idle
+    /// (the server restarted, the primary failed over) is noticed only by the statement that
+    /// uses it next, which fails: when `body` failed that way, it runs once more, on the
+    /// connection opened again (libpq's multi-host URL finds the new primary), so that the first
+    /// read after a failover is answered instead of failing. Not when a COMMIT's outcome is
+    /// unknown: the caller must ask the database (a claim) or start over.
     private func onReader<Result: Sendable>(
         _ body: (PostgresConnection) throws(StoreError) -> Result
     ) throws(StoreError) -> Result {
         ReadGuard.check()
         return try reader.withLock { (db: inout PostgresConnection?) throws(StoreError) -> Result in
             guard let db else { throw closed() }
-            return try body(db)
+            do throws(StoreError) {
+                return try body(db)
+            } catch {
+                guard error.kind == .transient, db.isBroken, !db.commitUncertain else { throw error }
+                return try body(db)
+            }
         }
     }
 

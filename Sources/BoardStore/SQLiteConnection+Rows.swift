@@ -23,21 +23,31 @@ extension SQLiteConnection: BoardRows {
         return found
     }
 
+    func snapshotRow(of id: BoardID, atOrBefore seq: Seq) throws(StoreError) -> (seq: Seq, json: [UInt8])? {
+        var found: (seq: Seq, json: [UInt8])?
+        try query(
+            "SELECT seq, snapshot FROM snapshots WHERE board = ?1 AND seq <= ?2 ORDER BY seq DESC LIMIT 1",
+            [.text(id.rawValue), .int(seq)]
+        ) { row in found = (row.int(0), row.bytes(1)) }
+        return found
+    }
+
     func opRows(of id: BoardID, after since: Seq, through: Seq, limit: Int?) throws(StoreError) -> [OpRow] {
         var rows: [OpRow] = []
         try query(
-            "SELECT seq, op_id, user, type, fields, time FROM ops WHERE board = ?1 AND seq > ?2 AND seq <= ?3 "
+            "SELECT seq, op_id, user, type, fields, time, name FROM ops WHERE board = ?1 AND seq > ?2 AND seq <= ?3 "
                 + "ORDER BY seq ASC LIMIT ?4",
             [.text(id.rawValue), .int(since), .int(through), .int(limit ?? -1)]
         ) { row in rows.append(Self.opRow(row)) }
         return rows
     }
 
-    func newestOpRows(of id: BoardID, limit: Int) throws(StoreError) -> [OpRow] {
+    func newestOpRows(of id: BoardID, before: Seq, limit: Int) throws(StoreError) -> [OpRow] {
         var rows: [OpRow] = []
         try query(
-            "SELECT seq, op_id, user, type, fields, time FROM ops WHERE board = ?1 ORDER BY seq DESC LIMIT ?2",
-            [.text(id.rawValue), .int(limit)]
+            "SELECT seq, op_id, user, type, fields, time, name FROM ops WHERE board = ?1 AND seq < ?2 "
+                + "ORDER BY seq DESC LIMIT ?3",
+            [.text(id.rawValue), .int(before), .int(limit)]
         ) { row in rows.append(Self.opRow(row)) }
         return rows
     }
@@ -70,10 +80,6 @@ extension SQLiteConnection: BoardRows {
             [.text(id.rawValue), .int(seq), .text(String(decoding: json, as: UTF8.self))])
     }
 
-    func deleteSnapshot(of id: BoardID, at seq: Seq) throws(StoreError) {
-        try query("DELETE FROM snapshots WHERE board = ?1 AND seq = ?2", [.text(id.rawValue), .int(seq)])
-    }
-
     func deleteSnapshots(of id: BoardID, below seq: Seq) throws(StoreError) {
         try query("DELETE FROM snapshots WHERE board = ?1 AND seq < ?2", [.text(id.rawValue), .int(seq)])
     }
@@ -83,11 +89,12 @@ extension SQLiteConnection: BoardRows {
         // One prepared statement, run per op: SQLite has no round trips to save.
         for op in ops {
             try query(
-                "INSERT INTO ops (board, seq, op_id, user, type, fields, time) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                "INSERT INTO ops (board, seq, op_id, user, type, fields, time, name) "
+                    + "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                 [
                     .text(id.rawValue), .int(op.seq), .text(op.opID.rawValue), .text(op.by.rawValue),
                     .text(op.op.kind), .text(String(decoding: op.op.encodedFields(), as: UTF8.self)),
-                    .int(Int(op.time.milliseconds)),
+                    .int(Int(op.time.milliseconds)), .text(op.name ?? ""),
                 ])
         }
         try query("UPDATE boards SET seq = ?2 WHERE id = ?1", [.text(id.rawValue), .int(last.seq)])
@@ -107,6 +114,6 @@ extension SQLiteConnection: BoardRows {
     private static func opRow(_ row: SQLiteRow) -> OpRow {
         OpRow(
             seq: row.int(0), opID: row.text(1), user: row.text(2), type: row.text(3), fields: row.bytes(4),
-            time: Int64(row.int(5)))
+            time: Int64(row.int(5)), name: row.text(6))
     }
 }

@@ -167,6 +167,16 @@ package final class SQLiteStore: BoardStore {
         try read { db throws(StoreError) in try db.opsPage(of: id, since: since, limit: limit) }
     }
 
+    /// The board as it was right after op `seq`: the nearest snapshot and the ops after it.
+    package func board(_ id: BoardID, at seq: Seq) throws(StoreError) -> BoardAsOf {
+        try read { db throws(StoreError) in try db.boardAsOf(id, at: seq) }
+    }
+
+    /// Up to `limit` stored ops before `before`, newest first.
+    package func history(of id: BoardID, before: Seq, limit: Int) throws(StoreError) -> HistoryPage {
+        try read { db throws(StoreError) in try db.historyPage(of: id, before: before, limit: limit) }
+    }
+
     /// The base snapshot and every stored op after it.
     package func archive(of id: BoardID) throws(StoreError) -> BoardArchive? {
         try read { db throws(StoreError) in try db.boardArchive(of: id) }

@@ -44,6 +44,10 @@ enum Schema {
         ) WITHOUT ROWID;
         CREATE INDEX revocations_by_until ON revocations (until);
         """,
+        // 3: the sender's name with each op, for history lists ('': not known, ops stored before).
+        """
+        ALTER TABLE ops ADD COLUMN name TEXT NOT NULL DEFAULT '';
+        """,
     ]
 
     /// The version this code writes.

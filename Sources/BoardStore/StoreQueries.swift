@@ -28,6 +28,8 @@ struct OpRow {
     var fields: [UInt8]
     /// Milliseconds since 1970.
     var time: Int64
+    /// The sender's name, or empty when not known (ops stored before names were).
+    var name: String
 }
 
 /// A row of the `boards` table, for the board list.
@@ -51,10 +53,12 @@ protocol BoardRows {
     func baseSeq(of id: BoardID) throws(StoreError) -> Seq?
     /// The base or latest snapshot's seq and JSON text.
     func snapshotRow(of id: BoardID, _ choice: SnapshotChoice) throws(StoreError) -> (seq: Seq, json: [UInt8])?
+    /// The newest snapshot at or before `seq`: its seq and JSON text.
+    func snapshotRow(of id: BoardID, atOrBefore seq: Seq) throws(StoreError) -> (seq: Seq, json: [UInt8])?
     /// Op rows with `since < seq <= through`, oldest first, at most `limit` (all when nil).
     func opRows(of id: BoardID, after since: Seq, through: Seq, limit: Int?) throws(StoreError) -> [OpRow]
-    /// The newest `limit` op rows, newest first.
-    func newestOpRows(of id: BoardID, limit: Int) throws(StoreError) -> [OpRow]
+    /// The newest `limit` op rows with seq less than `before`, newest first.
+    func newestOpRows(of id: BoardID, before: Seq, limit: Int) throws(StoreError) -> [OpRow]
     /// Up to `limit` boards with ids after `after` (from the first when nil), by id in byte order.
     func summaryRows(after: BoardID?, limit: Int) throws(StoreError) -> [SummaryRow]
 
@@ -62,8 +66,6 @@ protocol BoardRows {
     func insertBoard(_ board: Board, seq: Seq, created: Int64, ignoringExisting: Bool) throws(StoreError) -> Bool
     /// Inserts or replaces the snapshot at `seq`.
     func putSnapshot(_ json: [UInt8], of id: BoardID, at seq: Seq) throws(StoreError)
-    /// Deletes the snapshot at `seq`.
-    func deleteSnapshot(of id: BoardID, at seq: Seq) throws(StoreError)
     /// Deletes the snapshots older than `seq`.
     func deleteSnapshots(of id: BoardID, below seq: Seq) throws(StoreError)
     /// Inserts the ops, in order, and sets the board row's seq to the last one's.
@@ -78,7 +80,18 @@ protocol BoardRows {
 extension BoardRows {
     /// The base or latest snapshot of a board and its seq.
     func snapshot(of id: BoardID, _ choice: SnapshotChoice) throws(StoreError) -> (seq: Seq, board: Board)? {
-        guard let found = try snapshotRow(of: id, choice) else { return nil }
+        try decodedSnapshot(try snapshotRow(of: id, choice), of: id)
+    }
+
+    /// The newest snapshot of a board at or before `seq`, and its seq.
+    func snapshot(of id: BoardID, atOrBefore seq: Seq) throws(StoreError) -> (seq: Seq, board: Board)? {
+        try decodedSnapshot(try snapshotRow(of: id, atOrBefore: seq), of: id)
+    }
+
+    private func decodedSnapshot(_ row: (seq: Seq, json: [UInt8])?, of id: BoardID) throws(StoreError)
+        -> (seq: Seq, board: Board)?
+    {
+        guard let found = row else { return nil }
         let json: JSON
         do { json = try JSON.parse(found.json) } catch {
             throw damaged(id, "its snapshot at seq \(found.seq) is not JSON")
@@ -105,7 +118,9 @@ extension BoardRows {
     func newestOps(of id: BoardID, limit: Int) throws(StoreError) -> [CommittedOp] {
         guard limit > 0 else { return [] }
         var ops: [CommittedOp] = []
-        for row in try newestOpRows(of: id, limit: limit).reversed() { ops.append(try committedOp(row, board: id)) }
+        for row in try newestOpRows(of: id, before: .max, limit: limit).reversed() {
+            ops.append(try committedOp(row, board: id))
+        }
         return ops
     }
 
@@ -161,6 +176,47 @@ extension BoardRows {
         return .ops(try committedOps(of: id, after: since, limit: limit), current: current)
     }
 
+    /// `board(_:at:)`: the newest snapshot at or before `seq` with the ops after it replayed (at
+    /// most `--snapshot-every` of them, since every snapshot from the base on is kept).
+    func boardAsOf(_ id: BoardID, at seq: Seq) throws(StoreError) -> BoardAsOf {
+        guard let current = try boardSeq(of: id) else { return .unknownBoard }
+        guard seq <= current else { return .ahead(current: current) }
+        let base = try baseSeq(of: id) ?? 0
+        guard seq >= base else { return .compacted(oldest: base) }
+        guard let snapshot = try snapshot(of: id, atOrBefore: seq) else {
+            throw damaged(id, "it has no snapshot at or before seq \(seq)")
+        }
+        var board = snapshot.board
+        let ops = try committedOps(of: id, after: snapshot.seq, through: seq)
+        for (i, op) in ops.enumerated() {
+            guard op.seq == snapshot.seq + i + 1 else {
+                throw damaged(id, "its op log jumps from seq \(snapshot.seq + i) to \(op.seq)")
+            }
+            board.apply(op.op)
+        }
+        guard snapshot.seq + ops.count == seq else {
+            throw damaged(id, "its op log ends at seq \(snapshot.seq + ops.count), before seq \(seq)")
+        }
+        var time = ops.last?.time
+        if ops.isEmpty, seq > base, let row = try opRows(of: id, after: seq - 1, through: seq, limit: 1).first {
+            time = UnixTime(milliseconds: row.time)
+        }
+        return .board(board, time: time)
+    }
+
+    /// `history(of:before:limit:)`: up to `limit` stored ops before `before`, newest first.
+    func historyPage(of id: BoardID, before: Seq, limit: Int) throws(StoreError) -> HistoryPage {
+        guard let current = try boardSeq(of: id) else { return .unknownBoard }
+        let base = try baseSeq(of: id) ?? 0
+        var ops: [CommittedOp] = []
+        if limit > 0 {
+            for row in try newestOpRows(of: id, before: before, limit: limit) {
+                ops.append(try committedOp(row, board: id))
+            }
+        }
+        return .ops(ops, current: current, oldest: base)
+    }
+
     /// `archive(of:)`: the base snapshot and every stored op after it.
     func boardArchive(of id: BoardID) throws(StoreError) -> BoardArchive? {
         guard try boardSeq(of: id) != nil else { return nil }
@@ -179,7 +235,8 @@ extension BoardRows {
             let op = try? Op(type: row.type, fields: fields)
         else { throw damaged(id, "its op at seq \(row.seq) is unreadable") }
         return CommittedOp(
-            seq: row.seq, opID: opID, by: UserID(row.user), op: op, time: UnixTime(milliseconds: row.time))
+            seq: row.seq, opID: opID, by: UserID(row.user), op: op, time: UnixTime(milliseconds: row.time),
+            name: row.name.isEmpty ? nil : row.name)
     }
 
     /// An error for data that cannot have been written by this store.

@@ -128,4 +128,24 @@ static inline long long shuffleboard_tcp_bytes_received(int fd) {
     return (long long)info.bytes_received;
 }
 
+/* Why a TLS client connection failed when the reason was the server's certificate (the
+ * certificate OpenSSL reported, e.g. "unable to get local issuer certificate", "IP address
+ * mismatch", "certificate has expired"), or NULL when it verified or there was no TLS yet. For
+ * LWS_CALLBACK_CLIENT_CONNECTION_ERROR, whose own text says only "connect SSL err 1": lws
+ * reports it before it frees the connection's SSL, where OpenSSL kept the verification's result.
+ * Needs OpenSSL itself (libssl, libcrypto: module.modulemap links them), as lws 4.1.6 on Debian
+ * is built with it. */
+static inline const char *shuffleboard_tls_verify_error(struct lws *wsi) {
+#if defined(LWS_WITH_TLS) && !defined(LWS_WITH_MBEDTLS)
+    SSL *ssl = lws_get_ssl(wsi);
+    if (!ssl)
+        return NULL;
+    long result = SSL_get_verify_result(ssl);
+    return result == X509_V_OK ? NULL : X509_verify_cert_error_string(result);
+#else
+    (void)wsi;
+    return NULL;
+#endif
+}
+
 #endif

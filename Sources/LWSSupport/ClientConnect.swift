@@ -24,6 +24,15 @@ package struct ClientConnect {
     /// The name of the context's own protocol the wsi binds to (`info.local_protocol_name`);
     /// nil: the first one.
     package var localProtocol: String?
+    /// Connect with TLS (`wss://`), verifying the server's certificate against the context's
+    /// client authorities and `host` (without its port; an IP address there is checked against the
+    /// certificate's IP addresses). The context must have been made with
+    /// `LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT`.
+    package var tls = false
+    /// An HTTP method (`POST`) for a plain HTTP request instead of a WebSocket upgrade.
+    package var method: String?
+    /// The ALPN protocols to offer over TLS (`http/1.1`); nil: lws's default.
+    package var alpn: String?
 
     /// A connection to `address:port` at `path`.
     package init(address: String, port: Int, path: String, host: String) {
@@ -56,6 +65,9 @@ package struct ClientConnect {
         info.opaque_user_data = opaqueUserData
         info.retry_and_idle_policy = retryPolicy?.assumingMemoryBound(to: lws_retry_bo_t.self)
         info.local_protocol_name = localProtocol.flatMap(cString)
+        info.method = method.flatMap(cString)
+        info.alpn = alpn.flatMap(cString)
+        if tls { info.ssl_connection = Int32(LCCSCF_USE_SSL.rawValue) }
         return lws_client_connect_via_info(&info)
     }
 }

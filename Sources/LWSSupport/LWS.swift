@@ -6,6 +6,21 @@ package enum LWS {
     /// The largest close reason: a close frame's payload is at most 125 bytes, two of them the code.
     package static let maximumCloseReasonBytes = 123
 
+    /// Adds header `name` (with its colon, as lws wants it: `"origin:"`) and `value` at `*p`,
+    /// moving `*p` past it; false when it does not fit before `end`. For answers, handshakes and
+    /// requests alike: lws copies the value, so it need not outlive the call.
+    package static func addHeader(
+        _ wsi: OpaquePointer, _ name: String, _ value: String, _ p: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>,
+        _ end: UnsafeMutablePointer<UInt8>
+    ) -> Bool {
+        var bytes = Array(value.utf8)
+        return name.withCString { cName in
+            cName.withMemoryRebound(to: UInt8.self, capacity: name.utf8.count + 1) { name in
+                lws_add_http_header_by_name(wsi, name, &bytes, Int32(bytes.count), p, end) == 0
+            }
+        }
+    }
+
     /// Sets the close code and reason that lws sends when the callback returns -1. The reason is
     /// cut to `maximumCloseReasonBytes`, never inside a UTF-8 sequence.
     package static func setCloseReason(_ wsi: OpaquePointer, code: UInt16, reason: String) {
@@ -21,13 +36,41 @@ package enum LWS {
     /// lws keeps calling WRITEABLE while it waits, and a second -1 would make it drop the socket
     /// at once with the peer's last messages unread: the kernel then resets the connection, and a
     /// peer still sending loses the close frame. `handedOver` remembers the first time.
+    ///
+    /// Except when the close fails the connection (`failsConnection`: 1002, 1007): then the peer
+    /// broke the protocol, RFC 6455 7.1.7 has the server close TCP without waiting for its close
+    /// frame, and lws, whose frame parser may be stuck inside the bad frame, would not see one
+    /// anyway. The first WRITEABLE after the close frame went out (lws calls it once its close
+    /// frame is written) returns -1 again, and lws closes the socket.
     package static func closeFromWriteable(
         _ wsi: OpaquePointer, code: UInt16, reason: String, handedOver: inout Bool
     ) -> Int32 {
-        guard !handedOver else { return 0 }
+        guard !handedOver else { return failsConnection(code) ? -1 : 0 }
         handedOver = true
         setCloseReason(wsi, code: code, reason: reason)
         return -1
+    }
+
+    /// True for the close codes that fail the connection for breaking the protocol (RFC 6455
+    /// 7.1.7, 7.4.1): 1002 (protocol error) and 1007 (invalid payload data, bad UTF-8). After such
+    /// a close frame the server closes TCP at once instead of waiting for the peer's.
+    package static func failsConnection(_ code: UInt16) -> Bool {
+        code == 1002 || code == 1007
+    }
+
+    /// The close code and reason set on a WebSocket for lws to send (`lws_close_reason`), or nil
+    /// when none is. lws's own frame parser sets one when it fails the connection (1002 for a
+    /// reserved opcode or reserved bits, a bad continuation, a fragmented control frame; 1007 for
+    /// text that is not UTF-8); `setCloseReason` sets one too. lws 4.1.6 tells the application
+    /// nothing else when it fails a connection: it writes its close frame (no WRITEABLE before
+    /// it), leaves POLLOUT on, and so calls WRITEABLE once more after it
+    /// (`rops_handle_POLLOUT_ws`, lib/roles/ws/ops-ws.c).
+    package static func closeReason(of wsi: OpaquePointer) -> (code: UInt16, reason: String)? {
+        let length = Int(lws_get_close_length(wsi))
+        guard length >= 2, let payload = lws_get_close_payload(wsi) else { return nil }
+        let code = UInt16(payload[0]) << 8 | UInt16(payload[1])
+        let reason = UnsafeBufferPointer(start: payload + 2, count: min(length - 2, maximumCloseReasonBytes))
+        return (code, String(decoding: reason, as: UTF8.self))
     }
 
     /// `reason` as a close frame carries it: UTF-8, cut to `maximumCloseReasonBytes` between scalars.

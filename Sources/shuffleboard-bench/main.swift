@@ -13,6 +13,8 @@ import Foundation
 //        shuffleboard-bench join-stall [options]   (JoinStall.swift: hover latency while cold boards load)
 //        shuffleboard-bench http-stall [options]   (HTTPStall.swift: hover latency while large HTTP answers go out)
 //        shuffleboard-bench store [--postgres URL] [--ops N]   (StoreWrites.swift: a store's cost per op)
+//        shuffleboard-bench history [--ops N] [--requests N] [--size-ops N]   (HistoryBench.swift: ?at= latency, store size)
+//        shuffleboard-bench events [options]   (Events.swift: SSE fan-out and REST ops/s beside WebSocket)
 
 struct Scenario {
     var clients: Int
@@ -187,12 +189,28 @@ if arguments.first == "store" {
     }
     exit(0)
 }
+if arguments.first == "history" {
+    guard let history = HistoryBench(arguments: arguments.dropFirst()) else {
+        FileHandle.standardError.write(Data((HistoryBench.usage + "\n").utf8))
+        exit(2)
+    }
+    try await history.run()
+    exit(0)
+}
 if arguments.first == "http-stall" {
     guard let httpStall = HTTPStall(arguments: arguments.dropFirst()) else {
         FileHandle.standardError.write(Data((HTTPStall.usage + "\n").utf8))
         exit(2)
     }
     try await httpStall.run()
+    exit(0)
+}
+if arguments.first == "events" {
+    guard let events = Events(arguments: arguments.dropFirst()) else {
+        FileHandle.standardError.write(Data((Events.usage + "\n").utf8))
+        exit(2)
+    }
+    try await events.run()
     exit(0)
 }
 if arguments.first == "join-stall" {
@@ -212,7 +230,7 @@ while let argument = arguments.popFirst() {
     default:
         FileHandle.standardError.write(
             Data(
-                "usage: shuffleboard-bench [--ops N] [--quick] | scenarios [options] | join-stall [options] | http-stall [options] | store [options]\n"
+                "usage: shuffleboard-bench [--ops N] [--quick] | scenarios [options] | join-stall [options] | http-stall [options] | store [options] | history [options] | events [options]\n"
                     .utf8))
         exit(2)
     }

@@ -45,6 +45,8 @@ extension CommandLineParser {
                                     kanban (default colors)
           --history N               committed ops kept in memory per board (default 10000, at least 1000)
           --snapshot-every N        write a board snapshot every N ops (default 100)
+          --keep-ops N              ops the store keeps per board: how far back history, ?at= and restore
+                                    reach (default 10000, at least --history; every snapshot among them is kept)
           --auth-secret FILE        require access tokens (one secret per line; the first signs, all verify)
           --allow-origin ORIGIN     accept WebSocket upgrades, and API writes that carry an Origin, only from
                                     this Origin (repeatable; default any)
@@ -52,6 +54,10 @@ extension CommandLineParser {
                                     (clients that are not browsers; off by default)
           --trusted-proxy IP        a reverse proxy (HAProxy) whose X-Forwarded-For names the client (repeatable)
           --tls-cert FILE --tls-key FILE   serve https:// and wss:// with this PEM certificate and key
+                                    (in a cluster, forwarding to the other nodes goes over TLS too)
+          --cluster-ca FILE         with --tls-cert: trust only the nodes whose certificate this PEM
+                                    authority signed for their --advertise address (default: the
+                                    system's trusted authorities)
 
         LIMITS (0 turns a limit off):
           --hello-timeout SECONDS   close a connection that sends no hello in time with 4408 (default 10)
@@ -71,6 +77,8 @@ extension CommandLineParser {
           --board-creations N       new boards per minute that hello may make per address (default 30)
           --max-users-per-board N   users on one board; more get board_full, 4409 (default 10000)
           --max-boards N            boards in memory; a hello for another gets 1013 (default 10000)
+          --max-unstored-ops N      ops of one board waiting for a failing store; more get
+                                    unavailable at once (default 1000, 0: no limit)
           --presence-limit N        users above which a board sends presence counts, not joins (default 50)
           --shutdown-write-retry SECONDS   how long stopping retries a failing store write before
                                     dropping the unacknowledged writes (default 5)
@@ -81,6 +89,13 @@ extension CommandLineParser {
                                     with "more" and "next" (default 1048576)
           --max-http-answer-bytes N  most bytes of HTTP answers held for clients at once, over all
                                     connections; a read past it gets 503 busy (default 268435456)
+          --stream-keepalive SECS   a comment line on a quiet event stream this often (default 15)
+          --max-stream-seconds N    an event stream ends after N s (its client resumes with
+                                    Last-Event-ID; 0: never; default 0)
+          --max-streams N           event streams (GET /api/boards/ID/events) open at once; past it,
+                                    503 busy (0: no limit; default 10000)
+          --max-streams-per-address N  event streams open at once per client address; past it, 429
+                                    (0: no limit; default 16)
 
         CLUSTER (with a shared store; see docs/architecture.md):
           --node NAME               this node's name: letters, digits, . _ - (default HOSTNAME-PID)

@@ -54,6 +54,9 @@ struct ServeOptions {
     var memory = false
     var webExplicit = false
     var snapshotEvery = 100
+    /// `--keep-ops N`: ops the store keeps per board, so how far back `?at=`, history, `/ops`
+    /// and restores reach (at least `--history`).
+    var keepOps = 10_000
     /// `--auth-secret FILE`: turns access control on.
     var authSecretFile: String?
     /// `--metrics-token FILE`: `/metrics` wants this bearer token.
@@ -205,6 +208,8 @@ enum CommandLineParser {
                 options.config.historyLimit = try integer(reader.value(for: option), option, 1000...1_000_000)
             case "--snapshot-every":
                 options.snapshotEvery = try integer(reader.value(for: option), option, 1...1_000_000)
+            case "--keep-ops":
+                options.keepOps = try integer(reader.value(for: option), option, 1000...100_000_000)
             case "--auth-secret":
                 options.authSecretFile = try reader.value(for: option)
             case "--allow-origin":
@@ -231,6 +236,8 @@ enum CommandLineParser {
                 options.config.tlsCertificate = try reader.value(for: option)
             case "--tls-key":
                 options.config.tlsKey = try reader.value(for: option)
+            case "--cluster-ca":
+                options.config.clusterCA = try reader.value(for: option)
             case "--hello-timeout":
                 options.config.helloTimeout = try number(reader.value(for: option), option, 1...3600)
             case "--hold-lifetime":
@@ -262,6 +269,8 @@ enum CommandLineParser {
                 options.config.presenceLimit = try integer(reader.value(for: option), option, 1...100_000)
             case "--max-boards":
                 options.config.maxBoards = try integer(reader.value(for: option), option, 0...10_000_000)
+            case "--max-unstored-ops":
+                options.config.maxUnstoredOps = try integer(reader.value(for: option), option, 0...1_000_000)
             case "--shutdown-write-retry":
                 let value = try reader.value(for: option)
                 guard let seconds = Double(value), seconds >= 0, seconds <= 3600 else {
@@ -288,6 +297,20 @@ enum CommandLineParser {
                 options.config.maxHTTPAnswerBytes = try integer(reader.value(for: option), option, 0...(1 << 40))
             case "--max-page-bytes":
                 options.config.hub.maxPageBytes = try integer(reader.value(for: option), option, 4096...(1 << 30))
+            case "--stream-keepalive":
+                let value = try reader.value(for: option)
+                guard let seconds = Double(value), seconds >= 0.05, seconds <= 3600 else {
+                    throw UsageError(
+                        message: "--stream-keepalive must be a number of seconds from 0.05 to 3600, not '\(value)'")
+                }
+                options.config.hub.streamKeepalive = Int64(seconds * 1000)
+            case "--max-stream-seconds":
+                let seconds = try integer(reader.value(for: option), option, 0...86_400)
+                options.config.hub.maxStreamAge = Int64(seconds) * 1000
+            case "--max-streams":
+                options.config.hub.maxStreams = try integer(reader.value(for: option), option, 0...1_000_000)
+            case "--max-streams-per-address":
+                options.config.hub.maxStreamsPerAddress = try integer(reader.value(for: option), option, 0...1_000_000)
             case "--node":
                 let value = try reader.value(for: option)
                 guard isNodeName(value) else {
@@ -325,6 +348,10 @@ enum CommandLineParser {
         }
         if (options.config.tlsCertificate == nil) != (options.config.tlsKey == nil) {
             throw UsageError(message: "--tls-cert and --tls-key go together")
+        }
+        if options.config.clusterCA != nil && options.config.tlsCertificate == nil {
+            throw UsageError(
+                message: "--cluster-ca needs --tls-cert and --tls-key (nodes forward over TLS only when they serve it)")
         }
         return options
     }

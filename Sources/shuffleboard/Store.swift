@@ -8,7 +8,7 @@ import Foundation
 /// `--store postgresql://…` (this process a node of a cluster), or memory with `--memory`.
 func openStore(_ options: ServeOptions) throws(StoreError) -> any BoardStore {
     if options.memory { return MemoryStore() }
-    let keepOps = max(10_000, options.config.historyLimit)
+    let keepOps = max(options.keepOps, options.config.historyLimit)
     switch options.store {
     case .directory(let directory):
         return try SQLiteStore(directory: directory, snapshotEvery: options.snapshotEvery, keepOps: keepOps)

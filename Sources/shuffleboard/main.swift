@@ -55,11 +55,20 @@ func serve(_ options: ServeOptions) -> Int32 {
         if config.logFormat == .json { log.error(message) } else { printError("shuffleboard: \(message)") }
         return 1
     }
-    for (flag, file) in [("--tls-cert", config.tlsCertificate), ("--tls-key", config.tlsKey)] {
+    for (flag, file) in [
+        ("--tls-cert", config.tlsCertificate), ("--tls-key", config.tlsKey), ("--cluster-ca", config.clusterCA),
+    ] {
         guard let file else { continue }
         guard FileManager.default.isReadableFile(atPath: file) else {
             return fail("\(flag) \(file): cannot read the file")
         }
+    }
+    // lws would take a file without a certificate in silence and then trust no node at all.
+    if let file = config.clusterCA,
+        FileManager.default.contents(atPath: file).map({ String(decoding: $0, as: UTF8.self) })?
+            .contains("-----BEGIN CERTIFICATE-----") != true
+    {
+        return fail("--cluster-ca \(file): no PEM certificate in it")
     }
     if let file = options.authSecretFile {
         do {

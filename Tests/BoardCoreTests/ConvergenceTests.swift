@@ -31,8 +31,8 @@ import Testing
                 committed += 1
             case .rejected:
                 rejected += 1
-            case .duplicate:
-                Issue.record("seed \(seed): unexpected duplicate")
+            case .duplicate, .needsBoard:
+                Issue.record("seed \(seed): unexpected \(request)")
             }
         }
         for r in 0..<replicaCount {
@@ -61,8 +61,10 @@ import Testing
     }
 }
 
-/// The same property with every op: adds, edits and removes of items and zones and retitles mixed
-/// with moves; replicas, the server and a replay of the log from the template end identical.
+/// The same property with every op: adds, edits and removes of items and zones, retitles and
+/// restores mixed with moves; replicas, the server and a replay of the log from the template end
+/// identical. A restore the sequencer accepts is read from the log (as the store would) and
+/// submitted again with its board.
 @Suite struct EditingConvergenceTests {
     @Test(arguments: [3, 11, 19, 2027] as [UInt64])
     func replicasConvergeWithEditingOps(seed: UInt64) {
@@ -80,17 +82,24 @@ import Testing
             let catchUp = Int.random(in: 0...(stream.count - replicas[r].seq), using: &rng)
             for op in stream[replicas[r].seq..<(replicas[r].seq + catchUp)] { replicas[r].board.apply(op.op) }
             replicas[r].seq += catchUp
-            let op = randomOp(on: replicas[r].board, using: &rng)
-            let request = OpRequest(opID: OpID("s\(seed)-\(step)")!, base: replicas[r].seq, op: op)
-            switch server.submit(request, by: UserID(number: UInt64(r)), time: wall, holder: { _ in nil }) {
+            let op = randomOp(on: replicas[r].board, seq: replicas[r].seq, using: &rng)
+            var request = OpRequest(opID: OpID("s\(seed)-\(step)")!, base: replicas[r].seq, op: op)
+            var outcome = server.submit(request, by: UserID(number: UInt64(r)), time: wall, holder: { _ in nil })
+            if case .needsBoard(let to) = outcome {
+                var asOf = template
+                for op in stream.prefix(to) { asOf.apply(op.op) }
+                request.op = .restore(to: to, board: asOf)
+                outcome = server.submit(request, by: UserID(number: UInt64(r)), time: wall, holder: { _ in nil })
+            }
+            switch outcome {
             case .committed(let c):
                 #expect(c.seq == stream.count + 1, "seed \(seed): seq gap")
                 stream.append(c)
                 kinds[c.op.kind, default: 0] += 1
             case .rejected:
                 rejected += 1
-            case .duplicate:
-                Issue.record("seed \(seed): unexpected duplicate")
+            case .duplicate, .needsBoard:
+                Issue.record("seed \(seed): unexpected \(outcome)")
             }
         }
         for r in 0..<replicaCount {
@@ -114,13 +123,13 @@ import Testing
         #expect(rejected > 50, "seed \(seed): rejected \(rejected)")
     }
 
-    func randomOp(on board: Board, using rng: inout SplitMix64) -> Op {
+    func randomOp(on board: Board, seq: Seq, using rng: inout SplitMix64) -> Op {
         let ids = board.items.map(\.id)
         let target = board.zones.randomElement(using: &rng)!
         let anchor = Bool.random(using: &rng) ? target.items.randomElement(using: &rng) : nil
         let words = ["Plan", "Ship", "Fix", "Test", "Écrire", "レビュー"]
         let colors = ["#e53935", "#43a047", "blue", "rgb(1, 2, 3)"]
-        switch Int.random(in: 0..<12, using: &rng) {
+        switch Int.random(in: 0..<13, using: &rng) {
         case 0 where ids.count > 1:
             return .swap(a: ids.randomElement(using: &rng)!, b: ids.randomElement(using: &rng)!)
         case 1, 2:
@@ -158,6 +167,8 @@ import Testing
             case 2: return .editZone(zone: target.id, changes: ZoneEdit(layout: .list))
             default: return .editZone(zone: target.id, changes: ZoneEdit(title: words.randomElement(using: &rng)!))
             }
+        case 12 where Int.random(in: 0..<3, using: &rng) == 0:
+            return .restore(to: Int.random(in: 0...seq, using: &rng), board: nil)
         default:
             return .retitle(title: words.randomElement(using: &rng)!)
         }

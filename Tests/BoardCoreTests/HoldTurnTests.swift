@@ -18,15 +18,22 @@ import Testing
         settings.holdCooldown = 2_000
         settings.maxHoldsPerAddress = maxHoldsPerAddress
         var r = Room(board: .defaultTemplate(id: demo), settings: settings)
-        _ = r.join(mal, address: "10.0.0.66", since: nil)
-        _ = r.join(mo, address: "10.0.0.66", since: nil)
-        _ = r.join(ada, address: "10.0.0.1", since: nil)
-        _ = r.join(bo, address: "10.0.0.2", since: nil)
+        for user in [mal, mo, ada, bo] { _ = r.join(user, since: nil) }
         return r
     }
 
+    /// Each user's client address, which the server passes with each message.
+    func address(_ user: UserID) -> String {
+        switch user {
+        case mal.id, mo.id: "10.0.0.66"
+        case ada.id: "10.0.0.1"
+        case bo.id: "10.0.0.2"
+        default: "10.1.0.\((Int(user.rawValue.dropFirst()) ?? 0) % 12)"
+        }
+    }
+
     func lift(_ r: inout Room, _ user: User, _ id: String = "t1", at t: Int64) -> [Room.Effect] {
-        r.handle(.dragStart(item: item(id)), from: user.id, now: at(t), wall: wall)
+        r.handle(.dragStart(item: item(id)), from: user.id, address: address(user.id), now: at(t), wall: wall)
     }
 
     func taken(_ user: User, _ id: String = "t1") -> [Room.Effect] {
@@ -92,10 +99,14 @@ import Testing
     @Test func aDropAlsoHandsTheItemToTheFirstInLine() {
         var r = room()
         _ = lift(&r, mal, at: 0)
-        #expect(r.handle(.drop(item: item("t1"), action: nil), from: mal.id, now: at(10), wall: wall).count == 1)
+        #expect(
+            r.handle(
+                .drop(item: item("t1"), action: nil), from: mal.id, address: address(mal.id), now: at(10), wall: wall
+            ).count == 1)
         #expect(lift(&r, mal, at: 20) == taken(mal), "dropping and lifting again harms nobody when nobody waits")
         _ = lift(&r, ada, at: 30)
-        _ = r.handle(.drop(item: item("t1"), action: nil), from: mal.id, now: at(40), wall: wall)
+        _ = r.handle(
+            .drop(item: item("t1"), action: nil), from: mal.id, address: address(mal.id), now: at(40), wall: wall)
         #expect(lift(&r, mal, at: 50) == refused(mal, .cooldown, by: alice))
         #expect(lift(&r, ada, at: 60) == taken(ada))
     }
@@ -104,7 +115,8 @@ import Testing
         var r = room()
         _ = lift(&r, mal, at: 0)
         #expect(lift(&r, mo, at: 10) == refused(mo, .held, by: mal.id))
-        _ = r.handle(.drop(item: item("t1"), action: nil), from: mal.id, now: at(20), wall: wall)
+        _ = r.handle(
+            .drop(item: item("t1"), action: nil), from: mal.id, address: address(mal.id), now: at(20), wall: wall)
         #expect(lift(&r, mal, at: 30) == refused(mal, .cooldown, by: mo.id), "the turn is Mo's, not the address's")
         #expect(lift(&r, mo, at: 40) == taken(mo))
     }
@@ -114,7 +126,7 @@ import Testing
         _ = lift(&r, mal, at: 0)
         let toggle = OpRequest(opID: opID("a1"), base: 0, op: .toggle(item: item("t1"), on: true))
         #expect(
-            r.handle(.op(toggle), from: alice, now: at(100), wall: wall)
+            r.handle(.op(toggle), from: alice, address: address(alice), now: at(100), wall: wall)
                 == [.send(alice, .reject(Rejection(.held, by: mal.id, opID: opID("a1")), seq: 0))])
         _ = r.expireHolds(now: at(1_000))
         #expect(lift(&r, bo, at: 1_000) == refused(bo, .cooldown, by: alice))
@@ -151,7 +163,8 @@ import Testing
                 .broadcast(.dragStart(item: item("t2"), by: mal.id, at: 0), except: nil),
             ], "a user's own hold does not count against taking another")
         #expect(lift(&r, ada, "t3", at: 3) == taken(ada, "t3"), "other addresses are not affected")
-        _ = r.handle(.drop(item: item("t2"), action: nil), from: mal.id, now: at(4), wall: wall)
+        _ = r.handle(
+            .drop(item: item("t2"), action: nil), from: mal.id, address: address(mal.id), now: at(4), wall: wall)
         #expect(lift(&r, mo, "t4", at: 5) == taken(mo, "t4"), "a hold given back frees a place")
         _ = r.leave(mo.id, now: at(6))
         #expect(lift(&r, mal, "t5", at: 7) == taken(mal, "t5"), "so does a leave")
@@ -162,7 +175,7 @@ import Testing
         _ = lift(&r, mal, at: 0)
         for n in 0..<20 {
             let user = User(id: UserID(number: UInt64(100 + n)), name: "n\(n)", color: "#555")
-            _ = r.join(user, address: "10.1.0.\(n % 12)", since: nil)
+            _ = r.join(user, since: nil)
             #expect(lift(&r, user, at: Int64(10 + n)) == refused(user, .held, by: mal.id))
         }
         let line = r.turns.line(item("t1"))
@@ -181,10 +194,12 @@ import Testing
         _ = lift(&r, mal, "t2", at: 4_000)
         _ = lift(&r, bo, "t2", at: 4_100)
         _ = r.handle(
-            .hover(item: item("t2"), over: nil, zone: nil, mode: nil), from: mal.id, now: at(4_500), wall: wall)
+            .hover(item: item("t2"), over: nil, zone: nil, mode: nil), from: mal.id, address: address(mal.id),
+            now: at(4_500), wall: wall)
         _ = r.expireHolds(now: at(5_000))
         #expect(r.turns.line(item("t2")).map(\.user) == [bob])
-        _ = r.handle(.drop(item: item("t2"), action: nil), from: mal.id, now: at(5_100), wall: wall)
+        _ = r.handle(
+            .drop(item: item("t2"), action: nil), from: mal.id, address: address(mal.id), now: at(5_100), wall: wall)
         _ = r.expireHolds(now: at(7_100))
         #expect(!r.hasTimers)
     }

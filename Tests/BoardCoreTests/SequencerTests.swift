@@ -55,9 +55,10 @@ import Testing
             name: "move to the end of the tray", base: 0, op: .move(item: item("t1"), zone: zone("tray"), before: nil)),
     ]
 
-    @Test(arguments: cases + editingCases)
+    @Test(arguments: cases + editingCases + restoreCases)
     func conflictRules(_ c: Case) {
         var s = Sequencer(board: .defaultTemplate(id: demo))
+        var boards = [s.board]
         for (i, op) in c.history.enumerated() {
             guard
                 case .committed = s.submit(
@@ -66,10 +67,15 @@ import Testing
                 Issue.record("history op \(i) did not commit")
                 return
             }
+            boards.append(s.board)
         }
         let held = Set(c.heldByBob)
-        let outcome = s.submit(OpRequest(opID: opID("mine"), base: c.base, op: c.op), by: alice, time: wall) {
-            held.contains($0.rawValue) ? bob : nil
+        var request = OpRequest(opID: opID("mine"), base: c.base, op: c.op)
+        var outcome = s.submit(request, by: alice, time: wall) { held.contains($0.rawValue) ? bob : nil }
+        if case .needsBoard(let to) = outcome {
+            // What the hub does: the board as of `to` from the store, and the restore again with it.
+            request.op = .restore(to: to, board: boards[to])
+            outcome = s.submit(request, by: alice, time: wall) { held.contains($0.rawValue) ? bob : nil }
         }
         switch (outcome, c.expected) {
         case (.committed(let op), nil):

@@ -1,4 +1,5 @@
 import BoardCore
+import BoardMetrics
 import BoardStore
 import Testing
 
@@ -281,6 +282,21 @@ import Testing
         #expect(responses(in: h.on(.answered(read, .encoded(nil)))).map(\.1.status) == [404])
         let bad = HTTPRequest(method: .get, path: "/api/boards/b1/ops", query: ["limit": "0"])
         #expect(responses(in: h.on(.request(x2, bad))).map(\.1.status) == [400])
+    }
+
+    @Test func aReadForAClientThatWentAwayIsCancelledAndItsAnswerDropped() {
+        let h = HubHarness()
+        let request = HTTPRequest(method: .get, path: "/api/boards/b1/ops", query: ["since": "0"])
+        guard let (read, _) = h.read(in: h.on(.request(x1, request))) else { return }
+        let other = HTTPRequest(method: .get, path: "/api/boards/b2/ops", query: ["since": "0"])
+        guard let (kept, _) = h.read(in: h.on(.request(x2, other))) else { return }
+        let cancelled = h.on(.abandoned(x1))
+        #expect(cancelled.count == 1)
+        if case .cancelRead(let id) = cancelled.first { #expect(id == read) } else { Issue.record("\(cancelled)") }
+        #expect(h.hub.meters.abandonedReads.value(NoLabels()) == 1)
+        #expect(h.on(.answered(read, .encoded(nil))).isEmpty, "an answer that ran anyway goes nowhere")
+        #expect(h.on(.abandoned(x1)).isEmpty, "once")
+        #expect(responses(in: h.on(.answered(kept, .encoded(nil)))).map(\.0) == [x2], "the other client's read stays")
     }
 
     /// `count` toggles with 128-character op ids of `<` (each written `\u003c`: about 900 bytes).

@@ -88,7 +88,7 @@ import Testing
         guard let (reload, asked) = h.read(in: h.on(.tick)) else { return }
         #expect(asked == .revocations(now: start))
         #expect(h.on(.tick).isEmpty, "one reload at a time")
-        let nothing = h.on(.answered(reload, .revocations([])))
+        let nothing = h.on(.answered(reload, .revocations(RevocationSet())))
         #expect(closes(in: nothing).isEmpty)
         h.now = h.now + 999
         #expect(h.on(.tick).isEmpty, "not before a second has passed")
@@ -96,7 +96,7 @@ import Testing
         guard let (again, _) = h.read(in: h.on(.tick)) else { return }
         let elsewhere = Revocation(
             id: TokenAuthority.revocationID(of: revoked), board: board("demo"), until: start + 3600)
-        let closed = h.on(.answered(again, .revocations([elsewhere])))
+        let closed = h.on(.answered(again, .revocations(RevocationSet([elsewhere]))))
         #expect(errorTexts(to: a, in: closed) == ["token revoked"])
         #expect(closes(in: closed).map(\.1) == [4401])
         // A failed reload keeps what is known.
@@ -148,7 +148,7 @@ import Testing
     @Test func theListOfRevocationsIsBounded() {
         let h = harness()
         for n in 0..<RevocationList.maximum {
-            h.hub.revocations.byID["\(n)"] = Revocation(id: "\(n)", board: nil, until: start + 100)
+            h.hub.revocations.made(Revocation(id: "\(n)", board: nil, until: start + 100))
         }
         let (status, body, _) = revoke(h, token(), bearer: token("demo", .admin))
         #expect(status == 507 && body.contains("too_many_revocations"))
@@ -160,5 +160,36 @@ import Testing
         let actions = h.on(.request(x1, request(.post, bearer: "x", body: #"{"token":"x"}"#)))
         #expect(responses(in: actions).map(\.1.status) == [404])
         #expect(h.on(.tick).allSatisfy { if case .read = $0 { false } else { true } }, "and no reloads")
+    }
+
+    @Test func aReloadThatFindsTheSameRevocationsChangesNothing() {
+        let ids = (0..<50).map { n in String(repeating: "\(n % 10)", count: 64) + "\(n)" }
+        let list = ids.map { Revocation(id: $0, board: nil, until: start + 100) }
+        var revocations = RevocationList(list)
+        var moved = list
+        moved[7].until += 1
+        let fewer = Array(moved.dropLast())
+        let changes = [
+            revocations.loaded(RevocationSet(list.reversed()), nowSeconds: start),
+            revocations.loaded(RevocationSet(moved), nowSeconds: start),
+            revocations.loaded(RevocationSet(fewer), nowSeconds: start),
+            revocations.loaded(RevocationSet(fewer), nowSeconds: start),
+        ]
+        #expect(changes == [false, true, true, false], "same in another order; one until moved; one fewer; same")
+        #expect(revocations.inForce.count == 49)
+    }
+
+    @Test func aRevocationMadeHereOutlivesALoadThatRacedItsWrite() {
+        var revocations = RevocationList()
+        let here = Revocation(id: "here", board: nil, until: start + 100)
+        revocations.made(here)
+        let raced = revocations.loaded(RevocationSet(), nowSeconds: start)
+        #expect(raced && revocations.inForce["here"] == here, "a load that does not show it yet keeps it")
+        let shown = revocations.loaded(RevocationSet([here]), nowSeconds: start)
+        #expect(shown && revocations.inForce["here"] == here, "the store shows it")
+        let same = revocations.loaded(RevocationSet([here]), nowSeconds: start)
+        #expect(!same, "and then nothing changes")
+        let gone = revocations.loaded(RevocationSet(), nowSeconds: start + 100)
+        #expect(gone && revocations.inForce.isEmpty, "expired and gone from the store")
     }
 }

@@ -47,7 +47,7 @@ import Testing
         var actions: [Hub.Action] = []
         for action in h.on(.tick) {
             if case .read(let id, .revocations) = action {
-                actions += h.on(.answered(id, .revocations([])))
+                actions += h.on(.answered(id, .revocations(RevocationSet())))
             } else {
                 actions.append(action)
             }

@@ -167,4 +167,37 @@ import Testing
             request == .load(board("b1"), Room.Settings()),
             "no longer being deleted")
     }
+
+    @Test func pastMaxUnstoredOpsANewOpIsRefusedAtOnceAndTheWaitingOnesCommitOnceDurable() {
+        let h = HubHarness { $0.maxUnstoredOps = 3 }
+        let (a, b) = (h.open(1), h.open(2))
+        h.joinNew(a)
+        h.hello(b, name: "Bo")
+        h.makeDurable()
+        // The store is failing: nothing becomes durable, three ops wait.
+        for n in 1...3 { #expect(committed(in: h.send(a, toggle("w-\(n)", item: "t\(n)"))).isEmpty) }
+        let refused = h.send(a, toggle("w-4", item: "t4"))
+        let errors = refused.compactMap { action -> ProtocolError? in
+            if case .send(a, .error(let e)) = action { e } else { nil }
+        }
+        #expect(errors.map(\.code) == [.unavailable] && errors.first?.opID == "w-4")
+        #expect(!refused.contains { if case .persist = $0 { true } else { false } }, "not applied, not written")
+        #expect(closes(in: refused).isEmpty, "the connection stays open")
+        // A drop with an action still drops, without the op.
+        h.send(b, #"{"type":"dragStart","item":"t9"}"#)
+        let drop = #"{"type":"drop","item":"t9","op":"b-1","base":0,"action":{"type":"swap","with":"t10"}}"#
+        let dropped = h.send(b, drop)
+        #expect(types(messages(to: b, in: dropped)).contains("error:unavailable"))
+        #expect(!dropped.contains { if case .persist = $0 { true } else { false } })
+        // Once the store writes again, the three waiting ops are published in order.
+        let durable = h.on(.durable(seqs: [board("demo"): 3], tickets: []))
+        let seqs = committed(in: durable).compactMap { m -> Int? in
+            if case .committed(let op) = m { op.seq } else { nil }
+        }
+        #expect(seqs == [1, 2, 3])
+        // And ops are taken again.
+        let again = h.send(a, toggle("w-4", item: "t4"))
+        #expect(!again.contains { if case .send(_, .error) = $0 { true } else { false } })
+        #expect(again.contains { if case .persist = $0 { true } else { false } })
+    }
 }

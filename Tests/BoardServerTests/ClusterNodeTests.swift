@@ -97,6 +97,23 @@ import Testing
         keeper.stop()
     }
 
+    @Test func theKeeperIsLapsedWhileNoRenewalWorkedForALease() async throws {
+        let database = MemoryClusterDatabase()
+        let store = FlakyClusterStore(
+            MemoryClusterStore(database: database, node: "a", advertise: "127.0.0.1:1", leaseSeconds: 0.3))
+        let reports = Reports()
+        let keeper = LeaseKeeper(store: store, log: Logger(level: .error)) { reports.post($0) }
+        keeper.start()
+        #expect(reports.next() != nil, "the first renewal works")
+        // The database away (or not committing): after a lease without a renewal, /readyz says so.
+        store.failing.withLock { $0 = true }
+        #expect(await Self.eventually { keeper.lapsed })
+        // Back: the next renewal that works clears it.
+        store.failing.withLock { $0 = false }
+        #expect(await Self.eventually { !keeper.lapsed })
+        keeper.stop()
+    }
+
     // MARK: The writer
 
     @Test func aFencedWriteIsNotRetriedAndIsReportedAsFenced() throws {

@@ -51,10 +51,43 @@ import Testing
 
     @Test func closeFrameWithAOneBytePayloadIsAnsweredWith1002() async throws {
         try await withTestServer { server in
-            let raw = try RawWebSocket(port: server.port)
+            let raw = try RawWebSocket(port: server.port, timeout: 3)
             raw.send(opcode: 8, [0x03])
             let close = try raw.readUntilClose()
             #expect(close?.closeCode == 1002, "got \(close.map(\.description) ?? "no close frame")")
+            // The client's close came first: the server closes TCP at once (Autobahn 7.3.2).
+            #expect(try raw.readsEnd())
+        }
+    }
+
+    /// After failing a connection with 1002, the server closes TCP at once instead of waiting
+    /// (lws waits 5 s) for a close frame that a client which broke the protocol may never send
+    /// (RFC 6455 7.1.7). A read timeout of 3 s shows it did not wait. So it does after its own
+    /// 1002, for an unmasked frame.
+    @Test func protocolErrorsCloseTCPWithoutWaitingForTheClientsClose() async throws {
+        try await withTestServer { server in
+            let reserved = try RawWebSocket(port: server.port, timeout: 3)
+            reserved.send(opcode: 7, [1, 2, 3])
+            #expect(try reserved.readUntilClose()?.closeCode == 1002)
+            #expect(try reserved.readsEnd())
+            let unmasked = try RawWebSocket(port: server.port, timeout: 3)
+            unmasked.send(opcode: 1, Self.hello, masked: false)
+            #expect(try unmasked.readUntilClose()?.closeCode == 1002)
+            #expect(try unmasked.readsEnd())
+        }
+    }
+
+    /// A message and, in the same TCP write, a frame lws fails the connection for: whatever the
+    /// server sends, nothing follows its close frame (RFC 6455 5.5.1). lws 4.1.6 still calls
+    /// WRITEABLE after its close frame, and the welcome queued for the hello went out after it.
+    @Test func nothingFollowsTheCloseFrameAfterAProtocolError() async throws {
+        try await withTestServer { server in
+            for _ in 0..<8 {
+                let raw = try RawWebSocket(port: server.port, timeout: 3)
+                raw.sendRaw(raw.frame(opcode: 1, Self.hello) + raw.frame(opcode: 1, [0x20], rsv: 4))
+                #expect(try raw.readUntilClose()?.closeCode == 1002)
+                #expect(try raw.readsEnd())
+            }
         }
     }
 

@@ -40,13 +40,14 @@ import Testing
         #expect(error.message.hasPrefix(message), "\(error.message)")
     }
 
-    @Test func archivedOpsAreTheBroadcastJSONPlusTheirTime() throws {
+    @Test func archivedOpsAreTheBroadcastJSONPlusTheirTimeAndName() throws {
         var maker = OpMaker(board: .defaultTemplate(id: boardA), seed: 25)
         let ops = maker.next(30)
         for op in ops {
             let broadcast = try JSON.parse(ServerMessage.committed(op).encoded())
             var withoutTime = op
             withoutTime.time = UnixTime(milliseconds: 0)
+            withoutTime.name = nil
             #expect(try CommittedOp(json: broadcast) == withoutTime)
         }
         let archive = try BoardArchive(board: .defaultTemplate(id: boardA), baseSeq: 0, ops: ops)
@@ -57,6 +58,7 @@ import Testing
             return
         }
         #expect(members.removeValue(forKey: "time") == .number(Double(ops[0].time.milliseconds)))
+        #expect(members.removeValue(forKey: "name") == ops[0].name.map { .string($0) })
         #expect(JSON.object(members) == (try JSON.parse(ServerMessage.committed(ops[0]).encoded())))
         #expect(try BoardArchive(json: archive.encoded()) == archive)
     }

@@ -33,9 +33,12 @@ struct OpMaker {
     var seq: Seq = 0
     var rng: SplitMix64
     var all: [CommittedOp] = []
+    /// The board as of each seq (`boards[0]` the one it started from).
+    var boards: [Board]
 
     init(board: Board, seed: UInt64) {
         self.board = board
+        boards = [board]
         rng = SplitMix64(seed: seed)
     }
 
@@ -45,7 +48,8 @@ struct OpMaker {
     }
 
     /// Swaps, moves and toggles, and one op in four an editing op (add, edit, remove, addZone,
-    /// editZone, removeZone, retitle), so that every store test covers every kind of op.
+    /// editZone, removeZone, retitle) or now and then a restore (of an earlier seq, with its board),
+    /// so that every store test covers every kind of op. Most ops carry their sender's name.
     mutating func nextOp() -> CommittedOp {
         let items = board.items.map(\.id)
         let op: Op
@@ -86,15 +90,20 @@ struct OpMaker {
             }
         case 10:
             op = .retitle(title: "Board \(seq)")
+        case 11 where seq > 0 && Int.random(in: 0..<4, using: &rng) == 0:
+            let to = Int.random(in: max(0, seq - 30)...seq, using: &rng)
+            op = .restore(to: to, board: boards[to])
         default:
             op = .toggle(item: items.randomElement(using: &rng)!, on: Bool.random(using: &rng))
         }
         precondition(board.problem(applying: op) == nil, "OpMaker made an op that does not apply: \(op)")
         seq += 1
         board.apply(op)
+        boards.append(board)
+        let user = seq % 5 + 1
         let committed = CommittedOp(
-            seq: seq, opID: OpID("op-\(seq)-\(rng.next() % 1000)")!, by: UserID(number: UInt64(seq % 5 + 1)), op: op,
-            time: UnixTime(milliseconds: 1_700_000_000_000 + Int64(seq)))
+            seq: seq, opID: OpID("op-\(seq)-\(rng.next() % 1000)")!, by: UserID(number: UInt64(user)), op: op,
+            time: UnixTime(milliseconds: 1_700_000_000_000 + Int64(seq)), name: user == 5 ? nil : "Ann ✓ \(user)")
         all.append(committed)
         return committed
     }

@@ -411,6 +411,26 @@ struct PostgresClusterTests {
             #expect(try a.ops(of: boardA, since: 0, limit: 10) == .ops([op[0]], current: 1))
         }
     }
+
+    @Test func aReadOnAConnectionTheServerDroppedIsAnsweredTheFirstTime() throws {
+        try Self.withCluster { cluster in
+            let a = try cluster.node("a")
+            _ = try a.claim(boardA, force: false)
+            try a.write([.create(.defaultTemplate(id: boardA))])
+            let admin = try PostgresConnection(url: TestPostgres.url ?? "")
+            defer { admin.close() }
+            let database = String(cluster.url.split(separator: "/").last ?? "")
+            // As after a failover: the reader's connection is gone while it is idle.
+            try admin.query(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+                [.text(database)])
+            // Each read that finds its connection broken opens it again and runs once more.
+            #expect(try a.load(boardA, recentLimit: 0)?.seq == 0)
+            #expect(try a.exists(boardA))
+            #expect(try a.owner(of: boardA) == "a")
+            #expect(try a.nodes().map(\.name) == ["a"])
+        }
+    }
 }
 
 /// Opening a PostgreSQL store: migrations, concurrent first starts, and clear errors.

@@ -29,6 +29,31 @@ import Testing
         }
     }
 
+    @Test func aVersionTwoDatabaseIsMigratedAndItsOpsHaveNoName() throws {
+        try withTempDirectory { dir in
+            try FileManager.default.createDirectory(atPath: dir.path, withIntermediateDirectories: true)
+            let db = try SQLiteConnection(path: dir.file(SQLiteStore.databaseName))
+            for migration in Schema.migrations[0..<2] { try db.execute(migration) }
+            let board = Board.defaultTemplate(id: boardA)
+            let snapshot = String(decoding: board.encoded(), as: UTF8.self)
+            try db.execute(
+                "PRAGMA user_version = 2; INSERT INTO boards VALUES ('alpha', 'alpha', 3, 0, 1); "
+                    + "INSERT INTO snapshots VALUES ('alpha', 0, '\(snapshot)'); "
+                    + #"INSERT INTO ops VALUES ('alpha', 1, 'o1', 'u1', 'toggle', '{"item":"t1","on":true}', 5)"#)
+            db.close()
+            let store = try SQLiteStore(directory: dir.path)
+            defer { store.close() }
+            var after = board
+            after.apply(.toggle(item: ItemID("t1")!, on: true))
+            #expect(try store.load(boardA, recentLimit: 5)?.board == after)
+            let op = CommittedOp(
+                seq: 1, opID: OpID("o1")!, by: UserID("u1"), op: .toggle(item: ItemID("t1")!, on: true),
+                time: UnixTime(milliseconds: 5))
+            #expect(try store.history(of: boardA, before: .max, limit: 5) == .ops([op], current: 1, oldest: 0))
+            #expect(try store.board(boardA, at: 0) == .board(board, time: nil))
+        }
+    }
+
     @Test func aCorruptDatabaseIsRefusedNamingItsPath() throws {
         try withTempDirectory { dir in
             try FileManager.default.createDirectory(atPath: dir.path, withIntermediateDirectories: true)

@@ -95,9 +95,81 @@ struct StoreContract {
             let kept = try #require(try store.ops(of: boardA, since: maker.seq - 20, limit: 100).ops)
             #expect(kept == Array(maker.all.suffix(20)))
             #expect(try store.ops(of: boardA, since: maker.seq - 27, limit: 100) == .gone)
-            // Two snapshots at most: the base and the latest.
-            #expect(try space.count("snapshots") <= 2)
+            // The base and every snapshot after it: one each 7 ops of the 20 kept, and the latest.
+            #expect(try space.count("snapshots") <= 2 + 20 / 7)
             #expect(try space.count("ops") < 28)
+        }
+    }
+
+    func theBoardAtAnySeqIsTheReplayOfTheLogToIt() throws {
+        let seed: UInt64 = 20_261_202
+        try withSpace(backend) { space in
+            let store = try space.open(snapshotEvery: 7, keepOps: 20)
+            var maker = OpMaker(board: .defaultTemplate(id: boardA), seed: seed)
+            var rng = SplitMix64(seed: seed)
+            try store.write([.create(.defaultTemplate(id: boardA))])
+            var oldest = 0
+            while maker.seq < 300 {
+                try store.write([.append(boardA, maker.next(Int.random(in: 1...12, using: &rng)))])
+                // Every kept seq of the last stretch (across snapshots), and a few at random.
+                let recent = Array(max(0, maker.seq - 25)...maker.seq)
+                let random = (0..<5).map { _ in Int.random(in: 0...maker.seq, using: &rng) }
+                for seq in recent + random {
+                    switch try store.board(boardA, at: seq) {
+                    case .board(let board, let time):
+                        #expect(board == maker.boards[seq], "seed \(seed): the board at seq \(seq) of \(maker.seq)")
+                        if let time {
+                            #expect(time == maker.all[seq - 1].time, "seq \(seq)")
+                        } else {
+                            // Not known only where the op itself is no longer kept: seq 0, or the oldest kept.
+                            #expect(
+                                try seq == 0 || store.ops(of: boardA, since: seq - 1, limit: 1) == .gone, "seq \(seq)")
+                        }
+                        #expect(seq >= oldest, "seq \(seq) answered below the oldest kept, \(oldest)")
+                    case .compacted(let kept):
+                        // Compaction only moves forward, and keeps at least 20 ops.
+                        #expect(seq < kept && kept >= oldest && kept <= maker.seq - 20, "seq \(seq), oldest \(kept)")
+                        oldest = kept
+                    case let other:
+                        Issue.record("seq \(seq): \(other)")
+                    }
+                }
+                #expect(try store.board(boardA, at: maker.seq + 1) == .ahead(current: maker.seq))
+            }
+            #expect(oldest > 0, "nothing was compacted")
+            #expect(try store.board(boardB, at: 0) == .unknownBoard)
+            // After a restart too.
+            store.close()
+            let reopened = try space.open(snapshotEvery: 7, keepOps: 20)
+            #expect(
+                try reopened.board(boardA, at: maker.seq - 3)
+                    == .board(maker.boards[maker.seq - 3], time: maker.all[maker.seq - 4].time))
+        }
+    }
+
+    func theHistoryIsNewestFirstWithNamesAndEndsAtTheOldestKept() throws {
+        try withSpace(backend) { space in
+            let store = try space.open(snapshotEvery: 7, keepOps: 20)
+            var maker = OpMaker(board: .defaultTemplate(id: boardA), seed: 5)
+            try store.write([.create(.defaultTemplate(id: boardA)), .append(boardA, maker.next(12))])
+            #expect(
+                try store.history(of: boardA, before: .max, limit: 5)
+                    == .ops(Array(maker.all[7..<12].reversed()), current: 12, oldest: 0))
+            #expect(
+                try store.history(of: boardA, before: 8, limit: 5)
+                    == .ops(Array(maker.all[2..<7].reversed()), current: 12, oldest: 0))
+            #expect(
+                try store.history(of: boardA, before: 3, limit: 5)
+                    == .ops(Array(maker.all[0..<2].reversed()), current: 12, oldest: 0))
+            #expect(maker.all.contains { $0.name != nil } && maker.all.contains { $0.name == nil })
+            try store.write([.append(boardA, maker.next(40))])
+            guard case .ops(let ops, 52, let oldest) = try store.history(of: boardA, before: .max, limit: 100) else {
+                Issue.record("no page")
+                return
+            }
+            #expect(oldest >= 52 - 27 && oldest <= 32)
+            #expect(ops == Array(maker.all[oldest...].reversed()))
+            #expect(try store.history(of: boardB, before: .max, limit: 5) == .unknownBoard)
         }
     }
 

@@ -40,6 +40,13 @@ import Testing
     @Test(arguments: stores) func snapshotsAndCompactionKeepLoadEqualToAReplayOfAllOps(_ store: Backend) throws {
         try StoreContract(backend: store).snapshotsAndCompactionKeepLoadEqualToAReplayOfAllOps()
     }
+    @Test(arguments: stores) func theBoardAtAnySeqIsTheReplayOfTheLogToIt(_ store: Backend) throws {
+        try StoreContract(backend: store).theBoardAtAnySeqIsTheReplayOfTheLogToIt()
+    }
+    @Test(arguments: stores)
+    func theHistoryIsNewestFirstWithNamesAndEndsAtTheOldestKept(_ store: Backend) throws {
+        try StoreContract(backend: store).theHistoryIsNewestFirstWithNamesAndEndsAtTheOldestKept()
+    }
     @Test(arguments: stores) func opsSincePagesOldestFirstWithTheCurrentSeq(_ store: Backend) throws {
         try StoreContract(backend: store).opsSincePagesOldestFirstWithTheCurrentSeq()
     }

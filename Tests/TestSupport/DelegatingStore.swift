@@ -28,6 +28,12 @@ extension DelegatingStore {
         try inner.ops(of: id, since: since, limit: limit)
     }
     /// As `inner`.
+    package func board(_ id: BoardID, at seq: Seq) throws(StoreError) -> BoardAsOf { try inner.board(id, at: seq) }
+    /// As `inner`.
+    package func history(of id: BoardID, before: Seq, limit: Int) throws(StoreError) -> HistoryPage {
+        try inner.history(of: id, before: before, limit: limit)
+    }
+    /// As `inner`.
     package func archive(of id: BoardID) throws(StoreError) -> BoardArchive? { try inner.archive(of: id) }
     /// As `inner`.
     package func restore(_ archive: BoardArchive, replace: Bool) throws(StoreError) {

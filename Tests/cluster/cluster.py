@@ -103,18 +103,79 @@ class Postgres:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+class HAPostgres(Postgres):
+    """scripts/postgres.sh start --ha: a primary and a synchronous standby; the nodes get the
+    multi-host URL (target_session_attrs=read-write). `kill_primary` and `promote` are the failover."""
+
+    def __init__(self) -> None:  # noqa: super().__init__ is the single server's start
+        self.dir = tempfile.mkdtemp(prefix="shuffleboard-pgha-", dir="/tmp")
+        result = subprocess.run([os.path.join(ROOT, "scripts", "postgres.sh"), "start", self.dir, "--ha"],
+                                capture_output=True, text=True, timeout=180)
+        if result.returncode != 0:
+            self.stop()
+            raise AssertionError(f"scripts/postgres.sh start --ha failed:\n{result.stderr}")
+        self.url = result.stdout.strip().splitlines()[-1]
+        m = re.fullmatch(r"postgresql://(\w+)@127\.0\.0\.1:(\d+),127\.0\.0\.1:(\d+)/(\w+)\?target_session_attrs=read-write",
+                         self.url)
+        assert m, self.url
+        self.user, self.port, self.standby_port = m.group(1), int(m.group(2)), int(m.group(3))
+        self.primary_port = self.port
+        self.count = 0
+
+    def database(self, prefix: str = "t") -> str:
+        """A new, empty database (made on the primary, so on the standby too); its multi-host URL."""
+        self.count += 1
+        name = f"{prefix}{self.count}"
+        self.psql("postgres", f"CREATE DATABASE {name}")
+        return (f"postgresql://{self.user}@127.0.0.1:{self.port},127.0.0.1:{self.standby_port}/{name}"
+                "?target_session_attrs=read-write")
+
+    def psql(self, database: str, sql: str) -> str:
+        """On whichever server is the primary now."""
+        saved, self.port = self.port, self.primary_port
+        try:
+            return super().psql(database, sql)
+        finally:
+            self.port = saved
+
+    def kill_primary(self) -> None:
+        """kill -9 of the primary's postmaster and every process of it."""
+        self.script("kill-primary")
+
+    def kill_standby(self) -> None:
+        """kill -9 of the standby: the primary's commits wait for it (synchronous replication)."""
+        self.script("kill-standby")
+
+    def restart_standby(self) -> None:
+        """Starts the (killed) standby again; it catches up and the waiting commits return."""
+        self.script("restart-standby")
+
+    def status(self) -> str:
+        """scripts/postgres.sh status: each server's role."""
+        result = subprocess.run([os.path.join(ROOT, "scripts", "postgres.sh"), "status", self.dir],
+                                capture_output=True, text=True, timeout=60)
+        return result.stdout.strip()
+
+    def promote(self) -> None:
+        """pg_ctl promote of the standby; returns once it takes writes."""
+        self.script("promote")
+        self.primary_port = self.standby_port
+
+
 class Node:
     """One node of the cluster: its name, port and arguments, and the process while it runs."""
 
-    def __init__(self, name: str, port: int, args: list[str], cwd: str):
-        self.name, self.port, self.args, self.cwd = name, port, args, cwd
+    def __init__(self, name: str, port: int, args: list[str], cwd: str, ca: str | None = None,
+                 host: str = "127.0.0.1", prefix: list[str] | None = None):
+        self.name, self.port, self.args, self.cwd, self.ca = name, port, args, cwd, ca
+        self.host, self.prefix = host, prefix  # its address; the command it runs under (ip netns exec NS)
         self.server: Server | None = None
         self.paused = False
         self.runs: list[Server] = []
 
     def start(self) -> "Node":
         assert self.server is None, f"{self.name} runs already"
-        self.server = Server(self.args, self.cwd)
+        self.server = Server(self.args, self.cwd, ca=self.ca, prefix=self.prefix)
         self.runs.append(self.server)
         self.server.wait_listening()
         assert self.server.port == self.port, (self.server.port, self.port)
@@ -156,16 +217,25 @@ class Node:
 
 
 class Cluster:
-    """`count` nodes n1…nN on one database, each on its own port, `--lease lease`."""
+    """`count` nodes n1…nN on one database, each on its own port, `--lease lease`, with `extra`
+    arguments, and `node_extra[name]` for that node alone; `ca`: the authority that signed the
+    nodes' certificates, which the test's clients trust (nodes with --tls-cert serve https://)."""
 
-    def __init__(self, url: str, cwd: str, count: int = 3, lease: float = 2.0, extra: tuple[str, ...] = ()):
+    def __init__(self, url: str, cwd: str, count: int = 3, lease: float = 2.0, extra: tuple[str, ...] = (),
+                 node_extra: dict[str, tuple[str, ...]] | None = None, ca: str | None = None,
+                 hosts: list[str] | None = None, prefixes: list[list[str]] | None = None):
+        """`hosts` and `prefixes`: each node's address and the command it runs under, for nodes in
+        network namespaces of their own (netns.py); by default all on 127.0.0.1."""
         self.url, self.lease = url, lease
         self.nodes: list[Node] = []
         for i in range(count):
             name, port = f"n{i + 1}", free_port()
-            args = ["--store", url, "--node", name, "--advertise", f"127.0.0.1:{port}", "--port", str(port),
-                    "--lease", f"{lease:g}", *NO_ADDRESS_LIMITS, *extra]
-            self.nodes.append(Node(name, port, args, cwd))
+            host = hosts[i] if hosts else "127.0.0.1"
+            args = ["--store", url, "--node", name, "--advertise", f"{host}:{port}", "--port", str(port),
+                    "--lease", f"{lease:g}", *NO_ADDRESS_LIMITS, *extra, *(node_extra or {}).get(name, ())]
+            if hosts:
+                args += ["--host", host]
+            self.nodes.append(Node(name, port, args, cwd, ca, host, prefixes[i] if prefixes else None))
 
     def start(self) -> "Cluster":
         for node in self.nodes:

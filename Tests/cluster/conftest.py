@@ -8,7 +8,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "process"))
 sys.path.insert(0, HERE)
 
-from cluster import Cluster, HAProxy, Postgres  # noqa: E402
+from cluster import Cluster, HAPostgres, HAProxy, Postgres  # noqa: E402
 from harness import BIN  # noqa: E402
 
 
@@ -34,14 +34,24 @@ def own_postgres():
 
 
 @pytest.fixture
+def ha_postgres():
+    """A primary and a synchronous standby of the test's own (scripts/postgres.sh start --ha)."""
+    pg = HAPostgres()
+    yield pg
+    pg.stop()
+
+
+@pytest.fixture
 def clusters(postgres, tmp_path):
     """Makes started clusters (`clusters(count=3, lease=2.0)`), each on a new database (of the
     session's PostgreSQL, or of `on`); stops them at teardown and prints their logs (pytest shows
     them when the test failed)."""
     made: list[Cluster] = []
 
-    def make(count: int = 3, lease: float = 2.0, extra: tuple[str, ...] = (), on: Postgres | None = None) -> Cluster:
-        cluster = Cluster((on or postgres).database(), str(tmp_path), count=count, lease=lease, extra=extra)
+    def make(count: int = 3, lease: float = 2.0, extra: tuple[str, ...] = (), on: Postgres | None = None,
+             node_extra: dict[str, tuple[str, ...]] | None = None, ca: str | None = None) -> Cluster:
+        cluster = Cluster((on or postgres).database(), str(tmp_path), count=count, lease=lease, extra=extra,
+                          node_extra=node_extra, ca=ca)
         made.append(cluster)
         return cluster.start()
 

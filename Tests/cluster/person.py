@@ -32,8 +32,11 @@ PACE = 0.1              # seconds between new ops (some 60 ops/s from six client
 class Person:
     """One client of one board, moving between the nodes at `ports` (it starts on `index % len`)."""
 
-    def __init__(self, index: int, board: str, ports: list[int], seed: int, max_ops: int):
+    def __init__(self, index: int, board: str, ports: list[int], seed: int, max_ops: int,
+                 hosts: list[str] | None = None):
         self.index, self.board_id, self.ports = index, board, ports
+        self.hosts = hosts or ["127.0.0.1"] * len(ports)  # each node's address (partition tests: a namespace's)
+        self.pinned = False  # reconnect to the same node (as HAProxy's hash sends a client back), not the next
         self.name = f"c{index}"
         self.rng = random.Random(seed)
         self.max_ops = max_ops
@@ -46,8 +49,13 @@ class Person:
         self.snapshots: list[tuple[int, dict]] = []  # (seq, board) of each welcome that carried a board
         self.pending: dict[str, dict] = {}  # op id → the op, sent and not answered yet
         self.sent = 0
+        self.sent_ids: set[str] = set()  # every op id sent
+        # What it saw, in order, for the history checker (Tests/process/checker.py):
+        # ("welcome", seq, board), ("resume", seq), ("op", seq, op id).
+        self.history: list[tuple] = []
         self.committed: set[str] = set()  # own op ids seen committed (broadcast or ack)
         self.rejected: dict[str, str] = {}  # own op id → reason
+        self.unavailable = 0  # `unavailable` errors naming an op (refused, not applied: sent again)
         self.violations: list[str] = []
         self.closes: list[tuple[float, str, int | None]] = []  # (time, node port, close code or None)
         self.connected_to: int | None = None  # the port of the current connection, once welcomed
@@ -92,9 +100,10 @@ class Person:
         out_since = time.monotonic()
         while not self.done:
             port = self.ports[self.node % len(self.ports)]
+            host = self.hosts[self.node % len(self.ports)]
             self.welcomed = False
             try:
-                await self.session(port)
+                await self.session(host, port)
             except (OSError, asyncio.TimeoutError, InvalidHandshake, ConnectionClosed) as e:
                 code = e.rcvd.code if isinstance(e, ConnectionClosed) and e.rcvd else None
                 self.closes.append((time.monotonic(), str(port), code))
@@ -113,13 +122,13 @@ class Person:
                 return
             if self.chosen is not None:
                 self.node, self.chosen = self.chosen, None
-            else:
+            elif not self.pinned:
                 self.node += 1
             await asyncio.sleep(0.1 + self.rng.random() * 0.2)  # backoff before the next node
 
-    async def session(self, port: int) -> None:
+    async def session(self, host: str, port: int) -> None:
         """One connection, until it closes (or stalls)."""
-        url = f"ws://127.0.0.1:{port}/ws?board={self.board_id}"
+        url = f"ws://{host}:{port}/ws?board={self.board_id}"
         async with connect(url, subprotocols=[SUBPROTOCOL], open_timeout=OPEN_TIMEOUT, close_timeout=2,
                            ping_interval=None, max_size=None, compression=None, proxy=None) as ws:
             self.ws = ws
@@ -128,6 +137,10 @@ class Person:
                 hello["since"] = self.last
             await ws.send(json.dumps(hello))
             if not await self.receive_until_welcome(ws, port):
+                # Refused (the close follows the error) or no welcome in time: record the close.
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(ws.wait_closed(), 3)
+                self.closes.append((time.monotonic(), str(port), ws.protocol.close_rcvd.code if ws.protocol.close_rcvd else None))
                 return
             self.welcomed = True
             self.connected_to = port
@@ -182,6 +195,7 @@ class Person:
                 op = self.make_op()
                 self.pending[op["op"]] = op
                 self.sent += 1
+                self.sent_ids.add(op["op"])
                 await ws.send(json.dumps(op))
             await asyncio.sleep(PACE)
 
@@ -200,8 +214,10 @@ class Person:
                 self.violations.append(f"{self.name}: welcome at seq {seq} behind the {self.last} it had seen")
             self.board, self.last = m["board"], seq
             self.snapshots.append((seq, json.loads(json.dumps(m["board"]))))
+            self.history.append(("welcome", seq, self.snapshots[-1][1]))
         else:
             assert self.board is not None, f"{self.name}: a welcome with ops on a first hello: {m}"
+            self.history.append(("resume", seq))
             for op in m["ops"]:
                 self.committed_op(op, "resume")
             if self.last != seq:
@@ -227,6 +243,8 @@ class Person:
             # after the reconnect. Anything else is this client's mistake or a server bug.
             if m.get("code") != "unavailable":
                 self.violations.append(f"{self.name}: error {m}")
+            elif m.get("op"):
+                self.unavailable += 1
         elif kind == "welcome":
             self.violations.append(f"{self.name}: a second welcome {m}")
 
@@ -238,6 +256,7 @@ class Person:
         if seq in self.seen and self.seen[seq] != op["op"]:
             self.violations.append(f"{self.name}: seq {seq} was {self.seen[seq]}, now {op['op']}")
         self.seen[seq] = op["op"]
+        self.history.append(("op", seq, op["op"]))
         if seq > self.last:
             assert self.board is not None
             apply(self.board, op)

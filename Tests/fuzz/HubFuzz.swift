@@ -80,6 +80,8 @@ final class HubDriver {
 
     private var readIDs: Set<ReadID> = []
     private var readsToRun: [(ReadID, StoreRead)] = []
+    /// Exchanges whose client hung up: nothing need answer them, and an answer goes nowhere.
+    private var abandoned: Set<ExchangeID> = []
     private var answersToDeliver: [(ReadID, StoreAnswer)] = []
     private var delivered: [(ReadID, StoreAnswer)] = []
     private var tickets: Set<Ticket> = []
@@ -89,6 +91,8 @@ final class HubDriver {
     private var durableOps: Set<String> = []
     /// Each exchange and its answer once it came.
     private var exchanges: [ExchangeID: HTTPResponse?] = [:]
+    /// Event streams the hub opened that have not ended.
+    var streamsOpen: Set<ExchangeID> = []
     private var shutdownSent = false
     private var nextSocket: UInt64 = 0
     /// Accepted sockets not upgraded or closed yet, and their addresses.
@@ -293,7 +297,7 @@ final class HubDriver {
         let items = ["t1", "t2", "t13", "c1", "c2", "c3"]
         let zones = ["grid", "tray", "z1", "z2", "nope"]
         // The kind first, so a seed's letter names it.
-        let kind = input.pick(Array(0..<7), letters: "aerAERt")
+        let kind = input.pick(Array(0..<8), letters: "aerAERto")
         let head = #""op":"\#(pick(Self.opIDs))","base":\#(input.below(8))"#
         switch kind {
         case 0:
@@ -313,6 +317,8 @@ final class HubDriver {
             return #"{"type":"editZone",\#(head),"zone":"\#(pick(zones))",\#(field)}"#
         case 5:
             return #"{"type":"removeZone",\#(head),"zone":"\#(pick(zones))"}"#
+        case 7:
+            return #"{"type":"restore",\#(head),"to":\#(input.below(8))}"#
         default:
             return #"{"type":"retitle",\#(head),"title":"\#(pick(["Sprint", "", "x"]))"}"#
         }
@@ -325,15 +331,21 @@ final class HubDriver {
         let path = input.pick(
             [
                 "/api/boards", "/api/boards/\(board)", "/api/boards/\(board)/ops", "/healthz", "/api", "/api/boards/",
-                "/api/boards/\(board)/nope", "/api/boards/no%20id", "/api/other",
-            ], letters: "lbohasnqz")
+                "/api/boards/\(board)/nope", "/api/boards/no%20id", "/api/other", "/api/boards/\(board)/history",
+                "/api/boards/\(board)/events",
+            ], letters: "lbohasnqzye")
         let query = input.pick([
             [:], ["after": board], ["limit": "1"], ["limit": "0"], ["since": "2"], ["since": "-1"], ["limit": "x"],
-            ["after": "no id"],
+            ["after": "no id"], ["at": "1"], ["before": "3"], ["at": "99"], ["since": "0"],
         ])
         var body: [UInt8] = []
         if method == .post {
-            switch input.below(3) {
+            switch input.below(4) {
+            case 3:
+                // A REST op (POST /api/boards/{id}/ops), as a WebSocket client would send it.
+                body = Array(
+                    #"{"type":"toggle","op":"h\#(input.below(8))","base":\#(input.below(4)),"item":"t1","on":true}"#
+                        .utf8)
             case 0:
                 body = Array(
                     #"{"id":"\#(board)","title":"T","columns":2,"zones":[{"id":"grid","items":[{"label":"a","color":"red"},{"label":"b","color":"blue"}]},{"id":"tray","items":[{"label":"c","color":"green"}]}]}"#
@@ -342,7 +354,20 @@ final class HubDriver {
             default: body = input.chunk()
             }
         }
-        send(HTTPRequest(method: method, path: path, query: query, body: body, contentType: "application/json"))
+        let id = send(
+            HTTPRequest(method: method, path: path, query: query, body: body, contentType: "application/json"))
+        // An event stream's client may leave at once, before or after it opened: the exchange is gone.
+        if path.hasSuffix("/events") && input.below(2) == 0 {
+            streamsOpen.remove(id)
+            if exchanges[id] == .some(nil) { exchanges[id] = nil }
+            handle(.streamEnded(id))
+        } else if !path.hasSuffix("/events") && exchanges[id] == .some(nil) && input.below(4) == 0 {
+            // Its client hangs up before the answer: reads made for it may be cancelled, and an
+            // answer that comes anyway is dropped by the transport.
+            exchanges[id] = nil
+            abandoned.insert(id)
+            handle(.abandoned(id))
+        }
     }
 
     /// Starts an exchange; returns its id.
@@ -425,6 +450,8 @@ final class HubDriver {
         }
         for id in sockets.keys.sorted() { handle(.socketClosed(id)) }
         sockets = [:]
+        for id in streamsOpen.sorted(by: { $0.rawValue < $1.rawValue }) { handle(.streamEnded(id)) }
+        streamsOpen = []
         require(hub.pendingSocketCount == 0, "\(hub.pendingSocketCount) sockets left pending")
         settle()
         require(hub.connectionCount == 0, "\(hub.connectionCount) connections left")
@@ -522,6 +549,7 @@ final class HubDriver {
             require(readIDs.insert(id).inserted, "read id \(id) used twice")
             readsToRun.append((id, request))
         case .respond(let id, let response):
+            if abandoned.contains(id) { return }
             guard let answer = exchanges[id] else { violated("an answer to \(id), which was never asked") }
             require(answer == nil, "\(id) answered twice")
             exchanges[id] = .some(response)
@@ -535,12 +563,27 @@ final class HubDriver {
             require(shutdownSent, "stop without a shutdown")
             require(!stopped, "stop twice")
             stopped = true
-        case .forward, .release:
+        case .forward, .release, .forwardHTTP:
             violated("\(action) from a hub that is not clustered")
         case .refuseSocket(let id):
             require(id == accepting, "\(id) refused, but it is not the socket being accepted")
         case .closeIfSilent(let id):
             require(sockets[id] != nil, "\(id) checked for silence, but it is not open and pending")
+        case .openStream(let id):
+            guard let answer = exchanges[id] else { violated("a stream opened on \(id), which was never asked") }
+            require(answer == nil, "\(id) opened as a stream after it was answered")
+            exchanges[id] = .some(HTTPResponse(status: 200, contentType: "text/event-stream", body: []))
+            streamsOpen.insert(id)
+        case .stream(_, let ids):
+            for id in ids { require(streamsOpen.contains(id), "a stream event to \(id), which is not an open stream") }
+        case .endStream(let ids):
+            for id in ids { require(exchanges[id] != nil, "the end of \(id), which was never asked") }
+            streamsOpen.subtract(ids)
+        case .cancelRead(let id):
+            require(readIDs.contains(id), "a cancel of read \(id), which was never asked")
+            // A read not taken yet is dropped, as the reader thread does; one already run may
+            // still answer (it goes nowhere).
+            readsToRun.removeAll { $0.0 == id }
         }
     }
 

@@ -82,6 +82,8 @@ private func check(_ request: OpRequest) {
         require(changes.columns.map { (1...BoardLimits.columns).contains($0) } ?? true, "columns out of range")
     case .retitle(let title):
         text(title, BoardLimits.title, "a title")
+    case .restore(_, let board):
+        require(board == nil, "a restore request that carried its own board")
     case .swap, .move, .toggle, .remove, .removeZone:
         break
     }

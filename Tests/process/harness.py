@@ -1,7 +1,9 @@
 """Helpers for process tests: the real `shuffleboard` binary as a subprocess, HTTP, WebSocket clients.
 
 Every wait here has a timeout; nothing sleeps to synchronise. Servers are started on port 0 and
-the port is read from the `listening on http://127.0.0.1:PORT/` log line.
+the address and port are read from the `listening on http://127.0.0.1:PORT/` log line (`https://`
+for a server with a certificate: then `ca`, the authority that signed it, is what HTTP and WebSocket
+clients trust).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import os
 import re
 import resource
 import signal
+import ssl
 import subprocess
 import threading
 import time
@@ -24,7 +27,8 @@ from websockets.sync.client import connect
 
 BIN = os.environ.get("SHUFFLEBOARD_BIN", "")
 SUBPROTOCOL = "shuffleboard.v1"
-COMMITTED = ("toggle", "swap", "move", "add", "edit", "remove", "addZone", "editZone", "removeZone", "retitle")
+COMMITTED = ("toggle", "swap", "move", "add", "edit", "remove", "addZone", "editZone", "removeZone", "retitle",
+             "restore")
 START_TIMEOUT = 20.0
 WAIT = 10.0
 
@@ -50,12 +54,16 @@ class Server:
     """One `shuffleboard serve` process; its stderr is collected line by line by a thread. `prefix`
     runs it through another command (`UNPRIVILEGED`)."""
 
-    def __init__(self, args: list[str], cwd: str, open_files: int | None = None, prefix: list[str] | None = None):
+    def __init__(self, args: list[str], cwd: str, open_files: int | None = None, prefix: list[str] | None = None,
+                 ca: str | None = None):
         self.args = args
+        self.ca = ca  # The authority clients trust when the server serves https:// (wait_listening says).
+        self.scheme = "http"
         self.lines: list[str] = []
         self.cond = threading.Condition()
         self.eof = False
         self.port: int | None = None
+        self.host = "127.0.0.1"  # the address it listens on (a partition test's nodes use others)
 
         def limit_files() -> None:  # In the child, before exec: its open-file limit, soft and hard.
             resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))
@@ -96,9 +104,13 @@ class Server:
                 self.cond.wait(left)
 
     def wait_listening(self) -> "Server":
-        m = self.wait_for_log(r"listening on http://127\.0\.0\.1:(\d+)/", timeout=START_TIMEOUT)
-        self.port = int(m.group(1))
+        m = self.wait_for_log(r"listening on (https?)://(\d+\.\d+\.\d+\.\d+):(\d+)/", timeout=START_TIMEOUT)
+        self.scheme, self.host, self.port = m.group(1), m.group(2), int(m.group(3))
         return self
+
+    def tls_context(self) -> ssl.SSLContext | None:
+        """For a server on https://: a client context that trusts `ca` alone; None on http://."""
+        return ssl.create_default_context(cafile=self.ca) if self.scheme == "https" else None
 
     def log(self) -> str:
         with self.cond:
@@ -117,7 +129,7 @@ class Server:
 
     @property
     def ws_url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/ws"
+        return f"{'wss' if self.scheme == 'https' else 'ws'}://{self.host}:{self.port}/ws"
 
     def signal(self, sig: int) -> None:
         if self.proc.poll() is None:
@@ -152,13 +164,13 @@ class Server:
              timeout: float = WAIT, token: str | None = None) -> tuple[int, Any]:
         """(status, parsed JSON body or text); `token` goes in `Authorization: Bearer`."""
         data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
-        req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=data, method=method)
+        req = urllib.request.Request(f"{self.scheme}://{self.host}:{self.port}{path}", data=data, method=method)
         if data is not None:
             req.add_header("content-type", "application/json")
         if token is not None:
             req.add_header("Authorization", f"Bearer {token}")
         try:
-            with urllib.request.urlopen(req, timeout=timeout) as resp:
+            with urllib.request.urlopen(req, timeout=timeout, context=self.tls_context()) as resp:
                 status, text = resp.status, resp.read().decode()
         except urllib.error.HTTPError as e:
             status, text = e.code, e.read().decode()
@@ -209,7 +221,11 @@ class Client:
                  source_address: tuple[str, int] | None = None):
         self.stack = contextlib.ExitStack()
         # `source_address` (such as ("127.0.0.2", 0)) makes the client another address.
-        extra = {"source_address": source_address} if source_address else {}
+        extra: dict[str, Any] = {"source_address": source_address} if source_address else {}
+        # Anything with a `ws_url` will do (a proxy in front of servers); only a Server has TLS.
+        context = server.tls_context() if isinstance(server, Server) else None
+        if context:
+            extra["ssl"] = context
         self.ws = self.stack.enter_context(
             connect(server.ws_url + query, subprotocols=[SUBPROTOCOL], open_timeout=WAIT, close_timeout=2, **extra))
         assert self.ws.subprotocol == SUBPROTOCOL
@@ -351,6 +367,11 @@ def apply(board: dict, op: dict) -> None:
             board["zones"] = [z for z in board["zones"] if z["id"] != op["zone"]]
     elif kind == "retitle":
         board["title"] = op["title"]
+    elif kind == "restore":
+        board_id = board["id"]
+        board.clear()
+        board.update(json.loads(json.dumps(op["board"])))
+        board["id"] = board_id
     else:
         raise AssertionError(f"not a committed op: {op}")
 

@@ -98,7 +98,7 @@ def test_two_clients_edit_a_board_and_it_survives_a_restart_and_an_export(server
     assert exported.returncode == 0, exported.stderr
     archive = json.loads(exported.stdout)
     base = archive["baseSeq"]
-    assert [{k: v for k, v in op.items() if k != "time"} for op in archive["ops"]] == ops[base:]
+    assert [{k: v for k, v in op.items() if k not in ("time", "name")} for op in archive["ops"]] == ops[base:]
     (tmp_path / "ed.json").write_text(exported.stdout)
     imported = run_cli(["import", "ed.json", "--data", target], str(tmp_path))
     assert imported.returncode == 0, imported.stderr

@@ -35,11 +35,12 @@ def test_export_while_serving_then_import_into_a_fresh_directory(servers, tmp_pa
     assert archive["format"] == "shuffleboard-board" and archive["board"]["id"] == "ex"
     base = archive["baseSeq"]
     assert base + len(archive["ops"]) == 23
-    assert [{k: v for k, v in op.items() if k != "time"} for op in archive["ops"]] == ops[base:]
+    assert [{k: v for k, v in op.items() if k not in ("time", "name")} for op in archive["ops"]] == ops[base:]
     # Each op records when it was committed by the wall clock, in milliseconds since 1970.
     now_ms = time.time() * 1000
     for op in archive["ops"]:
         assert isinstance(op["time"], int) and abs(op["time"] - now_ms) < 60_000, (op, now_ms)
+        assert op["name"] == "x", op  # and who sent it, as they were named on the board (issue 21)
     assert replay(archive["board"], ops[base:]) == snapshot[1]["board"]
     (tmp_path / "ex.json").write_text(exported.stdout)
 

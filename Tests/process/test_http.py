@@ -68,7 +68,7 @@ def test_requests_on_a_kept_alive_connection_do_not_grow_the_server(servers):
     body = b"x" * (250 * 1024)
     before = rss_mib(server.proc.pid)
     for _ in range(200):
-        s.sendall(b"POST /api/boards/b/ops HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        s.sendall(b"PUT /api/boards/b/ops HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                   b"Content-Length: %d\r\n\r\n" % len(body) + body)
         assert read_one_response(s).startswith(b"HTTP/1.1 405")
     # 200 bodies of 250 KiB are 49 MiB; each used to stay in memory with its exchange.
@@ -109,3 +109,16 @@ def test_a_client_that_sends_while_its_answer_is_going_out_is_dropped_without_sp
     assert server.get("/healthz")[0] == 200
     server.signal(signal.SIGTERM)
     assert server.wait(5) == 0
+
+
+def test_the_sdk_may_be_imported_by_pages_on_other_origins_and_nothing_else_is_shared(servers):
+    """A browser imports a module from another origin only with Access-Control-Allow-Origin: the
+    files under /sdk/ carry it (public code, no credentials); the web client's own do not."""
+    import pathlib
+    import urllib.request
+    server = servers("--web", str(pathlib.Path(__file__).resolve().parents[2] / "web"))
+    with urllib.request.urlopen(f"http://127.0.0.1:{server.port}/sdk/shuffleboard.js", timeout=5) as resp:
+        assert resp.status == 200 and resp.headers["Access-Control-Allow-Origin"] == "*"
+        assert "javascript" in resp.headers["Content-Type"] and b"export function connect" in resp.read()
+    with urllib.request.urlopen(f"http://127.0.0.1:{server.port}/app.js", timeout=5) as resp:
+        assert resp.status == 200 and resp.headers["Access-Control-Allow-Origin"] is None

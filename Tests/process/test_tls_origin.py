@@ -198,3 +198,13 @@ def test_bad_certificate_or_key_paths_exit_1_with_a_message(tmp_path):
     assert junk.returncode == 1 and "TLS certificate" in junk.stderr, junk.stderr
     alone = run_cli(["serve", "--tls-cert", str(cert)], str(tmp_path))
     assert alone.returncode == 2 and "--tls-key" in alone.stderr
+    # --cluster-ca (TLS between a cluster's nodes) needs the node to serve TLS, and a readable file.
+    no_tls = run_cli(["serve", "--memory", "--cluster-ca", str(cert)], str(tmp_path))
+    assert no_tls.returncode == 2 and "--cluster-ca needs --tls-cert" in no_tls.stderr, no_tls.stderr
+    no_ca = run_cli(["serve", "--port", "0", "--memory", "--tls-cert", str(cert), "--tls-key", str(key),
+                     "--cluster-ca", str(tmp_path / "none-ca.pem")], str(tmp_path))
+    assert no_ca.returncode == 1 and "--cluster-ca" in no_ca.stderr and "none-ca.pem" in no_ca.stderr, no_ca.stderr
+    (tmp_path / "junk-ca.pem").write_text("not a certificate\n")
+    junk_ca = run_cli(["serve", "--port", "0", "--memory", "--tls-cert", str(cert), "--tls-key", str(key),
+                       "--cluster-ca", str(tmp_path / "junk-ca.pem")], str(tmp_path))
+    assert junk_ca.returncode == 1 and "no PEM certificate" in junk_ca.stderr, junk_ca.stderr

@@ -706,3 +706,21 @@ test('a small board has no count', () => {
   assert.equal(p.count, null);
   assert.equal(p.users.size, 3);
 });
+
+test('an op the server refuses with unavailable is taken back like a rejected one, and not sent again', () => {
+  const s = joined(0);
+  const fx = dragOnto(s, 't1', 't2');
+  assert.deepEqual(sent(fx), [{ type: 'drop', item: 't1', op: 'op1', base: 0, action: { type: 'swap', with: 't2' } }]);
+  assert.equal(grid(s), 't2 t1 t3 t4 t5 t6 t7 t8 t9 t10 t11 t12');
+  const refused = s.receive({ type: 'error', code: 'unavailable', message: 'the store is not keeping up', op: 'op1' });
+  assert.deepEqual(s.state.pending, []);
+  assert.equal(grid(s), GRID.join(' '));
+  assert.deepEqual(texts(refused), ['The server could not store that just now; try again in a moment']);
+  assert.deepEqual(refused.find((e) => e.type === 'pulse'), { type: 'pulse', items: ['t1', 't2'], kind: 'reject' });
+  s.disconnected();
+  s.hello('b1', 'Ann');
+  assert.deepEqual(sent(s.receive(welcome({ seq: 0, ops: [] }))), []);
+  // Any other error is only shown.
+  const other = s.receive({ type: 'error', code: 'bad_message', message: 'what?' });
+  assert.deepEqual(texts(other), ['Server: what?']);
+});

@@ -22,7 +22,7 @@ extension HTTP {
                     exchange,
                     "took only \(exchange.sent) of the \(exchange.body.count) bytes of its answer within "
                         + "\(config.httpTimeout) s")
-            case .waiting, .answered, .written:
+            case .waiting, .answered, .written, .streamOpening, .streaming:
                 break
             }
         }
@@ -54,22 +54,35 @@ extension HTTP {
         if watchSending { sendingWatched = now }
         for id in flushing {
             guard let exchange = exchanges[id],
-                exchange.isSending || (exchange.isWritten && lws_partial_buffered(exchange.wsi) != 0)
+                exchange.isSending || exchange.isStreaming
+                    || (exchange.isWritten && lws_partial_buffered(exchange.wsi) != 0)
             else {
                 flushing.remove(id)  // Sent, or ended (its lws pointer may be gone: never touch it).
                 continue
             }
             guard exchange.isWritten || watchSending else { continue }
-            if clientSentMore(exchange) { drop(exchange, "sent more while its answer was still being sent") }
+            guard clientSentMore(exchange) else { continue }
+            if exchange.isStreaming {
+                // An event stream's reader closing its side is how a stream normally ends.
+                drop(exchange, nil)
+            } else {
+                drop(exchange, "sent more while its answer was still being sent")
+            }
         }
     }
 
     /// Closes the connection at once, without sending what lws still holds for it.
-    func drop(_ exchange: HTTPExchange, _ why: String) {
-        clientLog.warning("HTTP client \(LWS.peer(of: exchange.wsi)) \(why); dropping the connection")
+    /// `why` nil: an event stream's client left (not worth a warning).
+    func drop(_ exchange: HTTPExchange, _ why: String?) {
+        if let why {
+            clientLog.warning("HTTP client \(LWS.peer(of: exchange.wsi)) \(why); dropping the connection")
+        } else {
+            log.debug("HTTP client \(LWS.peer(of: exchange.wsi)) left its event stream")
+        }
         exchanges[exchange.id] = nil
         flushing.remove(exchange.id)
         lws_set_timeout(exchange.wsi, PENDING_TIMEOUT_HTTP_CONTENT, LWS_TO_KILL_ASYNC)
+        streamGone(exchange)
     }
 
     /// True when some connection's input sits in lws unparsed (lws then polls without waiting):

@@ -62,7 +62,12 @@ final class HTTP {
     }
 
     /// The exchange `id` is over (DROP_PROTOCOL, CLOSED_HTTP): forgotten.
-    func ended(_ id: ExchangeID) { exchanges[id] = nil }
+    func ended(_ id: ExchangeID) {
+        guard let exchange = exchanges.removeValue(forKey: id) else { return }
+        streamGone(exchange)
+        // Gone before its answer: what the hub was reading for it is of no use now.
+        if exchange.isWaiting { runtime.handle(.abandoned(id)) }
+    }
 
     /// The exchange `id`, while it is under way.
     func exchange(_ id: ExchangeID) -> HTTPExchange? { exchanges[id] }
@@ -91,11 +96,15 @@ final class HTTP {
             default: .other
             }
         let socketPeer = LWS.peer(of: wsi)
-        let request = HTTPRequest(
+        // A REST op another node of the cluster relayed (Relay/HTTPForwards.swift) is its client's.
+        let relayedFor = runtime.relay.forwardedHTTPAddress(wsi, socketPeer: socketPeer)
+        var request = HTTPRequest(
             method: method, path: path, query: LWS.query(wsi),
             authorization: LWS.header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION),
             contentType: LWS.header(wsi, WSI_TOKEN_HTTP_CONTENT_TYPE), origin: LWS.header(wsi, WSI_TOKEN_ORIGIN),
-            peer: runtime.proxiedAddress(wsi, socketPeer: socketPeer) ?? socketPeer)
+            peer: relayedFor ?? runtime.proxiedAddress(wsi, socketPeer: socketPeer) ?? socketPeer,
+            lastEventID: Relay.customHeader(wsi, "last-event-id:"))
+        request.forwarded = relayedFor != nil
         var framing = HTTPFraming(
             method: method, contentLength: LWS.header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH),
             transferEncoding: LWS.header(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING), maxBodyBytes: config.maxBodyBytes,
@@ -183,6 +192,8 @@ final class HTTP {
         if let response = operationsResponse(request) {
             respond(id, response, bounded: false)  // Small, and wanted most when the server is loaded.
         } else if Hub.routes(request.path) {
+            // The hub hears when a stream's exchange ends, whether or not the stream opened.
+            exchange.isStreamRequest = request.method == .get && request.path.hasSuffix("/events")
             runtime.handle(.request(id, request))
         } else if request.method != .get {
             respond(id, .methodNotAllowed("GET"))
@@ -252,6 +263,8 @@ final class HTTP {
         switch exchange.phase {
         case .answered(let response): writeHead(exchange, response)
         case .sending: writePiece(exchange)
+        case .streamOpening: writeStreamHead(exchange)
+        case .streaming: writeStreamPiece(exchange)
         case .receiving, .waiting, .written: 0
         }
     }
@@ -280,15 +293,7 @@ final class HTTP {
                     end) == 0
             else { return -1 }
             for header in headers {
-                let (name, value) = (header.name, header.value)
-                let ok = name.withCString { n in
-                    value.withCString { v in
-                        lws_add_http_header_by_name(
-                            exchange.wsi, UnsafeRawPointer(n).assumingMemoryBound(to: UInt8.self),
-                            UnsafeRawPointer(v).assumingMemoryBound(to: UInt8.self), Int32(value.utf8.count), &p, end)
-                    }
-                }
-                guard ok == 0 else { return -1 }
+                guard LWS.addHeader(exchange.wsi, header.name, header.value, &p, end) else { return -1 }
             }
             guard lws_finalize_http_header(exchange.wsi, &p, end) == 0, var q = p else { return -1 }
             guard whole else {

@@ -1,3 +1,4 @@
+internal import Basics
 internal import BoardCore
 internal import BoardHub
 
@@ -22,6 +23,11 @@ final class HTTPExchange {
         case sending(keepAlive: Bool)
         /// The answer went to lws (which may still be sending part of it).
         case written(keepAlive: Bool)
+        /// An event stream (HTTP+Streams.swift): its headers are to be written.
+        case streamOpening
+        /// An event stream whose headers went to lws: each HTTP_WRITEABLE writes the next piece
+        /// of `queue`, until the hub ends it (`ending`) or its client goes.
+        case streaming
     }
 
     /// What happens to an exchange.
@@ -36,6 +42,8 @@ final class HTTPExchange {
         case headWritten(keepAlive: Bool, whole: Bool)
         /// The last piece of the body went to lws.
         case bodyWritten
+        /// The hub opened an event stream on the exchange.
+        case openStream
     }
 
     /// What the HTTP part does about an event.
@@ -61,6 +69,14 @@ final class HTTPExchange {
     /// While `sending`: the body, and how much of it went to lws.
     var body: [UInt8] = []
     var sent = 0
+    /// The request was handed to the hub as an event stream's: the hub hears when it ends.
+    var isStreamRequest = false
+    /// While streaming: the events not yet given to lws, the bytes in them, how much of the first
+    /// one went already, and whether the stream closes once they are out.
+    var queue = FIFO<[UInt8]>()
+    var queuedBytes = 0
+    var queueOffset = 0
+    var ending = false
     /// Close the connection after the answer: the request's framing cannot be trusted, or lws
     /// would not know where the next request starts.
     let closeAfter: Bool
@@ -107,6 +123,9 @@ final class HTTPExchange {
             return .write(resume: paused)
         case (_, .answer):
             return .none
+        case (.streamOpening, .headWritten):
+            phase = .streaming
+            return .none
         case (.answered, .headWritten(let keepAlive, let whole)):
             phase = whole ? .written(keepAlive: keepAlive) : .sending(keepAlive: keepAlive)
             if whole { letGo() }
@@ -119,6 +138,11 @@ final class HTTPExchange {
             letGo()
             return .none
         case (_, .bodyWritten):
+            return .none
+        case (.waiting(let paused), .openStream):
+            phase = .streamOpening
+            return .write(resume: paused)
+        case (_, .openStream):
             return .none
         }
     }
@@ -134,6 +158,14 @@ final class HTTPExchange {
     /// Writing its body in pieces.
     var isSending: Bool {
         if case .sending = phase { true } else { false }
+    }
+
+    /// An open event stream.
+    var isStreaming: Bool {
+        switch phase {
+        case .streamOpening, .streaming: true
+        default: false
+        }
     }
 
     /// The whole answer went to lws.

@@ -14,11 +14,13 @@ extension HTTP {
         return request.path == "/metrics" ? metrics(request) : readiness()
     }
 
-    /// Why the server is not ready (empty when it is): shutting down, or the store failing.
+    /// Why the server is not ready (empty when it is): shutting down, the store failing, or (in a
+    /// cluster) no lease renewal for a lease.
     var unreadiness: [String] {
         var reasons: [String] = []
         if runtime.hub.isStopping { reasons.append("shutting_down") }
         if runtime.persister.stats().failing { reasons.append("store_failing") }
+        if runtime.leaseKeeper?.lapsed == true { reasons.append("leases_lapsed") }
         return reasons
     }
 

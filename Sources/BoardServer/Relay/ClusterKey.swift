@@ -91,7 +91,7 @@ extension Relay {
 
     /// A header lws does not know, by its lower-case name with the colon; "" when it is longer
     /// than `maximumHeaderValue` or holds a control byte, nil when the request has none.
-    private static func customHeader(_ wsi: OpaquePointer, _ name: String) -> String? {
+    static func customHeader(_ wsi: OpaquePointer, _ name: String) -> String? {
         name.withCString { cName in
             let nameLength = Int32(strlen(cName))
             let length = lws_hdr_custom_length(wsi, cName, nameLength)

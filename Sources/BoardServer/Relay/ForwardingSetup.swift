@@ -8,6 +8,10 @@ final class ForwardingSetup {
     let retry: UnsafeMutablePointer<lws_retry_bo_t>
     /// Set once the log said that a host name in `advertise` blocks the service thread.
     var warnedHostName = false
+    /// Owners (`HOST:PORT`) whose TLS certificate did not verify, so that the log says so once
+    /// for each until one of them is reached again. Bounded by the cluster's nodes: the
+    /// addresses come from the cluster store, not from clients.
+    var untrustedOwners: Set<String> = []
 
     init(timeout: Double) {
         let ping = UInt16(min(max(1, Int(timeout.rounded(.up))), 30_000))

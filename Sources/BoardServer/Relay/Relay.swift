@@ -148,6 +148,9 @@ final class Relay {
             host: upstream.host.contains(":")
                 ? "[\(upstream.host)]:\(upstream.port)" : "\(upstream.host):\(upstream.port)")
         connect.subprotocol = "shuffleboard.v1"
+        // A node that serves TLS forwards over TLS only, and so never sends the cluster key in
+        // the clear; the owner's certificate must verify (--cluster-ca) for its advertised address.
+        connect.tls = config.tlsCertificate != nil
         // The Origin goes in CLIENT_APPEND_HANDSHAKE_HEADER: lws would prefix an `origin` with http://.
         connect.retryPolicy = UnsafeRawPointer(forwarding.retry)
         // The id, not a pointer: callbacks find the upstream in `upstreams` (WSIID).
@@ -183,6 +186,7 @@ final class Relay {
             // No permessage-deflate between nodes: zlib would read the write buffer after lws_write.
             return 1
         case LWS_CALLBACK_CLIENT_ESTABLISHED:
+            forwarding.untrustedOwners.remove("\(upstream.host):\(upstream.port)")
             guard runtime.webSockets.connections[upstream.connection] != nil else { return -1 }
             return carryOut(upstream.handle(.established), upstream)
         case LWS_CALLBACK_CLIENT_RECEIVE:
@@ -204,6 +208,7 @@ final class Relay {
                     as: UTF8.self)
             }
             log.debug("upstream \(upstream.id) to \(upstream.host):\(upstream.port) failed: \(detail ?? "")")
+            if let problem = shuffleboard_tls_verify_error(wsi) { untrusted(upstream, String(cString: problem)) }
             carryOut(upstream.handle(.failed), upstream)
             return 0
         case LWS_CALLBACK_CLIENT_CLOSED, LWS_CALLBACK_WSI_DESTROY:
@@ -214,6 +219,18 @@ final class Relay {
         }
     }
 
+    /// The owner's TLS certificate did not verify: nothing was sent to it (the cluster key goes in
+    /// the WebSocket handshake, after TLS). The upstream fails like any unreachable owner's: the
+    /// hub tries again while the owner holds the lease, then closes the client with 1013.
+    private func untrusted(_ upstream: Upstream, _ problem: String) {
+        let owner = "\(upstream.host):\(upstream.port)"
+        guard forwarding.untrustedOwners.insert(owner).inserted else { return }
+        log.warning(
+            "not forwarding to the board owner at \(owner): its TLS certificate does not verify (\(problem)) against "
+                + (config.clusterCA.map { "--cluster-ca \($0)" } ?? "the system's trusted authorities")
+                + "; its boards' clients here are closed with 1013")
+    }
+
     /// The handshake's own headers: the client's Origin, forwarded-for and the cluster key.
     private func appendHandshakeHeaders(
         _ upstream: Upstream, _ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int
@@ -222,14 +239,7 @@ final class Relay {
         let p = input.assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self)
         guard let start = p.pointee else { return false }
         let end = start + length
-        func add(_ name: String, _ value: String) -> Bool {
-            var value = Array(value.utf8)
-            return name.withCString { cName in
-                cName.withMemoryRebound(to: UInt8.self, capacity: name.utf8.count + 1) { name in
-                    lws_add_http_header_by_name(wsi, name, &value, Int32(value.count), p, end) == 0
-                }
-            }
-        }
+        func add(_ name: String, _ value: String) -> Bool { LWS.addHeader(wsi, name, value, p, end) }
         if let origin = connection.origin, !add("origin:", origin) { return false }
         guard add(Self.forwardedForHeader, connection.address) else { return false }
         if let clusterKey, !add(Self.clusterKeyHeader, clusterKey.hex) { return false }

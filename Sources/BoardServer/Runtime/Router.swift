@@ -10,6 +10,8 @@ enum WSIID {
     /// Set in an upstream's id (Relay/Relay.swift); never in a connection's or an
     /// exchange's (`makeID` counts from 1).
     static let upstreamTag: UInt64 = 1 << 63
+    /// Set in a relayed REST request's id (Relay/HTTPForwards.swift), likewise.
+    static let httpForwardTag: UInt64 = 1 << 62
 
     static func of(_ wsi: OpaquePointer) -> UInt64 { UInt64(UInt(bitPattern: lws_get_opaque_user_data(wsi))) }
 
@@ -32,6 +34,11 @@ func serviceCallback(
     let service = Unmanaged<Service>.fromOpaque(contextUser).takeUnretainedValue()
     service.assertOnServiceThread()
     let id = WSIID.of(wsi)
+    // A REST request relayed to a board's owner (Relay/HTTPForwards.swift).
+    if id & WSIID.httpForwardTag != 0 {
+        return service.httpForwards.callback(wsi, reason, id & ~WSIID.httpForwardTag, input, length)
+            ?? lws_callback_http_dummy(wsi, reason, user, input, length)
+    }
     // An upstream to a board's owner (Relay/). Its callbacks never reach the server's paths below.
     if id & WSIID.upstreamTag != 0 {
         return service.relay.upstreamCallback(wsi, reason, id & ~WSIID.upstreamTag, input, length)

@@ -35,6 +35,8 @@ final class Service {
     private(set) var webSockets: WebSockets!
     /// The relay part: upstreams to boards' owners and the cluster key (Relay/).
     private(set) var relay: Relay!
+    /// REST requests relayed to boards' owners (Relay/HTTPForwards.swift).
+    private(set) var httpForwards: HTTPForwards!
     /// The HTTP part: exchanges, static files, `/metrics`, `/readyz` (HTTP/).
     private(set) var http: HTTP!
     /// The one buffer raw writes are assembled in (`LWS_PRE` and `--max-write-bytes`): lws has
@@ -78,7 +80,9 @@ final class Service {
             stopRetry: .milliseconds(Clock.milliseconds(config.shutdownWriteRetry)))
         if let cluster {
             // The store holds the leases: its node name and lease are the ones that count.
-            hubConfig.cluster = ClusterSettings(node: cluster.node, lease: Clock.milliseconds(cluster.leaseSeconds))
+            hubConfig.cluster = ClusterSettings(
+                node: cluster.node, lease: Clock.milliseconds(cluster.leaseSeconds),
+                forwardTimeout: Clock.milliseconds(config.forwardTimeout))
             leaseKeeper = LeaseKeeper(store: cluster, inbox: inbox, log: log)
         } else {
             leaseKeeper = nil
@@ -92,6 +96,9 @@ final class Service {
         relay = Relay(
             config: config, clusterSecret: Relay.clusterSecret(config: config, cluster: cluster, log: log), log: log,
             clientLog: clientLog, meters: meters, runtime: self)
+        httpForwards = HTTPForwards(
+            config: config, clusterKey: relay.clusterKey?.hex,
+            maxForwards: hubConfig.cluster?.maxHTTPForwards ?? 1, log: log, runtime: self)
     }
 
     deinit { scratch.deallocate() }
@@ -156,6 +163,7 @@ final class Service {
             webSockets.tick()
             http.sweepExchanges()
             relay.tick(now: now)
+            httpForwards.tick(now: now)
             trimHeapAfterChurn()
         }
         finishIfStopped(now: now)
@@ -231,6 +239,9 @@ final class Service {
                 encoder.submit(.encodeSnapshot(board, seq: seq, clustered: clustered, owner: owner), id: id)
             case .read(let id, let request):
                 reader.submit(request, id: id)
+            case .cancelRead(let id):
+                reader.cancel(id)
+                encoder.cancel(id)
             case .respond(let exchange, let response):
                 http.respond(exchange, response)
             case .log(let level, let line):
@@ -239,8 +250,16 @@ final class Service {
                 stopRequested = true
             case .forward(let id, let advertise, let messages):
                 relay.forward(id, to: advertise, messages: messages)
+            case .forwardHTTP(let exchange, let advertise, let request):
+                httpForwards.start(exchange, to: advertise, request)
             case .release(let board):
                 persist(.release(board))
+            case .openStream(let exchange):
+                http.openStream(exchange)
+            case .stream(let event, let exchanges):
+                http.stream(event, to: exchanges)
+            case .endStream(let exchanges):
+                http.endStreams(exchanges)
             }
         }
     }

@@ -12,9 +12,13 @@ extension WebSockets {
     ///
     /// A frame that breaks the rules closes the connection from the next WRITEABLE (returning -1
     /// here is ignored under permessage-deflate), and everything after it is dropped, even what
-    /// lws already read in the same burst.
+    /// lws already read in the same burst; so is everything after a frame lws failed the
+    /// connection for (lws goes on parsing what follows, from inside the bad frame), and after
+    /// the client's close frame (RFC 6455 5.5.1).
     func receive(_ input: UnsafeMutableRawPointer?, _ length: Int, wsi: OpaquePointer, on connection: Connection) {
-        guard !connection.rxRefused, checkMasked(wsi, on: connection) else { return }
+        guard !connection.rxRefused, connection.closing == nil, connection.lwsFailure == nil,
+            checkMasked(wsi, on: connection)
+        else { return }
         // lws_frame_is_binary is the opcode of the frame that began the message in progress.
         let binary = lws_frame_is_binary(wsi) != 0
         let limit: Int

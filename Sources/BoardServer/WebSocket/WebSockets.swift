@@ -140,6 +140,9 @@ final class WebSockets {
             (code, reason, initiator) = (request.code, request.reason, .server)
         } else if let closing = connection.closing {
             (code, reason, initiator) = (closing.code, closing.reason, closing.byServer ? .server : .client)
+        } else if let failure = connection.lwsFailure {
+            // lws failed the connection (its close frame may not have gone out before it ended).
+            (code, reason, initiator) = (failure.code, failure.reason, .server)
         } else {
             (code, reason, initiator) = (1006, "", .network)
         }
@@ -167,8 +170,12 @@ final class WebSockets {
 
     /// A complete message on the echo endpoint goes back to its sender, under the same send
     /// bound as everything else (raised to fit one message as large as the echo endpoint takes).
+    /// The connection reads nothing more until the echo is written (`pauseReadingUntilWritten`):
+    /// what came after the message is parsed only then, so a frame lws fails the connection for
+    /// (or a close) cannot overtake the echo, however the bytes were split into reads.
     func echo(_ frame: Frame, to connection: Connection) {
         send(frame, to: connection)
+        connection.pauseReadingUntilWritten()
     }
 
     /// Says once that frames cannot be checked for a mask (a libwebsockets other than 4.1).

@@ -1,0 +1,140 @@
+internal import BoardCore
+internal import BoardStore
+
+/// History: `GET /api/boards/{id}?at=SEQ`, `GET /api/boards/{id}/history`, and the store read a
+/// `restore` waits for. The boards are read, replayed and encoded on the reader thread; the hub
+/// only decides what to ask and what to do with the answer.
+extension Hub {
+    /// A restore costs one op of the sender's `--op-rate` per this many bytes of its board, on
+    /// top of the op itself: about what an editing op with long texts takes in the log.
+    static let restoreBytesPerOp = 2048
+
+    /// `GET /api/boards/{id}?at=SEQ`: 400 for a seq that is not a non-negative integer or is after
+    /// the board's published seq, else the store's answer (200, 410, or 404).
+    func atRequest(_ id: BoardID, at text: String, exchange: ExchangeID) {
+        guard let seq = Int(text), (0...Int(Int32.max)).contains(seq) else {
+            return emit(.respond(exchange, .error(400, "bad_request", "at must be a non-negative integer")))
+        }
+        if isDeleting(id) {
+            return emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(id)")))
+        }
+        let request = BoardAtRequest(board: id, seq: seq, visible: boards[id]?.room.visibleSeq)
+        read(.boardAtAnswer(request), then: .http(exchange, .at(id, seq)))
+    }
+
+    /// `GET /api/boards/{id}/history?before=SEQ&limit=N`: `before` from 1 (default: after the
+    /// newest), `limit` 1–1000 (default 100).
+    func historyRequest(_ id: BoardID, query: [String: String], exchange: ExchangeID) {
+        var before: Seq?
+        if let text = query["before"] {
+            guard let n = Int(text), (1...Int(Int32.max)).contains(n) else {
+                return emit(.respond(exchange, .error(400, "bad_request", "before must be a positive integer")))
+            }
+            before = n
+        }
+        var limit = 100
+        if let text = query["limit"] {
+            guard let n = Int(text), (1...1000).contains(n) else {
+                return emit(.respond(exchange, .error(400, "bad_request", "limit must be an integer from 1 to 1000")))
+            }
+            limit = n
+        }
+        if isDeleting(id) {
+            return emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(id)")))
+        }
+        let request = HistoryPageRequest(
+            board: id, before: before, limit: limit, visible: boards[id]?.room.visibleSeq,
+            maxBytes: config.maxPageBytes)
+        read(.historyPage(request), then: .http(exchange, .history(id)))
+    }
+
+    /// `?at=` for a board the store does not have: one made by `hello` and never changed is in
+    /// memory at seq 0, as its template.
+    func atNotStored(_ id: BoardID, at seq: Seq, exchange: ExchangeID) {
+        guard let host = boards[id] else {
+            return emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(id)")))
+        }
+        let request = BoardAtRequest(board: id, seq: seq, visible: host.room.visibleSeq)
+        guard seq == host.room.visibleSeq else {
+            return emit(.respond(exchange, BoardAtRequest.ahead(seq, current: host.room.visibleSeq)))
+        }
+        emit(.respond(exchange, request.response(.board(host.room.published, time: nil))!))
+    }
+
+    /// The history of a board the store does not have: empty, when it is in memory.
+    func historyNotStored(_ id: BoardID, exchange: ExchangeID) {
+        guard let host = boards[id] else {
+            return emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(id)")))
+        }
+        emit(.respond(exchange, HistoryPageRequest.empty(current: host.room.visibleSeq)))
+    }
+
+    /// The board as of a restore's `to` came back: the restore is submitted again with it (and
+    /// checked again: the board may have changed meanwhile), or refused. Nothing happens when
+    /// its sender has left the board: an op nobody waits for is not committed.
+    func restoreRead(_ answer: StoreAnswer, board id: BoardID, user: UserID, request: OpRequest) {
+        if restOps[user] != nil { return restRestoreRead(answer, board: id, user: user, request: request) }
+        guard let host = boards[id], let connection = host.connection(of: user),
+            let session = sessions[connection], case .restore(let to, _) = request.op
+        else { return }
+        switch answer {
+        case .boardAsOf(.board(let board, _), let bytes):
+            // A restore writes its whole board into the log and to every client: it is charged
+            // against the sender's op rate by that size, as ops of up to 2 KiB each, so one editor
+            // cannot grow the store (or everyone's traffic) faster by restoring than by editing.
+            session.ops.charge(
+                Double(bytes) / Double(Self.restoreBytesPerOp), config.opRate, now: now, stalled: stalled)
+            var request = request
+            request.op = .restore(to: to, board: board)
+            let message = ClientMessage.op(request)
+            // Its token may have changed to a view token while the store was read.
+            guard permits(session, message, on: host) else { return }
+            perform(host.room.handle(message, from: user, now: now, wall: wall), on: host)
+        case .boardAsOf(.compacted, _):
+            perform(host.room.refuseRestore(request, reason: .compacted, from: user), on: host)
+        case .boardAsOf(.ahead, _), .boardAsOf(.unknownBoard, _):
+            perform(host.room.refuseRestore(request, reason: .invalid, from: user), on: host)
+        case .failed(let error):
+            log(.error, "reading board \(id) as of seq \(to) for a restore failed: \(error.message)")
+            send(
+                .error(
+                    ProtocolError(
+                        .unavailable, "the board as of seq \(to) could not be read; try again",
+                        opID: request.opID.rawValue)), to: connection)
+        default:
+            preconditionFailure("a restore's read got \(answer)")
+        }
+    }
+
+    /// The same for a restore sent over REST (`POST /api/boards/{id}/ops`): charged to its client
+    /// address's bucket of REST ops, refused or committed as the room says, answered on its exchange.
+    private func restRestoreRead(_ answer: StoreAnswer, board id: BoardID, user: UserID, request: OpRequest) {
+        guard let waiting = restOps[user], case .restore(let to, _) = request.op else { return }
+        guard let host = boards[id] else {
+            restOps[user] = nil
+            return emit(.respond(waiting.exchange, Self.unknownBoard(id)))
+        }
+        switch answer {
+        case .boardAsOf(.board(let board, _), let bytes):
+            addressState(waiting.peer).restOps.charge(
+                Double(bytes) / Double(Self.restoreBytesPerOp), config.opRate, now: now, stalled: stalled)
+            var request = request
+            request.op = .restore(to: to, board: board)
+            perform(host.room.submitDetached(request, as: user, name: waiting.name, now: now, wall: wall), on: host)
+        case .boardAsOf(.compacted, _):
+            perform(host.room.refuseRestore(request, reason: .compacted, from: user), on: host)
+        case .boardAsOf(.ahead, _), .boardAsOf(.unknownBoard, _):
+            perform(host.room.refuseRestore(request, reason: .invalid, from: user), on: host)
+        case .failed(let error):
+            log(.error, "reading board \(id) as of seq \(to) for a restore over HTTP failed: \(error.message)")
+            restOps[user] = nil
+            emit(
+                .respond(
+                    waiting.exchange,
+                    .error(503, "unavailable", "the board as of seq \(to) could not be read; try again")))
+        default:
+            preconditionFailure("a restore's read got \(answer)")
+        }
+        evictIfIdle(host)
+    }
+}

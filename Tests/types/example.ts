@@ -1,0 +1,74 @@
+// A TypeScript program that uses the SDK's types (web/sdk/shuffleboard.d.ts): `tsc -p Tests/types`
+// must accept it (scripts/test.sh runs it). The `@ts-expect-error` lines are mistakes the types
+// must catch: should one of them stop being an error, tsc fails too.
+import { connect, OpError, TokenKeeper, boardSocketURL, swap, tokenExpiry } from '../../web/sdk/shuffleboard.js';
+import type { Board, Client, CommittedOp, OpResult, Presence, User } from '../../web/sdk/shuffleboard.js';
+
+async function fetchToken(): Promise<string> {
+  const r = await fetch('/my-backend/shuffleboard-token');
+  return r.text();
+}
+
+const board: Client = connect({ url: 'http://127.0.0.1:8080', board: 'demo', name: 'Ada', getToken: fetchToken });
+let snapshot: Board | null = null;
+
+board.on('welcome', (w) => {
+  if (w.board) snapshot = w.board;
+  const names: string[] = w.users.map((u: User) => u.name);
+  console.log(`joined as ${w.you} at seq ${w.seq} with ${names.join(', ')}`);
+});
+board.on('op', (op: CommittedOp) => {
+  if (op.type === 'swap') console.log(op.a, op.b, op.seq, op.by);
+  else if (op.type === 'add') console.log(op.item.id, op.item.label, op.item.on);
+  else if (op.type === 'move') console.log(op.item, op.zone, op.before);
+});
+board.on('dragStart', (d) => console.log(`${d.by} lifted ${d.item}`));
+board.on('hover', (h) => console.log(h.over, h.zone, h.mode));
+board.on('drop', (d) => console.log(d.reason ?? 'dropped'));
+board.on('presence', (p: Presence) => console.log(p.users.length, p.userCount));
+board.on('expired', () => console.log('access expired'));
+board.on('close', ({ code, reason }) => console.log(code, reason));
+const stop: () => void = board.on('state', (s) => console.log(s === 'open' ? 'live' : s));
+stop();
+
+async function play(): Promise<void> {
+  try {
+    const swapped: OpResult<'swap'> = await board.op({ type: 'swap', a: 't1', b: 't2' });
+    console.log(swapped.seq, swapped.type === 'swap' ? swapped.a : '');
+    const added = await board.op({ type: 'add', zone: 'todo', before: null, item: { label: 'Ship it' } });
+    if (!('ack' in added)) console.log(added.item.id);
+    await board.op({ type: 'edit', item: 't1', detail: null, op: 'my-op-1', base: 3 });
+    board.dragStart('t3');
+    board.hover('t3', 't4', 'grid', 'move');
+    const moved = await board.drop('t3', { type: 'move', zone: 'grid', before: 't4' });
+    console.log(moved.seq);
+  } catch (e) {
+    if (e instanceof OpError && e.kind === 'reject') console.log(e.reason, e.by, e.seq);
+  }
+}
+void play();
+
+console.log(boardSocketURL('https://boards.example', 'demo'), tokenExpiry(board.token), board.seq, snapshot);
+
+// Mistakes the types catch.
+// @ts-expect-error: a swap needs `b`
+void board.op({ type: 'swap', a: 't1' });
+// @ts-expect-error: no such op
+void board.op({ type: 'shuffle' });
+// @ts-expect-error: `on` is a boolean
+void board.op({ type: 'toggle', item: 't1', on: 'yes' });
+// @ts-expect-error: no such event
+board.on('ops', () => undefined);
+// @ts-expect-error: a board is required
+connect({ url: 'http://127.0.0.1:8080', name: 'Ada' });
+board.on('reject', (r) => {
+  // @ts-expect-error: a reject's reason is one of the protocol's
+  const reason: 'nope' = r.reason;
+  console.log(reason);
+});
+
+// The message builders and the token rules are typed too.
+const msg = swap('op-1', 0, 't1', 't2');
+void board.submit(msg);
+const keeper = new TokenKeeper(null, { canFetch: true });
+for (const e of keeper.welcomed(Date.now())) if (e.type === 'wake') console.log(e.after);

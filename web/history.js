@@ -1,0 +1,270 @@
+// The History panel (issue 21): the board's committed changes, newest first ("Ann moved Fix the
+// login page to Doing · 2 min ago"), a read-only preview of the board as of any of them (while
+// the live board keeps updating underneath), and "Restore this version". The wording and paths
+// are pure functions (Tests/web/history.test.mjs); the panel makes its DOM with dom.js's el(),
+// so every text a client wrote goes in as text, never as markup.
+
+import { el } from './dom.js';
+import { zoneLayout } from './layout.js';
+import { apiHeaders } from './protocol.js';
+
+/** Changes per page of the list. */
+export const HISTORY_PAGE = 50;
+
+/** The path of a page of the history of `board`: changes before `before` (null: the newest). */
+export function historyPath(board, before = null, limit = HISTORY_PAGE) {
+  const query = new URLSearchParams({ limit: String(limit) });
+  if (Number.isInteger(before)) query.set('before', String(before));
+  return `/api/boards/${encodeURIComponent(board)}/history?${query}`;
+}
+
+/** The path of the board `board` as of seq `seq`. */
+export function atPath(board, seq) {
+  return `/api/boards/${encodeURIComponent(board)}?at=${encodeURIComponent(String(seq))}`;
+}
+
+/** How long ago `time` (ms since 1970) was at `now`, for people: "just now", "2 min ago", … */
+export function ago(time, now) {
+  if (!Number.isFinite(time)) return '';
+  const s = Math.max(0, Math.round((now - time) / 1000));
+  if (s < 45) return 'just now';
+  const m = Math.round(s / 60);
+  if (m < 60) return `${m} min ago`;
+  const h = Math.round(m / 60);
+  if (h < 24) return `${h} h ago`;
+  const d = Math.round(h / 24);
+  return d === 1 ? 'yesterday' : `${d} days ago`;
+}
+
+/**
+ * One history entry ({seq, by:{id, name}, time, op}) as a sentence in parts: strings, and
+ * `{em: text}` for what was changed (a card's label), so that the panel can set it apart. Labels
+ * and column titles are looked up on `board` (the live board), then on `older` (a board from
+ * before the changes listed, which still has what was removed since); else the id is shown.
+ */
+export function describeChange(entry, board, older = null) {
+  const op = entry.op ?? {};
+  const who = (typeof entry.by?.name === 'string' && entry.by.name) || entry.by?.id || 'Someone';
+  const find = (b, id) => b?.items?.find((i) => i.id === id)?.label;
+  const label = (id) => ({ em: find(board, id) || find(older, id) || String(id) });
+  const title = (b, id) => {
+    const i = b?.zones?.findIndex((z) => z.id === id) ?? -1;
+    return i >= 0 ? zoneLayout(b, b.zones[i], i).title : null;
+  };
+  const column = (id) => title(board, id) ?? title(older, id) ?? String(id);
+  switch (op.type) {
+    case 'swap': return [`${who} swapped `, label(op.a), ' and ', label(op.b)];
+    case 'move': return op.before == null
+      ? [`${who} moved `, label(op.item), ` to ${column(op.zone)}`]
+      : [`${who} moved `, label(op.item), ` to ${column(op.zone)}, before `, label(op.before)];
+    case 'toggle': return [`${who} turned `, label(op.item), op.on ? ' on' : ' off'];
+    case 'add': return [`${who} added `, { em: String(op.item?.label ?? '') }, ` to ${column(op.zone)}`];
+    case 'edit': return typeof op.label === 'string'
+      ? [`${who} renamed `, label(op.item), ' to ', { em: op.label }]
+      : [`${who} changed `, label(op.item)];
+    case 'remove': return [`${who} removed `, label(op.item)];
+    case 'addZone': return [`${who} added the column `, { em: String(op.zone?.title ?? '') }];
+    case 'editZone': return typeof op.title === 'string'
+      ? [`${who} renamed the column ${column(op.zone)} to `, { em: op.title }]
+      : [`${who} changed the column ${column(op.zone)}`];
+    case 'removeZone': return [`${who} removed the column ${column(op.zone)}`];
+    case 'retitle': return [`${who} renamed the board to `, { em: String(op.title ?? '') }];
+    case 'restore': return [`${who} restored the board as of change ${op.to}`];
+    default: return [`${who} made a change`];
+  }
+}
+
+/** The plain text of `describeChange`'s parts. */
+export function changeText(parts) {
+  return parts.map((p) => (typeof p === 'string' ? p : p.em)).join('');
+}
+
+/**
+ * The panel. `ctx`: {boardId, token() (the bearer token, or null), fetch(path, init) (the
+ * window's), liveBoard() (the board shown now), restore(seq) (sends the restore), confirm(text),
+ * now()}. It finds its elements in `doc` by id (index.html).
+ */
+export class HistoryPanel {
+  constructor(doc, ctx) {
+    this.doc = doc;
+    this.ctx = ctx;
+    this.root = doc.getElementById('history');
+    this.toggleButton = doc.getElementById('history-toggle');
+    this.list = doc.getElementById('history-list');
+    this.more = doc.getElementById('history-more');
+    this.status = doc.getElementById('history-status');
+    this.previewBox = doc.getElementById('history-preview');
+    this.banner = doc.getElementById('history-banner');
+    this.previewBoard = doc.getElementById('history-board');
+    this.restoreButton = doc.getElementById('history-restore');
+    this.entries = [];
+    this.next = null;
+    this.older = null;
+    this.olderSeq = null;
+    this.previewing = null;
+    this.seenSeq = null;
+    this.refreshTimer = null;
+    this.toggleButton.addEventListener('click', () => (this.isOpen ? this.close() : this.open()));
+    doc.getElementById('history-close').addEventListener('click', () => this.close());
+    doc.getElementById('history-back').addEventListener('click', () => this.endPreview());
+    this.more.addEventListener('click', () => this.load(this.next));
+    this.restoreButton.addEventListener('click', () => this.confirmRestore());
+    this.root.addEventListener('keydown', (e) => {
+      if (e.key !== 'Escape') return;
+      e.preventDefault();
+      e.stopPropagation();
+      if (this.previewing !== null) this.endPreview();
+      else this.close();
+    });
+  }
+
+  get isOpen() {
+    return !this.root.hidden;
+  }
+
+  open() {
+    this.root.hidden = false;
+    this.toggleButton.setAttribute('aria-expanded', 'true');
+    this.load(null);
+    this.doc.getElementById('history-title').focus();
+  }
+
+  close() {
+    this.endPreview();
+    this.root.hidden = true;
+    this.toggleButton.setAttribute('aria-expanded', 'false');
+    this.toggleButton.focus();
+  }
+
+  /** The live board reached `seq`: an open list shows the new changes (at most once a second). */
+  boardChanged(seq) {
+    if (!this.isOpen || seq === this.seenSeq || this.refreshTimer) return;
+    this.refreshTimer = setTimeout(() => {
+      this.refreshTimer = null;
+      if (this.isOpen) this.load(null);
+    }, 1000);
+  }
+
+  async getJSON(path) {
+    const res = await this.ctx.fetch(path, { headers: apiHeaders(this.ctx.token()) });
+    let body = null;
+    try { body = await res.json(); } catch { body = null; }
+    return { status: res.status, body };
+  }
+
+  /** Loads the newest page (`before` null, replacing the list) or the page before `before`. */
+  async load(before) {
+    this.status.textContent = 'Loading…';
+    let answer;
+    try {
+      answer = await this.getJSON(historyPath(this.ctx.boardId, before));
+    } catch {
+      this.status.textContent = 'Could not load the history; try again.';
+      return;
+    }
+    if (answer.status !== 200 || !Array.isArray(answer.body?.history)) {
+      this.status.textContent = `Could not load the history (${answer.status}).`;
+      return;
+    }
+    const page = answer.body;
+    if (before === null) {
+      this.entries = [];
+      this.seenSeq = page.seq;
+    }
+    this.entries.push(...page.history);
+    this.next = page.more ? page.next : null;
+    this.status.textContent = this.entries.length ? '' : 'No changes yet.';
+    this.renderList();
+    // What was removed since is named by the board from before the oldest change listed.
+    const oldest = this.entries[this.entries.length - 1]?.seq;
+    if (Number.isInteger(oldest) && oldest - 1 >= page.oldest && oldest - 1 !== this.olderSeq) {
+      try {
+        const at = await this.getJSON(atPath(this.ctx.boardId, oldest - 1));
+        if (at.status === 200 && at.body?.board) {
+          this.older = at.body.board;
+          this.olderSeq = oldest - 1;
+          this.renderList();
+        }
+      } catch { /* the ids are shown instead */ }
+    }
+  }
+
+  renderList() {
+    const board = this.ctx.liveBoard();
+    const now = this.ctx.now();
+    const items = this.entries.map((entry) => {
+      const parts = describeChange(entry, board, this.older).map((p) => (typeof p === 'string' ? p : el(this.doc, 'em', { text: p.em })));
+      const when = ago(entry.time, now);
+      const button = el(this.doc, 'button', {
+        type: 'button',
+        className: 'history-entry',
+        dataset: { seq: String(entry.seq) },
+        attrs: { 'aria-pressed': String(this.previewing === entry.seq) },
+      }, ...parts, el(this.doc, 'span', { className: 'history-when', text: when ? ` · ${when}` : '' }));
+      button.addEventListener('click', () => this.preview(entry.seq));
+      return el(this.doc, 'li', {}, button);
+    });
+    this.list.replaceChildren(...items);
+    this.more.hidden = this.next === null;
+  }
+
+  /** Shows the board as of `seq`, read-only, above the list; the live board is left as it is. */
+  async preview(seq) {
+    this.previewing = seq;
+    this.renderList();
+    this.previewBox.hidden = false;
+    this.banner.textContent = `Loading the board as of change ${seq}…`;
+    this.previewBoard.replaceChildren();
+    this.restoreButton.disabled = true;
+    let answer;
+    try {
+      answer = await this.getJSON(atPath(this.ctx.boardId, seq));
+    } catch {
+      answer = { status: 0, body: null };
+    }
+    if (this.previewing !== seq) return; // another preview was asked for meanwhile
+    if (answer.status === 410) {
+      this.banner.textContent = `The board as of change ${seq} is no longer kept (the oldest is change ${answer.body?.oldest}).`;
+      return;
+    }
+    if (answer.status !== 200 || !answer.body?.board) {
+      this.banner.textContent = `Could not load the board as of change ${seq} (${answer.status}).`;
+      return;
+    }
+    const when = ago(answer.body.time, this.ctx.now());
+    this.banner.textContent = `Preview (read-only): the board as of change ${seq}${when ? `, ${when}` : ''}. The live board keeps updating.`;
+    this.previewBoard.replaceChildren(...this.renderBoard(answer.body.board));
+    this.restoreButton.disabled = false;
+    this.restoreButton.focus();
+  }
+
+  /** The board as read-only columns of labels. */
+  renderBoard(board) {
+    const byId = new Map((board.items ?? []).map((it) => [it.id, it]));
+    return (board.zones ?? []).map((zone, i) => el(this.doc, 'section', { className: 'history-zone' },
+      el(this.doc, 'h4', { text: zoneLayout(board, zone, i).title }),
+      el(this.doc, 'ul', {}, ...(zone.items ?? []).map((id) => {
+        const it = byId.get(id);
+        return el(this.doc, 'li', { className: 'history-item' },
+          el(this.doc, 'span', { className: 'history-swatch', style: { background: it?.color ?? 'transparent' }, attrs: { 'aria-hidden': 'true' } }),
+          el(this.doc, 'span', { text: it?.label || id }));
+      }))));
+  }
+
+  endPreview() {
+    if (this.previewing === null) return;
+    this.previewing = null;
+    this.previewBox.hidden = true;
+    this.previewBoard.replaceChildren();
+    this.renderList();
+  }
+
+  confirmRestore() {
+    const seq = this.previewing;
+    if (seq === null) return;
+    const ok = this.ctx.confirm(`Restore the board as it was after change ${seq}? Everyone on it sees the change; Undo puts it back.`);
+    if (!ok) return;
+    this.ctx.restore(seq);
+    this.endPreview();
+  }
+}

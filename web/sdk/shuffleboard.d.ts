@@ -1,0 +1,360 @@
+// Types of the shuffleboard JavaScript SDK (shuffleboard.js; docs/sdk.md), for TypeScript users and
+// editors. They follow docs/protocol.md; `tsc --noEmit -p Tests/types` checks them against an
+// example that uses them (scripts/test.sh).
+
+// ---- Boards.
+
+/** A user on a board; `id` is assigned by the server per connection (`u` and digits). */
+export interface User {
+  id: string;
+  name: string;
+  /** A CSS color the server chose. */
+  color: string;
+}
+
+export interface Item {
+  id: string;
+  label: string;
+  color: string;
+  on: boolean;
+  detail?: string;
+}
+
+export type Layout = 'grid' | 'row' | 'list';
+
+export interface Zone {
+  id: string;
+  items: string[];
+  title?: string;
+  layout?: Layout;
+  columns?: number;
+  handle?: boolean;
+  axis?: 'x' | 'y';
+}
+
+/** A board snapshot (a welcome's `board`). */
+export interface Board {
+  id: string;
+  title: string;
+  columns: number;
+  mode?: 'swap' | 'move' | 'paint';
+  zones: Zone[];
+  items: Item[];
+}
+
+// ---- Ops.
+
+export interface SwapBody { type: 'swap'; a: string; b: string }
+export interface MoveBody { type: 'move'; item: string; zone: string; before: string | null }
+export interface ToggleBody { type: 'toggle'; item: string; on: boolean }
+export interface AddBody {
+  type: 'add';
+  zone: string;
+  before: string | null;
+  item: { label: string; color?: string; detail?: string | null };
+}
+export interface EditBody {
+  type: 'edit';
+  item: string;
+  label?: string;
+  color?: string;
+  /** null clears it. */
+  detail?: string | null;
+}
+export interface RemoveBody { type: 'remove'; item: string }
+export interface NewZone {
+  title: string;
+  layout?: Layout;
+  columns?: number;
+  handle?: boolean;
+  axis?: 'x' | 'y';
+}
+export interface AddZoneBody { type: 'addZone'; before: string | null; zone: NewZone }
+export interface EditZoneBody { type: 'editZone'; zone: string; title?: string; layout?: Layout; columns?: number }
+export interface RemoveZoneBody { type: 'removeZone'; zone: string }
+export interface RetitleBody { type: 'retitle'; title: string }
+/** Sets the board back to how it was right after op `to` (issue 21): one op, undoable. */
+export interface RestoreBody { type: 'restore'; to: number }
+
+/** What an op does, without its id and base. */
+export type OpBody =
+  | SwapBody | MoveBody | ToggleBody | AddBody | EditBody | RemoveBody
+  | AddZoneBody | EditZoneBody | RemoveZoneBody | RetitleBody | RestoreBody;
+
+export type OpType = OpBody['type'];
+
+/** What `op()` takes: an op body, with an op id and base when the caller chooses them. */
+export type OpRequest = OpBody & { op?: string; base?: number };
+
+/** An op message as sent: `op` (a client-chosen id, unique per op) and `base` (the last seq applied). */
+export type OpMessage = OpBody & { op: string; base: number };
+
+interface Numbered {
+  /** The op id its sender chose. */
+  op: string;
+  /** The sender's user id. */
+  by: string;
+  /** The board's op number: gapless, one more than the op before. */
+  seq: number;
+}
+
+/** A committed op, as everyone on the board got it. */
+export type CommittedOp =
+  | (Exclude<OpBody, AddBody | AddZoneBody | RestoreBody> & Numbered)
+  | ({ type: 'add'; zone: string; before: string | null; item: Item } & Numbered)
+  | ({ type: 'restore'; to: number; board: Board } & Numbered)
+  | ({ type: 'addZone'; before: string | null; zone: Zone } & Numbered);
+
+/** The committed op of one type. */
+export type CommittedOf<T extends OpType> = Extract<CommittedOp, { type: T }>;
+
+/** An op the server said it had committed before (`ack`): the op as sent, with its seq. */
+export type AckedOp = OpMessage & { seq: number; ack: true };
+
+/** What an op's promise resolves with. */
+export type OpResult<T extends OpType = OpType> = CommittedOf<T> | (AckedOp & { type: T });
+
+/** A drop's action: what the drop commits. */
+export type DropAction = { type: 'swap'; with: string } | { type: 'move'; zone: string; before: string | null };
+
+// ---- Server messages.
+
+export interface Welcome {
+  type: 'welcome';
+  you: string;
+  seq: number;
+  drags: { item: string; by: string }[];
+  users: User[];
+  /** On a large board: how many users in all (`users` names only some). */
+  userCount?: number;
+  /** The board, unless the welcome resumes with `ops`. */
+  board?: Board;
+  /** The ops after the hello's `since`, in order, when the server still had them. */
+  ops?: CommittedOp[];
+}
+
+export interface DragStartMessage { type: 'dragStart'; item: string; by: string; at: number; user?: User }
+export interface HoverMessage {
+  type: 'hover';
+  item: string;
+  over: string | null;
+  zone?: string | null;
+  mode?: 'swap' | 'move';
+  by: string;
+  at: number;
+  t?: number;
+}
+export interface DropMessage { type: 'drop'; item: string; by: string; at: number; reason?: 'left' | 'expired' }
+
+export type RejectReason =
+  | 'conflict' | 'held' | 'stale' | 'bad_base' | 'unknown_item' | 'unknown_zone' | 'invalid' | 'not_empty'
+  | 'board_full' | 'forbidden' | 'not_holding' | 'cooldown' | 'hold_limit';
+
+export interface RejectMessage {
+  type: 'reject';
+  /** null for drag requests. */
+  op: string | null;
+  reason: RejectReason;
+  seq: number;
+  by?: string;
+  item?: string;
+}
+export interface AckMessage { type: 'ack'; op: string; seq: number }
+export interface ErrorMessage { type: 'error'; code: string; message: string; op?: string }
+export interface AuthAnswer { type: 'auth'; role: 'view' | 'edit' | 'admin'; exp?: number }
+export interface JoinMessage { type: 'join'; user: User }
+export interface LeaveMessage { type: 'leave'; user: User }
+export interface PresenceMessage { type: 'presence'; userCount: number; users?: User[] }
+export interface PongMessage { type: 'pong' }
+
+export type ServerMessage =
+  | Welcome | CommittedOp | DragStartMessage | HoverMessage | DropMessage | RejectMessage | AckMessage
+  | ErrorMessage | AuthAnswer | JoinMessage | LeaveMessage | PresenceMessage | PongMessage;
+
+// ---- The client.
+
+export type ClientState =
+  | 'idle' | 'connecting' | 'joining' | 'open' | 'reconnecting' | 'closed' | 'expired' | 'revoked' | 'unauthorized';
+
+/** Who is on the board. */
+export interface Presence {
+  users: User[];
+  /** On a large board, how many users in all; else null. */
+  userCount: number | null;
+}
+
+/** The events of a `Client` and what each listener gets. */
+export interface ClientEvents {
+  state: ClientState;
+  connecting: { attempt: number };
+  open: Record<string, never>;
+  welcome: Welcome;
+  op: CommittedOp;
+  ack: AckMessage;
+  reject: RejectMessage;
+  error: ErrorMessage;
+  auth: AuthAnswer;
+  pong: PongMessage;
+  dragStart: DragStartMessage;
+  hover: HoverMessage;
+  drop: DropMessage;
+  join: JoinMessage;
+  leave: LeaveMessage;
+  presence: Presence;
+  message: ServerMessage;
+  close: { code: number; reason: string };
+  expired: { token: string | null };
+  revoked: { token: string | null };
+  unauthorized: { token: string | null };
+  warning: { message: string; error?: unknown };
+}
+
+/** The smallest WebSocket the client needs (the browser's, Node 22's, or a test's). */
+export interface WebSocketLike {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  addEventListener(type: 'open' | 'message' | 'close', listener: (event: any) => void): void;
+}
+
+export interface ConnectOptions {
+  /** The server (`http://HOST:PORT`, `https://…`) or its WebSocket URL (`ws://HOST:PORT/ws`). */
+  url: string;
+  board: string;
+  /** 1–64 characters; a token's name replaces it. */
+  name: string;
+  /** An access token (servers with `--auth-secret`). */
+  token?: string | null;
+  /** Gives a fresh token: asked for at 70–80% of each token's life, and when there is none. */
+  getToken?: (() => string | Promise<string>) | null;
+  /** Resume from this seq on the first hello (a board kept from before). */
+  since?: number | null;
+  WebSocket?: new (url: string, protocol: string) => WebSocketLike;
+  setTimeout?: (fn: () => void, ms: number) => unknown;
+  clearTimeout?: (handle: any) => void;
+  now?: () => number;
+  random?: () => number;
+  newOpId?: () => string;
+}
+
+/** An op the server did not commit. */
+export class OpError extends Error {
+  constructor(reason: string, details?: { op?: string | null; by?: string | null; seq?: number | null; message?: string | null; kind?: 'reject' | 'error' | 'closed' });
+  /** `reject` (a reject), `error` (an error naming the op) or `closed` (close() came first). */
+  readonly kind: 'reject' | 'error' | 'closed';
+  /** The reject's reason or the error's code (or `closed`). */
+  readonly reason: RejectReason | string;
+  readonly op: string | null;
+  /** Whose hold or op was in the way (`held`, `conflict`). */
+  readonly by: string | null;
+  readonly seq: number | null;
+}
+
+export class Client {
+  constructor(options: ConnectOptions);
+  readonly url: string;
+  readonly board: string;
+  readonly name: string;
+  /** The last committed seq applied (null before the first welcome). */
+  readonly seq: number | null;
+  /** This connection's user id. */
+  readonly you: string | null;
+  readonly users: Map<string, User>;
+  readonly userCount: number | null;
+  /** Items held: item id → holder's user id. */
+  readonly drags: Map<string, string>;
+  readonly state: ClientState;
+  /** The token the session runs on. */
+  readonly token: string | null;
+  /** Ops not yet committed, acknowledged or refused. */
+  readonly pending: OpMessage[];
+
+  on<K extends keyof ClientEvents>(type: K, listener: (value: ClientEvents[K]) => void): () => void;
+  off<K extends keyof ClientEvents>(type: K, listener: (value: ClientEvents[K]) => void): void;
+
+  start(): void;
+  close(): void;
+  reconnect(): void;
+  rename(name: string): void;
+  setToken(token: string | null): void;
+  resync(options?: { snapshot?: boolean }): void;
+
+  /** Sends a message as it is, when the socket is open. */
+  send(message: { type: string; [field: string]: unknown }): boolean;
+  /** Commits an op; resolves with it once committed, rejects with an `OpError`. */
+  op<B extends OpRequest>(body: B): Promise<OpResult<B['type']>>;
+  /** Sends an op message (or a drop carrying one) and keeps it until it is answered. */
+  submit(message: OpMessage | { type: 'drop'; item: string; op?: string; base?: number; action?: DropAction }): Promise<OpResult | null>;
+  dragStart(item: string): boolean;
+  hover(item: string, over: string | null, zone: string | null, mode?: 'swap' | 'move'): boolean;
+  drop(item: string): Promise<null>;
+  drop(item: string, action: DropAction): Promise<OpResult<'swap' | 'move'>>;
+  ping(): boolean;
+}
+
+/** Connects to a board; the client starts connecting at once. */
+export function connect(options: ConnectOptions): Client;
+
+/** The WebSocket URL for a server URL and a board. */
+export function boardSocketURL(url: string, board: string): string;
+
+/** The WebSocket URL for the page at `location` (its own server), naming `board` in the query. */
+export function socketURL(location: { protocol: string; host: string }, board?: string | null): string;
+
+// ---- The wire helpers (wire.js), re-exported.
+
+export const SUBPROTOCOL: 'shuffleboard.v1';
+export const WS_PATH: '/ws';
+export const CLOSE_UNAUTHORIZED: 4401;
+export const ID_PATTERN: RegExp;
+export const OP_TYPES: ReadonlySet<OpType>;
+export function isValidId(s: unknown): s is string;
+export function isToken(token: unknown): token is string;
+/** A token's expiry (seconds since 1970) as its payload says, unverified; null when it says none. */
+export function tokenExpiry(token: string | null | undefined): number | null;
+export function newOpId(): string;
+/** The messages in one server frame, in order (throws on text that is not JSON). */
+export function parseFrame(text: string): ServerMessage[];
+export function isCommitted(message: { type: string }): message is CommittedOp;
+/** Reconnect delay (ms) for attempt n: exponential from `base`, capped, with jitter. */
+export function backoffDelay(attempt: number, options?: { base?: number; cap?: number; random?: () => number }): number;
+/** How long after `now` (ms) to refresh a token that expires at `exp` (seconds since 1970). */
+export function refreshDelay(exp: number, now: number, random?: () => number): number;
+
+// The message builders (wire.js): each returns the message as docs/protocol.md spells it.
+export function hello(board: string, name: string, since?: number, token?: string | null):
+  { type: 'hello'; board: string; name: string; since?: number; token?: string };
+export function auth(token: string): { type: 'auth'; token: string };
+export function swap(op: string, base: number, a: string, b: string): SwapBody & OpMessage;
+export function move(op: string, base: number, item: string, zone: string, before: string | null): MoveBody & OpMessage;
+export function toggle(op: string, base: number, item: string, on: boolean): ToggleBody & OpMessage;
+export function add(op: string, base: number, zone: string, before: string | null, item: AddBody['item']): AddBody & OpMessage;
+export function edit(op: string, base: number, item: string, changes: Omit<EditBody, 'type' | 'item'>): EditBody & OpMessage;
+export function remove(op: string, base: number, item: string): RemoveBody & OpMessage;
+export function addZone(op: string, base: number, before: string | null, zone: NewZone): AddZoneBody & OpMessage;
+export function editZone(op: string, base: number, zone: string, changes: Omit<EditZoneBody, 'type' | 'zone'>): EditZoneBody & OpMessage;
+export function removeZone(op: string, base: number, zone: string): RemoveZoneBody & OpMessage;
+export function retitle(op: string, base: number, title: string): RetitleBody & OpMessage;
+export function restore(op: string, base: number, to: number): RestoreBody & OpMessage;
+export function dragStart(item: string): { type: 'dragStart'; item: string };
+export function hover(item: string, over: string | null, zone: string | null, mode?: 'swap' | 'move'):
+  { type: 'hover'; item: string; over: string | null; zone: string | null; mode?: 'swap' | 'move' };
+export function drop(item: string, opMessage?: OpMessage | null):
+  { type: 'drop'; item: string; op?: string; base?: number; action?: DropAction };
+export function opFromDrop(dropMessage: { item: string; op?: string; base?: number; action?: DropAction }): OpMessage | null;
+
+/** The token rules the client runs (tokens.js): pure, each call returns effects. */
+export type TokenEffect =
+  | { type: 'wake'; token: number; after: number } | { type: 'fetch' } | { type: 'send'; msg: { type: 'auth'; token: string } }
+  | { type: 'reconnect' } | { type: 'expired' } | { type: 'revoked' } | { type: 'refused' };
+export class TokenKeeper {
+  constructor(token: string | null, options?: { canFetch?: boolean; random?: () => number });
+  token: string | null;
+  welcomed(now: number): TokenEffect[];
+  answered(message: AuthAnswer, now: number): TokenEffect[];
+  error(message: ErrorMessage, now: number): TokenEffect[];
+  wake(token: number, now: number): TokenEffect[];
+  fetched(token: unknown, now: number): TokenEffect[];
+  fetchFailed(now: number): TokenEffect[];
+  closed(code: number, now: number): TokenEffect[];
+}

@@ -1,0 +1,618 @@
+// The shuffleboard JavaScript SDK (docs/sdk.md): one board over the wire protocol v1
+// (docs/protocol.md). An ES module with no dependencies and no build step; the bundled web client
+// uses it for its socket too.
+//
+//   import { connect } from './sdk/shuffleboard.js';
+//   const board = connect({ url: 'http://127.0.0.1:8080', board: 'demo', name: 'Ada' });
+//   board.on('op', (op) => console.log(op.seq, op.type));
+//   await board.op({ type: 'swap', a: 't1', b: 't2' });
+//
+// What it does for its user: connects, says hello, and reconnects with backoff, resuming with
+// `since`; checks that committed ops arrive gapless (and starts over when they do not); keeps the
+// ops it was given until the server commits, acknowledges or refuses them, resending them with
+// their op ids after a reconnect, and settles each op's promise; keeps a session's token fresh with
+// a `getToken()` hook, and stops on a refused or expired token instead of looping.
+
+import {
+  CLOSE_UNAUTHORIZED, OP_TYPES, SUBPROTOCOL, WS_PATH, backoffDelay, dragStart, drop, hello, hover, isCommitted,
+  newOpId, opFromDrop, parseFrame,
+} from './wire.js';
+import { TokenKeeper } from './tokens.js';
+
+export * from './wire.js';
+export { TokenKeeper, refreshDelay } from './tokens.js';
+
+/** The WebSocket's readyState when it can send. */
+const OPEN = 1;
+
+/**
+ * An op the server did not commit: `reason` is the reject's reason (`conflict`, `held`, …) or the
+ * error's code (`bad_message`, `forbidden`, …), or `closed` when the client was closed first.
+ */
+export class OpError extends Error {
+  constructor(reason, { op = null, by = null, seq = null, message = null, kind = 'reject' } = {}) {
+    super(message || `op ${op ?? ''} ${kind === 'reject' ? 'rejected' : 'failed'}: ${reason}`);
+    this.name = 'OpError';
+    /** `reject`, `error` or `closed`: which answer it was. */
+    this.kind = kind;
+    this.reason = reason;
+    this.op = op;
+    this.by = by;
+    this.seq = seq;
+  }
+}
+
+/**
+ * The WebSocket URL for `url` and `board`: `http(s)://HOST[:PORT]` (or `ws(s)://`) becomes
+ * `ws(s)://HOST:PORT/ws`, a path given is kept, and `?board=ID` is added for a load balancer in
+ * front of a cluster (docs/cluster.md).
+ */
+export function boardSocketURL(url, board) {
+  const u = new URL(url);
+  if (u.protocol === 'http:') u.protocol = 'ws:';
+  else if (u.protocol === 'https:') u.protocol = 'wss:';
+  if (u.protocol !== 'ws:' && u.protocol !== 'wss:') throw new TypeError(`not a server URL: ${url}`);
+  if (u.pathname === '' || u.pathname === '/') u.pathname = WS_PATH;
+  if (board && !u.searchParams.has('board')) u.searchParams.set('board', board);
+  u.hash = '';
+  return u.toString();
+}
+
+/** Connects to a board (see `Client`); the client starts connecting at once. */
+export function connect(options) {
+  const client = new Client(options);
+  client.start();
+  return client;
+}
+
+/**
+ * One board, kept connected. Events (`on(type, fn)`):
+ *   'state'       the client's state changed (`client.state`)
+ *   'connecting'  a socket is being opened
+ *   'open'        the socket opened; the hello goes next
+ *   'welcome'     the server's welcome (with `board`, or `ops` when resumed)
+ *   'op'          a committed op, in seq order, gapless: live, or one a resuming welcome carried
+ *   'ack', 'reject', 'error', 'auth', 'pong'   the server's message of that type
+ *   'dragStart', 'hover', 'drop'               other people's (and one's own) drags
+ *   'join', 'leave'                            a user came or went
+ *   'presence'    who is here changed: {users, userCount} (userCount only on a large board)
+ *   'message'     every server message, in order, after the client's own bookkeeping
+ *   'close'       the socket closed: {code, reason}; the client reconnects unless it stopped
+ *   'expired', 'revoked', 'unauthorized'      the token ended (or was refused): the client stopped
+ *   'warning'     something worth a console line: {message, error}
+ */
+export class Client {
+  #listeners = new Map();
+  #timers = new Set();
+  #pending = new Map(); // op id → {msg, wire, sentOn, autoBase, promise, resolve, reject}
+  #connection = 0; // counts sockets; a pending op remembers the one it went out on
+  #reconnectTimer = null;
+  #retiring = null; // a socket being closed for a resync: what it still says is ignored
+  #snapshotNext = false;
+  #attempt = 0;
+
+  /**
+   * `url`: the server (`http://HOST:PORT`) or its WebSocket URL; `board`, `name`: whom to join as;
+   * `token`: an access token, or `getToken()`: returns (a promise of) a fresh one, asked for first
+   * when there is no token and then before each expiry. `since`: resume from this seq (a board
+   * kept from before). Tests and other environments may pass `WebSocket`, `setTimeout`,
+   * `clearTimeout`, `now` and `random`.
+   */
+  constructor({
+    url, board, name, token = null, getToken = null, since = null,
+    WebSocket = null, setTimeout: setT = null, clearTimeout: clearT = null, now = () => Date.now(),
+    random = Math.random, newOpId: makeOpId = newOpId,
+  } = {}) {
+    if (typeof board !== 'string' || !board) throw new TypeError('connect: `board` is required');
+    if (typeof name !== 'string' || !name) throw new TypeError('connect: `name` is required');
+    if (getToken !== null && typeof getToken !== 'function') throw new TypeError('connect: `getToken` must be a function');
+    this.url = boardSocketURL(url, board);
+    this.board = board;
+    this.name = name;
+    this.getToken = getToken;
+    this.WebSocket = WebSocket;
+    this.setTimeout = setT ?? ((fn, ms) => globalThis.setTimeout(fn, ms));
+    this.clearTimeout = clearT ?? ((t) => globalThis.clearTimeout(t));
+    this.now = now;
+    this.random = random;
+    this.newOpId = makeOpId;
+    this.tokens = new TokenKeeper(token, { canFetch: !!getToken, random });
+    /** The last committed seq applied (null before the first welcome). */
+    this.seq = Number.isSafeInteger(since) && since >= 0 ? since : null;
+    /** This connection's user id (from the welcome). */
+    this.you = null;
+    /** Who is on the board: user id → {id, name, color}. */
+    this.users = new Map();
+    /** On a large board, how many users in all (`users` names only some); else null. */
+    this.userCount = null;
+    /** Items held: item id → the holder's user id. */
+    this.drags = new Map();
+    /** The socket (null between connections). */
+    this.ws = null;
+    /**
+     * 'idle', 'connecting', 'joining' (hello sent), 'open' (welcomed), 'reconnecting', 'closed'
+     * (close() was called), 'expired', 'revoked' or 'unauthorized' (stopped on its token).
+     */
+    this.state = 'idle';
+  }
+
+  /** The token the session runs on (a refreshed one once the server took it). */
+  get token() {
+    return this.tokens.token;
+  }
+
+  /** Ops sent or waiting to be sent, not yet committed, acknowledged or refused (op messages). */
+  get pending() {
+    return [...this.#pending.values()].map((p) => p.msg);
+  }
+
+  // ---- Events.
+
+  /** Calls `fn` for every event of `type`; returns a function that stops it. */
+  on(type, fn) {
+    if (!this.#listeners.has(type)) this.#listeners.set(type, new Set());
+    this.#listeners.get(type).add(fn);
+    return () => this.off(type, fn);
+  }
+
+  /** Stops calling `fn` for `type`. */
+  off(type, fn) {
+    this.#listeners.get(type)?.delete(fn);
+  }
+
+  #emit(type, value) {
+    const set = this.#listeners.get(type);
+    if (!set || set.size === 0) {
+      if (type === 'warning') console.warn(`shuffleboard: ${value.message}`, value.error ?? '');
+      return;
+    }
+    for (const fn of [...set]) fn(value);
+  }
+
+  #setState(state) {
+    if (this.state === state) return;
+    this.state = state;
+    this.#emit('state', state);
+  }
+
+  // ---- The connection.
+
+  /** Starts connecting (connect() calls it). With `getToken` and no token, asks for one first. */
+  start() {
+    if (this.state !== 'idle') return;
+    if (this.getToken && !this.tokens.token) {
+      this.#setState('connecting');
+      // Without a token the server would refuse the hello: one is asked for first (failing that,
+      // the hello goes without, and the 4401 asks once more).
+      const go = (token) => {
+        if (this.state !== 'connecting' || this.ws) return;
+        if (typeof token === 'string' && token) this.tokens.token = token;
+        this.#open();
+      };
+      this.#fetchToken().then(go, () => go(null));
+      return;
+    }
+    this.#open();
+  }
+
+  /** Closes for good: no reconnect; ops not yet answered are rejected with reason `closed`. */
+  close() {
+    this.#stop('closed');
+    this.#failPending('closed');
+  }
+
+  /**
+   * Reconnects: at once when stopped (after `setToken`, say), else by closing the socket (the
+   * next one comes after the usual backoff). Ops not answered are resent after the welcome.
+   */
+  reconnect() {
+    if (this.ws) {
+      this.ws.close(1000, 'reconnect');
+      return;
+    }
+    if (this.state === 'reconnecting' || this.state === 'idle' || this.#stopped()) this.#open();
+  }
+
+  /** Uses `name` from the next hello on; the protocol has no rename, so the session rejoins. */
+  rename(name) {
+    if (typeof name !== 'string' || !name || name === this.name) return;
+    this.name = name;
+    if (this.ws) this.ws.close(1000, 'rename');
+  }
+
+  /** Uses `token` from the next hello on (a session keeps its token until it reconnects). */
+  setToken(token) {
+    this.tokens.token = token;
+  }
+
+  /**
+   * Starts over on a fresh connection, with `since` (or, with `snapshot`, without, so that the
+   * welcome carries the whole board). The rest of the current socket's messages are ignored.
+   */
+  resync({ snapshot = false } = {}) {
+    if (snapshot) this.#snapshotNext = true;
+    this.#attempt = 0;
+    const ws = this.ws;
+    if (!ws || this.#retiring === ws) return;
+    this.#retiring = ws;
+    ws.close(1000, 'resync');
+  }
+
+  #stopped() {
+    return ['closed', 'expired', 'revoked', 'unauthorized'].includes(this.state);
+  }
+
+  #open() {
+    this.#clearReconnect();
+    this.#connection += 1;
+    this.#setState('connecting');
+    this.#emit('connecting', { attempt: this.#attempt });
+    const WS = this.WebSocket ?? globalThis.WebSocket;
+    let ws;
+    try {
+      ws = new WS(this.url, SUBPROTOCOL);
+    } catch (error) {
+      this.#emit('warning', { message: `cannot open ${this.url}`, error });
+      this.#scheduleReconnect();
+      return;
+    }
+    this.ws = ws;
+    ws.addEventListener('open', () => {
+      if (ws !== this.ws) return;
+      this.#setState('joining');
+      this.#emit('open', {});
+      if (ws !== this.ws || ws.readyState !== OPEN) return;
+      const since = this.#snapshotNext ? undefined : this.seq ?? undefined;
+      this.#snapshotNext = false;
+      ws.send(JSON.stringify(hello(this.board, this.name, since, this.tokens.token)));
+    });
+    ws.addEventListener('message', (e) => {
+      if (ws !== this.ws || this.#retiring === ws) return;
+      let messages;
+      try {
+        messages = parseFrame(e.data);
+      } catch (error) {
+        this.#emit('warning', { message: 'a frame that is not JSON', error });
+        return;
+      }
+      for (const m of messages) {
+        this.#receive(m);
+        if (ws !== this.ws || this.#retiring === ws) return;
+      }
+    });
+    ws.addEventListener('close', (e) => this.#closed(ws, e.code, e.reason));
+  }
+
+  #closed(ws, code, reason) {
+    if (ws !== this.ws) return;
+    this.ws = null;
+    this.#retiring = null;
+    this.drags.clear();
+    this.#emit('close', { code, reason });
+    if (this.#stopped()) return;
+    // A 4401 is the token keeper's: a fresh token and one more try, or no reconnect at all.
+    const effects = this.tokens.closed(code, this.now());
+    if (code === CLOSE_UNAUTHORIZED) {
+      this.#setState('reconnecting');
+      this.#runTokens(effects);
+      return;
+    }
+    this.#scheduleReconnect();
+  }
+
+  #scheduleReconnect() {
+    this.#setState('reconnecting');
+    const delay = backoffDelay(this.#attempt, { random: this.random });
+    this.#attempt += 1;
+    this.#clearReconnect();
+    this.#reconnectTimer = this.#after(delay, () => {
+      this.#reconnectTimer = null;
+      if (this.state === 'reconnecting') this.#open();
+    });
+  }
+
+  #clearReconnect() {
+    if (this.#reconnectTimer === null) return;
+    this.#cancel(this.#reconnectTimer);
+    this.#reconnectTimer = null;
+  }
+
+  #stop(state) {
+    this.#setState(state);
+    this.#clearReconnect();
+    for (const t of this.#timers) this.clearTimeout(t);
+    this.#timers.clear();
+    const ws = this.ws;
+    this.ws = null;
+    this.#retiring = null;
+    if (ws && ws.readyState <= OPEN) ws.close(1000, 'closed');
+  }
+
+  #after(ms, fn) {
+    const t = this.setTimeout(() => {
+      this.#timers.delete(t);
+      fn();
+    }, ms);
+    this.#timers.add(t);
+    return t;
+  }
+
+  #cancel(t) {
+    this.#timers.delete(t);
+    this.clearTimeout(t);
+  }
+
+  // ---- Sending.
+
+  /** Sends `msg` as it is when the socket is open (drags, pings); false when it could not. */
+  send(msg) {
+    if (!this.ws || this.ws.readyState !== OPEN) return false;
+    this.ws.send(JSON.stringify(msg));
+    return true;
+  }
+
+  /**
+   * Commits an op: `{type, …fields}` as in docs/protocol.md (`swap` `{a, b}`, `move` `{item,
+   * zone, before}`, `toggle`, `add`, `edit`, …). `op` (a fresh id) and `base` (the last seq
+   * applied) are filled in unless given. Resolves with the committed op as everyone got it (or,
+   * when the server says it committed that op id before, with the op as sent plus `seq` and
+   * `ack: true`); rejects with an `OpError` when the server refuses it.
+   */
+  op(body) {
+    if (!body || !OP_TYPES.has(body.type)) return Promise.reject(new TypeError(`not an op type: ${body?.type}`));
+    const autoBase = body.base === undefined && this.seq === null;
+    const msg = { ...body, op: body.op ?? this.newOpId(), base: body.base ?? this.seq ?? 0 };
+    return this.#track(msg, msg, autoBase);
+  }
+
+  /**
+   * Sends an op message (`op` and `base` set) or a drop carrying one, and keeps its op until it is
+   * answered: unsent while the session is not open, resent after each reconnect as a plain op with
+   * its op id. The same op id again is the same op (sent once per connection).
+   */
+  submit(msg) {
+    if (msg?.type === 'drop') {
+      const plain = opFromDrop(msg);
+      if (!plain) {
+        this.send(msg);
+        return Promise.resolve(null);
+      }
+      return this.#track(plain, msg, false);
+    }
+    if (!msg || !OP_TYPES.has(msg.type) || typeof msg.op !== 'string') {
+      return Promise.reject(new TypeError('submit: not an op message'));
+    }
+    return this.#track(msg, msg, false);
+  }
+
+  /** Lifts `item` (the server answers with a `dragStart` to everyone, or a `reject`). */
+  dragStart(item) {
+    return this.send(dragStart(item));
+  }
+
+  /** Where the lifted `item` is over: an item, or a zone's empty space (`over` null). */
+  hover(item, over, zone, mode) {
+    return this.send(hover(item, over, zone, mode));
+  }
+
+  /**
+   * Releases `item`; with an action (`{type:'swap', with}` or `{type:'move', zone, before}`) the
+   * drop commits it as an op and returns that op's promise (see `op`).
+   */
+  drop(item, action = null) {
+    if (!action) {
+      this.send(drop(item));
+      return Promise.resolve(null);
+    }
+    const body = action.type === 'swap'
+      ? { type: 'swap', a: item, b: action.with }
+      : { type: 'move', item, zone: action.zone, before: action.before ?? null };
+    const msg = { ...body, op: this.newOpId(), base: this.seq ?? 0 };
+    return this.#track(msg, drop(item, msg), false);
+  }
+
+  /** Sends a ping (the server answers `pong`). */
+  ping() {
+    return this.send({ type: 'ping' });
+  }
+
+  #track(msg, wire, autoBase) {
+    const known = this.#pending.get(msg.op);
+    if (known) {
+      this.#sendPending(known, known.msg);
+      return known.promise;
+    }
+    let resolve;
+    let reject;
+    const promise = new Promise((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    // Nobody has to wait for an op: an unhandled refusal is not an error of the page.
+    promise.catch(() => {});
+    const entry = { msg, sentOn: 0, autoBase, promise, resolve, reject };
+    this.#pending.set(msg.op, entry);
+    this.#sendPending(entry, wire);
+    return promise;
+  }
+
+  /** Sends a pending op once per connection, and only to a session that is open (welcomed). */
+  #sendPending(entry, wire) {
+    if (this.state !== 'open' || entry.sentOn === this.#connection) return;
+    if (entry.autoBase) {
+      entry.msg.base = this.seq ?? 0;
+      entry.autoBase = false;
+    }
+    if (this.send(wire === entry.msg ? entry.msg : wire)) entry.sentOn = this.#connection;
+  }
+
+  #settle(opId, value) {
+    const p = this.#pending.get(opId);
+    if (!p) return;
+    this.#pending.delete(opId);
+    p.resolve(value);
+  }
+
+  #refuse(opId, error) {
+    const p = this.#pending.get(opId);
+    if (!p) return;
+    this.#pending.delete(opId);
+    p.reject(error);
+  }
+
+  #failPending(reason) {
+    for (const [id] of [...this.#pending]) this.#refuse(id, new OpError(reason, { op: id, kind: 'closed' }));
+  }
+
+  // ---- Receiving.
+
+  #receive(m) {
+    if (isCommitted(m)) {
+      if (this.seq === null || m.seq <= this.seq) return; // before any board, or a duplicate
+      // A gap: resume from the last seq applied (the server sends what is missing).
+      if (m.seq !== this.seq + 1) return this.resync();
+      this.seq = m.seq;
+      this.#settle(m.op, m);
+      this.#emit('message', m);
+      this.#emit('op', m);
+      return undefined;
+    }
+    switch (m.type) {
+      case 'welcome': return this.#welcome(m);
+      case 'ack': {
+        const p = this.#pending.get(m.op);
+        // Committed at a seq not applied yet: its broadcast comes, in order, and settles it.
+        if (p && !(Number.isInteger(m.seq) && this.seq !== null && m.seq > this.seq)) {
+          this.#settle(m.op, { ...p.msg, seq: m.seq, ack: true });
+        }
+        break;
+      }
+      case 'reject':
+        if (typeof m.op === 'string') {
+          this.#refuse(m.op, new OpError(m.reason, { op: m.op, by: m.by ?? null, seq: m.seq ?? null }));
+        }
+        break;
+      case 'error':
+        // `unavailable` may or may not have stored the op: it stays, to be resent after the
+        // reconnect that follows (the server acknowledges it if it was stored).
+        if (typeof m.op === 'string' && m.code !== 'unavailable') {
+          this.#refuse(m.op, new OpError(m.code, { op: m.op, kind: 'error', message: m.message }));
+        }
+        break;
+      case 'dragStart':
+        if (typeof m.item === 'string') this.drags.set(m.item, m.by);
+        if (m.user?.id && !this.users.has(m.user.id)) {
+          this.users.set(m.user.id, m.user);
+          this.#presenceChanged = true;
+        }
+        break;
+      case 'drop':
+        if (this.drags.get(m.item) === m.by) this.drags.delete(m.item);
+        break;
+      case 'join':
+        if (m.user?.id) this.users.set(m.user.id, m.user);
+        this.#presenceChanged = true;
+        break;
+      case 'leave':
+        if (m.user?.id) this.users.delete(m.user.id);
+        this.#presenceChanged = true;
+        break;
+      case 'presence':
+        if (Array.isArray(m.users)) {
+          this.users = new Map(m.users.filter((u) => u?.id).map((u) => [u.id, u]));
+          this.userCount = null;
+        } else if (Number.isInteger(m.userCount)) {
+          this.userCount = m.userCount;
+        }
+        this.#presenceChanged = true;
+        break;
+      default:
+        break;
+    }
+    this.#emit('message', m);
+    // `presence` is the client's event (who is here); the server's message of that name is in 'message'.
+    if (m.type !== 'presence') this.#emit(m.type, m);
+    this.#afterMessage(m);
+    return undefined;
+  }
+
+  #presenceChanged = false;
+
+  #afterMessage(m) {
+    if (this.#presenceChanged) {
+      this.#presenceChanged = false;
+      this.#emit('presence', { users: [...this.users.values()], userCount: this.userCount });
+    }
+    const now = this.now();
+    if (m.type === 'auth') this.#runTokens(this.tokens.answered(m, now));
+    else if (m.type === 'error') this.#runTokens(this.tokens.error(m, now));
+    // The server's history is not this client's (a restarted in-memory server): the board anew.
+    else if (m.type === 'reject' && m.reason === 'bad_base') this.resync({ snapshot: true });
+  }
+
+  #welcome(m) {
+    const applied = [];
+    if (m.board && typeof m.board === 'object') {
+      this.seq = Number.isSafeInteger(m.seq) ? m.seq : 0;
+    } else if (Array.isArray(m.ops) && this.seq !== null) {
+      for (const op of m.ops) {
+        if (!isCommitted(op) || op.seq <= this.seq) continue;
+        if (op.seq !== this.seq + 1) return this.resync({ snapshot: true });
+        this.seq = op.seq;
+        applied.push(op);
+        this.#settle(op.op, op);
+      }
+      if (this.seq !== m.seq) return this.resync({ snapshot: true });
+    } else {
+      return this.resync({ snapshot: true });
+    }
+    this.you = m.you;
+    this.users = new Map((m.users ?? []).filter((u) => u?.id).map((u) => [u.id, u]));
+    this.userCount = Number.isInteger(m.userCount) ? m.userCount : null;
+    this.drags = new Map((m.drags ?? []).map((d) => [d.item, d.by]));
+    this.#attempt = 0;
+    this.#setState('open');
+    // Ops not answered before the connection dropped (or made while it was down): resent with
+    // their op ids, so the server acknowledges any it had committed instead of applying it twice.
+    for (const p of [...this.#pending.values()]) this.#sendPending(p, p.msg);
+    this.#emit('message', m);
+    this.#emit('welcome', m);
+    for (const op of applied) this.#emit('op', op);
+    this.#emit('presence', { users: [...this.users.values()], userCount: this.userCount });
+    this.#runTokens(this.tokens.welcomed(this.now()));
+    return undefined;
+  }
+
+  // ---- Tokens (tokens.js says what each effect means).
+
+  #fetchToken() {
+    return Promise.resolve()
+      .then(() => this.getToken())
+      .catch((error) => {
+        this.#emit('warning', { message: 'getToken() failed', error });
+        throw error;
+      });
+  }
+
+  #runTokens(effects) {
+    for (const e of effects) {
+      switch (e.type) {
+        case 'wake':
+          this.#after(e.after, () => this.#runTokens(this.tokens.wake(e.token, this.now())));
+          break;
+        case 'fetch':
+          this.#fetchToken().then(
+            (token) => { if (!this.#stopped()) this.#runTokens(this.tokens.fetched(token, this.now())); },
+            () => { if (!this.#stopped()) this.#runTokens(this.tokens.fetchFailed(this.now())); },
+          );
+          break;
+        case 'send': this.send(e.msg); break;
+        case 'reconnect': if (!this.ws && !this.#stopped()) this.#open(); break;
+        case 'expired': this.#stop('expired'); this.#emit('expired', { token: this.token }); break;
+        case 'revoked': this.#stop('revoked'); this.#emit('revoked', { token: this.token }); break;
+        case 'refused': this.#stop('unauthorized'); this.#emit('unauthorized', { token: this.token }); break;
+        default: break;
+      }
+    }
+  }
+}
