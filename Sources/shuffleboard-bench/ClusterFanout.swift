@@ -32,7 +32,7 @@ extension Scenarios {
                     "--message-rate", "0", "--max-connections-per-address", "0", "--max-pending-per-address", "0",
                     "--connect-rate", "0", "--board-creations", "0", "--max-holds-per-address", "0",
                     "--store", url, "--node", "fan\(getpid())-\(nodes)-\(i)", "--advertise", "127.0.0.1:\(port)",
-                    "--node-links",
+                    "--node-links", "on",
                 ]
                 try process.run()
                 started.append((process, port))

@@ -286,7 +286,7 @@ enum CommandLineParser {
                 }
                 options.config.forwardTimeout = seconds
             case "--node-links":
-                options.config.nodeLinks = true
+                options.config.nodeLinks = try boolean(reader.value(for: option), option)
             case "--http-timeout":
                 options.config.httpTimeout = try integer(reader.value(for: option), option, 1...3600)
             case "--max-header-bytes":

@@ -38,7 +38,7 @@ async def one_link_per_node(scenario, label: str) -> None:
 
 
 def test_clients_over_node_links_keep_one_order_through_the_loss_of_a_forwarder_and_of_the_owner(clusters):
-    cluster = clusters(count=3, lease=LEASE, extra=("--node-links",))
+    cluster = clusters(count=3, lease=LEASE, extra=("--node-links", "on"))
 
     async def rounds(scenario):
         await one_link_per_node(scenario, "at start")

@@ -47,15 +47,20 @@ def tls(cert: tuple[str, str]) -> tuple[str, ...]:
     return ("--tls-cert", cert[0], "--tls-key", cert[1])
 
 
-@pytest.fixture
-def tls_cluster(clusters, tmp_path):
+def make_tls_cluster(clusters, tmp_path, *extra: str):
+    """n1 and n2 with certificates the cluster's authority signed, n3 with one another signed."""
     cluster_ca, other_ca = authority(tmp_path, "cluster"), authority(tmp_path, "other")
     good, foreign = node_certificate(tmp_path, "node", cluster_ca), node_certificate(tmp_path, "foreign", other_ca)
     # The test's clients trust both authorities; the nodes trust the cluster's alone.
     clients_ca = tmp_path / "clients-ca.pem"
     clients_ca.write_text(open(cluster_ca[0]).read() + open(other_ca[0]).read())
-    return clusters(count=3, extra=("--cluster-ca", cluster_ca[0]),
+    return clusters(count=3, extra=("--cluster-ca", cluster_ca[0], *extra),
                     node_extra={"n1": tls(good), "n2": tls(good), "n3": tls(foreign)}, ca=str(clients_ca))
+
+
+@pytest.fixture
+def tls_cluster(clusters, tmp_path):
+    return make_tls_cluster(clusters, tmp_path)
 
 
 class Eavesdropper:
@@ -141,6 +146,77 @@ def test_forwarding_goes_over_tls_to_owners_the_cluster_ca_vouches_for(tls_clust
     # n3 never saw a WebSocket from n1, so never the cluster key: its only connection is Local's.
     assert "via 127.0.0.1" not in n3.server.log()
     for c in (owner, forwarded, local, refused):
+        c.close()
+
+
+def metric(text: str, line_start: str) -> float | None:
+    for line in text.splitlines():
+        if line.startswith(line_start + " "):
+            return float(line.split()[1])
+    return None
+
+
+def test_node_links_go_over_tls_to_owners_the_cluster_ca_vouches_for(clusters, tmp_path):
+    """With node links on, n2's two clients of n1's board go over one link, made over TLS (n1
+    serves nothing else) and verified against --cluster-ca: each sees the owner's ops in the
+    owner's order and the other's drag; n3, whose certificate another authority signed, gets
+    no link, and its board's client on n1 gets 1013."""
+    cluster = make_tls_cluster(clusters, tmp_path, "--node-links", "on")
+    n1, n2, n3 = cluster.nodes
+    owner = Client(n1.server, "linked", "Owner")
+    assert owner.welcome["type"] == "welcome", owner.welcome
+    assert cluster.owner("linked") == "n1"
+    a, b = Client(n2.server, "linked", "A"), Client(n2.server, "linked", "B")
+    assert a.welcome["type"] == b.welcome["type"] == "welcome", (a.welcome, b.welcome)
+    n1.server.wait_for_log(r"node link connection \d+ from node n2 at 127\.0\.0\.1 opened", timeout=5)
+
+    # Ops from the owner's client and from both of n2's: every client sees all three, in one order.
+    a.send({"type": "toggle", "op": "a-1", "base": a.welcome["seq"], "item": "t1", "on": True})
+    owner.send({"type": "toggle", "op": "o-1", "base": owner.welcome["seq"], "item": "t2", "on": True})
+    b.send({"type": "toggle", "op": "b-1", "base": b.welcome["seq"], "item": "t3", "on": True})
+    orders = []
+    for c in (owner, a, b):
+        seen = {}
+        while len(seen) < 3:
+            m = c.expect(lambda m: m.get("op") in ("a-1", "o-1", "b-1") and m["type"] in ("toggle", "reject"))
+            assert m["type"] == "toggle", m
+            seen[m["op"]] = m["seq"]
+        orders.append(sorted(seen, key=seen.get))
+    assert orders[0] == orders[1] == orders[2], orders
+
+    # A's drag: B (on the same node, over the same link) and the owner's client see it and its hover.
+    a.send({"type": "dragStart", "item": "t5"})
+    a.expect(lambda m: m["type"] == "dragStart" and m["item"] == "t5")
+    a.send({"type": "hover", "item": "t5", "over": "t6", "t": 7})
+    for c in (owner, b):
+        held = c.expect(lambda m: m["type"] == "dragStart" and m["item"] == "t5")
+        assert held["by"] == a.welcome["you"], held
+        hover = c.expect(lambda m: m["type"] == "hover" and m["item"] == "t5")
+        assert (hover["by"], hover["over"], hover["t"]) == (a.welcome["you"], "t6", 7), hover
+
+    # One link from n2, carrying both its clients; n2 holds one forward for them.
+    _, text = n1.get("/metrics")
+    assert metric(text, 'shuffleboard_node_links{node="n2"}') == 1, text
+    assert metric(text, "shuffleboard_node_link_clients") == 2, text
+    assert metric(n2.get("/metrics")[1], "shuffleboard_forwards_open") == 1
+
+    # n3's certificate is another authority's: n1 opens no link to it, says why, and its
+    # board's client on n1 gets 1013 once three leases pass.
+    local = Client(n3.server, "foreign", "Local")
+    assert local.welcome["type"] == "welcome", local.welcome
+    local.send({"type": "toggle", "op": "l-1", "base": local.welcome["seq"], "item": "t1", "on": True})
+    assert local.result_of("l-1")["type"] == "toggle"
+    assert cluster.owner("foreign") == "n3"
+    refused = Client(n1.server, "foreign", "Refused", hello=False)
+    refused.send({"type": "hello", "board": "foreign", "name": "Refused"})
+    error = refused.expect(lambda m: m["type"] in ("welcome", "error"), timeout=4 * cluster.lease + 10)
+    assert (error["type"], error["code"]) == ("error", "unavailable"), error
+    assert refused.wait_closed() == 1013
+    n1.server.wait_for_log(
+        rf"not forwarding to the board owner at 127\.0\.0\.1:{n3.port}: its TLS certificate does not verify "
+        r"\(unable to get local issuer certificate\) against --cluster-ca", timeout=5)
+    assert "node link" not in n3.server.log()
+    for c in (owner, a, b, local, refused):
         c.close()
 
 

@@ -92,6 +92,9 @@ extension Relay {
             host: link.host.contains(":") ? "[\(link.host)]:\(link.port)" : "\(link.host):\(link.port)")
         connect.subprotocol = "shuffleboard.v1"
         connect.localProtocol = NodeLinks.localProtocol
+        // As an upstream: a node that serves TLS links over TLS only, so the cluster key never
+        // goes in the clear, and the owner's certificate must verify (--cluster-ca) for its address.
+        connect.tls = config.tlsCertificate != nil
         connect.retryPolicy = UnsafeRawPointer(forwarding.retry)
         connect.opaqueUserData = WSIID.opaque(link.id | WSIID.upstreamTag)
         if let wsi = connect.start(on: context) {
@@ -112,18 +115,12 @@ extension Relay {
             let p = input.assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self)
             guard let start = p.pointee else { return -1 }
             let end = start + length
-            func add(_ header: String, _ text: String) -> Bool {
-                var value = Array(text.utf8)
-                return header.withCString { cName in
-                    cName.withMemoryRebound(to: UInt8.self, capacity: header.utf8.count + 1) { name in
-                        lws_add_http_header_by_name(wsi, name, &value, Int32(value.count), p, end) == 0
-                    }
-                }
-            }
-            return add(Self.clusterKeyHeader, clusterKey.hex) && add(Self.nodeHeader, config.node) ? 0 : -1
+            return LWS.addHeader(wsi, Self.clusterKeyHeader, clusterKey.hex, p, end)
+                && LWS.addHeader(wsi, Self.nodeHeader, config.node, p, end) ? 0 : -1
         case LWS_CALLBACK_CLIENT_CONFIRM_EXTENSION_SUPPORTED:
             return 1
         case LWS_CALLBACK_CLIENT_ESTABLISHED:
+            forwarding.untrustedOwners.remove("\(link.host):\(link.port)")
             carryOut(link.link.handle(.established), link)
             return 0
         case LWS_CALLBACK_CLIENT_RECEIVE:
@@ -152,7 +149,14 @@ extension Relay {
             meters.relayedBytes.add(.toOwner, UInt64(bytes.count))
             if link.link.wantsWrite() { lws_callback_on_writable(wsi) }
             return written ? 0 : -1
-        case LWS_CALLBACK_CLIENT_CONNECTION_ERROR, LWS_CALLBACK_CLIENT_CLOSED, LWS_CALLBACK_WSI_DESTROY:
+        case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
+            log.debug("node link \(link.id) to \(link.link.advertise) failed: \(LWS.errorText(input, length))")
+            if let problem = shuffleboard_tls_verify_error(wsi) {
+                untrusted(owner: "\(link.host):\(link.port)", String(cString: problem))
+            }
+            carryOut(link.link.handle(.lost), link)
+            return nil
+        case LWS_CALLBACK_CLIENT_CLOSED, LWS_CALLBACK_WSI_DESTROY:
             carryOut(link.link.handle(.lost), link)
             return nil
         default:

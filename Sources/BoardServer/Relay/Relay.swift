@@ -201,14 +201,11 @@ final class Relay {
             }
             return 0
         case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
-            // lws's reason: text of `length` bytes (a NUL may end it sooner).
-            let detail = input.map {
-                String(
-                    decoding: UnsafeRawBufferPointer(start: $0, count: min(length, 200)).prefix { $0 != 0 },
-                    as: UTF8.self)
+            log.debug(
+                "upstream \(upstream.id) to \(upstream.host):\(upstream.port) failed: \(LWS.errorText(input, length))")
+            if let problem = shuffleboard_tls_verify_error(wsi) {
+                untrusted(owner: "\(upstream.host):\(upstream.port)", String(cString: problem))
             }
-            log.debug("upstream \(upstream.id) to \(upstream.host):\(upstream.port) failed: \(detail ?? "")")
-            if let problem = shuffleboard_tls_verify_error(wsi) { untrusted(upstream, String(cString: problem)) }
             carryOut(upstream.handle(.failed), upstream)
             return 0
         case LWS_CALLBACK_CLIENT_CLOSED, LWS_CALLBACK_WSI_DESTROY:
@@ -220,10 +217,9 @@ final class Relay {
     }
 
     /// The owner's TLS certificate did not verify: nothing was sent to it (the cluster key goes in
-    /// the WebSocket handshake, after TLS). The upstream fails like any unreachable owner's: the
-    /// hub tries again while the owner holds the lease, then closes the client with 1013.
-    private func untrusted(_ upstream: Upstream, _ problem: String) {
-        let owner = "\(upstream.host):\(upstream.port)"
+    /// the WebSocket handshake, after TLS). The upstream or node link fails like any unreachable
+    /// owner's: the hub tries again while the owner holds the lease, then closes the client with 1013.
+    func untrusted(owner: String, _ problem: String) {
         guard forwarding.untrustedOwners.insert(owner).inserted else { return }
         log.warning(
             "not forwarding to the board owner at \(owner): its TLS certificate does not verify (\(problem)) against "
