@@ -20,7 +20,7 @@ package import BoardCore
 /// - **The end.** When the link fails or closes, every attached client ends as its own upstream
 ///   would have (`Action.ended`, for `Hub.forwardEnded`): one the owner answered is closed with
 ///   1012 by the hub and resumes with `since`; one it never answered is retried, with what it
-///   sent. A link whose last client left closes (1000).
+///   sent. A link whose last client left, or was closed by the owner, closes (1000).
 package final class NodeLink {
     /// The owner's `--advertise` address and the board.
     package let advertise: String
@@ -239,7 +239,11 @@ package final class NodeLink {
             guard let client = clients.removeValue(forKey: number) else { return [] }
             numbers[client.connection] = nil
             _ = reason  // The hub closes the client with the code, or with 1012 (`Hub.isFinal`).
-            return [.ended(client.connection, code: code, answered: true, unrelayed: [])]
+            let ended = Action.ended(client.connection, code: code, answered: true, unrelayed: [])
+            // The owner closed the last client (a deleted board): the link goes, as at a last leave.
+            guard clients.isEmpty, phase == .established else { return [ended] }
+            phase = .closing(code: 1000, handedOver: false)
+            return [ended] + wantWrite()
         case .open, .leave:
             return [.kill] + end()
         }

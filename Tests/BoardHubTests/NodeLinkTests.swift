@@ -189,6 +189,25 @@ import Testing
         #expect(link.handle(.lost) == [])
     }
 
+    @Test func theOwnerClosingTheLastClientClosesTheLink() {
+        let link = link()
+        _ = link.handle(.attach(c1, address: "a", origin: nil, messages: []))
+        _ = link.handle(.attach(c2, address: "b", origin: nil, messages: []))
+        _ = link.handle(.established)
+        _ = written(link)
+        _ = link.handle(.writeable)
+        #expect(
+            link.handle(.received(frame(.close(client: 1, code: 4410, reason: "deleted"))))
+                == [.ended(c1, code: 4410, answered: true, unrelayed: [])])
+        #expect(link.accepting)
+        #expect(
+            link.handle(.received(frame(.close(client: 2, code: 4410, reason: "deleted"))))
+                == [.ended(c2, code: 4410, answered: true, unrelayed: []), .requestWrite])
+        #expect(!link.accepting)
+        #expect(link.handle(.writeable) == [.sendClose(code: 1000)])
+        #expect(link.handle(.lost) == [])
+    }
+
     // MARK: The owner
 
     @Test func theOwnerMakesASessionPerClientAndSendsEachBroadcastOnce() {

@@ -19,6 +19,9 @@ final class LinkConnection {
     var wsi: OpaquePointer?
     /// The owner's frame being reassembled from fragments.
     var rx: [UInt8] = []
+    /// How the connection ended, once known (`shuffleboard_forward_ends_total` of its clients):
+    /// a handshake past its deadline (timeout) or a connection error (failed); otherwise closed.
+    var endHow: ForwardEndLabel?
     private var buffer: UnsafeMutableRawBufferPointer?
     private let headroom: Int
 
@@ -68,12 +71,13 @@ extension Relay {
                 headroom: shuffleboard_lws_pre())
             links[made.id] = made
             linkByKey[key] = made.id
-            meters.forwards.add()
             log.debug("node link \(made.id) to \(advertise) for board \(board)")
             link = made
             connectLink(made)
         }
         connection.upstream = link.id
+        // A forward is a client's, over a link as over an upstream (a retry counts again).
+        meters.forwards.add()
         let id = ConnectionID(connection.id)
         log.debug("\(id) from \(connection.peer) forwarded to \(advertise) over node link \(link.id)")
         carryOut(
@@ -154,6 +158,7 @@ extension Relay {
             if let problem = shuffleboard_tls_verify_error(wsi) {
                 untrusted(owner: "\(link.host):\(link.port)", String(cString: problem))
             }
+            link.endHow = link.endHow ?? .failed
             carryOut(link.link.handle(.lost), link)
             return nil
         case LWS_CALLBACK_CLIENT_CLOSED, LWS_CALLBACK_WSI_DESTROY:
@@ -185,12 +190,14 @@ extension Relay {
                 meters.relayed.add(.toClient, UInt64(recipients))
                 meters.relayedBytes.add(.toClient, UInt64(payload.count * recipients))
             case .closeClient(let id, let code, let reason):
+                // It stays attached until its socket goes (`clientWent`): the owner hears it leave.
                 guard let connection = webSockets.connections[id] else { continue }
-                connection.upstream = nil
                 runtime.handle(.transportCounted(.limit(.sendQueue)))
                 clientLog.warning("\(id) from \(connection.peer) sends faster than its board's owner takes it; closing")
                 connection.close(code: code, reason: reason)
             case .kill:
+                // Killed while connecting: the handshake's deadline passed.
+                if link.link.phase == .connecting { link.endHow = .timeout }
                 if let wsi = link.wsi { lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC) }
             case .sendClose:
                 // Only from a WRITEABLE, which handles it.
@@ -198,6 +205,7 @@ extension Relay {
             case .ended(let id, let code, let answered, let unrelayed):
                 guard let connection = webSockets.connections[id], connection.upstream == link.id else { continue }
                 connection.upstream = nil
+                meters.forwardEnds.add(code != nil ? .closed : link.endHow ?? .closed)
                 // It leaves the link's feed, keeping what it was sent: the hub has it from now on.
                 connection.feed?.remove(connection, keepingPending: true)
                 let messages = unrelayed.compactMap { try? ClientMessage.parse($0).get() }

@@ -109,6 +109,7 @@ final class Relay {
             closeUpstream(old, code: 1001, reason: "forwarded again")
         }
         if let link = connection.upstream.flatMap({ links[$0] }) {
+            meters.forwardEnds.add(.client)
             carryOut(link.link.handle(.detach(id, code: 1001)), link)
         }
         connection.upstream = nil
@@ -325,6 +326,7 @@ final class Relay {
         let clientClosed = connection.closing.map { !$0.byServer } ?? false
         if let link = connection.upstream.flatMap({ links[$0] }) {
             let code: UInt16 = clientClosed ? 1000 : 1001
+            meters.forwardEnds.add(.client)
             return carryOut(link.link.handle(.detach(ConnectionID(connection.id), code: code)), link)
         }
         guard let upstream = connection.upstream.flatMap({ upstreams[$0] }) else { return }
