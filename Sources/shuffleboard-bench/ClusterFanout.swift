@@ -2,7 +2,7 @@ import BoardCore
 import Foundation
 
 /// `cluster-fanout` (with `--postgres URL`): one board, its clients spread over three nodes that
-/// forward over node links (`--node-links`), against the same clients all on one node, in one
+/// forward over node links (`--node-links on`, the default), against the same clients all on one node, in one
 /// run. For each: the owner's CPU (the load generator reads it from /proc), the owner's sent
 /// frames per hover broadcast (its `shuffleboard_messages_sent_total{type="hover"}` over the
 /// hovers sent), deliveries/s and the p99 from a sender's hand to every other client's screen,

@@ -90,6 +90,11 @@ import Testing
                     #expect(try metric(owner, "shuffleboard_node_link_clients") == 5)
                     #expect(try metric(owner, #"shuffleboard_node_links{node="n2"}"#) == 1)
                     #expect(try metric(owner, #"shuffleboard_node_links{node="n3"}"#) == 1)
+                    // A link per board: a client of another board on n2 makes n2's second.
+                    let (other, _) = try await n2.join("second", as: "C1")
+                    #expect(try metric(owner, #"shuffleboard_node_links{node="n2"}"#) == 2)
+                    #expect(try metric(n2, "shuffleboard_forwards_open") == 2)
+                    other.close()
 
                     // A client leaving is seen to leave everywhere.
                     clients[4].close()
