@@ -71,6 +71,7 @@ extension Relay {
                 headroom: shuffleboard_lws_pre())
             links[made.id] = made
             linkByKey[key] = made.id
+            warnIfHostName(host, advertise)
             log.debug("node link \(made.id) to \(advertise) for board \(board)")
             link = made
             connectLink(made)

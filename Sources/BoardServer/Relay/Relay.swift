@@ -128,14 +128,18 @@ final class Relay {
         connection.upstream = upstream.id
         upstreams[upstream.id] = upstream
         meters.forwards.add()
-        if inet_addr(host) == INADDR_NONE && !forwarding.warnedHostName {
-            forwarding.warnedHostName = true
-            log.warning(
-                "forwarding to \(advertise): a host name is resolved on the service thread, which waits for it; "
-                    + "advertise an IP address")
-        }
+        warnIfHostName(host, advertise)
         log.debug("\(id) from \(connection.peer) forwarded to \(advertise) (upstream \(upstream.id))")
         connect(upstream)
+    }
+
+    /// Warns once that `advertise` names a host, which lws resolves on the service thread.
+    func warnIfHostName(_ host: String, _ advertise: String) {
+        guard inet_addr(host) == INADDR_NONE, !forwarding.warnedHostName else { return }
+        forwarding.warnedHostName = true
+        log.warning(
+            "forwarding to \(advertise): a host name is resolved on the service thread, which waits for it; "
+                + "advertise an IP address")
     }
 
     /// Starts the upstream's lws client connection; a connection lws cannot even start ends it at once.
