@@ -104,9 +104,10 @@ final class TransportMeters {
         startTime.set(Date().timeIntervalSince1970.rounded())
         forwards = registry.counter(
             "shuffleboard_forwards_total",
-            "Upstream connections opened to a board's owner for a client of this node (retries included).")
+            "Clients of this node forwarded to a board's owner, over a node link or an upstream (retries included).")
         forwardsOpen = registry.gauge(
-            "shuffleboard_forwards_open", "Upstream connections to boards' owners open or connecting.")
+            "shuffleboard_forwards_open",
+            "Node links (one per owner and board) and upstreams to boards' owners open or connecting.")
         nodeLinksOpen = registry.gauge(
             "shuffleboard_node_links_open",
             "Node links other nodes hold to this one (one per node and board they forward clients of).")
@@ -118,8 +119,8 @@ final class TransportMeters {
             "shuffleboard_node_link_clients", "Sessions of other nodes' clients that came over node links.")
         forwardEnds = registry.counter(
             "shuffleboard_forward_ends_total",
-            "Upstream connections that ended, by how (closed: the owner closed; failed: no connection or "
-                + "no handshake; timeout: the connect timeout; client: the client went first).",
+            "Forwards that ended, by how (closed: the owner closed the client or its link or upstream; failed: "
+                + "no connection or no handshake; timeout: the connect timeout; client: the client went first).",
             labels: ForwardEndLabel.self)
         relayed = registry.counter(
             "shuffleboard_relayed_messages_total",
