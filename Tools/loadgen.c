@@ -380,13 +380,18 @@ static void on_readable(struct conn *c) {
     }
 }
 
+// --also-ports P2,P3,…: connection i goes to ports[i % nports], ports[0] being --port (clients
+// spread over the nodes of a cluster, measured from one process and one clock).
+static int ports[16];
+static int nports = 1;
+
 static void start_connect(int i) {
     struct conn *c = &conns[i];
     c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
     if (c->fd < 0) die("socket (raise ulimit -n?)");
     int one = 1;
     setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)opt.port)};
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)ports[i % nports])};
     inet_pton(AF_INET, opt.host, &a.sin_addr);
     c->state = CONNECTING;
     c->sender = i < opt.senders ? i : -1;
@@ -519,6 +524,7 @@ static void usage(void) {
             "usage: loadgen --port P [--host 127.0.0.1] [--path /ws] [--mode hover|idle|ops] [--clients N]\n"
             "  [--senders S] [--rate HOVERS_PER_S_PER_SENDER] [--seconds S] [--boards K] [--board PREFIX]\n"
             "  [--connecting N] [--hold S] [--timeout S] [--drain S] [--server-pid PID] [--label NAME]\n"
+            "  [--also-ports P2,P3,...]\n"
             "  [--window N]   (mode ops: each client keeps N toggles of its own items in flight)\n");
     exit(2);
 }
@@ -545,8 +551,17 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--server-pid")) opt.server_pid = atoi(v);
         else if (!strcmp(a, "--label")) opt.label = v;
         else if (!strcmp(a, "--window")) opt.window = atoi(v);
-        else usage();
+        else if (!strcmp(a, "--also-ports")) {
+            for (const char *p = v; *p && nports < 16; nports++) {
+                ports[nports] = atoi(p);
+                if (ports[nports] <= 0) usage();
+                p = strchr(p, ',');
+                if (!p) { nports++; break; }
+                p++;
+            }
+        } else usage();
     }
+    ports[0] = opt.port;
     int hover = !strcmp(opt.mode, "hover");
     ops_mode = !strcmp(opt.mode, "ops");
     if (ops_mode) opt.senders = 0;

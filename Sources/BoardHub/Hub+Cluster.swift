@@ -127,7 +127,9 @@ extension Hub {
         if answered {
             if let code, Self.isFinal(code) {
                 log(.debug, "\(id): node \(node) closed the forward of board \(board) with \(code)")
-                return closeSession(id, code: code, reason: "closed by the board's owner", flush: false)
+                // After what the owner sent before its close (its final error, over a node link
+                // in the same read as the close), as the owner's own client would get it.
+                return closeSession(id, code: code, reason: "closed by the board's owner", flush: true)
             }
             log(.info, "\(id): node \(node), owner of board \(board), went away; closing with 1012")
             return closeSession(id, code: 1012, reason: "board owner gone; reconnect", flush: false)

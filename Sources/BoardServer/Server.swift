@@ -195,10 +195,19 @@ private final class ContextSetup {
         let defaultKey = strdup("default")!
         let empty = strdup("")!
         let vhostName = strdup("default")!
-        strings = [name, host, defaultKey, empty, vhostName]
+        let linkName = strdup(NodeLinks.localProtocol)!
+        strings = [name, host, defaultKey, empty, vhostName, linkName]
 
-        protocols = .allocate(capacity: 2)
-        protocols.initialize(repeating: lws_protocols(), count: 2)
+        protocols = .allocate(capacity: 3)
+        protocols.initialize(repeating: lws_protocols(), count: 3)
+        // A forwarding node's node links to owners (Relay/LinkConnection.swift) bind to this one:
+        // the same callback, but lws reads an owner's broadcasts in pieces of up to 64 KiB rather
+        // than 128 bytes (a link carries the broadcasts of all the node's clients of a board).
+        protocols[1].name = UnsafePointer(linkName)
+        protocols[1].callback = serviceCallback
+        protocols[1].per_session_data_size = 0
+        protocols[1].rx_buffer_size = 65_536
+        protocols[1].tx_packet_size = config.maxWriteBytes
         protocols[0].name = UnsafePointer(name)
         protocols[0].callback = serviceCallback
         // No per-session data: the ids are in each wsi's opaque user data (WSIID).

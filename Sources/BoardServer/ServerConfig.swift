@@ -214,6 +214,10 @@ package struct ServerConfig: Sendable {
     /// WebSocket handshake; an established upstream is pinged after this long without a pong and
     /// hung up on after twice this long (`--forward-timeout`).
     package var forwardTimeout: Double = 3
+    /// Forward a board's clients over one node link per (owner, board) instead of one upstream
+    /// per client (docs/cluster.md#the-node-link---node-links), `--node-links on|off`. On by
+    /// default; off forwards per connection (for a cluster with nodes that do not serve `/node.v1`).
+    package var nodeLinks = true
 
     /// For tests of the transport only: called on the service thread with every event before the
     /// hub; when it returns actions, the hub never sees the event and those actions are carried

@@ -29,6 +29,9 @@ final class TransportMeters {
     let startTime: Gauge<NoLabels>
     let forwards: Counter<NoLabels>
     let forwardsOpen: Gauge<NoLabels>
+    let nodeLinksOpen: Gauge<NoLabels>
+    let nodeLinksByNode: Gauge<NodeLabel>
+    let nodeLinkClients: Gauge<NoLabels>
     let forwardEnds: Counter<ForwardEndLabel>
     let relayed: Counter<RelayDirection>
     let relayedBytes: Counter<RelayDirection>
@@ -101,13 +104,23 @@ final class TransportMeters {
         startTime.set(Date().timeIntervalSince1970.rounded())
         forwards = registry.counter(
             "shuffleboard_forwards_total",
-            "Upstream connections opened to a board's owner for a client of this node (retries included).")
+            "Clients of this node forwarded to a board's owner, over a node link or an upstream (retries included).")
         forwardsOpen = registry.gauge(
-            "shuffleboard_forwards_open", "Upstream connections to boards' owners open or connecting.")
+            "shuffleboard_forwards_open",
+            "Node links (one per owner and board) and upstreams to boards' owners open or connecting.")
+        nodeLinksOpen = registry.gauge(
+            "shuffleboard_node_links_open",
+            "Node links other nodes hold to this one (one per node and board they forward clients of).")
+        nodeLinksByNode = registry.gauge(
+            "shuffleboard_node_links",
+            "Node links other nodes hold to this one, by the node (one per board it forwards clients of).",
+            labels: NodeLabel.self)
+        nodeLinkClients = registry.gauge(
+            "shuffleboard_node_link_clients", "Sessions of other nodes' clients that came over node links.")
         forwardEnds = registry.counter(
             "shuffleboard_forward_ends_total",
-            "Upstream connections that ended, by how (closed: the owner closed; failed: no connection or "
-                + "no handshake; timeout: the connect timeout; client: the client went first).",
+            "Forwards that ended, by how (closed: the owner closed the client or its link or upstream; failed: "
+                + "no connection or no handshake; timeout: the connect timeout; client: the client went first).",
             labels: ForwardEndLabel.self)
         relayed = registry.counter(
             "shuffleboard_relayed_messages_total",
@@ -129,8 +142,12 @@ final class TransportMeters {
     /// Sets the gauges of the connections and the writer, for a scrape.
     func collect(
         connections: Dictionary<ConnectionID, Connection>.Values, upstreams: Int, store: StoreStats, ready: Bool,
-        saturation: Saturation
+        saturation: Saturation, nodeLinks: (links: Int, clients: Int, byNode: [String: Int]) = (0, 0, [:])
     ) {
+        nodeLinksOpen.set(nodeLinks.links)
+        nodeLinksByNode.removeAll()
+        for (node, count) in nodeLinks.byNode { nodeLinksByNode.set(NodeLabel(node: node), Double(count)) }
+        nodeLinkClients.set(nodeLinks.clients)
         serviceBusy.set(saturation.busy)
         hoverPacing.set(saturation.saturated ? 1 : 0)
         forwardsOpen.set(upstreams)
@@ -171,7 +188,7 @@ enum EndpointLabel: String, MetricLabels, CaseIterable {
 
     init(_ endpoint: Endpoint) {
         switch endpoint {
-        case .board: self = .ws
+        case .board, .node: self = .ws
         case .echo: self = .echo
         }
     }
@@ -238,4 +255,12 @@ struct StatusLabel: MetricLabels {
 enum StoreFailureLabel: String, MetricLabels, CaseIterable {
     case transient, permanent
     static let names = ["kind"]
+}
+
+/// `node`: another node of the cluster, by the name its node links give (`x-shuffleboard-node`).
+struct NodeLabel: MetricLabels {
+    var node: String
+    static let names = ["node"]
+    static let initial: [NodeLabel] = []
+    var values: [String] { [node] }
 }

@@ -21,6 +21,9 @@ package struct ClientConnect {
     package var opaqueUserData: UnsafeMutableRawPointer?
     /// An `lws_retry_bo_t` lws keeps pointing at for the connection's life (pings and hang-up).
     package var retryPolicy: UnsafeRawPointer?
+    /// The name of the context's own protocol the wsi binds to (`info.local_protocol_name`);
+    /// nil: the first one.
+    package var localProtocol: String?
     /// Connect with TLS (`wss://`), verifying the server's certificate against the context's
     /// client authorities and `host` (without its port; an IP address there is checked against the
     /// certificate's IP addresses). The context must have been made with
@@ -61,6 +64,7 @@ package struct ClientConnect {
         info.userdata = userData
         info.opaque_user_data = opaqueUserData
         info.retry_and_idle_policy = retryPolicy?.assumingMemoryBound(to: lws_retry_bo_t.self)
+        info.local_protocol_name = localProtocol.flatMap(cString)
         info.method = method.flatMap(cString)
         info.alpn = alpn.flatMap(cString)
         if tls { info.ssl_connection = Int32(LCCSCF_USE_SSL.rawValue) }

@@ -6,6 +6,14 @@ package enum LWS {
     /// The largest close reason: a close frame's payload is at most 125 bytes, two of them the code.
     package static let maximumCloseReasonBytes = 123
 
+    /// The reason lws gives with CLIENT_CONNECTION_ERROR: text of `length` bytes (a NUL may end
+    /// it sooner), at most 200 of them; empty when there is none.
+    package static func errorText(_ input: UnsafeMutableRawPointer?, _ length: Int) -> String {
+        guard let input else { return "" }
+        let bytes = UnsafeRawBufferPointer(start: input, count: max(0, min(length, 200)))
+        return String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+    }
+
     /// Adds header `name` (with its colon, as lws wants it: `"origin:"`) and `value` at `*p`,
     /// moving `*p` past it; false when it does not fit before `end`. For answers, handshakes and
     /// requests alike: lws copies the value, so it need not outlive the call.

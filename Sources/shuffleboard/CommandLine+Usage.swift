@@ -103,5 +103,7 @@ extension CommandLineParser {
           --lease SECONDS           how long a board's lease lasts; renewed every third of it (default 5)
           --forward-timeout SECONDS  time for a forwarded connection to reach its board's owner; an owner
                                     that answers no ping for twice this long is given up (default 3)
+          --node-links on|off       forward a board's clients over one link per owner and board (default
+                                    on); off: one upstream per client, for nodes without /node.v1
         """
 }

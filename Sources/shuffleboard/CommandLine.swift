@@ -285,6 +285,8 @@ enum CommandLineParser {
                         message: "--forward-timeout must be a number of seconds from 0.5 to 600, not '\(value)'")
                 }
                 options.config.forwardTimeout = seconds
+            case "--node-links":
+                options.config.nodeLinks = try boolean(reader.value(for: option), option)
             case "--http-timeout":
                 options.config.httpTimeout = try integer(reader.value(for: option), option, 1...3600)
             case "--max-header-bytes":

@@ -347,6 +347,9 @@ import Testing
         forwardToB(h, a)
         let actions = h.on(.forwardEnded(a, code: code, answered: true))
         #expect(closes(in: actions).map(\.1) == [expected])
+        // The owner's own close goes after what it sent first (its final error); 1012 at once.
+        let flushed = actions.contains { if case .close(_, _, _, flush: true) = $0 { true } else { false } }
+        #expect(flushed == (expected != 1012))
         #expect(h.hub.connectionCount == 1, "until the transport says it closed")
         #expect(h.on(.forwardEnded(a, code: code, answered: true)).isEmpty)
     }

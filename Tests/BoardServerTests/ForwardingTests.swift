@@ -130,19 +130,24 @@ final class SecretClusterStore: DelegatingStore, ClusterStore {
     func clusterSecret() throws(StoreError) -> [UInt8] { secret }
 }
 
-/// A forwarding node: `rules` decide, the hub never sees a hello.
+/// A forwarding node: `rules` decide, the hub never sees a hello. It forwards over node links
+/// (the default) with `links`, else one upstream per client (`--node-links off`).
 func forwardingNode(
-    _ rules: ForwardingRules, secret: [UInt8]? = testSecret,
+    _ rules: ForwardingRules, secret: [UInt8]? = testSecret, links: Bool = false,
     _ more: @escaping @Sendable (inout ServerConfig) -> Void = { _ in }
 )
     -> (inout ServerConfig) -> Void
 {
     { config in
         config.clusterSecret = secret
+        config.nodeLinks = links
         config.interceptEvent = { rules.intercept($0) }
         more(&config)
     }
 }
+
+/// A board's owner, which takes forwarded clients over node links only with the cluster key.
+let keyedOwner: @Sendable (inout ServerConfig) -> Void = { $0.clusterSecret = testSecret }
 
 let testSecret: [UInt8] = Array(0..<32).map { UInt8($0 * 7 + 1) }
 let hexSecret = testSecret.map { String(format: "%02x", $0) }.joined()
@@ -161,11 +166,14 @@ struct ForwardingTestFailure: Error, CustomStringConvertible {
     var description: String
 }
 
+/// The forwarding transport, each test (`links`) over an upstream per client and over a node
+/// link where the behaviour is the same; those that look at the upstream's own wire run without links.
 @Suite struct ForwardingTests {
-    @Test func aForwardedClientWorksAsOnTheOwnerBothWaysInOrder() async throws {
-        try await withTestServer({ $0.clusterSecret = testSecret }) { owner in
+    @Test(arguments: [false, true])
+    func aForwardedClientWorksAsOnTheOwnerBothWaysInOrder(links: Bool) async throws {
+        try await withTestServer(keyedOwner) { owner in
             let rules = ForwardingRules(owner: "127.0.0.1:\(owner.port)")
-            try await withTestServer(forwardingNode(rules)) { node in
+            try await withTestServer(forwardingNode(rules, links: links)) { node in
                 let (a, welcomeA) = try await node.join(as: "Ada")
                 let ada = try #require(welcomeA["you"]?.stringValue)
                 let (b, welcomeB) = try await owner.join(as: "Bo")
@@ -214,19 +222,24 @@ struct ForwardingTestFailure: Error, CustomStringConvertible {
                 a.close()
                 #expect(try await b.expect("leave")["user"]?["id"]?.stringValue == ada)
                 #expect(rules.endCount == 0)
-                // With a close frame the owner read: the upstream's 1000, not a dropped connection.
-                #expect(try metric(owner, #"shuffleboard_closes_total{code="1000",initiator="client"}"#) == 1)
+                // With a close frame the owner read: the upstream's 1000, not a dropped connection
+                // (over a link: a leave frame with 1000, and the link, its last client gone, closes).
+                if !links {
+                    #expect(try metric(owner, #"shuffleboard_closes_total{code="1000",initiator="client"}"#) == 1)
+                }
+                #expect(try metric(node, #"shuffleboard_forward_ends_total{how="client"}"#) == 1)
             }
         }
     }
 
-    @Test func stoppingTheForwardingNodeClosesItsClientsAndTheirUpstreams() async throws {
-        try await withTestServer { owner in
+    @Test(arguments: [false, true])
+    func stoppingTheForwardingNodeClosesItsClientsAndTheirUpstreams(links: Bool) async throws {
+        try await withTestServer(keyedOwner) { owner in
             let (b, _) = try await owner.join(as: "Bo")
             let rules = ForwardingRules(owner: "127.0.0.1:\(owner.port)")
             // The forwarded client lives on the owner's client loop, so it outlives the node.
             var client: TestClient?
-            try await withTestServer(forwardingNode(rules)) { node in
+            try await withTestServer(forwardingNode(rules, links: links)) { node in
                 let a = TestClient(try await owner.loop.connect(port: node.port))
                 a.send(#"{"type":"hello","board":"demo","name":"Ada"}"#)
                 try await a.expect("welcome")
@@ -319,10 +332,31 @@ struct ForwardingTestFailure: Error, CustomStringConvertible {
         }
     }
 
-    @Test func anOwnerThatNeverAnswersTheHandshakeTimesOut() async throws {
+    @Test func theLinkHandshakeCarriesTheKeyAndTheNodeAndNoExtensions() async throws {
         let silent = try LoopbackListener()
         let rules = ForwardingRules(owner: "127.0.0.1:\(silent.port)")
-        try await withTestServer(forwardingNode(rules) { $0.forwardTimeout = 1 }) { node in
+        try await withTestServer(
+            forwardingNode(rules, links: true) {
+                $0.deflate = true
+                $0.node = "n7"
+            }
+        ) { node in
+            let client = try await node.connect()
+            client.send(#"{"type":"hello","board":"demo","name":"Ada"}"#)
+            let head = try silent.readHead(try silent.accept()).lowercased() + "\r\n"
+            #expect(head.hasPrefix("get /node.v1 http/1.1"))
+            #expect(head.contains("\r\nx-shuffleboard-cluster-key: \(hexSecret)\r\n"))
+            #expect(head.contains("\r\nx-shuffleboard-node: n7\r\n"))
+            // The client's address and Origin go in its open frame, not in the link's head.
+            #expect(!head.contains("x-shuffleboard-forwarded-for") && !head.contains("sec-websocket-extensions"))
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func anOwnerThatNeverAnswersTheHandshakeTimesOut(links: Bool) async throws {
+        let silent = try LoopbackListener()
+        let rules = ForwardingRules(owner: "127.0.0.1:\(silent.port)")
+        try await withTestServer(forwardingNode(rules, links: links) { $0.forwardTimeout = 1 }) { node in
             let client = try await node.connect()
             client.send(#"{"type":"hello","board":"demo","name":"Ada"}"#)
             let end = try await rules.end()
@@ -333,12 +367,13 @@ struct ForwardingTestFailure: Error, CustomStringConvertible {
         }
     }
 
-    @Test(arguments: [false, true])
-    func anOwnerThatStopsAnsweringIsGivenUp(afterAMessage: Bool) async throws {
+    /// (Over a link, the owner's first message would be a binary frame: only the silent case.)
+    @Test(arguments: [(false, false), (true, false), (false, true)])
+    func anOwnerThatStopsAnsweringIsGivenUp(afterAMessage: Bool, links: Bool) async throws {
         // An owner that accepted the upgrade and then stopped (SIGSTOP): no pong ever comes.
         let stopped = try LoopbackListener()
         let rules = ForwardingRules(owner: "127.0.0.1:\(stopped.port)")
-        try await withTestServer(forwardingNode(rules) { $0.forwardTimeout = 1 }) { node in
+        try await withTestServer(forwardingNode(rules, links: links) { $0.forwardTimeout = 1 }) { node in
             let client = try await node.connect()
             client.send(#"{"type":"hello","board":"demo","name":"Ada"}"#)
             let owner = try stopped.acceptWebSocket()
@@ -352,9 +387,10 @@ struct ForwardingTestFailure: Error, CustomStringConvertible {
         }
     }
 
-    @Test func aRefusedConnectionEndsUnanswered() async throws {
+    @Test(arguments: [false, true])
+    func aRefusedConnectionEndsUnanswered(links: Bool) async throws {
         let rules = ForwardingRules(owner: "127.0.0.1:\(try LoopbackListener.freePort())")
-        try await withTestServer(forwardingNode(rules)) { node in
+        try await withTestServer(forwardingNode(rules, links: links)) { node in
             let client = try await node.connect()
             client.send(#"{"type":"hello","board":"demo","name":"Ada"}"#)
             let end = try await rules.end()
@@ -364,10 +400,11 @@ struct ForwardingTestFailure: Error, CustomStringConvertible {
         }
     }
 
-    @Test func afterAnEndTheConnectionIsTheHubsAgain() async throws {
+    @Test(arguments: [false, true])
+    func afterAnEndTheConnectionIsTheHubsAgain(links: Bool) async throws {
         let rules = ForwardingRules(owner: "127.0.0.1:\(try LoopbackListener.freePort())")
         rules.state.withLock { $0.keepOnEnd = true }
-        try await withTestServer(forwardingNode(rules)) { node in
+        try await withTestServer(forwardingNode(rules, links: links)) { node in
             let client = try await node.connect()
             client.send(#"{"type":"hello","board":"demo","name":"Ada"}"#)
             _ = try await rules.end()
@@ -377,11 +414,12 @@ struct ForwardingTestFailure: Error, CustomStringConvertible {
         }
     }
 
-    @Test func whatAnUnansweredOwnerWasSentGoesBackToTheHubAndARetryDeliversIt() async throws {
+    @Test(arguments: [false, true])
+    func whatAnUnansweredOwnerWasSentGoesBackToTheHubAndARetryDeliversIt(links: Bool) async throws {
         let silent = try LoopbackListener()
-        try await withTestServer { owner in
+        try await withTestServer(keyedOwner) { owner in
             let rules = ForwardingRules(owner: "127.0.0.1:\(silent.port)", retryTo: "127.0.0.1:\(owner.port)")
-            try await withTestServer(forwardingNode(rules) { $0.forwardTimeout = 1 }) { node in
+            try await withTestServer(forwardingNode(rules, links: links) { $0.forwardTimeout = 1 }) { node in
                 let client = try await node.connect()
                 client.send(#"{"type":"hello","board":"demo","name":"Ada"}"#)
                 client.send(#"{"type":"toggle","op":"c1","base":0,"item":"t1","on":true}"#)
@@ -404,10 +442,11 @@ struct ForwardingTestFailure: Error, CustomStringConvertible {
         }
     }
 
-    @Test func theOwnerClosingReachesForwardEndedWithItsCode() async throws {
-        try await withTestServer { owner in
+    @Test(arguments: [false, true])
+    func theOwnerClosingReachesForwardEndedWithItsCode(links: Bool) async throws {
+        try await withTestServer(keyedOwner) { owner in
             let rules = ForwardingRules(owner: "127.0.0.1:\(owner.port)")
-            try await withTestServer(forwardingNode(rules)) { node in
+            try await withTestServer(forwardingNode(rules, links: links)) { node in
                 let (client, _) = try await node.join("doomed", as: "Ada")
                 // A board made by hello is stored with its first op: change it, then delete it.
                 client.send(#"{"type":"toggle","op":"o1","base":0,"item":"t1","on":true}"#)
@@ -416,15 +455,17 @@ struct ForwardingTestFailure: Error, CustomStringConvertible {
                 let end = try await rules.end()
                 #expect(end.code == 4410 && end.answered == true)
                 #expect(try await client.connection.waitForClose().code == 4410)
+                #expect(try metric(node, #"shuffleboard_forward_ends_total{how="closed"}"#) == 1)
             }
         }
     }
 
-    @Test func aClientSendingFasterThanTheOwnerTakesIsClosedWith1008() async throws {
+    @Test(arguments: [false, true])
+    func aClientSendingFasterThanTheOwnerTakesIsClosedWith1008(links: Bool) async throws {
         let silent = try LoopbackListener()
         let rules = ForwardingRules(owner: "127.0.0.1:\(silent.port)")
         try await withTestServer(
-            forwardingNode(rules) {
+            forwardingNode(rules, links: links) {
                 $0.maxPendingBytes = 64 * 1024
                 $0.forwardTimeout = 60
             }
@@ -440,19 +481,25 @@ struct ForwardingTestFailure: Error, CustomStringConvertible {
         }
     }
 
-    @Test func theOwnersAllowedOriginsHoldForForwardedClients() async throws {
+    @Test(arguments: [false, true])
+    func theOwnersAllowedOriginsHoldForForwardedClients(links: Bool) async throws {
         let first = ForwardingRules()
         let second = ForwardingRules()
-        try await withTestServer(forwardingNode(first)) { allowed in
-            try await withTestServer(forwardingNode(second)) { refused in
-                try await withTestServer({ $0.origins.allowed = ["http://127.0.0.1:\(allowed.port)"] }) { owner in
+        try await withTestServer(forwardingNode(first, links: links)) { allowed in
+            try await withTestServer(forwardingNode(second, links: links)) { refused in
+                try await withTestServer({
+                    $0.clusterSecret = testSecret
+                    $0.origins.allowed = ["http://127.0.0.1:\(allowed.port)"]
+                }) { owner in
                     first.setOwner("127.0.0.1:\(owner.port)")
                     second.setOwner("127.0.0.1:\(owner.port)")
                     _ = try await allowed.join(as: "Ada")
                     let client = try await refused.connect()
                     client.send(#"{"type":"hello","board":"demo","name":"Bo"}"#)
+                    // Refused at the upgrade, or (over a link, whose clients the owner checks
+                    // one by one) closed by the owner with 1008.
                     let end = try await second.end()
-                    #expect(end.code == nil && end.answered == false)
+                    #expect(links ? end.code == 1008 && end.answered : end.code == nil && !end.answered)
                     #expect(first.endCount == 0)
                 }
             }

@@ -128,6 +128,16 @@ class Scenario:
         await self.progress(ROUND_OPS, f"after kill -9 of {name}")
         self.check_seen_is_stored(f"after kill -9 of {name}")
 
+    async def kill_forwarder(self, label: str) -> None:
+        """kill -9 of a node that does not own the board, whose clients resume elsewhere with `since`."""
+        owner = await self.owner()
+        node = next(n for n in self.cluster.up() if n.name != owner)
+        self.killed = node
+        self.say(f"{label}: kill -9 {node.name}, which forwards to {owner}")
+        node.kill9()
+        await self.progress(ROUND_OPS, f"after kill -9 of {node.name}")
+        self.check_seen_is_stored(f"after kill -9 of {node.name}")
+
     async def restart_killed(self, label: str):
         node = self.killed
         self.say(f"{label}: restart {node.name}")

@@ -47,15 +47,23 @@ def tls(cert: tuple[str, str]) -> tuple[str, ...]:
     return ("--tls-cert", cert[0], "--tls-key", cert[1])
 
 
-@pytest.fixture
-def tls_cluster(clusters, tmp_path):
+def make_tls_cluster(clusters, tmp_path, *extra: str):
+    """n1 and n2 with certificates the cluster's authority signed, n3 with one another signed."""
     cluster_ca, other_ca = authority(tmp_path, "cluster"), authority(tmp_path, "other")
     good, foreign = node_certificate(tmp_path, "node", cluster_ca), node_certificate(tmp_path, "foreign", other_ca)
     # The test's clients trust both authorities; the nodes trust the cluster's alone.
     clients_ca = tmp_path / "clients-ca.pem"
     clients_ca.write_text(open(cluster_ca[0]).read() + open(other_ca[0]).read())
-    return clusters(count=3, extra=("--cluster-ca", cluster_ca[0]),
+    return clusters(count=3, extra=("--cluster-ca", cluster_ca[0], *extra),
                     node_extra={"n1": tls(good), "n2": tls(good), "n3": tls(foreign)}, ca=str(clients_ca))
+
+
+@pytest.fixture(params=["on", "off"], ids=["node-links", "per-connection"])
+def tls_cluster(clusters, tmp_path, request):
+    """The cluster, forwarding over node links (the default) or one upstream per client."""
+    cluster = make_tls_cluster(clusters, tmp_path, "--node-links", request.param)
+    cluster.node_links = request.param == "on"
+    return cluster
 
 
 class Eavesdropper:
@@ -108,10 +116,13 @@ def test_forwarding_goes_over_tls_to_owners_the_cluster_ca_vouches_for(tls_clust
     forwarded.send({"type": "toggle", "op": "f-1", "base": forwarded.welcome["seq"], "item": "t1", "on": True})
     assert forwarded.result_of("f-1")["type"] == "toggle"
     assert owner.result_of("f-1")["type"] == "toggle"
-    # The owner took the client's address from the forward (its close line says so): the
-    # cluster key came with it, over TLS.
+    # The owner took the client's address from the forward (its close line says so), or took
+    # the node's link (only with the cluster key, which came over TLS).
     forwarded.close()
-    n1.server.wait_for_log(r"connection \d+ from 127\.0\.0\.1 \(via 127\.0\.0\.1\) closed", timeout=5)
+    if tls_cluster.node_links:
+        n1.server.wait_for_log(r"node link connection \d+ from node n2 at 127\.0\.0\.1 opened", timeout=5)
+    else:
+        n1.server.wait_for_log(r"connection \d+ from 127\.0\.0\.1 \(via 127\.0\.0\.1\) closed", timeout=5)
     # A REST op sent to n2 is relayed to n1 over TLS too (issue 20).
     seq = tls_cluster.board("secure")["seq"]
     status, body = n2.server.http(
@@ -139,12 +150,68 @@ def test_forwarding_goes_over_tls_to_owners_the_cluster_ca_vouches_for(tls_clust
         "POST", "/api/boards/foreign/ops", body={"type": "toggle", "op": "r-2", "base": 1, "item": "t2", "on": True})
     assert (status, body["error"]) == (503, "elsewhere"), body
     # n3 never saw a WebSocket from n1, so never the cluster key: its only connection is Local's.
-    assert "via 127.0.0.1" not in n3.server.log()
+    assert "via 127.0.0.1" not in n3.server.log() and "node link" not in n3.server.log()
     for c in (owner, forwarded, local, refused):
         c.close()
 
 
-def test_the_cluster_key_is_never_sent_in_the_clear(clusters, tmp_path):
+def metric(text: str, line_start: str) -> float | None:
+    for line in text.splitlines():
+        if line.startswith(line_start + " "):
+            return float(line.split()[1])
+    return None
+
+
+def test_node_links_go_over_tls_to_owners_the_cluster_ca_vouches_for(clusters, tmp_path):
+    """With node links on, n2's two clients of n1's board go over one link, made over TLS (n1
+    serves nothing else) and verified against --cluster-ca: each sees the owner's ops in the
+    owner's order and the other's drag. (An owner whose certificate another authority signed
+    gets no link: the test above, with node links.)"""
+    cluster = make_tls_cluster(clusters, tmp_path, "--node-links", "on")
+    n1, n2, _ = cluster.nodes
+    owner = Client(n1.server, "linked", "Owner")
+    assert owner.welcome["type"] == "welcome", owner.welcome
+    assert cluster.owner("linked") == "n1"
+    a, b = Client(n2.server, "linked", "A"), Client(n2.server, "linked", "B")
+    assert a.welcome["type"] == b.welcome["type"] == "welcome", (a.welcome, b.welcome)
+    n1.server.wait_for_log(r"node link connection \d+ from node n2 at 127\.0\.0\.1 opened", timeout=5)
+
+    # Ops from the owner's client and from both of n2's: every client sees all three, in one order.
+    a.send({"type": "toggle", "op": "a-1", "base": a.welcome["seq"], "item": "t1", "on": True})
+    owner.send({"type": "toggle", "op": "o-1", "base": owner.welcome["seq"], "item": "t2", "on": True})
+    b.send({"type": "toggle", "op": "b-1", "base": b.welcome["seq"], "item": "t3", "on": True})
+    orders = []
+    for c in (owner, a, b):
+        seen = {}
+        while len(seen) < 3:
+            m = c.expect(lambda m: m.get("op") in ("a-1", "o-1", "b-1") and m["type"] in ("toggle", "reject"))
+            assert m["type"] == "toggle", m
+            seen[m["op"]] = m["seq"]
+        orders.append(sorted(seen, key=seen.get))
+    assert orders[0] == orders[1] == orders[2], orders
+
+    # A's drag: B (on the same node, over the same link) and the owner's client see it and its hover.
+    a.send({"type": "dragStart", "item": "t5"})
+    a.expect(lambda m: m["type"] == "dragStart" and m["item"] == "t5")
+    a.send({"type": "hover", "item": "t5", "over": "t6", "t": 7})
+    for c in (owner, b):
+        held = c.expect(lambda m: m["type"] == "dragStart" and m["item"] == "t5")
+        assert held["by"] == a.welcome["you"], held
+        hover = c.expect(lambda m: m["type"] == "hover" and m["item"] == "t5")
+        assert (hover["by"], hover["over"], hover["t"]) == (a.welcome["you"], "t6", 7), hover
+
+    # One link from n2, carrying both its clients; n2 holds one forward for them.
+    _, text = n1.get("/metrics")
+    assert metric(text, 'shuffleboard_node_links{node="n2"}') == 1, text
+    assert metric(text, "shuffleboard_node_link_clients") == 2, text
+    assert metric(n2.get("/metrics")[1], "shuffleboard_forwards_open") == 1
+
+    for c in (owner, a, b):
+        c.close()
+
+
+@pytest.mark.parametrize("node_links", ["on", "off"])
+def test_the_cluster_key_is_never_sent_in_the_clear(clusters, tmp_path, node_links):
     """n2 advertises an address where a plain TCP listener waits instead of n2: n1, forwarding
     a client of n2's board there, must open TLS (a handshake record, 0x16) and send nothing else
     (the listener is no TLS server, so nothing more comes); the client gets 1013 in the end."""
@@ -152,7 +219,7 @@ def test_the_cluster_key_is_never_sent_in_the_clear(clusters, tmp_path):
     good = node_certificate(tmp_path, "node", ca)
     listener = Eavesdropper()
     try:
-        cluster = clusters(count=2, extra=("--cluster-ca", ca[0], *tls(good)), ca=ca[0],
+        cluster = clusters(count=2, extra=("--cluster-ca", ca[0], *tls(good), "--node-links", node_links), ca=ca[0],
                            node_extra={"n2": ("--advertise", f"127.0.0.1:{listener.port}")})
         n1, n2 = cluster.nodes
         local = Client(n2.server, "decoy", "Local")
@@ -172,4 +239,4 @@ def test_the_cluster_key_is_never_sent_in_the_clear(clusters, tmp_path):
     assert listener.captured, "n1 never connected to n2's advertised address"
     for data in listener.captured:
         assert data[:1] == b"\x16", data[:80]  # A TLS handshake record: no HTTP, no header in the clear.
-        assert b"x-shuffleboard-cluster-key" not in data.lower() and b"GET /ws" not in data
+        assert b"x-shuffleboard-cluster-key" not in data.lower() and b"GET /" not in data

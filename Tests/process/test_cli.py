@@ -43,6 +43,8 @@ def test_version_prints_the_version(tmp_path):
         (["serve", "--echo-path", "/echo", "--deflate"], "--echo-path"),
         (["serve", "--echo-max-message-bytes", "1"], "--echo-max-message-bytes"),
         (["serve", "--forward-timeout", "0"], "--forward-timeout"),
+        (["serve", "--node-links", "maybe"], "--node-links"),
+        (["serve", "--node-links"], "--node-links"),
         (["serve", "--node", "bad name"], "--node"),
         (["serve", "--node", ""], "--node"),
         (["serve", "--advertise", "10.0.0.5"], "--advertise"),

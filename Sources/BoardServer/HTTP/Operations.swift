@@ -53,9 +53,14 @@ extension HTTP {
         let hub = runtime.hub
         hub.collectMetrics()
         meters.collect(
-            connections: runtime.webSockets.connections.values, upstreams: runtime.relay.upstreams.count,
+            connections: runtime.webSockets.connections.values,
+            upstreams: runtime.relay.upstreams.count + runtime.relay.links.count,
             store: runtime.persister.stats(),
-            ready: unreadiness.isEmpty, saturation: runtime.webSockets.saturation)
+            ready: unreadiness.isEmpty, saturation: runtime.webSockets.saturation,
+            nodeLinks: (
+                runtime.webSockets.nodeLinks.peers.count, runtime.webSockets.nodeLinks.linkOf.count,
+                runtime.webSockets.nodeLinks.linksByNode
+            ))
         return HTTPResponse(status: 200, contentType: Metrics.contentType, body: Array(hub.metrics.render().utf8))
     }
 }

@@ -66,6 +66,29 @@ extension Relay {
         return address
     }
 
+    /// The header a node link names its node in.
+    static let nodeHeader = "x-shuffleboard-node:"
+
+    /// The node a link's upgrade names (`nodeHeader`): letters, digits, `.`, `_`, `-`, at most
+    /// 128 bytes; nil when it names none or anything else.
+    func linkNodeName(_ wsi: OpaquePointer) -> String? {
+        guard let name = Self.customHeader(wsi, Self.nodeHeader), (1...128).contains(name.utf8.count),
+            name.utf8.allSatisfy({ c in
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(c)
+                    || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(c)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(c) || c == UInt8(ascii: ".")
+                    || c == UInt8(ascii: "_") || c == UInt8(ascii: "-")
+            })
+        else { return nil }
+        return name
+    }
+
+    /// Whether the upgrade carries this node's cluster key (compared in constant time).
+    func presentsClusterKey(_ wsi: OpaquePointer) -> Bool {
+        guard let clusterKey, let key = Self.customHeader(wsi, Self.clusterKeyHeader) else { return false }
+        return clusterKey.token.matches(key.utf8)
+    }
+
     /// A header lws does not know, by its lower-case name with the colon; "" when it is longer
     /// than `maximumHeaderValue` or holds a control byte, nil when the request has none.
     static func customHeader(_ wsi: OpaquePointer, _ name: String) -> String? {

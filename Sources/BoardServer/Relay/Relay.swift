@@ -44,17 +44,21 @@ internal import LWSSupport
 final class Relay {
     /// The upstreams to boards' owners, by their own id (tagged in their wsi, see `WSIID`).
     private(set) var upstreams: [UInt64: Upstream] = [:]
+    /// The node links to boards' owners (`config.nodeLinks`), by their own id, tagged like
+    /// upstreams' (Relay/LinkConnection.swift), and by owner and board.
+    var links: [UInt64: LinkConnection] = [:]
+    var linkByKey: [String: UInt64] = [:]
     /// The cluster secret as the `x-shuffleboard-cluster-key` header carries it (hex), and as a
     /// token to compare a received one with in constant time; nil when not clustered.
     let clusterKey: (hex: String, token: StaticToken)?
     /// The upstreams' ping policy and a warning's state.
-    private let forwarding: ForwardingSetup
-    private let config: ServerConfig
-    private let log: Logger
+    let forwarding: ForwardingSetup
+    let config: ServerConfig
+    let log: Logger
     let clientLog: ClientLog
-    private let meters: TransportMeters
+    let meters: TransportMeters
     /// The runtime: the hub's events, the client connections, the lws context and ids.
-    private unowned let runtime: Service
+    unowned let runtime: Service
 
     init(
         config: ServerConfig, clusterSecret: [UInt8]?, log: Logger, clientLog: ClientLog, meters: TransportMeters,
@@ -73,7 +77,11 @@ final class Relay {
     }
 
     /// Forgets every upstream (after the context is gone: their callbacks found no client).
-    func removeAll() { upstreams.removeAll() }
+    func removeAll() {
+        upstreams.removeAll()
+        links.removeAll()
+        linkByKey.removeAll()
+    }
 
     /// Whether this node may forward (it has the cluster key), and so keeps clients' origins.
     var forwards: Bool { clusterKey != nil }
@@ -100,10 +108,17 @@ final class Relay {
             // Forwarded again while an upstream is live: that one is given up, with what it held.
             closeUpstream(old, code: 1001, reason: "forwarded again")
         }
+        if let link = connection.upstream.flatMap({ links[$0] }) {
+            meters.forwardEnds.add(.client)
+            carryOut(link.link.handle(.detach(id, code: 1001)), link)
+        }
         connection.upstream = nil
         guard let (host, port) = Self.hostAndPort(advertise) else {
             log.error("\(id): cannot forward to \"\(advertise)\": not HOST:PORT")
             return runtime.handle(.forwardEnded(id, code: nil, answered: false))
+        }
+        if config.nodeLinks, case .hello(let board, _, _, _) = messages.first {
+            return forwardOverLink(connection, board: board, to: advertise, host: host, port: port, messages: messages)
         }
         let upstream = Upstream(
             id: runtime.makeID(), connection: id, host: host, port: port,
@@ -113,14 +128,18 @@ final class Relay {
         connection.upstream = upstream.id
         upstreams[upstream.id] = upstream
         meters.forwards.add()
-        if inet_addr(host) == INADDR_NONE && !forwarding.warnedHostName {
-            forwarding.warnedHostName = true
-            log.warning(
-                "forwarding to \(advertise): a host name is resolved on the service thread, which waits for it; "
-                    + "advertise an IP address")
-        }
+        warnIfHostName(host, advertise)
         log.debug("\(id) from \(connection.peer) forwarded to \(advertise) (upstream \(upstream.id))")
         connect(upstream)
+    }
+
+    /// Warns once that `advertise` names a host, which lws resolves on the service thread.
+    func warnIfHostName(_ host: String, _ advertise: String) {
+        guard inet_addr(host) == INADDR_NONE, !forwarding.warnedHostName else { return }
+        forwarding.warnedHostName = true
+        log.warning(
+            "forwarding to \(advertise): a host name is resolved on the service thread, which waits for it; "
+                + "advertise an IP address")
     }
 
     /// Starts the upstream's lws client connection; a connection lws cannot even start ends it at once.
@@ -154,6 +173,7 @@ final class Relay {
         _ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ id: UInt64, _ input: UnsafeMutableRawPointer?,
         _ length: Int
     ) -> Int32? {
+        if let link = links[id] { return linkCallback(wsi, reason, link, input, length) }
         guard let upstream = upstreams[id] else {
             // Ended already: whatever lws still has for it is not wanted.
             switch reason {
@@ -186,14 +206,11 @@ final class Relay {
             }
             return 0
         case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
-            // lws's reason: text of `length` bytes (a NUL may end it sooner).
-            let detail = input.map {
-                String(
-                    decoding: UnsafeRawBufferPointer(start: $0, count: min(length, 200)).prefix { $0 != 0 },
-                    as: UTF8.self)
+            log.debug(
+                "upstream \(upstream.id) to \(upstream.host):\(upstream.port) failed: \(LWS.errorText(input, length))")
+            if let problem = shuffleboard_tls_verify_error(wsi) {
+                untrusted(owner: "\(upstream.host):\(upstream.port)", String(cString: problem))
             }
-            log.debug("upstream \(upstream.id) to \(upstream.host):\(upstream.port) failed: \(detail ?? "")")
-            if let problem = shuffleboard_tls_verify_error(wsi) { untrusted(upstream, String(cString: problem)) }
             carryOut(upstream.handle(.failed), upstream)
             return 0
         case LWS_CALLBACK_CLIENT_CLOSED, LWS_CALLBACK_WSI_DESTROY:
@@ -205,10 +222,9 @@ final class Relay {
     }
 
     /// The owner's TLS certificate did not verify: nothing was sent to it (the cluster key goes in
-    /// the WebSocket handshake, after TLS). The upstream fails like any unreachable owner's: the
-    /// hub tries again while the owner holds the lease, then closes the client with 1013.
-    private func untrusted(_ upstream: Upstream, _ problem: String) {
-        let owner = "\(upstream.host):\(upstream.port)"
+    /// the WebSocket handshake, after TLS). The upstream or node link fails like any unreachable
+    /// owner's: the hub tries again while the owner holds the lease, then closes the client with 1013.
+    func untrusted(owner: String, _ problem: String) {
         guard forwarding.untrustedOwners.insert(owner).inserted else { return }
         log.warning(
             "not forwarding to the board owner at \(owner): its TLS certificate does not verify (\(problem)) against "
@@ -283,6 +299,10 @@ final class Relay {
 
     /// A complete message from a forwarded client: to its upstream, as it came.
     func relay(_ message: [UInt8], from connection: Connection) {
+        if let link = connection.upstream.flatMap({ links[$0] }) {
+            guard connection.closeRequest == nil else { return }
+            return carryOut(link.link.handle(.fromClient(ConnectionID(connection.id), message)), link)
+        }
         guard connection.closeRequest == nil, let upstream = connection.upstream.flatMap({ upstreams[$0] }) else {
             return
         }
@@ -307,8 +327,13 @@ final class Relay {
     /// The client connection is gone: its upstream closes (1000 when the client sent a close frame,
     /// 1001 otherwise) and the hub hears nothing more of it.
     func clientWent(_ connection: Connection) {
-        guard let upstream = connection.upstream.flatMap({ upstreams[$0] }) else { return }
         let clientClosed = connection.closing.map { !$0.byServer } ?? false
+        if let link = connection.upstream.flatMap({ links[$0] }) {
+            let code: UInt16 = clientClosed ? 1000 : 1001
+            meters.forwardEnds.add(.client)
+            return carryOut(link.link.handle(.detach(ConnectionID(connection.id), code: code)), link)
+        }
+        guard let upstream = connection.upstream.flatMap({ upstreams[$0] }) else { return }
         closeUpstream(
             upstream, code: clientClosed ? 1000 : 1001, reason: clientClosed ? "client closed" : "client gone")
     }
@@ -321,6 +346,7 @@ final class Relay {
     /// On every tick: an upstream whose handshake is not done by its deadline is killed (again
     /// on each tick until lws reports it gone, in case lws set a timeout of its own meanwhile).
     func tick(now: Instant) {
+        for link in Array(links.values) { carryOut(link.link.handle(.tick(now)), link) }
         for upstream in upstreams.values {
             let before = upstream.phase
             let action = upstream.handle(.tick(now))

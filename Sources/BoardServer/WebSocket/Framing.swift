@@ -30,6 +30,12 @@ extension WebSockets {
             limit = config.maxMessageBytes
         case .echo:
             limit = config.echoMaxMessageBytes
+        case .node:
+            guard binary else {
+                return refuse(
+                    connection, 1003, "a node link sends binary frames", because: "sent a text frame on a link")
+            }
+            limit = NodeLinks.maxFrameBytes(config)
         }
         guard connection.rx.count + length <= limit else {
             runtime.handle(.transportCounted(.limit(.messageSize)))
@@ -39,6 +45,7 @@ extension WebSockets {
         switch connection.endpoint {
         case .board: received(message, on: connection)
         case .echo: echo(Frame(payload: message, binary: binary), to: connection)
+        case .node: linkReceived(message, on: connection)
         }
     }
 

@@ -12,6 +12,14 @@ extension WebSockets {
     /// - An `Origin` that `--allow-origin` does not list, or none when it lists some and
     ///   `--allow-no-origin` is not given: 403.
     func admitUpgrade(_ wsi: OpaquePointer) -> Bool {
+        // The node links' own protocol is for this node's client connections only: a client that
+        // names it as its subprotocol would get its 64 KiB receive buffer.
+        if let bound = lws_get_protocol(wsi)?.pointee.name, String(cString: bound) == NodeLinks.localProtocol {
+            meters.upgradesRefused.add(.path)
+            clientLog.warning("WebSocket upgrade from \(LWS.peer(of: wsi)) refused: it asks for an internal protocol")
+            refuseUpgrade(wsi, .error(400, "bad_request", "no such subprotocol"))
+            return false
+        }
         guard endpoint(of: wsi) != nil else {
             meters.upgradesRefused.add(.path)
             clientLog.warning("WebSocket upgrade from \(LWS.peer(of: wsi)) refused: not on /ws")
@@ -24,6 +32,16 @@ extension WebSockets {
                 "WebSocket upgrade from \(LWS.peer(of: wsi)) refused: its \(header) header holds a control byte")
             refuseUpgrade(wsi, .error(400, "bad_request", "the \(header) header holds a control character"))
             return false
+        }
+        if endpoint(of: wsi) == .node {
+            // Another node: its key, not an Origin, admits it (its clients' Origins come in `open` frames).
+            guard runtime.relay.presentsClusterKey(wsi) else {
+                meters.upgradesRefused.add(.path)
+                clientLog.warning("node link from \(LWS.peer(of: wsi)) refused: no valid cluster key")
+                refuseUpgrade(wsi, .error(403, "forbidden", "a node link needs the cluster key"))
+                return false
+            }
+            return true
         }
         let origin = LWS.header(wsi, WSI_TOKEN_ORIGIN)
         guard config.origins.allowsUpgrade(from: origin) else {

@@ -34,6 +34,8 @@ final class WebSockets {
     private var echoCloseDeadline: Instant?
     /// The runtime: the hub's events, the relay, ids, client addresses and the heap trim.
     unowned let runtime: Service
+    /// Other nodes' links and the sessions of their clients (WebSocket/NodeLinks.swift).
+    let nodeLinks = NodeLinks()
 
     init(config: ServerConfig, log: Logger, clientLog: ClientLog, meters: TransportMeters, runtime: Service) {
         self.config = config
@@ -55,6 +57,7 @@ final class WebSockets {
         let path = LWS.header(wsi, WSI_TOKEN_GET_URI)
         if path == "/ws" { return .board }
         if let echo = config.echoPath, path == echo { return .echo }
+        if path == NodeLinks.path, runtime.relay.forwards { return .node }
         return nil
     }
 
@@ -67,9 +70,11 @@ final class WebSockets {
         let deflate = config.deflate && LWS.header(wsi, WSI_TOKEN_EXTENSIONS)?.contains("permessage-deflate") == true
         // An echo connection's bound fits one message as large as the echo endpoint takes.
         let bound =
-            endpoint == .echo
-            ? max(config.maxPendingBytes, config.echoMaxMessageBytes + Frame.maximumHeaderLength)
-            : config.maxPendingBytes
+            switch endpoint {
+            case .echo: max(config.maxPendingBytes, config.echoMaxMessageBytes + Frame.maximumHeaderLength)
+            case .node: NodeLinks.sendBound(config)
+            case .board: config.maxPendingBytes
+            }
         let connection = Connection(
             id: id.rawValue, wsi: wsi, deflate: deflate, maxPendingBytes: bound, maxWriteBytes: config.maxWriteBytes)
         connection.endpoint = endpoint
@@ -95,6 +100,7 @@ final class WebSockets {
         switch endpoint {
         case .board: runtime.handle(.opened(id, peer: peer))
         case .echo: log.debug("\(id) from \(peer) is on the echo endpoint")
+        case .node: linkOpened(connection)
         }
         return id.rawValue
     }
@@ -109,6 +115,7 @@ final class WebSockets {
         switch connection.endpoint {
         case .board: runtime.handle(.closed(ConnectionID(id)))
         case .echo: runtime.finishIfStopped(now: Clock.now())
+        case .node: linkClosed(connection)
         }
     }
 
@@ -187,7 +194,7 @@ final class WebSockets {
 
     /// The hub's `send`: one message to one connection.
     func send(_ message: ServerMessage, to id: ConnectionID) {
-        guard let connection = connections[id] else { return }
+        guard let connection = connections[id] else { return sendOverLink(message, to: id) }
         let frame = Frame(message)
         meters.sent(message, bytes: frame.count, recipients: 1)
         send(frame, to: connection)
@@ -206,12 +213,28 @@ final class WebSockets {
             }
             if feed.wakePending && !feed.paced { pace(feed) }
         }
+        if !nodeLinks.isEmpty { recipients += broadcastOverLinks(message, frame: frame, to: members, except: except) }
         meters.sent(message, bytes: frame.count, recipients: recipients)
+    }
+
+    /// A node link's broadcast on a forwarding node (`NodeLink.Action.deliverAll`): one frame on
+    /// the feed of the link's joined clients, as the hub's broadcasts go on an owner (the same
+    /// ring, coalescing, pacing and bounds). Returns how many clients it went to.
+    func relayBroadcast(_ frame: Frame, to members: [ConnectionID], except: ConnectionID?) -> Int {
+        guard let feed = feed(of: members) else { return 0 }
+        let pacing = hoverPacing
+        let now = pacing == 0 ? 0 : Clock.microseconds()
+        let recipients = feed.append(frame, except: except, now: now, pacing: pacing) {
+            overBound($0, holding: $0.heldBytes)
+        }
+        if feed.wakePending && !feed.paced { pace(feed) }
+        return recipients
     }
 
     /// The hub's `close`.
     func close(_ id: ConnectionID, code: UInt16, reason: String, flush: Bool) {
-        connections[id]?.close(code: code, reason: reason, flush: flush)
+        guard let connection = connections[id] else { return closeOverLink(id, code: code, reason: reason) }
+        connection.close(code: code, reason: reason, flush: flush)
     }
 
     /// The feed of the board whose members these are (the feed of the first of them on one),
