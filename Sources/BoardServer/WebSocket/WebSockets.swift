@@ -223,7 +223,7 @@ final class WebSockets {
     func relayBroadcast(_ frame: Frame, to members: [ConnectionID], except: ConnectionID?) -> Int {
         guard let feed = feed(of: members) else { return 0 }
         let pacing = hoverPacing
-        let now = pacing == 0 ? 0 : Clock.microseconds()
+        let now = pacing == .zero ? .zero : Clock.reading()
         let recipients = feed.append(frame, except: except, now: now, pacing: pacing) {
             overBound($0, holding: $0.heldBytes)
         }
