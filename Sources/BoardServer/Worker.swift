@@ -91,7 +91,7 @@ final class Worker<Job: Sendable>: Sendable {
     func wait(orReadable descriptor: Int32 = -1, timeout: Duration? = nil) {
         var fds = [pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
         if descriptor >= 0 { fds.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)) }
-        let milliseconds = timeout.map { Int32(clamping: $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) } ?? -1
+        let milliseconds = timeout.map { Int32(clamping: Int64($0.timeInterval * 1000)) } ?? -1
         _ = poll(&fds, nfds_t(fds.count), milliseconds)
         // Empties the pipe (nonblocking: returns at once when it is empty).
         var bytes = [UInt8](repeating: 0, count: 64)
