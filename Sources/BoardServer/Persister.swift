@@ -45,15 +45,15 @@ final class Persister: Sendable {
     /// The store's writes never wait: the service thread writes with `run`, not `submit`.
     let writesInline: Bool
     private let report: @Sendable (Hub.Event) -> Void
-    private let log: Logger
+    let log: Logger
     private let stopRetry: Duration
-    private let worker = Worker<Task>(name: "shuffleboard-writer", leftovers: .finish)
+    let worker = Worker<Task>(name: "shuffleboard-writer", leftovers: .finish)
     /// When retrying must give up: set by `stop()`.
     private let deadline = Mutex<ContinuousClock.Instant?>(nil)
     /// Signalled by `stop()`, to cut a backoff wait short.
     private let interrupt = DispatchSemaphore(value: 0)
     /// What the writer measures; the service thread copies it at scrape time (`/metrics`, `/readyz`).
-    private let measured = Mutex(StoreStats())
+    let measured = Mutex(StoreStats())
 
     /// A writer that reports durable and failed writes to `report` (from the writer thread).
     /// `cluster` is `store` when it is a cluster's (asked once, by whoever makes the server).
@@ -77,7 +77,11 @@ final class Persister: Sendable {
     }
 
     func start() {
-        worker.start { [self] tasks in run(tasks, report: report) }
+        if !writesInline, let pipelined = store as? any PipelinedWrites, pipelined.pipelineDepth > 1 {
+            worker.startLoop { [self] in runPipelined(pipelined, report: report) }
+        } else {
+            worker.start { [self] tasks in run(tasks, report: report) }
+        }
     }
 
     /// Queues a write (its ticket, when given, is reported back once the write is durable) or the
@@ -118,7 +122,7 @@ final class Persister: Sendable {
         if !jobs.isEmpty { write(jobs, report: report) }
     }
 
-    private func release(_ board: BoardID, report: (Hub.Event) -> Void) {
+    func release(_ board: BoardID, report: (Hub.Event) -> Void) {
         if let cluster {
             do throws(StoreError) {
                 try cluster.release(board)
@@ -131,7 +135,7 @@ final class Persister: Sendable {
     }
 
     /// One transaction for everything queued; on a permanent failure, one per board.
-    private func write(_ jobs: [Job], report: (Hub.Event) -> Void) {
+    func write(_ jobs: [Job], report: (Hub.Event) -> Void) {
         let batch = Batch(jobs)
         switch commit(batch) {
         case .committed:
@@ -234,7 +238,7 @@ final class Persister: Sendable {
 }
 
 /// Writes taken from the queue together, with consecutive appends to one board merged.
-private struct Batch {
+struct Batch {
     private(set) var jobs: [Persister.Job] = []
     /// What goes to the store, in order.
     private(set) var writes: [StoreWrite] = []

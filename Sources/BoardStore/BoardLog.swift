@@ -83,6 +83,14 @@ final class BoardLog<Rows: BoardRows> {
         replicas[archive.id] = state
     }
 
+    /// Whether appending `count` ops to the board may read the database (a compaction, which
+    /// reads a snapshot and ops), judged by its replica; true when there is none.
+    func appendMayRead(_ count: Int, to id: BoardID) -> Bool {
+        guard let state = replicas[id] else { return true }
+        let seq = state.seq + count
+        return seq - state.latestSnapshot >= snapshotEvery && seq - keepOps > state.baseSeq
+    }
+
     /// The replica of a board, if one is kept (without reading the database).
     func cachedReplica(of id: BoardID) -> BoardState? { replicas[id] }
 

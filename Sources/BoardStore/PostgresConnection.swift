@@ -1,71 +1,6 @@
 internal import CPostgres
 import Glibc
 
-/// A value bound to a statement parameter. Every value is sent out of band, in binary with its
-/// byte count (`PQexecParams`), never spliced into SQL text: client text cannot change a statement,
-/// and a NUL byte is data like any other.
-enum PostgresValue {
-    /// `int8`.
-    case int(Int)
-    /// `bytea`: any bytes. Client text (titles, op ids, user ids, JSON) is stored as the bytes of its UTF-8.
-    case bytes([UInt8])
-    /// `text`: this module's ids and names (board ids, node names), which hold no NUL.
-    case text(String)
-    /// `bool`.
-    case bool(Bool)
-    /// `text[]` (board ids), sent in the array's text form since binary arrays carry a header.
-    case textArray([String])
-    /// `int8[]` (epochs, seqs), in the array's text form too.
-    case intArray([Int])
-
-    /// Client text as the `bytea` of its UTF-8.
-    static func utf8(_ text: String) -> PostgresValue { .bytes(Array(text.utf8)) }
-
-    /// The type's OID (`pg_type.oid`), so the server never has to guess it from the SQL.
-    fileprivate var type: Oid {
-        switch self {
-        case .int: 20  // int8
-        case .bytes: 17  // bytea
-        case .text: 25  // text
-        case .bool: 16  // bool
-        case .textArray: 1009  // _text
-        case .intArray: 1016  // _int8
-        }
-    }
-
-    /// An element of an array's text form.
-    private static func quoted(_ item: String) -> String {
-        var quoted = "\""
-        for character in item {
-            if character == "\"" || character == "\\" { quoted.append("\\") }
-            quoted.append(character)
-        }
-        return quoted + "\""
-    }
-
-    /// 1 for binary, 0 for text.
-    fileprivate var format: Int32 {
-        switch self {
-        case .textArray, .intArray: 0
-        default: 1
-        }
-    }
-
-    /// The bytes sent: big-endian integers, raw text and bytes, or `{"a","b"}` for an array.
-    fileprivate var encoded: [UInt8] {
-        switch self {
-        case .int(let n): withUnsafeBytes(of: Int64(n).bigEndian) { Array($0) }
-        case .bytes(let bytes): bytes
-        case .text(let text): Array(text.utf8)
-        case .bool(let b): [b ? 1 : 0]
-        case .textArray(let items):
-            // Every element quoted, with `"` and `\` escaped: the array's own syntax, not SQL.
-            Array(("{" + items.map(Self.quoted).joined(separator: ",") + "}").utf8)
-        case .intArray(let items): Array(("{" + items.map(String.init).joined(separator: ",") + "}").utf8)
-        }
-    }
-}
-
 /// One libpq connection (`PGconn`).
 ///
 /// Not thread-safe: its owner serialises every use (`PostgresStore` keeps each connection inside
@@ -75,12 +10,17 @@ enum PostgresValue {
 final class PostgresConnection {
     /// The server and database, for messages: `postgresql://USER@HOST:PORT/DB`, without a password.
     let location: String
-    private var conn: OpaquePointer?
+    private(set) var conn: OpaquePointer?
     /// Set when a COMMIT got no answer because the connection broke: it may or may not have committed.
-    private(set) var commitUncertain = false
+    /// (Set here and in PostgresConnection+Pipeline.swift only.)
+    var commitUncertain = false
     /// True between BEGIN and COMMIT or ROLLBACK: a connection that breaks then must not be opened
     /// again behind the transaction's back (the rest of it would run, and commit, on its own).
-    private var inTransactionBlock = false
+    var inTransactionBlock = false
+    /// The open transaction's pipeline, when it is pipelined (PostgresConnection+Pipeline.swift).
+    var pipeline: Pipeline?
+    /// Transactions sent whole and not yet answered, oldest first (PostgresConnection+Pipeline.swift).
+    var sent: [SentTransaction] = []
     /// Session settings, made again after a reconnect.
     private let settings: [(name: String, value: String)]
 
@@ -121,7 +61,7 @@ final class PostgresConnection {
     deinit { close() }
 
     /// Sets `settings` for the session.
-    private func configure() throws(StoreError) {
+    func configure() throws(StoreError) {
         for setting in settings {
             try query("SELECT set_config($1, $2, false)", [.text(setting.name), .text(setting.value)])
         }
@@ -183,7 +123,7 @@ final class PostgresConnection {
 
     /// Returns `result` when it is a success (`COMMAND_OK`, `TUPLES_OK`); otherwise clears it and
     /// throws a `StoreError` saying what we were doing and what the server said.
-    private func check(_ result: OpaquePointer?, _ doing: @autoclosure () -> String) throws(StoreError)
+    func check(_ result: OpaquePointer?, _ doing: @autoclosure () -> String) throws(StoreError)
         -> OpaquePointer
     {
         guard let result else {
@@ -233,7 +173,7 @@ final class PostgresConnection {
     }
 
     /// libpq's message text, trimmed, on one line.
-    private static func message(_ text: UnsafePointer<CChar>?) -> String {
+    static func message(_ text: UnsafePointer<CChar>?) -> String {
         guard let text else { return "unknown error" }
         let lines = String(cString: text).split(whereSeparator: \.isNewline).map { line in
             line.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed()
@@ -245,7 +185,7 @@ final class PostgresConnection {
 
     /// The connection, opened again first when it broke (outside a transaction only: a transaction
     /// that lost its connection is gone, and its caller must start over).
-    private func handle() throws(StoreError) -> OpaquePointer {
+    func handle() throws(StoreError) -> OpaquePointer {
         guard let conn else { throw StoreError("\(location): the store is closed") }
         if PQstatus(conn) != CONNECTION_OK {
             guard !inTransactionBlock else {
@@ -284,6 +224,7 @@ final class PostgresConnection {
         let conn = try handle()
         let checked: OpaquePointer
         if pipeline != nil {
+            precondition(sent.isEmpty, "a query waits for the answers before it: read the transactions sent first")
             try send(sql, parameters)
             // A Flush message makes the server send what it has answered so far, without a Sync.
             guard PQsendFlushRequest(conn) == 1, PQflush(conn) == 0 else {
@@ -383,6 +324,7 @@ final class PostgresConnection {
         begin: String = "BEGIN", pipelined: Bool = false, _ body: () throws(StoreError) -> Result
     ) throws(StoreError) -> Result {
         precondition(!inTransactionBlock, "transactions do not nest")
+        precondition(sent.isEmpty, "a transaction waits for those sent before it: read them first")
         if pipelined {
             try enterPipeline()
             do throws(StoreError) {
@@ -427,99 +369,6 @@ final class PostgresConnection {
     /// use outside a transaction opens it again.
     var isBroken: Bool { conn.map { PQstatus($0) != CONNECTION_OK } ?? false }
 
-    // MARK: Pipeline mode
-
-    /// A pipeline in progress: what each statement sent and not yet answered was doing, oldest first.
-    private struct Pipeline {
-        var unanswered: [String] = []
-        /// Whether the Sync that ends it was sent.
-        var synced = false
-    }
-
-    /// Non-nil in pipeline mode.
-    private var pipeline: Pipeline?
-
-    private func enterPipeline() throws(StoreError) {
-        let conn = try handle()
-        guard PQenterPipelineMode(conn) == 1 else {
-            throw StoreError(
-                "\(location): could not enter pipeline mode: \(Self.message(PQerrorMessage(conn)))", kind: .transient)
-        }
-        pipeline = Pipeline()
-    }
-
-    /// The next result of the oldest unanswered statement, checked; the caller clears it.
-    private func nextResult() throws(StoreError) -> OpaquePointer {
-        guard let conn, var current = pipeline, !current.unanswered.isEmpty else {
-            preconditionFailure("a pipeline result read with nothing unanswered")
-        }
-        let doing = current.unanswered.removeFirst()
-        pipeline = current
-        let result = try check(PQgetResult(conn), doing)
-        // Each statement's results end with a NULL.
-        if let extra = PQgetResult(conn) {
-            PQclear(result)
-            PQclear(extra)
-            throw StoreError("\(location): \(doing) answered more than one result", kind: .transient)
-        }
-        return result
-    }
-
-    /// Reads and checks the oldest unanswered statement's answer.
-    private func readAnswer() throws(StoreError) {
-        PQclear(try nextResult())
-    }
-
-    /// Sends the Sync, reads every answer (throwing the first error), and leaves pipeline mode.
-    private func finishPipeline() throws(StoreError) {
-        guard let conn else { throw StoreError("\(location): the store is closed") }
-        guard PQpipelineSync(conn) == 1 else {
-            throw StoreError("\(location): could not send: \(Self.message(PQerrorMessage(conn)))", kind: .transient)
-        }
-        pipeline?.synced = true
-        while pipeline?.unanswered.isEmpty == false { try readAnswer() }
-        // Every answer was a success, COMMIT's last: the transaction is committed, and nothing
-        // after this may say otherwise (a retry of a stored batch would be taken for a fenced one).
-        pipeline = nil
-        let sync = PQgetResult(conn)
-        let synced = sync.map { PQresultStatus($0) == PGRES_PIPELINE_SYNC } ?? false
-        PQclear(sync)
-        if !synced || PQexitPipelineMode(conn) != 1 {
-            // Out of step with libpq's pipeline: the connection starts afresh.
-            PQreset(conn)
-            shuffleboard_pg_silence_notices(conn)
-            try? configure()
-        }
-    }
-
-    /// After an error: sends the Sync if it was not sent, reads and drops what is left up to the
-    /// Sync's answer, and leaves pipeline mode. A broken connection has nothing left to read; it
-    /// leaves pipeline mode when it is opened again.
-    private func endPipeline() {
-        guard let current = pipeline else { return }
-        pipeline = nil
-        guard let conn, PQstatus(conn) == CONNECTION_OK else { return }
-        if !current.synced, PQpipelineSync(conn) != 1 { return }
-        // Each unanswered statement yields a result and a NULL, then the Sync's result: a bound,
-        // so that a confused connection cannot keep this loop going.
-        var left = 2 * current.unanswered.count + 4
-        while left > 0, PQstatus(conn) == CONNECTION_OK {
-            left -= 1
-            guard let result = PQgetResult(conn) else { continue }
-            let status = PQresultStatus(result)
-            PQclear(result)
-            if status == PGRES_PIPELINE_SYNC { break }
-        }
-        guard PQexitPipelineMode(conn) != 1 else { return }
-        // Still busy: the connection is out of step with its pipeline. Opening it again ends the
-        // transaction on the server; a COMMIT already sent may have run.
-        if current.synced { commitUncertain = true }
-        PQreset(conn)
-        shuffleboard_pg_silence_notices(conn)
-        // Failing, it fails again at the next statement, which opens the connection again.
-        try? configure()
-    }
-
     /// Whether the connection is inside a transaction (also a failed one).
     var inTransaction: Bool {
         guard let conn else { return false }
@@ -527,52 +376,10 @@ final class PostgresConnection {
         return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
     }
 
-    private func rollback() {
+    func rollback() {
         // A broken connection has no transaction left; a failing ROLLBACK leaves nothing better
         // to do than report the original error.
         guard inTransaction, let conn, PQstatus(conn) == CONNECTION_OK else { return }
         PQclear(PQexec(conn, "ROLLBACK"))
     }
-}
-
-/// One row of a result; valid only inside the `query` callback. Results are in binary format.
-struct PostgresRow {
-    fileprivate let result: OpaquePointer
-    fileprivate let index: Int32
-
-    /// True when the column is NULL.
-    func isNull(_ column: Int32) -> Bool { PQgetisnull(result, index, column) != 0 }
-
-    /// The column as an integer: `int8`, `int4`, `int2` or `bool`, big-endian on the wire (0 for NULL).
-    func int(_ column: Int32) -> Int {
-        let count = Int(PQgetlength(result, index, column))
-        guard let value = PQgetvalue(result, index, column), [1, 2, 4, 8].contains(count) else { return 0 }
-        var n: Int64 = 0
-        // Sign-extend from the first byte, then shift the rest in.
-        let bytes = UnsafeRawPointer(value).assumingMemoryBound(to: UInt8.self)
-        n = Int64(Int8(bitPattern: bytes[0]))
-        for i in 1..<count { n = n << 8 | Int64(bytes[i]) }
-        return Int(n)
-    }
-
-    /// The column as a boolean.
-    func bool(_ column: Int32) -> Bool { int(column) != 0 }
-
-    /// The column's bytes (empty for NULL).
-    func bytes(_ column: Int32) -> [UInt8] {
-        let count = Int(PQgetlength(result, index, column))
-        guard let value = PQgetvalue(result, index, column), count > 0 else { return [] }
-        return Array(UnsafeRawBufferPointer(start: value, count: count))
-    }
-
-    /// The column's bytes as UTF-8 text (empty for NULL).
-    func text(_ column: Int32) -> String { String(decoding: bytes(column), as: UTF8.self) }
-}
-
-/// Calls `body` with a NULL-terminated array of C strings that live for the call.
-private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
-    let copies = strings.map { strdup($0) }
-    defer { copies.forEach { free($0) } }
-    let pointers = copies.map { UnsafePointer($0) } + [nil]
-    return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
 }

@@ -20,13 +20,15 @@ package final class PostgresStore: ClusterStore {
     package let leaseSeconds: Double
     /// The server and database, without a password: `postgresql://USER@HOST:PORT/DB`.
     package let location: String
+    /// How many write batches the node's writer keeps on their way at once (PostgresStore+Pipeline.swift).
+    package let pipelineDepth: Int
 
     // Each mutex guards one connection; nil once closed.
-    private let writer: Mutex<PostgresWriter?>
+    let writer: Mutex<PostgresWriter?>
     private let reader: Mutex<PostgresConnection?>
     private let renewer: Mutex<PostgresConnection?>
     /// The epoch of this node's last successful claim of each board: the token its writes carry.
-    private let claimed = Mutex<[BoardID: Int64]>([:])
+    let claimed = Mutex<[BoardID: Int64]>([:])
     /// How other nodes reach this one; written into `nodes` by `renew`. Nil for a tool, not a node.
     private let advertised: Mutex<String?>
     /// The cluster secret, once read.
@@ -44,10 +46,11 @@ package final class PostgresStore: ClusterStore {
     /// A board is snapshotted every `snapshotEvery` ops, and its newest `keepOps` ops stay
     /// available to `ops(of:since:limit:)`. Errors name the server, never the password.
     /// `pipelining` off makes every batch wait for each statement's answer (the store bench
-    /// measures both ways).
+    /// measures both ways); `pipelineDepth` is how many batches the node's writer keeps on their
+    /// way at once (`PipelinedWrites`).
     package init(
         url: String, node: String, advertise: String?, leaseSeconds: Double = 5, snapshotEvery: Int = 100,
-        keepOps: Int = 10_000, migrate: Bool = true, pipelining: Bool = true
+        keepOps: Int = 10_000, migrate: Bool = true, pipelining: Bool = true, pipelineDepth: Int = 2
     ) throws(StoreError) {
         if let problem = Self.problem(nodeName: node) { throw StoreError(problem) }
         guard leaseSeconds > 0, leaseSeconds <= 3600 else {
@@ -55,6 +58,7 @@ package final class PostgresStore: ClusterStore {
         }
         self.node = node
         self.leaseSeconds = leaseSeconds
+        self.pipelineDepth = pipelining ? max(pipelineDepth, 1) : 1
         location = try PostgresConnection.describe(url)
         advertised = Mutex(advertise)
 
@@ -393,7 +397,7 @@ package final class PostgresStore: ClusterStore {
         }
     }
 
-    private func closed() -> StoreError { StoreError("\(location): the store is closed") }
+    func closed() -> StoreError { StoreError("\(location): the store is closed") }
 
     /// Runs `body` on the writer connection, under its lock (revocations: PostgresStore+Revocations.swift).
     func onWriter<Result: Sendable>(

@@ -18,6 +18,11 @@ final class PostgresWriter {
 
     /// Whether batches may go as one pipeline (off only to measure the other way: the store bench).
     let pipelining: Bool
+    /// The boards of each batch sent whole (`send`) and not answered yet, oldest first.
+    private var boardsSent: [[BoardID]] = []
+    /// Outcomes of batches sent, read by a `write` or `restore` that had to wait for them, for
+    /// `answers` to hand on.
+    private var stashed: [StoreError?] = []
 
     init(db: PostgresConnection, node: String, snapshotEvery: Int, keepOps: Int, pipelining: Bool = true) {
         self.db = db
@@ -36,17 +41,13 @@ final class PostgresWriter {
     /// any other batch (a create, a delete, the first write after a claim, a retry after a lost
     /// COMMIT) checks the fence first and goes on from what it read.
     func write(_ batch: [StoreWrite], epochs: [BoardID: Int64]) throws(StoreError) {
+        stashAnswers()
         // A retry after a COMMIT whose answer was lost: if that commit happened, the batch is stored.
         let uncertain = db.commitUncertain
         if pipelining, !uncertain, let expected = pipelinable(batch, epochs: epochs) {
             pipelinedBatches += 1
             try inTransaction(pipelined: true) { () throws(StoreError) in
-                try db.send(
-                    "SELECT shuffleboard_fence($1, $2, $3, $4)",
-                    [
-                        .textArray(expected.map(\.board.rawValue)), .text(node), .intArray(expected.map(\.epoch)),
-                        .intArray(expected.map(\.seq)),
-                    ])
+                try sendFence(expected)
                 for change in batch {
                     if case .append(let id, let ops) = change { try log.append(ops, to: id) }
                 }
@@ -57,7 +58,9 @@ final class PostgresWriter {
         try inTransaction { () throws(StoreError) in
             var seqs = try fence(boards, epochs: epochs)
             if uncertain, Self.isStored(batch, seqs: seqs) { return }
-            for change in batch {
+            // After lost answers, some of the batches sent may have committed: under this
+            // node's epoch only this writer appends, so the ops already stored are its own.
+            for change in uncertain ? Self.unstored(batch, seqs: seqs) : batch {
                 switch change {
                 case .create(let board):
                     if let seq = seqs[board.id] {
@@ -85,12 +88,84 @@ final class PostgresWriter {
     /// Stores an archived board (import) under this node's lease at `epoch`, overwriting an
     /// existing one only when `replace`.
     func restore(_ archive: BoardArchive, replace: Bool, epoch: Int64?) throws(StoreError) {
+        stashAnswers()
         let epochs = epoch.map { [archive.id: $0] } ?? [:]
         try inTransaction { () throws(StoreError) in
             _ = try fence([archive.id], epochs: epochs)
             try log.restore(archive, replace: replace)
         }
         replicaEpochs[archive.id] = epoch
+    }
+
+    // MARK: Batches on their way
+
+    /// Sends a batch of appends behind the batches on their way, as one transaction (BEGIN, the
+    /// fence, the inserts, COMMIT) without waiting for its answer; false, sending nothing, for a
+    /// batch that is not plain appends to boards this writer wrote under the same epochs, or
+    /// whose compaction would read. Its fence names the boards of every batch on its way too,
+    /// at the seqs they leave: should one of them not commit, neither does this one.
+    func send(_ batch: [StoreWrite], epochs: [BoardID: Int64]) throws(StoreError) -> Bool {
+        guard pipelining, !db.commitUncertain, stashed.allSatisfy({ $0 == nil }),
+            var expected = pipelinable(batch, epochs: epochs)
+        else { return false }
+        var counts: [BoardID: Int] = [:]
+        for case .append(let id, let ops) in batch { counts[id, default: 0] += ops.count }
+        guard !counts.contains(where: { log.appendMayRead($0.value, to: $0.key) }) else { return false }
+        for id in Set(boardsSent.joined()) where counts[id] == nil {
+            guard let epoch = epochs[id], replicaEpochs[id] == epoch, let replica = log.cachedReplica(of: id) else {
+                return false
+            }
+            expected.append((id, Int(epoch), replica.seq))
+        }
+        expected.sort { $0.board.rawValue < $1.board.rawValue }
+        do throws(StoreError) {
+            try db.sendTransaction { () throws(StoreError) in
+                try sendFence(expected)
+                for change in batch {
+                    if case .append(let id, let ops) = change { try log.append(ops, to: id) }
+                }
+            }
+        } catch {
+            forgetAll()
+            throw error
+        }
+        pipelinedBatches += 1
+        boardsSent.append(Array(counts.keys))
+        return true
+    }
+
+    /// The outcomes of the batches sent and answered since the last call, oldest first (nil:
+    /// committed); with `wait`, of every batch sent.
+    func answers(wait: Bool) -> [StoreError?] {
+        let outcomes = stashed + read(wait: wait)
+        stashed = []
+        return outcomes
+    }
+
+    /// Reads the answers of batches sent, keeping the replicas right: a failed batch may have
+    /// left them ahead of the database.
+    private func read(wait: Bool) -> [StoreError?] {
+        let outcomes = db.readSent(wait: wait)
+        boardsSent.removeFirst(min(outcomes.count, boardsSent.count))
+        if db.sentCount == 0 { boardsSent = [] }
+        if outcomes.contains(where: { $0 != nil }) { forgetAll() }
+        return outcomes
+    }
+
+    /// Waits for every batch sent, keeping their outcomes for `answers`: a transaction on this
+    /// connection comes after them.
+    private func stashAnswers() {
+        if db.sentCount > 0 { stashed += read(wait: true) }
+    }
+
+    /// Sends the fence of `expected` (boards in order), whose answer is read with the rest.
+    private func sendFence(_ expected: [(board: BoardID, epoch: Int, seq: Seq)]) throws(StoreError) {
+        try db.send(
+            "SELECT shuffleboard_fence($1, $2, $3, $4)",
+            [
+                .textArray(expected.map(\.board.rawValue)), .text(node), .intArray(expected.map(\.epoch)),
+                .intArray(expected.map(\.seq)),
+            ])
     }
 
     /// Closes the connection.
@@ -188,6 +263,17 @@ final class PostgresWriter {
             wrote = true
         }
         return wrote
+    }
+
+    /// The batch without the ops already stored (`seqs`): each append keeps only its ops past
+    /// its board's stored seq. Only after lost answers, when nobody but this writer can have
+    /// stored them under this node's epoch.
+    private static func unstored(_ batch: [StoreWrite], seqs: [BoardID: Seq]) -> [StoreWrite] {
+        batch.compactMap { change in
+            guard case .append(let id, let ops) = change, let stored = seqs[id] else { return change }
+            let rest = ops.filter { $0.seq > stored }
+            return rest.isEmpty ? nil : .append(id, rest)
+        }
     }
 
     // MARK: Transactions

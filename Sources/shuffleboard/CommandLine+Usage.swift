@@ -45,6 +45,9 @@ extension CommandLineParser {
                                     kanban (default colors)
           --history N               committed ops kept in memory per board (default 10000, at least 1000)
           --snapshot-every N        write a board snapshot every N ops (default 100)
+          --store-pipeline N        with --store postgresql://…: write batches on their way to the database
+                                    at once, each its own fenced transaction (default 1; 2 or more for a
+                                    database whose round trip is long)
           --keep-ops N              ops the store keeps per board: how far back history, ?at= and restore
                                     reach (default 10000, at least --history; every snapshot among them is kept)
           --auth-secret FILE        require access tokens (one secret per line; the first signs, all verify)

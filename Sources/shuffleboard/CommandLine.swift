@@ -54,6 +54,9 @@ struct ServeOptions {
     var memory = false
     var webExplicit = false
     var snapshotEvery = 100
+    /// `--store-pipeline N`: with `--store postgresql://…`, how many write batches the node's
+    /// writer keeps on their way to the database at once.
+    var storePipeline = 1
     /// `--keep-ops N`: ops the store keeps per board, so how far back `?at=`, history, `/ops`
     /// and restores reach (at least `--history`).
     var keepOps = 10_000
@@ -206,6 +209,8 @@ enum CommandLineParser {
                 options.config.defaultTemplate = value
             case "--history":
                 options.config.historyLimit = try integer(reader.value(for: option), option, 1000...1_000_000)
+            case "--store-pipeline":
+                options.storePipeline = try integer(reader.value(for: option), option, 1...16)
             case "--snapshot-every":
                 options.snapshotEvery = try integer(reader.value(for: option), option, 1...1_000_000)
             case "--keep-ops":

@@ -16,7 +16,7 @@ func openStore(_ options: ServeOptions) throws(StoreError) -> any BoardStore {
         let config = options.config
         return try PostgresStore(
             url: url, node: config.node, advertise: config.advertiseAddress, leaseSeconds: config.leaseSeconds,
-            snapshotEvery: options.snapshotEvery, keepOps: keepOps)
+            snapshotEvery: options.snapshotEvery, keepOps: keepOps, pipelineDepth: options.storePipeline)
     }
 }
 

@@ -18,7 +18,10 @@ CYCLES = 2  # of kill -9, restart, SIGSTOP/SIGCONT, kill -9, restart
 
 
 def test_no_acknowledged_op_is_lost_through_kill_stop_and_restart_of_owners(clusters):
-    cluster = clusters(count=3, lease=LEASE)
+    # Two of the nodes keep fenced batches on their way to the database (--store-pipeline), so
+    # that owners of both kinds are killed, stopped and fenced.
+    cluster = clusters(count=3, lease=LEASE, node_extra={"n1": ("--store-pipeline", "2"),
+                                                         "n2": ("--store-pipeline", "3")})
 
     async def rounds(scenario):
         for cycle in range(1, CYCLES + 1):

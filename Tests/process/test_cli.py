@@ -59,6 +59,8 @@ def test_version_prints_the_version(tmp_path):
         (["serve", "--first-byte-timeout", "soon"], "--first-byte-timeout"),
         (["serve", "--first-byte-timeout", "-1"], "--first-byte-timeout"),
         (["serve", "--lease", "0.1"], "--lease"),
+        (["serve", "--store-pipeline", "0"], "--store-pipeline"),
+        (["serve", "--store-pipeline", "17"], "--store-pipeline"),
         (["serve", "--lease", "soon"], "--lease"),
         (["export"], "export"),
         (["import"], "import"),
