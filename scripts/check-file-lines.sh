@@ -8,10 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 limit=450
-waiting=(
-  # Being split by the PostgreSQL store's work (issue 18's last file); remove it with that merge.
-  Sources/BoardStore/PostgresConnection.swift
-)
+waiting=()
 
 status=0
 while IFS= read -r -d '' file; do
