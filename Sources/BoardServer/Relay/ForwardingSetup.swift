@@ -1,4 +1,5 @@
 internal import CLibWebSockets
+internal import LWSSupport
 
 /// What forwarding needs for the life of the service: the upstreams' ping policy (lws keeps
 /// pointing at it) and whether the log has warned about host names.
@@ -22,4 +23,19 @@ final class ForwardingSetup {
     }
 
     deinit { retry.deallocate() }
+}
+
+extension ClientConnect {
+    /// A connection to another node at its advertised `host:port` (an IP address: a name would be
+    /// resolved on the service thread), as every way of reaching a board's owner makes it: the
+    /// `Host` header (an IPv6 address in brackets), the subprotocol lws binds the wsi to, and TLS
+    /// whenever this node serves TLS, so that the cluster key never goes in the clear and the
+    /// owner's certificate must verify (`--cluster-ca`) for its address.
+    static func toNode(_ host: String, port: Int, path: String, tls: Bool) -> ClientConnect {
+        var connect = ClientConnect(
+            address: host, port: port, path: path, host: host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)")
+        connect.subprotocol = "shuffleboard.v1"
+        connect.tls = tls
+        return connect
+    }
 }

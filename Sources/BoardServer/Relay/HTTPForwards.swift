@@ -80,17 +80,13 @@ final class HTTPForwards {
         let forward = Forward(
             id: runtime.makeID(), exchange: exchange, host: host, port: port, request: request,
             deadline: Clock.now() + Clock.milliseconds(config.forwardTimeout))
-        var connect = ClientConnect(
-            address: host, port: port, path: Self.pathAndQuery(request),
-            host: host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)")
+        // The subprotocol binds an HTTP client's wsi to the local protocol of that name too;
+        // unbound, lws 4.1.6 swallows the answer's body instead of handing it to
+        // RECEIVE_CLIENT_HTTP_READ.
+        var connect = ClientConnect.toNode(
+            host, port: port, path: Self.pathAndQuery(request), tls: config.tlsCertificate != nil)
         connect.method = "POST"
-        // For an HTTP client, lws binds the wsi to the local protocol of this name; unbound, lws
-        // 4.1.6 swallows the answer's body instead of handing it to RECEIVE_CLIENT_HTTP_READ.
-        connect.subprotocol = "shuffleboard.v1"
         connect.alpn = "http/1.1"
-        // As for WebSocket forwarding: a node that serves TLS relays over TLS only, so the cluster
-        // key never goes in the clear, and the owner's certificate must verify (--cluster-ca).
-        connect.tls = config.tlsCertificate != nil
         connect.opaqueUserData = WSIID.opaque(forward.id | WSIID.httpForwardTag)
         forwards[forward.id] = forward
         guard let wsi = connect.start(on: context) else {

@@ -92,14 +92,9 @@ extension Relay {
     /// Starts the link's lws client connection, as `connect` does an upstream's, on `/node.v1`.
     private func connectLink(_ link: LinkConnection) {
         guard let context = runtime.context else { return carryOut(link.link.handle(.lost), link) }
-        var connect = ClientConnect(
-            address: link.host, port: link.port, path: NodeLinks.path,
-            host: link.host.contains(":") ? "[\(link.host)]:\(link.port)" : "\(link.host):\(link.port)")
-        connect.subprotocol = "shuffleboard.v1"
+        var connect = ClientConnect.toNode(
+            link.host, port: link.port, path: NodeLinks.path, tls: config.tlsCertificate != nil)
         connect.localProtocol = NodeLinks.localProtocol
-        // As an upstream: a node that serves TLS links over TLS only, so the cluster key never
-        // goes in the clear, and the owner's certificate must verify (--cluster-ca) for its address.
-        connect.tls = config.tlsCertificate != nil
         connect.retryPolicy = UnsafeRawPointer(forwarding.retry)
         connect.opaqueUserData = WSIID.opaque(link.id | WSIID.upstreamTag)
         if let wsi = connect.start(on: context) {

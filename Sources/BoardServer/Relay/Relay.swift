@@ -148,14 +148,8 @@ final class Relay {
             carryOut(upstream.handle(.failed), upstream)
             return
         }
-        var connect = ClientConnect(
-            address: upstream.host, port: upstream.port, path: "/ws",
-            host: upstream.host.contains(":")
-                ? "[\(upstream.host)]:\(upstream.port)" : "\(upstream.host):\(upstream.port)")
-        connect.subprotocol = "shuffleboard.v1"
-        // A node that serves TLS forwards over TLS only, and so never sends the cluster key in
-        // the clear; the owner's certificate must verify (--cluster-ca) for its advertised address.
-        connect.tls = config.tlsCertificate != nil
+        var connect = ClientConnect.toNode(
+            upstream.host, port: upstream.port, path: "/ws", tls: config.tlsCertificate != nil)
         // The Origin goes in CLIENT_APPEND_HANDSHAKE_HEADER: lws would prefix an `origin` with http://.
         connect.retryPolicy = UnsafeRawPointer(forwarding.retry)
         // The id, not a pointer: callbacks find the upstream in `upstreams` (WSIID).
