@@ -79,3 +79,13 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Release builds optimize across modules (`-cross-module-optimization`): the hot paths cross them
+// on every message (the hub calls the metrics registry's generic counters, the core's ops and
+// messages; the transport the hub's), and without it a generic from another module is called
+// unspecialized, its metadata looked up at run time: 12-15% more CPU per committed op
+// (docs/performance.md, "After issue 24"). Debug builds are left as they are.
+for target in package.targets where target.type == .regular || target.type == .executable {
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
+}
