@@ -23,6 +23,7 @@ from harness import COMMITTED, SUBPROTOCOL, apply
 
 OPEN_TIMEOUT = 3.0     # a paused node accepts TCP but never answers the upgrade
 WELCOME_TIMEOUT = 15.0  # claiming a board waits for a dead owner's lease to lapse
+AGAIN_AFTER = 0.5       # an op refused `unavailable` on an open connection goes again this much later
 STALL_TIMEOUT = 20.0    # ops pending and nothing heard for this long: the node left us hanging
 RECONNECT_FOR = 30.0    # how long a client may go without getting in anywhere
 WINDOW = 2              # ops in flight per client
@@ -48,6 +49,9 @@ class Person:
         self.acks: dict[str, int] = {}  # op id → seq from `ack`s (committed before, not applied again)
         self.snapshots: list[tuple[int, dict]] = []  # (seq, board) of each welcome that carried a board
         self.pending: dict[str, dict] = {}  # op id → the op, sent and not answered yet
+        # op id → when to send it again on this connection: refused `unavailable` while the
+        # connection stays open (--max-unstored-ops), "send it again later" (protocol.md).
+        self.again: dict[str, float] = {}
         self.sent = 0
         self.sent_ids: set[str] = set()  # every op id sent
         # What it saw, in order, for the history checker (Tests/process/checker.py):
@@ -145,6 +149,7 @@ class Person:
             self.welcomed = True
             self.connected_to = port
             self.sessions.append(port)
+            self.again.clear()  # every pending op goes again now
             for op in list(self.pending.values()):  # unanswered: again, same op id
                 await ws.send(json.dumps({**op, "base": self.last}))
             sender = asyncio.create_task(self.send_ops(ws))
@@ -191,6 +196,12 @@ class Person:
 
     async def send_ops(self, ws) -> None:
         while True:
+            now = time.monotonic()
+            for op_id, due in list(self.again.items()):
+                if due <= now:
+                    del self.again[op_id]
+                    if op_id in self.pending:
+                        await ws.send(json.dumps({**self.pending[op_id], "base": self.last}))
             if self.sending and len(self.pending) < WINDOW and self.sent < self.max_ops and self.board is not None:
                 op = self.make_op()
                 self.pending[op["op"]] = op
@@ -245,6 +256,9 @@ class Person:
                 self.violations.append(f"{self.name}: error {m}")
             elif m.get("op"):
                 self.unavailable += 1
+                # Sent again on this connection after a pause, unless a close comes first (then
+                # the reconnect sends every pending op again anyway).
+                self.again[m["op"]] = time.monotonic() + AGAIN_AFTER
         elif kind == "welcome":
             self.violations.append(f"{self.name}: a second welcome {m}")
 
