@@ -425,6 +425,28 @@ test('an op the server may or may not have stored (error unavailable) stays, and
   assert.equal(socket().sent.length, 1, 'so it is not sent again');
 });
 
+test('an op refused unavailable on a connection that stays open (the store is behind) is sent again on it a second later', async () => {
+  const { client, clock, socket } = setup();
+  socket().open();
+  socket().say(welcome({ seq: 0, board: BOARD }));
+  const p = watch(client.op({ type: 'toggle', item: 't1', on: true }));
+  assert.equal(socket().sent.filter((m) => m.op === 'op1').length, 1);
+  socket().say({ type: 'error', code: 'unavailable', message: 'the store is behind', op: 'op1' });
+  await settle();
+  assert.deepEqual(p.state, ['pending']);
+  clock.run(999);
+  assert.equal(socket().sent.filter((m) => m.op === 'op1').length, 1, 'not before the pause');
+  clock.run(1);
+  const again = socket().sent.filter((m) => m.op === 'op1');
+  assert.equal(again.length, 2, 'sent again on the same connection');
+  assert.deepEqual(again[1], again[0], 'with the same op id and base');
+  socket().say(committed(1, 'u1', { type: 'toggle', item: 't1', on: true }, 'op1'));
+  await settle();
+  assert.equal(p.state[1].seq, 1);
+  clock.run(5000);
+  assert.equal(socket().sent.filter((m) => m.op === 'op1').length, 2, 'and not again once committed');
+});
+
 test('a frame may batch messages; a frame that is not JSON is a warning, not a crash', () => {
   const { client, socket } = setup();
   const warnings = [];

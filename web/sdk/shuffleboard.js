@@ -24,6 +24,9 @@ export { TokenKeeper, refreshDelay } from './tokens.js';
 
 /** The WebSocket's readyState when it can send. */
 const OPEN = 1;
+/** After `error unavailable` naming an op on a connection that stays open (the server's store is behind):
+ * how long before the op is sent again on it. */
+const AGAIN_MS = 1000;
 
 /**
  * An op the server did not commit: `reason` is the reject's reason (`conflict`, `held`, …) or the
@@ -446,6 +449,18 @@ export class Client {
     if (this.send(wire === entry.msg ? entry.msg : wire)) entry.sentOn = this.#connection;
   }
 
+  /** After `unavailable` on an open connection: the op goes again on it after `AGAIN_MS`, if
+   * it is still pending and the connection is the same (a reconnect resends it anyway). */
+  #sendAgainLater(opId) {
+    const connection = this.#connection;
+    this.#after(AGAIN_MS, () => {
+      const p = this.#pending.get(opId);
+      if (!p || this.#connection !== connection || this.state !== 'open') return;
+      p.sentOn = 0;
+      this.#sendPending(p, p.msg);
+    });
+  }
+
   #settle(opId, value) {
     const p = this.#pending.get(opId);
     if (!p) return;
@@ -493,10 +508,14 @@ export class Client {
         }
         break;
       case 'error':
-        // `unavailable` may or may not have stored the op: it stays, to be resent after the
-        // reconnect that follows (the server acknowledges it if it was stored).
+        // `unavailable` may or may not have stored the op: it stays pending. After a board
+        // moved a close follows and the op is resent after the reconnect (acknowledged if it was
+        // stored); when the server's store is behind (--max-unstored-ops) the connection stays
+        // open and the op is sent again on it after a pause, with the same op id.
         if (typeof m.op === 'string' && m.code !== 'unavailable') {
           this.#refuse(m.op, new OpError(m.code, { op: m.op, kind: 'error', message: m.message }));
+        } else if (typeof m.op === 'string') {
+          this.#sendAgainLater(m.op);
         }
         break;
       case 'dragStart':
