@@ -182,7 +182,7 @@ extension Relay {
                     webSockets.send(frame, to: connection)
                 }
             case .deliverAll(let payload, let members, let except):
-                let recipients = webSockets.relayBroadcast(RelayedMessage.frame(payload), to: members, except: except)
+                let recipients = webSockets.deliver(RelayedMessage.frame(payload), to: members, except: except)
                 meters.relayed.add(.toClient, UInt64(recipients))
                 meters.relayedBytes.add(.toClient, UInt64(payload.count * recipients))
             case .closeClient(let id, let code, let reason):

@@ -203,25 +203,17 @@ final class WebSockets {
     /// The hub's `broadcast`: one frame, encoded once, on the feed of the board whose members these are.
     func broadcast(_ message: ServerMessage, to members: [ConnectionID], except: ConnectionID?) {
         let frame = Frame(message)
-        var recipients = 0
-        if let feed = feed(of: members) {
-            // The clock only while pacing: without it, no hover waits for a time.
-            let pacing = hoverPacing
-            let now = pacing == .zero ? .zero : Clock.reading()
-            recipients = feed.append(frame, except: except, now: now, pacing: pacing) {
-                overBound($0, holding: $0.heldBytes)
-            }
-            if feed.wakePending && !feed.paced { pace(feed) }
-        }
+        var recipients = deliver(frame, to: members, except: except)
         if !nodeLinks.isEmpty { recipients += broadcastOverLinks(message, frame: frame, to: members, except: except) }
         meters.sent(message, bytes: frame.count, recipients: recipients)
     }
 
-    /// A node link's broadcast on a forwarding node (`NodeLink.Action.deliverAll`): one frame on
-    /// the feed of the link's joined clients, as the hub's broadcasts go on an owner (the same
-    /// ring, coalescing, pacing and bounds). Returns how many clients it went to.
-    func relayBroadcast(_ frame: Frame, to members: [ConnectionID], except: ConnectionID?) -> Int {
+    /// One frame on the feed of the board whose members these are: the hub's broadcasts on an
+    /// owner, and a node link's (`NodeLink.Action.deliverAll`) on a forwarding node, with the same
+    /// ring, coalescing, pacing and bounds. Returns how many clients it went to.
+    func deliver(_ frame: Frame, to members: [ConnectionID], except: ConnectionID?) -> Int {
         guard let feed = feed(of: members) else { return 0 }
+        // The clock only while pacing: without it, no hover waits for a time.
         let pacing = hoverPacing
         let now = pacing == .zero ? .zero : Clock.reading()
         let recipients = feed.append(frame, except: except, now: now, pacing: pacing) {
