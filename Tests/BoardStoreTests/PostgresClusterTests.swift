@@ -36,6 +36,18 @@ struct PostgresClusterTests {
         }
 
         func closeAll() { opened.forEach { $0.close() } }
+
+        /// Ends every connection to the database but the caller's, from an administrator's
+        /// connection, as a failover does; returns how many it ended.
+        @discardableResult
+        func dropConnections() throws -> Int {
+            let admin = try PostgresConnection(url: TestPostgres.url ?? "")
+            defer { admin.close() }
+            let database = String(url.split(separator: "/").last ?? "")
+            return try admin.query(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+                [.text(database)])
+        }
     }
 
     /// Claims until the claim is this node's, polling the database clock until `seconds` pass.
@@ -380,13 +392,7 @@ struct PostgresClusterTests {
             let a = try cluster.node("a")
             _ = try a.claim(boardA, force: false)
             try a.write([.create(.defaultTemplate(id: boardA))])
-            let admin = try PostgresConnection(url: TestPostgres.url ?? "")
-            defer { admin.close() }
-            let database = String(cluster.url.split(separator: "/").last ?? "")
-            let killed = try admin.query(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
-                [.text(database)])
-            #expect(killed >= 3)
+            #expect(try cluster.dropConnections() >= 3)
             // The first use of each of the three connections may learn that it broke (a transient
             // error); after that, each is open again.
             var maker = OpMaker(board: .defaultTemplate(id: boardA), seed: 45)
@@ -417,13 +423,8 @@ struct PostgresClusterTests {
             let a = try cluster.node("a")
             _ = try a.claim(boardA, force: false)
             try a.write([.create(.defaultTemplate(id: boardA))])
-            let admin = try PostgresConnection(url: TestPostgres.url ?? "")
-            defer { admin.close() }
-            let database = String(cluster.url.split(separator: "/").last ?? "")
             // As after a failover: the reader's connection is gone while it is idle.
-            try admin.query(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
-                [.text(database)])
+            try cluster.dropConnections()
             // Each read that finds its connection broken opens it again and runs once more.
             #expect(try a.load(boardA, recentLimit: 0)?.seq == 0)
             #expect(try a.exists(boardA))

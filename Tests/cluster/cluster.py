@@ -143,6 +143,10 @@ class HAPostgres(Postgres):
         a board's lease epoch or stored seq, say."""
         return int(self.psql(url.split("/")[-1].split("?")[0], sql).strip())
 
+    def lease_epoch(self, url: str, board: str) -> int:
+        """The epoch of `board`'s lease in the database of `url`, on the primary now."""
+        return self.scalar(url, f"SELECT epoch FROM leases WHERE board = '{board}'")
+
     def kill_primary(self) -> None:
         """kill -9 of the primary's postmaster and every process of it."""
         self.script("kill-primary")

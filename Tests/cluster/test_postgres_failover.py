@@ -23,13 +23,10 @@ def test_a_kill_9_of_the_postgres_primary_loses_nothing_acknowledged_once_the_st
     cluster = clusters(count=3, lease=LEASE, on=ha_postgres)
     report: list[str] = []
 
-    def epoch() -> int:
-        return ha_postgres.scalar(cluster.url, f"SELECT epoch FROM leases WHERE board = '{BOARD}'")
-
     async def rounds(scenario):
         owner = await scenario.owner()
         await scenario.progress(ROUND_OPS, "before the failover")
-        before = await asyncio.to_thread(epoch)
+        before = await asyncio.to_thread(ha_postgres.lease_epoch, cluster.url, BOARD)
         seen_before = max(p.last for p in scenario.people)
         scenario.say(f"kill -9 of the PostgreSQL primary (owner {owner}, epoch {before}, clients at seq {seen_before})")
         killed_at = time.monotonic()
@@ -55,7 +52,7 @@ def test_a_kill_9_of_the_postgres_primary_loses_nothing_acknowledged_once_the_st
         await scenario.poll("every seq a client heard of stored on the promoted standby",
                             lambda: scenario.check_seen_is_stored("on the promoted standby") or True, timeout=20)
         await scenario.progress(ROUND_OPS, "after the promotion", timeout=40)
-        after = await asyncio.to_thread(epoch)
+        after = await asyncio.to_thread(ha_postgres.lease_epoch, cluster.url, BOARD)
         assert after >= before, f"the lease epoch went back from {before} to {after}"
         report.append(f"primary killed: commits again {first - promoted_at:.2f}s after the promotion "
                       f"({first - killed_at:.2f}s after the kill, {PROMOTE_AFTER:g}s of it without a primary); "

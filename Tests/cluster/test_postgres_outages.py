@@ -97,13 +97,10 @@ def test_a_promotion_that_never_comes_fences_the_nodes_until_the_old_primary_is_
     cluster = clusters(count=3, lease=LEASE, on=ha_postgres)
     report: list[str] = []
 
-    def epoch() -> int:
-        return ha_postgres.scalar(cluster.url, f"SELECT epoch FROM leases WHERE board = '{BOARD}'")
-
     async def rounds(scenario):
         owner = await scenario.owner()
         await scenario.progress(ROUND_OPS, "before the primary dies")
-        before = await asyncio.to_thread(epoch)
+        before = await asyncio.to_thread(ha_postgres.lease_epoch, cluster.url, BOARD)
         owner_port = str(cluster.node(owner).port)
         direct = [p for p in scenario.people if p.connected_to == cluster.node(owner).port]
         scenario.say(f"kill -9 of the PostgreSQL primary (owner {owner}, epoch {before}); nobody promotes")
@@ -119,7 +116,7 @@ def test_a_promotion_that_never_comes_fences_the_nodes_until_the_old_primary_is_
         restarted_at = time.monotonic()
         await asyncio.to_thread(ha_postgres.restart)
         first, ready = await serves_again(scenario, "once the primary is back")
-        after = await asyncio.to_thread(epoch)
+        after = await asyncio.to_thread(ha_postgres.lease_epoch, cluster.url, BOARD)
         assert after > before, f"the lease epoch went from {before} to {after}: the board was never claimed again"
         report.append(f"no promotion: fenced {fenced:.2f}s after the kill (lease {LEASE:g}s); old primary restarted "
                       f"{restarted_at - killed_at:.1f}s after the kill; commits again {first - restarted_at:.2f}s "
