@@ -266,9 +266,11 @@ def test_deleting_the_board_ends_the_stream_with_deleted(server):
     assert status == 200 and "\nshuffleboard_event_streams 1\n" in metrics, metrics
     assert server.http("DELETE", "/api/boards/ci")[0] == 200
     assert stream.next_event() == {"event": "deleted", "data": {"deleted": "ci"}}
+    # The stream ends right after `deleted`: the next read is the end. One read, bounded by the
+    # socket's timeout; a keepalive (every 0.2 s here) or any event instead fails the test.
     with pytest.raises(EOFError):
-        while True:
-            stream.next()
+        after = stream.next(timeout=WAIT)
+        pytest.fail(f"the stream went on after deleted: {after}")
     assert Stream(server, "/api/boards/ci/events").status == 404
 
 
