@@ -182,18 +182,23 @@ class Server:
     def get(self, path: str) -> tuple[int, Any]:
         return self.http("GET", path)
 
-    def all_ops(self, board: str, since: int = 0, limit: int = 10000) -> tuple[int, list[dict]]:
-        """(current seq, every op after `since`), paging with `limit`."""
+    def all_ops(self, board: str, since: int = 0, limit: int = 10000,
+                max_pages: int = 1000) -> tuple[int, list[dict]]:
+        """(current seq, every op after `since`), paging with `limit`. Every page must move on
+        (`next` > the page's `since`) and there are at most `max_pages` of them: a server whose
+        `next` stands still fails here instead of looping."""
         ops: list[dict] = []
         current = None
-        while True:
+        for _ in range(max_pages):
             status, page = self.get(f"/api/boards/{board}/ops?since={since}&limit={limit}")
             assert status == 200, (status, page)
             current = page["seq"] if current is None else current
             ops.extend(page["ops"])
             if not page["more"]:
                 return current, ops
+            assert page["next"] > since, f"page since={since} says more but next={page['next']}"
             since = page["next"]
+        raise AssertionError(f"board {board}: still more after {max_pages} pages of {limit} (since={since})")
 
 
 class ServerFactory:
