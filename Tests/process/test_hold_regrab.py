@@ -69,6 +69,19 @@ class Attacker(threading.Thread):
             self.client.close()
 
 
+def wait_until_held(victim: Client, timeout: float = WAIT) -> None:
+    """Reads the victim's messages until every target was seen held, within `timeout` (the
+    attackers' traffic never lets a single read time out, so the deadline is the loop's own)."""
+    held: set[str] = set()
+    deadline = time.monotonic() + timeout
+    while len(held) < len(TARGETS):
+        left = deadline - time.monotonic()
+        assert left > 0, f"within {timeout} s the victim saw only {sorted(held)} held"
+        m = victim.recv(left)
+        if m["type"] == "dragStart" and m["item"] in TARGETS:
+            held.add(m["item"])
+
+
 def test_a_victim_lifts_tiles_that_attackers_regrab_at_every_expiry(servers):
     server = servers("--port", "0", "--memory", "--hold-timeout", "1", "--hold-lifetime", "1")
     stop = threading.Event()
@@ -80,11 +93,7 @@ def test_a_victim_lifts_tiles_that_attackers_regrab_at_every_expiry(servers):
         for a in attackers:
             a.start()
         # The attackers hold every target before the victim starts.
-        holders = {}
-        while len(holders) < len(TARGETS):
-            m = victim.recv()
-            if m["type"] == "dragStart" and m["item"] in TARGETS:
-                holders[m["item"]] = m["by"]
+        wait_until_held(victim)
         lifted = []
         refusals: dict[str, int] = {}
         for item in TARGETS:
@@ -130,11 +139,7 @@ def test_a_victim_toggles_tiles_that_attackers_regrab_at_every_expiry(servers):
     try:
         for a in attackers:
             a.start()
-        holders = set()
-        while len(holders) < len(TARGETS):
-            m = victim.recv()
-            if m["type"] == "dragStart" and m["item"] in TARGETS:
-                holders.add(m["item"])
+        wait_until_held(victim)
         toggled = []
         refusals: dict[str, int] = {}
         n = 0
