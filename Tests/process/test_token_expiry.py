@@ -1,6 +1,10 @@
 """Tokens that end (issue 22) over real sockets: a session closes with 4401 "token expired" at its
 token's expiry; `auth` with a fresh token keeps it; a view token makes its ops forbidden; a bad
-token changes nothing. Tokens are minted by `shuffleboard token --ttl 3s`."""
+token changes nothing. Tokens are minted by `shuffleboard token --ttl Ns`.
+
+A token's expiry is whole seconds (`--ttl 3s` lasts 2 to 3 s), and each `shuffleboard token` is a
+process start on a loaded machine: every test mints all its tokens first, the short one last, and
+gives the short one enough seconds (SHORT) for what must happen before it runs out."""
 import base64
 import json
 import time
@@ -8,6 +12,10 @@ import time
 import pytest
 from harness import Client
 from test_auth import OLD, mint
+
+# The short tokens' lifetime: at least SHORT - 1 s of it is left after minting, for joins and a
+# few round trips that must happen before the expiry.
+SHORT = "5s"
 
 
 @pytest.fixture
@@ -39,18 +47,27 @@ def open_and_quiet_until(c: Client, wall: float) -> None:
 
 
 def test_a_token_of_a_few_seconds_closes_its_session_with_4401(secured, tmp_path):
-    token = mint(tmp_path, "demo", "--role", "edit", "--ttl", "3s")
+    view = mint(tmp_path, "demo", "--role", "view")
+    token = mint(tmp_path, "demo", "--role", "edit", "--ttl", SHORT)
     holder = joined(secured, token)
-    watcher = joined(secured, mint(tmp_path, "demo", "--role", "view"), "Wat")
+    watcher = joined(secured, view, "Wat")
+    # A baseline from this run: one round trip of a ping.
+    started = time.monotonic()
+    watcher.send({"type": "ping"})
+    watcher.expect(lambda m: m["type"] == "pong")
+    rtt = time.monotonic() - started
     holder.send({"type": "dragStart", "item": "t1"})
     watcher.expect(lambda m: m["type"] == "dragStart" and m["item"] == "t1")
-    error = holder.expect(lambda m: m["type"] == "error", timeout=10)
+    error = holder.expect(lambda m: m["type"] == "error", timeout=expiry(token) - time.time() + 10)
     closed_at = time.time()
     assert (error["code"], error["message"]) == ("unauthorized", "token expired")
     assert holder.wait_closed() == 4401
     assert holder.ws.protocol.close_rcvd.reason == "token expired"
-    # Not before its expiry, and within the second the protocol promises (plus scheduling slack).
-    assert expiry(token) - 0.05 <= closed_at < expiry(token) + 2.5
+    # Not before its expiry, and within the second the protocol promises plus slack: 1.5 s, and
+    # more on a machine whose round trips are slow in this very run.
+    late = closed_at - expiry(token)
+    print(f"closed {late:.3f} s after the expiry; a ping's round trip took {rtt * 1000:.1f} ms")
+    assert -0.05 <= late < 1 + 1.5 + 50 * rtt, (late, rtt)
     # Its drag is released as for any close.
     drop = watcher.expect(lambda m: m["type"] == "drop")
     assert (drop["item"], drop["reason"]) == ("t1", "left")
@@ -59,9 +76,9 @@ def test_a_token_of_a_few_seconds_closes_its_session_with_4401(secured, tmp_path
 
 
 def test_a_refresh_keeps_the_session_past_the_first_tokens_expiry(secured, tmp_path):
-    first = mint(tmp_path, "demo", "--role", "edit", "--ttl", "3s")
-    c = joined(secured, first)
     fresh = mint(tmp_path, "*", "--role", "edit", "--ttl", "1h")
+    first = mint(tmp_path, "demo", "--role", "edit", "--ttl", SHORT)
+    c = joined(secured, first)
     c.send({"type": "auth", "token": fresh})
     assert c.expect(lambda m: m["type"] == "auth") == {"type": "auth", "role": "edit", "exp": expiry(fresh)}
     open_and_quiet_until(c, expiry(first) + 1.5)
@@ -82,17 +99,19 @@ def test_a_refresh_with_a_view_token_makes_ops_forbidden(secured, tmp_path):
 
 
 def test_a_bad_refresh_leaves_the_session_on_its_old_token(secured, tmp_path):
-    token = mint(tmp_path, "demo", "--role", "edit", "--ttl", "3s")
-    c = joined(secured, token)
     good = mint(tmp_path, "demo", "--role", "admin", "--ttl", "1h")
     forged = good[:-2] + ("A" if good[-2] != "A" else "B") + good[-1]
-    for bad in (forged, mint(tmp_path, "other", "--role", "admin", "--ttl", "1h"), "nonsense"):
+    other = mint(tmp_path, "other", "--role", "admin", "--ttl", "1h")
+    token = mint(tmp_path, "demo", "--role", "edit", "--ttl", SHORT)
+    c = joined(secured, token)
+    for bad in (forged, other, "nonsense"):
         c.send({"type": "auth", "token": bad})
         assert c.expect(lambda m: m["type"] == "error")["code"] == "unauthorized"
     c.send({"type": "toggle", "op": "still", "base": 0, "item": "t1", "on": True})
     assert c.result_of("still")["type"] == "toggle", "still an editor, still open"
     secured.wait_for_log(r"auth for board demo refused")
-    error = c.expect(lambda m: m["type"] == "error", timeout=10)
+    assert time.time() < expiry(token), "the refreshes were all tried before the old token ran out"
+    error = c.expect(lambda m: m["type"] == "error", timeout=expiry(token) - time.time() + 10)
     assert error["message"] == "token expired", "the old expiry stands"
     assert c.wait_closed() == 4401
     c.close()
