@@ -103,6 +103,18 @@ class Server:
                     raise AssertionError(f"no log line /{pattern}/ within {timeout}s:\n{self.log()}")
                 self.cond.wait(left)
 
+    def wait_for_count(self, text: str, count: int, timeout: float = WAIT) -> int:
+        """How many of all the log lines so far contain `text`, once at least `count` do or after
+        `timeout` or at exit (count over every line: `log()` is only the last 60)."""
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                seen = sum(text in line for line in self.lines)
+                left = deadline - time.monotonic()
+                if seen >= count or self.eof or left <= 0:
+                    return seen
+                self.cond.wait(left)
+
     def wait_listening(self) -> "Server":
         m = self.wait_for_log(r"listening on (https?)://(\d+\.\d+\.\d+\.\d+):(\d+)/", timeout=START_TIMEOUT)
         self.scheme, self.host, self.port = m.group(1), m.group(2), int(m.group(3))

@@ -201,19 +201,14 @@ def test_answers_held_for_all_clients_are_bounded_and_the_rest_told_to_retry(ser
     data = import_board(tmp_path, "R", 3000)
     server = servers("--port", "0", "--data", data, "--http-timeout", "8", "--max-http-answer-bytes", str(8 << 20))
     stalled = [stalled_request(server.port, n, "/api/boards/R/ops?limit=10000") for n in range(30)]
-    # About 1 MiB each: 8 MiB holds eight of them; the other 22 are told to come back.
-    deadline = time.monotonic() + 10
-    while server.log().count("bytes of answers are held for clients") < 22 and time.monotonic() < deadline:
-        time.sleep(0.05)  # Polling the log, bounded.
-    assert server.log().count("bytes of answers are held for clients") == 22
+    # About 1 MiB each: 8 MiB holds eight of them; the other 22 are told to come back. Counted over
+    # every log line (server.log() is only the last 60).
+    assert server.wait_for_count("bytes of answers are held for clients", 22, timeout=10) == 22
     assert server.get("/healthz")[0] == 200
     status, body = server.get("/api/boards/R/ops?limit=10000")
     assert status == 503 and body["error"] == "busy", (status, body)
     # The eight that hold answers are dropped at their --http-timeout (the others hold nothing).
-    deadline = time.monotonic() + 15
-    while server.log().count("bytes of its answer within") < 8 and time.monotonic() < deadline:
-        time.sleep(0.05)  # Polling the log, bounded.
-    assert server.log().count("bytes of its answer within") == 8
+    assert server.wait_for_count("bytes of its answer within", 8, timeout=15) == 8
     for s in stalled:
         s.close()
     # Once the clients that held them are gone, answers are made again.

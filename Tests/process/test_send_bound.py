@@ -63,7 +63,7 @@ def test_clients_that_never_read_cannot_grow_the_server(servers, tmp_path):
         fast.send({"type": "toggle", "op": f"pile-{i}", "base": HISTORY + i, "item": "t2", "on": i % 2 == 0})
         if i % 20 == 19:  # The fast client reads its echoes before its own queue fills.
             current = fast.result_of(f"pile-{i}")["seq"]
-            if server.log().count("closing with 1008") >= STALLED:
+            if server.wait_for_count("closing with 1008", STALLED, timeout=0) >= STALLED:
                 break
     after = memory_kb(server)
 
