@@ -142,7 +142,9 @@ def metric(server, name: str, labels: str = "") -> float:
             body += chunk
     pattern = "^" + re.escape(name) + (r"\{" + re.escape(labels) + r"\}" if labels else "") + r" (\S+)$"
     m = re.search(pattern, body.decode(), re.M)
-    return float(m.group(1)) if m else 0.0
+    # A missing series is a failure, never 0: a renamed metric must not pass a check for "0" or "> 0".
+    assert m, f"no series {name}{{{labels}}} in /metrics"
+    return float(m.group(1))
 
 
 def join_from(server, source: str, board: str, timeout: float) -> float:
