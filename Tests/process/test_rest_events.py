@@ -2,6 +2,7 @@
 stream `GET /api/boards/{id}/events` (Server-Sent Events), with strict real clients: Python's
 http.client for both, and a raw socket for a reader that stops reading."""
 
+import contextlib
 import http.client
 import json
 import socket
@@ -229,6 +230,19 @@ def test_a_resumed_stream_misses_nothing_and_repeats_nothing(server):
     conn.close()
 
 
+def reaches_eof(s: socket.socket, deadline: float) -> bool:
+    """Reads `s` until the end of the stream (True) or the deadline (False)."""
+    try:
+        while (left := deadline - time.monotonic()) > 0:
+            s.settimeout(min(1.0, left))
+            with contextlib.suppress(TimeoutError):
+                if not s.recv(65536):
+                    return True
+    except (ConnectionResetError, BrokenPipeError):
+        return True
+    return False
+
+
 def test_a_stalled_reader_is_cut_off_while_a_good_one_keeps_up(servers):
     server = servers("--port", "0", "--memory", "--max-pending-bytes", "65536", "--unsent-bytes", "16384")
     assert server.http("POST", "/api/boards", BOARD)[0] == 201
@@ -253,6 +267,15 @@ def test_a_stalled_reader_is_cut_off_while_a_good_one_keeps_up(servers):
                 break
         server.wait_for_log("fell behind its event stream")
         assert seen >= 1
+        # Cut off means closed: what the kernel still holds for the stalled socket is all there is
+        # to read before the end of the stream, within a deadline.
+        assert reaches_eof(stalled, time.monotonic() + WAIT), "the stalled reader's stream did not end"
+        # And the good reader gets the next op.
+        status, body = post_op(server, {"type": "edit", "op": "after", "base": seen, "item": "t1",
+                                        "label": "after the cut"}, conn=conn)
+        assert status == 200, body
+        e = good.next_event()
+        assert (int(e["id"]), e["data"]["op"]) == (seen + 1, "after"), e
     finally:
         stalled.close()
         good.close()
