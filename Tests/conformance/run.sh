@@ -91,4 +91,4 @@ fi
 
 # 6. The summary; its exit status is the verdict.
 echo "run.sh: reports in $OUT/reports (index.html)" >&2
-python3 Tests/conformance/summary.py "$OUT/reports" shuffleboard
+python3 Tests/conformance/summary.py "$OUT/reports" shuffleboard "${cases[@]}"
