@@ -107,11 +107,14 @@ class Writer:
         return op
 
     def until(self, pred, timeout: float = WAIT) -> dict:
-        """Records every message up to the first matching `pred`, which it returns."""
+        """Records every message up to the first matching `pred`, which it returns; TimeoutError
+        when none came within `timeout` (whether the last read timed out or messages that do not
+        match kept coming), which callers that poll can catch."""
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
-            assert left > 0, f"{self.rec.name}: no matching message within {timeout}s"
+            if left <= 0:
+                raise TimeoutError(f"{self.rec.name}: no matching message within {timeout}s")
             m = self.client.recv(left)
             self.rec.saw(m)
             if pred(m):
