@@ -62,8 +62,9 @@ class Contexts:
         self.browser = browser
         self.made = []
         self.errors = []
-        # A refused or dropped socket is logged by the browser itself while a server restarts.
-        self.allowed = ["WebSocket connection"]
+        # Nothing by default: a test that restarts the server or refuses sockets says so with
+        # `allow_socket_errors()`, so that a socket error anywhere else fails its test.
+        self.allowed: list[str] = []
 
     def __call__(self, **context_args):
         context_args.setdefault("viewport", {"width": 760, "height": 720})
@@ -76,6 +77,11 @@ class Contexts:
     def allow(self, text):
         """Console errors that contain `text` are expected (say why where it is called)."""
         self.allowed.append(text)
+
+    def allow_socket_errors(self):
+        """For a test that restarts its server or has sockets refused: the browser itself logs
+        "WebSocket connection to … failed" as a console error for each refused or dropped one."""
+        self.allow("WebSocket connection")
 
     def watch(self, page):
         page.on("pageerror", lambda e: self.errors.append(str(e)))

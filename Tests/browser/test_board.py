@@ -268,7 +268,8 @@ def test_concurrent_drops_on_the_same_tile_converge(clients, server):
     assert sorted(want["grid"], key=lambda s: int(s[1:])) == GRID
 
 
-def test_page_reconnects_after_a_server_restart_and_shows_the_current_state(clients, server, browser):
+def test_page_reconnects_after_a_server_restart_and_shows_the_current_state(clients, contexts, server, browser):
+    contexts.allow_socket_errors()  # the page's reconnects while the server is down are refused
     ann = clients("Ann")
     ann.drag("t1", '[data-item="t2"]')
     wait_same_as_server(server, "b1", ann)
@@ -286,7 +287,8 @@ def test_page_reconnects_after_a_server_restart_and_shows_the_current_state(clie
     assert want["grid"][6:8] == ["t8", "t7"]
 
 
-def test_a_change_made_offline_is_sent_once_after_reconnecting(clients, server):
+def test_a_change_made_offline_is_sent_once_after_reconnecting(clients, contexts, server):
+    contexts.allow_socket_errors()  # the page's reconnects while the server is down are refused
     ann = clients("Ann")
     port = server.port
     server.stop()

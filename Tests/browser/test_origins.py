@@ -64,6 +64,7 @@ def test_a_page_on_another_origin_can_neither_create_a_board_nor_connect(context
     threading.Thread(target=evil.serve_forever, daemon=True).start()
     # The hostile page's refused POST is logged by the browser itself.
     contexts.allow("status of 403 (Forbidden)")
+    contexts.allow_socket_errors()  # and so is its WebSocket, refused with 403 (its Origin)
     ctx = contexts()
     try:
         page = ctx.new_page()
