@@ -89,6 +89,19 @@ VIEWER_REFUSED = """() => {
 }"""
 
 
+def pointer_drag(p, item: str, onto: str) -> None:
+    """A whole mouse drag of tile `item` onto tile `onto`."""
+    box = p.locator(f'[data-item="{item}"]').bounding_box()
+    target = p.locator(f'[data-item="{onto}"]').bounding_box()
+    # From the tile's middle: its corner holds the hover-revealed remove button.
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    p.mouse.move(x, y)
+    p.mouse.down()
+    p.mouse.move(x + 10, y + 10, steps=3)
+    p.mouse.move(target["x"] + target["width"] / 2, target["y"] + target["height"] / 2, steps=8)
+    p.mouse.up()
+
+
 def test_a_view_token_watches_but_cannot_move_tiles(contexts, secured):
     # The editor first: a view token never creates the board (its hello for one that does not
     # exist yet is refused with 4404).
@@ -99,15 +112,7 @@ def test_a_view_token_watches_but_cannot_move_tiles(contexts, secured):
     for p in (editor, viewer):
         expect(p.locator("#app")).to_have_attribute("data-connected", "true", timeout=10000)
     viewer.keyboard.press("Tab")
-    box = viewer.locator('[data-item="t1"]').bounding_box()
-    target = viewer.locator('[data-item="t5"]').bounding_box()
-    # From the tile's middle: its corner holds the hover-revealed remove button.
-    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-    viewer.mouse.move(x, y)
-    viewer.mouse.down()
-    viewer.mouse.move(x + 10, y + 10, steps=3)
-    viewer.mouse.move(target["x"] + target["width"] / 2, target["y"] + target["height"] / 2, steps=8)
-    viewer.mouse.up()
+    pointer_drag(viewer, "t1", "t5")
     # The server refused everything the viewer sent about it (a drag, and a drop if the page sent
     # one before the drag's refusal came back): every op and the drag got `reject forbidden`.
     viewer.wait_for_function(VIEWER_REFUSED, timeout=5000)
@@ -116,3 +121,8 @@ def test_a_view_token_watches_but_cannot_move_tiles(contexts, secured):
     expect(viewer.locator("#app")).to_have_attribute("data-seq", "0")
     expect(viewer.locator('[data-zone="grid"] [data-item]').first).to_have_attribute("data-item", "t1")
     assert first(editor) == "t1"
+    # And the viewer does watch: the editor's swap shows on its page.
+    pointer_drag(editor, "t1", "t5")
+    expect(viewer.locator("#app")).to_have_attribute("data-seq", "1")
+    expect(viewer.locator('[data-zone="grid"] [data-item]').first).to_have_attribute("data-item", "t5")
+    assert first(editor) == "t5"
