@@ -1,7 +1,8 @@
 """One address floods the server with connections before any upgrade: thousands that never send a
 byte and over a thousand slowloris connections dribbling request headers (more than the server's
 1,024 header buffers), each reopened when the server drops it. A client from another address
-(127.0.0.2: on Linux all of 127/8 is loopback) still joins a board within 2 s, the attacker's
+(127.0.0.2: on Linux all of 127/8 is loopback) still joins a board, within a generous bound of the
+time the same join took before the flood (both printed), the attacker's
 address is cut off at accept with one log line and a metric, and once the attack ends the
 address gets in again. Every loop is bounded in count and time; every socket is closed."""
 import contextlib
@@ -13,7 +14,7 @@ import ssl
 import threading
 import time
 
-from harness import SUBPROTOCOL, Client
+from harness import SUBPROTOCOL, WAIT, Client
 from test_tls_origin import self_signed
 from websockets.sync.client import connect
 
@@ -164,14 +165,21 @@ def test_one_address_flooding_connections_does_not_keep_another_from_joining(ser
     idle = idle_count()
     raise_open_files(idle + SLOWLORIS + 512)
     server = servers("--port", "0", "--memory")
+    # The baseline: the same join on this machine, in this run, before the flood.
+    baseline = join_from(server, VICTIM, "victim", timeout=WAIT)
     flood = Flood(server.port, idle)
     try:
         flood.open_all()
         flood.thread.start()
         assert len(flood.slow) == SLOWLORIS and len(flood.idle) > idle - 10, "the flood did not connect"
         assert flood.round_done.wait(10), "the flood's first round did not end"
-        took = join_from(server, VICTIM, "victim", timeout=2.0)
-        assert took < 2.0
+        # A server that the flood starves never answers (the join times out); one that does not
+        # answers within a few times what it took alone, plus slack for the flood's own CPU.
+        bound = 5.0 + 20 * baseline
+        took = join_from(server, VICTIM, "victim", timeout=bound)
+        print(f"a join took {took * 1000:.0f} ms under the flood, {baseline * 1000:.0f} ms before it "
+              f"(bound {bound:.2f} s)")
+        assert took < bound
         assert flood.reopened > 0, "the server dropped none of the flood"
         server.wait_for_log(r"address 127\.0\.0\.1 cut off: \d+ connections not upgraded, "
                             r"--max-pending-per-address 32; refusing its new connections at accept")
