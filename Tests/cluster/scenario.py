@@ -103,8 +103,13 @@ class Scenario:
     # ---- Checks that hold at any time.
 
     def check_seen_is_stored(self, when: str) -> None:
-        """Every seq any client heard of, up to the stored head, is stored with the op id it heard."""
+        """The stored head is at least every seq any client heard of (durable before visible: a
+        promoted standby that lost the tail fails here), and every one is stored with the op id it
+        heard. What they heard is read before the store: it was durable when they heard it (a
+        check polled from a thread still holds while the clients go on)."""
+        heard = max((max(t.seen, default=0) for t in self.people), default=0)
         head, ops = self.cluster.all_ops(BOARD)
+        assert head >= heard, f"{when}: the store's head is seq {head}, but a client heard of seq {heard}"
         stored = {op["seq"]: op["op"] for op in ops}
         for t in self.people:
             for seq, op_id in sorted(t.seen.items()):
