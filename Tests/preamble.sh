@@ -2,7 +2,7 @@
 # What every test runner (Tests/process, Tests/browser, Tests/cluster, Tests/conformance run.sh)
 # does first, in one place. Sourced: `source "$(dirname "$0")/../preamble.sh"`. It sets -euo
 # pipefail, makes the repository root the working directory (ROOT), sources scripts/deps.sh, and
-# sets PY (PYTHON, default python3). Then:
+# sets PY (PYTHON, default python3) and puts Tests/pytest-plugins on PYTHONPATH. Then:
 #   need_py "MODULE, MODULE" PACKAGE...   installs PACKAGEs from PyPI for $PY unless it imports the modules
 #   server_binary                         exports SHUFFLEBOARD_BIN: as given, or built (SwiftPM scratch
 #                                         path SHUFFLEBOARD_SCRATCH, default .build)
@@ -11,6 +11,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
 source scripts/deps.sh
 PY=${PYTHON:-python3}
+# The pytest plugins the runners load with -p (Tests/pytest-plugins: no_skips_in_ci, under CI=true
+# a skipped test fails the run).
+export PYTHONPATH="$ROOT/Tests/pytest-plugins${PYTHONPATH:+:$PYTHONPATH}"
 
 need_py() {
   local modules=$1

@@ -14,4 +14,4 @@ mkdir -p "$SHUFFLEBOARD_TEST_OUTPUT"
 
 # The tests (each bounds its own waits; the whole run is bounded too).
 cd Tests/browser
-exec timeout 600 "$PY" -m pytest -q -p no:cacheprovider "$@"
+exec timeout 600 "$PY" -m pytest -q -rs -p no_skips_in_ci -p no:cacheprovider "$@"

@@ -16,4 +16,4 @@ server_binary
 
 # The tests; each bounds its own waits, and the whole run is bounded too.
 cd Tests/cluster
-exec timeout 420 "$PY" -m pytest -q -p no:cacheprovider "$@"
+exec timeout 420 "$PY" -m pytest -q -rs -p no_skips_in_ci -p no:cacheprovider "$@"
