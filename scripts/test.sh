@@ -8,7 +8,9 @@
 # Every step runs under a time limit (`timeout`, which stops the step's whole process group), so
 # that a hung test fails the run instead of stalling it. The limits are a few times what each step
 # takes on a loaded two-core machine (the whole run takes about 7 minutes there); the test
-# runners bound their own waits and runs inside these too.
+# runners bound their own waits and runs inside these too. The cluster step's limit is above the
+# sum of its tests' own limits (Tests/cluster/run.sh, conftest.py): it takes some 7 minutes, and a
+# test that hangs is stopped by its own limit, with pytest's summary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,7 +33,7 @@ step 900 "what the tests need, installed when missing" bash -c '
   need_cluster_test_deps
   command -v node >/dev/null || need_apt nodejs
   need_typescript
-  need_pip playwright=playwright pytest=pytest websockets=websockets prometheus_client=prometheus-client
+  need_pip playwright=playwright pytest=pytest pytest_timeout=pytest-timeout websockets=websockets prometheus_client=prometheus-client
   need_venv .build/api-venv Tests/api/requirements.txt'
 
 log=$(mktemp)
@@ -65,7 +67,7 @@ step 420 "process tests: the real binary (crash and restart, CLI, board API, tra
 step 180 "HTTP API against docs/openapi.yaml: openapi-spec-validator, then schemathesis on a running server" \
   Tests/api/run.sh >&2
 
-step 540 "cluster tests: PostgreSQL, three nodes and HAProxy; kill -9, SIGSTOP and restart of a board's owner; PostgreSQL failover; partitions" \
+step 4060 "cluster tests: PostgreSQL, three nodes and HAProxy; kill -9, SIGSTOP and restart of a board's owner; PostgreSQL failover; partitions" \
   Tests/cluster/run.sh >&2
 
 step 420 "WebSocket conformance: Autobahn|Testsuite fuzzingclient against --echo-path (sections 1-7, 10)" \

@@ -1,3 +1,4 @@
+import inspect
 import os
 import sys
 
@@ -10,11 +11,47 @@ sys.path.insert(0, HERE)
 
 from cluster import Cluster, HAPostgres, HAProxy, Postgres  # noqa: E402
 from harness import BIN  # noqa: E402
+from scenario import BOUND  # noqa: E402
+
+# Every test has a time limit of its own (pytest-timeout): one that plays the scenario its bound
+# and a minute more (the cluster's start, the final checks, the stop), any other a minute and a
+# half (the slowest takes some 40 s on a loaded machine, the session's PostgreSQL stop included). The
+# whole run's limit (SHUFFLEBOARD_CLUSTER_SUITE_LIMIT, set by run.sh) must be above their sum, so
+# that a slow test is stopped by its own limit, with pytest's summary, never the run by the suite's.
+SCENARIO_TIMEOUT = BOUND + 60
+TEST_TIMEOUT = 90
 
 
 def pytest_configure(config):
     if not BIN or not os.access(BIN, os.X_OK):
         raise pytest.UsageError("set SHUFFLEBOARD_BIN to the shuffleboard binary (Tests/cluster/run.sh does)")
+    if not config.pluginmanager.hasplugin("timeout"):
+        raise pytest.UsageError("the cluster tests need pytest-timeout (Tests/cluster/run.sh installs it)")
+
+
+def time_limit(item) -> float:
+    return float(item.get_closest_marker("timeout").args[0])
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.get_closest_marker("timeout") is None:
+            plays = "play(" in inspect.getsource(item.function)
+            item.add_marker(pytest.mark.timeout(SCENARIO_TIMEOUT if plays else TEST_TIMEOUT))
+    total = sum(time_limit(item) for item in items)
+    limit = os.environ.get("SHUFFLEBOARD_CLUSTER_SUITE_LIMIT")
+    if limit and total >= float(limit):
+        raise pytest.UsageError(f"the {len(items)} tests' own time limits add up to {total:.0f} s, not below "
+                                f"the run's {limit} s (SHUFFLEBOARD_CLUSTER_SUITE_LIMIT): raise it in run.sh")
+    config.stash[TOTAL] = (len(items), total)
+
+
+TOTAL = pytest.StashKey[tuple[int, float]]()
+
+
+def pytest_report_collectionfinish(config):
+    count, total = config.stash.get(TOTAL, (0, 0.0))
+    return f"time limits: {count} tests, {total:.0f} s in all (scenarios {SCENARIO_TIMEOUT:.0f} s each, others {TEST_TIMEOUT} s)"
 
 
 @pytest.fixture(scope="session")

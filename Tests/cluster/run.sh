@@ -11,9 +11,12 @@ source "$(dirname "$0")/../preamble.sh"
 # PostgreSQL: scripts/postgres.sh installs it. The browser is Debian's chromium, never `playwright install`.
 need_cluster_test_deps
 need_apt chromium openssl
-need_py "pytest, websockets.asyncio.client, playwright" pytest 'websockets>=13' playwright
+need_py "pytest, pytest_timeout, websockets.asyncio.client, playwright" pytest pytest-timeout 'websockets>=13' playwright
 server_binary
 
-# The tests; each bounds its own waits, and the whole run is bounded too.
+# The tests; each bounds its own waits and has a time limit of its own (pytest-timeout, see
+# conftest.py), and the whole run is bounded too, above the sum of those limits (conftest.py
+# refuses to start when it is not): a slow test is stopped with pytest's summary, never the run.
+export SHUFFLEBOARD_CLUSTER_SUITE_LIMIT=4000
 cd Tests/cluster
-exec timeout 420 "$PY" -m pytest -q -rs -p no_skips_in_ci -p no:cacheprovider "$@"
+exec timeout "$SHUFFLEBOARD_CLUSTER_SUITE_LIMIT" "$PY" -m pytest -q -rs -p no_skips_in_ci -p no:cacheprovider "$@"
