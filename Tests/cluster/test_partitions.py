@@ -93,8 +93,8 @@ def test_an_owner_cut_off_from_postgres_fences_itself_and_its_clients_resume_els
         bound = LEASE + 1.0 + 2 * baseline
         scenario.say(f"{owner} fenced itself: its clients closed with 1012 {fenced:.2f}s after the cut "
                      f"(bound {bound:.2f}s: {BASELINE_OPS} ops were stored in {baseline:.2f}s before it)")
-        assert fenced <= bound, f"{owner} fenced itself {fenced:.2f}s after the cut, the lease is {LEASE}s, " \
-                                f"the bound {bound:.2f}s ({BASELINE_OPS} ops took {baseline:.2f}s before the cut)"
+        assert fenced <= bound, (f"{owner} fenced itself {fenced:.2f}s after the cut, the lease is {LEASE}s, "
+                                 f"the bound {bound:.2f}s ({BASELINE_OPS} ops took {baseline:.2f}s before the cut)")
 
         new = await scenario.new_owner(owner)
         await scenario.progress(ROUND_OPS, f"with {owner} cut off")
