@@ -259,7 +259,7 @@ final class Relay {
             return flooded(connection, holding: bytes, towardsClient: true)
         }
         guard let message = LWS.message(input, length, wsi: wsi, buffer: &upstream.rx) else { return }
-        upstream.didAnswer()
+        if upstream.didAnswer() { runtime.handle(.forwardAnswered(upstream.connection)) }
         meters.relayed.add(.toClient)
         meters.relayedBytes.add(.toClient, UInt64(message.count))
         runtime.webSockets.send(RelayedMessage.frame(message), to: connection)
