@@ -70,6 +70,15 @@ func serve(_ options: ServeOptions) -> Int32 {
     {
         return fail("--cluster-ca \(file): no PEM certificate in it")
     }
+    if let file = options.clusterKeyFile {
+        guard let contents = FileManager.default.contents(atPath: file) else {
+            return fail("--cluster-key \(file): cannot read the file")
+        }
+        switch ClusterKeys.parse(contents) {
+        case .success(let keys): config.clusterKeys = keys
+        case .failure(let problem): return fail("--cluster-key \(file): \(problem.message)")
+        }
+    }
     if let file = options.authSecretFile {
         do {
             config.authSecrets = try readSecrets(file)

@@ -244,8 +244,8 @@ extension Relay {
     /// or nil: no such header, or no valid cluster key with it (then the socket's address counts).
     func forwardedHTTPAddress(_ wsi: OpaquePointer, socketPeer: String) -> String? {
         guard let address = Self.customHeader(wsi, Self.forwardedForHeader) else { return nil }
-        guard let clusterKey, let key = Self.customHeader(wsi, Self.clusterKeyHeader),
-            clusterKey.token.matches(key.utf8), Self.isAddress(address)
+        guard let key = Self.customHeader(wsi, Self.clusterKeyHeader), acceptsClusterKey(key),
+            Self.isAddress(address)
         else {
             clientLog.warning(
                 "an HTTP request from \(socketPeer) names a forwarded-for address without a valid cluster key; "

@@ -48,9 +48,13 @@ final class Relay {
     /// upstreams' (Relay/LinkConnection.swift), and by owner and board.
     var links: [UInt64: LinkConnection] = [:]
     var linkByKey: [String: UInt64] = [:]
-    /// The cluster secret as the `x-shuffleboard-cluster-key` header carries it (hex), and as a
-    /// token to compare a received one with in constant time; nil when not clustered.
+    /// The cluster key this node presents, as the `x-shuffleboard-cluster-key` header carries it
+    /// (hex), and as a token to compare a received one with in constant time; nil when not
+    /// clustered.
     let clusterKey: (hex: String, token: StaticToken)?
+    /// Every key a node may present to this one: `clusterKey`'s, and during a rotation the other
+    /// keys of `--cluster-key` (ClusterKey.swift).
+    let acceptedKeys: [StaticToken]
     /// The upstreams' ping policy and a warning's state.
     let forwarding: ForwardingSetup
     let config: ServerConfig
@@ -61,7 +65,7 @@ final class Relay {
     unowned let runtime: Service
 
     init(
-        config: ServerConfig, clusterSecret: [UInt8]?, log: Logger, clientLog: ClientLog, meters: TransportMeters,
+        config: ServerConfig, clusterKeys: [String], log: Logger, clientLog: ClientLog, meters: TransportMeters,
         runtime: Service
     ) {
         self.config = config
@@ -70,10 +74,8 @@ final class Relay {
         self.meters = meters
         self.runtime = runtime
         forwarding = ForwardingSetup(timeout: config.forwardTimeout)
-        clusterKey = clusterSecret.map { secret in
-            let hex = Self.hex(secret)
-            return (hex, StaticToken(Array(hex.utf8)))
-        }
+        clusterKey = clusterKeys.first.map { ($0, StaticToken(Array($0.utf8))) }
+        acceptedKeys = clusterKeys.map { StaticToken(Array($0.utf8)) }
     }
 
     /// Forgets every upstream (after the context is gone: their callbacks found no client).

@@ -94,7 +94,7 @@ final class Service {
         webSockets = WebSockets(config: config, log: log, clientLog: clientLog, meters: meters, runtime: self)
         http = HTTP(config: config, log: log, clientLog: clientLog, meters: meters, runtime: self)
         relay = Relay(
-            config: config, clusterSecret: Relay.clusterSecret(config: config, cluster: cluster, log: log), log: log,
+            config: config, clusterKeys: Relay.clusterKeys(config: config, cluster: cluster, log: log), log: log,
             clientLog: clientLog, meters: meters, runtime: self)
         httpForwards = HTTPForwards(
             config: config, clusterKey: relay.clusterKey?.hex,
