@@ -18,6 +18,8 @@ import time
 import urllib.error
 import urllib.request
 
+import pytest
+
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
@@ -113,10 +115,12 @@ def check(outcome: dict, hellos: int, label: str) -> None:
     assert counts.get("welcome", 0) >= hellos // 2, counts
 
 
-def test_every_hello_is_answered_while_the_owner_changes_by_churn_and_by_racing_deletes(clusters):
-    cluster = clusters(count=3, lease=LEASE)  # node links: the default
+@pytest.mark.parametrize("links", ["on", "off"])
+def test_every_hello_is_answered_while_the_owner_changes_by_churn_and_by_racing_deletes(clusters, links):
+    """Over node links (the default), and over an upstream per client (`--node-links off`)."""
+    cluster = clusters(count=3, lease=LEASE, extra=("--node-links", links))
     ports = [n.port for n in cluster.nodes]
     churned = asyncio.run(churn(ports, "churn", hellos=160, deletes=False, seed=29))
     deleted = asyncio.run(churn(ports, "racing", hellos=120, deletes=True, seed=2911))
-    check(churned, 160, "churn")
-    check(deleted, 120, "churn with racing deletes")
+    check(churned, 160, f"churn, node links {links}")
+    check(deleted, 120, f"churn with racing deletes, node links {links}")
