@@ -63,7 +63,8 @@ extension CommandLineParser {
                                     system's trusted authorities)
           --cluster-key FILE        the keys nodes present to each other, one per line in hex (at least
                                     32 digits): this node presents the first and accepts every one (to
-                                    rotate: docs/cluster.md); default: the key kept in the database
+                                    rotate: docs/cluster.md; SIGHUP reads it again); default: the
+                                    key kept in the database
 
         LIMITS (0 turns a limit off):
           --hello-timeout SECONDS   close a connection that sends no hello in time with 4408 (default 10)

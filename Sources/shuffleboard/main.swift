@@ -119,6 +119,26 @@ func serve(_ options: ServeOptions) -> Int32 {
         source.resume()
         sources.append(source)
     }
+    if let file = options.clusterKeyFile {
+        // SIGHUP: the key file again, for a rotation without a restart (docs/cluster.md). A file
+        // that does not read as keys changes nothing.
+        signal(SIGHUP, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
+        source.setEventHandler {
+            guard let contents = FileManager.default.contents(atPath: file) else {
+                return log.error("SIGHUP: --cluster-key \(file): cannot read the file; keeping the keys in use")
+            }
+            switch ClusterKeys.parse(contents) {
+            case .success(let keys):
+                log.info("SIGHUP: --cluster-key \(file) read again: \(keys.count) key(s)")
+                server.useClusterKeys(keys)
+            case .failure(let problem):
+                log.error("SIGHUP: --cluster-key \(file): \(problem.message); keeping the keys in use")
+            }
+        }
+        source.resume()
+        sources.append(source)
+    }
     do {
         let port = try server.start()
         advertiseListeningPort(port, options: options, store: store, log: log)

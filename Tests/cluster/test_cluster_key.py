@@ -8,6 +8,7 @@ its client is closed with 1013 once the retries give up, and the owner never tak
 client's address (a REST op it relays counts as n3's own). A key file that is not hex is refused at start.
 """
 
+import signal
 import time
 
 from harness import Client, run_cli
@@ -72,6 +73,62 @@ def test_nodes_with_the_old_and_the_new_key_keep_talking_and_an_unknown_key_is_r
                                                          "on": True})
     n1.server.wait_for_log(r"names a forwarded-for address without a valid cluster key; using the socket's address")
     for client in (a, b, c, d, e):
+        client.close()
+
+
+def reload(node, path, *keys):
+    """Writes `keys` to the node's key file, sends SIGHUP, and waits until the node uses them."""
+    with open(path, "w") as f:
+        f.write("\n".join(keys) + "\n")
+    start = len(node.server.lines)
+    node.server.signal(signal.SIGHUP)
+    node.server.wait_for_log(rf"cluster keys: {len(keys)} in use", start=start)
+
+
+def test_the_runbook_rotates_the_key_with_sighup_and_no_restart(clusters, tmp_path):
+    """Steps 2–4 of docs/cluster.md#rotating-the-cluster-key on n1 and n2 with SIGHUP instead of
+    restarts: at each step a new board owned by n1 is joined through n2 (a new node link, with the
+    key n2 presents then) and through n3, which keeps the old key; a session forwarded before the
+    rotation keeps going throughout; after the last step n3's old key opens nothing."""
+    files = {name: key_file(tmp_path, f"{name}.keys", OLD) for name in ("n1", "n2", "n3")}
+    cluster = clusters(count=3, node_extra={name: ("--cluster-key", path) for name, path in files.items()})
+    n1, n2, n3 = cluster.nodes
+    owner = joined(n1, "r0", "Ann")
+    early = joined(n2, "r0", "Bo")  # its node link was opened with the old key
+    clients = [owner, early]
+
+    def step(number, board, n3_gets_in):
+        clients.append(joined(n1, board, "Own"))
+        clients.append(joined(n2, board, "Two"))
+        early.send({"type": "toggle", "op": f"early-{number}", "base": number, "item": "t1", "on": number % 2 == 0})
+        assert early.result_of(f"early-{number}")["seq"] == number + 1
+        third = Client(n3.server)
+        clients.append(third)
+        third.send({"type": "hello", "board": board, "name": "Three"})
+        answer = third.expect(lambda m: m["type"] in ("welcome", "error"), timeout=20)
+        assert answer["type"] == ("welcome" if n3_gets_in else "error"), (number, answer)
+        if not n3_gets_in:
+            assert third.wait_closed(timeout=5) == 1013
+
+    step(0, "r1", True)
+    for node in (n1, n2):
+        reload(node, files[node.name], OLD, NEW)  # step 2: present the old, accept both
+    step(1, "r2", True)
+    for node in (n1, n2):
+        reload(node, files[node.name], NEW, OLD)  # step 3: present the new, accept both
+    step(2, "r3", True)
+    for node in (n1, n2):
+        reload(node, files[node.name], NEW)  # step 4: the new alone
+    step(3, "r4", False)
+    n1.server.wait_for_log(r"node link from .* refused: no valid cluster key")
+    # A file that does not read as keys changes nothing.
+    start = len(n1.server.lines)
+    with open(files["n1"], "w") as f:
+        f.write("not a key\n")
+    n1.server.signal(signal.SIGHUP)
+    n1.server.wait_for_log(r"SIGHUP: --cluster-key .*hex digits only; keeping the keys in use", start=start)
+    step(4, "r5", False)
+    for client in clients:
         client.close()
 
 

@@ -57,12 +57,10 @@ final class HTTPForwards {
     private(set) var forwards: [UInt64: Forward] = [:]
     private let config: ServerConfig
     private let log: Logger
-    private let clusterKey: String?
     private unowned let runtime: Service
 
-    init(config: ServerConfig, clusterKey: String?, maxForwards: Int, log: Logger, runtime: Service) {
+    init(config: ServerConfig, maxForwards: Int, log: Logger, runtime: Service) {
         self.config = config
-        self.clusterKey = clusterKey
         self.log = log
         self.runtime = runtime
         limit = 2 * max(1, maxForwards)
@@ -234,7 +232,7 @@ final class HTTPForwards {
             add("content-length:", String(request.body.count)),
             add(Relay.forwardedForHeader, request.peer)
         else { return false }
-        if let clusterKey, !add(Relay.clusterKeyHeader, clusterKey) { return false }
+        if let clusterKey = runtime.relay.clusterKey, !add(Relay.clusterKeyHeader, clusterKey.hex) { return false }
         return true
     }
 }

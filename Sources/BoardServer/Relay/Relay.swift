@@ -51,10 +51,13 @@ final class Relay {
     /// The cluster key this node presents, as the `x-shuffleboard-cluster-key` header carries it
     /// (hex), and as a token to compare a received one with in constant time; nil when not
     /// clustered.
-    let clusterKey: (hex: String, token: StaticToken)?
+    private(set) var clusterKey: (hex: String, token: StaticToken)?
     /// Every key a node may present to this one: `clusterKey`'s, and during a rotation the other
     /// keys of `--cluster-key` (ClusterKey.swift).
-    let acceptedKeys: [StaticToken]
+    private(set) var acceptedKeys: [StaticToken]
+    /// New keys from another thread (`Server.useClusterKeys`, on SIGHUP), taken when the service
+    /// thread drains its inbox.
+    let keyInbox = Inbox<[String]>()
     /// The upstreams' ping policy and a warning's state.
     let forwarding: ForwardingSetup
     let config: ServerConfig
@@ -76,6 +79,15 @@ final class Relay {
         forwarding = ForwardingSetup(timeout: config.forwardTimeout)
         clusterKey = clusterKeys.first.map { ($0, StaticToken(Array($0.utf8))) }
         acceptedKeys = clusterKeys.map { StaticToken(Array($0.utf8)) }
+    }
+
+    /// From now on presents the first of `keys` and accepts every one (`--cluster-key` re-read):
+    /// connections made before keep going; new ones, and their owners, see the new keys.
+    func useClusterKeys(_ keys: [String]) {
+        guard let first = keys.first, clusterKey != nil else { return }
+        clusterKey = (first, StaticToken(Array(first.utf8)))
+        acceptedKeys = keys.map { StaticToken(Array($0.utf8)) }
+        log.info("cluster keys: \(keys.count) in use, the first presented")
     }
 
     /// Forgets every upstream (after the context is gone: their callbacks found no client).
