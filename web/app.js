@@ -38,6 +38,7 @@ class App {
       handleOnly: (item) => !!this.session.layoutOf(item)?.handle,
     });
     this.client = null; // the SDK's client for the board (sdk/shuffleboard.js)
+    this.stalled = false; // no welcome came in time on the last socket, and none since
     this.lastPoint = null; // the pointer of a drag (axis-locked), in viewport coordinates
     this.origin = null; // where the pointer lifted the tile
     this.axis = null; // the lifted tile's zone axis ('x', 'y' or null)
@@ -169,7 +170,15 @@ class App {
       WebSocket: this.win.WebSocket,
     });
     this.client = c;
-    c.on('connecting', () => this.view.setConnection('connecting'));
+    // A socket that got no welcome in time (a server or a board's owner that never answers):
+    // the page says so until a welcome comes, while the client keeps trying.
+    c.on('connecting', () => this.view.setConnection(this.stalled ? 'stalled' : 'connecting'));
+    c.on('stalled', (s) => {
+      this.stalled = true;
+      this.view.setConnection('stalled');
+      this.view.toast(`The board has not answered for ${Math.round(s.after / 1000)} s; still trying…`);
+    });
+    c.on('welcome', () => { this.stalled = false; });
     // A new socket: the session starts its connection over (the client's hello resumes from the
     // same seq the session has applied, or asks for the board after a resync), with the token
     // the client has now (a fresh one after a 4401), which links made from now on carry.

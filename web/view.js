@@ -46,6 +46,7 @@ export class View {
     this.root.dataset.connected = state === 'open' ? 'true' : 'false';
     const words = {
       open: 'Connected', connecting: 'Connecting…', closed: 'Offline — reconnecting…',
+      stalled: 'No answer from the board — still trying…',
       unauthorized: 'Not allowed: no valid access token',
       expired: 'Your access has expired',
       revoked: 'Your access has been revoked',

@@ -85,6 +85,14 @@ extension Hub {
     /// first, and the transport relays everything else both ways.
     private func forward(_ id: ConnectionID, to node: String, advertise: String) {
         guard let session = sessions[id], case .joining(let join) = session.phase else { return }
+        if session.relayed {
+            // Another node forwarded it here, taking this node for the owner, and it is not (any
+            // more: it gave the board up, or a delete took it). Forwarded on, it would reach
+            // nobody (the transport relays only its own clients' sockets). Closed unanswered, it
+            // makes the forwarding node claim the board again and forward it to the owner itself.
+            log(.info, "\(id) came forwarded for board \(join.board), which is on node \(node) now; sending it back")
+            return closeSession(id, code: 1012, reason: "board moved; try again", flush: false)
+        }
         let messages = [join.hello] + join.queued
         session.phase = .forwarded(join, node: node)
         log(.info, "\(id) from \(session.peer): board \(join.board) is on node \(node); forwarding to \(advertise)")
@@ -124,13 +132,13 @@ extension Hub {
             case .forwarded(var join, let node) = session.phase
         else { return }
         let board = join.board
+        if let code, Self.isFinal(code) {
+            log(.debug, "\(id): node \(node) closed the forward of board \(board) with \(code)")
+            // After what the owner sent before its close (its final error, over a node link
+            // in the same read as the close), as the owner's own client would get it.
+            return closeSession(id, code: code, reason: "closed by the board's owner", flush: true)
+        }
         if answered {
-            if let code, Self.isFinal(code) {
-                log(.debug, "\(id): node \(node) closed the forward of board \(board) with \(code)")
-                // After what the owner sent before its close (its final error, over a node link
-                // in the same read as the close), as the owner's own client would get it.
-                return closeSession(id, code: code, reason: "closed by the board's owner", flush: true)
-            }
             log(.info, "\(id): node \(node), owner of board \(board), went away; closing with 1012")
             return closeSession(id, code: 1012, reason: "board owner gone; reconnect", flush: false)
         }
@@ -165,9 +173,10 @@ extension Hub {
     }
 
     /// On each tick: boards whose lease has surely run out leave memory; retries that are due
-    /// claim their board again.
+    /// claim their board again; joins past their deadline end.
     func clusterTick() {
         if !httpForwards.isEmpty { expireHTTPForwards() }
+        if !joinDeadlines.isEmpty { expireJoins() }
         var expired: [BoardID] = []
         for (id, host) in boards {
             if let lease = host.lease, now >= lease.until { expired.append(id) }
@@ -189,6 +198,27 @@ extension Hub {
             } else {
                 seekBoard(for: session, join.board)
             }
+        }
+    }
+
+    /// The backstop behind every rule above: a session that said `hello` and has had no answer
+    /// `timers.joinDeadline` later (no `welcome` here, nothing from the owner it was forwarded
+    /// to), whatever the owners did meanwhile, gets `unavailable` and 1013, and tries again.
+    func expireJoins() {
+        let expired = joinDeadlines.filter { now >= $0.value }.keys.sorted()
+        for id in expired {
+            joinDeadlines[id] = nil
+            guard let session = sessions[id] else { continue }
+            let board: BoardID
+            switch session.phase {
+            case .joining(let join), .forwarded(let join, _): board = join.board
+            default: continue
+            }
+            meters.limitHits.add(.joinDeadline)
+            log(.warning, "\(id) from \(session.peer): no answer for board \(board) in time; closing with 1013")
+            refuse(
+                id, ProtocolError(.unavailable, "board \(board) did not answer in time; try again"), code: 1013,
+                reason: "no answer in time")
         }
     }
 

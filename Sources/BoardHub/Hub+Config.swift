@@ -123,6 +123,11 @@ extension Hub {
         let lease: Instant.Span
         /// In a cluster: `ClusterSettings.forwardTimeout` (zero for one node).
         let forwardTimeout: Instant.Span
+        /// In a cluster: how long after its `hello` a session with no answer is closed anyway
+        /// (`Hub.expireJoins`): four leases and two forward timeouts, past the end of every
+        /// retry (`ForwardRetry`: three leases after the first failed forward, which took up to
+        /// a forward timeout, and the last try's own).
+        let joinDeadline: Instant.Span
 
         init(_ config: Config) {
             shutdownGrace = Instant.Span(config.shutdownGrace)
@@ -134,6 +139,7 @@ extension Hub {
             maxStreamAge = Instant.Span(config.maxStreamAge)
             lease = Instant.Span(config.cluster?.lease ?? .zero)
             forwardTimeout = Instant.Span(config.cluster?.forwardTimeout ?? .zero)
+            joinDeadline = Instant.Span(milliseconds: 4 * lease.milliseconds + 2 * forwardTimeout.milliseconds)
         }
     }
 }

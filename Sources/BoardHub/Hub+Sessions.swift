@@ -35,6 +35,8 @@ final class Session {
 
     let id: ConnectionID
     let peer: String
+    /// Another node forwarded it here (`Event.opened`): it is never forwarded on (Hub+Cluster.swift).
+    let relayed: Bool
     var phase: Phase = .awaitingHello
     /// Whether this connection counts against its address's connections.
     var counted = false
@@ -50,9 +52,10 @@ final class Session {
     var messages: TokenBucket
     var strikes: TokenBucket
 
-    init(id: ConnectionID, peer: String, config: Hub.Config, now: Instant, stalled: Int64) {
+    init(id: ConnectionID, peer: String, relayed: Bool = false, config: Hub.Config, now: Instant, stalled: Int64) {
         self.id = id
         self.peer = peer
+        self.relayed = relayed
         ops = TokenBucket(config.opRate, now: now, stalled: stalled)
         messages = TokenBucket(config.messageRate, now: now, stalled: stalled)
         strikes = TokenBucket(config.strikeRate, now: now, stalled: stalled)
@@ -74,8 +77,8 @@ final class SessionToken {
 
 /// The session rules: phases, hello, joining and leaving a board.
 extension Hub {
-    func opened(_ id: ConnectionID, peer: String) {
-        let session = Session(id: id, peer: peer, config: config, now: now, stalled: stalled)
+    func opened(_ id: ConnectionID, peer: String, relayed: Bool = false) {
+        let session = Session(id: id, peer: peer, relayed: relayed, config: config, now: now, stalled: stalled)
         sessions[id] = session
         log(.info, "\(id) opened from \(peer)")
         if stopping { return closeSession(id, code: 1001, reason: "server shutting down", flush: false) }
@@ -86,6 +89,7 @@ extension Hub {
     func closed(_ id: ConnectionID) {
         guard let session = sessions.removeValue(forKey: id) else { return }
         stopAwaitingHello(id)
+        joinDeadlines[id] = nil
         log(.debug, "\(id) closed")
         release(session)
         leaveBoard(session)
@@ -97,6 +101,7 @@ extension Hub {
         guard let session = sessions[id] else { return }
         if case .closing = session.phase { return }
         leaveBoard(session)
+        joinDeadlines[id] = nil
         session.phase = .closing
         emit(.close(id, code: code, reason: reason, flush: flush))
     }
@@ -218,6 +223,7 @@ extension Hub {
             return
         }
         session.phase = .joining(join)
+        if config.cluster != nil { joinDeadlines[session.id] = now + timers.joinDeadline }
         seekBoard(for: session, board)
     }
 
@@ -250,6 +256,7 @@ extension Hub {
         }
         let user = makeUser(name: join.name)
         session.phase = .joined(boardID, user.id)
+        joinDeadlines[session.id] = nil
         host.add(user.id, on: session.id)
         meters.joins.add()
         log(.info, "\(user.id) \"\(join.name)\" joined board \(boardID) from \(session.peer)")

@@ -25,8 +25,10 @@ package final class Hub {
         /// A connection from this address carried the cluster's secret: it is another node of
         /// the cluster, whose connections (forwarded clients') no accept-time cap counts.
         case clusterPeer(String)
-        /// A WebSocket connection opened from `peer`.
-        case opened(ConnectionID, peer: String)
+        /// A WebSocket connection opened from `peer`; `relayed` when another node of the cluster
+        /// forwards it here (over a node link, or with the cluster key), taking this node for its
+        /// board's owner.
+        case opened(ConnectionID, peer: String, relayed: Bool = false)
         /// A complete client message arrived (or failed to parse).
         case received(ConnectionID, Result<ClientMessage, ProtocolError>)
         /// A WebSocket connection closed.
@@ -57,6 +59,9 @@ package final class Hub {
         /// `unrelayed`: what the client sent after the forward that never reached the owner (for
         /// that retry; the transport may leave it empty, and then those messages are lost).
         case forwardEnded(ConnectionID, code: UInt16?, answered: Bool, unrelayed: [ClientMessage] = [])
+        /// In a cluster: the owner sent a forwarded connection its first message (its `welcome`,
+        /// or the error it was refused with): the owner has the connection's `hello`.
+        case forwardAnswered(ConnectionID)
         /// In a cluster: the store has carried out a `release` of the board (after every write
         /// queued before it), whether or not it still held the lease.
         case released(BoardID)
@@ -166,6 +171,9 @@ package final class Hub {
     /// In a cluster: joining sessions waiting to claim their board again after a forward that
     /// never reached the owner (`Session.retry` says when).
     var retrying: Set<ConnectionID> = []
+    /// In a cluster: when each session that said `hello` and has no answer yet (no `welcome`
+    /// here, nothing from the owner it was forwarded to) is closed anyway (Hub+Cluster.swift).
+    var joinDeadlines: [ConnectionID: Instant] = [:]
     /// `POST /api/boards/{id}/ops` waiting for their op's answer, by the user each was sent as
     /// (Hub+REST.swift).
     var restOps: [UserID: RESTOp] = [:]
@@ -207,7 +215,7 @@ package final class Hub {
         case .upgraded(let id): leftPending(id)
         case .socketClosed(let id): leftPending(id)
         case .clusterPeer(let address): clusterPeer(address)
-        case .opened(let id, let peer): opened(id, peer: peer)
+        case .opened(let id, let peer, let relayed): opened(id, peer: peer, relayed: relayed)
         case .received(let id, let message): received(message, on: id)
         case .closed(let id): closed(id)
         case .request(let exchange, let request): route(request, exchange: exchange)
@@ -220,6 +228,7 @@ package final class Hub {
         case .leases(let held, let validUntil, let alive): leases(held: held, validUntil: validUntil, alive: alive)
         case .forwardEnded(let id, let code, let answered, let unrelayed):
             forwardEnded(id, code: code, answered: answered, unrelayed: unrelayed)
+        case .forwardAnswered(let id): joinDeadlines[id] = nil
         case .released(let board): released(board)
         case .transportCounted(let count): meters.count(count)
         case .streamEnded(let exchange): streamEnded(exchange)

@@ -157,6 +157,8 @@ package enum LimitName: String, MetricLabels, CaseIterable {
     case boardsInMemory = "boards_in_memory"
     /// Messages queued while a board loads (1008).
     case joiningQueue = "joining_queue"
+    /// In a cluster: no answer for a `hello` within four leases and two forward timeouts (1013).
+    case joinDeadline = "join_deadline"
     /// Kept going over `--op-rate`/`--message-rate` (1008).
     case rateStrikes = "rate_strikes"
     /// `--hello-timeout` (4408).

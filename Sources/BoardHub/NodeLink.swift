@@ -8,7 +8,8 @@ package import BoardCore
 /// - **Clients.** A client the hub forwards is attached with the hub's messages (its `hello` and
 ///   what followed it): an `open` frame, then one `message` frame each. What it sends later
 ///   follows as `message` frames; its going, as a `leave`.
-/// - **From the owner.** A `message` or `close` goes to its client; a `broadcast` to every
+/// - **From the owner.** A `message` or `close` goes to its client (a client's first message
+///   is its answer: `Action.answered`; a close before any, a forward not answered); a `broadcast` to every
 ///   client that has joined (seen its `welcome`) but the one excepted; `some` to the clients it
 ///   names. Frames come in order on one connection, so each client sees the owner's order: its
 ///   welcome before any broadcast that counts it. A frame for a client that left is dropped; a
@@ -80,6 +81,8 @@ package final class NodeLink {
         /// A client's forward ended — the owner closed it (its code), or the link went (nil) — as
         /// its own upstream's would have: tell the hub (`Event.forwardEnded`).
         case ended(ConnectionID, code: UInt16?, answered: Bool, unrelayed: [[UInt8]])
+        /// The owner sent this client its first message: tell the hub (`Event.forwardAnswered`).
+        case answered(ConnectionID)
     }
 
     private struct Client {
@@ -216,7 +219,9 @@ package final class NodeLink {
         switch frame {
         case .message(let number, let payload):
             guard var client = clients[number] else { return [] }
+            var actions: [Action] = []
             if !client.answered {
+                actions.append(.answered(client.connection))
                 client.answered = true
                 // What was written is the owner's now; what waits is still to be written.
                 let waiting = queue.reduce(into: 0) { $0 += $1.client == number ? 1 : 0 }
@@ -226,7 +231,7 @@ package final class NodeLink {
             }
             if payload.starts(with: Self.welcome) { client.joined = true }
             clients[number] = client
-            return [.deliver(payload, to: [client.connection])]
+            return actions + [.deliver(payload, to: [client.connection])]
         case .broadcast(let except, let payload):
             let members = clients.values.filter(\.joined).map(\.connection).sorted()
             let excepted = except.flatMap { clients[$0] }.map(\.connection)
@@ -239,7 +244,11 @@ package final class NodeLink {
             guard let client = clients.removeValue(forKey: number) else { return [] }
             numbers[client.connection] = nil
             _ = reason  // The hub closes the client with the code, or with 1012 (`Hub.isFinal`).
-            let ended = Action.ended(client.connection, code: code, answered: true, unrelayed: [])
+            // Closed before any answer (an owner that is not one any more sends the client back
+            // with 1012): as an upstream's, a forward the hub may try again, with what was sent.
+            let ended = Action.ended(
+                client.connection, code: code, answered: client.answered,
+                unrelayed: client.answered ? [] : Array(client.kept.dropFirst(client.fromHub)))
             // The owner closed the last client (a deleted board): the link goes, as at a last leave.
             guard clients.isEmpty, phase == .established else { return [ended] }
             phase = .closing(code: 1000, handedOver: false)

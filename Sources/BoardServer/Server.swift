@@ -24,6 +24,8 @@ package final class Server: Sendable {
     private let state = Mutex<(port: Int?, error: String?, running: Bool)>((nil, nil, false))
     /// Configured in `start()` before it runs; afterwards only cancelled, by the service thread.
     private nonisolated(unsafe) let ticker: DispatchSourceTimer
+    /// The relay's door for new cluster keys (thread-safe), taken from it once, here.
+    private let keyInbox: Inbox<[String]>
 
     /// A server for `config` over `store`; call `start()`. With a `ClusterStore` the server is a
     /// node of that cluster: its hub claims boards instead of loading them, and a renewal thread
@@ -32,6 +34,7 @@ package final class Server: Sendable {
         self.config = config
         log = Logger(level: config.logLevel, format: config.logFormat)
         service = Service(config: config, store: store, log: log)
+        keyInbox = service.relay.keyInbox
         ticker = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
         // Resumed at once, with no schedule (so it never fires until `start` gives one): libdispatch
         // traps when a source that was never resumed is released, and a server that fails to
@@ -78,6 +81,15 @@ package final class Server: Sendable {
         guard stopped.wait(timeout: .now() + .nanoseconds(timeout.nanoseconds)) == .success else { return false }
         stopped.signal()  // Let other waiters through too.
         return true
+    }
+
+    /// In a cluster started with `--cluster-key`: uses `keys` (hex, the presented one first) from
+    /// now on, for new connections (from any thread: SIGHUP re-reads the file). False when the
+    /// server is not running.
+    @discardableResult
+    package func useClusterKeys(_ keys: [String]) -> Bool {
+        guard !keys.isEmpty else { return false }
+        return keyInbox.post(keys)
     }
 
     /// Blocks until the server has stopped (after `stop()`, from any thread).
@@ -131,6 +143,7 @@ package final class Server: Sendable {
         }
         service.context = context
         service.inbox.attach(context)
+        service.relay.keyInbox.attach(context)
         if config.hoverPacing > .zero {
             service.webSockets.pacer = Pacer(context: context, protocolName: "shuffleboard.v1")
             if service.webSockets.pacer == nil {
@@ -169,6 +182,7 @@ package final class Server: Sendable {
             keeper.releaseAll()
         }
         _ = service.inbox.detach()
+        _ = service.relay.keyInbox.detach()
         service.webSockets.connections.removeAll()
         // Upstreams still closing end here (their callbacks find no client, so the hub hears nothing).
         lws_context_destroy(context)

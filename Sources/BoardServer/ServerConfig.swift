@@ -210,6 +210,11 @@ package struct ServerConfig: Sendable {
     /// A node sends it (as hex) with every connection it forwards, and trusts the client address
     /// a forwarded connection names only when it carries this secret.
     package var clusterSecret: [UInt8]?
+    /// The cluster keys of `--cluster-key FILE`, in lower-case hex, instead of the secret: the
+    /// first is the one this node presents, and a connection presenting any of them is another
+    /// node's (so a key can be rotated without stopping the cluster: docs/cluster.md). Empty:
+    /// `clusterSecret`, or the store's.
+    package var clusterKeys: [String] = []
     /// Seconds a forwarded connection's upstream may take to connect to the owner and finish its
     /// WebSocket handshake; an established upstream is pinged after this long without a pong and
     /// hung up on after twice this long (`--forward-timeout`).

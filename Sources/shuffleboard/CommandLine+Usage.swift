@@ -61,6 +61,10 @@ extension CommandLineParser {
           --cluster-ca FILE         with --tls-cert: trust only the nodes whose certificate this PEM
                                     authority signed for their --advertise address (default: the
                                     system's trusted authorities)
+          --cluster-key FILE        the keys nodes present to each other, one per line in hex (at least
+                                    32 digits): this node presents the first and accepts every one (to
+                                    rotate: docs/cluster.md; SIGHUP reads it again); default: the
+                                    key kept in the database
 
         LIMITS (0 turns a limit off):
           --hello-timeout SECONDS   close a connection that sends no hello in time with 4408 (default 10)

@@ -62,6 +62,8 @@ struct ServeOptions {
     var keepOps = 10_000
     /// `--auth-secret FILE`: turns access control on.
     var authSecretFile: String?
+    /// `--cluster-key FILE`: the cluster keys, instead of the database's.
+    var clusterKeyFile: String?
     /// `--metrics-token FILE`: `/metrics` wants this bearer token.
     var metricsTokenFile: String?
 }
@@ -243,6 +245,8 @@ enum CommandLineParser {
                 options.config.tlsKey = try reader.value(for: option)
             case "--cluster-ca":
                 options.config.clusterCA = try reader.value(for: option)
+            case "--cluster-key":
+                options.clusterKeyFile = try reader.value(for: option)
             case "--hello-timeout":
                 options.config.helloTimeout = try number(reader.value(for: option), option, 1...3600)
             case "--hold-lifetime":

@@ -70,6 +70,15 @@ func serve(_ options: ServeOptions) -> Int32 {
     {
         return fail("--cluster-ca \(file): no PEM certificate in it")
     }
+    if let file = options.clusterKeyFile {
+        guard let contents = FileManager.default.contents(atPath: file) else {
+            return fail("--cluster-key \(file): cannot read the file")
+        }
+        switch ClusterKeys.parse(contents) {
+        case .success(let keys): config.clusterKeys = keys
+        case .failure(let problem): return fail("--cluster-key \(file): \(problem.message)")
+        }
+    }
     if let file = options.authSecretFile {
         do {
             config.authSecrets = try readSecrets(file)
@@ -106,6 +115,26 @@ func serve(_ options: ServeOptions) -> Int32 {
         source.setEventHandler {
             log.info("signal \(sig == SIGINT ? "SIGINT" : "SIGTERM"): stopping")
             server.stop()
+        }
+        source.resume()
+        sources.append(source)
+    }
+    if let file = options.clusterKeyFile {
+        // SIGHUP: the key file again, for a rotation without a restart (docs/cluster.md). A file
+        // that does not read as keys changes nothing.
+        signal(SIGHUP, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
+        source.setEventHandler {
+            guard let contents = FileManager.default.contents(atPath: file) else {
+                return log.error("SIGHUP: --cluster-key \(file): cannot read the file; keeping the keys in use")
+            }
+            switch ClusterKeys.parse(contents) {
+            case .success(let keys):
+                log.info("SIGHUP: --cluster-key \(file) read again: \(keys.count) key(s)")
+                server.useClusterKeys(keys)
+            case .failure(let problem):
+                log.error("SIGHUP: --cluster-key \(file): \(problem.message); keeping the keys in use")
+            }
         }
         source.resume()
         sources.append(source)

@@ -86,14 +86,19 @@ import Testing
         _ = link.handle(.established)
         _ = written(link)
         let welcome = bytes(#"{"type":"welcome","you":"u1"}"#)
-        #expect(link.handle(.received(frame(.message(client: 1, welcome)))) == [.deliver(welcome, to: [c1])])
+        #expect(
+            link.handle(.received(frame(.message(client: 1, welcome)))) == [.answered(c1), .deliver(welcome, to: [c1])])
+        #expect(
+            link.handle(.received(frame(.message(client: 1, welcome)))) == [.deliver(welcome, to: [c1])],
+            "answered once")
         // c2 has no welcome yet: the owner's broadcast is c1's alone.
         let hover = bytes(#"{"type":"hover","by":"u9"}"#)
         #expect(
             link.handle(.received(frame(.broadcast(except: nil, hover))))
                 == [.deliverAll(hover, members: [c1], except: nil)])
         let reject = bytes(#"{"type":"reject","op":"x"}"#)
-        #expect(link.handle(.received(frame(.message(client: 2, reject)))) == [.deliver(reject, to: [c2])])
+        #expect(
+            link.handle(.received(frame(.message(client: 2, reject)))) == [.answered(c2), .deliver(reject, to: [c2])])
         let welcome2 = bytes(#"{"type":"welcome","you":"u2"}"#)
         _ = link.handle(.received(frame(.message(client: 2, welcome2))))
         #expect(
@@ -130,6 +135,20 @@ import Testing
         #expect(link.handle(.fromClient(c2, bytes("12345678"))) == [.requestWrite])
         #expect(written(link) == [.message(client: 2, bytes("12345678"))])
         #expect(link.handle(.fromClient(c2, bytes("abcdefgh"))) == [])
+    }
+
+    @Test func aCloseBeforeAnyAnswerEndsAForwardNotAnsweredWithWhatTheClientSentAfterTheHubsMessages() {
+        let link = link()
+        _ = link.handle(.attach(c1, address: "a", origin: nil, messages: [bytes("h1")]))
+        _ = link.handle(.attach(c2, address: "b", origin: nil, messages: [bytes("h2")]))
+        _ = link.handle(.established)
+        _ = written(link)
+        _ = link.handle(.fromClient(c1, bytes("m1")))
+        // The owner is not one any more: it sends c1 back without a word (the hub tries again).
+        #expect(
+            link.handle(.received(frame(.close(client: 1, code: 1012, reason: "board moved"))))
+                == [.ended(c1, code: 1012, answered: false, unrelayed: [bytes("m1")])])
+        #expect(link.attached == [c2] && link.accepting)
     }
 
     @Test func losingTheLinkEndsEveryClientsForwardAsItsOwnUpstreamWould() {
@@ -196,6 +215,8 @@ import Testing
         _ = link.handle(.established)
         _ = written(link)
         _ = link.handle(.writeable)
+        _ = link.handle(.received(frame(.message(client: 1, bytes(#"{"type":"welcome"}"#)))))
+        _ = link.handle(.received(frame(.message(client: 2, bytes(#"{"type":"welcome"}"#)))))
         #expect(
             link.handle(.received(frame(.close(client: 1, code: 4410, reason: "deleted"))))
                 == [.ended(c1, code: 4410, answered: true, unrelayed: [])])

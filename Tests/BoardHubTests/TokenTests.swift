@@ -189,6 +189,7 @@ import Testing
         let forwarded = h.on(.answered(read, .elsewhere(node: "b", advertise: "127.0.0.1:9002")))
         let sent = forwarded.compactMap { if case .forward(_, _, let messages) = $0 { messages } else { nil } }
         #expect(sent == [[.hello(board: board("demo"), name: "Ada", since: nil, token: fresh)]])
+        h.on(.forwardAnswered(a))  // its welcome came from the owner
         #expect(tick(h, at: 100).isEmpty, "the owner closes it, not this node")
         // The owner's 4401 is passed on.
         #expect(closes(in: h.on(.forwardEnded(a, code: 4401, answered: true))).map(\.1) == [4401])

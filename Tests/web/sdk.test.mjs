@@ -170,6 +170,40 @@ test('a dropped connection reconnects with growing delays and resumes with since
   assert.equal(FakeSocket.made.length, 4);
 });
 
+test('a socket with no welcome in time is given up, said so, and tried again until a welcome comes', () => {
+  const { client, clock, socket, events } = setup({ joinTimeout: 30_000 });
+  const stalled = [];
+  client.on('stalled', (v) => stalled.push(v));
+  // Opened, hello sent, and nothing: a forwarded hello nobody answers (issue 29).
+  socket().open();
+  assert.deepEqual(socket().sent, [{ type: 'hello', board: 'b1', name: 'Ann' }]);
+  clock.run(29_999);
+  assert.deepEqual(stalled, []);
+  assert.equal(client.state, 'joining');
+  clock.run(1);
+  assert.deepEqual(stalled, [{ after: 30_000 }]);
+  assert.deepEqual(socket().closedWith, { code: 1000, reason: 'no welcome in time' });
+  assert.equal(client.state, 'reconnecting');
+  assert.deepEqual(events.filter((e) => e[0] === 'close').map((e) => e[1]), [{ code: 1006, reason: 'no welcome in time' }]);
+  // Its late close event changes nothing; the next socket comes after the backoff.
+  socket().drop(1000);
+  clock.run(125);
+  assert.equal(FakeSocket.made.length, 2);
+  // A socket that never even opens is given up the same way.
+  clock.run(30_000);
+  assert.equal(stalled.length, 2);
+  assert.equal(FakeSocket.made[1].closedWith.reason, 'no welcome in time');
+  clock.run(250);
+  assert.equal(FakeSocket.made.length, 3);
+  // A welcome ends it: no more timeouts, and the session is open.
+  socket().open();
+  socket().say(welcome({ seq: 0, board: BOARD }));
+  clock.run(120_000);
+  assert.equal(stalled.length, 2);
+  assert.equal(client.state, 'open');
+  assert.equal(FakeSocket.made.length, 3);
+});
+
 test('op() resolves with the committed op, and rejects with the reason of a reject or an error', async () => {
   const { client, socket } = setup();
   socket().open();

@@ -204,6 +204,8 @@ export interface ClientEvents {
   presence: Presence;
   message: ServerMessage;
   close: { code: number; reason: string };
+  /** No welcome came `joinTimeout` ms after a socket was opened: the client tries again. */
+  stalled: { after: number };
   expired: { token: string | null };
   revoked: { token: string | null };
   unauthorized: { token: string | null };
@@ -236,6 +238,8 @@ export interface ConnectOptions {
   now?: () => number;
   random?: () => number;
   newOpId?: () => string;
+  /** How long a socket may go without a welcome before 'stalled' and another try (ms, default 30,000). */
+  joinTimeout?: number;
 }
 
 /** An op the server did not commit. */

@@ -27,6 +27,9 @@ const OPEN = 1;
 /** After `error unavailable` naming an op on a connection that stays open (the server's store is behind):
  * how long before the op is sent again on it. */
 const AGAIN_MS = 1000;
+/** How long a socket may go without a welcome before the client says so and tries again (ms):
+ * past a cluster's own bound on an unanswered hello at its default lease (docs/protocol.md#clusters). */
+const JOIN_TIMEOUT_MS = 30_000;
 
 /**
  * An op the server did not commit: `reason` is the reject's reason (`conflict`, `held`, …) or the
@@ -81,6 +84,9 @@ export function connect(options) {
  *   'presence'    who is here changed: {users, userCount} (userCount only on a large board)
  *   'message'     every server message, in order, after the client's own bookkeeping
  *   'close'       the socket closed: {code, reason}; the client reconnects unless it stopped
+ *   'stalled'     no welcome came `joinTimeout` ms after the socket was opened (a server, or a
+ *                 board's owner in a cluster, that never answers): {after}; the client drops the
+ *                 socket and tries again, with the usual backoff, until a welcome comes
  *   'expired', 'revoked', 'unauthorized'      the token ended (or was refused): the client stopped
  *   'warning'     something worth a console line: {message, error}
  */
@@ -93,18 +99,20 @@ export class Client {
   #retiring = null; // a socket being closed for a resync: what it still says is ignored
   #snapshotNext = false;
   #attempt = 0;
+  #joinTimer = null; // while a socket has no welcome yet: when it is given up ('stalled')
 
   /**
    * `url`: the server (`http://HOST:PORT`) or its WebSocket URL; `board`, `name`: whom to join as;
    * `token`: an access token, or `getToken()`: returns (a promise of) a fresh one, asked for first
    * when there is no token and then before each expiry. `since`: resume from this seq (a board
    * kept from before). Tests and other environments may pass `WebSocket`, `setTimeout`,
-   * `clearTimeout`, `now` and `random`.
+   * `clearTimeout`, `now` and `random`. `joinTimeout`: how long a socket may go without a
+   * welcome before the client says so ('stalled') and tries again (ms, default 30,000).
    */
   constructor({
     url, board, name, token = null, getToken = null, since = null,
     WebSocket = null, setTimeout: setT = null, clearTimeout: clearT = null, now = () => Date.now(),
-    random = Math.random, newOpId: makeOpId = newOpId,
+    random = Math.random, newOpId: makeOpId = newOpId, joinTimeout = JOIN_TIMEOUT_MS,
   } = {}) {
     if (typeof board !== 'string' || !board) throw new TypeError('connect: `board` is required');
     if (typeof name !== 'string' || !name) throw new TypeError('connect: `name` is required');
@@ -119,6 +127,7 @@ export class Client {
     this.now = now;
     this.random = random;
     this.newOpId = makeOpId;
+    this.joinTimeout = Number.isFinite(joinTimeout) && joinTimeout > 0 ? joinTimeout : JOIN_TIMEOUT_MS;
     this.tokens = new TokenKeeper(token, { canFetch: !!getToken, random });
     /** The last committed seq applied (null before the first welcome). */
     this.seq = Number.isSafeInteger(since) && since >= 0 ? since : null;
@@ -260,6 +269,7 @@ export class Client {
       return;
     }
     this.ws = ws;
+    this.#joinTimer = this.#after(this.joinTimeout, () => this.#joinTimedOut(ws));
     ws.addEventListener('open', () => {
       if (ws !== this.ws) return;
       this.#setState('joining');
@@ -286,8 +296,27 @@ export class Client {
     ws.addEventListener('close', (e) => this.#closed(ws, e.code, e.reason));
   }
 
+  /**
+   * No welcome within `joinTimeout`: whatever holds it up (a server or an owner that never
+   * answers, a connect that hangs), the user hears of it and the client tries again.
+   */
+  #joinTimedOut(ws) {
+    this.#joinTimer = null;
+    if (ws !== this.ws || this.#stopped()) return;
+    this.#emit('stalled', { after: this.joinTimeout });
+    if (ws.readyState <= OPEN) ws.close(1000, 'no welcome in time');
+    this.#closed(ws, 1006, 'no welcome in time');
+  }
+
+  #clearJoinTimer() {
+    if (this.#joinTimer === null) return;
+    this.#cancel(this.#joinTimer);
+    this.#joinTimer = null;
+  }
+
   #closed(ws, code, reason) {
     if (ws !== this.ws) return;
+    this.#clearJoinTimer();
     this.ws = null;
     this.#retiring = null;
     this.drags.clear();
@@ -325,6 +354,7 @@ export class Client {
     this.#clearReconnect();
     for (const t of this.#timers) this.clearTimeout(t);
     this.#timers.clear();
+    this.#joinTimer = null;
     const ws = this.ws;
     this.ws = null;
     this.#retiring = null;
@@ -590,6 +620,7 @@ export class Client {
     this.userCount = Number.isInteger(m.userCount) ? m.userCount : null;
     this.drags = new Map((m.drags ?? []).map((d) => [d.item, d.by]));
     this.#attempt = 0;
+    this.#clearJoinTimer();
     this.#setState('open');
     // Ops not answered before the connection dropped (or made while it was down): resent with
     // their op ids, so the server acknowledges any it had committed instead of applying it twice.

@@ -30,19 +30,29 @@ extension Relay {
         return String(decoding: text, as: UTF8.self)
     }
 
-    /// The cluster secret: `config.clusterSecret`, else the cluster store's (read here, on the
-    /// thread that makes the server, never on the service thread); nil when not clustered.
-    static func clusterSecret(config: ServerConfig, cluster: (any ClusterStore)?, log: Logger) -> [UInt8]? {
-        if let secret = config.clusterSecret { return secret }
-        guard let cluster else { return nil }
+    /// The cluster keys in hex, the presented one first: `config.clusterKeys` (`--cluster-key`),
+    /// else `config.clusterSecret`'s, else the cluster store's (read here, on the thread that makes
+    /// the server, never on the service thread); none when not clustered.
+    static func clusterKeys(config: ServerConfig, cluster: (any ClusterStore)?, log: Logger) -> [String] {
+        if !config.clusterKeys.isEmpty { return config.clusterKeys }
+        if let secret = config.clusterSecret { return [hex(secret)] }
+        guard let cluster else { return [] }
         do {
-            return try cluster.clusterSecret()
+            return [hex(try cluster.clusterSecret())]
         } catch {
             log.error(
                 "cannot read the cluster secret (\(error)): connections this node forwards will count as the node's own "
                     + "address at their owners, and it trusts no forwarded address")
-            return nil
+            return []
         }
+    }
+
+    /// Whether `key` (a header's value) is one of this node's cluster keys. Each is compared in
+    /// constant time, and all of them every time: how long it takes says nothing of which matched.
+    func acceptsClusterKey(_ key: String) -> Bool {
+        var found = false
+        for token in acceptedKeys where token.matches(key.utf8) { found = true }
+        return found
     }
 
     // MARK: The owner's side
@@ -51,9 +61,7 @@ extension Relay {
     /// or no valid cluster key with it (then the socket's address counts, and the log says so).
     func forwardedAddress(_ wsi: OpaquePointer, socketPeer: String, id: ConnectionID) -> String? {
         guard let address = Self.customHeader(wsi, Self.forwardedForHeader) else { return nil }
-        guard let clusterKey, let key = Self.customHeader(wsi, Self.clusterKeyHeader),
-            clusterKey.token.matches(key.utf8)
-        else {
+        guard let key = Self.customHeader(wsi, Self.clusterKeyHeader), acceptsClusterKey(key) else {
             clientLog.warning(
                 "\(id) from \(socketPeer) names a forwarded-for address without a valid cluster key; "
                     + "using the socket's address")
@@ -85,8 +93,8 @@ extension Relay {
 
     /// Whether the upgrade carries this node's cluster key (compared in constant time).
     func presentsClusterKey(_ wsi: OpaquePointer) -> Bool {
-        guard let clusterKey, let key = Self.customHeader(wsi, Self.clusterKeyHeader) else { return false }
-        return clusterKey.token.matches(key.utf8)
+        guard let key = Self.customHeader(wsi, Self.clusterKeyHeader) else { return false }
+        return acceptsClusterKey(key)
     }
 
     /// A header lws does not know, by its lower-case name with the colon; "" when it is longer
@@ -119,5 +127,37 @@ extension Relay {
                     return false
                 }
             }
+    }
+}
+
+/// A `--cluster-key` file: one key per line in hex (what the `x-shuffleboard-cluster-key` header
+/// carries), at least 32 digits (16 bytes) and at most `Relay.maximumHeaderValue`; blank lines and
+/// lines starting with `#` are skipped. The first is presented, every one accepted.
+package enum ClusterKeys {
+    /// What is wrong with a file.
+    package struct Problem: Error {
+        package let message: String
+    }
+
+    /// The keys of a file, in lower-case hex, in its order.
+    package static func parse(_ contents: some Collection<UInt8>) -> Result<[String], Problem> {
+        var keys: [String] = []
+        for (number, line) in contents.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+            .enumerated()
+        {
+            let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+            if text.isEmpty || text.hasPrefix("#") { continue }
+            let key = text.lowercased()
+            guard key.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+                return .failure(Problem(message: "line \(number + 1): a key is hex digits only"))
+            }
+            guard (32...Relay.maximumHeaderValue).contains(key.utf8.count) else {
+                return .failure(
+                    Problem(message: "line \(number + 1): a key has 32 to \(Relay.maximumHeaderValue) hex digits"))
+            }
+            keys.append(key)
+        }
+        guard !keys.isEmpty else { return .failure(Problem(message: "no key in the file")) }
+        return .success(keys)
     }
 }

@@ -57,12 +57,10 @@ final class HTTPForwards {
     private(set) var forwards: [UInt64: Forward] = [:]
     private let config: ServerConfig
     private let log: Logger
-    private let clusterKey: String?
     private unowned let runtime: Service
 
-    init(config: ServerConfig, clusterKey: String?, maxForwards: Int, log: Logger, runtime: Service) {
+    init(config: ServerConfig, maxForwards: Int, log: Logger, runtime: Service) {
         self.config = config
-        self.clusterKey = clusterKey
         self.log = log
         self.runtime = runtime
         limit = 2 * max(1, maxForwards)
@@ -234,7 +232,7 @@ final class HTTPForwards {
             add("content-length:", String(request.body.count)),
             add(Relay.forwardedForHeader, request.peer)
         else { return false }
-        if let clusterKey, !add(Relay.clusterKeyHeader, clusterKey) { return false }
+        if let clusterKey = runtime.relay.clusterKey, !add(Relay.clusterKeyHeader, clusterKey.hex) { return false }
         return true
     }
 }
@@ -244,8 +242,8 @@ extension Relay {
     /// or nil: no such header, or no valid cluster key with it (then the socket's address counts).
     func forwardedHTTPAddress(_ wsi: OpaquePointer, socketPeer: String) -> String? {
         guard let address = Self.customHeader(wsi, Self.forwardedForHeader) else { return nil }
-        guard let clusterKey, let key = Self.customHeader(wsi, Self.clusterKeyHeader),
-            clusterKey.token.matches(key.utf8), Self.isAddress(address)
+        guard let key = Self.customHeader(wsi, Self.clusterKeyHeader), acceptsClusterKey(key),
+            Self.isAddress(address)
         else {
             clientLog.warning(
                 "an HTTP request from \(socketPeer) names a forwarded-for address without a valid cluster key; "

@@ -198,6 +198,9 @@ extension Relay {
             case .sendClose:
                 // Only from a WRITEABLE, which handles it.
                 break
+            case .answered(let id):
+                guard let connection = webSockets.connections[id], connection.upstream == link.id else { continue }
+                runtime.handle(.forwardAnswered(id))
             case .ended(let id, let code, let answered, let unrelayed):
                 guard let connection = webSockets.connections[id], connection.upstream == link.id else { continue }
                 connection.upstream = nil

@@ -48,9 +48,16 @@ final class Relay {
     /// upstreams' (Relay/LinkConnection.swift), and by owner and board.
     var links: [UInt64: LinkConnection] = [:]
     var linkByKey: [String: UInt64] = [:]
-    /// The cluster secret as the `x-shuffleboard-cluster-key` header carries it (hex), and as a
-    /// token to compare a received one with in constant time; nil when not clustered.
-    let clusterKey: (hex: String, token: StaticToken)?
+    /// The cluster key this node presents, as the `x-shuffleboard-cluster-key` header carries it
+    /// (hex), and as a token to compare a received one with in constant time; nil when not
+    /// clustered.
+    private(set) var clusterKey: (hex: String, token: StaticToken)?
+    /// Every key a node may present to this one: `clusterKey`'s, and during a rotation the other
+    /// keys of `--cluster-key` (ClusterKey.swift).
+    private(set) var acceptedKeys: [StaticToken]
+    /// New keys from another thread (`Server.useClusterKeys`, on SIGHUP), taken when the service
+    /// thread drains its inbox.
+    let keyInbox = Inbox<[String]>()
     /// The upstreams' ping policy and a warning's state.
     let forwarding: ForwardingSetup
     let config: ServerConfig
@@ -61,7 +68,7 @@ final class Relay {
     unowned let runtime: Service
 
     init(
-        config: ServerConfig, clusterSecret: [UInt8]?, log: Logger, clientLog: ClientLog, meters: TransportMeters,
+        config: ServerConfig, clusterKeys: [String], log: Logger, clientLog: ClientLog, meters: TransportMeters,
         runtime: Service
     ) {
         self.config = config
@@ -70,10 +77,17 @@ final class Relay {
         self.meters = meters
         self.runtime = runtime
         forwarding = ForwardingSetup(timeout: config.forwardTimeout)
-        clusterKey = clusterSecret.map { secret in
-            let hex = Self.hex(secret)
-            return (hex, StaticToken(Array(hex.utf8)))
-        }
+        clusterKey = clusterKeys.first.map { ($0, StaticToken(Array($0.utf8))) }
+        acceptedKeys = clusterKeys.map { StaticToken(Array($0.utf8)) }
+    }
+
+    /// From now on presents the first of `keys` and accepts every one (`--cluster-key` re-read):
+    /// connections made before keep going; new ones, and their owners, see the new keys.
+    func useClusterKeys(_ keys: [String]) {
+        guard let first = keys.first, clusterKey != nil else { return }
+        clusterKey = (first, StaticToken(Array(first.utf8)))
+        acceptedKeys = keys.map { StaticToken(Array($0.utf8)) }
+        log.info("cluster keys: \(keys.count) in use, the first presented")
     }
 
     /// Forgets every upstream (after the context is gone: their callbacks found no client).
@@ -259,7 +273,7 @@ final class Relay {
             return flooded(connection, holding: bytes, towardsClient: true)
         }
         guard let message = LWS.message(input, length, wsi: wsi, buffer: &upstream.rx) else { return }
-        upstream.didAnswer()
+        if upstream.didAnswer() { runtime.handle(.forwardAnswered(upstream.connection)) }
         meters.relayed.add(.toClient)
         meters.relayedBytes.add(.toClient, UInt64(message.count))
         runtime.webSockets.send(RelayedMessage.frame(message), to: connection)

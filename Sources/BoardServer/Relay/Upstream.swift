@@ -245,11 +245,14 @@ final class Upstream {
     }
 
     /// A complete message came from the owner: what was written before it need not be kept.
-    func didAnswer() {
-        guard !answered else { return }
+    /// True for the first (the owner's answer to the `hello`).
+    @discardableResult
+    func didAnswer() -> Bool {
+        guard !answered else { return false }
         answered = true
         unanswered = []
         unansweredBytes = 0
+        return true
     }
 
     /// What the client sent that never reached the owner, for the hub's retry: when the owner

@@ -94,10 +94,10 @@ final class Service {
         webSockets = WebSockets(config: config, log: log, clientLog: clientLog, meters: meters, runtime: self)
         http = HTTP(config: config, log: log, clientLog: clientLog, meters: meters, runtime: self)
         relay = Relay(
-            config: config, clusterSecret: Relay.clusterSecret(config: config, cluster: cluster, log: log), log: log,
+            config: config, clusterKeys: Relay.clusterKeys(config: config, cluster: cluster, log: log), log: log,
             clientLog: clientLog, meters: meters, runtime: self)
         httpForwards = HTTPForwards(
-            config: config, clusterKey: relay.clusterKey?.hex,
+            config: config,
             maxForwards: hubConfig.cluster?.maxHTTPForwards ?? 1, log: log, runtime: self)
     }
 
@@ -171,6 +171,7 @@ final class Service {
     }
 
     func drainInbox() {
+        if let keys = relay.keyInbox.drain().last { relay.useClusterKeys(keys) }
         for event in inbox.drain() { handle(event) }
     }
 

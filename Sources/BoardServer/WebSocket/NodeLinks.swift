@@ -74,7 +74,7 @@ extension WebSockets {
                 return closeOverLink(id, code: 1008, reason: "origin not allowed", tellHub: false)
             }
             let peerAddress = Relay.isAddress(address) ? address : connection.address
-            runtime.handle(.opened(id, peer: peerAddress))
+            runtime.handle(.opened(id, peer: peerAddress, relayed: true))
         case .received(let id, let payload):
             guard payload.count <= config.maxMessageBytes else {
                 runtime.handle(.transportCounted(.limit(.messageSize)))

@@ -98,7 +98,7 @@ final class WebSockets {
         meters.accepted.add(EndpointLabel(endpoint))
         if deflate { log.debug("\(id) from \(connection.peer) uses permessage-deflate") }
         switch endpoint {
-        case .board: runtime.handle(.opened(id, peer: peer))
+        case .board: runtime.handle(.opened(id, peer: peer, relayed: forwardedFor != nil))
         case .echo: log.debug("\(id) from \(peer) is on the echo endpoint")
         case .node: linkOpened(connection)
         }
