@@ -67,7 +67,7 @@ step 420 "process tests: the real binary (crash and restart, CLI, board API, tra
 step 180 "HTTP API against docs/openapi.yaml: openapi-spec-validator, then schemathesis on a running server" \
   Tests/api/run.sh >&2
 
-step 4060 "cluster tests: PostgreSQL, three nodes and HAProxy; kill -9, SIGSTOP and restart of a board's owner; PostgreSQL failover; partitions" \
+step 4860 "cluster tests: PostgreSQL, three nodes and HAProxy; kill -9, SIGSTOP and restart of a board's owner; PostgreSQL failover; partitions" \
   Tests/cluster/run.sh >&2
 
 step 420 "WebSocket conformance: Autobahn|Testsuite fuzzingclient against --echo-path (sections 1-7, 10)" \

@@ -17,6 +17,6 @@ server_binary
 # The tests; each bounds its own waits and has a time limit of its own (pytest-timeout, see
 # conftest.py), and the whole run is bounded too, above the sum of those limits (conftest.py
 # refuses to start when it is not): a slow test is stopped with pytest's summary, never the run.
-export SHUFFLEBOARD_CLUSTER_SUITE_LIMIT=4000
+export SHUFFLEBOARD_CLUSTER_SUITE_LIMIT=4800
 cd Tests/cluster
 exec timeout "$SHUFFLEBOARD_CLUSTER_SUITE_LIMIT" "$PY" -m pytest -q -rs -p no_skips_in_ci -p no:cacheprovider "$@"
