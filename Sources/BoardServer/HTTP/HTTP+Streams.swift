@@ -30,13 +30,22 @@ extension HTTP {
         // A stream has no deadline: lws must not time it out either.
         lws_set_timeout(exchange.wsi, NO_PENDING_TIMEOUT, 0)
         runtime.limitUnsent(exchange.wsi)
+        exchange.progressed = Clock.now().milliseconds
         flushing.insert(id)
         lws_callback_on_writable(exchange.wsi)
     }
 
-    /// Queues one event for each of these streams, encoded once; cuts off those that fall behind.
+    /// Queues one event for each of these streams, encoded once (a `reset` encoded off the service
+    /// thread is one buffer shared by every queue); cuts off those that fall behind.
+    ///
+    /// What a stream has queued counts against `--max-http-answer-bytes` with every other answer
+    /// held for a client. An event that would take that over the bound is queued only for a
+    /// stream that is keeping up (nothing queued) when it is small (one write at most): a reader
+    /// that keeps up always gets its ops, and the readers behind, or a new stream's large `reset`,
+    /// are cut off instead (an `EventSource` reconnects with `Last-Event-ID` after its `retry`).
     func stream(_ event: StreamEvent, to ids: [ExchangeID]) {
         let bytes = event.encoded()
+        let now = Clock.now().milliseconds
         for id in ids {
             guard let exchange = exchanges[id], exchange.isStreaming, !exchange.ending else { continue }
             if exchange.queuedBytes + bytes.count > config.maxPendingBytes {
@@ -47,10 +56,24 @@ extension HTTP {
                         + "--max-pending-bytes \(config.maxPendingBytes))")
                 continue
             }
+            if config.maxHTTPAnswerBytes > 0 && answerTally.bytes + bytes.count > config.maxHTTPAnswerBytes
+                && (exchange.queuedBytes > 0 || bytes.count > config.maxWriteBytes)
+            {
+                runtime.handle(.transportCounted(.limit(.httpAnswers)))
+                drop(
+                    exchange,
+                    "is behind on its event stream while \(answerTally.bytes) bytes of answers are held for "
+                        + "clients (--max-http-answer-bytes \(config.maxHTTPAnswerBytes))")
+                continue
+            }
             let wasEmpty = exchange.queue.isEmpty
             exchange.queue.append(bytes)
             exchange.queuedBytes += bytes.count
-            if wasEmpty, case .streaming = exchange.phase { lws_callback_on_writable(exchange.wsi) }
+            exchange.hold(bytes.count)
+            if wasEmpty {
+                exchange.progressed = now
+                if case .streaming = exchange.phase { lws_callback_on_writable(exchange.wsi) }
+            }
         }
     }
 
@@ -74,6 +97,9 @@ extension HTTP {
     func streamGone(_ exchange: HTTPExchange) {
         guard exchange.isStreamRequest else { return }
         exchange.isStreamRequest = false
+        // What it still had queued is freed now (for `trimHeapAfterAnswers`).
+        answeredBytes += exchange.queuedBytes
+        exchange.release(exchange.queuedBytes)
         exchange.queue = FIFO()
         exchange.queuedBytes = 0
         runtime.handle(.streamEnded(exchange.id))
@@ -132,6 +158,8 @@ extension HTTP {
             }
         }
         exchange.queuedBytes -= length
+        exchange.release(length)
+        exchange.progressed = Clock.now().milliseconds
         guard Int(lws_write(exchange.wsi, start, length, LWS_WRITE_HTTP)) == length else { return -1 }
         if !exchange.queue.isEmpty || exchange.ending { lws_callback_on_writable(exchange.wsi) }
         return 0
