@@ -139,7 +139,9 @@ extension Hub {
         host.awaitingReset = []
         for exchange in waiting where streams[exchange] != nil {
             if let ops = host.room.publishedOps(after: seq) {
-                begin(exchange, on: host, with: [.encodedReset(seq: seq, bytes: bytes)] + (ops.isEmpty ? [] : [.ops(ops)]))
+                begin(
+                    exchange, on: host, with: [.encodedReset(seq: seq, bytes: bytes)] + (ops.isEmpty ? [] : [.ops(ops)])
+                )
             } else {
                 // Far behind already (ops no longer kept): the board as it is now, encoded here.
                 begin(exchange, on: host, with: [.reset(host.room.published, seq: host.room.visibleSeq)])
@@ -157,7 +159,9 @@ extension Hub {
         for event in first { emit(.stream(event, to: [exchange])) }
         host.streams.append(exchange)
         host.streamed = now
-        log(.debug, "\(exchange) from \(stream.peer): event stream of board \(host.room.id) from seq \(host.room.visibleSeq)")
+        log(
+            .debug,
+            "\(exchange) from \(stream.peer): event stream of board \(host.room.id) from seq \(host.room.visibleSeq)")
     }
 
     /// Whether `ops` take no more bytes than the board does, as a WebSocket resume must (Room.join):

@@ -135,9 +135,10 @@ import Testing
         // An op published while the reset is encoded follows it.
         h.send(c, #"{"type":"toggle","op":"w1","base":0,"item":"t1","on":true}"#)
         #expect(streamed(to: x1, in: h.makeDurable()).isEmpty)
-        guard let (read, job) = first.compactMap({ a -> (ReadID, StoreRead)? in
-            if case .read(let id, let r) = a { (id, r) } else { nil }
-        }).first
+        guard
+            let (read, job) = first.compactMap({ a -> (ReadID, StoreRead)? in
+                if case .read(let id, let r) = a { (id, r) } else { nil }
+            }).first
         else { return }
         let answered = h.on(.answered(read, job.run(on: MemoryStore())))
         let bytes = StreamEvent.reset(Template.colors.board(id: board("demo")), seq: 0).encoded()
