@@ -133,15 +133,22 @@ extension Hub {
         // A board deleted (and perhaps made again) meanwhile has ended or refused its streams.
         guard let host = boards[id], host.resetRead == read else { return }
         host.resetRead = nil
-        guard case .streamReset(let seq, let bytes) = answer else { preconditionFailure("stream reset got \(answer)") }
-        host.reset = (seq, bytes)
         let waiting = host.awaitingReset
         host.awaitingReset = []
+        guard case .streamReset(let seq, let bytes) = answer else {
+            // The encoder asks no store and does not fail; were it to, the board is encoded here.
+            if case .failed(let error) = answer {
+                log(.warning, "encoding a reset of board \(id) failed: \(error.message)")
+            }
+            let fallback: [StreamEvent] = [.reset(host.room.published, seq: host.room.visibleSeq)]
+            for exchange in waiting where streams[exchange] != nil { begin(exchange, on: host, with: fallback) }
+            return
+        }
+        host.reset = (seq, bytes)
         for exchange in waiting where streams[exchange] != nil {
             if let ops = host.room.publishedOps(after: seq) {
-                begin(
-                    exchange, on: host, with: [.encodedReset(seq: seq, bytes: bytes)] + (ops.isEmpty ? [] : [.ops(ops)])
-                )
+                let after: [StreamEvent] = ops.isEmpty ? [] : [.ops(ops)]
+                begin(exchange, on: host, with: [.encodedReset(seq: seq, bytes: bytes)] + after)
             } else {
                 // Far behind already (ops no longer kept): the board as it is now, encoded here.
                 begin(exchange, on: host, with: [.reset(host.room.published, seq: host.room.visibleSeq)])

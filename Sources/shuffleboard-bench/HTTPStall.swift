@@ -153,7 +153,8 @@ struct HTTPStall {
     ) async throws -> PhaseResult {
         let interval = 1_000_000_000 / UInt64(rate)
         let start = JoinStall.now() + 20_000_000
-        let fetchers = path.map { path in (0..<(clients ?? self.clients)).map { _ in Fetcher(port: port, path: path) } } ?? []
+        let fetchers =
+            path.map { path in (0..<(clients ?? self.clients)).map { _ in Fetcher(port: port, path: path) } } ?? []
         let cpuBefore = Self.serviceThreadCPU()
         let began = JoinStall.now()
         for fetcher in fetchers { fetcher.start() }
@@ -343,7 +344,8 @@ final class Fetcher: @unchecked Sendable {
             total += n
             seen += buffer[0..<n]
             if !inReset {
-                guard let at = seen.indices.dropLast(marker.count - 1).first(where: { seen[$0...].starts(with: marker) })
+                guard
+                    let at = seen.indices.dropLast(marker.count - 1).first(where: { seen[$0...].starts(with: marker) })
                 else {
                     if seen.count > 65536 { return nil }
                     continue

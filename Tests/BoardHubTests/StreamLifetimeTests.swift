@@ -184,4 +184,19 @@ import Testing
             #expect(h.on(.answered(read, job.run(on: MemoryStore()))).isEmpty)
         }
     }
+
+    @Test func aFailedEncodeOpensTheWaitingStreamsWithTheBoardEncodedHere() {
+        let h = HubHarness()
+        let c = h.open(1)
+        h.joinNew(c)
+        let asked = h.on(.request(x1, HTTPRequest(method: .get, path: "/api/boards/demo/events")))
+        guard let (read, _) = h.read(in: asked) else { return }
+        let answered = h.on(.answered(read, .failed(StoreError("no"))))
+        #expect(answered.contains { $0 == .openStream(x1) })
+        guard case .reset(_, let seq)? = streamed(to: x1, in: answered).last else {
+            Issue.record("expected a reset, got \(answered)")
+            return
+        }
+        #expect(seq == 0)
+    }
 }
