@@ -65,6 +65,7 @@ def test_streams_that_never_read_are_bounded_dropped_and_their_memory_given_back
     while rss_kb(server) - baseline > 64 * 1024 and time.monotonic() < deadline:
         time.sleep(0.2)  # Polling RSS, bounded.
     after_mb = (rss_kb(server) - baseline) / 1024
+    print(f"RSS +{after_mb:.0f} MB once they are gone")
     assert after_mb <= 64, f"RSS still {after_mb:.0f} MB over the baseline once the streams are gone ({seen})"
     # And the server serves: a stream that reads gets the board.
     assert server.get("/api/boards/big")[0] == 200
