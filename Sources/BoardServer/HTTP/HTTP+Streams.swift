@@ -12,8 +12,10 @@ internal import LWSSupport
 /// events as they come. It is written as a WebSocket reader's messages are: each event is
 /// encoded once for every stream it goes to, queued per stream, and written one piece of at most
 /// `--max-write-bytes` per HTTP_WRITEABLE. A stream whose queue would pass `--max-pending-bytes`
-/// belongs to a reader that stopped reading: it is cut off (dropped), and the hub hears so. A
-/// stream has no `--http-timeout`; a client that closes its side, or sends anything, is dropped
+/// belongs to a reader that stopped reading: it is cut off (dropped), and the hub hears so. What
+/// streams have queued counts against `--max-http-answer-bytes` (`stream(_:to:)`). A stream has
+/// no `--http-timeout`, but one that takes nothing for `--stream-stall-seconds` is dropped
+/// (`HTTP+Watching.swift`); a client that closes its side, or sends anything, is dropped
 /// (`watchFlushing`), since lws would spin on the unread input.
 extension HTTP {
     /// The hub opened a stream: its headers go out at the next HTTP_WRITEABLE.
