@@ -161,7 +161,7 @@ package struct Room: Sendable {
     }
 
     /// The bytes of `published` as a welcome carries it, measured once per published seq.
-    private mutating func boardBytes() -> Int {
+    package mutating func boardBytes() -> Int {
         if let publishedBytes { return publishedBytes }
         let bytes = published.encoded().count
         publishedBytes = bytes

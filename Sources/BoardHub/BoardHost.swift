@@ -12,6 +12,14 @@ final class BoardHost {
     var lease: LeaseView?
     /// The open event streams on the board, in the order they opened (Hub+Streams.swift).
     var streams: [ExchangeID] = []
+    /// Streams whose opening `reset` is being encoded off the service thread, in the order they
+    /// asked; they open when it comes back (Hub+Streams.swift).
+    var awaitingReset: [ExchangeID] = []
+    /// The read encoding it, while one is out.
+    var resetRead: ReadID?
+    /// The last `reset` encoded, shared by every stream that opens at its seq; kept while the
+    /// board has streams.
+    var reset: (seq: Seq, bytes: [UInt8])?
     /// When the streams last got anything (an op, a keepalive).
     var streamed = Instant(milliseconds: 0)
     /// The connections on the board, in join order (shared, unchanged, by every broadcast action).

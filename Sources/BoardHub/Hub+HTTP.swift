@@ -85,7 +85,7 @@ extension Hub {
         case (_, "ops", 2):
             emit(.respond(exchange, .methodNotAllowed("GET, POST")))
         case (_, "events", 2):
-            streamRequest(id, request, exchange: exchange)
+            streamRequest(id, request, claims: claims, exchange: exchange)
         case (.get, "history", 2), (.head, "history", 2):
             historyRequest(id, query: request.query, exchange: exchange)
         case (_, "history", 2):

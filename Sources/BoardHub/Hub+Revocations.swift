@@ -94,9 +94,11 @@ extension Hub {
         }
     }
 
-    /// Closes this node's sessions whose token is revoked (forwarded ones are their owner's).
+    /// Closes this node's sessions whose token is revoked (forwarded ones are their owner's), and
+    /// ends its event streams on one.
     private func closeRevokedSessions() {
         guard !revocations.inForce.isEmpty else { return }
+        endRevokedStreams()
         var closing: [ConnectionID] = []
         for (id, session) in sessions {
             guard let tokenID = session.token?.id, revocations.inForce[tokenID] != nil else { continue }

@@ -1,70 +1,28 @@
-package import BoardCore
-
-/// One event of `GET /api/boards/{id}/events` (Server-Sent Events), encoded once for every
-/// stream it goes to.
-package enum StreamEvent: Equatable, Sendable {
-    /// The first bytes of every stream: how long an `EventSource` waits before it reconnects.
-    case opened
-    /// Committed ops, in seq order: `id: SEQ`, `event: op`, `data: COMMITTED-OP` each.
-    case ops([CommittedOp])
-    /// The board as it is at `seq`: the stream's start when no `since` was given, or when the ops
-    /// after it are no longer kept. `id: SEQ`, `event: reset`, `data: {"seq", "board"}`.
-    case reset(Board, seq: Seq)
-    /// The board was deleted; the stream ends. `event: deleted`, `data: {"deleted": ID}`.
-    case deleted(BoardID)
-    /// A comment line, so that proxies do not close a quiet stream.
-    case keepalive
-    /// In a cluster, a comment before the stream ends: another node serves the board (an
-    /// `EventSource` reconnects after `retry`; a 503 would make it give up).
-    case elsewhere(node: String)
-
-    /// The event as `text/event-stream` bytes (UTF-8; JSON never holds a raw line break).
-    package func encoded() -> [UInt8] {
-        var out: [UInt8] = []
-        func event(_ id: Seq?, _ name: String, _ build: (inout JSONWriter) -> Void) {
-            if let id { out.append(contentsOf: "id: \(id)\n".utf8) }
-            out.append(contentsOf: "event: \(name)\ndata: ".utf8)
-            var w = JSONWriter()
-            build(&w)
-            out.append(contentsOf: w.bytes)
-            out.append(contentsOf: "\n\n".utf8)
-        }
-        switch self {
-        case .opened:
-            out.append(contentsOf: "retry: 1000\n\n".utf8)
-        case .ops(let ops):
-            for op in ops { event(op.seq, "op") { op.encode(into: &$0) } }
-        case .reset(let board, let seq):
-            event(seq, "reset") { w in
-                w.beginObject()
-                w.write("seq", seq)
-                board.encode(into: &w, key: "board")
-                w.endObject()
-            }
-        case .deleted(let id):
-            event(nil, "deleted") { w in
-                w.beginObject()
-                w.write("deleted", id.rawValue)
-                w.endObject()
-            }
-        case .keepalive:
-            out.append(contentsOf: ": keepalive\n\n".utf8)
-        case .elsewhere(let node):
-            // Node names are 1-128 of A-Z a-z 0-9 . _ - (`--node`): nothing to escape in a comment.
-            out.append(contentsOf: ": board served by node \(node); reconnect\n\n".utf8)
-        }
-        return out
-    }
-}
+internal import BoardAuth
+internal import BoardCore
 
 /// An event stream as the hub sees it: asked for, waiting for its board, or open on it.
 struct EventStream {
+    enum Phase {
+        /// Waiting for its board to load (or be claimed).
+        case loading
+        /// Its board is here; its opening `reset` is being encoded off the service thread
+        /// (`BoardHost.awaitingReset`).
+        case encoding
+        /// Open: in `BoardHost.streams`, getting every op.
+        case open
+    }
+
     var board: BoardID
     var peer: String
     /// The seq the client has (nil: none; the stream starts with a `reset`).
     var since: Seq?
     /// When it was asked for.
     var began: Instant
+    var phase = Phase.loading
+    /// With access control: its token's expiry (seconds since 1970) and id (for revocations). A
+    /// stream ends when its token does, as a WebSocket session is closed 4401.
+    var token: (expires: Int64, id: String)?
 }
 
 /// `GET /api/boards/{id}/events`: every committed op of a board, in seq order, as Server-Sent
@@ -73,8 +31,14 @@ struct EventStream {
 /// stays in memory while one is open) but not a user: nobody sees it. The transport writes each
 /// event as it writes a WebSocket's messages, and cuts off a stream whose reader falls behind
 /// its send bound (`streamEnded` follows).
+///
+/// With access control a stream lives no longer than its token: within a second of the token's
+/// revocation (on every node: each reloads the revocations every second) or on the first tick
+/// after its expiry, the stream gets `event: revoked` or `event: expired` and ends. A stream has
+/// no way to take a new token (unlike a WebSocket's `auth`): its client opens a new one with a
+/// fresh token and `Last-Event-ID`, and misses nothing.
 extension Hub {
-    func streamRequest(_ id: BoardID, _ request: HTTPRequest, exchange: ExchangeID) {
+    func streamRequest(_ id: BoardID, _ request: HTTPRequest, claims: Claims, exchange: ExchangeID) {
         guard request.method == .get else { return emit(.respond(exchange, .methodNotAllowed("GET"))) }
         // Last-Event-ID wins over `since`: an EventSource reconnecting keeps its URL. Both are checked.
         var since: Seq?
@@ -105,7 +69,11 @@ extension Hub {
                 .respond(exchange, .error(429, "rate_limited", "too many event streams from your address")))
         }
         address.streams += 1
-        streams[exchange] = EventStream(board: id, peer: request.peer, since: since, began: now)
+        var stream = EventStream(board: id, peer: request.peer, since: since, began: now)
+        if config.auth != nil, let token = Self.bearerToken(request) {
+            stream.token = (claims.expires, TokenAuthority.revocationID(of: token))
+        }
+        streams[exchange] = stream
         if let host = boards[id] {
             openStream(exchange, on: host)
         } else if isDeleting(id) {
@@ -116,6 +84,13 @@ extension Hub {
         } else {
             defer_(.stream(exchange), on: id)
         }
+    }
+
+    /// The token of a request that `authorize` let in: its bearer token (a stream's `?token=`
+    /// was made one by `route`).
+    static func bearerToken(_ request: HTTPRequest) -> String? {
+        guard let header = request.authorization, header.count > 7 else { return nil }
+        return String(header.dropFirst(7)).trimmingWhitespace()
     }
 
     /// A seq as a stream's `since` or `Last-Event-ID` says it: 1 to 18 ASCII digits (no sign).
@@ -134,27 +109,75 @@ extension Hub {
 
     /// Opens a stream on its loaded board: what the client lacks first (the ops after its seq,
     /// or the board when those are not kept or it named none), then every op as it is published.
+    /// The board as a `reset` is encoded off the service thread (a large board is megabytes of
+    /// JSON), once per seq for every stream that opens meanwhile, and kept while streams are open.
     func openStream(_ exchange: ExchangeID, on host: BoardHost) {
-        guard let stream = streams[exchange] else { return }  // Its client left while the board loaded.
-        let room = host.room
-        emit(.openStream(exchange))
-        emit(.stream(.opened, to: [exchange]))
-        if let since = stream.since, let ops = room.publishedOps(after: since), Self.fits(ops, room.published) {
-            if !ops.isEmpty { emit(.stream(.ops(ops), to: [exchange])) }
-        } else {
-            emit(.stream(.reset(room.published, seq: room.visibleSeq), to: [exchange]))
+        guard var stream = streams[exchange] else { return }  // Its client left while the board loaded.
+        let seq = host.room.visibleSeq
+        if let since = stream.since, let ops = host.room.publishedOps(after: since), fits(ops, host) {
+            return begin(exchange, on: host, with: ops.isEmpty ? [] : [.ops(ops)])
         }
-        host.streams.append(exchange)
-        host.streamed = now
-        log(.debug, "\(exchange) from \(stream.peer): event stream of board \(room.id) from seq \(room.visibleSeq)")
+        if let reset = host.reset, reset.seq == seq {
+            return begin(exchange, on: host, with: [.encodedReset(seq: seq, bytes: reset.bytes)])
+        }
+        stream.phase = .encoding
+        streams[exchange] = stream
+        host.awaitingReset.append(exchange)
+        guard host.resetRead == nil else { return }  // Encoding already: the ops after it follow it.
+        host.resetRead = readID(.encodeStreamReset(host.room.published, seq: seq), then: .streamReset(host.room.id))
     }
 
-    /// Whether `ops` take no more bytes than `board` does, as a WebSocket resume must (Room.join):
+    /// The board came back encoded as a `reset` at `seq`: the streams waiting for it open with
+    /// it, then the ops published since.
+    func resetEncoded(_ answer: StoreAnswer, read: ReadID, board id: BoardID) {
+        // A board deleted (and perhaps made again) meanwhile has ended or refused its streams.
+        guard let host = boards[id], host.resetRead == read else { return }
+        host.resetRead = nil
+        let waiting = host.awaitingReset
+        host.awaitingReset = []
+        guard case .streamReset(let seq, let bytes) = answer else {
+            // The encoder asks no store and does not fail; were it to, the board is encoded here.
+            if case .failed(let error) = answer {
+                log(.warning, "encoding a reset of board \(id) failed: \(error.message)")
+            }
+            let fallback: [StreamEvent] = [.reset(host.room.published, seq: host.room.visibleSeq)]
+            for exchange in waiting where streams[exchange] != nil { begin(exchange, on: host, with: fallback) }
+            return
+        }
+        host.reset = (seq, bytes)
+        for exchange in waiting where streams[exchange] != nil {
+            if let ops = host.room.publishedOps(after: seq) {
+                let after: [StreamEvent] = ops.isEmpty ? [] : [.ops(ops)]
+                begin(exchange, on: host, with: [.encodedReset(seq: seq, bytes: bytes)] + after)
+            } else {
+                // Far behind already (ops no longer kept): the board as it is now, encoded here.
+                begin(exchange, on: host, with: [.reset(host.room.published, seq: host.room.visibleSeq)])
+            }
+        }
+    }
+
+    /// The stream's answer begins: `retry`, then `first`, then every op as it is published.
+    private func begin(_ exchange: ExchangeID, on host: BoardHost, with first: [StreamEvent]) {
+        guard var stream = streams[exchange] else { return }
+        stream.phase = .open
+        streams[exchange] = stream
+        emit(.openStream(exchange))
+        emit(.stream(.opened, to: [exchange]))
+        for event in first { emit(.stream(event, to: [exchange])) }
+        host.streams.append(exchange)
+        host.streamed = now
+        log(
+            .debug,
+            "\(exchange) from \(stream.peer): event stream of board \(host.room.id) from seq \(host.room.visibleSeq)")
+    }
+
+    /// Whether `ops` take no more bytes than the board does, as a WebSocket resume must (Room.join):
     /// a reader far behind gets the board (`reset`) instead, so that what it lacks is never more
-    /// than a snapshot (and so within the send bound), however long the ops' texts.
-    static func fits(_ ops: [CommittedOp], _ board: Board) -> Bool {
+    /// than a snapshot (and so within the send bound), however long the ops' texts. The board's
+    /// size is measured once per seq (`Room.boardBytes`).
+    private func fits(_ ops: [CommittedOp], _ host: BoardHost) -> Bool {
         guard ops.count > 1 else { return true }
-        let limit = board.encoded().count
+        let limit = host.room.boardBytes()
         var total = 0
         for op in ops {
             var w = JSONWriter()
@@ -169,6 +192,8 @@ extension Hub {
     func streamEnded(_ exchange: ExchangeID) {
         guard let stream = forgetStream(exchange), let host = boards[stream.board] else { return }
         if let index = host.streams.firstIndex(of: exchange) { host.streams.remove(at: index) }
+        if let index = host.awaitingReset.firstIndex(of: exchange) { host.awaitingReset.remove(at: index) }
+        if host.streams.isEmpty && host.awaitingReset.isEmpty { host.reset = nil }
         evictIfIdle(host)
     }
 
@@ -182,6 +207,11 @@ extension Hub {
     /// The board leaves memory: its streams end (after `deleted` when it was deleted). A client
     /// whose board moved reconnects with `Last-Event-ID` and misses nothing.
     func endStreams(of host: BoardHost, deleted: Bool) {
+        // Those still waiting for their `reset` open and end as the others do.
+        for exchange in host.awaitingReset { begin(exchange, on: host, with: []) }
+        host.awaitingReset = []
+        host.resetRead = nil
+        host.reset = nil
         guard !host.streams.isEmpty else { return }
         if deleted { emit(.stream(.deleted(host.room.id), to: host.streams)) }
         emit(.endStream(host.streams))
@@ -227,5 +257,41 @@ extension Hub {
             host.streamed = now
             emit(.stream(.keepalive, to: host.streams))
         }
+    }
+
+    /// With access control, on each tick: the streams whose token has expired end with `expired`.
+    func expireStreams() {
+        guard config.auth != nil, !streams.isEmpty else { return }
+        let seconds = wall.milliseconds / 1000
+        endStreams(.expired) { ($0.token?.expires ?? .max) <= seconds }
+    }
+
+    /// The streams whose token is revoked end with `revoked` (Hub+Revocations.swift).
+    func endRevokedStreams() {
+        guard !streams.isEmpty, !revocations.inForce.isEmpty else { return }
+        endStreams(.revoked) { stream in stream.token.map { revocations.inForce[$0.id] != nil } ?? false }
+    }
+
+    /// Ends the streams `ended` picks, in exchange order, because of their token (`why`): an open
+    /// one gets `why` as its last event; one not open yet is answered 401 as a new one would be.
+    private func endStreams(_ why: StreamEvent, where ended: (EventStream) -> Bool) {
+        let ending = streams.filter { ended($0.value) }.keys.sorted { $0.rawValue < $1.rawValue }
+        guard !ending.isEmpty else { return }
+        let what = why == .revoked ? "was revoked" : "expired"
+        var open: [ExchangeID] = []
+        for exchange in ending {
+            guard let stream = streams[exchange] else { continue }
+            log(.info, "\(exchange) from \(stream.peer): its token \(what); ending its event stream")
+            guard case .open = stream.phase else {
+                streamEnded(exchange)
+                emit(.respond(exchange, Self.unauthorized("the token \(what)")))
+                continue
+            }
+            open.append(exchange)
+        }
+        guard !open.isEmpty else { return }
+        emit(.stream(why, to: open))
+        emit(.endStream(open))
+        for exchange in open { streamEnded(exchange) }
     }
 }

@@ -284,10 +284,17 @@ package final class Hub {
 
     /// Asks the store; `then` says what to do with the answer.
     func read(_ request: StoreRead, then continuation: Continuation) {
+        readID(request, then: continuation)
+    }
+
+    /// `read`, returning the read's id.
+    @discardableResult
+    func readID(_ request: StoreRead, then continuation: Continuation) -> ReadID {
         nextNumber += 1
         let id = ReadID(nextNumber)
         reads[id] = continuation
         actions.append(.read(id, request))
+        return id
     }
 
     func makeUser(name: String) -> User {
@@ -341,7 +348,8 @@ package final class Hub {
     /// Forgets a board nobody is on once nothing waits for the disk; the store has all of it.
     /// In a cluster its lease is given up after its writes.
     func evictIfIdle(_ host: BoardHost) {
-        guard host.room.isIdle, host.members.isEmpty, host.streams.isEmpty, !creating.values.contains(host.room.id),
+        guard host.room.isIdle, host.members.isEmpty, host.streams.isEmpty, host.awaitingReset.isEmpty,
+            !creating.values.contains(host.room.id),
             boards[host.room.id] === host
         else { return }
         boards[host.room.id] = nil
@@ -389,6 +397,7 @@ package final class Hub {
         case .http(let exchange, let route): answered(route, answer, exchange: exchange)
         case .revocations: revocationsLoaded(answer)
         case .restore(let board, let user, let request): restoreRead(answer, board: board, user: user, request: request)
+        case .streamReset(let board): resetEncoded(answer, read: id, board: board)
         }
     }
 
@@ -398,6 +407,7 @@ package final class Hub {
         if let line = logBudget.report(now: now) { actions.append(.log(.warning, line)) }
         enforceTimeouts()
         expireTokens()
+        expireStreams()
         reloadRevocations()
         checkSockets()
         if config.cluster != nil { clusterTick() }

@@ -36,6 +36,9 @@ package enum StoreRead: Equatable, Sendable {
     case boardAtAnswer(BoardAtRequest)
     /// `GET /api/boards/{id}/history`: a page of ops, newest first, encoded off the service thread.
     case historyPage(HistoryPageRequest)
+    /// No question for the store: the board as an event stream's opening `event: reset` at
+    /// `seq`, encoded off the service thread (Hub+Streams.swift).
+    case encodeStreamReset(Board, seq: Seq)
 }
 
 /// The store's answer to a `StoreRead`.
@@ -63,6 +66,8 @@ package enum StoreAnswer: Sendable {
     case revocations(RevocationSet)
     /// The answer to `boardAt`, and the board's size as JSON (0 when there is none).
     case boardAsOf(BoardAsOf, bytes: Int)
+    /// The answer to `encodeStreamReset`: the event's bytes.
+    case streamReset(seq: Seq, bytes: [UInt8])
     /// The store failed.
     case failed(StoreError)
 }

@@ -37,6 +37,8 @@ enum Continuation {
     case revocations
     /// The answer is the board as of a restore's `to`, for this user's restore (Hub+History.swift).
     case restore(BoardID, UserID, OpRequest)
+    /// The answer is the board encoded as an event stream's `reset` (Hub+Streams.swift).
+    case streamReset(BoardID)
 }
 
 /// An HTTP request waiting for a read.

@@ -83,6 +83,9 @@ package struct ServerConfig: Sendable {
     /// for their request; the web client's files are shared); a read that would go past it gets
     /// 503 `busy` (0: no limit).
     package var maxHTTPAnswerBytes = 256 * 1024 * 1024
+    /// Seconds an event stream may go without taking any of what is queued for it (a reader that
+    /// stopped reading); then it is dropped (0: never).
+    package var streamStallSeconds = 30
     /// The largest HTTP request body accepted, in bytes.
     package var maxBodyBytes = 256 * 1024
     /// Seconds a connection may take to send `hello`; then it is closed with 4408.

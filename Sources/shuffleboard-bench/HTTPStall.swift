@@ -12,7 +12,9 @@ import Foundation
 /// 128-character op ids of `<` (its whole op log is about 8.5 MB of JSON). A hot board runs
 /// hovers at a fixed rate as in `join-stall`; phase A is hovers only, phase B adds `clients` HTTP
 /// clients that fetch `GET /api/boards/snap` on keep-alive connections as fast as they can, phase
-/// C the same with `GET /api/boards/oplog/ops?limit=10000`. Each phase prints the hovers'
+/// C the same with `GET /api/boards/oplog/ops?limit=10000`, phase D `streams` clients that open an
+/// event stream on `snap` (`GET /api/boards/snap/events`), read its opening `event: reset` (the
+/// 1.2 MB board) and close it, in loops (issue 29, finding 2). Each phase prints the hovers'
 /// latency, the answers the clients read whole, and the service thread's CPU time per answer
 /// (from /proc/self/task: the server runs in this process, its thread named `shuffleboard-service`).
 ///
@@ -27,8 +29,11 @@ struct HTTPStall {
     var seconds = 5.0
     /// Clients on the hot board that receive the hovers.
     var watchers = 2
+    /// Event-stream open/close loops in phase D.
+    var streams = 16
 
-    static let usage = "usage: shuffleboard-bench http-stall [--clients N] [--rate HOVERS_PER_S] [--seconds S]"
+    static let usage =
+        "usage: shuffleboard-bench http-stall [--clients N] [--streams N] [--rate HOVERS_PER_S] [--seconds S]"
 
     /// Parses the arguments after `http-stall`; nil on a bad one.
     init?(arguments: ArraySlice<String>) {
@@ -37,6 +42,7 @@ struct HTTPStall {
             guard let value = arguments.popFirst() else { return nil }
             switch argument {
             case "--clients": guard let n = Int(value), (1...1000).contains(n) else { return nil }; clients = n
+            case "--streams": guard let n = Int(value), (1...1000).contains(n) else { return nil }; streams = n
             case "--rate": guard let n = Int(value), (1...20_000).contains(n) else { return nil }; rate = n
             case "--seconds": guard let s = Double(value), s > 0, s <= 120 else { return nil }; seconds = s
             default: return nil
@@ -52,7 +58,10 @@ struct HTTPStall {
         defer { store.close() }
         try prepare(store)
 
-        let (server, port) = try startServer(store: store) { $0.httpTimeout = 60 }
+        let (server, port) = try startServer(store: store) {
+            $0.httpTimeout = 60
+            $0.hub.maxStreamsPerAddress = 0  // The loops come from one address.
+        }
         defer { server.stop() }
         let senderLoop = try ClientLoop()
         defer { senderLoop.shutdown() }
@@ -71,6 +80,8 @@ struct HTTPStall {
         let reference = try await phase(hot, hovers: count, port: port, path: nil)
         let snapshots = try await phase(hot, hovers: count, port: port, path: "/api/boards/snap")
         let pages = try await phase(hot, hovers: count, port: port, path: "/api/boards/oplog/ops?limit=10000")
+        let streamed = try await phase(
+            hot, hovers: count, port: port, path: "/api/boards/snap/events", clients: streams)
 
         print("http stall: hover latency on a hot board while HTTP clients fetch large answers (sqlite store)")
         print(
@@ -87,6 +98,7 @@ struct HTTPStall {
         print(reference.line("A: hovers only (reference)"))
         print(snapshots.line("B: + \(clients) snapshot loops"))
         print(pages.line("C: + \(clients) ops-page loops"))
+        print(streamed.line("D: + \(streams) stream open/close"))
     }
 
     // MARK: Boards
@@ -136,10 +148,13 @@ struct HTTPStall {
     }
 
     /// Sends the hovers of one phase while, with a `path`, the HTTP clients fetch it in loops.
-    private func phase(_ hot: JoinStall.HotBoard, hovers: Int, port: Int, path: String?) async throws -> PhaseResult {
+    private func phase(
+        _ hot: JoinStall.HotBoard, hovers: Int, port: Int, path: String?, clients: Int? = nil
+    ) async throws -> PhaseResult {
         let interval = 1_000_000_000 / UInt64(rate)
         let start = JoinStall.now() + 20_000_000
-        let fetchers = path.map { path in (0..<clients).map { _ in Fetcher(port: port, path: path) } } ?? []
+        let fetchers =
+            path.map { path in (0..<(clients ?? self.clients)).map { _ in Fetcher(port: port, path: path) } } ?? []
         let cpuBefore = Self.serviceThreadCPU()
         let began = JoinStall.now()
         for fetcher in fetchers { fetcher.start() }
@@ -216,6 +231,18 @@ final class Fetcher: @unchecked Sendable {
             for _ in 0..<1_000_000 {
                 if lock.withLock({ stopping }) { break }
                 if fd < 0 { fd = Self.connect(port) }
+                if path.hasSuffix("/events") {
+                    // An event stream: open, read its opening reset, close; a new connection each time.
+                    let size = fd >= 0 ? Self.readReset(fd, path) : nil
+                    if fd >= 0 { close(fd) }
+                    fd = -1
+                    guard let size else { continue }
+                    lock.withLock {
+                        counted.answers += 1
+                        counted.bytes += size
+                    }
+                    continue
+                }
                 guard fd >= 0, let size = Self.fetch(fd, path) else {
                     if fd >= 0 { close(fd) }
                     fd = -1
@@ -298,5 +325,38 @@ final class Fetcher: @unchecked Sendable {
             left -= n
         }
         return length
+    }
+
+    /// Opens the event stream `path` and reads up to the end of its `event: reset`; the bytes
+    /// read, or nil when the connection failed or closed first.
+    static func readReset(_ fd: Int32, _ path: String) -> Int? {
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: bench\r\n\r\n".utf8)
+        guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count
+        else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 256 * 1024)
+        var total = 0
+        var seen: [UInt8] = []  // Up to the reset's start, then only the last 2 bytes.
+        let marker = Array("event: reset\n".utf8)
+        var inReset = false
+        for _ in 0..<100_000 {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard n > 0 else { return nil }
+            total += n
+            seen += buffer[0..<n]
+            if !inReset {
+                guard
+                    let at = seen.indices.dropLast(marker.count - 1).first(where: { seen[$0...].starts(with: marker) })
+                else {
+                    if seen.count > 65536 { return nil }
+                    continue
+                }
+                inReset = true
+                seen = Array(seen[(at + marker.count)...])
+            }
+            // The event ends at its blank line; JSON holds no raw line break.
+            if seen.indices.dropLast().contains(where: { seen[$0] == 10 && seen[$0 + 1] == 10 }) { return total }
+            seen = Array(seen.suffix(1))
+        }
+        return nil
     }
 }

@@ -99,6 +99,8 @@ extension CommandLineParser {
           --stream-keepalive SECS   a comment line on a quiet event stream this often (default 15)
           --max-stream-seconds N    an event stream ends after N s (its client resumes with
                                     Last-Event-ID; 0: never; default 0)
+          --stream-stall-seconds N  an event stream that takes nothing of what is queued for it
+                                    for N s is dropped (0: never; default 30)
           --max-streams N           event streams (GET /api/boards/ID/events) open at once; past it,
                                     503 busy (0: no limit; default 10000)
           --max-streams-per-address N  event streams open at once per client address; past it, 429

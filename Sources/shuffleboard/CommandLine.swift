@@ -316,6 +316,8 @@ enum CommandLineParser {
             case "--max-stream-seconds":
                 let seconds = try integer(reader.value(for: option), option, 0...86_400)
                 options.config.hub.maxStreamAge = .seconds(seconds)
+            case "--stream-stall-seconds":
+                options.config.streamStallSeconds = try integer(reader.value(for: option), option, 0...3600)
             case "--max-streams":
                 options.config.hub.maxStreams = try integer(reader.value(for: option), option, 0...1_000_000)
             case "--max-streams-per-address":

@@ -55,12 +55,15 @@ final class HubHarness {
         return reads.first
     }
 
-    /// `actions` with each encoding read (`encodeSnapshot`) carried out as the encoder thread
-    /// would, and replaced by what the hub did with its answer.
+    /// `actions` with each encoding read (`encodeSnapshot`, `encodeStreamReset`) carried out as
+    /// the encoder thread would, and replaced by what the hub did with its answer.
     func encoding(_ actions: [Hub.Action]) -> [Hub.Action] {
         actions.flatMap { action -> [Hub.Action] in
-            guard case .read(let id, let job) = action, case .encodeSnapshot = job else { return [action] }
-            return on(.answered(id, job.run(on: MemoryStore())))
+            guard case .read(let id, let job) = action else { return [action] }
+            switch job {
+            case .encodeSnapshot, .encodeStreamReset: return on(.answered(id, job.run(on: MemoryStore())))
+            default: return [action]
+            }
         }
     }
 

@@ -219,14 +219,14 @@ import Testing
             h.makeDurable()
         }
         for (exchange, query) in [(x1, [String: String]()), (x2, ["since": "0"])] {
-            let events = streamed(to: exchange, in: events(h, exchange: exchange, query: query))
-            guard case .reset(let board, let seq)? = events.last else {
+            let events = streamed(to: exchange, in: h.encoding(events(h, exchange: exchange, query: query)))
+            guard case .encodedReset(let seq, let bytes)? = events.last else {
                 Issue.record("no reset: \(events)")
                 return
             }
             #expect(seq == 4)
-            #expect(board.item(ItemID("t1")!)?.on == true)
-            #expect(String(decoding: events.last!.encoded(), as: UTF8.self).hasPrefix("id: 4\nevent: reset\ndata: {"))
+            #expect(bytes == StreamEvent.reset(h.hub.boards[board("demo")]!.room.published, seq: 4).encoded())
+            #expect(String(decoding: bytes, as: UTF8.self).hasPrefix("id: 4\nevent: reset\ndata: {"))
         }
     }
 
@@ -272,9 +272,9 @@ import Testing
         }
         let c = h.open(1)
         h.joinNew(c)
-        #expect(opened(x1, in: events(h, exchange: x1)))
+        #expect(opened(x1, in: h.encoding(events(h, exchange: x1))))
         #expect(responses(in: events(h, exchange: x2)).first?.1.status == 429)
-        #expect(opened(x2, in: events(h, exchange: x2, peer: "127.0.0.2")))
+        #expect(opened(x2, in: events(h, exchange: x2, peer: "127.0.0.2")), "the reset encoded already")
         #expect(responses(in: events(h, exchange: x3, peer: "127.0.0.3")).first?.1.status == 503)
         h.on(.streamEnded(x1))
         #expect(opened(x3, in: events(h, exchange: x3)), "the address's stream ended: it may open another")
@@ -345,8 +345,8 @@ import Testing
             h.send(c, #"{"type":"edit","op":"w\#(n)","base":\#(n - 1),"item":"t1","label":"\#(label)\#(n % 10)"}"#)
             h.makeDurable()
         }
-        let far = streamed(to: x1, in: events(h, exchange: x1, query: ["since": "0"]))
-        guard case .reset(_, let seq)? = far.last else {
+        let far = streamed(to: x1, in: h.encoding(events(h, exchange: x1, query: ["since": "0"])))
+        guard case .encodedReset(let seq, _)? = far.last else {
             Issue.record("expected a reset, got \(far)")
             return
         }

@@ -80,4 +80,20 @@ import Testing
         }
         #expect(tally.bytes == 0)
     }
+
+    @Test func aStreamsQueuedBytesAreHeldUntilWrittenAndWhatIsLeftGoesWithTheExchange() {
+        do {
+            let x = exchange()
+            #expect(x.handle(.openStream) == .write(resume: false))
+            x.hold(3000)  // Two events queued (HTTP+Streams.swift).
+            x.hold(500)
+            #expect(tally.bytes == 3500)
+            x.release(2000)  // One piece went to lws.
+            #expect(tally.bytes == 1500)
+            x.release(5000)  // Never more than it holds.
+            #expect(tally.bytes == 0)
+            x.hold(700)
+        }
+        #expect(tally.bytes == 0, "a dropped stream's queue leaves the tally")
+    }
 }

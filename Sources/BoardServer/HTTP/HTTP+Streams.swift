@@ -12,8 +12,10 @@ internal import LWSSupport
 /// events as they come. It is written as a WebSocket reader's messages are: each event is
 /// encoded once for every stream it goes to, queued per stream, and written one piece of at most
 /// `--max-write-bytes` per HTTP_WRITEABLE. A stream whose queue would pass `--max-pending-bytes`
-/// belongs to a reader that stopped reading: it is cut off (dropped), and the hub hears so. A
-/// stream has no `--http-timeout`; a client that closes its side, or sends anything, is dropped
+/// belongs to a reader that stopped reading: it is cut off (dropped), and the hub hears so. What
+/// streams have queued counts against `--max-http-answer-bytes` (`stream(_:to:)`). A stream has
+/// no `--http-timeout`, but one that takes nothing for `--stream-stall-seconds` is dropped
+/// (`HTTP+Watching.swift`); a client that closes its side, or sends anything, is dropped
 /// (`watchFlushing`), since lws would spin on the unread input.
 extension HTTP {
     /// The hub opened a stream: its headers go out at the next HTTP_WRITEABLE.
@@ -30,13 +32,22 @@ extension HTTP {
         // A stream has no deadline: lws must not time it out either.
         lws_set_timeout(exchange.wsi, NO_PENDING_TIMEOUT, 0)
         runtime.limitUnsent(exchange.wsi)
+        exchange.progressed = Clock.now().milliseconds
         flushing.insert(id)
         lws_callback_on_writable(exchange.wsi)
     }
 
-    /// Queues one event for each of these streams, encoded once; cuts off those that fall behind.
+    /// Queues one event for each of these streams, encoded once (a `reset` encoded off the service
+    /// thread is one buffer shared by every queue); cuts off those that fall behind.
+    ///
+    /// What a stream has queued counts against `--max-http-answer-bytes` with every other answer
+    /// held for a client. An event that would take that over the bound is queued only for a
+    /// stream that is keeping up (nothing queued) when it is small (one write at most): a reader
+    /// that keeps up always gets its ops, and the readers behind, or a new stream's large `reset`,
+    /// are cut off instead (an `EventSource` reconnects with `Last-Event-ID` after its `retry`).
     func stream(_ event: StreamEvent, to ids: [ExchangeID]) {
         let bytes = event.encoded()
+        let now = Clock.now().milliseconds
         for id in ids {
             guard let exchange = exchanges[id], exchange.isStreaming, !exchange.ending else { continue }
             if exchange.queuedBytes + bytes.count > config.maxPendingBytes {
@@ -47,10 +58,24 @@ extension HTTP {
                         + "--max-pending-bytes \(config.maxPendingBytes))")
                 continue
             }
+            if config.maxHTTPAnswerBytes > 0 && answerTally.bytes + bytes.count > config.maxHTTPAnswerBytes
+                && (exchange.queuedBytes > 0 || bytes.count > config.maxWriteBytes)
+            {
+                runtime.handle(.transportCounted(.limit(.httpAnswers)))
+                drop(
+                    exchange,
+                    "is behind on its event stream while \(answerTally.bytes) bytes of answers are held for "
+                        + "clients (--max-http-answer-bytes \(config.maxHTTPAnswerBytes))")
+                continue
+            }
             let wasEmpty = exchange.queue.isEmpty
             exchange.queue.append(bytes)
             exchange.queuedBytes += bytes.count
-            if wasEmpty, case .streaming = exchange.phase { lws_callback_on_writable(exchange.wsi) }
+            exchange.hold(bytes.count)
+            if wasEmpty {
+                exchange.progressed = now
+                if case .streaming = exchange.phase { lws_callback_on_writable(exchange.wsi) }
+            }
         }
     }
 
@@ -74,6 +99,9 @@ extension HTTP {
     func streamGone(_ exchange: HTTPExchange) {
         guard exchange.isStreamRequest else { return }
         exchange.isStreamRequest = false
+        // What it still had queued is freed now (for `trimHeapAfterAnswers`).
+        answeredBytes += exchange.queuedBytes
+        exchange.release(exchange.queuedBytes)
         exchange.queue = FIFO()
         exchange.queuedBytes = 0
         runtime.handle(.streamEnded(exchange.id))
@@ -132,6 +160,8 @@ extension HTTP {
             }
         }
         exchange.queuedBytes -= length
+        exchange.release(length)
+        exchange.progressed = Clock.now().milliseconds
         guard Int(lws_write(exchange.wsi, start, length, LWS_WRITE_HTTP)) == length else { return -1 }
         if !exchange.queue.isEmpty || exchange.ending { lws_callback_on_writable(exchange.wsi) }
         return 0

@@ -9,9 +9,11 @@ internal import LWSSupport
 /// the heap after a burst of large answers.
 extension HTTP {
     /// Called on every tick: drops exchanges whose body is late, or whose client has not read
-    /// its answer in time. Once a burst of large answers is over, gives their memory back.
+    /// its answer in time, and event streams that took nothing for `--stream-stall-seconds`.
+    /// Once a burst of large answers is over, gives their memory back.
     func sweepExchanges() {
         let now = Clock.now().milliseconds
+        if config.streamStallSeconds > 0 { dropStalledStreams(now: now) }
         for exchange in exchanges.values where now > exchange.deadline.milliseconds {
             switch exchange.phase {
             case .receiving:
@@ -27,6 +29,25 @@ extension HTTP {
             }
         }
         trimHeapAfterAnswers()
+    }
+
+    /// Drops each event stream that has had something queued (here or in lws) for
+    /// `--stream-stall-seconds` without its reader taking any of it: a reader that stopped
+    /// reading would otherwise hold its queue, up to `--max-pending-bytes`, for as long as its
+    /// connection lives.
+    private func dropStalledStreams(now: Int64) {
+        let limit = Int64(config.streamStallSeconds) * 1000
+        let stalled = exchanges.values.filter { exchange in
+            guard case .streaming = exchange.phase, now - exchange.progressed > limit else { return false }
+            return exchange.queuedBytes > 0 || lws_partial_buffered(exchange.wsi) != 0
+        }
+        for exchange in stalled.sorted(by: { $0.id.rawValue < $1.id.rawValue }) {
+            runtime.handle(.transportCounted(.limit(.sendQueue)))
+            drop(
+                exchange,
+                "took nothing of its event stream for \(config.streamStallSeconds) s "
+                    + "(\(exchange.queuedBytes) bytes queued)")
+        }
     }
 
     /// Once the large answers of a burst (16 MiB or more since the last trim) are all sent or

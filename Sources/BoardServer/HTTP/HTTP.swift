@@ -45,7 +45,7 @@ final class HTTP {
     /// (`trimHeapAfterAnswers`).
     var answeredBytes = 0
     /// The bytes of HTTP answers held for clients (`--max-http-answer-bytes`).
-    private let answerTally = AnswerTally()
+    let answerTally = AnswerTally()
     /// When `watchFlushing` last checked the exchanges sending their answers in pieces (µs).
     var sendingWatched: UInt64 = 0
     /// The runtime: the hub's events, ids, client addresses, the lws context, the write buffer.

@@ -77,6 +77,10 @@ final class HTTPExchange {
     var queuedBytes = 0
     var queueOffset = 0
     var ending = false
+    /// While streaming: when its reader last took something, or when something was queued for it
+    /// after nothing was (Clock.now, ms): a stream that has had bytes waiting since longer than
+    /// `--stream-stall-seconds` is dropped.
+    var progressed: Int64 = 0
     /// Close the connection after the answer: the request's framing cannot be trusted, or lws
     /// would not know where the next request starts.
     let closeAfter: Bool
@@ -185,6 +189,13 @@ final class HTTPExchange {
     func hold(_ bytes: Int) {
         held += bytes
         tally.bytes += bytes
+    }
+
+    /// `bytes` of what was held for this exchange's client went to lws.
+    func release(_ bytes: Int) {
+        let released = min(bytes, held)
+        held -= released
+        tally.bytes -= released
     }
 
     /// lws has all of the answer: none of it is held here any more.

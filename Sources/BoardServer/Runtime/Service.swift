@@ -238,6 +238,8 @@ final class Service {
                 persist(.write((write, ticket)))
             case .read(let id, .encodeSnapshot(let board, let seq, let clustered, let owner)):
                 encoder.submit(.encodeSnapshot(board, seq: seq, clustered: clustered, owner: owner), id: id)
+            case .read(let id, .encodeStreamReset(let board, let seq)):
+                encoder.submit(.encodeStreamReset(board, seq: seq), id: id)
             case .read(let id, let request):
                 reader.submit(request, id: id)
             case .cancelRead(let id):
