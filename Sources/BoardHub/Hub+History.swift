@@ -111,7 +111,7 @@ extension Hub {
     private func restRestoreRead(_ answer: StoreAnswer, board id: BoardID, user: UserID, request: OpRequest) {
         guard let waiting = restOps[user], case .restore(let to, _) = request.op else { return }
         guard let host = boards[id] else {
-            restOps[user] = nil
+            finishREST(user)
             return emit(.respond(waiting.exchange, Self.unknownBoard(id)))
         }
         switch answer {
@@ -127,7 +127,7 @@ extension Hub {
             perform(host.room.refuseRestore(request, reason: .invalid, from: user), on: host)
         case .failed(let error):
             log(.error, "reading board \(id) as of seq \(to) for a restore over HTTP failed: \(error.message)")
-            restOps[user] = nil
+            finishREST(user)
             emit(
                 .respond(
                     waiting.exchange,
