@@ -54,13 +54,17 @@ extension Hub {
     /// `maxHistoryReads` wait for the store at once (else 503 `busy`), and `maxHistoryReadsPerAddress`
     /// of one client address (else 429). Each replays and encodes a board on the reader thread,
     /// so an address looping on them must not be able to queue work without bound; and the
-    /// reader runs a join's read before any of them (`StoreRead.waitsBehindJoins`).
+    /// reader runs a join's read before any of them (`StoreRead.waitsBehindJoins`). A refusal
+    /// closes its connection: a client that asks again at once, ignoring `retry-after`, must
+    /// connect again, and the accept-time caps bound that (refusals on a kept-alive connection
+    /// cost the service thread as much as the joins they were meant to protect).
     private func admitHistoryRead(from peer: String, exchange: ExchangeID) -> Bool {
         if config.maxHistoryReads > 0 && historyReads.count >= config.maxHistoryReads {
             meters.limitHits.add(.historyReads)
             log(.warning, "\(exchange) from \(peer): \(historyReads.count) history reads wait for the store, the most")
             var response = HTTPResponse.error(503, "busy", "too many history reads at once; try again shortly")
             response.headers.append(HTTPResponse.Header("retry-after:", "1"))
+            response.closesConnection = true
             emit(.respond(exchange, response))
             return false
         }
@@ -70,6 +74,7 @@ extension Hub {
             var response = HTTPResponse.error(
                 429, "rate_limited", "too many history reads at once from your address; wait for their answers")
             response.headers.append(HTTPResponse.Header("retry-after:", "1"))
+            response.closesConnection = true
             emit(.respond(exchange, response))
             return false
         }

@@ -81,7 +81,9 @@ package final class SQLiteStore: BoardStore {
             guard try db.text("PRAGMA journal_mode = WAL") == "wal" else {
                 throw StoreError("\(path): cannot switch the database to WAL mode")
             }
-            try db.execute("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON")
+            // journal_size_limit: a WAL grown by one large transaction (a big board's snapshots) is
+            // cut back to 16 MiB at its next reset, so that it does not keep its largest size.
+            try db.execute("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA journal_size_limit = 16777216")
             try Schema.migrate(db)
         } catch {
             db.close()
