@@ -22,6 +22,9 @@ final class BoardHost {
     var reset: (seq: Seq, bytes: [UInt8])?
     /// When the streams last got anything (an op, a keepalive).
     var streamed = Instant(milliseconds: 0)
+    /// REST ops on the board waiting for their answer (a restore's read, an op's durability):
+    /// they keep it in memory, so that their answer is never "no such board" (Hub+REST.swift).
+    var restOps = 0
     /// The connections on the board, in join order (shared, unchanged, by every broadcast action).
     private(set) var members: [ConnectionID] = []
     private var byUser: [UserID: ConnectionID] = [:]

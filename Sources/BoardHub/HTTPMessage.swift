@@ -86,6 +86,10 @@ package struct HTTPResponse: Equatable, Sendable {
     package var body: [UInt8]
     /// Extra headers.
     package var headers: [Header]
+    /// The connection closes after this answer (`connection: close`): a refusal that a client
+    /// may repeat at once (history reads past their limits) then costs it a new connection,
+    /// which the accept-time caps (`--connect-rate`, `--max-pending-per-address`) bound cheaply.
+    package var closesConnection = false
 
     /// A response.
     package init(status: Int, contentType: String, body: [UInt8], headers: [Header] = []) {

@@ -131,7 +131,7 @@ extension Hub {
             guard let host = boards[board], !isDeleting(board) else {
                 return emit(.respond(exchange, view == .failed ? storeFailed : Self.unknownBoard(board)))
             }
-            submitREST(pending, on: host, exchange: exchange)
+            submitREST(pending, on: host, exchange: exchange, evict: false)
         case .stream(let exchange):
             guard let host = boards[board], !isDeleting(board) else {
                 return refuseStream(exchange, view == .failed ? storeFailed : Self.unknownBoard(board))

@@ -34,10 +34,15 @@ extension Hub {
         read(.claim(board, config.room, force: force), then: .claimed(board, sent: now, force: force))
     }
 
-    /// In a cluster: gives the board's lease up once the writes queued before now are done; the
-    /// board is not claimed again before `released`.
+    /// The board left memory: the writer forgets it once the writes queued before now are done,
+    /// and in a cluster gives its lease up then; the board is not claimed again before `released`.
     func releaseLease(_ board: BoardID) {
-        guard config.cluster != nil, releasing.insert(board).inserted else { return }
+        guard config.cluster != nil else {
+            // One node: the writer still forgets its copy of the board (its replica), so that
+            // the writer's memory follows the boards in memory.
+            return emit(.release(board))
+        }
+        guard releasing.insert(board).inserted else { return }
         emit(.release(board))
     }
 

@@ -79,6 +79,12 @@ extension Hub {
         /// Event streams open at once per client address (0: no limit); past it, 429
         /// (`--max-streams-per-address`).
         package var maxStreamsPerAddress = 16
+        /// History reads (`?at=`, `/history`) waiting for the store at once (0: no limit); past
+        /// it, 503 (`--max-history-reads`).
+        package var maxHistoryReads = 16
+        /// History reads waiting for the store at once per client address (0: no limit); past it,
+        /// 429 (`--max-history-reads-per-address`).
+        package var maxHistoryReadsPerAddress = 4
         /// The revoked tokens in the store at start (the hub reloads them every second).
         package var revoked: [Revocation] = []
         /// The defaults.

@@ -65,7 +65,7 @@ extension Hub {
         }
         switch (request.method, rest.count > 1 ? rest[1] : nil, rest.count) {
         case (.get, nil, 1), (.head, nil, 1):
-            if let at = request.query["at"] { return atRequest(id, at: at, exchange: exchange) }
+            if let at = request.query["at"] { return atRequest(id, at: at, peer: request.peer, exchange: exchange) }
             snapshotRequest(id, exchange: exchange)
         case (.delete, nil, 1):
             if boards[id] != nil {
@@ -87,7 +87,7 @@ extension Hub {
         case (_, "events", 2):
             streamRequest(id, request, claims: claims, exchange: exchange)
         case (.get, "history", 2), (.head, "history", 2):
-            historyRequest(id, query: request.query, exchange: exchange)
+            historyRequest(id, query: request.query, peer: request.peer, exchange: exchange)
         case (_, "history", 2):
             emit(.respond(exchange, .methodNotAllowed("GET")))
         default:

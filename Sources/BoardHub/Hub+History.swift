@@ -11,20 +11,21 @@ extension Hub {
 
     /// `GET /api/boards/{id}?at=SEQ`: 400 for a seq that is not a non-negative integer or is after
     /// the board's published seq, else the store's answer (200, 410, or 404).
-    func atRequest(_ id: BoardID, at text: String, exchange: ExchangeID) {
+    func atRequest(_ id: BoardID, at text: String, peer: String, exchange: ExchangeID) {
         guard let seq = Int(text), (0...Int(Int32.max)).contains(seq) else {
             return emit(.respond(exchange, .error(400, "bad_request", "at must be a non-negative integer")))
         }
         if isDeleting(id) {
             return emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(id)")))
         }
+        guard admitHistoryRead(from: peer, exchange: exchange) else { return }
         let request = BoardAtRequest(board: id, seq: seq, visible: boards[id]?.room.visibleSeq)
-        read(.boardAtAnswer(request), then: .http(exchange, .at(id, seq)))
+        historyRead(readID(.boardAtAnswer(request), then: .http(exchange, .at(id, seq))), from: peer)
     }
 
     /// `GET /api/boards/{id}/history?before=SEQ&limit=N`: `before` from 1 (default: after the
     /// newest), `limit` 1–1000 (default 100).
-    func historyRequest(_ id: BoardID, query: [String: String], exchange: ExchangeID) {
+    func historyRequest(_ id: BoardID, query: [String: String], peer: String, exchange: ExchangeID) {
         var before: Seq?
         if let text = query["before"] {
             guard let n = Int(text), (1...Int(Int32.max)).contains(n) else {
@@ -42,10 +43,54 @@ extension Hub {
         if isDeleting(id) {
             return emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(id)")))
         }
+        guard admitHistoryRead(from: peer, exchange: exchange) else { return }
         let request = HistoryPageRequest(
             board: id, before: before, limit: limit, visible: boards[id]?.room.visibleSeq,
             maxBytes: config.maxPageBytes)
-        read(.historyPage(request), then: .http(exchange, .history(id)))
+        historyRead(readID(.historyPage(request), then: .http(exchange, .history(id))), from: peer)
+    }
+
+    /// Whether a history read (`?at=`, `/history`) from `peer` may start: at most
+    /// `maxHistoryReads` wait for the store at once (else 503 `busy`), and `maxHistoryReadsPerAddress`
+    /// of one client address (else 429). Each replays and encodes a board on the reader thread,
+    /// so an address looping on them must not be able to queue work without bound; and the
+    /// reader runs a join's read before any of them (`StoreRead.waitsBehindJoins`). A refusal
+    /// closes its connection: a client that asks again at once, ignoring `retry-after`, must
+    /// connect again, and the accept-time caps bound that (refusals on a kept-alive connection
+    /// cost the service thread as much as the joins they were meant to protect).
+    private func admitHistoryRead(from peer: String, exchange: ExchangeID) -> Bool {
+        if config.maxHistoryReads > 0 && historyReads.count >= config.maxHistoryReads {
+            meters.limitHits.add(.historyReads)
+            log(.warning, "\(exchange) from \(peer): \(historyReads.count) history reads wait for the store, the most")
+            var response = HTTPResponse.error(503, "busy", "too many history reads at once; try again shortly")
+            response.headers.append(HTTPResponse.Header("retry-after:", "1"))
+            response.closesConnection = true
+            emit(.respond(exchange, response))
+            return false
+        }
+        if config.maxHistoryReadsPerAddress > 0 && addressState(peer).historyReads >= config.maxHistoryReadsPerAddress {
+            meters.limitHits.add(.historyReadsPerAddress)
+            log(.warning, "\(exchange) from \(peer): over \(config.maxHistoryReadsPerAddress) history reads at once")
+            var response = HTTPResponse.error(
+                429, "rate_limited", "too many history reads at once from your address; wait for their answers")
+            response.headers.append(HTTPResponse.Header("retry-after:", "1"))
+            response.closesConnection = true
+            emit(.respond(exchange, response))
+            return false
+        }
+        return true
+    }
+
+    /// Counts the history read `id` against `peer` until its answer comes or it is cancelled.
+    private func historyRead(_ id: ReadID, from peer: String) {
+        historyReads[id] = peer
+        addressState(peer).historyReads += 1
+    }
+
+    /// The read `id` is over (answered or cancelled): if it was a history read, it no longer counts.
+    func historyReadEnded(_ id: ReadID) {
+        guard let peer = historyReads.removeValue(forKey: id) else { return }
+        addresses[peer]?.historyReads -= 1
     }
 
     /// `?at=` for a board the store does not have: one made by `hello` and never changed is in
@@ -111,7 +156,7 @@ extension Hub {
     private func restRestoreRead(_ answer: StoreAnswer, board id: BoardID, user: UserID, request: OpRequest) {
         guard let waiting = restOps[user], case .restore(let to, _) = request.op else { return }
         guard let host = boards[id] else {
-            restOps[user] = nil
+            finishREST(user)
             return emit(.respond(waiting.exchange, Self.unknownBoard(id)))
         }
         switch answer {
@@ -127,7 +172,7 @@ extension Hub {
             perform(host.room.refuseRestore(request, reason: .invalid, from: user), on: host)
         case .failed(let error):
             log(.error, "reading board \(id) as of seq \(to) for a restore over HTTP failed: \(error.message)")
-            restOps[user] = nil
+            finishREST(user)
             emit(
                 .respond(
                     waiting.exchange,

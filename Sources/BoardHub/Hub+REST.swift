@@ -66,14 +66,26 @@ extension Hub {
     }
 
     /// Hands the op to the board's room as a user of its own; the answer comes through
-    /// `answerREST` (at once for a refusal or a repeat, once durable for a commit).
-    func submitREST(_ pending: RESTOp.Pending, on host: BoardHost, exchange: ExchangeID) {
+    /// `answerREST` (at once for a refusal or a repeat, once durable for a commit). The board
+    /// stays in memory until then (`BoardHost.restOps`). `evict`: false while a loaded board's
+    /// waiting work is run (`decided` evicts after the last of it: a refused op must not evict
+    /// the board under the ops queued behind it).
+    func submitREST(_ pending: RESTOp.Pending, on host: BoardHost, exchange: ExchangeID, evict: Bool = true) {
         let user = makeUser(name: pending.name)
         restOps[user.id] = RESTOp(exchange: exchange, board: host.room.id, peer: pending.peer, name: pending.name)
+        host.restOps += 1
         log(.debug, "\(exchange) from \(pending.peer): op \(pending.request.opID) on board \(host.room.id) over HTTP")
         perform(
             host.room.submitDetached(pending.request, as: user.id, name: pending.name, now: now, wall: wall), on: host)
-        evictIfIdle(host)
+        if evict { evictIfIdle(host) }
+    }
+
+    /// Takes the REST op sent as `user` out of those waiting, and out of its board's count.
+    @discardableResult
+    func finishREST(_ user: UserID) -> RESTOp? {
+        guard let op = restOps.removeValue(forKey: user) else { return nil }
+        if let host = boards[op.board] { host.restOps -= 1 }
+        return op
     }
 
     /// What the room said to a REST op's user, as its HTTP answer (anything else is ignored).
@@ -110,7 +122,7 @@ extension Hub {
         default:
             return
         }
-        restOps[user] = nil
+        finishREST(user)
         emit(.respond(waiting.exchange, response))
     }
 
@@ -119,7 +131,7 @@ extension Hub {
     func failRESTOps(on board: BoardID, _ response: HTTPResponse) {
         let failed = restOps.filter { $0.value.board == board }
         for (user, op) in failed.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            restOps[user] = nil
+            finishREST(user)
             emit(.respond(op.exchange, response))
         }
     }

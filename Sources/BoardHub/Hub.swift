@@ -105,7 +105,8 @@ package final class Hub {
         /// In a cluster: from now on relay this connection to the board's owner at `advertise`
         /// (`HOST:PORT`), sending these messages first (the `hello` and what followed it).
         case forward(ConnectionID, advertise: String, messages: [ClientMessage])
-        /// In a cluster: give up the board's lease (after the board's queued writes).
+        /// The board left memory: after the board's queued writes, the writer forgets what it keeps
+        /// of it (its replica) and, in a cluster, gives up the board's lease.
         case release(BoardID)
         /// Answer the exchange with `200 text/event-stream` and keep it open: an event stream
         /// (Hub+Streams.swift), which gets `.stream` events until `.endStream` or its client leaves.
@@ -181,6 +182,9 @@ package final class Hub {
     var httpForwards: [ExchangeID: HTTPForward] = [:]
     /// Event streams, loading or open, by their exchange (Hub+Streams.swift).
     var streams: [ExchangeID: EventStream] = [:]
+    /// History reads (`?at=`, `/history`) waiting for the store, with their client's address
+    /// (Hub+History.swift).
+    var historyReads: [ReadID: String] = [:]
 
     /// The milliseconds the server has been stalled so far (gaps between events over
     /// `timers.stallAfter`), which the clients' rate buckets are not charged for.
@@ -346,14 +350,14 @@ package final class Hub {
     }
 
     /// Forgets a board nobody is on once nothing waits for the disk; the store has all of it.
-    /// In a cluster its lease is given up after its writes.
+    /// The writer forgets it too after its writes (`release`), and in a cluster gives up its lease.
     func evictIfIdle(_ host: BoardHost) {
         guard host.room.isIdle, host.members.isEmpty, host.streams.isEmpty, host.awaitingReset.isEmpty,
-            !creating.values.contains(host.room.id),
-            boards[host.room.id] === host
+            host.restOps == 0, !creating.values.contains(host.room.id), boards[host.room.id] === host
         else { return }
         boards[host.room.id] = nil
-        releaseLease(host.room.id)
+        // A template board nobody changed was never written: the writer keeps nothing of it.
+        if config.cluster != nil || !host.unsaved { releaseLease(host.room.id) }
     }
 
     // MARK: Store events
@@ -384,6 +388,7 @@ package final class Hub {
         }
         for id in unwanted.sorted(by: { $0.rawValue < $1.rawValue }) {
             reads[id] = nil
+            historyReadEnded(id)
             meters.abandonedReads.add()
             actions.append(.cancelRead(id))
         }
@@ -391,6 +396,7 @@ package final class Hub {
 
     private func answered(_ id: ReadID, _ answer: StoreAnswer) {
         guard let continuation = reads.removeValue(forKey: id) else { return }
+        historyReadEnded(id)
         switch continuation {
         case .decide(let board): decided(board, answer)
         case .claimed(let board, let sent, let force): decided(board, answer, claim: (sent, force))

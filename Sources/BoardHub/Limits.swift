@@ -100,6 +100,8 @@ final class AddressState {
     var restOps: TokenBucket
     /// Open event streams (`GET /api/boards/{id}/events`), loading or open.
     var streams = 0
+    /// History reads (`?at=`, `/history`) waiting for the store.
+    var historyReads = 0
 
     init(_ config: Hub.Config, now: Instant) {
         connects = TokenBucket(config.connectRate, now: now)
@@ -108,7 +110,7 @@ final class AddressState {
     }
 
     func isIdle(_ config: Hub.Config, now: Instant) -> Bool {
-        guard connections == 0, pending == 0, refused == 0, streams == 0 else { return false }
+        guard connections == 0, pending == 0, refused == 0, streams == 0, historyReads == 0 else { return false }
         return connects.isFull(config.connectRate, now: now) && creations.isFull(config.boardCreationRate, now: now)
             && restOps.isFull(config.opRate, now: now)
     }

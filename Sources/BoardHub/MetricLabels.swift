@@ -179,6 +179,10 @@ package enum LimitName: String, MetricLabels, CaseIterable {
     case streamsPerAddress = "streams_per_address"
     /// REST ops relayed to their boards' owners, waiting at once (503 `elsewhere`).
     case httpForwards = "http_forwards"
+    /// `--max-history-reads` (503 `busy` for `?at=` or `/history`).
+    case historyReads = "history_reads"
+    /// `--max-history-reads-per-address` (429 for `?at=` or `/history`).
+    case historyReadsPerAddress = "history_reads_per_address"
 
     /// `limit`.
     package static let names = ["limit"]

@@ -41,6 +41,19 @@ package enum StoreRead: Equatable, Sendable {
     case encodeStreamReset(Board, seq: Seq)
 }
 
+extension StoreRead {
+    /// Whether the read waits behind those that joins wait for: the reader runs a load, an
+    /// existence check or a claim (a `hello`, a create, a delete, a REST op waits for it) before
+    /// any history, page, list or snapshot read queued ahead of it, so that many of those (a
+    /// client looping on `?at=`) never delay a join by more than the one read in progress.
+    package var waitsBehindJoins: Bool {
+        switch self {
+        case .load, .exists, .claim, .revoke, .revocations, .encodeSnapshot, .encodeStreamReset: false
+        case .snapshot, .list, .opsPage, .boardAt, .boardAtAnswer, .historyPage, .nodes, .snapshotAndOwner: true
+        }
+    }
+}
+
 /// The store's answer to a `StoreRead`.
 package enum StoreAnswer: Sendable {
     /// The answer to `load`: the board's room, or nil when the store has none.

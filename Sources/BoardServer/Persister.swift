@@ -123,6 +123,8 @@ final class Persister: Sendable {
     }
 
     func release(_ board: BoardID, report: (Hub.Event) -> Void) {
+        // The board left memory: what the writer keeps of it goes too.
+        store.forget(board)
         if let cluster {
             do throws(StoreError) {
                 try cluster.release(board)

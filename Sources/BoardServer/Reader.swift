@@ -1,3 +1,4 @@
+internal import Basics
 internal import BoardHub
 internal import BoardStore
 internal import LWSSupport
@@ -7,6 +8,11 @@ import Synchronization
 /// as their HTTP answers), so that no read of the disk ever runs on the service thread. Answers
 /// go back through the inbox, in order. The hub describes each read (`StoreRead`); what the
 /// reader asks the store for it is in Reader+Reads.swift.
+///
+/// Two queues: the reads joins wait for (`StoreRead.waitsBehindJoins` false: a load, an
+/// existence check, a claim) go before every other read queued (history, pages, lists,
+/// snapshots), so a join waits at most for the one read in progress, however many history reads
+/// are queued (`shuffleboard-bench history-joins` measures it). Each queue keeps its order.
 ///
 /// A second one, the encoder, takes the reads that ask nothing of the store
 /// (`StoreRead.encodeSnapshot`): a board's snapshot is megabytes of JSON for a large board, and
@@ -32,8 +38,22 @@ final class Reader: Sendable {
     }
 
     func start() {
-        worker.start { [self] batch in
-            for (id, read) in batch {
+        worker.startLoop { [self] in
+            // Only this thread touches the two queues.
+            var first = FIFO<(ReadID, StoreRead)>()
+            var later = FIFO<(ReadID, StoreRead)>()
+            while true {
+                let (jobs, stopping) = worker.take()
+                // What is still queued is dropped: nobody will wait for the answers.
+                if stopping { return }
+                for job in jobs {
+                    if job.1.waitsBehindJoins { later.append(job) } else { first.append(job) }
+                }
+                guard let (id, read) = first.popFirst() ?? later.popFirst() else {
+                    // A submit after `take` left a byte in the pipe: this returns at once then.
+                    worker.wait()
+                    continue
+                }
                 guard queued.withLock({ $0.remove(id) != nil }) else { continue }
                 deliver(id, read.run(on: store))
             }

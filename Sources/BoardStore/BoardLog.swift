@@ -2,10 +2,14 @@ internal import BoardCore
 import Glibc
 
 /// The write rules both stores share: creating, appending and deleting boards, a snapshot every
-/// `snapshotEvery` ops (each kept until compaction passes it, so that the board as of any kept
-/// seq is a snapshot plus fewer than `snapshotEvery` ops), and compaction that keeps at least
-/// `keepOps` ops and never passes the latest snapshot. It keeps a replica of every board it wrote, so that it can write snapshots
-/// without reading boards back.
+/// `snapshotEvery` ops (or sooner, when the ops since the last one are large), compaction that
+/// keeps `keepOps` ops within `keepOpBytes` and never passes the latest snapshot, and the
+/// snapshots between the base and the latest thinned to `keepSnapshotBytes` (so that the board
+/// as of any kept seq is a snapshot plus the ops after it, as few as the bytes allow), so that
+/// what a board takes on disk is bounded in bytes, however many ops it gets. It keeps a replica
+/// of each board it wrote, so that it can write snapshots without reading boards back, until its
+/// owner `forget`s it (the server does when the board leaves memory): its memory follows the
+/// boards in the server's.
 ///
 /// Runs inside a transaction its owner holds (`SQLiteWriter`, `PostgresWriter`), which must call
 /// `forgetAll` when that transaction rolls back: the replicas may hold what was just undone.
@@ -13,14 +17,31 @@ final class BoardLog<Rows: BoardRows> {
     let rows: Rows
     /// A snapshot is written each time a board gains this many ops.
     let snapshotEvery: Int
-    /// At least this many of a board's newest ops are kept.
+    /// At least this many of a board's newest ops are kept, unless they are over `keepOpBytes`.
     let keepOps: Int
-    private var replicas: [BoardID: BoardState] = [:]
+    /// The bytes of a board's snapshots kept, over all of them (0: no bound): past it, the
+    /// snapshots between the base and the latest are thinned out, evenly (the base and the
+    /// latest always stay, so a board keeps at least two).
+    let keepSnapshotBytes: Int
+    /// The bytes of a board's ops kept (0: no bound): past it, compaction drops the oldest. A
+    /// snapshot is also written once the ops since the latest one take a quarter of it, so that
+    /// compaction can always get the ops under it.
+    let keepOpBytes: Int
+    private var replicas: [BoardID: Replica] = [:]
 
-    init(rows: Rows, snapshotEvery: Int, keepOps: Int) {
+    /// What an op costs beyond its fields (its id, user, name, seq, time and the row), counted
+    /// against `keepOpBytes`.
+    static var opOverhead: Int { 64 }
+
+    init(
+        rows: Rows, snapshotEvery: Int, keepOps: Int, keepSnapshotBytes: Int = KeptBytes.snapshots,
+        keepOpBytes: Int = KeptBytes.ops
+    ) {
         self.rows = rows
         self.snapshotEvery = max(snapshotEvery, 1)
         self.keepOps = max(keepOps, 0)
+        self.keepSnapshotBytes = max(keepSnapshotBytes, 0)
+        self.keepOpBytes = max(keepOpBytes, 0)
     }
 
     /// Applies one change.
@@ -35,27 +56,31 @@ final class BoardLog<Rows: BoardRows> {
     /// Creates the board at seq 0; an existing board is kept as it is.
     func create(_ board: Board) throws(StoreError) {
         guard try rows.insertBoard(board, seq: 0, created: Self.now(), ignoringExisting: true) else { return }
-        try rows.putSnapshot(board.encoded(), of: board.id, at: 0)
-        replicas[board.id] = BoardState(board: board, seq: 0, latestSnapshot: 0, baseSeq: 0)
+        let json = board.encoded()
+        try rows.putSnapshot(json, of: board.id, at: 0)
+        replicas[board.id] = Replica(
+            state: BoardState(board: board, seq: 0, latestSnapshot: 0, baseSeq: 0), snapshots: [(0, json.count)],
+            ops: [])
     }
 
     /// Appends ops that continue the board's seq. Like `MemoryStore`, ops for a board that is gone
     /// (deleted earlier in the queue) are dropped.
     func append(_ ops: [CommittedOp], to id: BoardID) throws(StoreError) {
-        guard var state = try replica(of: id), !ops.isEmpty else { return }
-        for (i, op) in ops.enumerated() where op.seq != state.seq + i + 1 {
+        guard var replica = try replica(of: id), !ops.isEmpty else { return }
+        for (i, op) in ops.enumerated() where op.seq != replica.state.seq + i + 1 {
             throw StoreError(
-                "\(rows.location): op seq \(op.seq) does not follow seq \(state.seq + i) of board \(id)")
+                "\(rows.location): op seq \(op.seq) does not follow seq \(replica.state.seq + i) of board \(id)")
         }
         // All rows and the new seq first (one statement where the database allows), then the
         // snapshots they call for: compaction only reads and deletes ops at or below the snapshot's seq.
         try rows.appendOps(ops, of: id)
         for op in ops {
-            state.board.apply(op.op)
-            state.seq = op.seq
-            if state.seq - state.latestSnapshot >= snapshotEvery { try snapshot(&state, of: id) }
+            replica.state.board.apply(op.op)
+            replica.state.seq = op.seq
+            replica.addOp(op.seq, bytes: Self.bytes(of: op))
+            if snapshotDue(replica) { try snapshot(&replica, of: id) }
         }
-        replicas[id] = state
+        replicas[id] = replica
     }
 
     /// Removes the board, its snapshots and its log.
@@ -73,71 +98,187 @@ final class BoardLog<Rows: BoardRows> {
         _ = try rows.insertBoard(archive.board, seq: archive.seq, created: Self.now(), ignoringExisting: false)
         try rows.putSnapshot(archive.board.encoded(), of: archive.id, at: archive.baseSeq)
         try rows.appendOps(archive.ops, of: archive.id)
-        var state = BoardState(
-            board: archive.current, seq: archive.seq, latestSnapshot: archive.baseSeq, baseSeq: archive.baseSeq)
         // A snapshot bounds the replay on load; compaction waits for the next one, so that an
         // import keeps every op of the archive.
-        if state.seq - state.latestSnapshot >= snapshotEvery {
-            try snapshot(&state, of: archive.id, compact: false)
+        if archive.seq - archive.baseSeq >= snapshotEvery {
+            try rows.putSnapshot(archive.current.encoded(), of: archive.id, at: archive.seq)
         }
-        replicas[archive.id] = state
+        // The next write reads the board back, with the sizes of what it keeps.
+        replicas[archive.id] = nil
     }
 
-    /// Whether appending `count` ops to the board may read the database (a compaction, which
-    /// reads a snapshot and ops), judged by its replica; true when there is none.
-    func appendMayRead(_ count: Int, to id: BoardID) -> Bool {
-        guard let state = replicas[id] else { return true }
-        let seq = state.seq + count
-        return seq - state.latestSnapshot >= snapshotEvery && seq - keepOps > state.baseSeq
+    /// Whether appending `ops` may read the database (a compaction, which reads a snapshot and
+    /// ops), judged by its replica; true when there is none.
+    func appendMayRead(_ ops: [CommittedOp], to id: BoardID) -> Bool {
+        guard var replica = replicas[id] else { return true }
+        for op in ops {
+            replica.state.seq = op.seq
+            replica.addOp(op.seq, bytes: Self.bytes(of: op))
+            guard snapshotDue(replica) else { continue }
+            let seq = replica.state.seq
+            if seq - keepOps > replica.state.baseSeq || (keepOpBytes > 0 && replica.opBytes > keepOpBytes) {
+                return true
+            }
+            replica.state.latestSnapshot = seq
+            replica.opBytesSinceSnapshot = 0
+        }
+        return false
     }
 
     /// The replica of a board, if one is kept (without reading the database).
-    func cachedReplica(of id: BoardID) -> BoardState? { replicas[id] }
+    func cachedReplica(of id: BoardID) -> BoardState? { replicas[id]?.state }
 
     /// Drops the replica of a board (it may have changed behind this writer's back).
     func forget(_ id: BoardID) { replicas[id] = nil }
 
+    /// How many boards have a replica.
+    var replicaCount: Int { replicas.count }
+
     /// Drops every replica (after a rollback).
     func forgetAll() { replicas = [:] }
 
-    /// Writes the board as the latest snapshot, then compacts: the base moves up to keep `keepOps`
-    /// ops (never past the latest snapshot, so every dropped op is covered), and older ops and
-    /// snapshots go. The snapshots between the base and the latest stay: `board(_:at:)` starts
-    /// from the nearest one.
-    private func snapshot(_ state: inout BoardState, of id: BoardID, compact: Bool = true) throws(StoreError) {
-        try rows.putSnapshot(state.board.encoded(), of: id, at: state.seq)
-        state.latestSnapshot = state.seq
+    private func snapshotDue(_ replica: Replica) -> Bool {
+        replica.state.seq - replica.state.latestSnapshot >= snapshotEvery
+            || (keepOpBytes > 0 && replica.opBytesSinceSnapshot * 4 >= keepOpBytes)
+    }
 
-        let newBase = max(state.baseSeq, state.seq - keepOps)
-        guard compact, newBase > state.baseSeq else { return }
-        if newBase < state.seq {
-            // The board at the new base: the nearest snapshot before it with the ops up to it
-            // replayed (none when a snapshot is there already).
+    /// Writes the board as the latest snapshot, then compacts: the base moves up to keep `keepOps`
+    /// ops and at most `keepOpBytes` of them (never past the latest snapshot, so every dropped
+    /// op is covered), and older ops and snapshots go. Then the snapshots between the base and
+    /// the latest are thinned to `keepSnapshotBytes`: `board(_:at:)` starts from the nearest one.
+    private func snapshot(_ replica: inout Replica, of id: BoardID) throws(StoreError) {
+        let seq = replica.state.seq
+        let json = replica.state.board.encoded()
+        try rows.putSnapshot(json, of: id, at: seq)
+        replica.state.latestSnapshot = seq
+        replica.opBytesSinceSnapshot = 0
+        replica.setSnapshot(seq, bytes: json.count)
+
+        var newBase = max(replica.state.baseSeq, seq - keepOps)
+        if keepOpBytes > 0 {
+            var bytes = replica.opBytes
+            for op in replica.ops where bytes > keepOpBytes {
+                bytes -= op.bytes
+                newBase = max(newBase, op.seq)
+            }
+        }
+        newBase = min(newBase, seq)
+        if newBase > replica.state.baseSeq {
+            try compact(&replica, of: id, to: newBase)
+        }
+        try thin(&replica, of: id)
+    }
+
+    /// Moves the base up to `newBase` (at most the latest snapshot): the board there is written
+    /// as a snapshot (the nearest one before it with the ops up to it replayed, unless there is
+    /// one at it already), and the older snapshots and the ops up to it go.
+    private func compact(_ replica: inout Replica, of id: BoardID, to newBase: Seq) throws(StoreError) {
+        if !replica.snapshots.contains(where: { $0.seq == newBase }) {
             guard let nearest = try rows.snapshot(of: id, atOrBefore: newBase) else {
                 throw rows.damaged(id, "it has no base snapshot")
             }
-            if nearest.seq < newBase {
-                var base = nearest.board
-                for op in try rows.committedOps(of: id, after: nearest.seq, through: newBase) { base.apply(op.op) }
-                try rows.putSnapshot(base.encoded(), of: id, at: newBase)
-            }
+            var base = nearest.board
+            for op in try rows.committedOps(of: id, after: nearest.seq, through: newBase) { base.apply(op.op) }
+            let json = base.encoded()
+            try rows.putSnapshot(json, of: id, at: newBase)
+            replica.setSnapshot(newBase, bytes: json.count)
         }
         try rows.deleteSnapshots(of: id, below: newBase)
         try rows.deleteOps(of: id, through: newBase)
-        state.baseSeq = newBase
+        replica.snapshots.removeAll { $0.seq < newBase }
+        replica.dropOps(through: newBase)
+        replica.state.baseSeq = newBase
     }
 
-    private func replica(of id: BoardID) throws(StoreError) -> BoardState? {
-        if let state = replicas[id] { return state }
-        let state = try rows.boardState(of: id)
-        replicas[id] = state
-        return state
+    /// Deletes inner snapshots (never the base or the latest) while the board's snapshots are over
+    /// `keepSnapshotBytes`: each time the one whose neighbours are closest, so that those left
+    /// stay about evenly spread and no replay from one is much longer than another's.
+    private func thin(_ replica: inout Replica, of id: BoardID) throws(StoreError) {
+        guard keepSnapshotBytes > 0 else { return }
+        var total = replica.snapshots.reduce(0) { $0 + $1.bytes }
+        while total > keepSnapshotBytes && replica.snapshots.count > 2 {
+            var drop = 1
+            var gap = Int.max
+            for i in 1..<(replica.snapshots.count - 1) {
+                let around = replica.snapshots[i + 1].seq - replica.snapshots[i - 1].seq
+                if around < gap {
+                    gap = around
+                    drop = i
+                }
+            }
+            try rows.deleteSnapshot(of: id, at: replica.snapshots[drop].seq)
+            total -= replica.snapshots[drop].bytes
+            replica.snapshots.remove(at: drop)
+        }
     }
+
+    private func replica(of id: BoardID) throws(StoreError) -> Replica? {
+        if let replica = replicas[id] { return replica }
+        guard let state = try rows.boardState(of: id) else { return nil }
+        var replica = Replica(state: state, snapshots: try rows.snapshotSizes(of: id), ops: [])
+        for op in try rows.opSizes(of: id) { replica.addOp(op.seq, bytes: op.bytes + Self.opOverhead) }
+        replica.opBytesSinceSnapshot = replica.ops.reduce(0) { $0 + ($1.seq > state.latestSnapshot ? $1.bytes : 0) }
+        replicas[id] = replica
+        return replica
+    }
+
+    /// What an op counts against `keepOpBytes`: its fields as stored, and `opOverhead`.
+    static func bytes(of op: CommittedOp) -> Int { op.op.encodedFields().count + opOverhead }
 
     /// Wall-clock milliseconds since 1970, for `boards.created`.
     private static func now() -> Int64 {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+    }
+}
+
+/// How many bytes of its history a board keeps by default (`--keep-snapshot-bytes`,
+/// `--keep-op-bytes`): with the WAL, a board of 2.5 MB then takes under 64 MB of disk however
+/// many ops it gets (docs/operations.md).
+package enum KeptBytes {
+    /// The bytes of a board's snapshots: a board of 2.5 MB keeps six.
+    package static let snapshots = 16 << 20
+    /// The bytes of a board's ops.
+    package static let ops = 16 << 20
+}
+
+/// What the writer keeps of a board it writes: the board and where its snapshots are, and the
+/// sizes of its snapshots and ops, for the byte bounds.
+struct Replica {
+    var state: BoardState
+    /// Every stored snapshot's seq and size in bytes, oldest (the base) first.
+    var snapshots: [(seq: Seq, bytes: Int)]
+    /// Every stored op's seq and what it counts in bytes, oldest first.
+    var ops: [(seq: Seq, bytes: Int)]
+    /// Their sum.
+    var opBytes = 0
+    /// The bytes of the ops after the latest snapshot.
+    var opBytesSinceSnapshot = 0
+
+    init(state: BoardState, snapshots: [(seq: Seq, bytes: Int)], ops: [(seq: Seq, bytes: Int)]) {
+        self.state = state
+        self.snapshots = snapshots
+        self.ops = ops
+    }
+
+    mutating func addOp(_ seq: Seq, bytes: Int) {
+        ops.append((seq, bytes))
+        opBytes += bytes
+        opBytesSinceSnapshot += bytes
+    }
+
+    /// Drops the ops with seq up to `seq`.
+    mutating func dropOps(through seq: Seq) {
+        let count = ops.prefix { $0.seq <= seq }.count
+        opBytes -= ops[..<count].reduce(0) { $0 + $1.bytes }
+        ops.removeFirst(count)
+    }
+
+    /// Records a snapshot written at `seq`, in seq order (replacing one at the same seq).
+    mutating func setSnapshot(_ seq: Seq, bytes: Int) {
+        snapshots.removeAll { $0.seq == seq }
+        let index = snapshots.firstIndex { $0.seq > seq } ?? snapshots.endIndex
+        snapshots.insert((seq, bytes), at: index)
     }
 }

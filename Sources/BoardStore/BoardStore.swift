@@ -140,8 +140,12 @@ package protocol BoardStore: AnyObject, Sendable {
     /// True when `write` never waits (no disk, no network) and never fails: the server's service
     /// thread may then write itself instead of handing writes to the writer thread.
     var writesNeverWait: Bool { get }
+    /// Drops what the store keeps in memory of the board for writing it (its writer's replica):
+    /// the board left the server's memory. Called from the writer thread, after the board's writes.
+    func forget(_ id: BoardID)
 }
 
 extension BoardStore {
     package var writesNeverWait: Bool { false }
+    package func forget(_ id: BoardID) {}
 }

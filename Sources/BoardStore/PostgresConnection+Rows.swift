@@ -86,6 +86,23 @@ extension PostgresConnection: BoardRows {
         try send("DELETE FROM snapshots WHERE board = $1 AND seq < $2", [.text(id.rawValue), .int(seq)])
     }
 
+    func snapshotSizes(of id: BoardID) throws(StoreError) -> [(seq: Seq, bytes: Int)] {
+        var sizes: [(seq: Seq, bytes: Int)] = []
+        try query(
+            "SELECT seq, octet_length(snapshot)::int8 FROM snapshots WHERE board = $1 ORDER BY seq",
+            [.text(id.rawValue)]
+        ) { row in sizes.append((row.int(0), row.int(1))) }
+        return sizes
+    }
+
+    func opSizes(of id: BoardID) throws(StoreError) -> [(seq: Seq, bytes: Int)] {
+        var sizes: [(seq: Seq, bytes: Int)] = []
+        try query(
+            "SELECT seq, octet_length(fields)::int8 FROM ops WHERE board = $1 ORDER BY seq", [.text(id.rawValue)]
+        ) { row in sizes.append((row.int(0), row.int(1))) }
+        return sizes
+    }
+
     /// One INSERT per `opsPerInsert` ops: a round trip to the server costs more than the rows.
     /// The last one also sets the board's seq, in the same statement. The SQL names only
     /// parameter numbers; every value is bound.

@@ -44,13 +44,15 @@ package final class PostgresStore: ClusterStore {
     /// schema is refused instead of upgraded (for export, which should change nothing).
     ///
     /// A board is snapshotted every `snapshotEvery` ops, and its newest `keepOps` ops stay
-    /// available to `ops(of:since:limit:)`. Errors name the server, never the password.
+    /// available to `ops(of:since:limit:)` within `keepOpBytes`; its snapshots are thinned to
+    /// `keepSnapshotBytes` (`BoardLog`). Errors name the server, never the password.
     /// `pipelining` off makes every batch wait for each statement's answer (the store bench
     /// measures both ways); `pipelineDepth` is how many batches the node's writer keeps on their
     /// way at once (`PipelinedWrites`).
     package init(
         url: String, node: String, advertise: String?, leaseSeconds: Double = 5, snapshotEvery: Int = 100,
-        keepOps: Int = 10_000, migrate: Bool = true, pipelining: Bool = true, pipelineDepth: Int = 2
+        keepOps: Int = 10_000, keepSnapshotBytes: Int = KeptBytes.snapshots, keepOpBytes: Int = KeptBytes.ops,
+        migrate: Bool = true, pipelining: Bool = true, pipelineDepth: Int = 2
     ) throws(StoreError) {
         if let problem = Self.problem(nodeName: node) { throw StoreError(problem) }
         guard leaseSeconds > 0, leaseSeconds <= 3600 else {
@@ -69,7 +71,8 @@ package final class PostgresStore: ClusterStore {
         let renewerDB = try PostgresConnection(url: url, settings: settings)
         writer = Mutex(
             PostgresWriter(
-                db: writerDB, node: node, snapshotEvery: snapshotEvery, keepOps: keepOps, pipelining: pipelining))
+                db: writerDB, node: node, snapshotEvery: snapshotEvery, keepOps: keepOps,
+                keepSnapshotBytes: keepSnapshotBytes, keepOpBytes: keepOpBytes, pipelining: pipelining))
         reader = Mutex(readerDB)
         renewer = Mutex(renewerDB)
         try onRenewer { db throws(StoreError) in
@@ -158,6 +161,14 @@ package final class PostgresStore: ClusterStore {
             try writer.restore(archive, replace: replace, epoch: epoch)
         }
     }
+
+    /// Drops the writer's replica of the board: it left the server's memory.
+    package func forget(_ id: BoardID) {
+        writer.withLock { $0?.forget(id) }
+    }
+
+    /// How many boards the writer keeps a replica of (for tests: it follows the boards in memory).
+    package var replicaCount: Int { writer.withLock { $0?.replicaCount ?? 0 } }
 
     // MARK: Reading
 

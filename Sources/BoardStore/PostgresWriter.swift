@@ -24,11 +24,16 @@ final class PostgresWriter {
     /// `answers` to hand on.
     private var stashed: [StoreError?] = []
 
-    init(db: PostgresConnection, node: String, snapshotEvery: Int, keepOps: Int, pipelining: Bool = true) {
+    init(
+        db: PostgresConnection, node: String, snapshotEvery: Int, keepOps: Int,
+        keepSnapshotBytes: Int = KeptBytes.snapshots, keepOpBytes: Int = KeptBytes.ops, pipelining: Bool = true
+    ) {
         self.db = db
         self.node = node
         self.pipelining = pipelining
-        log = BoardLog(rows: db, snapshotEvery: snapshotEvery, keepOps: keepOps)
+        log = BoardLog(
+            rows: db, snapshotEvery: snapshotEvery, keepOps: keepOps, keepSnapshotBytes: keepSnapshotBytes,
+            keepOpBytes: keepOpBytes)
     }
 
     /// Applies the batch in one transaction after fencing every board it writes: its lease is
@@ -97,6 +102,15 @@ final class PostgresWriter {
         replicaEpochs[archive.id] = epoch
     }
 
+    /// Drops the replica of a board (it left the server's memory); a later write reads it again.
+    func forget(_ id: BoardID) {
+        log.forget(id)
+        replicaEpochs[id] = nil
+    }
+
+    /// How many boards the writer keeps a replica of.
+    var replicaCount: Int { log.replicaCount }
+
     // MARK: Batches on their way
 
     /// Sends a batch of appends behind the batches on their way, as one transaction (BEGIN, the
@@ -108,8 +122,8 @@ final class PostgresWriter {
         guard pipelining, !db.commitUncertain, stashed.allSatisfy({ $0 == nil }),
             var expected = pipelinable(batch, epochs: epochs)
         else { return false }
-        var counts: [BoardID: Int] = [:]
-        for case .append(let id, let ops) in batch { counts[id, default: 0] += ops.count }
+        var counts: [BoardID: [CommittedOp]] = [:]
+        for case .append(let id, let ops) in batch { counts[id, default: []] += ops }
         guard !counts.contains(where: { log.appendMayRead($0.value, to: $0.key) }) else { return false }
         for id in Set(boardsSent.joined()) where counts[id] == nil {
             guard let epoch = epochs[id], replicaEpochs[id] == epoch, let replica = log.cachedReplica(of: id) else {

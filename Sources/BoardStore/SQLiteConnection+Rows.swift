@@ -84,6 +84,28 @@ extension SQLiteConnection: BoardRows {
         try query("DELETE FROM snapshots WHERE board = ?1 AND seq < ?2", [.text(id.rawValue), .int(seq)])
     }
 
+    func deleteSnapshot(of id: BoardID, at seq: Seq) throws(StoreError) {
+        try query("DELETE FROM snapshots WHERE board = ?1 AND seq = ?2", [.text(id.rawValue), .int(seq)])
+    }
+
+    func snapshotSizes(of id: BoardID) throws(StoreError) -> [(seq: Seq, bytes: Int)] {
+        var sizes: [(seq: Seq, bytes: Int)] = []
+        // length() of TEXT counts characters; of a BLOB, bytes.
+        try query(
+            "SELECT seq, length(CAST(snapshot AS BLOB)) FROM snapshots WHERE board = ?1 ORDER BY seq",
+            [.text(id.rawValue)]
+        ) { row in sizes.append((row.int(0), row.int(1))) }
+        return sizes
+    }
+
+    func opSizes(of id: BoardID) throws(StoreError) -> [(seq: Seq, bytes: Int)] {
+        var sizes: [(seq: Seq, bytes: Int)] = []
+        try query(
+            "SELECT seq, length(CAST(fields AS BLOB)) FROM ops WHERE board = ?1 ORDER BY seq", [.text(id.rawValue)]
+        ) { row in sizes.append((row.int(0), row.int(1))) }
+        return sizes
+    }
+
     func appendOps(_ ops: [CommittedOp], of id: BoardID) throws(StoreError) {
         guard let last = ops.last else { return }
         // One prepared statement, run per op: SQLite has no round trips to save.

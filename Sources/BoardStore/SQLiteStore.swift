@@ -26,12 +26,14 @@ package final class SQLiteStore: BoardStore {
     /// database and brings its schema up to date.
     ///
     /// A board is snapshotted every `snapshotEvery` ops, and its newest `keepOps` ops stay
-    /// available to `ops(of:since:limit:)`. Errors name the path and the problem.
+    /// available to `ops(of:since:limit:)` within `keepOpBytes`; its snapshots are thinned to
+    /// `keepSnapshotBytes` (`BoardLog`). Errors name the path and the problem.
     ///
     /// `readOnly` opens an existing database for reading only, without the directory lock, so
     /// that `export` works while a server runs on the directory; `write` and `restore` then throw.
     package init(
-        directory: String, snapshotEvery: Int = 100, keepOps: Int = 10_000, readOnly: Bool = false
+        directory: String, snapshotEvery: Int = 100, keepOps: Int = 10_000,
+        keepSnapshotBytes: Int = KeptBytes.snapshots, keepOpBytes: Int = KeptBytes.ops, readOnly: Bool = false
     ) throws(StoreError) {
         if readOnly {
             try DataDirectory.checkExisting(directory)
@@ -48,7 +50,9 @@ package final class SQLiteStore: BoardStore {
         let openedWriter: SQLiteWriter
         let openedReader: SQLiteConnection
         do throws(StoreError) {
-            openedWriter = try Self.openWriter(path, snapshotEvery: snapshotEvery, keepOps: keepOps)
+            openedWriter = try Self.openWriter(
+                path, snapshotEvery: snapshotEvery, keepOps: keepOps, keepSnapshotBytes: keepSnapshotBytes,
+                keepOpBytes: keepOpBytes)
         } catch {
             dataDirectory.unlock()
             throw error
@@ -68,22 +72,26 @@ package final class SQLiteStore: BoardStore {
     }
 
     /// The writer connection: checked, in WAL mode with full sync, schema up to date.
-    private static func openWriter(_ path: String, snapshotEvery: Int, keepOps: Int) throws(StoreError)
-        -> sending SQLiteWriter
-    {
+    private static func openWriter(
+        _ path: String, snapshotEvery: Int, keepOps: Int, keepSnapshotBytes: Int, keepOpBytes: Int
+    ) throws(StoreError) -> sending SQLiteWriter {
         let db = try SQLiteConnection(path: path)
         do throws(StoreError) {
             try checkIntegrity(db)
             guard try db.text("PRAGMA journal_mode = WAL") == "wal" else {
                 throw StoreError("\(path): cannot switch the database to WAL mode")
             }
-            try db.execute("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON")
+            // journal_size_limit: a WAL grown by one large transaction (a big board's snapshots) is
+            // cut back to 16 MiB at its next reset, so that it does not keep its largest size.
+            try db.execute("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA journal_size_limit = 16777216")
             try Schema.migrate(db)
         } catch {
             db.close()
             throw error
         }
-        return SQLiteWriter(db: db, snapshotEvery: snapshotEvery, keepOps: keepOps)
+        return SQLiteWriter(
+            db: db, snapshotEvery: snapshotEvery, keepOps: keepOps, keepSnapshotBytes: keepSnapshotBytes,
+            keepOpBytes: keepOpBytes)
     }
 
     /// The reader connection; without `create` (read-only stores) it also checks the file and its schema.
@@ -144,6 +152,14 @@ package final class SQLiteStore: BoardStore {
             try writer.restore(archive, replace: replace)
         }
     }
+
+    /// Drops the writer's replica of the board: it left the server's memory.
+    package func forget(_ id: BoardID) {
+        writer.withLock { $0?.forget(id) }
+    }
+
+    /// How many boards the writer keeps a replica of (for tests: it follows the boards in memory).
+    package var replicaCount: Int { writer.withLock { $0?.replicaCount ?? 0 } }
 
     // MARK: Reading
 

@@ -7,9 +7,11 @@ final class SQLiteWriter {
     let db: SQLiteConnection
     private let log: BoardLog<SQLiteConnection>
 
-    init(db: SQLiteConnection, snapshotEvery: Int, keepOps: Int) {
+    init(db: SQLiteConnection, snapshotEvery: Int, keepOps: Int, keepSnapshotBytes: Int, keepOpBytes: Int) {
         self.db = db
-        log = BoardLog(rows: db, snapshotEvery: snapshotEvery, keepOps: keepOps)
+        log = BoardLog(
+            rows: db, snapshotEvery: snapshotEvery, keepOps: keepOps, keepSnapshotBytes: keepSnapshotBytes,
+            keepOpBytes: keepOpBytes)
     }
 
     /// Applies the batch in one immediate transaction; durable when this returns (`synchronous=FULL`).
@@ -23,6 +25,12 @@ final class SQLiteWriter {
     func restore(_ archive: BoardArchive, replace: Bool) throws(StoreError) {
         try inTransaction { () throws(StoreError) in try log.restore(archive, replace: replace) }
     }
+
+    /// Drops the replica of a board (it left the server's memory).
+    func forget(_ id: BoardID) { log.forget(id) }
+
+    /// How many boards the writer keeps a replica of.
+    var replicaCount: Int { log.replicaCount }
 
     /// Closes the connection.
     func close() {

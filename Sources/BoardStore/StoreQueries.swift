@@ -68,6 +68,12 @@ protocol BoardRows {
     func putSnapshot(_ json: [UInt8], of id: BoardID, at seq: Seq) throws(StoreError)
     /// Deletes the snapshots older than `seq`.
     func deleteSnapshots(of id: BoardID, below seq: Seq) throws(StoreError)
+    /// Deletes the snapshot at `seq`.
+    func deleteSnapshot(of id: BoardID, at seq: Seq) throws(StoreError)
+    /// Every snapshot's seq and size in bytes, oldest first.
+    func snapshotSizes(of id: BoardID) throws(StoreError) -> [(seq: Seq, bytes: Int)]
+    /// Every stored op's seq and the size in bytes of its fields, oldest first.
+    func opSizes(of id: BoardID) throws(StoreError) -> [(seq: Seq, bytes: Int)]
     /// Inserts the ops, in order, and sets the board row's seq to the last one's.
     func appendOps(_ ops: [CommittedOp], of id: BoardID) throws(StoreError)
     /// Deletes the ops with seq up to `seq`.

@@ -11,6 +11,7 @@ import Foundation
 // Usage: shuffleboard-bench [--ops N] [--quick]
 //        shuffleboard-bench scenarios [--smoke] [NAME...]   (Scenarios.swift: one JSON line per scenario)
 //        shuffleboard-bench join-stall [options]   (JoinStall.swift: hover latency while cold boards load)
+//        shuffleboard-bench history-joins [options]   (HistoryJoins.swift: joins to stored boards under ?at= loops)
 //        shuffleboard-bench http-stall [options]   (HTTPStall.swift: hover latency while large HTTP answers go out)
 //        shuffleboard-bench store [--postgres URL] [--ops N]   (StoreWrites.swift: a store's cost per op)
 //        shuffleboard-bench history [--ops N] [--requests N] [--size-ops N]   (HistoryBench.swift: ?at= latency, store size)
@@ -213,6 +214,14 @@ if arguments.first == "events" {
     try await events.run()
     exit(0)
 }
+if arguments.first == "history-joins" {
+    guard let historyJoins = HistoryJoins(arguments: arguments.dropFirst()) else {
+        FileHandle.standardError.write(Data((HistoryJoins.usage + "\n").utf8))
+        exit(2)
+    }
+    try await historyJoins.run()
+    exit(0)
+}
 if arguments.first == "join-stall" {
     guard let joinStall = JoinStall(arguments: arguments.dropFirst()) else {
         FileHandle.standardError.write(Data((JoinStall.usage + "\n").utf8))
@@ -230,7 +239,7 @@ while let argument = arguments.popFirst() {
     default:
         FileHandle.standardError.write(
             Data(
-                "usage: shuffleboard-bench [--ops N] [--quick] | scenarios [options] | join-stall [options] | http-stall [options] | store [options] | history [options] | events [options]\n"
+                "usage: shuffleboard-bench [--ops N] [--quick] | scenarios [options] | join-stall [options] | history-joins [options] | http-stall [options] | store [options] | history [options] | events [options]\n"
                     .utf8))
         exit(2)
     }

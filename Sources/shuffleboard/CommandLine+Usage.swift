@@ -49,7 +49,12 @@ extension CommandLineParser {
                                     at once, each its own fenced transaction (default 1; 2 or more for a
                                     database whose round trip is long)
           --keep-ops N              ops the store keeps per board: how far back history, ?at= and restore
-                                    reach (default 10000, at least --history; every snapshot among them is kept)
+                                    reach (default 10000, at least --history), within --keep-op-bytes
+          --keep-op-bytes N         bytes of ops the store keeps per board; past it the oldest go, whatever
+                                    --keep-ops says (default 16777216; 0: no bound)
+          --keep-snapshot-bytes N   bytes of snapshots the store keeps per board; past it those between the
+                                    oldest and the newest are thinned out evenly, and ?at= replays more ops
+                                    (default 16777216; 0: no bound)
           --auth-secret FILE        require access tokens (one secret per line; the first signs, all verify)
           --allow-origin ORIGIN     accept WebSocket upgrades, and API writes that carry an Origin, only from
                                     this Origin (repeatable; default any)
@@ -105,6 +110,9 @@ extension CommandLineParser {
                                     503 busy (0: no limit; default 10000)
           --max-streams-per-address N  event streams open at once per client address; past it, 429
                                     (0: no limit; default 16)
+          --max-history-reads N     history reads (?at=, /history) waiting for the store at once; past it,
+                                    503 busy (0: no limit; default 16)
+          --max-history-reads-per-address N  the same per client address; past it, 429 (0: no limit; default 4)
 
         CLUSTER (with a shared store; see docs/architecture.md):
           --node NAME               this node's name: letters, digits, . _ - (default HOSTNAME-PID)

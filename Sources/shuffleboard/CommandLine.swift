@@ -2,6 +2,7 @@ import BoardAuth
 import BoardCore
 import BoardHub
 import BoardServer
+import BoardStore
 import Glibc
 
 /// A command-line mistake: printed with the usage hint, exit code 2.
@@ -60,6 +61,10 @@ struct ServeOptions {
     /// `--keep-ops N`: ops the store keeps per board, so how far back `?at=`, history, `/ops`
     /// and restores reach (at least `--history`).
     var keepOps = 10_000
+    /// `--keep-snapshot-bytes N`, `--keep-op-bytes N`: the bytes of snapshots and of ops the store
+    /// keeps per board (0: no bound).
+    var keepSnapshotBytes = KeptBytes.snapshots
+    var keepOpBytes = KeptBytes.ops
     /// `--auth-secret FILE`: turns access control on.
     var authSecretFile: String?
     /// `--cluster-key FILE`: the cluster keys, instead of the database's.
@@ -217,6 +222,17 @@ enum CommandLineParser {
                 options.snapshotEvery = try integer(reader.value(for: option), option, 1...1_000_000)
             case "--keep-ops":
                 options.keepOps = try integer(reader.value(for: option), option, 1000...100_000_000)
+            case "--keep-snapshot-bytes", "--keep-op-bytes":
+                let bytes = try integer(reader.value(for: option), option, 0...(1 << 40))
+                guard bytes == 0 || bytes >= 1 << 20 else {
+                    throw UsageError(
+                        message: "\(option) must be 0 (no bound) or at least 1048576 (1 MiB), not \(bytes)")
+                }
+                if option == "--keep-op-bytes" {
+                    options.keepOpBytes = bytes
+                } else {
+                    options.keepSnapshotBytes = bytes
+                }
             case "--auth-secret":
                 options.authSecretFile = try reader.value(for: option)
             case "--allow-origin":
@@ -322,6 +338,11 @@ enum CommandLineParser {
                 options.config.hub.maxStreams = try integer(reader.value(for: option), option, 0...1_000_000)
             case "--max-streams-per-address":
                 options.config.hub.maxStreamsPerAddress = try integer(reader.value(for: option), option, 0...1_000_000)
+            case "--max-history-reads":
+                options.config.hub.maxHistoryReads = try integer(reader.value(for: option), option, 0...1_000_000)
+            case "--max-history-reads-per-address":
+                options.config.hub.maxHistoryReadsPerAddress = try integer(
+                    reader.value(for: option), option, 0...1_000_000)
             case "--node":
                 let value = try reader.value(for: option)
                 guard isNodeName(value) else {

@@ -11,12 +11,15 @@ func openStore(_ options: ServeOptions) throws(StoreError) -> any BoardStore {
     let keepOps = max(options.keepOps, options.config.historyLimit)
     switch options.store {
     case .directory(let directory):
-        return try SQLiteStore(directory: directory, snapshotEvery: options.snapshotEvery, keepOps: keepOps)
+        return try SQLiteStore(
+            directory: directory, snapshotEvery: options.snapshotEvery, keepOps: keepOps,
+            keepSnapshotBytes: options.keepSnapshotBytes, keepOpBytes: options.keepOpBytes)
     case .postgres(let url):
         let config = options.config
         return try PostgresStore(
             url: url, node: config.node, advertise: config.advertiseAddress, leaseSeconds: config.leaseSeconds,
-            snapshotEvery: options.snapshotEvery, keepOps: keepOps, pipelineDepth: options.storePipeline)
+            snapshotEvery: options.snapshotEvery, keepOps: keepOps, keepSnapshotBytes: options.keepSnapshotBytes,
+            keepOpBytes: options.keepOpBytes, pipelineDepth: options.storePipeline)
     }
 }
 

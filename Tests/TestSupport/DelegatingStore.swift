@@ -41,6 +41,8 @@ extension DelegatingStore {
     }
     /// As `inner`.
     package func close() { inner.close() }
+    /// As `inner`.
+    package func forget(_ id: BoardID) { inner.forget(id) }
 }
 
 extension DelegatingStore where Self: RevocationStore, Inner: RevocationStore {

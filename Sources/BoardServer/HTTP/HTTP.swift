@@ -273,7 +273,7 @@ final class HTTP {
     private func writeHead(_ exchange: HTTPExchange, _ response: HTTPResponse) -> Int32 {
         // Keep the connection for another request only when lws holds no input it has not parsed:
         // a request lws parses from such input (a pipelined one) may hang it (see above).
-        let keepAlive = !exchange.closeAfter && !lwsHoldsUnparsedInput()
+        let keepAlive = !exchange.closeAfter && !response.closesConnection && !lwsHoldsUnparsedInput()
         let pre = shuffleboard_lws_pre()
         let body = exchange.request.method != .head ? response.body : []
         let whole = body.count <= config.maxWriteBytes
