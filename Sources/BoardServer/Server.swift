@@ -250,6 +250,9 @@ private final class ContextSetup {
         info.pvo = UnsafePointer(pvo)
         info.user = Unmanaged.passUnretained(service).toOpaque()
         info.options = UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8) | UInt64(LWS_SERVER_OPTION_DISABLE_IPV6)
+        // A method lws does not parse (TRACE …) comes to the server as a raw socket, to be
+        // answered 405 with `allow` (HTTP/UnknownMethods.swift), not with lws's HTTP/1.0 403 page.
+        info.options |= UInt64(LWS_SERVER_OPTION_FALLBACK_TO_APPLY_LISTEN_ACCEPT_CONFIG)
         info.retry_and_idle_policy = UnsafePointer(retry)
         // HTTP bounds lws enforces itself: header bytes per request (more closes the connection);
         // header buffers in use at once (4.1.6 allows one per fd; a connection waits at most 5 s,
