@@ -8,11 +8,13 @@ the shuffleboard server, and, given the server's secret, a token endpoint for th
 then open http://127.0.0.1:8000/examples/embed.html?server=http://127.0.0.1:8080&board=demo
 (with `&tokenUrl=/token` when there is a token endpoint). The endpoint hands an `edit` token for
 the asked board to ANYONE who can reach it: it shows the shape of a site's token endpoint (which
-would first check who is asking), so it listens on 127.0.0.1 only. Tokens are minted with
+would first check who is asking), so it listens on 127.0.0.1 unless told otherwise; with --host
+beyond loopback and --auth-secret it prints a loud WARNING that the endpoint checks nobody. Tokens are minted with
 `shuffleboard token` (--shuffleboard: the binary, default `shuffleboard` on PATH).
 """
 import argparse
 import http.server
+import ipaddress
 import posixpath
 import re
 import subprocess
@@ -72,6 +74,16 @@ def handler(args):
     return Handler
 
 
+def open_endpoint_warning(host, port, role):
+    """What serve.py says when its token endpoint can be reached from other machines."""
+    line = "!" * 78
+    return (f"{line}\n"
+            f"WARNING: http://{host}:{port}/token hands an `{role}` token for ANY board to ANYONE who can\n"
+            f"reach this address: it checks nobody. It is a demonstration of a token endpoint's shape,\n"
+            f"not access control. Listen on 127.0.0.1 (the default), or put a real login in front.\n"
+            f"{line}")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--host", default="127.0.0.1")
@@ -83,6 +95,8 @@ def main():
     args = p.parse_args()
     httpd = http.server.ThreadingHTTPServer((args.host, args.port), handler(args))
     host, port = httpd.server_address[:2]
+    if args.auth_secret and not ipaddress.ip_address(host).is_loopback:
+        print(open_endpoint_warning(host, port, args.role), file=sys.stderr, flush=True)
     print(f"examples on http://{host}:{port}/examples/embed.html", file=sys.stderr, flush=True)
     try:
         httpd.serve_forever()

@@ -64,7 +64,7 @@ export SHUFFLEBOARD_BIN="$bin/shuffleboard"
 
 step 420 "process tests: the real binary (crash and restart, CLI, board API, transport)" Tests/process/run.sh >&2
 
-step 180 "HTTP API against docs/openapi.yaml: openapi-spec-validator, then schemathesis on a running server" \
+step 240 "HTTP API against docs/openapi.yaml: openapi-spec-validator, then schemathesis --checks all against a server without and one with --auth-secret (75 s each)" \
   Tests/api/run.sh >&2
 
 step 4860 "cluster tests: PostgreSQL, three nodes and HAProxy; kill -9, SIGSTOP and restart of a board's owner; PostgreSQL failover; partitions" \

@@ -3,6 +3,7 @@
 // seconds, folding what came in between into one sentence. Pure: no DOM, no timers of its own
 // (the clock and the scheduler are passed in, as for the hover throttle).
 
+import { isolate } from './bidi.js';
 import { zoneLayout } from './layout.js';
 
 /** At most one polite announcement this often (ms). */
@@ -19,56 +20,58 @@ const NAMED = 3;
 export function describeOp(m, board, nameOf = (id) => id) {
   if (!board) return null;
   const name = nameOf(m.by) || m.by;
-  const label = (id) => board.items.find((i) => i.id === id)?.label ?? id;
+  const who = isolate(name);
+  const label = (id) => isolate(board.items.find((i) => i.id === id)?.label ?? id);
+  const zoneTitle = (at, id) => isolate(at >= 0 ? zoneLayout(board, board.zones[at], at).title : id);
   const zoneIndex = (id) => board.zones.findIndex((z) => z.items.includes(id));
   let text;
   switch (m.type) {
     case 'swap':
-      text = `${name} swapped ${label(m.a)} and ${label(m.b)}`;
+      text = `${who} swapped ${label(m.a)} and ${label(m.b)}`;
       break;
     case 'toggle':
-      text = `${name} turned ${label(m.item)} ${m.on ? 'on' : 'off'}`;
+      text = `${who} turned ${label(m.item)} ${m.on ? 'on' : 'off'}`;
       break;
     case 'move': {
       const to = board.zones.findIndex((z) => z.id === m.zone);
-      const title = to >= 0 ? zoneLayout(board, board.zones[to], to).title : m.zone;
+      const title = zoneTitle(to, m.zone);
       const same = to >= 0 && zoneIndex(m.item) === to;
-      if (m.before != null && same) text = `${name} moved ${label(m.item)} before ${label(m.before)}`;
-      else if (m.before != null) text = `${name} moved ${label(m.item)} to ${title}, before ${label(m.before)}`;
-      else text = `${name} moved ${label(m.item)} to the end of ${title}`;
+      if (m.before != null && same) text = `${who} moved ${label(m.item)} before ${label(m.before)}`;
+      else if (m.before != null) text = `${who} moved ${label(m.item)} to ${title}, before ${label(m.before)}`;
+      else text = `${who} moved ${label(m.item)} to the end of ${title}`;
       break;
     }
     case 'add': {
       const to = board.zones.findIndex((z) => z.id === m.zone);
-      const title = to >= 0 ? zoneLayout(board, board.zones[to], to).title : m.zone;
-      text = `${name} added ${m.item?.label ?? 'a card'} to ${title}`;
+      const title = zoneTitle(to, m.zone);
+      text = `${who} added ${m.item?.label != null ? isolate(m.item.label) : 'a card'} to ${title}`;
       break;
     }
     case 'edit':
-      text = typeof m.label === 'string' ? `${name} renamed ${label(m.item)} to ${m.label}` : `${name} changed ${label(m.item)}`;
+      text = typeof m.label === 'string' ? `${who} renamed ${label(m.item)} to ${isolate(m.label)}` : `${who} changed ${label(m.item)}`;
       break;
     case 'remove':
-      text = `${name} removed ${label(m.item)}`;
+      text = `${who} removed ${label(m.item)}`;
       break;
     case 'addZone':
-      text = `${name} added the column ${m.zone?.title ?? ''}`;
+      text = `${who} added the column ${isolate(m.zone?.title ?? '')}`;
       break;
     case 'editZone': {
       const at = board.zones.findIndex((z) => z.id === m.zone);
-      const title = at >= 0 ? zoneLayout(board, board.zones[at], at).title : m.zone;
-      text = typeof m.title === 'string' ? `${name} renamed the column ${title} to ${m.title}` : `${name} changed the column ${title}`;
+      const title = zoneTitle(at, m.zone);
+      text = typeof m.title === 'string' ? `${who} renamed the column ${title} to ${isolate(m.title)}` : `${who} changed the column ${title}`;
       break;
     }
     case 'removeZone': {
       const at = board.zones.findIndex((z) => z.id === m.zone);
-      text = `${name} removed the column ${at >= 0 ? zoneLayout(board, board.zones[at], at).title : m.zone}`;
+      text = `${who} removed the column ${zoneTitle(at, m.zone)}`;
       break;
     }
     case 'retitle':
-      text = `${name} renamed the board to ${m.title}`;
+      text = `${who} renamed the board to ${isolate(m.title)}`;
       break;
     case 'restore':
-      text = `${name} restored the board as of change ${m.to}`;
+      text = `${who} restored the board as of change ${m.to}`;
       break;
     default:
       return null;
@@ -108,8 +111,8 @@ export function summarize(groups, more = 0) {
       others += 1;
       otherChanges += g.count;
     } else if (g.count === 1) sentences.push(g.text);
-    else if (g.toggles) sentences.push(`${g.name} painted ${g.count} tiles`);
-    else sentences.push(`${g.name} made ${g.count} changes`);
+    else if (g.toggles) sentences.push(`${isolate(g.name)} painted ${g.count} tiles`);
+    else sentences.push(`${isolate(g.name)} made ${g.count} changes`);
   }
   if (otherChanges) {
     const who = others === 1 && !more ? 'One other person' : 'Others';

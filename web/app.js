@@ -5,6 +5,7 @@
 
 import * as P from './protocol.js';
 import { AnnounceThrottle } from './announce.js';
+import { isolate } from './bidi.js';
 import { lockAxis, pickTarget } from './geometry.js';
 import { Gestures } from './gestures.js';
 import { HistoryPanel } from './history.js';
@@ -258,11 +259,11 @@ class App {
           break;
         case 'fade':
           // What this page was typing into that card goes with it: say why.
-          if (this.view.isEditing(e.item)) this.view.toast(`${e.by?.name ?? 'Someone'} removed the card you were editing`);
+          if (this.view.isEditing(e.item)) this.view.toast(`${e.by?.name != null ? isolate(e.by.name) : 'Someone'} removed the card you were editing`);
           this.view.fade(e.item);
           break;
         case 'zoneGone':
-          if (this.view.isTypingInZone(e.zone)) this.view.toast(`${e.by?.name ?? 'Someone'} removed the column you were typing in`);
+          if (this.view.isTypingInZone(e.zone)) this.view.toast(`${e.by?.name != null ? isolate(e.by.name) : 'Someone'} removed the column you were typing in`);
           break;
         case 'announce': this.view.announce(e.text); break;
         case 'remoteChange': this.announcer.offer(e.change); break;

@@ -37,8 +37,9 @@ export function ago(time, now) {
 }
 
 /**
- * One history entry ({seq, by:{id, name}, time, op}) as a sentence in parts: strings, and
- * `{em: text}` for what was changed (a card's label), so that the panel can set it apart. Labels
+ * One history entry ({seq, by:{id, name}, time, op}) as a sentence in parts: strings, `{em: text}`
+ * for what was changed (a card's label), so that the panel can set it apart, and `{bdi: text}` for
+ * other text a client wrote (who, a column title), so that the panel can isolate it. Labels
  * and column titles are looked up on `board` (the live board), then on `older` (a board from
  * before the changes listed, which still has what was removed since); else the id is shown.
  */
@@ -52,31 +53,46 @@ export function describeChange(entry, board, older = null) {
     return i >= 0 ? zoneLayout(b, b.zones[i], i).title : null;
   };
   const column = (id) => title(board, id) ?? title(older, id) ?? String(id);
+  const by = { bdi: who };
+  const col = (id) => ({ bdi: column(id) });
   switch (op.type) {
-    case 'swap': return [`${who} swapped `, label(op.a), ' and ', label(op.b)];
+    case 'swap': return [by, ' swapped ', label(op.a), ' and ', label(op.b)];
     case 'move': return op.before == null
-      ? [`${who} moved `, label(op.item), ` to ${column(op.zone)}`]
-      : [`${who} moved `, label(op.item), ` to ${column(op.zone)}, before `, label(op.before)];
-    case 'toggle': return [`${who} turned `, label(op.item), op.on ? ' on' : ' off'];
-    case 'add': return [`${who} added `, { em: String(op.item?.label ?? '') }, ` to ${column(op.zone)}`];
+      ? [by, ' moved ', label(op.item), ' to ', col(op.zone)]
+      : [by, ' moved ', label(op.item), ' to ', col(op.zone), ', before ', label(op.before)];
+    case 'toggle': return [by, ' turned ', label(op.item), op.on ? ' on' : ' off'];
+    case 'add': return [by, ' added ', { em: String(op.item?.label ?? '') }, ' to ', col(op.zone)];
     case 'edit': return typeof op.label === 'string'
-      ? [`${who} renamed `, label(op.item), ' to ', { em: op.label }]
-      : [`${who} changed `, label(op.item)];
-    case 'remove': return [`${who} removed `, label(op.item)];
-    case 'addZone': return [`${who} added the column `, { em: String(op.zone?.title ?? '') }];
+      ? [by, ' renamed ', label(op.item), ' to ', { em: op.label }]
+      : [by, ' changed ', label(op.item)];
+    case 'remove': return [by, ' removed ', label(op.item)];
+    case 'addZone': return [by, ' added the column ', { em: String(op.zone?.title ?? '') }];
     case 'editZone': return typeof op.title === 'string'
-      ? [`${who} renamed the column ${column(op.zone)} to `, { em: op.title }]
-      : [`${who} changed the column ${column(op.zone)}`];
-    case 'removeZone': return [`${who} removed the column ${column(op.zone)}`];
-    case 'retitle': return [`${who} renamed the board to `, { em: String(op.title ?? '') }];
-    case 'restore': return [`${who} restored the board as of change ${op.to}`];
-    default: return [`${who} made a change`];
+      ? [by, ' renamed the column ', col(op.zone), ' to ', { em: op.title }]
+      : [by, ' changed the column ', col(op.zone)];
+    case 'removeZone': return [by, ' removed the column ', col(op.zone)];
+    case 'retitle': return [by, ' renamed the board to ', { em: String(op.title ?? '') }];
+    case 'restore': return [by, ` restored the board as of change ${op.to}`];
+    default: return [by, ' made a change'];
   }
 }
 
 /** The plain text of `describeChange`'s parts. */
 export function changeText(parts) {
-  return parts.map((p) => (typeof p === 'string' ? p : p.em)).join('');
+  return parts.map((p) => (typeof p === 'string' ? p : p.em ?? p.bdi)).join('');
+}
+
+/**
+ * `describeChange`'s parts as nodes of `doc`: every text a client wrote (a name, a label, a
+ * column title) in a <bdi> (an <em> around the changed label's), so that a label holding U+202E
+ * cannot reverse the words after it.
+ */
+export function changeNodes(doc, parts) {
+  return parts.map((p) => {
+    if (typeof p === 'string') return p;
+    if (p.em !== undefined) return el(doc, 'em', {}, el(doc, 'bdi', { text: p.em }));
+    return el(doc, 'bdi', { text: p.bdi });
+  });
 }
 
 /**
@@ -193,7 +209,7 @@ export class HistoryPanel {
     const board = this.ctx.liveBoard();
     const now = this.ctx.now();
     const items = this.entries.map((entry) => {
-      const parts = describeChange(entry, board, this.older).map((p) => (typeof p === 'string' ? p : el(this.doc, 'em', { text: p.em })));
+      const parts = changeNodes(this.doc, describeChange(entry, board, this.older));
       const when = ago(entry.time, now);
       const button = el(this.doc, 'button', {
         type: 'button',
@@ -242,12 +258,12 @@ export class HistoryPanel {
   renderBoard(board) {
     const byId = new Map((board.items ?? []).map((it) => [it.id, it]));
     return (board.zones ?? []).map((zone, i) => el(this.doc, 'section', { className: 'history-zone' },
-      el(this.doc, 'h4', { text: zoneLayout(board, zone, i).title }),
+      el(this.doc, 'h4', {}, el(this.doc, 'bdi', { text: zoneLayout(board, zone, i).title })),
       el(this.doc, 'ul', {}, ...(zone.items ?? []).map((id) => {
         const it = byId.get(id);
         return el(this.doc, 'li', { className: 'history-item' },
           el(this.doc, 'span', { className: 'history-swatch', style: { background: it?.color ?? 'transparent' }, attrs: { 'aria-hidden': 'true' } }),
-          el(this.doc, 'span', { text: it?.label || id }));
+          el(this.doc, 'bdi', { text: it?.label || id }));
       }))));
   }
 

@@ -31,8 +31,12 @@ export function textProblem(text, limit) {
   if (/[\u0000-\u001f\u007f-\u009f]/u.test(text)) return 'must not contain control characters';
   if ([...text].length > limit.scalars) return `must be at most ${limit.scalars} characters`;
   if (new TextEncoder().encode(text).length > limit.bytes) return `must be at most ${limit.bytes} bytes`;
+  if (text.length > 0 && !VISIBLE.test(text)) return 'must show something, not only spaces or invisible characters';
   return null;
 }
+
+/** A character that shows: what the server's Text.hasVisible looks for (issue 29). */
+const VISIBLE = /[^\s\p{Cc}\p{Cf}\p{Z}\p{Cn}\p{Default_Ignorable_Code_Point}\u2800\u3164\uFFA0\u115F\u1160]/u;
 
 
 /**

@@ -42,6 +42,7 @@ import {
   pendingId, previewRemoteMoves, UndoHistory,
 } from './state.js';
 import { describeOp } from './announce.js';
+import { isolate } from './bidi.js';
 import { nextKeyboardTarget, targetKey } from './geometry.js';
 import { layoutOfItem, zoneLayout, zoneLayouts } from './layout.js';
 
@@ -214,7 +215,7 @@ export class Session {
   refuse(item, source = 'pointer', { ask = true } = {}) {
     const holder = this.held.get(item);
     if (!holder) return [];
-    const text = `${this.user(holder).name} is holding that tile`;
+    const text = `${isolate(this.user(holder).name)} is holding that tile`;
     this.#emit({ type: 'toast', text });
     this.#emit(source === 'pointer' ? { type: 'pulse', items: [item], kind: 'reject' } : { type: 'announce', text });
     if (ask) this.#ask(item);
@@ -405,7 +406,7 @@ export class Session {
     // Not a lift: a remove of a held card waits in no tile's line.
     if (this.heldByOther(item)) return this.refuse(item, 'keyboard', { ask: false });
     if (this.drag?.item === item) this.#cancelDrag();
-    this.#change({ type: 'remove', item }, `Removed ${it.label}.`, { undoToast: `Removed “${it.label}”` });
+    this.#change({ type: 'remove', item }, `Removed ${isolate(it.label)}.`, { undoToast: `Removed “${isolate(it.label)}”` });
     return this.#take();
   }
 
@@ -600,7 +601,7 @@ export class Session {
     // back: docs/conflicts.md, "Own ops count too") is not someone else's doing.
     const text = m.op && m.reason === 'conflict' && m.by && m.by === this.me
       ? 'You changed that a moment ago; try again'
-      : P.rejectText(m.reason, m.by, (id) => this.user(id).name, pendingType);
+      : P.rejectText(m.reason, m.by, (id) => isolate(this.user(id).name), pendingType);
     if (!m.op && m.item && this.asked.delete(m.item) && this.drag?.item !== m.item) return; // an ask: in line
     if (!m.op && m.reason === 'held' && m.by === this.me) return; // the hold is ours already: nothing to undo
     if (!m.op) {
@@ -831,7 +832,7 @@ export class Session {
     else if (undo) this.history.popUndo();
     else this.history.popRedo();
     if (!check.ok) {
-      const who = check.by === this.me ? 'you' : this.user(check.by).name;
+      const who = check.by === this.me ? 'you' : isolate(this.user(check.by).name);
       const text = check.why === 'changed'
         ? `Can't ${kind}: ${who} changed those tiles since`
         : `Can't ${kind}: that change is too old`;
@@ -856,15 +857,16 @@ export class Session {
     return b ? locate(b, item) : null;
   }
 
+  /** A card's label, or its id, isolated for a composed sentence (bidi.js). */
   #labelOf(id) {
     const b = this.state.view();
-    return (b && itemById(b, id)?.label) || id;
+    return isolate((b && itemById(b, id)?.label) || id);
   }
 
   #zoneTitle(id) {
     const b = this.state.view();
     const i = b ? b.zones.findIndex((z) => z.id === id) : -1;
-    return i < 0 ? id : zoneLayout(b, b.zones[i], i).title;
+    return isolate(i < 0 ? id : zoneLayout(b, b.zones[i], i).title);
   }
 
   #describePlace(item) {

@@ -2,6 +2,7 @@
 // (labels, details, names, titles) goes in with textContent, never as HTML. Colors are set
 // through the CSSOM (el.style.setProperty), which a strict CSP allows.
 
+import { isolatedNodes } from './bidi.js';
 import { el, reducedMotion } from './dom.js';
 import { Hands } from './hands.js';
 import { arrangeZones, layoutKey, zoneLayouts } from './layout.js';
@@ -620,7 +621,7 @@ export class View {
       const dot = el(this.doc, 'span', { className: 'dot' });
       dot.style.setProperty('--user-color', u.color || '#333');
       this.usersEl.append(el(this.doc, 'li', { dataset: { user: u.id } },
-        dot, el(this.doc, 'span', { text: u.id === me ? `${u.name} (you)` : u.name })));
+        dot, el(this.doc, 'span', {}, el(this.doc, 'bdi', { text: u.name }), u.id === me ? ' (you)' : '')));
     }
     // A large board names only some of its users: say how many more there are.
     if (Number.isInteger(count) && count > users.size) {
@@ -630,7 +631,7 @@ export class View {
 
   /** A brief, unobtrusive message. */
   toast(text, ms = 3500, action = null) {
-    this.toastEl.textContent = text;
+    this.toastEl.replaceChildren(...isolatedNodes(this.doc, text));
     if (action) {
       const b = el(this.doc, 'button', { type: 'button', className: 'toast-action', text: action.label });
       b.addEventListener('click', () => { this.toastEl.classList.remove('is-shown'); action.run(); });
@@ -645,13 +646,13 @@ export class View {
   announce(text) {
     // Clearing first makes a repeated sentence be announced again.
     this.liveEl.textContent = '';
-    this.liveEl.textContent = text;
+    this.liveEl.replaceChildren(...isolatedNodes(this.doc, text));
   }
 
   /** Tells screen readers about other people's changes (a polite live region; throttled by the caller). */
   announceOthers(text) {
     this.othersLiveEl.textContent = '';
-    this.othersLiveEl.textContent = text;
+    this.othersLiveEl.replaceChildren(...isolatedNodes(this.doc, text));
   }
 
   /** Keeps the pointer's neighbourhood visible: scrolls when it is near the viewport edges. */

@@ -26,13 +26,18 @@ package struct Claims: Equatable, Sendable {
     package var expires: Int64
     /// The display name it imposes, if any (it then overrides the name in `hello`).
     package var name: String?
+    /// The token's own id (`"j"`, like JWT's `jti`): random, so that two tokens minted in the same
+    /// second with the same board, role and name are different strings, and revoking one (by the
+    /// SHA-256 of its text) leaves the other working. Nil in tokens minted before it existed.
+    package var id: String?
 
     /// Claims.
-    package init(board: BoardID?, role: Role, expires: Int64, name: String? = nil) {
+    package init(board: BoardID?, role: Role, expires: Int64, name: String? = nil, id: String? = nil) {
         self.board = board
         self.role = role
         self.expires = expires
         self.name = name
+        self.id = id
     }
 
     /// Whether these claims allow `role` on `board`.
@@ -63,7 +68,8 @@ package enum TokenProblem: Error, Equatable, Sendable, CustomStringConvertible {
 /// Mints and verifies board access tokens with HMAC-SHA256 (OpenSSL's libcrypto).
 ///
 /// A token is `v1.PAYLOAD.SIGNATURE`, both parts base64url without padding: the payload is the
-/// JSON `{"b":BOARD or "*","r":ROLE,"e":EXPIRY[,"n":NAME]}`, the signature the HMAC-SHA256 of
+/// JSON `{"b":BOARD or "*","r":ROLE,"e":EXPIRY[,"n":NAME],"j":ID}` (ID: random, unique to the
+/// token; tokens minted before it have none and still verify), the signature the HMAC-SHA256 of
 /// `v1.PAYLOAD` under a secret. The first secret signs; every secret verifies, so a new secret can
 /// be put first while tokens signed by the old one keep working until the old one is removed.
 /// Signatures are compared in constant time.
@@ -98,7 +104,7 @@ package struct TokenAuthority: Sendable {
         return secrets
     }
 
-    /// A signed token for `claims`.
+    /// A signed token for `claims`, with a fresh random id when `claims.id` is nil.
     package func mint(_ claims: Claims) -> String {
         var w = JSONWriter()
         w.beginObject()
@@ -106,6 +112,7 @@ package struct TokenAuthority: Sendable {
         w.write("r", claims.role.rawValue)
         w.write("e", Int(claims.expires))
         if let name = claims.name { w.write("n", name) }
+        w.write("j", claims.id ?? Self.newID())
         w.endObject()
         let signed = "v1." + Base64URL.encode(w.bytes)
         return signed + "." + Base64URL.encode(hmacSHA256(Array(signed.utf8), key: secrets[0]))
@@ -141,8 +148,28 @@ package struct TokenAuthority: Sendable {
             }
             name = clean
         }
+        var id: String?
+        if let value = json["j"] {
+            guard let text = value.stringValue, Self.isValidID(text) else { return .failure(.malformed) }
+            id = text
+        }
         guard Int64(expires) > now else { return .failure(.expired) }
-        return .success(Claims(board: board, role: role, expires: Int64(expires), name: name))
+        return .success(Claims(board: board, role: role, expires: Int64(expires), name: name, id: id))
+    }
+
+    /// A new token id: 16 bytes from the system's random source (getrandom), base64url (22 characters).
+    package static func newID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return Base64URL.encode((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    }
+
+    /// Whether `text` can be a token id: 1–64 characters of the base64url alphabet.
+    package static func isValidID(_ text: String) -> Bool {
+        (1...64).contains(text.utf8.count)
+            && text.utf8.allSatisfy { c in
+                (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D
+                    || c == 0x5F
+            }
     }
 
     /// The id a revocation names `token` by: the SHA-256 of its text in lower-case hex (what

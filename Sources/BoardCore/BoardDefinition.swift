@@ -120,7 +120,28 @@ package struct BoardDefinition: Equatable, Sendable {
         {
             throw JSON.DecodingError(problem)
         }
+        if let problem = Self.invisibleText(in: board) { throw JSON.DecodingError(problem) }
         return definition
+    }
+
+    /// The first text of `board` with nothing visible (`TextLimit.accepts`), as a problem; or nil.
+    /// A new board's texts must show something; a stored one is read as it was accepted.
+    static func invisibleText(in board: Board) -> String? {
+        if !BoardLimits.title.accepts(board.title) { return "title must be \(BoardLimits.title.inputRule)" }
+        for zone in board.zones {
+            if let title = zone.title, !BoardLimits.zoneTitle.accepts(title) {
+                return "title of zone \(zone.id) must be \(BoardLimits.zoneTitle.inputRule)"
+            }
+        }
+        for item in board.items {
+            if !BoardLimits.label.accepts(item.label) {
+                return "label of \(item.id) must be \(BoardLimits.label.inputRule)"
+            }
+            if let detail = item.detail, !BoardLimits.detail.accepts(detail) {
+                return "detail of \(item.id) must be \(BoardLimits.detail.inputRule)"
+            }
+        }
+        return nil
     }
 
     /// The board this definition describes, under `id`.

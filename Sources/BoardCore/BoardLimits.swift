@@ -35,6 +35,19 @@ package struct TextLimit: Equatable, Sendable {
         (allowsEmpty || !s.isEmpty) && s.utf8.count <= bytes && Text.isValidLabel(s, maximum: scalars)
     }
 
+    /// Whether a client may write `s` now: within the bound and, unless empty, with something
+    /// visible (`Text.hasVisible`). Stored boards and ops are read with `allows`, so that what
+    /// was accepted before this rule still loads.
+    package func accepts(_ s: String) -> Bool {
+        allows(s) && (s.isEmpty || Text.hasVisible(s))
+    }
+
+    /// The rule `accepts` applies, as a `bad_message` names it.
+    package var inputRule: String {
+        "\(allowsEmpty ? "at most \(scalars)" : "1–\(scalars)") characters (at most \(bytes) bytes, no control "
+            + "characters, not only white space or invisible characters)"
+    }
+
     /// The rule, as a `bad_message` names it: "1–200 characters (at most 800 bytes, no control characters)".
     package var rule: String {
         "\(allowsEmpty ? "at most \(scalars)" : "1–\(scalars)") characters (at most \(bytes) bytes, no control characters)"

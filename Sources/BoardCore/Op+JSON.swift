@@ -90,12 +90,14 @@ extension Op {
                 throw JSON.DecodingError("\"item\" must be an object {label, color?, detail?, on?}")
             }
             let id = assigned ? try object.itemID("id", named: "\"item.id\"") : .unassigned
-            let label = try Self.text("label", in: object, named: "\"item.label\"", limit: BoardLimits.label)
+            let label = try Self.text(
+                "label", in: object, named: "\"item.label\"", limit: BoardLimits.label, input: !assigned)
             var color = BoardLimits.defaultColor
             if object.hasValue("color") { color = try Self.color("color", in: object, named: "\"item.color\"") }
             var detail: String?
             if object.hasValue("detail") {
-                detail = try Self.text("detail", in: object, named: "\"item.detail\"", limit: BoardLimits.detail)
+                detail = try Self.text(
+                    "detail", in: object, named: "\"item.detail\"", limit: BoardLimits.detail, input: !assigned)
             }
             // Optional, false when left out: an item comes back on when the undo of its remove
             // adds it again.
@@ -106,12 +108,13 @@ extension Op {
             let item = try fields.itemID("item")
             var changes = ItemEdit()
             if fields["label"] != nil {
-                changes.label = try Self.text("label", in: fields, limit: BoardLimits.label)
+                changes.label = try Self.text("label", in: fields, limit: BoardLimits.label, input: !assigned)
             }
             if fields["color"] != nil { changes.color = try Self.color("color", in: fields) }
             if fields["detail"] != nil {
                 changes.detail = .some(
-                    fields.hasValue("detail") ? try Self.text("detail", in: fields, limit: BoardLimits.detail) : nil)
+                    fields.hasValue("detail")
+                        ? try Self.text("detail", in: fields, limit: BoardLimits.detail, input: !assigned) : nil)
             }
             guard !changes.isEmpty else {
                 throw JSON.DecodingError("an edit needs at least one of \"label\", \"color\", \"detail\"")
@@ -128,7 +131,8 @@ extension Op {
                 throw JSON.DecodingError("\"zone\" must be an object {title, layout?, columns?, handle?, axis?}")
             }
             let id = assigned ? try object.zoneID("id", named: "\"zone.id\"") : .unassigned
-            let title = try Self.text("title", in: object, named: "\"zone.title\"", limit: BoardLimits.zoneTitle)
+            let title = try Self.text(
+                "title", in: object, named: "\"zone.title\"", limit: BoardLimits.zoneTitle, input: !assigned)
             var zone = Zone(id: id, items: [], title: title, layout: .list)
             try zone.readPresentation(from: object, path: "zone")
             zone.title = title
@@ -145,7 +149,7 @@ extension Op {
             let zone = try fields.zoneID("zone")
             var changes = ZoneEdit()
             if fields["title"] != nil {
-                changes.title = try Self.text("title", in: fields, limit: BoardLimits.zoneTitle)
+                changes.title = try Self.text("title", in: fields, limit: BoardLimits.zoneTitle, input: !assigned)
             }
             if fields["layout"] != nil {
                 changes.layout = try fields.read("layout", named: nil, mustBe: "\"grid\", \"row\" or \"list\"") {
@@ -168,7 +172,7 @@ extension Op {
         case "removeZone":
             self = .removeZone(zone: try fields.zoneID("zone"))
         case "retitle":
-            self = .retitle(title: try Self.text("title", in: fields, limit: BoardLimits.title))
+            self = .retitle(title: try Self.text("title", in: fields, limit: BoardLimits.title, input: !assigned))
         case "restore":
             let to = try fields.seq("to")
             // A client names only the seq; the board comes from the store (and what a client
@@ -185,10 +189,17 @@ extension Op {
     }
 
     /// A text member within `limit`.
-    private static func text(_ key: String, in object: JSON, named name: String? = nil, limit: TextLimit)
-        throws(JSON.DecodingError) -> String
-    {
-        try object.read(key, named: name, mustBe: "a string of \(limit.rule)") {
+    private static func text(
+        _ key: String, in object: JSON, named name: String? = nil, limit: TextLimit, input: Bool
+    ) throws(JSON.DecodingError) -> String {
+        // A client's text must show something (`TextLimit.accepts`); one already committed (a
+        // broadcast, a stored row) is read as it was accepted then.
+        if input {
+            return try object.read(key, named: name, mustBe: "a string of \(limit.inputRule)") {
+                $0.stringValue.flatMap { limit.accepts($0) ? $0 : nil }
+            }
+        }
+        return try object.read(key, named: name, mustBe: "a string of \(limit.rule)") {
             $0.stringValue.flatMap { limit.allows($0) ? $0 : nil }
         }
     }

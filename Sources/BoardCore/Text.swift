@@ -32,6 +32,23 @@ package enum Text {
         }
     }
 
+    /// Whether `s` shows anything: at least one scalar that is not white space, not a control or
+    /// format character (bidi controls, zero-width spaces, tags), not default-ignorable and not
+    /// a blank that renders as nothing (Hangul fillers, the braille blank). Titles and labels
+    /// need one: a text of only such scalars is 0 px wide or blank and hides who did what.
+    package static func hasVisible(_ s: String) -> Bool {
+        s.unicodeScalars.contains { scalar in
+            let properties = scalar.properties
+            switch properties.generalCategory {
+            case .control, .format, .spaceSeparator, .lineSeparator, .paragraphSeparator, .unassigned:
+                return false
+            default:
+                return !properties.isWhitespace && !properties.isDefaultIgnorableCodePoint
+                    && !isInvisible(scalar) && scalar.value != 0x2800
+            }
+        }
+    }
+
     /// `raw` as a display name: invisible scalars stripped, surrounding white space trimmed; or
     /// why it cannot be one.
     package static func displayName(_ raw: String) -> Result<String, Problem> {

@@ -48,9 +48,42 @@ package struct BoardAtRequest: Equatable, Sendable {
         }
     }
 
-    /// 400: `seq` is after the board's `current` seq.
+    /// The seq `?at=` names, or the 400 that says why it names none: "a non-negative integer"
+    /// only when it is not one; a number past any seq a board can reach (2^31 - 1, the API
+    /// description's maximum) is named as such, whatever its size (issue 29: it was told it was
+    /// not an integer).
+    package static func seq(_ text: String) -> AtSeq {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+            return .refused(.error(400, "bad_request", "at must be a non-negative integer"))
+        }
+        guard let seq = Int(text), seq <= Int(Int32.max) else {
+            return .refused(
+                .error(
+                    400, "bad_request",
+                    "at must be at most 2147483647 (no board has a seq past it), not \(text.prefix(40))"))
+        }
+        return .seq(seq)
+    }
+
+    /// What `?at=` names: a seq, or the answer that refuses it.
+    package enum AtSeq: Equatable, Sendable {
+        /// A seq a board can have.
+        case seq(Seq)
+        /// A 400.
+        case refused(HTTPResponse)
+    }
+
+    /// 404 `unknown_seq`: `seq` is after the board's `current` seq, a version of the board that
+    /// does not exist (yet). Not 400: the request is well formed (issue 29: a `?at=` the API
+    /// description accepts must not be refused as malformed); `seq` says how far it goes.
     package static func ahead(_ seq: Seq, current: Seq) -> HTTPResponse {
-        .error(400, "bad_request", "at must be at most the board's seq (\(current)), not \(seq)")
+        .json(404) { w in
+            w.beginObject()
+            w.write("error", "unknown_seq")
+            w.write("message", "the board's seq is \(current): there is no version \(seq) yet")
+            w.write("seq", current)
+            w.endObject()
+        }
     }
 }
 

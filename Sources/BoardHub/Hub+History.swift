@@ -12,8 +12,10 @@ extension Hub {
     /// `GET /api/boards/{id}?at=SEQ`: 400 for a seq that is not a non-negative integer or is after
     /// the board's published seq, else the store's answer (200, 410, or 404).
     func atRequest(_ id: BoardID, at text: String, peer: String, exchange: ExchangeID) {
-        guard let seq = Int(text), (0...Int(Int32.max)).contains(seq) else {
-            return emit(.respond(exchange, .error(400, "bad_request", "at must be a non-negative integer")))
+        let seq: Seq
+        switch BoardAtRequest.seq(text) {
+        case .seq(let parsed): seq = parsed
+        case .refused(let refusal): return emit(.respond(exchange, refusal))
         }
         if isDeleting(id) {
             return emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(id)")))

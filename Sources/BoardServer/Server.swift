@@ -264,6 +264,9 @@ private final class ContextSetup {
         info.pvo = UnsafePointer(pvo)
         info.user = Unmanaged.passUnretained(service).toOpaque()
         info.options = UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8) | UInt64(LWS_SERVER_OPTION_DISABLE_IPV6)
+        // A method lws does not parse (TRACE …) comes to the server as a raw socket, to be
+        // answered 405 with `allow` (HTTP/UnknownMethods.swift), not with lws's HTTP/1.0 403 page.
+        info.options |= UInt64(LWS_SERVER_OPTION_FALLBACK_TO_APPLY_LISTEN_ACCEPT_CONFIG)
         info.retry_and_idle_policy = UnsafePointer(retry)
         // HTTP bounds lws enforces itself: header bytes per request (more closes the connection);
         // header buffers in use at once (4.1.6 allows one per fd; a connection waits at most 5 s,
@@ -288,6 +291,12 @@ private final class ContextSetup {
             info.ssl_cert_filepath = UnsafePointer(cert)
             info.ssl_private_key_filepath = UnsafePointer(privateKey)
             info.alpn = UnsafePointer(alpn)
+            // TLS 1.2 and 1.3 only, and on TLS 1.2 only AEAD suites with forward secrecy: no CBC
+            // (LUCKY13 and its kin), no static RSA key exchange (docs/operations.md, "TLS").
+            let ciphers = strdup(Self.tls12Ciphers)!
+            strings.append(ciphers)
+            info.ssl_cipher_list = UnsafePointer(ciphers)
+            info.ssl_options_set = shuffleboard_tls_server_options()
             // The client side, for forwarding to boards' owners over TLS (Relay/Relay.swift): lws
             // makes the vhost's client SSL_CTX from these (lib/tls/tls-client.c). With
             // --cluster-ca it trusts that authority alone, not the system's too.
@@ -299,6 +308,13 @@ private final class ContextSetup {
             }
         }
     }
+
+    /// The cipher suites offered on TLS 1.2 (OpenSSL's names): ECDHE with AES-GCM or
+    /// ChaCha20-Poly1305, as Mozilla's "intermediate" profile without its DHE suites (which need
+    /// DH parameters). TLS 1.3's suites are all AEAD; OpenSSL's defaults stay.
+    static let tls12Ciphers =
+        "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:"
+        + "ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"
 
     /// Raises the soft open-file limit to the hard one and returns it.
     static func raiseFileLimit() -> Int {

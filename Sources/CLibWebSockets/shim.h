@@ -148,4 +148,17 @@ static inline const char *shuffleboard_tls_verify_error(struct lws *wsi) {
 #endif
 }
 
+/* The OpenSSL options a TLS listener sets on its SSL_CTX (lws's ssl_options_set): TLS 1.2 and
+ * 1.3 only (no SSLv3, TLS 1.0 or 1.1), no compression (CRIME), no renegotiation, and the server's
+ * order of cipher suites (AEAD first), not the client's. The SSL_OP_ values are function-like
+ * macros in OpenSSL 3, which Swift does not import. */
+static inline long shuffleboard_tls_server_options(void) {
+#if defined(LWS_WITH_TLS) && !defined(LWS_WITH_MBEDTLS)
+    return (long)(SSL_OP_NO_SSLv3 | SSL_OP_NO_TLSv1 | SSL_OP_NO_TLSv1_1 | SSL_OP_NO_COMPRESSION |
+                  SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
+#else
+    return 0;
+#endif
+}
+
 #endif

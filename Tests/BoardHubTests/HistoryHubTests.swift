@@ -135,7 +135,7 @@ import Testing
         let json = try JSON.parse(at.body)
         #expect(at.status == 200 && json["seq"]?.intValue == 1 && json["time"]?.intValue == 1000)
         #expect(try Board(json: json["board"]!) == b)
-        #expect(get("/api/boards/demo", ["at": "4"])?.status == 400)
+        #expect(get("/api/boards/demo", ["at": "4"])?.status == 404, "after the board's seq: unknown_seq")
         #expect(get("/api/boards/demo", ["at": "-1"])?.status == 400)
         #expect(get("/api/boards/demo", ["at": "x"])?.status == 400)
         #expect(get("/api/boards/nope", ["at": "0"])?.status == 404)

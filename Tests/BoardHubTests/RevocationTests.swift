@@ -79,6 +79,25 @@ import Testing
         #expect(h.hub.meters.authFailures.value(AuthFailure(.api, .revoked)) == 1)
     }
 
+    /// Issue 29, finding 8: two tokens minted in the same second for one board, role and name
+    /// were the same string, so revoking one revoked both. Each now has its own id.
+    @Test func revokingOneOfTwoTokensMintedAlikeLeavesTheOtherWorking() {
+        let h = harness()
+        let (a, b) = (h.open(1), h.open(2))
+        let (revoked, kept) = (token(name: "Ann"), token(name: "Ann"))
+        #expect(revoked != kept)
+        guard let (read, _) = h.read(in: h.send(a, hello(revoked))) else { return }
+        h.on(.answered(read, .room(nil)))
+        h.send(b, hello(kept))
+        let (status, _, actions) = revoke(h, revoked, bearer: token("demo", .admin))
+        #expect(status == 200)
+        #expect(closes(in: actions).map { [$0.0.rawValue, UInt64($0.1)] } == [[1, 4401]], "only a's session ends")
+        #expect(
+            types(messages(to: b, in: h.send(b, #"{"type":"auth","token":"\#(kept)"}"#))).contains("error") == false)
+        let api = HTTPRequest(method: .get, path: "/api/boards/demo", authorization: "Bearer \(kept)")
+        #expect(responses(in: h.on(.request(ExchangeID(402), api))).map(\.1.status) != [401])
+    }
+
     @Test func aRevocationMadeElsewhereClosesSessionsAtTheNextReloadOnceASecond() {
         let h = harness()
         let a = h.open(1)

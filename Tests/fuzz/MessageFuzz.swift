@@ -57,9 +57,12 @@ private func check(_ request: OpRequest) {
     require(Text.isValidOpID(request.opID.rawValue), "an invalid op id: \(request.opID.rawValue.debugDescription)")
     require(request.opID.rawValue.utf8.count <= Text.maximumOpIDBytes, "an op id over the byte bound")
     require(request.base >= 0, "a negative base")
-    // Every text an editing op carries is within its bound, scalars and bytes, and holds no control character.
+    // Every text an editing op carries is within its bound, scalars and bytes, holds no control
+    // character, and shows something (unless empty where that is allowed).
     func text(_ s: String, _ limit: TextLimit, _ what: String) {
-        require(limit.allows(s), "\(what) over its bound or with a control character: \(s.debugDescription)")
+        require(
+            limit.accepts(s),
+            "\(what) over its bound, with a control character or nothing visible: \(s.debugDescription)")
     }
     switch request.op {
     case .add(_, _, let item):

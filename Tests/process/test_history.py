@@ -52,9 +52,12 @@ def test_at_answers_the_board_as_of_any_kept_seq_and_every_status(servers, store
         assert status == 200, (seq, answer)
         assert answer["seq"] == seq and answer["board"] == replay(template("hist"), ops[:seq]), seq
         assert (answer["time"] is None) if seq == 0 else isinstance(answer["time"], int)
-    for bad in ("26", "-1", "x", "1.5", ""):
+    for bad in ("-1", "x", "1.5", "", "2147483648"):
         status, answer = server.get(f"/api/boards/hist?at={bad}")
         assert status == 400 and answer["error"] == "bad_request", (bad, answer)
+    # After the board's seq: well formed, but no such version (yet): 404 with the seq (issue 29).
+    status, answer = server.get("/api/boards/hist?at=26")
+    assert status == 404 and answer["error"] == "unknown_seq" and answer["seq"] == 25, answer
     status, answer = server.get("/api/boards/nope?at=0")
     assert status == 404 and answer["error"] == "unknown_board"
     ada.close()

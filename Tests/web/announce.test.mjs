@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ANNOUNCE_INTERVAL, AnnounceThrottle, describeOp, fold, summarize } from '../../web/announce.js';
+import { isolate, plain } from '../../web/bidi.js';
 
 const board = {
   id: 'b1', title: 'b1', columns: 3,
@@ -19,7 +20,8 @@ const board = {
 };
 const names = { u1: 'Ann', u2: 'Bo', u3: 'Cy', u4: 'Di', u5: 'Ed' };
 const nameOf = (id) => names[id];
-const say = (m) => describeOp({ seq: 1, op: 'x', by: 'u1', ...m }, board, nameOf).text;
+// What a person reads: user text in the sentence is isolated (web/bidi.js), tested below.
+const say = (m) => plain(describeOp({ seq: 1, op: 'x', by: 'u1', ...m }, board, nameOf).text);
 
 test('each op is one sentence naming who did what to which tiles, where', () => {
   assert.equal(say({ type: 'move', item: 't3', zone: 'grid', before: 't2' }), 'Ann moved Red before Teal');
@@ -30,11 +32,11 @@ test('each op is one sentence naming who did what to which tiles, where', () => 
   assert.equal(say({ type: 'toggle', item: 't2', on: true }), 'Ann turned Teal on');
   assert.equal(say({ type: 'toggle', item: 't2', on: false }), 'Ann turned Teal off');
   const e = describeOp({ type: 'swap', a: 't1', b: 't2', by: 'u2' }, board, nameOf);
-  assert.deepEqual(e, { by: 'u2', name: 'Bo', kind: 'swap', text: 'Bo swapped Orange and Teal' });
+  assert.deepEqual(e, { by: 'u2', name: 'Bo', kind: 'swap', text: `${isolate('Bo')} swapped ${isolate('Orange')} and ${isolate('Teal')}` });
   assert.equal(describeOp({ type: 'shuffle', by: 'u1' }, board, nameOf), null);
   assert.equal(describeOp({ type: 'swap', a: 't1', b: 't2', by: 'u1' }, null, nameOf), null);
   // Unknown items keep their ids; unknown people their user ids.
-  assert.equal(describeOp({ type: 'toggle', item: 't9', on: true, by: 'u9' }, board, nameOf).text, 'u9 turned t9 on');
+  assert.equal(say({ type: 'toggle', item: 't9', on: true, by: 'u9' }), 'u9 turned t9 on');
 });
 
 const ev = (by, kind = 'move', text = `${names[by]} did ${kind}`) => ({ by, name: names[by], kind, text });
@@ -42,8 +44,15 @@ const sum = (events, cap, more) => {
   const g = new Map();
   let m = more ?? 0;
   for (const e of events) if (!fold(g, e, cap)) m += 1;
-  return summarize(g, m);
+  return plain(summarize(g, m));
 };
+
+test('every text a client wrote is isolated in the sentence, its own bidi controls taken out', () => {
+  const evil = { ...board, items: board.items.map((i) => (i.id === 't1' ? { ...i, label: 'Invoice \u202Eegnaro\u2069' } : i)) };
+  const text = describeOp({ seq: 1, op: 'x', by: 'u1', type: 'swap', a: 't1', b: 't2' }, evil, nameOf).text;
+  assert.equal(text, `${isolate('Ann')} swapped ${isolate('Invoice egnaro')} and ${isolate('Teal')}`);
+  assert.equal(isolate('a\u202Eb\u2066c\u2069'), '\u2068abc\u2069');
+});
 
 test('what came in one window is folded by person, a few named and the rest counted', () => {
   assert.equal(sum([ev('u1')]), 'Ann did move.');
@@ -61,7 +70,7 @@ test('what came in one window is folded by person, a few named and the rest coun
 /** A throttle on a fake clock: `tick(ms)` runs what is due. */
 function clock() {
   const c = { t: 0, timers: [], said: [] };
-  c.throttle = new AnnounceThrottle((text) => c.said.push([c.t, text]), {
+  c.throttle = new AnnounceThrottle((text) => c.said.push([c.t, plain(text)]), {
     now: () => c.t,
     schedule: (fn, ms) => {
       const timer = { at: c.t + ms, fn, live: true };

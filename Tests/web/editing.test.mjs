@@ -2,6 +2,7 @@
 // run with `node --test Tests/web/`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { plain } from '../../web/bidi.js';
 import * as P from '../../web/protocol.js';
 import { applyOp, BoardState, cloneBoard, inverseOp, pendingId } from '../../web/state.js';
 import { Session } from '../../web/session.js';
@@ -28,7 +29,8 @@ function joined(seq = 0) {
 }
 
 const sent = (fx) => fx.filter((e) => e.type === 'send').map((e) => e.msg);
-const texts = (fx, type = 'toast') => fx.filter((e) => e.type === type).map((e) => e.text);
+/** The texts of `type` effects, as read (web/bidi.js: user text in them is isolated). */
+const texts = (fx, type = 'toast') => fx.filter((e) => e.type === type).map((e) => plain(e.text));
 /** The server's broadcast of a sent op: `extra` adds what the server chose (ids). */
 function echo(msg, seq, extra = {}) {
   const { base, ...rest } = msg;
@@ -71,6 +73,12 @@ test('text limits count characters and bytes and refuse control characters', () 
   assert.equal(P.textProblem('😀'.repeat(100), P.LIMITS.zoneTitle), null); // 400 bytes exactly
   assert.match(P.textProblem('a\u0007', P.LIMITS.label), /control/);
   assert.match(P.textProblem('', P.LIMITS.title), /empty/);
+  // Nothing visible (issue 29): what the server refuses too.
+  for (const t of [' ', '\u202E', '\u200B\u2060', '\u3164', '\u2800', '\u3000\u00A0']) {
+    assert.match(P.textProblem(t, P.LIMITS.label), /invisible/, JSON.stringify(t));
+  }
+  assert.equal(P.textProblem('Invoice \u202Eegnaro', P.LIMITS.label), null);
+  assert.equal(P.textProblem('👩\u200D💻', P.LIMITS.label), null);
 });
 
 test('applyOp and inverseOp: each editing op undone restores the board', () => {
@@ -146,7 +154,7 @@ test('undo of a remove brings the card back with its content and place, and late
   const fx = s.removeCard('t5');
   const [remove] = sent(fx);
   const toast = fx.find((e) => e.type === 'toast');
-  assert.deepEqual({ ...toast, change: undefined }, { type: 'toast', text: 'Removed “Five”.', action: 'undo', change: undefined });
+  assert.deepEqual({ ...toast, change: undefined }, { type: 'toast', text: 'Removed “\u2068Five\u2069”.', action: 'undo', change: undefined });
   assert.equal(toast.change.ops[0].op.op, remove.op, "the toast's Undo is about this remove");
   s.receive(echo(remove, 2));
   assert.equal(view(s).items.some((i) => i.id === 't5'), false);
@@ -296,7 +304,7 @@ test('someone else\'s remove fades the card out and ends this page\'s lift of it
   assert.equal(s.drag, null);
   assert.equal(view(s).items.some((i) => i.id === 't4'), false);
   const change = fx.find((e) => e.type === 'remoteChange');
-  assert.equal(change?.change.text, 'Bo removed T4');
+  assert.equal(plain(change?.change.text), 'Bo removed T4');
   // A column someone else removed is said before it goes from the view (an open field in it goes too).
   const gone = s.receive({ type: 'removeZone', op: 'y', seq: 2, by: 'u2', zone: 'tray' });
   const types = gone.map((e) => e.type);

@@ -18,7 +18,7 @@ function kanban() {
 test('a change reads as who did what, the label set apart, and how long ago', () => {
   const entry = { seq: 7, by: { id: 'u1', name: 'Ann' }, time: 1000, op: { type: 'move', op: 'x', by: 'u1', seq: 7, item: 't4', zone: 'doing', before: null } };
   const parts = describeChange(entry, kanban());
-  assert.deepEqual(parts, ['Ann moved ', { em: 'Fix the login page' }, ' to Doing']);
+  assert.deepEqual(parts, [{ bdi: 'Ann' }, ' moved ', { em: 'Fix the login page' }, ' to ', { bdi: 'Doing' }]);
   assert.equal(changeText(parts), 'Ann moved Fix the login page to Doing');
   assert.equal(ago(1000, 1000 + 2 * 60_000), '2 min ago');
   assert.equal(ago(1000, 1000 + 10_000), 'just now');

@@ -1,6 +1,7 @@
 // Unit tests of web/session.js: run with `node --test Tests/web/`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { isolate, plain } from '../../web/bidi.js';
 import * as P from '../../web/protocol.js';
 import { SETTLE_MS, Session } from '../../web/session.js';
 
@@ -40,7 +41,8 @@ function echo(msg, seq) {
 
 const types = (fx) => fx.map((e) => e.type);
 const sent = (fx) => fx.filter((e) => e.type === 'send').map((e) => e.msg);
-const texts = (fx, type = 'toast') => fx.filter((e) => e.type === type).map((e) => e.text);
+/** The texts of `type` effects, as read (web/bidi.js: user text in them is isolated). */
+const texts = (fx, type = 'toast') => fx.filter((e) => e.type === type).map((e) => plain(e.text));
 const grid = (s) => s.scene().board.zones[0].items.join(' ');
 const tray = (s) => s.scene().board.zones[1].items.join(' ');
 
@@ -399,7 +401,7 @@ test('a lift asks for the hold; aiming offers hovers; the drop flushes them befo
     { type: 'ghost', item: 't1' },
     { type: 'send', msg: { type: 'dragStart', item: 't1' } },
     { type: 'render', glide: null },
-    { type: 'announce', text: 'Picked up T1.' },
+    { type: 'announce', text: `Picked up ${isolate('T1')}.` },
   ]);
   assert.deepEqual(s.lift('t2', 'pointer'), [], 'one lift at a time');
   assert.deepEqual(s.aim({ over: 't5', zone: 'grid' }), [
@@ -521,13 +523,13 @@ test('someone else\'s lift marks the tile, stops a press on it and refuses it wi
   assert.deepEqual(fx[1], { type: 'taken', item: 't2' });
   assert.equal(s.heldByOther('t2'), true);
   assert.deepEqual(s.refuse('t2', 'pointer'), [
-    { type: 'toast', text: 'Bo is holding that tile' },
+    { type: 'toast', text: `${isolate('Bo')} is holding that tile` },
     { type: 'pulse', items: ['t2'], kind: 'reject' },
     { type: 'send', msg: { type: 'dragStart', item: 't2' } }, // an ask: this page waits in line
   ]);
   assert.deepEqual(s.refuse('t2', 'keyboard'), [
-    { type: 'toast', text: 'Bo is holding that tile' },
-    { type: 'announce', text: 'Bo is holding that tile' },
+    { type: 'toast', text: `${isolate('Bo')} is holding that tile` },
+    { type: 'announce', text: `${isolate('Bo')} is holding that tile` },
   ]);
   assert.deepEqual(s.refuse('t3'), []);
   s.receive({ type: 'drop', item: 't2', by: 'u2', at: 0 });
@@ -649,7 +651,7 @@ test('someone else\'s committed op is handed to the announcer as a sentence; one
   const s = joined(0);
   const fx = s.receive(op(1, 'u2', { type: 'move', item: 't5', zone: 'grid', before: 't2' }));
   assert.deepEqual(fx.find((e) => e.type === 'remoteChange').change,
-    { by: 'u2', name: 'Bo', kind: 'move', text: 'Bo moved T5 before T2' });
+    { by: 'u2', name: 'Bo', kind: 'move', text: `${isolate('Bo')} moved ${isolate('T5')} before ${isolate('T2')}` });
   const mine = dragOnto(s, 't1', 't3');
   const back = s.receive(echo(sent(mine)[0], 2));
   assert.equal(back.some((e) => e.type === 'remoteChange'), false);
@@ -660,7 +662,7 @@ test('someone else\'s committed op is handed to the announcer as a sentence; one
   k.hello('k', 'Ann');
   k.receive(welcome({ seq: 0, board: kanban() }));
   const moved = k.receive(op(1, 'u2', { type: 'move', item: 'c3', zone: 'done', before: null }));
-  assert.equal(moved.find((e) => e.type === 'remoteChange').change.text, 'Bo moved Card c3 to the end of Done');
+  assert.equal(plain(moved.find((e) => e.type === 'remoteChange').change.text), 'Bo moved Card c3 to the end of Done');
 });
 
 test('keyboard aiming follows the layout: in kanban lists up/down walk a column, left/right change it', () => {

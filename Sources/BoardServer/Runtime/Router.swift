@@ -143,9 +143,13 @@ func serviceCallback(
         }
         return -1
 
-    case LWS_CALLBACK_RAW_ADOPT, LWS_CALLBACK_RAW_RX:
-        // lws turns a CONNECT request into a raw socket with no timeout; refuse it.
-        return -1
+    case LWS_CALLBACK_RAW_ADOPT:
+        // CONNECT, or a method lws does not parse (HTTP/UnknownMethods.swift): a raw socket.
+        UnknownMethods.adopted(wsi, timeout: service.config.httpTimeout)
+        return 0
+
+    case LWS_CALLBACK_RAW_RX:
+        return UnknownMethods.received(wsi, UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length))
 
     default:
         return lws_callback_http_dummy(wsi, reason, user, input, length)

@@ -1,0 +1,25 @@
+/// The methods each path of the server takes, for a 405's `allow` header when the request's
+/// method is one the server never reads: lws 4.1.6 does not parse TRACE, PROPFIND or any other
+/// method it does not know, and turns CONNECT into a raw socket (BoardServer's
+/// `UnknownMethods`). The hub's own routes answer 405 with the same lists.
+package enum AllowedMethods {
+    /// What `path` (without its query) allows, or nil when it is no route of the API (a 404).
+    package static func of(_ path: String) -> String? {
+        switch path {
+        case "/healthz", "/readyz", "/metrics", "/api/templates", "/api/cluster": return "GET"
+        case "/api/boards", "/api/revocations": return "GET, POST"
+        default: break
+        }
+        guard Hub.routes(path) else { return "GET" }  // the web client's files
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2).map(String.init)
+        guard segments.first == "boards", segments.count >= 2, segments.count <= 3, !segments[1].isEmpty else {
+            return nil
+        }
+        if segments.count == 2 { return "GET, DELETE" }
+        switch segments[2] {
+        case "ops": return "GET, POST"
+        case "events", "history": return "GET"
+        default: return nil
+        }
+    }
+}
