@@ -63,7 +63,10 @@ struct PostgresPipelineTests {
             let third = maker.next(3)
             #expect(try a.send([.append(boardA, second)]))
             #expect(try a.send([.append(boardA, third)]))
-            // The writer's backend dies while it waits at the fence.
+            // The writer's backend dies while it waits at the fence: first wait (bounded) until the
+            // pipeline's batch has reached it, else on a loaded machine nothing matches yet.
+            let waiting = try Self.waitForFencedBackend(db)
+            #expect(waiting, "the writer's batch never waited at the fence")
             let killed = try db.int(
                 "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                     + "WHERE pid <> pg_backend_pid() AND datname = current_database() "
@@ -82,6 +85,22 @@ struct PostgresPipelineTests {
             #expect(a.answers(wait: true).map { $0 == nil } == [true])
             #expect(try a.load(boardA, recentLimit: 100)?.recent == maker.all)
         }
+    }
+
+    /// Whether a backend other than `db`'s waits for a lock in a query at the fence, polled for at
+    /// most 10 s (pg_stat_activity is read as a snapshot within a transaction: cleared each time).
+    static func waitForFencedBackend(_ db: PostgresConnection) throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            try db.query("SELECT pg_stat_clear_snapshot()")
+            let count = try db.int(
+                "SELECT count(*) FROM pg_stat_activity WHERE pid <> pg_backend_pid() "
+                    + "AND datname = current_database() AND wait_event_type = 'Lock' "
+                    + "AND query LIKE '%shuffleboard_fence%'")
+            if count >= 1 { return true }
+            usleep(10_000)
+        }
+        return false
     }
 
     @Test func afterLostAnswersAWriteStoresOnlyTheOpsNotStoredYet() throws {
