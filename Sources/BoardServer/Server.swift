@@ -86,27 +86,31 @@ package final class Server: Sendable {
         stopped.signal()  // Let other waiters through too.
     }
 
-    /// Creates the lws context with a per-thread fd limit 64 below the open-file limit, so that
-    /// lws stops accepting before `accept` could fail with EMFILE (its accept loop would spin),
-    /// and with its fd table sized to that same limit. lws 4.1.6 sizes the table from the soft
-    /// limit (`sysconf(_SC_OPEN_MAX)`), and a per-thread limit below the table's size makes it
-    /// find the connection of every socket event by a linear search of the whole table
-    /// (`wsi_from_fd` with `max_fds_unrelated_to_ulimit`): 6% of the server's time with 500
-    /// clients, O(connections) per event. So the soft limit is lowered by 64 while the context is
-    /// made and raised again after: the table is indexed by fd, and the 64 fds above lws's limit
-    /// stay for the store, the log and the sockets lws accepts only to refuse (it drops a socket
-    /// whose number is past its table).
-    private static func createContext(_ info: inout lws_context_creation_info) -> OpaquePointer? {
+    /// Creates the lws context with a per-thread fd limit `FileLimit.reserve` (64) below the
+    /// open-file limit, and with its fd table sized to that same limit; returns the context and
+    /// the open-file limit. lws 4.1.6 sizes the table from the soft limit
+    /// (`sysconf(_SC_OPEN_MAX)`), and a per-thread limit below the table's size makes it find the
+    /// connection of every socket event by a linear search of the whole table (`wsi_from_fd` with
+    /// `max_fds_unrelated_to_ulimit`): 6% of the server's time with 500 clients, O(connections)
+    /// per event. So the soft limit is lowered by the reserve while the context is made and raised
+    /// again after: the table is indexed by fd, and the descriptors above it stay for the store,
+    /// the log and the sockets accepted only to be refused (lws drops a socket whose number is past
+    /// its table). The service refuses accepted sockets a little below the table's top
+    /// (`FileLimit`), counted and logged, so that lws never meets its own limit: at
+    /// `fd_limit_per_thread - 1` sockets it would stop polling the listener and leave new
+    /// connections waiting in the listen backlog without a word.
+    private static func createContext(_ info: inout lws_context_creation_info) -> (OpaquePointer?, Int) {
         let limit = ContextSetup.raiseFileLimit()
+        let table = FileLimit.table(for: limit)
         var lowered = rlimit()
         getrlimit(Int32(RLIMIT_NOFILE.rawValue), &lowered)
-        lowered.rlim_cur = rlim_t(limit - 64)
+        lowered.rlim_cur = rlim_t(table)
         setrlimit(Int32(RLIMIT_NOFILE.rawValue), &lowered)
-        info.fd_limit_per_thread = UInt32(limit - 64)
+        info.fd_limit_per_thread = UInt32(table)
         HeaderSlab.install()
         let context = lws_create_context(&info)
         _ = ContextSetup.raiseFileLimit()
-        return context
+        return (context, limit)
     }
 
     private func serviceThread() {
@@ -117,7 +121,8 @@ package final class Server: Sendable {
         #endif
         ReadGuard.forbidReadsOnThisThread()
         let setup = ContextSetup(config: config, service: service)
-        guard let context = Self.createContext(&setup.info) else {
+        let (made, fileLimit) = Self.createContext(&setup.info)
+        guard let context = made else {
             state.withLock {
                 $0.error =
                     config.tlsCertificate == nil
@@ -130,6 +135,7 @@ package final class Server: Sendable {
             return
         }
         service.context = context
+        service.fileLimit = FileLimit(limit: fileLimit)
         service.inbox.attach(context)
         if config.hoverPacing > .zero {
             service.webSockets.pacer = Pacer(context: context, protocolName: "shuffleboard.v1")
