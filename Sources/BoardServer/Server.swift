@@ -121,8 +121,22 @@ package final class Server: Sendable {
         #endif
         ReadGuard.forbidReadsOnThisThread()
         let setup = ContextSetup(config: config, service: service)
+        var libev: LibEV?
+        if config.eventLoop == .libev {
+            switch LibEV.make() {
+            case .success(let loop):
+                libev = loop
+                setup.useForeignLoop(loop.loop)
+            case .failure(let error):
+                state.withLock { $0.error = "--event-loop libev: \(error)" }
+                started.signal()
+                stopped.signal()
+                return
+            }
+        }
         let (made, fileLimit) = Self.createContext(&setup.info)
         guard let context = made else {
+            libev?.close()
             state.withLock {
                 $0.error =
                     config.tlsCertificate == nil
@@ -159,8 +173,13 @@ package final class Server: Sendable {
         }
         started.signal()
 
+        if let libev { log.info("event loop: libev on \(libev.backendName)") }
         while !service.finished {
-            if lws_service(context, 0) < 0 { break }
+            if let libev {
+                libev.runOnce()
+            } else if lws_service(context, 0) < 0 {
+                break
+            }
             if !service.http.flushing.isEmpty { service.http.watchFlushing() }
         }
 
@@ -178,6 +197,7 @@ package final class Server: Sendable {
         service.webSockets.connections.removeAll()
         // Upstreams still closing end here (their callbacks find no client, so the hub hears nothing).
         lws_context_destroy(context)
+        libev?.close()
         service.relay.removeAll()
         service.httpForwards.removeAll()
         withExtendedLifetime(setup) {}
@@ -194,6 +214,15 @@ private final class ContextSetup {
     private var strings: [UnsafeMutablePointer<CChar>]
     private let pvo: UnsafeMutablePointer<lws_protocol_vhost_options>
     private let retry: UnsafeMutablePointer<lws_retry_bo_t>
+    /// The foreign loop lws runs on (`info.foreign_loops`, one per service thread), if any.
+    private let loops = UnsafeMutablePointer<UnsafeMutableRawPointer?>.allocate(capacity: 1)
+
+    /// Runs lws on the loop `loop` (a libev `struct ev_loop *`) through its libev plugin.
+    func useForeignLoop(_ loop: OpaquePointer) {
+        loops.initialize(to: UnsafeMutableRawPointer(loop))
+        info.foreign_loops = loops
+        info.options |= UInt64(LWS_SERVER_OPTION_LIBEV)
+    }
 
     init(config: ServerConfig, service: Service) {
         let name = strdup("shuffleboard.v1")!
@@ -309,6 +338,7 @@ private final class ContextSetup {
         protocols.deallocate()
         pvo.deallocate()
         retry.deallocate()
+        loops.deallocate()
         for s in strings { free(s) }
     }
 }
