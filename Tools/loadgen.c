@@ -56,7 +56,8 @@ static struct {
     int port, clients, senders, boards, connecting, server_pid;
     double rate, seconds, hold, timeout, drain;
     int window;
-} opt = {"127.0.0.1", "/ws", "bench", "hover", "", 0, 100, 0, 1, 256, 0, 100, 5, 1, 60, 3, 3};
+    const char *source; // --source ADDR: the local address connections are made from (NULL: the kernel's)
+} opt = {"127.0.0.1", "/ws", "bench", "hover", "", 0, 100, 0, 1, 256, 0, 100, 5, 1, 60, 3, 3, NULL};
 static int ops_mode;
 static uint64_t committed_total, rejected_total, ops_stop_us;
 
@@ -391,6 +392,13 @@ static void start_connect(int i) {
     if (c->fd < 0) die("socket (raise ulimit -n?)");
     int one = 1;
     setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (opt.source) {
+        struct sockaddr_in local = {.sin_family = AF_INET};
+        inet_pton(AF_INET, opt.source, &local.sin_addr);
+        // The port is picked at connect, per destination: bind alone would take one per source address.
+        setsockopt(c->fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
+        if (bind(c->fd, (struct sockaddr *)&local, sizeof local) < 0) die("bind --source");
+    }
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)ports[i % nports])};
     inet_pton(AF_INET, opt.host, &a.sin_addr);
     c->state = CONNECTING;
@@ -524,7 +532,7 @@ static void usage(void) {
             "usage: loadgen --port P [--host 127.0.0.1] [--path /ws] [--mode hover|idle|ops] [--clients N]\n"
             "  [--senders S] [--rate HOVERS_PER_S_PER_SENDER] [--seconds S] [--boards K] [--board PREFIX]\n"
             "  [--connecting N] [--hold S] [--timeout S] [--drain S] [--server-pid PID] [--label NAME]\n"
-            "  [--also-ports P2,P3,...]\n"
+            "  [--also-ports P2,P3,...] [--source LOCAL_ADDRESS]\n"
             "  [--window N]   (mode ops: each client keeps N toggles of its own items in flight)\n");
     exit(2);
 }
@@ -551,6 +559,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--server-pid")) opt.server_pid = atoi(v);
         else if (!strcmp(a, "--label")) opt.label = v;
         else if (!strcmp(a, "--window")) opt.window = atoi(v);
+        else if (!strcmp(a, "--source")) opt.source = v;
         else if (!strcmp(a, "--also-ports")) {
             for (const char *p = v; *p && nports < 16; nports++) {
                 ports[nports] = atoi(p);

@@ -75,7 +75,8 @@ package final class HubMeters {
             "shuffleboard_limit_hits_total", "Clients refused or closed by a limit, by limit.", labels: LimitName.self)
         connectionsRefused = registry.counter(
             "shuffleboard_connections_refused_total",
-            "Connections closed at accept (over a per-address cap) or for sending no byte in time, by reason.",
+            "Connections closed at accept (over a per-address cap, or at the open-file limit) or for sending no byte "
+                + "in time, by reason.",
             labels: SocketRefusal.self)
         eventStreams = registry.gauge(
             "shuffleboard_event_streams", "Event streams (GET /api/boards/ID/events), open or waiting for their board.")

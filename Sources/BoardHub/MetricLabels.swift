@@ -138,6 +138,9 @@ package enum SocketRefusal: String, MetricLabels, CaseIterable {
     case pendingPerAddress = "pending_per_address"
     /// It sent no byte within `--first-byte-timeout` of its accept (counted by the transport).
     case firstByteTimeout = "first_byte_timeout"
+    /// At accept: the process had (nearly) every descriptor it may open open (counted by the
+    /// transport, which keeps a reserve for the store, the log and the listener: `FileLimit`).
+    case fileLimit = "fd_limit"
 
     /// `reason`.
     package static let names = ["reason"]

@@ -98,27 +98,31 @@ package final class Server: Sendable {
         stopped.signal()  // Let other waiters through too.
     }
 
-    /// Creates the lws context with a per-thread fd limit 64 below the open-file limit, so that
-    /// lws stops accepting before `accept` could fail with EMFILE (its accept loop would spin),
-    /// and with its fd table sized to that same limit. lws 4.1.6 sizes the table from the soft
-    /// limit (`sysconf(_SC_OPEN_MAX)`), and a per-thread limit below the table's size makes it
-    /// find the connection of every socket event by a linear search of the whole table
-    /// (`wsi_from_fd` with `max_fds_unrelated_to_ulimit`): 6% of the server's time with 500
-    /// clients, O(connections) per event. So the soft limit is lowered by 64 while the context is
-    /// made and raised again after: the table is indexed by fd, and the 64 fds above lws's limit
-    /// stay for the store, the log and the sockets lws accepts only to refuse (it drops a socket
-    /// whose number is past its table).
-    private static func createContext(_ info: inout lws_context_creation_info) -> OpaquePointer? {
+    /// Creates the lws context with a per-thread fd limit `FileLimit.reserve` (64) below the
+    /// open-file limit, and with its fd table sized to that same limit; returns the context and
+    /// the open-file limit. lws 4.1.6 sizes the table from the soft limit
+    /// (`sysconf(_SC_OPEN_MAX)`), and a per-thread limit below the table's size makes it find the
+    /// connection of every socket event by a linear search of the whole table (`wsi_from_fd` with
+    /// `max_fds_unrelated_to_ulimit`): 6% of the server's time with 500 clients, O(connections)
+    /// per event. So the soft limit is lowered by the reserve while the context is made and raised
+    /// again after: the table is indexed by fd, and the descriptors above it stay for the store,
+    /// the log and the sockets accepted only to be refused (lws drops a socket whose number is past
+    /// its table). The service refuses accepted sockets a little below the table's top
+    /// (`FileLimit`), counted and logged, so that lws never meets its own limit: at
+    /// `fd_limit_per_thread - 1` sockets it would stop polling the listener and leave new
+    /// connections waiting in the listen backlog without a word.
+    private static func createContext(_ info: inout lws_context_creation_info) -> (OpaquePointer?, Int) {
         let limit = ContextSetup.raiseFileLimit()
+        let table = FileLimit.table(for: limit)
         var lowered = rlimit()
         getrlimit(Int32(RLIMIT_NOFILE.rawValue), &lowered)
-        lowered.rlim_cur = rlim_t(limit - 64)
+        lowered.rlim_cur = rlim_t(table)
         setrlimit(Int32(RLIMIT_NOFILE.rawValue), &lowered)
-        info.fd_limit_per_thread = UInt32(limit - 64)
+        info.fd_limit_per_thread = UInt32(table)
         HeaderSlab.install()
         let context = lws_create_context(&info)
         _ = ContextSetup.raiseFileLimit()
-        return context
+        return (context, limit)
     }
 
     private func serviceThread() {
@@ -129,7 +133,22 @@ package final class Server: Sendable {
         #endif
         ReadGuard.forbidReadsOnThisThread()
         let setup = ContextSetup(config: config, service: service)
-        guard let context = Self.createContext(&setup.info) else {
+        var libev: LibEV?
+        if config.eventLoop == .libev {
+            switch LibEV.make() {
+            case .success(let loop):
+                libev = loop
+                setup.useForeignLoop(loop.loop)
+            case .failure(let error):
+                state.withLock { $0.error = "--event-loop libev: \(error)" }
+                started.signal()
+                stopped.signal()
+                return
+            }
+        }
+        let (made, fileLimit) = Self.createContext(&setup.info)
+        guard let context = made else {
+            libev?.close()
             state.withLock {
                 $0.error =
                     config.tlsCertificate == nil
@@ -142,6 +161,7 @@ package final class Server: Sendable {
             return
         }
         service.context = context
+        service.fileLimit = FileLimit(limit: fileLimit)
         service.inbox.attach(context)
         service.relay.keyInbox.attach(context)
         if config.hoverPacing > .zero {
@@ -166,8 +186,13 @@ package final class Server: Sendable {
         }
         started.signal()
 
+        if let libev { log.info("event loop: libev on \(libev.backendName)") }
         while !service.finished {
-            if lws_service(context, 0) < 0 { break }
+            if let libev {
+                libev.runOnce()
+            } else if lws_service(context, 0) < 0 {
+                break
+            }
             if !service.http.flushing.isEmpty { service.http.watchFlushing() }
         }
 
@@ -186,6 +211,7 @@ package final class Server: Sendable {
         service.webSockets.connections.removeAll()
         // Upstreams still closing end here (their callbacks find no client, so the hub hears nothing).
         lws_context_destroy(context)
+        libev?.close()
         service.relay.removeAll()
         service.httpForwards.removeAll()
         withExtendedLifetime(setup) {}
@@ -202,6 +228,15 @@ private final class ContextSetup {
     private var strings: [UnsafeMutablePointer<CChar>]
     private let pvo: UnsafeMutablePointer<lws_protocol_vhost_options>
     private let retry: UnsafeMutablePointer<lws_retry_bo_t>
+    /// The foreign loop lws runs on (`info.foreign_loops`, one per service thread), if any.
+    private let loops = UnsafeMutablePointer<UnsafeMutableRawPointer?>.allocate(capacity: 1)
+
+    /// Runs lws on the loop `loop` (a libev `struct ev_loop *`) through its libev plugin.
+    func useForeignLoop(_ loop: OpaquePointer) {
+        loops.initialize(to: UnsafeMutableRawPointer(loop))
+        info.foreign_loops = loops
+        info.options |= UInt64(LWS_SERVER_OPTION_LIBEV)
+    }
 
     init(config: ServerConfig, service: Service) {
         let name = strdup("shuffleboard.v1")!
@@ -333,6 +368,7 @@ private final class ContextSetup {
         protocols.deallocate()
         pvo.deallocate()
         retry.deallocate()
+        loops.deallocate()
         for s in strings { free(s) }
     }
 }

@@ -60,6 +60,8 @@ package struct ServerConfig: Sendable {
     package var unsentBytes = 64 * 1024
     /// Offer permessage-deflate to clients (then those clients get one write per message).
     package var deflate = false
+    /// The loop lws waits for sockets on (`--event-loop`).
+    package var eventLoop = EventLoop.poll
     /// Create a board from the default template when `hello` names one that does not exist.
     package var createBoards: Bool {
         get { hub.createBoards }
@@ -261,4 +263,13 @@ extension ServerConfig {
         hub.connectRate = Rate(perSecond: 20, burst: 40)
         return hub
     }()
+}
+
+/// The loop lws waits for sockets on (`--event-loop`; docs/architecture.md, "The event loop").
+package enum EventLoop: String, CaseIterable, Sendable {
+    /// lws's own loop: poll() over every socket on every pass.
+    case poll
+    /// libev on epoll, through lws's libev plugin (`libwebsockets-evlib-ev`): a pass costs what
+    /// is ready, not what is open.
+    case libev
 }

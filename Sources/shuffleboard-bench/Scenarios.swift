@@ -16,7 +16,7 @@ import Foundation
 struct Scenarios {
     static let names = [
         "fan-out", "saturation", "connect-storm", "idle-memory", "many-boards", "committed-ops", "drag-races",
-        "forwarded-ops", "editing-ops", "cluster-fanout",
+        "forwarded-ops", "editing-ops", "cluster-fanout", "full-node",
     ]
     static let usage =
         "usage: shuffleboard-bench scenarios [--smoke] [--server BIN] [--loadgen BIN] [--port P --pid PID]"
@@ -98,6 +98,13 @@ struct Scenarios {
                 try clusterFanout(
                     clients: self.clients ?? (smoke ? 30 : 1_500), senders: 4, rate: self.rate ?? (smoke ? 20 : 250),
                     seconds: self.seconds ?? (smoke ? 0.5 : 5))
+            case "full-node":
+                // Idle connections: `--clients`, else as many as the descriptor limit leaves (the
+                // server's and each load generator's own), at most 10,000.
+                let idle = self.clients ?? (smoke ? 300 : min(10_000, Self.descriptorLimit() - 1_000))
+                try fullNode(
+                    idle: idle, busy: smoke ? 2 : 10, seconds: self.seconds ?? (smoke ? 1 : 5), rounds: smoke ? 1 : 2,
+                    sources: max(1, (idle + 4_999) / 5_000))
             case "drag-races":
                 try await dragRaces(racers: smoke ? 3 : 8, rounds: smoke ? 20 : 500)
             case "forwarded-ops":
@@ -164,7 +171,7 @@ struct Scenarios {
 
     /// Runs `body` against a fresh shuffleboard child (or the external server), then stops it.
     /// `store` is the server's store arguments (`--memory`, `--data DIR`, `--store URL`).
-    func withServer(store: [String] = ["--memory"], _ body: (Int, Int) throws -> Void) throws {
+    func withServer(store: [String] = ["--memory"], extra: [String] = [], _ body: (Int, Int) throws -> Void) throws {
         if let port = externalPort, let pid = externalPID { return try body(port, pid) }
         let port = try Self.freePort()
         let server = Process()
@@ -174,7 +181,7 @@ struct Scenarios {
                 "serve", "--host", "127.0.0.1", "--port", "\(port)", "--log-level", "error", "--op-rate", "0",
                 "--message-rate", "0", "--max-connections-per-address", "0", "--max-pending-per-address", "0",
                 "--connect-rate", "0", "--board-creations", "0", "--max-holds-per-address", "0",
-            ] + store
+            ] + store + extra
         try server.run()
         defer {
             server.terminate()

@@ -38,6 +38,7 @@ extension CommandLineParser {
           --unsent-bytes N          most bytes the kernel holds unsent for one client before more is written
                                     (TCP_NOTSENT_LOWAT; 0: the kernel's default) (default 65536)
           --deflate                 offer permessage-deflate (off by default)
+          --event-loop poll|libev   the loop sockets are waited on (default poll)
           --echo-path PATH          also serve a WebSocket echo endpoint at PATH, for conformance tests (off by default)
           --echo-max-message-bytes N  largest message the echo endpoint takes; larger closes with 1009 (default 16777216)
           --create-boards BOOL      create unknown boards on hello (default true)

@@ -197,6 +197,12 @@ enum CommandLineParser {
                 options.config.unsentBytes = try integer(reader.value(for: option), option, 0...(1 << 30))
             case "--deflate":
                 options.config.deflate = true
+            case "--event-loop":
+                let name = try reader.value(for: option)
+                guard let loop = EventLoop(rawValue: name) else {
+                    throw UsageError(message: "--event-loop must be poll or libev, not '\(name)'")
+                }
+                options.config.eventLoop = loop
             case "--echo-path":
                 let path = try reader.value(for: option)
                 guard path.hasPrefix("/"), path != "/ws", !path.contains("?"), path.utf8.count <= 256 else {

@@ -6,10 +6,22 @@ internal import LWSSupport
 extension Service {
     /// FILTER_NETWORK_CONNECTION: the hub counts the connection against its address, and says
     /// whether to keep it. `args` is lws's `lws_filter_network_conn_args` (the peer's address).
+    /// A socket past the open-file limit's ceiling (`FileLimit`) is refused before the hub hears of it.
     func accept(_ args: UnsafeMutableRawPointer?) -> Bool {
         forgetUnbound()
-        guard let args, let peer = Self.address(args.assumingMemoryBound(to: lws_filter_network_conn_args.self))
-        else { return true }
+        guard let args else { return true }
+        let filter = args.assumingMemoryBound(to: lws_filter_network_conn_args.self)
+        if var limit = fileLimit {
+            let now = Clock.now()
+            let refused = limit.refuses(filter.pointee.accept_fd)
+            if let line = refused ? limit.refused(now: now) : limit.accepted(now: now) { log.warning(line) }
+            fileLimit = limit
+            if refused {
+                handle(.transportCounted(.socketRefused(.fileLimit)))
+                return false
+            }
+        }
+        guard let peer = Self.address(filter) else { return true }
         let id = makeSocketID()
         sockets.deciding = id
         sockets.refused = false

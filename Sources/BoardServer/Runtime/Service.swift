@@ -44,6 +44,8 @@ final class Service {
     let scratch: UnsafeMutableRawBufferPointer
     /// Accepted connections the hub counts until they upgrade or close (Service+Sockets.swift).
     var sockets = AcceptedSockets()
+    /// Which accepted sockets the open-file limit refuses (set once the lws context is made).
+    var fileLimit: FileLimit?
     private var nextID: UInt64 = 0
     private var nextSocketID: UInt64 = 0
     /// Set by the hub's `stop`: the service loop ends.
