@@ -220,7 +220,7 @@ extension ClientMessage {
                     w.write("type", DragMode.move.rawValue)
                     w.write("zone", zone.rawValue)
                     w.write("before", before?.rawValue)
-                case .toggle, .add, .edit, .remove, .addZone, .editZone, .removeZone, .retitle, .restore:
+                default:
                     // Not a drop's action (`parse` never makes one): written so that it fails to parse.
                     w.write("type", action.op.kind)
                 }

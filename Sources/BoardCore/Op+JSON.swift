@@ -25,6 +25,7 @@ extension Op {
             w.write("label", item.label)
             w.write("color", item.color)
             if let detail = item.detail { w.write("detail", detail) }
+            if assigned { item.writeContent(into: &w) }
             // A request names `on` only to add an item that is on (the undo of a remove).
             if assigned || item.on { w.write("on", item.on) }
             w.endObject()
@@ -33,6 +34,10 @@ extension Op {
             if let label = changes.label { w.write("label", label) }
             if let color = changes.color { w.write("color", color) }
             if let detail = changes.detail { w.write("detail", detail) }
+            if let description = changes.description { w.write("description", description) }
+            if let due = changes.due { w.write("due", due) }
+        case .tag, .assign, .addTag, .editTag, .removeTag, .addCheck, .editCheck, .removeCheck:
+            writeContentFields(into: &w, assigned: assigned)
         case .remove(let item):
             w.write("item", item.rawValue)
         case .addZone(let before, let zone):
@@ -100,8 +105,11 @@ extension Op {
             // Optional, false when left out: an item comes back on when the undo of its remove
             // adds it again.
             let on = object.hasValue("on") ? try object.bool("on", named: "\"item.on\"") : false
-            self = .add(
-                zone: zone, before: before, item: Item(id: id, label: label, color: color, on: on, detail: detail))
+            var item = Item(id: id, label: label, color: color, on: on, detail: detail)
+            // A committed add carries what the card held when it was added (none yet: a request
+            // cannot name it), read so that a store's row and an archive keep it.
+            if assigned { try item.readContent(from: object, path: "item") }
+            self = .add(zone: zone, before: before, item: item)
         case "edit":
             let item = try fields.itemID("item")
             var changes = ItemEdit()
@@ -113,8 +121,17 @@ extension Op {
                 changes.detail = .some(
                     fields.hasValue("detail") ? try Self.text("detail", in: fields, limit: BoardLimits.detail) : nil)
             }
+            if fields["description"] != nil {
+                changes.description = .some(
+                    fields.hasValue("description")
+                        ? try Self.text("description", in: fields, limit: BoardLimits.description) : nil)
+            }
+            if fields["due"] != nil {
+                changes.due = .some(fields.hasValue("due") ? try fields.dueDate("due") : nil)
+            }
             guard !changes.isEmpty else {
-                throw JSON.DecodingError("an edit needs at least one of \"label\", \"color\", \"detail\"")
+                throw JSON.DecodingError(
+                    "an edit needs at least one of \"label\", \"color\", \"detail\", \"description\", \"due\"")
             }
             self = .edit(item: item, changes: changes)
         case "remove":
@@ -179,13 +196,15 @@ extension Op {
             }
             guard let board = fields["board"] else { throw JSON.DecodingError("\"board\" is required") }
             self = .restore(to: to, board: try Board(json: board, path: "board"))
+        case "tag", "assign", "addTag", "editTag", "removeTag", "addCheck", "editCheck", "removeCheck":
+            self = try Self(contentType: type, fields: fields, assigned: assigned)
         default:
             throw JSON.DecodingError("\"type\" must be one of \(Op.kinds.map { "\"\($0)\"" }.joined(separator: ", "))")
         }
     }
 
     /// A text member within `limit`.
-    private static func text(_ key: String, in object: JSON, named name: String? = nil, limit: TextLimit)
+    static func text(_ key: String, in object: JSON, named name: String? = nil, limit: TextLimit)
         throws(JSON.DecodingError) -> String
     {
         try object.read(key, named: name, mustBe: "a string of \(limit.rule)") {
@@ -194,7 +213,7 @@ extension Op {
     }
 
     /// A color member: the conservative CSS syntax `Board.isValidColor` allows.
-    private static func color(_ key: String, in object: JSON, named name: String? = nil) throws(JSON.DecodingError)
+    static func color(_ key: String, in object: JSON, named name: String? = nil) throws(JSON.DecodingError)
         -> String
     {
         try object.read(key, named: name, mustBe: "a CSS color of 1–64 characters [A-Za-z0-9#(),.% -]") {
@@ -236,9 +255,16 @@ extension CommittedOp {
         op.writeFields(into: &w)
         if withTime {
             w.write("time", Int(time.milliseconds))
-            if let name { w.write("name", name) }
+            if let name { w.write(Self.senderNameKey(of: op), name) }
         }
         w.endObject()
+    }
+
+    /// The member an archive keeps the sender's name in: `name`, but `byName` for an op that has
+    /// a `name` of its own (`editTag`).
+    private static func senderNameKey(of op: Op) -> String {
+        if case .editTag = op { return "byName" }
+        return "name"
     }
 
     /// Reads a committed op from the object it was broadcast or archived as; `time` and `name`,
@@ -255,8 +281,9 @@ extension CommittedOp {
         var time = UnixTime(milliseconds: 0)
         if json["time"] != nil { time = UnixTime(milliseconds: Int64(try json.int("time"))) }
         var name: String?
-        if json.hasValue("name") {
-            name = try json.read("name", named: nil, mustBe: "a name of 1–64 characters") {
+        let nameKey = Self.senderNameKey(of: op)
+        if json.hasValue(nameKey) {
+            name = try json.read(nameKey, named: nil, mustBe: "a name of 1–64 characters") {
                 $0.stringValue.flatMap { (try? Text.displayName($0).get()) == $0 ? $0 : nil }
             }
         }

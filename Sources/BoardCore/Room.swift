@@ -98,6 +98,8 @@ package struct Room: Sendable {
         package var maxHoldsPerAddress = 8
         /// See `Room.presenceLimit`.
         package var presenceLimit = 50
+        /// The most bytes a board's snapshot may take (`Sequencer.maxBoardBytes`, `--max-board-bytes`).
+        package var maxBoardBytes = BoardLimits.defaultMaxBoardBytes
         /// The defaults.
         package init() {}
     }
@@ -111,6 +113,7 @@ package struct Room: Sendable {
             holdCooldown: Instant.Span(settings.holdCooldown).milliseconds)
         presenceLimit = settings.presenceLimit
         maxHoldsPerAddress = settings.maxHoldsPerAddress
+        sequencer.maxBoardBytes = settings.maxBoardBytes
     }
 
     /// A room for `board` at `seq` (both durable), seeded with the most recent committed ops.
