@@ -26,13 +26,17 @@ package struct Claims: Equatable, Sendable {
     package var expires: Int64
     /// The display name it imposes, if any (it then overrides the name in `hello`).
     package var name: String?
+    /// The member it names (`sub`, from `shuffleboard token … --user ID`): it wins over
+    /// `hello.member`, so assignees and history name the same person on every connection.
+    package var member: MemberID?
 
     /// Claims.
-    package init(board: BoardID?, role: Role, expires: Int64, name: String? = nil) {
+    package init(board: BoardID?, role: Role, expires: Int64, name: String? = nil, member: MemberID? = nil) {
         self.board = board
         self.role = role
         self.expires = expires
         self.name = name
+        self.member = member
     }
 
     /// Whether these claims allow `role` on `board`.
@@ -106,6 +110,7 @@ package struct TokenAuthority: Sendable {
         w.write("r", claims.role.rawValue)
         w.write("e", Int(claims.expires))
         if let name = claims.name { w.write("n", name) }
+        if let member = claims.member { w.write("sub", member.rawValue) }
         w.endObject()
         let signed = "v1." + Base64URL.encode(w.bytes)
         return signed + "." + Base64URL.encode(hmacSHA256(Array(signed.utf8), key: secrets[0]))
@@ -141,8 +146,13 @@ package struct TokenAuthority: Sendable {
             }
             name = clean
         }
+        var member: MemberID?
+        if let value = json["sub"] {
+            guard let text = value.stringValue, let id = MemberID(text) else { return .failure(.malformed) }
+            member = id
+        }
         guard Int64(expires) > now else { return .failure(.expired) }
-        return .success(Claims(board: board, role: role, expires: Int64(expires), name: name))
+        return .success(Claims(board: board, role: role, expires: Int64(expires), name: name, member: member))
     }
 
     /// The id a revocation names `token` by: the SHA-256 of its text in lower-case hex (what

@@ -66,10 +66,13 @@ extension Op {
     }
 
     /// The op's own members as one JSON object: what the store keeps next to the op's type.
-    package func encodedFields() -> [UInt8] {
+    /// `member` (its author's, issue 32) rides along in the same object, so that stores made
+    /// before it need no new column; no op has a member of that name.
+    package func encodedFields(member: MemberID? = nil) -> [UInt8] {
         var w = JSONWriter()
         w.beginObject()
         writeFields(into: &w)
+        if let member { w.write("member", member.rawValue) }
         w.endObject()
         return w.bytes
     }
@@ -251,6 +254,7 @@ extension CommittedOp {
         w.write("type", op.kind)
         w.write("op", opID.rawValue)
         w.write("by", by.rawValue)
+        if let member { w.write("member", member.rawValue) }
         w.write("seq", seq)
         op.writeFields(into: &w)
         if withTime {
@@ -287,7 +291,8 @@ extension CommittedOp {
                 $0.stringValue.flatMap { (try? Text.displayName($0).get()) == $0 ? $0 : nil }
             }
         }
-        self.init(seq: seq, opID: opID, by: UserID(by), op: op, time: time, name: name)
+        let member = try json.hasValue("member") ? json.memberID("member") : nil
+        self.init(seq: seq, opID: opID, by: UserID(by), op: op, time: time, name: name, member: member)
     }
 }
 
@@ -301,12 +306,14 @@ extension CommittedOp {
         w.beginObject("by")
         w.write("id", by.rawValue)
         w.write("name", name)
+        if let member { w.write("member", member.rawValue) }
         w.endObject()
         w.write("time", Int(time.milliseconds))
         w.beginObject("op")
         w.write("type", op.kind)
         w.write("op", opID.rawValue)
         w.write("by", by.rawValue)
+        if let member { w.write("member", member.rawValue) }
         w.write("seq", seq)
         if case .restore(let to, _) = op {
             w.write("to", to)

@@ -233,14 +233,20 @@ package struct CommittedOp: Equatable, Sendable {
     /// The name its sender had on the board, for history lists; nil when not known (ops stored
     /// before names were, and ops made in tests without one). Never broadcast with the op.
     package var name: String?
+    /// The person who sent it (`User.member`), broadcast beside `by`; nil for ops committed
+    /// before members existed.
+    package var member: MemberID?
 
     /// A committed op.
-    package init(seq: Seq, opID: OpID, by: UserID, op: Op, time: UnixTime, name: String? = nil) {
+    package init(
+        seq: Seq, opID: OpID, by: UserID, op: Op, time: UnixTime, name: String? = nil, member: MemberID? = nil
+    ) {
         self.seq = seq
         self.opID = opID
         self.by = by
         self.op = op
         self.time = time
         self.name = name
+        self.member = member
     }
 }

@@ -32,6 +32,8 @@ package struct Sequencer: Sendable {
     /// grow it past this is refused `board_full`. Moves, swaps and toggles never are (they change
     /// the size by a byte or two, and a full board must still be sortable).
     package var maxBoardBytes = BoardLimits.defaultMaxBoardBytes
+    /// The people who committed the ops this sequencer has seen (`GET …/members`).
+    package private(set) var members = Members()
     /// The size of `board` as a snapshot, once an op has needed it; kept up to date op by op.
     private var boardBytes: Int?
 
@@ -129,7 +131,8 @@ package struct Sequencer: Sendable {
     /// comes back as `needsBoard`; with its board (read after that), it is checked again and
     /// committed. `name` is the sender's name, kept with the committed op for history lists.
     package mutating func submit(
-        _ request: OpRequest, by user: UserID, name: String? = nil, time: UnixTime, holder: (ItemID) -> UserID?
+        _ request: OpRequest, by user: UserID, name: String? = nil, member: MemberID? = nil, time: UnixTime,
+        holder: (ItemID) -> UserID?
     ) -> Outcome {
         if let earlier = opSeqs[request.opID] { return .duplicate(earlier) }
         let reject = { (reason: RejectReason, by: UserID?) in
@@ -191,7 +194,8 @@ package struct Sequencer: Sendable {
             return reject(.boardFull, nil)
         }
         seq += 1
-        let committed = CommittedOp(seq: seq, opID: request.opID, by: user, op: op, time: time, name: name)
+        let committed = CommittedOp(
+            seq: seq, opID: request.opID, by: user, op: op, time: time, name: name, member: member)
         board.apply(op)
         boardBytes = after
         remember(committed)
@@ -288,6 +292,7 @@ package struct Sequencer: Sendable {
 
     private mutating func remember(_ op: CommittedOp) {
         opSeqs[op.opID] = op.seq
+        members.note(op)
         let touch = Touch(seq: op.seq, by: op.by)
         if case .restore(let to, _) = op.op {
             // Kept without its board (see `ops(after:)`). Every op based before it conflicts

@@ -8,7 +8,8 @@ extension CommandLineParser {
           shuffleboard export BOARD [--data DIR | --store URL]   print a board (snapshot and op log) as JSON
           shuffleboard import FILE [--data DIR | --store URL] [--replace]   load a board exported before
           shuffleboard token BOARD --auth-secret FILE [--role view|edit|admin] [--ttl 24h] [--name NAME]
-                                               print an access token for BOARD (* for every board)
+                       [--user ID]             print an access token for BOARD (* for every board); --user
+                                               names the person (sub): assignees and history use it
           shuffleboard revoke TOKEN --auth-secret FILE [--data DIR | --store URL]
                                                refuse TOKEN from now on, on every node (a running server
                                                sees it within a second; a SQLite directory must not be in use)

@@ -73,6 +73,8 @@ struct TokenOptions {
     var ttl: Int64 = 86_400
     var secretFile: String?
     var name: String?
+    /// The member the token names (`sub`).
+    var user: String?
 }
 
 /// Reads `--name value` and `--name=value` options one at a time.

@@ -35,7 +35,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 
 private func check(_ message: ClientMessage) {
     switch message {
-    case .hello(_, let name, let since, _):
+    case .hello(_, let name, let since, _, _):
         require(Text.displayName(name) == .success(name), "a name that is not a display name: \(name.debugDescription)")
         require(!name.unicodeScalars.contains(where: Text.isControl), "a control character in a name")
         require(!name.unicodeScalars.contains(where: Text.isInvisible), "an invisible character in a name")
