@@ -59,9 +59,32 @@ export function describeChange(entry, board, older = null) {
       : [`${who} moved `, label(op.item), ` to ${column(op.zone)}, before `, label(op.before)];
     case 'toggle': return [`${who} turned `, label(op.item), op.on ? ' on' : ' off'];
     case 'add': return [`${who} added `, { em: String(op.item?.label ?? '') }, ` to ${column(op.zone)}`];
-    case 'edit': return typeof op.label === 'string'
-      ? [`${who} renamed `, label(op.item), ' to ', { em: op.label }]
-      : [`${who} changed `, label(op.item)];
+    case 'edit': if (typeof op.label === 'string') return [`${who} renamed `, label(op.item), ' to ', { em: op.label }];
+      if (op.description !== undefined) {
+        return [`${who} ${op.description === null ? 'cleared the description of' : 'wrote the description of'} `, label(op.item)];
+      }
+      if (op.due !== undefined) {
+        return op.due === null ? [`${who} cleared the due date of `, label(op.item)]
+          : [`${who} set `, label(op.item), ` due ${op.due.slice(0, 10)}`];
+      }
+      return [`${who} changed `, label(op.item)];
+    case 'tag': {
+      const tagName = (id) => ({ em: board?.tags?.find((t) => t.id === id)?.name ?? older?.tags?.find((t) => t.id === id)?.name ?? String(id) });
+      if (op.add?.length) return [`${who} tagged `, label(op.item), ' with ', ...joinParts(op.add.map(tagName))];
+      return [`${who} took `, ...joinParts((op.remove ?? []).map(tagName)), ' off ', label(op.item)];
+    }
+    case 'assign': {
+      const person = (p) => ({ em: p.name ?? p });
+      if (op.add?.length) return [`${who} assigned `, ...joinParts(op.add.map(person)), ' to ', label(op.item)];
+      return [`${who} unassigned someone from `, label(op.item)];
+    }
+    case 'addTag': return [`${who} made the tag `, { em: String(op.tag?.name ?? '') }];
+    case 'editTag': return typeof op.name === 'string' ? [`${who} renamed a tag to `, { em: op.name }] : [`${who} recolored a tag`];
+    case 'removeTag': return [`${who} deleted a tag`];
+    case 'addCheck': return [`${who} added `, { em: String(op.check?.text ?? op.text ?? '') }, ' to the checklist of ', label(op.item)];
+    case 'editCheck': return op.done === undefined ? [`${who} reworded a checklist item of `, label(op.item)]
+      : [`${who} ${op.done ? 'ticked' : 'unticked'} a checklist item of `, label(op.item)];
+    case 'removeCheck': return [`${who} removed a checklist item from `, label(op.item)];
     case 'remove': return [`${who} removed `, label(op.item)];
     case 'addZone': return [`${who} added the column `, { em: String(op.zone?.title ?? '') }];
     case 'editZone': return typeof op.title === 'string'
@@ -72,6 +95,11 @@ export function describeChange(entry, board, older = null) {
     case 'restore': return [`${who} restored the board as of change ${op.to}`];
     default: return [`${who} made a change`];
   }
+}
+
+/** `parts` joined with commas and a final "and". */
+function joinParts(parts) {
+  return parts.flatMap((p, i) => (i === 0 ? [p] : [i === parts.length - 1 ? ' and ' : ', ', p]));
 }
 
 /** The plain text of `describeChange`'s parts. */
