@@ -29,3 +29,53 @@ test('hello names the member only when there is one', () => {
   assert.deepEqual(hello('b', 'Ann', undefined, null, 'ann-1'), { type: 'hello', board: 'b', name: 'Ann', member: 'ann-1' });
   assert.deepEqual(hello('b', 'Ann'), { type: 'hello', board: 'b', name: 'Ann' });
 });
+
+import { applyContent, checklistProgress, dueState, initials, inverseContent, isDueDate } from '../../web/cards.js';
+import { applyOp, cloneBoard, inverseOp } from '../../web/state.js';
+
+const board = () => ({
+  id: 'b', title: 'B', columns: 2, zones: [{ id: 'z', items: ['t1'] }],
+  items: [{ id: 't1', label: 'Fix', color: '#fff', on: false }],
+});
+
+test('content ops apply as the server applies them, and undo puts the card back', () => {
+  const b = board();
+  const steps = [
+    { type: 'addTag', op: 'o1', tag: { id: 'g1', name: 'Bug', color: 'red' } },
+    { type: 'tag', item: 't1', add: ['g1'], remove: [] },
+    { type: 'assign', item: 't1', add: [{ member: 'ann', name: 'Ann' }], remove: [] },
+    { type: 'addCheck', item: 't1', before: null, check: { id: 'k4', text: 'A', done: false } },
+    { type: 'editCheck', item: 't1', check: 'k4', done: true },
+    { type: 'edit', item: 't1', description: '# D', due: '2026-01-02' },
+  ];
+  for (const op of steps) {
+    const before = cloneBoard(b);
+    assert.ok(applyOp(b, op), op.type);
+    const undo = inverseOp(op, before);
+    const again = cloneBoard(b);
+    if (undo && op.type !== 'addTag') {
+      applyOp(again, { ...undo, ...(undo.type === 'removeCheck' ? { check: 'k4' } : {}) });
+      assert.deepEqual(again, before, `undo of ${op.type}`);
+    }
+  }
+  assert.deepEqual(b.items[0], {
+    id: 't1', label: 'Fix', color: '#fff', on: false, description: '# D', due: '2026-01-02', tags: ['g1'],
+    assignees: [{ member: 'ann', name: 'Ann' }], checklist: [{ id: 'k4', text: 'A', done: true }],
+  });
+  assert.equal(checklistProgress(b.items[0]), '1/1');
+  assert.ok(applyContent(b, { type: 'removeTag', tag: 'g1' }));
+  assert.equal(b.tags, undefined);
+  assert.equal(b.items[0].tags, undefined);
+  // A tag op that changed nothing has nothing to undo.
+  assert.equal(inverseContent({ type: 'tag', item: 't1', add: [], remove: ['g9'] }, b), null);
+});
+
+test('due badges, initials and dates', () => {
+  const now = Date.parse('2026-03-10T12:00:00Z');
+  assert.equal(dueState('2026-03-09', now), 'overdue');
+  assert.equal(dueState('2026-03-11', now), 'soon');
+  assert.equal(dueState('2026-04-01', now), null);
+  assert.equal(dueState('2026-03-10T11:00Z', now), 'overdue');
+  assert.equal(initials('ada lovelace byron'), 'AL');
+  assert.ok(isDueDate('2024-02-29') && !isDueDate('2026-02-29') && !isDueDate('2026-1-01'));
+});
