@@ -4,6 +4,7 @@
 // (the clock and the scheduler are passed in, as for the hover throttle).
 
 import { zoneLayout } from './layout.js';
+import { changeText, describeChange } from './history.js';
 
 /** At most one polite announcement this often (ms). */
 export const ANNOUNCE_INTERVAL = 2000;
@@ -45,7 +46,14 @@ export function describeOp(m, board, nameOf = (id) => id) {
       break;
     }
     case 'edit':
-      text = typeof m.label === 'string' ? `${name} renamed ${label(m.item)} to ${m.label}` : `${name} changed ${label(m.item)}`;
+      text = typeof m.label === 'string' || (m.description === undefined && m.due === undefined)
+        ? (typeof m.label === 'string' ? `${name} renamed ${label(m.item)} to ${m.label}` : `${name} changed ${label(m.item)}`)
+        : changeText(describeChange({ by: { name }, op: m }, board));
+      break;
+    case 'tag': case 'assign': case 'addTag': case 'editTag': case 'removeTag': case 'addCheck': case 'editCheck':
+    case 'removeCheck':
+      // Card content (issue 32), in the words History uses: "Ann tagged Fix the login page with Bug".
+      text = changeText(describeChange({ by: { name }, op: m }, board));
       break;
     case 'remove':
       text = `${name} removed ${label(m.item)}`;
