@@ -77,7 +77,12 @@ class App {
     if (!board || !item || this.session.drag) return;
     this.panel.open(item, board);
     const headers = P.apiHeaders(this.token);
-    this.win.fetch(`/api/boards/${encodeURIComponent(this.boardId)}/members`, { headers })
+    const path = `/api/boards/${encodeURIComponent(this.boardId)}`;
+    this.win.fetch(`${path}/history?limit=500`, { headers })
+      .then((r) => (r.ok ? r.json() : null))
+      .then((page) => { if (Array.isArray(page?.history)) this.panel.showHistory(page.history, this.session.scene()?.board); })
+      .catch(() => {});
+    this.win.fetch(`${path}/members`, { headers })
       .then((r) => (r.ok ? r.json() : null))
       .then((answer) => {
         if (!Array.isArray(answer?.members)) return;

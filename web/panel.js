@@ -6,6 +6,9 @@
 import { el } from './dom.js';
 import { checklistProgress, initials, isDueDate } from './cards.js';
 import { renderMarkdown } from './markdown.js';
+import { changeText, describeChange } from './history.js';
+
+const COLOR_NAMES = ['Red', 'Orange', 'Yellow', 'Green', 'Teal', 'Blue', 'Purple', 'Brown'];
 import { PALETTE } from './view.js';
 
 export class CardPanel {
@@ -55,7 +58,9 @@ export class CardPanel {
     this.tagsRow = el(d, 'div', { className: 'row tags' });
     this.newTag = el(d, 'input', { attrs: { 'aria-label': 'New tag name', placeholder: 'New tag', maxlength: '50' } });
     this.newTagColor = el(d, 'select', { attrs: { 'aria-label': 'New tag color' } },
-      ...PALETTE.map((c, i) => el(d, 'option', { value: c, text: ['Red', 'Orange', 'Yellow', 'Green', 'Teal', 'Blue', 'Purple', 'Brown'][i] ?? c })));
+      ...PALETTE.map((c, i) => el(d, 'option', { value: c, text: COLOR_NAMES[i] ?? c })));
+    this.manageTags = el(d, 'ul', { className: 'manage-tags' });
+    this.historyList = el(d, 'ol', { className: 'history-list' });
     const makeTag = el(d, 'button', { type: 'button', text: 'Create tag' });
     const create = () => {
       const name = this.newTag.value.trim();
@@ -92,10 +97,12 @@ export class CardPanel {
     this.dialog = el(d, 'div', { className: 'card-panel', attrs: { role: 'dialog', 'aria-modal': 'true' } },
       el(d, 'div', { className: 'panel-head' }, this.labelInput, close),
       section('Description', this.rendered, this.draft, this.notice, el(d, 'div', { className: 'row' }, this.editButton, this.saveButton, this.cancelButton)),
-      section('Tags', this.tagsRow, el(d, 'div', { className: 'row' }, this.newTag, this.newTagColor, makeTag)),
+      section('Tags', this.tagsRow, el(d, 'div', { className: 'row' }, this.newTag, this.newTagColor, makeTag),
+        el(d, 'details', {}, el(d, 'summary', { text: 'Rename, recolor or delete tags' }), this.manageTags)),
       section('Assignees', this.peopleRow, el(d, 'div', { className: 'row' }, this.assignMe)),
       section('Due', el(d, 'div', { className: 'row' }, this.due, clearDue)),
-      section('Checklist', el(d, 'div', { className: 'row' }, this.progressText), this.progress, this.checklist, this.newCheck));
+      section('Checklist', el(d, 'div', { className: 'row' }, this.progressText), this.progress, this.checklist, this.newCheck),
+      section('History of this card', this.historyList));
     this.root = el(d, 'div', { className: 'card-panel-backdrop' }, this.dialog);
     this.root.addEventListener('pointerdown', (e) => { if (e.target === this.root) this.close(); });
     this.root.addEventListener('keydown', (e) => {
@@ -150,6 +157,7 @@ export class CardPanel {
         on ? `Took ${t.name} off.` : `Tagged with ${t.name}.`));
       return b;
     }));
+    this.renderManageTags(tags);
     const assigned = item.assignees ?? [];
     this.assigned = new Set(assigned.map((q) => q.member));
     const people = [...assigned];
@@ -170,6 +178,54 @@ export class CardPanel {
     this.progress.value = list.filter((c) => c.done).length;
     this.progressText.textContent = list.length ? `${checklistProgress(item)} done` : 'No items yet';
     this.renderChecklist(list);
+  }
+
+  /** The board's tags, each with its name and color to change, and a delete button. Rows are
+   * kept (keyed by tag id) and brought up to date in place, so a field being typed in stays. */
+  renderManageTags(tags) {
+    const d = this.doc;
+    const rows = new Map([...this.manageTags.children].map((li) => [li.dataset.tag, li]));
+    const list = tags.map((t) => {
+      let li = rows.get(t.id);
+      if (!li) {
+        const name = el(d, 'input', { className: 'tag-name', attrs: { maxlength: '50' } });
+        name.addEventListener('change', () => {
+          const v = name.value.trim();
+          const was = name.dataset.name;
+          if (v && v !== was) this.act({ type: 'editTag', tag: t.id, name: v }, `Renamed the tag ${was} to ${v}.`);
+        });
+        const color = el(d, 'select', { className: 'tag-color' },
+          ...PALETTE.map((c, i) => el(d, 'option', { value: c, text: COLOR_NAMES[i] ?? c })));
+        color.addEventListener('change', () => this.act({ type: 'editTag', tag: t.id, color: color.value }, 'Recolored a tag.'));
+        const remove = el(d, 'button', { type: 'button', className: 'tag-delete', text: 'Delete' });
+        remove.addEventListener('click', () => this.act({ type: 'removeTag', tag: t.id }, `Deleted the tag ${name.dataset.name}.`));
+        li = el(d, 'li', { className: 'row', dataset: { tag: t.id } }, el(d, 'span', { className: 'chip' }), name, color, remove);
+      }
+      const chip = li.querySelector('.chip');
+      chip.textContent = t.name;
+      chip.style.setProperty('--chip-color', t.color);
+      const name = li.querySelector('.tag-name');
+      name.dataset.name = t.name;
+      name.setAttribute('aria-label', `Name of tag ${t.name}`);
+      if (d.activeElement !== name) name.value = t.name;
+      const color = li.querySelector('.tag-color');
+      color.setAttribute('aria-label', `Color of tag ${t.name}`);
+      if (d.activeElement !== color) color.value = t.color;
+      li.querySelector('.tag-delete').setAttribute('aria-label', `Delete tag ${t.name}`);
+      return li;
+    });
+    if (list.length !== this.manageTags.children.length || list.some((li, i) => this.manageTags.children[i] !== li)) {
+      this.manageTags.replaceChildren(...list);
+    }
+  }
+
+  /** The card's own history: `entries` from GET …/history, newest first, those about this card. */
+  showHistory(entries, board) {
+    if (!this.root) return;
+    const d = this.doc;
+    const mine = entries.filter((e) => e?.op?.item === this.item || e?.op?.item?.id === this.item).slice(0, 50);
+    this.historyList.replaceChildren(...(mine.length ? mine.map((e) => el(d, 'li', { text: changeText(describeChange(e, board)) }))
+      : [el(d, 'li', { text: 'No changes yet.' })]));
   }
 
   renderChecklist(list) {

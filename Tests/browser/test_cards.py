@@ -90,11 +90,22 @@ def test_the_card_panel_fills_a_card_and_the_other_page_sees_it(clients, server)
     # Bo's panel shows Ann's tag, her assignment and the checklist, live.
     expect(bo_panel.get_by_role("button", name="Bug")).to_have_attribute("aria-pressed", "true")
     expect(bo_panel.locator('[data-member] >> text=Ann')).to_have_attribute("aria-pressed", "true")
+    # The card's own history, in words.
+    expect(bo_panel.locator(".history-list")).to_contain_text("Ann tagged")
+    expect(bo_panel.locator(".history-list")).to_contain_text("Ann assigned Ann to")
     ann.page.screenshot(path=str(OUTPUT / "card-panel.png"))
+    # A tag renamed and recolored from the panel: Bo's chip follows.
+    panel.locator("summary").click()
+    panel.get_by_label("Name of tag Bug").fill("Defect")
+    panel.get_by_label("Name of tag Bug").press("Enter")
+    expect(bo.tile(item).locator(".chip")).to_have_text("Defect")
+    panel.get_by_label("Color of tag Defect").select_option("#1e88e5")
+    expect(bo.tile(item).locator(".chip")).to_have_attribute("style", "--chip-color: #1e88e5;")
 
     # The server has all of it, and History says it in words.
     card = next(i for i in server.board("k1")["board"]["items"] if i["id"] == item)
     assert card["tags"] == ["g1"] and card["due"] == "2020-01-02" and card["description"] == HOSTILE
+    assert server.board("k1")["board"]["tags"] == [{"id": "g1", "name": "Defect", "color": "#1e88e5"}]
     assert [c["text"] for c in card["checklist"]] == ["Write the tests"]
     assert card["assignees"][0]["name"] == "Ann"
 
