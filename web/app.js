@@ -14,6 +14,7 @@ import { MODES, Session } from './session.js';
 import { Client } from './sdk/shuffleboard.js';
 import { View } from './view.js';
 import { CardPanel } from './panel.js';
+import { filterFrom, filterIsEmpty, matchesFilter } from './cards.js';
 
 const NAME_KEY = 'shuffleboard.name';
 /** The mode last picked on a board, per board: `shuffleboard.mode.<board id>`. */
@@ -100,6 +101,7 @@ class App {
 
   start() {
     const params = new URLSearchParams(this.win.location.search);
+    this.filter = filterFrom(params);
     this.name = (params.get('name') || this.storageGet(NAME_KEY) || `Guest ${Math.floor(100 + Math.random() * 900)}`).slice(0, 40);
     this.storageSet(NAME_KEY, this.name);
     // One member id per browser, kept: assignees and history name this person by it.
@@ -338,15 +340,72 @@ class App {
     const from = glide ? this.view.hideGhost() : null;
     const s = this.session.scene();
     if (!s) return;
-    this.view.renderBoard(s.board, { ...s.deco, firstRects: from ? new Map([[glide, from]]) : undefined });
+    const hiddenItems = this.filterBoard(s.board);
+    this.view.renderBoard(s.board, { ...s.deco, hiddenItems, firstRects: from ? new Map([[glide, from]]) : undefined });
     if (this.panel.isOpen) this.panel.update(s.board);
     this.view.refreshGhost();
     this.view.setSeq(s.seq);
   }
 
+  /**
+   * The filter bar (issue 32): the ids of the cards it hides (none while a drag is under way, so
+   * that every drop target stays), its choices brought up to date, and the count it shows.
+   */
+  filterBoard(board) {
+    const doc = this.root.ownerDocument;
+    const f = this.filter;
+    const options = (select, entries, first) => {
+      const key = JSON.stringify(entries);
+      if (select.dataset.key === key) return;
+      select.dataset.key = key;
+      const chosen = select.value || (select.id === 'filter-tag' ? f.tag : f.who);
+      select.replaceChildren(new Option(first, ''), ...entries.map(([value, text]) => new Option(text, value)));
+      select.value = entries.some(([v]) => v === chosen) ? chosen : '';
+    };
+    const tagSelect = doc.getElementById('filter-tag');
+    const whoSelect = doc.getElementById('filter-who');
+    if (!tagSelect || !whoSelect) return new Set();
+    options(tagSelect, (board.tags ?? []).map((t) => [t.id, t.name]), 'All tags');
+    const people = new Map();
+    for (const it of board.items) for (const p of it.assignees ?? []) if (!people.has(p.member)) people.set(p.member, p.name);
+    options(whoSelect, [...people], 'Anyone');
+    const count = doc.getElementById('filter-count');
+    if (filterIsEmpty(f) || this.session.drag) {
+      count.textContent = '';
+      return new Set();
+    }
+    const now = Date.now();
+    const hidden = new Set(board.items.filter((it) => !matchesFilter(it, f, now)).map((it) => it.id));
+    count.textContent = `${board.items.length - hidden.size} of ${board.items.length} cards`;
+    return hidden;
+  }
+
+  /** The filter bar changed: kept in the URL (so a link carries it) and applied. */
+  setFilter(change) {
+    this.filter = { ...this.filter, ...change };
+    const url = new URL(this.win.location.href);
+    for (const [key, value] of [['q', this.filter.text], ['tag', this.filter.tag], ['who', this.filter.who], ['due', this.filter.due]]) {
+      if (value) url.searchParams.set(key, value);
+      else url.searchParams.delete(key);
+    }
+    this.win.history.replaceState(this.win.history.state, '', url);
+    this.render();
+  }
+
   // ---- Gestures (see gestures.js).
 
   listen() {
+    const doc = this.root.ownerDocument;
+    const text = doc.getElementById('filter-text');
+    if (text) {
+      text.value = this.filter.text;
+      doc.getElementById('filter-due').value = this.filter.due;
+      doc.getElementById('filter-bar').addEventListener('submit', (e) => e.preventDefault());
+      text.addEventListener('input', () => this.setFilter({ text: text.value }));
+      doc.getElementById('filter-tag').addEventListener('change', (e) => this.setFilter({ tag: e.target.value }));
+      doc.getElementById('filter-who').addEventListener('change', (e) => this.setFilter({ who: e.target.value }));
+      doc.getElementById('filter-due').addEventListener('change', (e) => this.setFilter({ due: e.target.value }));
+    }
     const zones = this.root.querySelector('#zones');
     const point = (e, item = null) => ({
       pointerId: e.pointerId, pointerType: e.pointerType, button: e.button, x: e.clientX, y: e.clientY, item,

@@ -168,6 +168,44 @@ export function initials(name) {
   return words.slice(0, 2).map((w) => [...w][0].toUpperCase()).join('') || '?';
 }
 
+/** The filter bar's filter from a page's query (`q`, `tag`, `who`, `due`). */
+export function filterFrom(params) {
+  const due = params.get('due');
+  return {
+    text: (params.get('q') ?? '').slice(0, 200),
+    tag: params.get('tag') ?? '',
+    who: params.get('who') ?? '',
+    due: ['overdue', 'week', 'none'].includes(due) ? due : '',
+  };
+}
+
+/** True when the filter picks nothing out (every card shows). */
+export const filterIsEmpty = (f) => !f.text && !f.tag && !f.who && !f.due;
+
+/**
+ * Whether `item` matches filter `f` at `now` (ms): its label, detail, description or a checklist
+ * entry contains the text (case-insensitive); it has the tag; the member is assigned; its due date
+ * is past (`overdue`), within the next 7 days (`week`) or not set (`none`).
+ */
+export function matchesFilter(item, f, now) {
+  if (f.text) {
+    const needle = f.text.toLowerCase();
+    const hay = [item.label, item.detail, item.description, ...(item.checklist ?? []).map((c) => c.text)];
+    if (!hay.some((s) => typeof s === 'string' && s.toLowerCase().includes(needle))) return false;
+  }
+  if (f.tag && !(item.tags ?? []).includes(f.tag)) return false;
+  if (f.who && !(item.assignees ?? []).some((p) => p.member === f.who)) return false;
+  if (f.due === 'none') return !item.due;
+  if (f.due) {
+    if (!item.due) return false;
+    const state = dueState(item.due, now);
+    if (f.due === 'overdue') return state === 'overdue';
+    const at = Date.parse(item.due.length === 10 ? `${item.due}T23:59:59Z` : item.due.replace('Z', ':00Z'));
+    return at >= now && at - now <= 7 * 86_400_000;
+  }
+  return true;
+}
+
 /** Whether a due date the user typed is one the server takes: a real day, `YYYY-MM-DD`. */
 export function isDueDate(s) {
   if (!/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}Z)?$/.test(s)) return false;

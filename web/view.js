@@ -148,7 +148,7 @@ export class View {
         if (!item) return;
         seen.add(id);
         const el = this.tile(item);
-        this.decorate(el, item, { held, deco: { ...deco, tags: board.tags }, lay: this.layouts.get(zone.id), index, count: zone.items.length });
+        this.decorate(el, item, { held, deco: { ...deco, tags: board.tags, hiddenItems: deco.hiddenItems }, lay: this.layouts.get(zone.id), index, count: zone.items.length });
         if (el !== cursor) list.insertBefore(el, cursor);
         else cursor = cursor.nextElementSibling;
       });
@@ -442,6 +442,7 @@ export class View {
     if (detail.textContent !== detailText) detail.textContent = detailText;
     el.style.setProperty('--tile-color', item.color);
     this.decorateContent(el.querySelector('.tile-meta'), item, deco.tags ?? []);
+    el.hidden = !!deco.hiddenItems?.has(item.id);
     if (item.on) el.dataset.on = 'true';
     else delete el.dataset.on;
     el.querySelector('.tile-on').textContent = item.on ? 'ON' : '';

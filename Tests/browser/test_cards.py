@@ -129,3 +129,37 @@ def test_a_description_changed_meanwhile_keeps_the_typed_text(clients, server):
     expect(bo_panel.locator("[data-description]")).to_contain_text("Ann's careful text")
     card = next(i for i in server.board("k2")["board"]["items"] if i["id"] == item)
     assert card["description"] == "Ann's careful text"
+
+
+def test_the_filter_bar_hides_cards_that_do_not_match_and_a_link_keeps_the_filter(clients, server):
+    server.create("kanban", "k3")
+    ann = clients("Ann", board="k3")
+    items = server.board("k3")["board"]["items"]
+    first, second = items[0]["id"], items[1]["id"]
+    panel = open_panel(ann, first)
+    panel.get_by_label("New checklist item").fill("Needle in the checklist")
+    panel.get_by_label("New checklist item").press("Enter")
+    panel.get_by_label("Due date").fill("2020-01-02")
+    panel.get_by_role("button", name="Close").click()
+    expect(ann.page.get_by_role("dialog")).to_have_count(0)
+
+    # Text matches a checklist entry: only that card shows, with a count, kept in the URL.
+    ann.page.get_by_label("Filter cards by text").fill("needle")
+    expect(ann.tile(first)).to_be_visible()
+    expect(ann.tile(second)).to_be_hidden()
+    expect(ann.page.locator("#filter-count")).to_have_text(f"1 of {len(items)} cards")
+    assert "q=needle" in ann.page.url
+    ann.page.get_by_label("Filter cards by text").fill("")
+    expect(ann.tile(second)).to_be_visible()
+    # Overdue only; then no due date: the other way round.
+    ann.page.get_by_label("Filter by due date").select_option("overdue")
+    expect(ann.tile(second)).to_be_hidden()
+    expect(ann.tile(first)).to_be_visible()
+    ann.page.get_by_label("Filter by due date").select_option("none")
+    expect(ann.tile(first)).to_be_hidden()
+    expect(ann.tile(second)).to_be_visible()
+    # A link with the filter opens filtered.
+    ann.page.goto(ann.page.url)
+    ann.wait_connected()
+    expect(ann.tile(first)).to_be_hidden()
+    expect(ann.page.get_by_label("Filter by due date")).to_have_value("none")
