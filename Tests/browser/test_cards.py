@@ -163,3 +163,28 @@ def test_the_filter_bar_hides_cards_that_do_not_match_and_a_link_keeps_the_filte
     ann.wait_connected()
     expect(ann.tile(first)).to_be_hidden()
     expect(ann.page.get_by_label("Filter by due date")).to_have_value("none")
+
+
+def test_undo_takes_back_a_tag_and_a_tick(clients, server):
+    server.create("kanban", "k4")
+    ann, bo = clients("Ann", board="k4"), clients("Bo", board="k4")
+    item = first_card(server, "k4")
+    panel = open_panel(ann, item)
+    panel.get_by_label("New tag name").fill("Bug")
+    panel.get_by_role("button", name="Create tag").click()
+    panel.get_by_role("button", name="Bug").click()
+    expect(bo.tile(item).locator(".chip")).to_have_text("Bug")
+    panel.get_by_label("New checklist item").fill("One")
+    panel.get_by_label("New checklist item").press("Enter")
+    panel.get_by_label("Done: One").check()
+    expect(bo.tile(item).locator(".progress")).to_contain_text("1/1")
+    panel.get_by_role("button", name="Close").click()
+    # Undo, newest first: the tick, then the entry, then the tag on the card.
+    ann.page.locator("#undo").click()
+    expect(bo.tile(item).locator(".progress")).to_contain_text("0/1")
+    ann.page.locator("#undo").click()
+    expect(bo.tile(item).locator(".progress")).to_have_count(0)
+    ann.page.locator("#undo").click()
+    expect(bo.tile(item).locator(".chip")).to_have_count(0)
+    ann.page.locator("#redo").click()
+    expect(bo.tile(item).locator(".chip")).to_have_text("Bug")
