@@ -150,8 +150,9 @@ export class CardPanel {
     const tags = board.tags ?? [];
     this.tagsRow.replaceChildren(...tags.map((t) => {
       const on = (item.tags ?? []).includes(t.id);
+      // A tag not yet made by the server (its id is still the op's) cannot be picked yet.
       const b = el(d, 'button', { type: 'button', className: 'tag-choice', text: t.name, style: { '--chip-color': t.color },
-        attrs: { 'aria-pressed': String(on) }, dataset: { tag: t.id } });
+        attrs: { 'aria-pressed': String(on) }, dataset: { tag: t.id }, disabled: t.id.startsWith('~') });
       b.addEventListener('click', () => this.act(
         on ? { type: 'tag', item: this.item, remove: [t.id] } : { type: 'tag', item: this.item, add: [t.id] },
         on ? `Took ${t.name} off.` : `Tagged with ${t.name}.`));
@@ -238,15 +239,16 @@ export class CardPanel {
         existing.querySelector('input[type="checkbox"]').checked = c.done;
         return existing;
       }
-      const box = el(d, 'input', { type: 'checkbox', checked: c.done, attrs: { 'aria-label': `Done: ${c.text}` } });
+      const box = el(d, 'input', { type: 'checkbox', checked: c.done, disabled: c.id.startsWith('~'), attrs: { 'aria-label': `Done: ${c.text}` } });
       box.addEventListener('change', () => this.act({ type: 'editCheck', item: this.item, check: c.id, done: box.checked },
         box.checked ? `Ticked ${c.text}.` : `Unticked ${c.text}.`));
-      const text = el(d, 'input', { type: 'text', value: c.text, attrs: { 'aria-label': 'Checklist item', maxlength: '200' } });
+      const pending = c.id.startsWith('~'); // not made by the server yet: nothing to change
+      const text = el(d, 'input', { type: 'text', value: c.text, disabled: pending, attrs: { 'aria-label': 'Checklist item', maxlength: '200' } });
       text.addEventListener('change', () => {
         const t = text.value.trim();
         if (t && t !== c.text) this.act({ type: 'editCheck', item: this.item, check: c.id, text: t }, `Renamed a checklist item to ${t}.`);
       });
-      const remove = el(d, 'button', { type: 'button', text: '×', attrs: { 'aria-label': `Remove ${c.text}` } });
+      const remove = el(d, 'button', { type: 'button', text: '×', disabled: pending, attrs: { 'aria-label': `Remove ${c.text}` } });
       remove.addEventListener('click', () => this.act({ type: 'removeCheck', item: this.item, check: c.id }, `Removed ${c.text}.`));
       return el(d, 'li', { className: c.done ? 'done' : '', dataset: { check: c.id } }, box, text, remove);
     });

@@ -488,6 +488,9 @@ export class UndoHistory {
           if (e.inverse?.type === 'remove') e.inverse.item = m.item.id;
           if (e.restores) remap = { kind: 'item', from: e.restores, to: m.item.id };
         }
+        // The undo of an addCheck or addTag removes what the server made, under the id it chose.
+        if (m?.type === 'addCheck' && m.check?.id && e.inverse?.type === 'removeCheck') e.inverse.check = m.check.id;
+        if (m?.type === 'addTag' && m.tag?.id && e.inverse?.type === 'removeTag') e.inverse.tag = m.tag.id;
         if (m?.type === 'addZone' && m.zone?.id) {
           if (e.inverse?.type === 'removeZone') e.inverse.zone = m.zone.id;
           if (e.restores) remap = { kind: 'zone', from: e.restores, to: m.zone.id };
