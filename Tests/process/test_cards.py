@@ -3,8 +3,12 @@
 REST ops of the new kinds, bounds in bytes, `--max-board-bytes`; all of it surviving a restart
 and an export/import, equal to a replay of the op log."""
 
-import json
+import os
 import signal
+import subprocess
+import uuid
+
+import pytest
 
 from harness import Client, replay, run_cli, template
 
@@ -141,3 +145,44 @@ def test_a_board_is_bounded_in_bytes(servers):
 def test_max_board_bytes_takes_at_least_64_kib(tmp_path):
     result = run_cli(["serve", "--memory", "--port", "0", "--max-board-bytes", "65535"], str(tmp_path))
     assert result.returncode != 0 and "--max-board-bytes" in result.stderr
+
+
+POSTGRES = os.environ.get("SHUFFLEBOARD_TEST_POSTGRES")
+
+
+@pytest.mark.skipif(not POSTGRES, reason="SHUFFLEBOARD_TEST_POSTGRES is not set: no PostgreSQL server to test against")
+def test_card_content_and_members_survive_a_restart_on_postgresql(servers):
+    name = "c_" + uuid.uuid4().hex
+    admin = ["psql", "-q", "-v", "ON_ERROR_STOP=1", POSTGRES, "-c"]
+    subprocess.run([*admin, f"CREATE DATABASE {name}"], check=True, capture_output=True)
+    try:
+        database = POSTGRES.rsplit("/", 1)[0] + "/" + name
+        server = servers("--port", "0", "--store", database, "--node", "n1")
+        ada = member_client(server, "pgc", "Ada", "ada")
+        ops = [
+            {"type": "addTag", "tag": {"name": "Bug", "color": "red"}},
+            {"type": "tag", "item": "t1", "add": ["g1"]},
+            {"type": "assign", "item": "t1", "add": [{"member": "bo", "name": "Bo"}]},
+            {"type": "edit", "item": "t1", "description": "line\n\tindented", "due": "2026-12-31T23:59Z"},
+            {"type": "addCheck", "item": "t1", "before": None, "text": "Step"},
+            {"type": "editCheck", "item": "t1", "check": "k5", "done": True},
+        ]
+        for n, op in enumerate(ops):
+            ada.send({**op, "op": f"o{n}", "base": n})
+            committed(ada, f"o{n}")
+        ada.close()
+        status, snapshot = server.get("/api/boards/pgc")
+        _, stored = server.all_ops("pgc")
+        assert status == 200 and [op["member"] for op in stored] == ["ada"] * len(ops)
+        server.signal(signal.SIGTERM)
+        assert server.wait() == 0
+        again = servers("--port", "0", "--store", database, "--node", "n1")
+        status, reloaded = again.get("/api/boards/pgc")
+        # (`owner` says which node holds the board now: none, until someone opens it.)
+        assert status == 200 and reloaded["board"] == snapshot["board"] and reloaded["seq"] == snapshot["seq"]
+        assert again.all_ops("pgc")[1] == stored
+        assert replay(template("pgc"), stored) == snapshot["board"]
+        again.signal(signal.SIGTERM)
+        assert again.wait() == 0
+    finally:
+        subprocess.run([*admin, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"], capture_output=True)
