@@ -5,6 +5,10 @@
 
 import { isolate } from './bidi.js';
 import { zoneLayout } from './layout.js';
+import { describeChange } from './history.js';
+
+/** `describeChange`'s parts as one sentence, each text a client wrote isolated (bidi.js). */
+const spoken = (parts) => parts.map((p) => (typeof p === 'string' ? p : isolate(p.em ?? p.bdi))).join('');
 
 /** At most one polite announcement this often (ms). */
 export const ANNOUNCE_INTERVAL = 2000;
@@ -48,7 +52,14 @@ export function describeOp(m, board, nameOf = (id) => id) {
       break;
     }
     case 'edit':
-      text = typeof m.label === 'string' ? `${who} renamed ${label(m.item)} to ${isolate(m.label)}` : `${who} changed ${label(m.item)}`;
+      if (typeof m.label === 'string') text = `${who} renamed ${label(m.item)} to ${isolate(m.label)}`;
+      else if (m.description === undefined && m.due === undefined) text = `${who} changed ${label(m.item)}`;
+      else text = spoken(describeChange({ by: { name }, op: m }, board));
+      break;
+    case 'tag': case 'assign': case 'addTag': case 'editTag': case 'removeTag': case 'addCheck': case 'editCheck':
+    case 'removeCheck':
+      // Card content (issue 32), in the words History uses: "Ann tagged Fix the login page with Bug".
+      text = spoken(describeChange({ by: { name }, op: m }, board));
       break;
     case 'remove':
       text = `${who} removed ${label(m.item)}`;

@@ -14,10 +14,14 @@ import { showsDetails, suggestedMode } from './layout.js';
 import { MODES, Session } from './session.js';
 import { Client } from './sdk/shuffleboard.js';
 import { View } from './view.js';
+import { CardPanel } from './panel.js';
+import { filterFrom, filterIsEmpty, matchesFilter } from './cards.js';
 
 const NAME_KEY = 'shuffleboard.name';
 /** The mode last picked on a board, per board: `shuffleboard.mode.<board id>`. */
 const MODE_KEY = 'shuffleboard.mode';
+/** The stable id of the person using this browser (issue 32): `hello.member`. */
+const MEMBER_KEY = 'shuffleboard.member';
 
 /** The tile (item id) an event target is in, or null. */
 const tileOf = (el) => el?.closest?.('[data-item]')?.dataset.item ?? null;
@@ -47,6 +51,49 @@ class App {
     this.announcer = new AnnounceThrottle((text) => this.view.announceOthers(text));
     this.scrollLoop = null;
     this.throttle = new P.HoverThrottle((msg) => this.send(msg));
+    this.members = []; // [{member, name}] from GET /api/boards/{id}/members
+    this.panel = new CardPanel(root.ownerDocument, {
+      act: (body, text) => this.run(this.session.cardOp(body, text)),
+      rename: (item, label) => this.run(this.session.editCard(item, { label })),
+      people: () => this.people(),
+      me: () => ({ member: this.member, name: this.name }),
+      confirmed: () => this.session.state.board,
+      onClose: (item) => this.view.tiles.get(item)?.focus?.(),
+    });
+    this.press = null; // where a pointer went down on a tile: a click there that did not move opens the card
+    this.openTimer = null;
+  }
+
+  /** Who can be assigned: the people on the board now, then those from /members. */
+  people() {
+    const people = [];
+    for (const u of this.session.users.values()) {
+      if (u.member && !people.some((p) => p.member === u.member)) people.push({ member: u.member, name: u.name });
+    }
+    for (const m of this.members) if (!people.some((p) => p.member === m.member)) people.push({ member: m.member, name: m.name ?? m.member });
+    return people;
+  }
+
+  /** Opens the card panel for `item`, and asks the server who else can be assigned. */
+  openCard(item) {
+    const board = this.session.scene()?.board;
+    if (!board || !item || this.session.drag) return;
+    this.panel.open(item, board);
+    const headers = P.apiHeaders(this.token);
+    const path = `/api/boards/${encodeURIComponent(this.boardId)}`;
+    this.win.fetch(`${path}/history?limit=500`, { headers })
+      .then((r) => (r.ok ? r.json() : null))
+      .then((page) => { if (Array.isArray(page?.history)) this.panel.showHistory(page.history, this.session.scene()?.board); })
+      .catch(() => {});
+    this.win.fetch(`${path}/members`, { headers })
+      .then((r) => (r.ok ? r.json() : null))
+      .then((answer) => {
+        if (!Array.isArray(answer?.members)) return;
+        this.members = answer.members.filter((m) => P.isValidId(m?.member)).slice(0, 200)
+          .map((m) => ({ member: m.member, name: typeof m.name === 'string' ? m.name : m.member }));
+        this.render();
+      })
+      .catch(() => {});
   }
 
   /** This page's user id on the board (tests read it). */
@@ -56,8 +103,15 @@ class App {
 
   start() {
     const params = new URLSearchParams(this.win.location.search);
+    this.filter = filterFrom(params);
     this.name = (params.get('name') || this.storageGet(NAME_KEY) || `Guest ${Math.floor(100 + Math.random() * 900)}`).slice(0, 40);
     this.storageSet(NAME_KEY, this.name);
+    // One member id per browser, kept: assignees and history name this person by it.
+    this.member = this.storageGet(MEMBER_KEY);
+    if (!P.isValidId(this.member)) {
+      this.member = `m-${P.newOpId().replace(/[^A-Za-z0-9_-]/g, '').slice(0, 24)}`;
+      this.storageSet(MEMBER_KEY, this.member);
+    }
     const nameInput = this.root.querySelector('#name');
     nameInput.value = this.name;
     nameInput.addEventListener('change', () => this.rename(nameInput.value));
@@ -166,6 +220,7 @@ class App {
       url: P.socketURL(this.win.location, this.boardId),
       board: this.boardId,
       name: this.name,
+      member: this.member,
       token: this.token,
       getToken: this.getToken,
       WebSocket: this.win.WebSocket,
@@ -185,7 +240,7 @@ class App {
     // the client has now (a fresh one after a 4401), which links made from now on carry.
     c.on('open', () => {
       this.token = c.token;
-      this.session.hello(this.boardId, c.name, c.token);
+      this.session.hello(this.boardId, c.name, c.token, this.member);
     });
     c.on('message', (m) => this.run(this.session.receive(m)));
     c.on('close', () => this.run(this.session.disconnected()));
@@ -295,14 +350,72 @@ class App {
     const from = glide ? this.view.hideGhost() : null;
     const s = this.session.scene();
     if (!s) return;
-    this.view.renderBoard(s.board, { ...s.deco, firstRects: from ? new Map([[glide, from]]) : undefined });
+    const hiddenItems = this.filterBoard(s.board);
+    this.view.renderBoard(s.board, { ...s.deco, hiddenItems, firstRects: from ? new Map([[glide, from]]) : undefined });
+    if (this.panel.isOpen) this.panel.update(s.board);
     this.view.refreshGhost();
     this.view.setSeq(s.seq);
+  }
+
+  /**
+   * The filter bar (issue 32): the ids of the cards it hides (none while a drag is under way, so
+   * that every drop target stays), its choices brought up to date, and the count it shows.
+   */
+  filterBoard(board) {
+    const doc = this.root.ownerDocument;
+    const f = this.filter;
+    const options = (select, entries, first) => {
+      const key = JSON.stringify(entries);
+      if (select.dataset.key === key) return;
+      select.dataset.key = key;
+      const chosen = select.value || (select.id === 'filter-tag' ? f.tag : f.who);
+      select.replaceChildren(new Option(first, ''), ...entries.map(([value, text]) => new Option(text, value)));
+      select.value = entries.some(([v]) => v === chosen) ? chosen : '';
+    };
+    const tagSelect = doc.getElementById('filter-tag');
+    const whoSelect = doc.getElementById('filter-who');
+    if (!tagSelect || !whoSelect) return new Set();
+    options(tagSelect, (board.tags ?? []).map((t) => [t.id, t.name]), 'All tags');
+    const people = new Map();
+    for (const it of board.items) for (const p of it.assignees ?? []) if (!people.has(p.member)) people.set(p.member, p.name);
+    options(whoSelect, [...people], 'Anyone');
+    const count = doc.getElementById('filter-count');
+    if (filterIsEmpty(f) || this.session.drag) {
+      count.textContent = '';
+      return new Set();
+    }
+    const now = Date.now();
+    const hidden = new Set(board.items.filter((it) => !matchesFilter(it, f, now)).map((it) => it.id));
+    count.textContent = `${board.items.length - hidden.size} of ${board.items.length} cards`;
+    return hidden;
+  }
+
+  /** The filter bar changed: kept in the URL (so a link carries it) and applied. */
+  setFilter(change) {
+    this.filter = { ...this.filter, ...change };
+    const url = new URL(this.win.location.href);
+    for (const [key, value] of [['q', this.filter.text], ['tag', this.filter.tag], ['who', this.filter.who], ['due', this.filter.due]]) {
+      if (value) url.searchParams.set(key, value);
+      else url.searchParams.delete(key);
+    }
+    this.win.history.replaceState(this.win.history.state, '', url);
+    this.render();
   }
 
   // ---- Gestures (see gestures.js).
 
   listen() {
+    const doc = this.root.ownerDocument;
+    const text = doc.getElementById('filter-text');
+    if (text) {
+      text.value = this.filter.text;
+      doc.getElementById('filter-due').value = this.filter.due;
+      doc.getElementById('filter-bar').addEventListener('submit', (e) => e.preventDefault());
+      text.addEventListener('input', () => this.setFilter({ text: text.value }));
+      doc.getElementById('filter-tag').addEventListener('change', (e) => this.setFilter({ tag: e.target.value }));
+      doc.getElementById('filter-who').addEventListener('change', (e) => this.setFilter({ who: e.target.value }));
+      doc.getElementById('filter-due').addEventListener('change', (e) => this.setFilter({ due: e.target.value }));
+    }
     const zones = this.root.querySelector('#zones');
     const point = (e, item = null) => ({
       pointerId: e.pointerId, pointerType: e.pointerType, button: e.button, x: e.clientX, y: e.clientY, item,
@@ -311,9 +424,21 @@ class App {
     // The editing controls (add card, rename, remove, an inline field) are not drag surfaces.
     const control = (el) => !!el?.closest?.('input, form, .card-editor, button:not([data-handle])');
     zones.addEventListener('pointerdown', (e) => {
+      this.press = tileOf(e.target) && !control(e.target) ? { item: tileOf(e.target), x: e.clientX, y: e.clientY } : null;
       if (!control(e.target)) this.act(this.gestures.pointerDown(point(e, tileOf(e.target))), e);
     });
-    zones.addEventListener('click', (e) => this.editClick(e));
+    zones.addEventListener('click', (e) => {
+      this.editClick(e);
+      // A click on a card that is not a drag (the pointer did not move) opens it, unless a
+      // double click (the label edited in place) follows; paint boards paint on a click.
+      const p = this.press;
+      this.press = null;
+      const item = tileOf(e.target);
+      if (!p || item !== p.item || control(e.target) || this.session.mode === 'paint') return;
+      if (Math.hypot(e.clientX - p.x, e.clientY - p.y) > 4 || e.detail > 1) return;
+      this.win.clearTimeout(this.openTimer);
+      this.openTimer = this.win.setTimeout(() => this.openCard(item), 300);
+    });
     zones.addEventListener('submit', (e) => {
       const form = e.target.closest?.('[data-add-card]');
       if (!form) return;
@@ -325,6 +450,7 @@ class App {
       if ((this.session.state.view()?.items.length ?? 0) > before) input.value = '';
     });
     zones.addEventListener('dblclick', (e) => {
+      this.win.clearTimeout(this.openTimer);
       const item = tileOf(e.target);
       if (item && !control(e.target)) this.editLabel(item);
     });

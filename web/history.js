@@ -62,9 +62,32 @@ export function describeChange(entry, board, older = null) {
       : [by, ' moved ', label(op.item), ' to ', col(op.zone), ', before ', label(op.before)];
     case 'toggle': return [by, ' turned ', label(op.item), op.on ? ' on' : ' off'];
     case 'add': return [by, ' added ', { em: String(op.item?.label ?? '') }, ' to ', col(op.zone)];
-    case 'edit': return typeof op.label === 'string'
-      ? [by, ' renamed ', label(op.item), ' to ', { em: op.label }]
-      : [by, ' changed ', label(op.item)];
+    case 'edit': if (typeof op.label === 'string') return [by, ' renamed ', label(op.item), ' to ', { em: op.label }];
+      if (op.description !== undefined) {
+        return [by, op.description === null ? ' cleared the description of ' : ' wrote the description of ', label(op.item)];
+      }
+      if (op.due !== undefined) {
+        return op.due === null ? [by, ' cleared the due date of ', label(op.item)]
+          : [by, ' set ', label(op.item), ` due ${String(op.due).slice(0, 10)}`];
+      }
+      return [by, ' changed ', label(op.item)];
+    case 'tag': {
+      const tagName = (id) => ({ em: board?.tags?.find((t) => t.id === id)?.name ?? older?.tags?.find((t) => t.id === id)?.name ?? String(id) });
+      if (op.add?.length) return [by, ' tagged ', label(op.item), ' with ', ...joinParts(op.add.map(tagName))];
+      return [by, ' took ', ...joinParts((op.remove ?? []).map(tagName)), ' off ', label(op.item)];
+    }
+    case 'assign': {
+      const person = (p) => ({ em: String(p?.name ?? p) });
+      if (op.add?.length) return [by, ' assigned ', ...joinParts(op.add.map(person)), ' to ', label(op.item)];
+      return [by, ' unassigned someone from ', label(op.item)];
+    }
+    case 'addTag': return [by, ' made the tag ', { em: String(op.tag?.name ?? '') }];
+    case 'editTag': return typeof op.name === 'string' ? [by, ' renamed a tag to ', { em: op.name }] : [by, ' recolored a tag'];
+    case 'removeTag': return [by, ' deleted a tag'];
+    case 'addCheck': return [by, ' added ', { em: String(op.check?.text ?? op.text ?? '') }, ' to the checklist of ', label(op.item)];
+    case 'editCheck': return op.done === undefined ? [by, ' reworded a checklist item of ', label(op.item)]
+      : [by, op.done ? ' ticked' : ' unticked', ' a checklist item of ', label(op.item)];
+    case 'removeCheck': return [by, ' removed a checklist item from ', label(op.item)];
     case 'remove': return [by, ' removed ', label(op.item)];
     case 'addZone': return [by, ' added the column ', { em: String(op.zone?.title ?? '') }];
     case 'editZone': return typeof op.title === 'string'
@@ -75,6 +98,11 @@ export function describeChange(entry, board, older = null) {
     case 'restore': return [by, ` restored the board as of change ${op.to}`];
     default: return [by, ' made a change'];
   }
+}
+
+/** `parts` joined with commas and a final "and". */
+function joinParts(parts) {
+  return parts.flatMap((p, i) => (i === 0 ? [p] : [i === parts.length - 1 ? ' and ' : ', ', p]));
 }
 
 /** The plain text of `describeChange`'s parts. */

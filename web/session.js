@@ -96,11 +96,11 @@ export class Session {
   // ---- The connection.
 
   /** The socket opened: the hello to send. Resumes with `since` unless a snapshot is needed. */
-  hello(board, name, token = null) {
+  hello(board, name, token = null, member = null) {
     const since = this.state.loaded && !this.forceSnapshot ? this.state.seq : undefined;
     this.forceSnapshot = false;
     this.resyncing = false;
-    return P.hello(board, name, since, token);
+    return P.hello(board, name, since, token, member);
   }
 
   /** The socket closed. Holds and hovers died with it; a drag in progress goes on locally. */
@@ -395,6 +395,18 @@ export class Session {
     }
     if (Object.keys(body).length === 2) return this.#take(); // nothing changed
     this.#change(body, `Changed ${it.label}${body.label ? ` to ${body.label}` : ''}.`);
+    return this.#take();
+  }
+
+  /**
+   * An op about a card's content (issue 32) from the card panel: `edit` of description or due,
+   * `tag`, `assign`, `addTag`, `editTag`, `removeTag`, `addCheck`, `editCheck`, `removeCheck`.
+   * Sent as it is (the panel checked its texts); `text` is what screen readers hear. Undoable.
+   */
+  cardOp(body, text) {
+    const b = this.state.view();
+    if (!b || (body.item && (isPendingId(body.item) || !itemById(b, body.item)))) return [];
+    this.#change(body, text);
     return this.#take();
   }
 
@@ -771,6 +783,14 @@ export class Session {
       case 'removeZone': return P.removeZone(id, base, body.zone);
       case 'retitle': return P.retitle(id, base, body.title);
       case 'restore': return P.restore(id, base, body.to);
+      case 'tag': return P.tag(id, base, body.item, body.add ?? [], body.remove ?? []);
+      case 'assign': return P.assign(id, base, body.item, body.add ?? [], body.remove ?? []);
+      case 'addTag': return P.addTag(id, base, body.tag);
+      case 'editTag': return P.editTag(id, base, body.tag, body);
+      case 'removeTag': return P.removeTag(id, base, body.tag);
+      case 'addCheck': return P.addCheck(id, base, body.item, body.before, body.text);
+      case 'editCheck': return P.editCheck(id, base, body.item, body.check, body);
+      case 'removeCheck': return P.removeCheck(id, base, body.item, body.check);
       default: throw new Error(`unknown op ${body.type}`);
     }
   }

@@ -6,6 +6,7 @@
 // replayed again on top, so one's own tile never flickers back and forth.
 
 import { involvedItems } from './protocol.js';
+import { CONTENT_OPS, applyContent, inverseContent } from './cards.js';
 
 /** The zone members besides `id` and `items` that a copy keeps (docs/protocol.md, "Zone layouts"). */
 const ZONE_FIELDS = ['title', 'layout', 'columns', 'handle', 'axis'];
@@ -24,9 +25,14 @@ export function cloneBoard(board) {
     }),
     items: board.items.map((i) => {
       const copy = { id: i.id, label: i.label, color: i.color, on: !!i.on };
-      if (typeof i.detail === 'string') copy.detail = i.detail;
+      for (const f of ['detail', 'description', 'due']) if (typeof i[f] === 'string') copy[f] = i[f];
+      // Card content (issue 32): copied deep, so that a pending op never changes the confirmed board.
+      if (Array.isArray(i.tags)) copy.tags = i.tags.slice();
+      if (Array.isArray(i.assignees)) copy.assignees = i.assignees.map((p) => ({ member: p.member, name: p.name }));
+      if (Array.isArray(i.checklist)) copy.checklist = i.checklist.map((c) => ({ id: c.id, text: c.text, done: !!c.done }));
       return copy;
     }),
+    ...(Array.isArray(board.tags) ? { tags: board.tags.map((t) => ({ id: t.id, name: t.name, color: t.color })) } : {}),
   };
 }
 
@@ -94,8 +100,10 @@ export function applyOp(board, op) {
       if (!it) return false;
       if (typeof op.label === 'string') it.label = op.label;
       if (typeof op.color === 'string') it.color = op.color;
-      if (op.detail === null) delete it.detail;
-      else if (typeof op.detail === 'string') it.detail = op.detail;
+      for (const f of ['detail', 'description', 'due']) {
+        if (op[f] === null) delete it[f];
+        else if (typeof op[f] === 'string') it[f] = op[f];
+      }
       return true;
     }
     case 'remove': {
@@ -150,7 +158,7 @@ export function applyOp(board, op) {
       return true;
     }
     default:
-      return false;
+      return CONTENT_OPS.has(op.type) ? applyContent(board, op) : false;
   }
 }
 
@@ -272,7 +280,9 @@ export function inverseOp(op, boardBefore) {
       const inverse = { type: 'edit', item: op.item };
       if (op.label !== undefined) inverse.label = it.label;
       if (op.color !== undefined) inverse.color = it.color;
-      if (op.detail !== undefined) inverse.detail = typeof it.detail === 'string' ? it.detail : null;
+      for (const f of ['detail', 'description', 'due']) {
+        if (op[f] !== undefined) inverse[f] = typeof it[f] === 'string' ? it[f] : null;
+      }
       return inverse;
     }
     case 'addZone':
@@ -302,7 +312,7 @@ export function inverseOp(op, boardBefore) {
       // Undoing a restore restores the seq before it, known once it commits (UndoHistory.committed).
       return { type: 'restore', to: null };
     default:
-      return null;
+      return CONTENT_OPS.has(op.type) ? inverseContent(op, boardBefore) : null;
   }
 }
 
@@ -314,8 +324,11 @@ export function opBody(op) {
     case 'toggle': return { type: 'toggle', item: op.item, on: !!op.on };
     case 'add': return { type: 'add', zone: op.zone, before: op.before ?? null, item: { ...op.item } };
     case 'restore': return { type: 'restore', to: op.to };
-    case 'edit': case 'editZone': case 'addZone': case 'remove': case 'removeZone': case 'retitle': {
-      const { op: _id, base: _base, seq: _seq, by: _by, ...body } = op;
+    case 'addTag': return { type: 'addTag', tag: { name: op.tag?.name, color: op.tag?.color } };
+    case 'addCheck': return { type: 'addCheck', item: op.item, before: op.before ?? null, text: op.check?.text ?? op.text };
+    case 'edit': case 'editZone': case 'addZone': case 'remove': case 'removeZone': case 'retitle':
+    case 'tag': case 'assign': case 'editTag': case 'removeTag': case 'editCheck': case 'removeCheck': {
+      const { op: _id, base: _base, seq: _seq, by: _by, member: _member, ...body } = op;
       return body;
     }
     default: return { type: op.type };
@@ -475,6 +488,9 @@ export class UndoHistory {
           if (e.inverse?.type === 'remove') e.inverse.item = m.item.id;
           if (e.restores) remap = { kind: 'item', from: e.restores, to: m.item.id };
         }
+        // The undo of an addCheck or addTag removes what the server made, under the id it chose.
+        if (m?.type === 'addCheck' && m.check?.id && e.inverse?.type === 'removeCheck') e.inverse.check = m.check.id;
+        if (m?.type === 'addTag' && m.tag?.id && e.inverse?.type === 'removeTag') e.inverse.tag = m.tag.id;
         if (m?.type === 'addZone' && m.zone?.id) {
           if (e.inverse?.type === 'removeZone') e.inverse.zone = m.zone.id;
           if (e.restores) remap = { kind: 'zone', from: e.restores, to: m.zone.id };

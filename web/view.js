@@ -7,6 +7,7 @@ import { el, reducedMotion } from './dom.js';
 import { Hands } from './hands.js';
 import { arrangeZones, layoutKey, zoneLayouts } from './layout.js';
 import { StartPage } from './startpage.js';
+import { checklistProgress, dueState, initials } from './cards.js';
 
 /** The colors a card can be given from its editor's palette. */
 export const PALETTE = ['#e53935', '#fb8c00', '#fdd835', '#43a047', '#00acc1', '#1e88e5', '#8e24aa', '#6d4c41'];
@@ -149,7 +150,7 @@ export class View {
         if (!item) return;
         seen.add(id);
         const el = this.tile(item);
-        this.decorate(el, item, { held, deco, lay: this.layouts.get(zone.id), index, count: zone.items.length });
+        this.decorate(el, item, { held, deco: { ...deco, tags: board.tags, hiddenItems: deco.hiddenItems }, lay: this.layouts.get(zone.id), index, count: zone.items.length });
         if (el !== cursor) list.insertBefore(el, cursor);
         else cursor = cursor.nextElementSibling;
       });
@@ -392,13 +393,47 @@ export class View {
       remove.tabIndex = -1; // Delete on the focused tile does it from the keyboard
       tile = el(this.doc, 'li', { className: 'tile', dataset: { item: item.id } },
         el(this.doc, 'span', { className: 'tile-text' },
-          el(this.doc, 'span', { className: 'tile-label' }), el(this.doc, 'span', { className: 'tile-detail' })),
+          el(this.doc, 'span', { className: 'tile-label' }), el(this.doc, 'span', { className: 'tile-detail' }),
+          el(this.doc, 'span', { className: 'tile-meta' })),
         el(this.doc, 'span', { className: 'tile-on', attrs: { 'aria-hidden': 'true' } }),
         el(this.doc, 'span', { className: 'tile-holder' }),
         remove);
       this.tiles.set(item.id, tile);
     }
     return tile;
+  }
+
+  /**
+   * A card face's content (issue 32): tag chips, a description mark, the due badge (overdue and
+   * due soon look different), checklist progress and the assignees' initials, all as text. Built
+   * again only when what it shows changed.
+   */
+  decorateContent(meta, item, tags) {
+    const due = dueState(item.due, Date.now());
+    const key = JSON.stringify([item.tags, item.assignees, item.due, due, checklistProgress(item), !!item.description,
+      (item.tags ?? []).map((t) => tags.find((x) => x.id === t))]);
+    if (meta.dataset.key === key) return;
+    meta.dataset.key = key;
+    const parts = [];
+    for (const id of item.tags ?? []) {
+      const tag = tags.find((t) => t.id === id);
+      if (tag) parts.push(el(this.doc, 'span', { className: 'chip', text: tag.name, style: { '--chip-color': tag.color } }));
+    }
+    if (item.description) parts.push(el(this.doc, 'span', { className: 'has-description', text: '¶', attrs: { title: 'Has a description', 'aria-label': 'Has a description' } }));
+    if (item.due) {
+      const text = item.due.slice(0, 10);
+      parts.push(el(this.doc, 'span', {
+        className: `due${due ? ` due-${due}` : ''}`, text: due === 'overdue' ? `Overdue ${text}` : `Due ${text}`,
+        dataset: { due: due ?? 'later' },
+      }));
+    }
+    const progress = checklistProgress(item);
+    if (progress) parts.push(el(this.doc, 'span', { className: 'progress', text: `☑ ${progress}`, attrs: { 'aria-label': `Checklist ${progress}` } }));
+    for (const p of item.assignees ?? []) {
+      parts.push(el(this.doc, 'span', { className: 'initials', text: initials(p.name), attrs: { title: p.name, 'aria-label': `Assigned to ${p.name}` } }));
+    }
+    meta.replaceChildren(...parts);
+    meta.hidden = parts.length === 0;
   }
 
   decorate(el, item, { held, deco, lay, index, count }) {
@@ -408,6 +443,8 @@ export class View {
     const detailText = typeof item.detail === 'string' ? item.detail : '';
     if (detail.textContent !== detailText) detail.textContent = detailText;
     el.style.setProperty('--tile-color', item.color);
+    this.decorateContent(el.querySelector('.tile-meta'), item, deco.tags ?? []);
+    el.hidden = !!deco.hiddenItems?.has(item.id);
     if (item.on) el.dataset.on = 'true';
     else delete el.dataset.on;
     el.querySelector('.tile-on').textContent = item.on ? 'ON' : '';

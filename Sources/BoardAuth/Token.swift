@@ -30,14 +30,20 @@ package struct Claims: Equatable, Sendable {
     /// second with the same board, role and name are different strings, and revoking one (by the
     /// SHA-256 of its text) leaves the other working. Nil in tokens minted before it existed.
     package var id: String?
+    /// The member it names (`sub`, from `shuffleboard token … --user ID`): it wins over
+    /// `hello.member`, so assignees and history name the same person on every connection.
+    package var member: MemberID?
 
     /// Claims.
-    package init(board: BoardID?, role: Role, expires: Int64, name: String? = nil, id: String? = nil) {
+    package init(
+        board: BoardID?, role: Role, expires: Int64, name: String? = nil, id: String? = nil, member: MemberID? = nil
+    ) {
         self.board = board
         self.role = role
         self.expires = expires
         self.name = name
         self.id = id
+        self.member = member
     }
 
     /// Whether these claims allow `role` on `board`.
@@ -113,6 +119,7 @@ package struct TokenAuthority: Sendable {
         w.write("e", Int(claims.expires))
         if let name = claims.name { w.write("n", name) }
         w.write("j", claims.id ?? Self.newID())
+        if let member = claims.member { w.write("sub", member.rawValue) }
         w.endObject()
         let signed = "v1." + Base64URL.encode(w.bytes)
         return signed + "." + Base64URL.encode(hmacSHA256(Array(signed.utf8), key: secrets[0]))
@@ -153,8 +160,14 @@ package struct TokenAuthority: Sendable {
             guard let text = value.stringValue, Self.isValidID(text) else { return .failure(.malformed) }
             id = text
         }
+        var member: MemberID?
+        if let value = json["sub"] {
+            guard let text = value.stringValue, let parsed = MemberID(text) else { return .failure(.malformed) }
+            member = parsed
+        }
         guard Int64(expires) > now else { return .failure(.expired) }
-        return .success(Claims(board: board, role: role, expires: Int64(expires), name: name, id: id))
+        return .success(
+            Claims(board: board, role: role, expires: Int64(expires), name: name, id: id, member: member))
     }
 
     /// A new token id: 16 bytes from the system's random source (getrandom), base64url (22 characters).

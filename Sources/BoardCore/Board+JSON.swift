@@ -26,16 +26,14 @@ extension Board {
         }
         w.endArray()
         w.beginArray("items")
-        for item in items {
-            w.beginObject()
-            w.write("id", item.id.rawValue)
-            w.write("label", item.label)
-            w.write("color", item.color)
-            w.write("on", item.on)
-            if let detail = item.detail { w.write("detail", detail) }
-            w.endObject()
-        }
+        for item in items { item.encode(into: &w) }
         w.endArray()
+        // Only when set, so boards made before tags keep their exact JSON.
+        if !tags.isEmpty {
+            w.beginArray("tags")
+            for tag in tags { tag.encode(into: &w) }
+            w.endArray()
+        }
         w.endObject()
     }
 
@@ -70,18 +68,25 @@ extension Board {
         var items: [Item] = []
         for (i, value) in itemValues.enumerated() {
             let item = "\(path).items[\(i)]"
-            items.append(
-                Item(
-                    id: try value.itemID("id", named: "\(item).id"),
-                    label: try value.string("label", named: "\(item).label"),
-                    color: try value.string("color", named: "\(item).color"),
-                    on: try value.bool("on", named: "\(item).on"),
-                    detail: value.hasValue("detail") ? try value.string("detail", named: "\(item).detail") : nil))
+            var decoded = Item(
+                id: try value.itemID("id", named: "\(item).id"),
+                label: try value.string("label", named: "\(item).label"),
+                color: try value.string("color", named: "\(item).color"),
+                on: try value.bool("on", named: "\(item).on"),
+                detail: value.hasValue("detail") ? try value.string("detail", named: "\(item).detail") : nil)
+            try decoded.readContent(from: value, path: item)
+            items.append(decoded)
         }
-        if let problem = Board.validate(title: title, columns: columns, zones: zones, items: items) {
+        var tags: [Tag] = []
+        if json.hasValue("tags") {
+            for (i, value) in try json.array("tags", named: "\(path).tags").enumerated() {
+                tags.append(try Tag(json: value, path: "\(path).tags[\(i)]"))
+            }
+        }
+        if let problem = Board.validate(title: title, columns: columns, zones: zones, items: items, tags: tags) {
             throw JSON.DecodingError("\(path): \(problem)")
         }
-        self.init(id: id, title: title, columns: columns, zones: zones, items: items)
+        self.init(id: id, title: title, columns: columns, zones: zones, items: items, tags: tags)
         mode = try Self.readMode(from: json, path: path)
     }
 

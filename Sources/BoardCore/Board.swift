@@ -10,14 +10,32 @@ package struct Item: Equatable, Sendable {
     package var on: Bool
     /// A second, smaller line of text (a playlist row's artist, a card's note), or nil.
     package var detail: String?
+    /// What the card is about, as Markdown source, or nil.
+    package var description: String?
+    /// The board tags it carries, in the order they were added.
+    package var tags: [TagID] = []
+    /// Who does it, in the order they were assigned.
+    package var assignees: [Assignee] = []
+    /// When it is due (`DueDate`), or nil.
+    package var due: String?
+    /// Its checklist, in order.
+    package var checklist: [Check] = []
 
     /// An item.
-    package init(id: ItemID, label: String, color: String, on: Bool = false, detail: String? = nil) {
+    package init(
+        id: ItemID, label: String, color: String, on: Bool = false, detail: String? = nil, description: String? = nil,
+        tags: [TagID] = [], assignees: [Assignee] = [], due: String? = nil, checklist: [Check] = []
+    ) {
         self.id = id
         self.label = label
         self.color = color
         self.on = on
         self.detail = detail
+        self.description = description
+        self.tags = tags
+        self.assignees = assignees
+        self.due = due
+        self.checklist = checklist
     }
 }
 
@@ -84,6 +102,9 @@ package struct Board: Equatable, Sendable {
     /// The drag mode the board is made for (`paint` for a paint board), a hint for clients; nil: none.
     package var mode: Mode?
 
+    /// The tags cards can carry, in the order they were made.
+    package var tags: [Tag] = []
+
     /// A board's drag mode hint.
     package enum Mode: String, Equatable, Sendable, CaseIterable {
         case swap, move, paint
@@ -93,8 +114,9 @@ package struct Board: Equatable, Sendable {
     private var zoneIndex: [ZoneID: Int]
 
     /// A board. Callers validate (see `Board.validate`) before trusting outside data.
-    package init(id: BoardID, title: String, columns: Int, zones: [Zone], items: [Item]) {
+    package init(id: BoardID, title: String, columns: Int, zones: [Zone], items: [Item], tags: [Tag] = []) {
         self.id = id
+        self.tags = tags
         self.title = title
         self.columns = columns
         self.zones = zones
@@ -106,7 +128,7 @@ package struct Board: Equatable, Sendable {
     /// Boards compare by content.
     package static func == (a: Board, b: Board) -> Bool {
         a.id == b.id && a.title == b.title && a.columns == b.columns && a.zones == b.zones && a.items == b.items
-            && a.mode == b.mode
+            && a.mode == b.mode && a.tags == b.tags
     }
 
     /// The item with this id.
@@ -145,9 +167,6 @@ package struct Board: Equatable, Sendable {
             } else {
                 zones[target].items.append(item)
             }
-        case .toggle(let item, let on):
-            guard let i = itemIndex[item] else { return }
-            items[i].on = on
         case .add(let zone, let before, let item):
             guard itemIndex[item.id] == nil, let target = zoneIndex[zone] else { return }
             itemIndex[item.id] = items.count
@@ -157,11 +176,19 @@ package struct Board: Equatable, Sendable {
             } else {
                 zones[target].items.append(item.id)
             }
-        case .edit(let item, let changes):
-            guard let i = itemIndex[item] else { return }
-            if let label = changes.label { items[i].label = label }
-            if let color = changes.color { items[i].color = color }
-            if let detail = changes.detail { items[i].detail = detail }
+        case .toggle, .edit, .tag, .assign, .addCheck, .editCheck, .removeCheck:
+            guard let item = op.involvedItems.first, let i = itemIndex[item] else { return }
+            items[i].apply(op)
+        case .addTag(let tag):
+            guard !tags.contains(where: { $0.id == tag.id }) else { return }
+            tags.append(tag)
+        case .editTag(let tag, let changes):
+            guard let t = tags.firstIndex(where: { $0.id == tag }) else { return }
+            if let name = changes.name { tags[t].name = name }
+            if let color = changes.color { tags[t].color = color }
+        case .removeTag(let tag):
+            tags.removeAll { $0.id == tag }
+            for i in items.indices where items[i].tags.contains(tag) { items[i].tags.removeAll { $0 == tag } }
         case .remove(let item):
             guard let i = itemIndex[item] else { return }
             if let at = location(of: item) { zones[at.zone].items.remove(at: at.index) }
@@ -221,7 +248,9 @@ package struct Board: Equatable, Sendable {
     }
 
     /// Problems that make a board definition unusable, or nil when it is sound.
-    package static func validate(title: String, columns: Int, zones: [Zone], items: [Item]) -> String? {
+    package static func validate(title: String, columns: Int, zones: [Zone], items: [Item], tags: [Tag] = [])
+        -> String?
+    {
         if !BoardLimits.title.allows(title) { return "title must be \(BoardLimits.title.rule)" }
         if !(1...BoardLimits.columns).contains(columns) { return "columns must be 1–\(BoardLimits.columns)" }
         if zones.isEmpty || zones.count > BoardLimits.zones { return "a board has 1–\(BoardLimits.zones) zones" }
@@ -258,7 +287,7 @@ package struct Board: Equatable, Sendable {
             }
         }
         if placed.count != itemIDs.count { return "every item must be in exactly one zone" }
-        return nil
+        return validateContent(items: items, tags: tags)
     }
 
     /// Colors are limited to a conservative CSS syntax so that they are safe to put in a style.

@@ -17,6 +17,29 @@ package enum BoardLimits {
     package static let label = TextLimit(scalars: 200, bytes: 800, allowsEmpty: true)
     /// An item's detail: at most 200 scalars and 800 bytes.
     package static let detail = TextLimit(scalars: 200, bytes: 800, allowsEmpty: true)
+    /// A card's description (Markdown source): 1–10,000 scalars, at most 40,000 bytes; newlines
+    /// and tabs allowed, other control characters not.
+    package static let description = TextLimit(
+        scalars: 10_000, bytes: 40_000, allowsEmpty: false, allowsLineBreaks: true)
+    /// A tag's name: 1–50 scalars, at most 200 bytes.
+    package static let tagName = TextLimit(scalars: 50, bytes: 200, allowsEmpty: false)
+    /// A checklist entry's text: 1–200 scalars, at most 800 bytes.
+    package static let checkText = TextLimit(scalars: 200, bytes: 800, allowsEmpty: false)
+    /// The most tags a board defines.
+    package static let tags = 64
+    /// The most tags on one item.
+    package static let tagsPerItem = 20
+    /// The most assignees of one item.
+    package static let assigneesPerItem = 20
+    /// The most checklist entries of one item.
+    package static let checksPerItem = 100
+    /// The default bound on a board's size, measured as its JSON snapshot (`--max-board-bytes`):
+    /// 4 MiB. Every welcome without a resume carries the whole board, and a room keeps it (twice,
+    /// published and newest) in memory: a thousand cards with a page of description each fit, and
+    /// one client cannot make every joiner download, or the server hold, more than that.
+    package static let defaultMaxBoardBytes = 4 << 20
+    /// The least `--max-board-bytes` may be: 64 KiB.
+    package static let minimumMaxBoardBytes = 64 << 10
     /// The color a new item gets when its `add` names none.
     package static let defaultColor = "#ffe08a"
 }
@@ -29,10 +52,27 @@ package struct TextLimit: Equatable, Sendable {
     package var bytes: Int
     /// Whether the empty string is allowed.
     package var allowsEmpty: Bool
+    /// Whether newlines and tabs are allowed (descriptions); other control characters never are.
+    package var allowsLineBreaks = false
+
+    /// A bound.
+    package init(scalars: Int, bytes: Int, allowsEmpty: Bool, allowsLineBreaks: Bool = false) {
+        self.scalars = scalars
+        self.bytes = bytes
+        self.allowsEmpty = allowsEmpty
+        self.allowsLineBreaks = allowsLineBreaks
+    }
 
     /// Whether `s` is within the bound and holds no control character.
     package func allows(_ s: String) -> Bool {
-        (allowsEmpty || !s.isEmpty) && s.utf8.count <= bytes && Text.isValidLabel(s, maximum: scalars)
+        guard (allowsEmpty || !s.isEmpty) && s.utf8.count <= bytes else { return false }
+        guard allowsLineBreaks else { return Text.isValidLabel(s, maximum: scalars) }
+        var count = 0
+        for scalar in s.unicodeScalars {
+            if Text.isControl(scalar) && scalar != "\n" && scalar != "\t" { return false }
+            count += 1
+        }
+        return count <= scalars
     }
 
     /// Whether a client may write `s` now: within the bound and, unless empty, with something
@@ -50,6 +90,7 @@ package struct TextLimit: Equatable, Sendable {
 
     /// The rule, as a `bad_message` names it: "1–200 characters (at most 800 bytes, no control characters)".
     package var rule: String {
-        "\(allowsEmpty ? "at most \(scalars)" : "1–\(scalars)") characters (at most \(bytes) bytes, no control characters)"
+        let controls = allowsLineBreaks ? "no control characters but newlines and tabs" : "no control characters"
+        return "\(allowsEmpty ? "at most \(scalars)" : "1–\(scalars)") characters (at most \(bytes) bytes, \(controls))"
     }
 }

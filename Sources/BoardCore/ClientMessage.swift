@@ -1,7 +1,7 @@
 /// A message from a client, validated.
 package enum ClientMessage: Equatable, Sendable {
     /// Join a board; must be first.
-    case hello(board: BoardID, name: String, since: Seq?, token: String?)
+    case hello(board: BoardID, name: String, since: Seq?, token: String?, member: MemberID? = nil)
     /// An op: a swap, move, toggle, add, edit, remove, addZone, editZone, removeZone, retitle or restore.
     case op(OpRequest)
     /// Lift an item.
@@ -112,7 +112,8 @@ extension ClientMessage {
             }
             let since = try json.hasValue("since") ? json.seq("since") : nil
             let token = try json.hasValue("token") ? self.token(in: json) : nil
-            return .hello(board: board, name: name, since: since, token: token)
+            let member = try json.hasValue("member") ? json.memberID("member") : nil
+            return .hello(board: board, name: name, since: since, token: token, member: member)
         case _ where Op.kinds.contains(type):
             // Every op the same way, so each new one is parsed where the others are.
             let (opID, base) = try header(json)
@@ -184,12 +185,13 @@ extension ClientMessage {
     package func encode(into w: inout JSONWriter) {
         w.beginObject()
         switch self {
-        case .hello(let board, let name, let since, let token):
+        case .hello(let board, let name, let since, let token, let member):
             w.write("type", "hello")
             w.write("board", board.rawValue)
             w.write("name", name)
             if let since { w.write("since", since) }
             if let token { w.write("token", token) }
+            if let member { w.write("member", member.rawValue) }
         case .op(let request):
             w.write("type", request.op.kind)
             w.write("op", request.opID.rawValue)
@@ -220,7 +222,7 @@ extension ClientMessage {
                     w.write("type", DragMode.move.rawValue)
                     w.write("zone", zone.rawValue)
                     w.write("before", before?.rawValue)
-                case .toggle, .add, .edit, .remove, .addZone, .editZone, .removeZone, .retitle, .restore:
+                default:
                     // Not a drop's action (`parse` never makes one): written so that it fails to parse.
                     w.write("type", action.op.kind)
                 }

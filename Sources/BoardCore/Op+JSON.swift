@@ -25,6 +25,7 @@ extension Op {
             w.write("label", item.label)
             w.write("color", item.color)
             if let detail = item.detail { w.write("detail", detail) }
+            if assigned { item.writeContent(into: &w) }
             // A request names `on` only to add an item that is on (the undo of a remove).
             if assigned || item.on { w.write("on", item.on) }
             w.endObject()
@@ -33,6 +34,10 @@ extension Op {
             if let label = changes.label { w.write("label", label) }
             if let color = changes.color { w.write("color", color) }
             if let detail = changes.detail { w.write("detail", detail) }
+            if let description = changes.description { w.write("description", description) }
+            if let due = changes.due { w.write("due", due) }
+        case .tag, .assign, .addTag, .editTag, .removeTag, .addCheck, .editCheck, .removeCheck:
+            writeContentFields(into: &w, assigned: assigned)
         case .remove(let item):
             w.write("item", item.rawValue)
         case .addZone(let before, let zone):
@@ -61,10 +66,13 @@ extension Op {
     }
 
     /// The op's own members as one JSON object: what the store keeps next to the op's type.
-    package func encodedFields() -> [UInt8] {
+    /// `member` (its author's, issue 32) rides along in the same object, so that stores made
+    /// before it need no new column; no op has a member of that name.
+    package func encodedFields(member: MemberID? = nil) -> [UInt8] {
         var w = JSONWriter()
         w.beginObject()
         writeFields(into: &w)
+        if let member { w.write("member", member.rawValue) }
         w.endObject()
         return w.bytes
     }
@@ -102,8 +110,11 @@ extension Op {
             // Optional, false when left out: an item comes back on when the undo of its remove
             // adds it again.
             let on = object.hasValue("on") ? try object.bool("on", named: "\"item.on\"") : false
-            self = .add(
-                zone: zone, before: before, item: Item(id: id, label: label, color: color, on: on, detail: detail))
+            var item = Item(id: id, label: label, color: color, on: on, detail: detail)
+            // A committed add carries what the card held when it was added (none yet: a request
+            // cannot name it), read so that a store's row and an archive keep it.
+            if assigned { try item.readContent(from: object, path: "item") }
+            self = .add(zone: zone, before: before, item: item)
         case "edit":
             let item = try fields.itemID("item")
             var changes = ItemEdit()
@@ -116,8 +127,18 @@ extension Op {
                     fields.hasValue("detail")
                         ? try Self.text("detail", in: fields, limit: BoardLimits.detail, input: !assigned) : nil)
             }
+            if fields["description"] != nil {
+                changes.description = .some(
+                    fields.hasValue("description")
+                        ? try Self.text("description", in: fields, limit: BoardLimits.description, input: !assigned)
+                        : nil)
+            }
+            if fields["due"] != nil {
+                changes.due = .some(fields.hasValue("due") ? try fields.dueDate("due") : nil)
+            }
             guard !changes.isEmpty else {
-                throw JSON.DecodingError("an edit needs at least one of \"label\", \"color\", \"detail\"")
+                throw JSON.DecodingError(
+                    "an edit needs at least one of \"label\", \"color\", \"detail\", \"description\", \"due\"")
             }
             self = .edit(item: item, changes: changes)
         case "remove":
@@ -183,13 +204,15 @@ extension Op {
             }
             guard let board = fields["board"] else { throw JSON.DecodingError("\"board\" is required") }
             self = .restore(to: to, board: try Board(json: board, path: "board"))
+        case "tag", "assign", "addTag", "editTag", "removeTag", "addCheck", "editCheck", "removeCheck":
+            self = try Self(contentType: type, fields: fields, assigned: assigned)
         default:
             throw JSON.DecodingError("\"type\" must be one of \(Op.kinds.map { "\"\($0)\"" }.joined(separator: ", "))")
         }
     }
 
     /// A text member within `limit`.
-    private static func text(
+    static func text(
         _ key: String, in object: JSON, named name: String? = nil, limit: TextLimit, input: Bool
     ) throws(JSON.DecodingError) -> String {
         // A client's text must show something (`TextLimit.accepts`); one already committed (a
@@ -205,7 +228,7 @@ extension Op {
     }
 
     /// A color member: the conservative CSS syntax `Board.isValidColor` allows.
-    private static func color(_ key: String, in object: JSON, named name: String? = nil) throws(JSON.DecodingError)
+    static func color(_ key: String, in object: JSON, named name: String? = nil) throws(JSON.DecodingError)
         -> String
     {
         try object.read(key, named: name, mustBe: "a CSS color of 1–64 characters [A-Za-z0-9#(),.% -]") {
@@ -243,13 +266,21 @@ extension CommittedOp {
         w.write("type", op.kind)
         w.write("op", opID.rawValue)
         w.write("by", by.rawValue)
+        if let member { w.write("member", member.rawValue) }
         w.write("seq", seq)
         op.writeFields(into: &w)
         if withTime {
             w.write("time", Int(time.milliseconds))
-            if let name { w.write("name", name) }
+            if let name { w.write(Self.senderNameKey(of: op), name) }
         }
         w.endObject()
+    }
+
+    /// The member an archive keeps the sender's name in: `name`, but `byName` for an op that has
+    /// a `name` of its own (`editTag`).
+    private static func senderNameKey(of op: Op) -> String {
+        if case .editTag = op { return "byName" }
+        return "name"
     }
 
     /// Reads a committed op from the object it was broadcast or archived as; `time` and `name`,
@@ -266,12 +297,14 @@ extension CommittedOp {
         var time = UnixTime(milliseconds: 0)
         if json["time"] != nil { time = UnixTime(milliseconds: Int64(try json.int("time"))) }
         var name: String?
-        if json.hasValue("name") {
-            name = try json.read("name", named: nil, mustBe: "a name of 1–64 characters") {
+        let nameKey = Self.senderNameKey(of: op)
+        if json.hasValue(nameKey) {
+            name = try json.read(nameKey, named: nil, mustBe: "a name of 1–64 characters") {
                 $0.stringValue.flatMap { (try? Text.displayName($0).get()) == $0 ? $0 : nil }
             }
         }
-        self.init(seq: seq, opID: opID, by: UserID(by), op: op, time: time, name: name)
+        let member = try json.hasValue("member") ? json.memberID("member") : nil
+        self.init(seq: seq, opID: opID, by: UserID(by), op: op, time: time, name: name, member: member)
     }
 }
 
@@ -285,12 +318,14 @@ extension CommittedOp {
         w.beginObject("by")
         w.write("id", by.rawValue)
         w.write("name", name)
+        if let member { w.write("member", member.rawValue) }
         w.endObject()
         w.write("time", Int(time.milliseconds))
         w.beginObject("op")
         w.write("type", op.kind)
         w.write("op", opID.rawValue)
         w.write("by", by.rawValue)
+        if let member { w.write("member", member.rawValue) }
         w.write("seq", seq)
         if case .restore(let to, _) = op {
             w.write("to", to)

@@ -27,6 +27,25 @@ package enum Op: Equatable, Sendable {
     case removeZone(zone: ZoneID)
     /// Rename the board.
     case retitle(title: String)
+    /// Add tags to `item` and take others off it (a set change: adding one it has, or taking off
+    /// one it lacks, changes nothing). No tag is in both lists.
+    case tag(item: ItemID, add: [TagID], remove: [TagID])
+    /// Assign people to `item` and unassign others (a set change, as `tag`).
+    case assign(item: ItemID, add: [Assignee], remove: [MemberID])
+    /// Define a new tag on the board. In a request `tag.id` is `TagID.unassigned`; the sequencer
+    /// gives the committed op a fresh id.
+    indirect case addTag(tag: Tag)
+    /// Rename or recolor a tag.
+    indirect case editTag(tag: TagID, changes: TagEdit)
+    /// Take a tag off the board and off every item that carries it.
+    case removeTag(tag: TagID)
+    /// Put a new entry into `item`'s checklist before `before` (nil: at the end). In a request
+    /// `check.id` is `CheckID.unassigned`; the sequencer gives the committed op a fresh id.
+    indirect case addCheck(item: ItemID, before: CheckID?, check: Check)
+    /// Change a checklist entry's text or tick it.
+    indirect case editCheck(item: ItemID, check: CheckID, changes: CheckEdit)
+    /// Take an entry out of `item`'s checklist.
+    case removeCheck(item: ItemID, check: CheckID)
     /// Set the board (items, zones, title) to what it was right after op `to`. In a request
     /// `board` is nil: the hub reads the board as of `to` from the store, and the committed op
     /// carries it, so that a replay of the log needs nothing else.
@@ -46,12 +65,21 @@ package enum Op: Equatable, Sendable {
         case .removeZone: "removeZone"
         case .retitle: "retitle"
         case .restore: "restore"
+        case .tag: "tag"
+        case .assign: "assign"
+        case .addTag: "addTag"
+        case .editTag: "editTag"
+        case .removeTag: "removeTag"
+        case .addCheck: "addCheck"
+        case .editCheck: "editCheck"
+        case .removeCheck: "removeCheck"
         }
     }
 
     /// The wire names of every op, in the order the protocol lists them.
     package static let kinds = [
         "swap", "move", "toggle", "add", "edit", "remove", "addZone", "editZone", "removeZone", "retitle", "restore",
+        "tag", "assign", "addTag", "editTag", "removeTag", "addCheck", "editCheck", "removeCheck",
     ]
 
     /// The items the op names and needs on the board: swap a and b, move item and its anchor,
@@ -61,8 +89,11 @@ package enum Op: Equatable, Sendable {
         case .swap(let a, let b): [a, b]
         case .move(let item, _, let before): before.map { [item, $0] } ?? [item]
         case .toggle(let item, _), .edit(let item, _), .remove(let item): [item]
+        case .tag(let item, _, _), .assign(let item, _, _), .addCheck(let item, _, _), .editCheck(let item, _, _),
+            .removeCheck(let item, _):
+            [item]
         case .add(_, let before, _): before.map { [$0] } ?? []
-        case .addZone, .editZone, .removeZone, .retitle, .restore: []
+        case .addZone, .editZone, .removeZone, .retitle, .restore, .addTag, .editTag, .removeTag: []
         }
     }
 
@@ -71,7 +102,9 @@ package enum Op: Equatable, Sendable {
         switch self {
         case .move(_, let zone, _), .add(let zone, _, _), .editZone(let zone, _), .removeZone(let zone): [zone]
         case .addZone(let before, _): before.map { [$0] } ?? []
-        case .swap, .toggle, .edit, .remove, .retitle, .restore: []
+        case .swap, .toggle, .edit, .remove, .retitle, .restore, .tag, .assign, .addTag, .editTag, .removeTag,
+            .addCheck, .editCheck, .removeCheck:
+            []
         }
     }
 
@@ -83,7 +116,9 @@ package enum Op: Equatable, Sendable {
         switch self {
         case .swap, .move, .toggle: involvedItems
         case .remove(let item): [item]
-        case .add, .edit, .addZone, .editZone, .removeZone, .retitle, .restore: []
+        case .add, .edit, .addZone, .editZone, .removeZone, .retitle, .restore, .tag, .assign, .addTag, .editTag,
+            .removeTag, .addCheck, .editCheck, .removeCheck:
+            []
         }
     }
 
@@ -102,16 +137,25 @@ package struct ItemEdit: Equatable, Sendable {
     package var color: String?
     /// The new detail: `.some(nil)` clears it.
     package var detail: String??
+    /// The new description: `.some(nil)` clears it.
+    package var description: String??
+    /// The new due date: `.some(nil)` clears it.
+    package var due: String??
 
     /// An edit.
-    package init(label: String? = nil, color: String? = nil, detail: String?? = nil) {
+    package init(
+        label: String? = nil, color: String? = nil, detail: String?? = nil, description: String?? = nil,
+        due: String?? = nil
+    ) {
         self.label = label
         self.color = color
         self.detail = detail
+        self.description = description
+        self.due = due
     }
 
     /// True when the edit changes nothing.
-    package var isEmpty: Bool { label == nil && color == nil && detail == nil }
+    package var isEmpty: Bool { label == nil && color == nil && detail == nil && description == nil && due == nil }
 
     /// The fields it changes.
     package var fields: [ItemField] {
@@ -119,13 +163,15 @@ package struct ItemEdit: Equatable, Sendable {
         if label != nil { fields.append(.label) }
         if color != nil { fields.append(.color) }
         if detail != nil { fields.append(.detail) }
+        if description != nil { fields.append(.description) }
+        if due != nil { fields.append(.due) }
         return fields
     }
 }
 
 /// A field of an item that `edit` can change: the unit of its conflict rule.
 package enum ItemField: String, Equatable, Sendable, CaseIterable {
-    case label, color, detail
+    case label, color, detail, description, due
 }
 
 /// The fields an `editZone` changes; nil leaves a field as it is.
@@ -187,14 +233,20 @@ package struct CommittedOp: Equatable, Sendable {
     /// The name its sender had on the board, for history lists; nil when not known (ops stored
     /// before names were, and ops made in tests without one). Never broadcast with the op.
     package var name: String?
+    /// The person who sent it (`User.member`), broadcast beside `by`; nil for ops committed
+    /// before members existed.
+    package var member: MemberID?
 
     /// A committed op.
-    package init(seq: Seq, opID: OpID, by: UserID, op: Op, time: UnixTime, name: String? = nil) {
+    package init(
+        seq: Seq, opID: OpID, by: UserID, op: Op, time: UnixTime, name: String? = nil, member: MemberID? = nil
+    ) {
         self.seq = seq
         self.opID = opID
         self.by = by
         self.op = op
         self.time = time
         self.name = name
+        self.member = member
     }
 }

@@ -15,7 +15,16 @@ package enum OpProblem: Equatable, Sendable, CustomStringConvertible {
     case duplicateItem(ItemID)
     /// An addZone of a zone whose id is already on the board.
     case duplicateZone(ZoneID)
-    /// An add or addZone over the board's item or zone limit.
+    /// A tag an op names is not on the board.
+    case unknownTag(TagID)
+    /// A checklist entry an op names is not on its item.
+    case unknownCheck(CheckID)
+    /// An addTag of a tag whose id is already on the board.
+    case duplicateTag(TagID)
+    /// An addCheck of an entry whose id is already on the board.
+    case duplicateCheck(CheckID)
+    /// An op over one of the board's count limits (items, zones, tags, a card's tags, assignees
+    /// or checks), or over its size in bytes.
     case boardFull
     /// A removeZone of a zone that still has items.
     case zoneNotEmpty(ZoneID)
@@ -29,9 +38,12 @@ package enum OpProblem: Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .unknownItem: .unknownItem
         case .unknownZone: .unknownZone
+        case .unknownTag: .unknownTag
+        case .unknownCheck: .unknownCheck
         case .boardFull: .boardFull
         case .zoneNotEmpty: .notEmpty
-        case .selfSwap, .beforeItself, .anchorOutsideZone, .duplicateItem, .duplicateZone, .lastZone, .notAGrid:
+        case .selfSwap, .beforeItself, .anchorOutsideZone, .duplicateItem, .duplicateZone, .lastZone, .notAGrid,
+            .duplicateTag, .duplicateCheck:
             .invalid
         }
     }
@@ -46,7 +58,11 @@ package enum OpProblem: Equatable, Sendable, CustomStringConvertible {
         case .anchorOutsideZone(let anchor, let zone): "anchor \(anchor) is not in zone \(zone)"
         case .duplicateItem(let item): "item \(item) is already on the board"
         case .duplicateZone(let zone): "zone \(zone) is already on the board"
-        case .boardFull: "the board has as many items or zones as it may"
+        case .unknownTag(let tag): "unknown tag \(tag)"
+        case .unknownCheck(let check): "unknown check \(check)"
+        case .duplicateTag(let tag): "tag \(tag) is already on the board"
+        case .duplicateCheck(let check): "check \(check) is already on the board"
+        case .boardFull: "the board has as many items, zones, tags or checks, or as many bytes, as it may"
         case .zoneNotEmpty(let zone): "zone \(zone) still has items"
         case .lastZone(let zone): "zone \(zone) is the board's only zone"
         case .notAGrid(let zone): "zone \(zone) would have columns but is not a grid"
@@ -60,6 +76,8 @@ extension Board {
     package func problem(applying op: Op) -> OpProblem? {
         for item in op.involvedItems where self.item(item) == nil { return .unknownItem(item) }
         for zone in op.involvedZones where !hasZone(zone) { return .unknownZone(zone) }
+        if let tag = unknownTag(in: op) { return .unknownTag(tag) }
+        if let check = unknownCheck(in: op) { return .unknownCheck(check) }
         switch op {
         case .swap(let a, let b):
             if a == b { return .selfSwap(a) }
@@ -70,8 +88,10 @@ extension Board {
                     return .anchorOutsideZone(anchor: before, zone: zone)
                 }
             }
-        case .toggle, .edit, .remove, .retitle, .restore:
+        case .toggle, .edit, .remove, .retitle, .restore, .editTag, .removeTag, .editCheck, .removeCheck:
             break
+        case .tag, .assign, .addTag, .addCheck:
+            return contentProblem(applying: op)
         case .add(let zone, let before, let item):
             if self.item(item.id) != nil { return .duplicateItem(item.id) }
             if let before, self.zone(zone)?.items.contains(before) != true {

@@ -4,6 +4,10 @@ package enum RejectReason: String, Equatable, Sendable, CaseIterable {
     case unknownItem = "unknown_item"
     /// A zone id that is not on the board.
     case unknownZone = "unknown_zone"
+    /// A tag id that is not on the board.
+    case unknownTag = "unknown_tag"
+    /// A checklist entry id that is not on its item.
+    case unknownCheck = "unknown_check"
     /// `base` is ahead of the board's seq.
     case badBase = "bad_base"
     /// `base` is older than the history the server keeps.
@@ -20,7 +24,7 @@ package enum RejectReason: String, Equatable, Sendable, CaseIterable {
     case forbidden
     /// A `removeZone` of a zone that still has items.
     case notEmpty = "not_empty"
-    /// An `add` or `addZone` over the board's item or zone limit.
+    /// An op over one of the board's count limits or its size in bytes (`--max-board-bytes`).
     case boardFull = "board_full"
     /// A `dragStart` of an item whose hold by this user (or address) expired a moment ago, or
     /// that is someone else's turn: those refused while it was held go first (`HoldTurns`).

@@ -76,7 +76,7 @@ package struct Room: Sendable {
     var holding: [UserID: ItemID] = [:]
     /// The names of the users who committed ops, kept with their ops: filled at a user's first
     /// op (from `users`), so that the many who only watch or drag cost nothing here.
-    private var names: [UserID: String] = [:]
+    private var names: [UserID: (name: String, member: MemberID)] = [:]
     /// How many items each address holds (one entry per address that holds one).
     var holdsByAddress: [String: Int] = [:]
     /// Ops and replies waiting for the disk, in the order they go out.
@@ -98,6 +98,8 @@ package struct Room: Sendable {
         package var maxHoldsPerAddress = 8
         /// See `Room.presenceLimit`.
         package var presenceLimit = 50
+        /// The most bytes a board's snapshot may take (`Sequencer.maxBoardBytes`, `--max-board-bytes`).
+        package var maxBoardBytes = BoardLimits.defaultMaxBoardBytes
         /// The defaults.
         package init() {}
     }
@@ -111,6 +113,7 @@ package struct Room: Sendable {
             holdCooldown: Instant.Span(settings.holdCooldown).milliseconds)
         presenceLimit = settings.presenceLimit
         maxHoldsPerAddress = settings.maxHoldsPerAddress
+        sequencer.maxBoardBytes = settings.maxBoardBytes
     }
 
     /// A room for `board` at `seq` (both durable), seeded with the most recent committed ops.
@@ -267,11 +270,12 @@ package struct Room: Sendable {
     /// item (it will never drag it, so it must not take a turn from those who would).
     /// `name` is kept with the op (the user is in no list the room could find it in).
     package mutating func submitDetached(
-        _ request: OpRequest, as user: UserID, name: String? = nil, now: Instant, wall: UnixTime
+        _ request: OpRequest, as user: UserID, name: String? = nil, member: MemberID? = nil, now: Instant,
+        wall: UnixTime
     ) -> [Effect] {
         submit(
-            request, from: HoldTurns.Claimant(user: user, address: nil), name: name, now: now, wall: wall,
-            waitsTurn: false)
+            request, from: HoldTurns.Claimant(user: user, address: nil), name: name, member: member, now: now,
+            wall: wall, waitsTurn: false)
     }
 
     /// The store made every op up to `seq` durable: publish them and whatever waited for them.
@@ -300,22 +304,24 @@ package struct Room: Sendable {
         return []
     }
 
-    /// `user`'s name, looked up in `users` once per user and then kept in `names`.
-    private mutating func name(of user: UserID) -> String? {
-        if let name = names[user] { return name }
-        guard let name = users.first(where: { $0.id == user })?.name else { return nil }
-        names[user] = name
-        return name
+    /// `user`'s name and member, looked up in `users` once per user and then kept in `names`.
+    private mutating func author(_ user: UserID) -> (name: String, member: MemberID)? {
+        if let author = names[user] { return author }
+        guard let found = users.first(where: { $0.id == user }) else { return nil }
+        names[user] = (found.name, found.member)
+        return (found.name, found.member)
     }
 
     mutating func submit(
-        _ request: OpRequest, from claimant: HoldTurns.Claimant, name: String? = nil, now: Instant, wall: UnixTime,
-        waitsTurn: Bool = true
+        _ request: OpRequest, from claimant: HoldTurns.Claimant, name: String? = nil, member: MemberID? = nil,
+        now: Instant, wall: UnixTime, waitsTurn: Bool = true
     ) -> [Effect] {
         let user = claimant.user
         let holds = self.holds
+        let author = name == nil ? self.author(user) : nil
         switch sequencer.submit(
-            request, by: user, name: name ?? self.name(of: user), time: wall, holder: { holds[$0]?.by })
+            request, by: user, name: name ?? author?.name, member: member ?? author?.member, time: wall,
+            holder: { holds[$0]?.by })
         {
         case .committed(let op):
             gated.append(.op(op))
@@ -338,7 +344,8 @@ package struct Room: Sendable {
             if to == visibleSeq {
                 var request = request
                 request.op = .restore(to: to, board: published)
-                return submit(request, from: claimant, name: name, now: now, wall: wall, waitsTurn: waitsTurn)
+                return submit(
+                    request, from: claimant, name: name, member: member, now: now, wall: wall, waitsTurn: waitsTurn)
             }
             return [.readBoard(request, from: user)]
         case .duplicate(let seq):

@@ -28,6 +28,14 @@ package struct Sequencer: Sendable {
     package private(set) var seq: Seq
     /// How many committed ops are kept.
     package let historyLimit: Int
+    /// The most bytes the board's JSON snapshot may take (`--max-board-bytes`): an op that would
+    /// grow it past this is refused `board_full`. Moves, swaps and toggles never are (they change
+    /// the size by a byte or two, and a full board must still be sortable).
+    package var maxBoardBytes = BoardLimits.defaultMaxBoardBytes
+    /// The people who committed the ops this sequencer has seen (`GET …/members`).
+    package private(set) var members = Members()
+    /// The size of `board` as a snapshot, once an op has needed it; kept up to date op by op.
+    private var boardBytes: Int?
 
     private var history = FIFO<CommittedOp>()
     private var opSeqs: [OpID: Seq] = [:]
@@ -44,10 +52,14 @@ package struct Sequencer: Sendable {
         var place: Touch?
         /// Each field an edit changed.
         var fields: [ItemField: Touch] = [:]
+        /// Its tags, assignees or checklist (tag, assign, addCheck, editCheck, removeCheck).
+        var content: Touch?
+        /// Each field an editCheck changed, per entry of its checklist.
+        var checks: [CheckID: [CheckField: Touch]] = [:]
 
         /// The newest touch of any kind.
         var newest: Touch? {
-            ([place].compactMap { $0 } + fields.values).max { $0.seq < $1.seq }
+            ([place, content].compactMap { $0 } + fields.values).max { $0.seq < $1.seq }
         }
     }
 
@@ -59,6 +71,9 @@ package struct Sequencer: Sendable {
     private var titleTouch: Touch?
     private var removedItems: [ItemID: Touch] = [:]
     private var removedZones: [ZoneID: Touch] = [:]
+    private var tagTouches: [TagID: [TagField: Touch]] = [:]
+    private var removedTags: [TagID: Touch] = [:]
+    private var removedChecks: [CheckID: Touch] = [:]
     /// The newest restore: every op whose base is before it conflicts (the board it was made
     /// against is gone), and the tables above start over with it.
     private var restoreTouch: Touch?
@@ -85,6 +100,14 @@ package struct Sequencer: Sendable {
         for op in recent.suffix(historyLimit) where op.seq <= seq { remember(op) }
     }
 
+    /// The size of `board` as a JSON snapshot, in bytes (what `maxBoardBytes` bounds).
+    package mutating func snapshotBytes() -> Int {
+        if let boardBytes { return boardBytes }
+        let bytes = board.encoded().count
+        boardBytes = bytes
+        return bytes
+    }
+
     /// The oldest seq still in the history, or `seq + 1` when it is empty.
     package var oldestHeldSeq: Seq { history.first?.seq ?? seq + 1 }
 
@@ -108,7 +131,8 @@ package struct Sequencer: Sendable {
     /// comes back as `needsBoard`; with its board (read after that), it is checked again and
     /// committed. `name` is the sender's name, kept with the committed op for history lists.
     package mutating func submit(
-        _ request: OpRequest, by user: UserID, name: String? = nil, time: UnixTime, holder: (ItemID) -> UserID?
+        _ request: OpRequest, by user: UserID, name: String? = nil, member: MemberID? = nil, time: UnixTime,
+        holder: (ItemID) -> UserID?
     ) -> Outcome {
         if let earlier = opSeqs[request.opID] { return .duplicate(earlier) }
         let reject = { (reason: RejectReason, by: UserID?) in
@@ -131,6 +155,16 @@ package struct Sequencer: Sendable {
                 return reject(.conflict, removed.by)
             }
             return reject(.unknownZone, nil)
+        case .unknownTag(let tag)?:
+            if base <= seq, let removed = removedTags[tag] ?? restoreTouch, removed.seq > base {
+                return reject(.conflict, removed.by)
+            }
+            return reject(.unknownTag, nil)
+        case .unknownCheck(let check)?:
+            if base <= seq, let removed = removedChecks[check] ?? restoreTouch, removed.seq > base {
+                return reject(.conflict, removed.by)
+            }
+            return reject(.unknownCheck, nil)
         default:
             break
         }
@@ -152,9 +186,18 @@ package struct Sequencer: Sendable {
             if to > base { return reject(.invalid, nil) }
             if restored == nil { return .needsBoard(to) }
         }
+        // Too big: the board's snapshot would pass `maxBoardBytes`.
+        let bytes = boardBytes ?? board.encoded().count
+        let after = SnapshotSize.after(op, on: board, bytes: bytes)
+        if after > bytes && after > maxBoardBytes && !op.onlyPlacesOrPaints {
+            boardBytes = bytes
+            return reject(.boardFull, nil)
+        }
         seq += 1
-        let committed = CommittedOp(seq: seq, opID: request.opID, by: user, op: op, time: time, name: name)
+        let committed = CommittedOp(
+            seq: seq, opID: request.opID, by: user, op: op, time: time, name: name, member: member)
         board.apply(op)
+        boardBytes = after
         remember(committed)
         return .committed(committed)
     }
@@ -165,7 +208,9 @@ package struct Sequencer: Sendable {
     /// - edit: the same fields of the same item (not its place);
     /// - remove: anything about the item;
     /// - editZone: the same fields of the zone; removeZone: any field of the zone;
-    /// - retitle: the title; addZone: nothing.
+    /// - retitle: the title; addZone: nothing;
+    /// - editTag, editCheck: the same fields of the same tag or entry; removeTag, removeCheck:
+    ///   any field of it; tag, assign, addTag, addCheck: nothing.
     private func conflict(_ op: Op) -> Touch? {
         func newest(_ touches: [Touch?]) -> Touch? { touches.compactMap { $0 }.max { $0.seq < $1.seq } }
         switch op {
@@ -173,6 +218,17 @@ package struct Sequencer: Sendable {
             return newest(op.involvedItems.map { itemTouches[$0]?.place })
         case .edit(let item, let changes):
             return newest(changes.fields.map { itemTouches[item]?.fields[$0] })
+        case .editTag(let tag, let changes):
+            return newest(changes.fields.map { tagTouches[tag]?[$0] })
+        case .removeTag(let tag):
+            return newest(tagTouches[tag].map { Array($0.values) } ?? [])
+        case .editCheck(let item, let check, let changes):
+            return newest(changes.fields.map { itemTouches[item]?.checks[check]?[$0] })
+        case .removeCheck(let item, let check):
+            return newest(itemTouches[item]?.checks[check].map { Array($0.values) } ?? [])
+        case .tag, .assign, .addTag, .addCheck:
+            // Set changes commute, and adds do not lock their anchor.
+            return nil
         case .remove(let item):
             return itemTouches[item]?.newest
         case .editZone(let zone, let changes):
@@ -210,6 +266,25 @@ package struct Sequencer: Sendable {
             zone.id = id
             zone.items = []
             return .addZone(before: before, zone: zone)
+        case .addTag(var tag):
+            var id = TagID("g\(seq + 1)")!
+            var n = 1
+            while board.tag(id) != nil || removedTags[id] != nil {
+                n += 1
+                id = TagID("g\(seq + 1)-\(n)")!
+            }
+            tag.id = id
+            return .addTag(tag: tag)
+        case .addCheck(let item, let before, var check):
+            var id = CheckID("k\(seq + 1)")!
+            var n = 1
+            while board.hasCheck(id) || removedChecks[id] != nil {
+                n += 1
+                id = CheckID("k\(seq + 1)-\(n)")!
+            }
+            check.id = id
+            check.done = false
+            return .addCheck(item: item, before: before, check: check)
         default:
             return op
         }
@@ -217,6 +292,7 @@ package struct Sequencer: Sendable {
 
     private mutating func remember(_ op: CommittedOp) {
         opSeqs[op.opID] = op.seq
+        members.note(op)
         let touch = Touch(seq: op.seq, by: op.by)
         if case .restore(let to, _) = op.op {
             // Kept without its board (see `ops(after:)`). Every op based before it conflicts
@@ -229,6 +305,9 @@ package struct Sequencer: Sendable {
             titleTouch = nil
             removedItems = [:]
             removedZones = [:]
+            tagTouches = [:]
+            removedTags = [:]
+            removedChecks = [:]
             restoreTouch = touch
             if history.count > historyLimit, let forgotten = history.popFirst() { forget(forgotten) }
             return
@@ -253,6 +332,24 @@ package struct Sequencer: Sendable {
             removedZones[zone] = touch
         case .retitle:
             titleTouch = touch
+        case .tag(let item, _, _), .assign(let item, _, _), .addCheck(let item, _, _):
+            itemTouches[item, default: ItemTouches()].content = touch
+        case .editCheck(let item, let check, let changes):
+            itemTouches[item, default: ItemTouches()].content = touch
+            for field in changes.fields {
+                itemTouches[item, default: ItemTouches()].checks[check, default: [:]][field] = touch
+            }
+        case .removeCheck(let item, let check):
+            itemTouches[item, default: ItemTouches()].content = touch
+            itemTouches[item]?.checks[check] = nil
+            removedChecks[check] = touch
+        case .addTag:
+            break
+        case .editTag(let tag, let changes):
+            for field in changes.fields { tagTouches[tag, default: [:]][field] = touch }
+        case .removeTag(let tag):
+            tagTouches[tag] = nil
+            removedTags[tag] = touch
         case .restore:
             break
         }
@@ -267,6 +364,10 @@ package struct Sequencer: Sendable {
             removedItems[item] = nil
         case .removeZone(let zone) where removedZones[zone]?.seq == op.seq:
             removedZones[zone] = nil
+        case .removeTag(let tag) where removedTags[tag]?.seq == op.seq:
+            removedTags[tag] = nil
+        case .removeCheck(_, let check) where removedChecks[check]?.seq == op.seq:
+            removedChecks[check] = nil
         default:
             break
         }

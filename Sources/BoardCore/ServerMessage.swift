@@ -189,6 +189,7 @@ extension ServerMessage {
         w.write("id", user.id.rawValue)
         w.write("name", user.name)
         w.write("color", user.color)
+        w.write("member", user.member.rawValue)
         w.endObject()
     }
 }

@@ -6,12 +6,16 @@ package struct User: Equatable, Sendable {
     package var name: String
     /// A CSS color that marks this user's hand on every screen.
     package var color: String
+    /// The person behind the connection, stable across connections: a token's `sub`, else
+    /// `hello.member`, else the user id itself.
+    package var member: MemberID
 
-    /// A user.
-    package init(id: UserID, name: String, color: String) {
+    /// A user; without a member, the user id stands for one.
+    package init(id: UserID, name: String, color: String, member: MemberID? = nil) {
         self.id = id
         self.name = name
         self.color = color
+        self.member = member ?? MemberID(id.rawValue) ?? MemberID("unknown")!
     }
 
     /// Hand colors, handed out round-robin by user number.

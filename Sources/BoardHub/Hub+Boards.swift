@@ -132,6 +132,11 @@ extension Hub {
                 return emit(.respond(exchange, view == .failed ? storeFailed : Self.unknownBoard(board)))
             }
             submitREST(pending, on: host, exchange: exchange, evict: false)
+        case .members(let exchange, _):
+            guard let host = boards[board], !isDeleting(board) else {
+                return emit(.respond(exchange, view == .failed ? storeFailed : Self.unknownBoard(board)))
+            }
+            answerMembers(host, exchange: exchange)
         case .stream(let exchange):
             guard let host = boards[board], !isDeleting(board) else {
                 return refuseStream(exchange, view == .failed ? storeFailed : Self.unknownBoard(board))

@@ -70,6 +70,8 @@ extension Hub {
                 forwardREST(exchange, pending.http, board: board, to: node, advertise: advertise)
             case .stream(let exchange):
                 streamElsewhere(exchange, node: node)
+            case .members(let exchange, let http):
+                forwardREST(exchange, http, board: board, to: node, advertise: advertise)
             case .delete(let exchange):
                 if forced {
                     // A forced claim always takes the lease; a store that says otherwise failed.

@@ -90,6 +90,10 @@ extension Hub {
             historyRequest(id, query: request.query, peer: request.peer, exchange: exchange)
         case (_, "history", 2):
             emit(.respond(exchange, .methodNotAllowed("GET")))
+        case (.get, "members", 2):
+            membersRequest(id, request, exchange: exchange)
+        case (_, "members", 2):
+            emit(.respond(exchange, .methodNotAllowed("GET")))
         default:
             emit(.respond(exchange, .error(404, "not_found", "no such API route")))
         }

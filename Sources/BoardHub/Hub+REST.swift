@@ -32,7 +32,8 @@ extension Hub {
             response.headers.append(HTTPResponse.Header("retry-after:", "1"))
             return emit(.respond(exchange, response))
         }
-        let pending = RESTOp.Pending(request: op, name: claims.name ?? "api", peer: request.peer, http: request)
+        let pending = RESTOp.Pending(
+            request: op, name: claims.name ?? "api", member: claims.member, peer: request.peer, http: request)
         if let host = boards[id] {
             submitREST(pending, on: host, exchange: exchange)
         } else if isDeleting(id) {
@@ -71,12 +72,14 @@ extension Hub {
     /// waiting work is run (`decided` evicts after the last of it: a refused op must not evict
     /// the board under the ops queued behind it).
     func submitREST(_ pending: RESTOp.Pending, on host: BoardHost, exchange: ExchangeID, evict: Bool = true) {
-        let user = makeUser(name: pending.name)
+        let user = makeUser(name: pending.name, member: pending.member)
         restOps[user.id] = RESTOp(exchange: exchange, board: host.room.id, peer: pending.peer, name: pending.name)
         host.restOps += 1
         log(.debug, "\(exchange) from \(pending.peer): op \(pending.request.opID) on board \(host.room.id) over HTTP")
         perform(
-            host.room.submitDetached(pending.request, as: user.id, name: pending.name, now: now, wall: wall), on: host)
+            host.room.submitDetached(
+                pending.request, as: user.id, name: pending.name, member: user.member, now: now, wall: wall),
+            on: host)
         if evict { evictIfIdle(host) }
     }
 
@@ -144,14 +147,14 @@ struct RESTOp {
         var request: OpRequest
         /// The name it is sent as (its token's, or `api`).
         var name: String
+        /// The member it is sent as: its token's `sub`, else one of its own.
+        var member: MemberID?
         var peer: String
         /// The request as it came, to relay to the board's owner in a cluster.
         var http: HTTPRequest
     }
     /// The op types, as on the WebSocket.
-    static let types = [
-        "swap", "move", "toggle", "add", "edit", "remove", "addZone", "editZone", "removeZone", "retitle", "restore",
-    ]
+    static let types = Op.kinds
 
     var exchange: ExchangeID
     var board: BoardID

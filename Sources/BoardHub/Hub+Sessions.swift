@@ -24,6 +24,10 @@ final class Session {
         var board: BoardID
         /// The name it joins with (its token's, or its `hello`'s).
         var name: String
+        /// The member it joins as: its token's `sub`; else, without access control, its
+        /// `hello`'s `member`; else nil (its user id stands for one). With tokens on, a client
+        /// cannot claim a member its token does not name.
+        var member: MemberID? = nil
         var since: Seq?
         /// Its `hello` as it arrived (a forward sends it on to the board's owner).
         var hello: ClientMessage
@@ -147,7 +151,7 @@ extension Hub {
         case .closing, .forwarded:
             return
         case .awaitingHello:
-            guard case .hello(let board, let name, let since, let token) = message else {
+            guard case .hello(let board, let name, let since, let token, let member) = message else {
                 send(.error(ProtocolError(.notJoined, "send hello first")), to: id)
                 return
             }
@@ -157,7 +161,10 @@ extension Hub {
             if config.auth != nil {
                 session.token = SessionToken(expires: claims.expires, id: token.map(TokenAuthority.revocationID(of:)))
             }
-            hello(session, Session.Join(board: board, name: claims.name ?? name, since: since, hello: message))
+            let joinAs = claims.member ?? (config.auth == nil ? member : nil)
+            hello(
+                session,
+                Session.Join(board: board, name: claims.name ?? name, member: joinAs, since: since, hello: message))
         case .joining(var join):
             if case .hello = message {
                 send(
@@ -254,7 +261,7 @@ extension Hub {
                 session.id, ProtocolError(.boardFull, "board \(boardID) has \(host.members.count) users, its most"),
                 code: 4409, reason: "board full")
         }
-        let user = makeUser(name: join.name)
+        let user = makeUser(name: join.name, member: join.member)
         session.phase = .joined(boardID, user.id)
         joinDeadlines[session.id] = nil
         host.add(user.id, on: session.id)

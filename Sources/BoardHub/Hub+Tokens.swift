@@ -65,9 +65,9 @@ extension Hub {
         log(.info, "\(session.id): new token, \(claims.role.rawValue) until \(claims.expires)")
         switch session.phase {
         case .joining(var join):
-            if case .hello(let board, let name, let since, _) = join.hello {
+            if case .hello(let board, let name, let since, _, let member) = join.hello {
                 session.phase = .awaitingHello  // Drop the phase's copy of the join before changing it.
-                join.hello = .hello(board: board, name: name, since: since, token: token)
+                join.hello = .hello(board: board, name: name, since: since, token: token, member: member)
                 session.phase = .joining(join)
             }
         case .joined(let board, let user) where before >= .edit && claims.role < .edit:

@@ -301,9 +301,10 @@ package final class Hub {
         return id
     }
 
-    func makeUser(name: String) -> User {
+    func makeUser(name: String, member: MemberID? = nil) -> User {
         nextUser += 1
-        return User(id: UserID(number: nextUser), name: name, color: User.color(forUserNumber: nextUser))
+        return User(
+            id: UserID(number: nextUser), name: name, color: User.color(forUserNumber: nextUser), member: member)
     }
 
     /// True while the board's deletion is not yet durable.

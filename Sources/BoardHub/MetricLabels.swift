@@ -6,8 +6,8 @@ internal import BoardMetrics
 
 /// A client message's `type`, or `invalid` for one that did not parse (whatever its `type` said).
 package enum ClientMessageType: String, MetricLabels, CaseIterable {
-    case hello, swap, move, toggle, add, edit, remove, addZone, editZone, removeZone, retitle, restore, dragStart,
-        hover, drop, ping, auth, invalid
+    case hello, swap, move, toggle, add, edit, remove, addZone, editZone, removeZone, retitle, restore, tag, assign,
+        addTag, editTag, removeTag, addCheck, editCheck, removeCheck, dragStart, hover, drop, ping, auth, invalid
 
     /// `type`.
     package static let names = ["type"]
@@ -27,26 +27,16 @@ package enum ClientMessageType: String, MetricLabels, CaseIterable {
     }
 
     private init(_ op: Op) {
-        switch OpType(op) {
-        case .swap: self = .swap
-        case .move: self = .move
-        case .toggle: self = .toggle
-        case .add: self = .add
-        case .edit: self = .edit
-        case .remove: self = .remove
-        case .addZone: self = .addZone
-        case .editZone: self = .editZone
-        case .removeZone: self = .removeZone
-        case .retitle: self = .retitle
-        case .restore: self = .restore
-        }
+        // The same names (`OpType` lists every op kind).
+        self = ClientMessageType(rawValue: OpType(op).rawValue)!
     }
 }
 
 /// A server message's `type`.
 package enum ServerMessageType: String, MetricLabels, CaseIterable {
     case welcome, join, leave, swap, move, toggle, add, edit, remove, addZone, editZone, removeZone, retitle, restore,
-        ack, reject, dragStart, hover, drop, error, pong, presence, auth
+        tag, assign, addTag, editTag, removeTag, addCheck, editCheck, removeCheck, ack, reject, dragStart, hover, drop,
+        error, pong, presence, auth
 
     /// `type`.
     package static let names = ["type"]
@@ -58,19 +48,8 @@ package enum ServerMessageType: String, MetricLabels, CaseIterable {
         case .join: self = .join
         case .leave: self = .leave
         case .committed(let op):
-            switch OpType(op.op) {
-            case .swap: self = .swap
-            case .move: self = .move
-            case .toggle: self = .toggle
-            case .add: self = .add
-            case .edit: self = .edit
-            case .remove: self = .remove
-            case .addZone: self = .addZone
-            case .editZone: self = .editZone
-            case .removeZone: self = .removeZone
-            case .retitle: self = .retitle
-            case .restore: self = .restore
-            }
+            // The same names (`OpType` lists every op kind).
+            self = ServerMessageType(rawValue: OpType(op.op).rawValue)!
         case .ack: self = .ack
         case .reject: self = .reject
         case .dragStart: self = .dragStart
@@ -86,26 +65,15 @@ package enum ServerMessageType: String, MetricLabels, CaseIterable {
 
 /// A committed op's kind.
 package enum OpType: String, MetricLabels, CaseIterable {
-    case swap, move, toggle, add, edit, remove, addZone, editZone, removeZone, retitle, restore
+    case swap, move, toggle, add, edit, remove, addZone, editZone, removeZone, retitle, restore, tag, assign, addTag,
+        editTag, removeTag, addCheck, editCheck, removeCheck
 
     /// `type`.
     package static let names = ["type"]
 
-    /// The kind of `op`.
+    /// The kind of `op`: its wire name (`Op.kind`), one of these cases.
     package init(_ op: Op) {
-        switch op {
-        case .swap: self = .swap
-        case .move: self = .move
-        case .toggle: self = .toggle
-        case .add: self = .add
-        case .edit: self = .edit
-        case .remove: self = .remove
-        case .addZone: self = .addZone
-        case .editZone: self = .editZone
-        case .removeZone: self = .removeZone
-        case .retitle: self = .retitle
-        case .restore: self = .restore
-        }
+        self = OpType(rawValue: op.kind)!
     }
 }
 

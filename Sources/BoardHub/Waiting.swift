@@ -15,11 +15,13 @@ enum Deferred {
     case op(ExchangeID, RESTOp.Pending)
     /// `GET /api/boards/{id}/events` (Hub+Streams.swift).
     case stream(ExchangeID)
+    /// `GET /api/boards/{id}/members` (Hub+Members.swift), the request kept to relay in a cluster.
+    case members(ExchangeID, HTTPRequest)
 
     /// Whether the work needs the board loaded (not just known to exist).
     var needsBoard: Bool {
         switch self {
-        case .join, .op, .stream: true
+        case .join, .op, .stream, .members: true
         case .create, .delete: false
         }
     }

@@ -150,6 +150,12 @@ package struct ServerConfig: Sendable {
         get { hub.room.presenceLimit }
         set { hub.room.presenceLimit = newValue }
     }
+    /// The most bytes a board's JSON snapshot may take; ops that would grow it past this get
+    /// `board_full` (`--max-board-bytes`).
+    package var maxBoardBytes: Int {
+        get { hub.room.maxBoardBytes }
+        set { hub.room.maxBoardBytes = newValue }
+    }
     /// Boards in memory at once (0: no limit).
     package var maxBoards: Int {
         get { hub.maxBoardsInMemory }

@@ -119,7 +119,8 @@ extension PostgresConnection: BoardRows {
                 rows.append("($1, $\(n + 1), $\(n + 2), $\(n + 3), $\(n + 4), $\(n + 5), $\(n + 6), $\(n + 7))")
                 values += [
                     .int(op.seq), .utf8(op.opID.rawValue), .utf8(op.by.rawValue), .text(op.op.kind),
-                    .bytes(op.op.encodedFields()), .int(Int(op.time.milliseconds)), .utf8(op.name ?? ""),
+                    .bytes(op.op.encodedFields(member: op.member)), .int(Int(op.time.milliseconds)),
+                    .utf8(op.name ?? ""),
                 ]
             }
             // $2 is the new seq; the UPDATE runs only with the last chunk.

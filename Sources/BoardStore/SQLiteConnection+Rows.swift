@@ -115,7 +115,7 @@ extension SQLiteConnection: BoardRows {
                     + "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                 [
                     .text(id.rawValue), .int(op.seq), .text(op.opID.rawValue), .text(op.by.rawValue),
-                    .text(op.op.kind), .text(String(decoding: op.op.encodedFields(), as: UTF8.self)),
+                    .text(op.op.kind), .text(String(decoding: op.op.encodedFields(member: op.member), as: UTF8.self)),
                     .int(Int(op.time.milliseconds)), .text(op.name ?? ""),
                 ])
         }

@@ -242,7 +242,7 @@ extension BoardRows {
         else { throw damaged(id, "its op at seq \(row.seq) is unreadable") }
         return CommittedOp(
             seq: row.seq, opID: opID, by: UserID(row.user), op: op, time: UnixTime(milliseconds: row.time),
-            name: row.name.isEmpty ? nil : row.name)
+            name: row.name.isEmpty ? nil : row.name, member: fields["member"]?.stringValue.flatMap(MemberID.init))
     }
 
     /// An error for data that cannot have been written by this store.

@@ -16,7 +16,7 @@ import Foundation
 struct Scenarios {
     static let names = [
         "fan-out", "saturation", "connect-storm", "idle-memory", "many-boards", "committed-ops", "drag-races",
-        "forwarded-ops", "editing-ops", "cluster-fanout", "full-node",
+        "forwarded-ops", "editing-ops", "card-ops", "cluster-fanout", "full-node",
     ]
     static let usage =
         "usage: shuffleboard-bench scenarios [--smoke] [--server BIN] [--loadgen BIN] [--port P --pid PID]"
@@ -111,6 +111,8 @@ struct Scenarios {
                 try await forwardedOps(ops: smoke ? 50 : 2000)
             case "editing-ops":
                 try await editingOps(opsPerClient: smoke ? 40 : 1000, clients: 4)
+            case "card-ops":
+                try await cardOps(opsPerClient: smoke ? 40 : 1000, clients: 4)
             default:
                 continue
             }

@@ -32,6 +32,12 @@ extension CommandLineParser {
                     throw UsageError(message: "--name must be 1–64 characters without control characters")
                 }
                 options.name = name
+            case "--user":
+                let value = try reader.value(for: option)
+                guard MemberID(value) != nil else {
+                    throw UsageError(message: "--user must be a member id (1–64 characters of A-Z a-z 0-9 _ -)")
+                }
+                options.user = value
             default: throw UsageError(message: "unknown option '\(option)' for token")
             }
         }

@@ -8,7 +8,8 @@ extension CommandLineParser {
           shuffleboard export BOARD [--data DIR | --store URL]   print a board (snapshot and op log) as JSON
           shuffleboard import FILE [--data DIR | --store URL] [--replace]   load a board exported before
           shuffleboard token BOARD --auth-secret FILE [--role view|edit|admin] [--ttl 24h] [--name NAME]
-                                               print an access token for BOARD (* for every board)
+                       [--user ID]             print an access token for BOARD (* for every board); --user
+                                               names the person (sub): assignees and history use it
           shuffleboard revoke TOKEN --auth-secret FILE [--data DIR | --store URL]
                                                refuse TOKEN from now on, on every node (a running server
                                                sees it within a second; a SQLite directory must not be in use)
@@ -90,6 +91,8 @@ extension CommandLineParser {
           --board-creations N       new boards per minute that hello may make per address (default 30)
           --max-users-per-board N   users on one board; more get board_full, 4409 (default 10000)
           --max-boards N            boards in memory; a hello for another gets 1013 (default 10000)
+          --max-board-bytes N       most bytes of one board's JSON snapshot; ops that would grow
+                                    it past this get board_full (default 4194304, at least 65536)
           --max-unstored-ops N      ops of one board waiting for a failing store; more get
                                     unavailable at once (default 1000, 0: no limit)
           --presence-limit N        users above which a board sends presence counts, not joins (default 50)

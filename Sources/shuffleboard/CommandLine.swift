@@ -80,6 +80,8 @@ struct TokenOptions {
     var ttl: Int64 = 86_400
     var secretFile: String?
     var name: String?
+    /// The member the token names (`sub`).
+    var user: String?
 }
 
 /// Reads `--name value` and `--name=value` options one at a time.
@@ -298,6 +300,9 @@ enum CommandLineParser {
                 options.config.maxUsersPerBoard = try integer(reader.value(for: option), option, 0...10_000_000)
             case "--presence-limit":
                 options.config.presenceLimit = try integer(reader.value(for: option), option, 1...100_000)
+            case "--max-board-bytes":
+                options.config.maxBoardBytes = try integer(
+                    reader.value(for: option), option, BoardLimits.minimumMaxBoardBytes...(1 << 40))
             case "--max-boards":
                 options.config.maxBoards = try integer(reader.value(for: option), option, 0...10_000_000)
             case "--max-unstored-ops":

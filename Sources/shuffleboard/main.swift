@@ -170,7 +170,8 @@ func mintToken(_ options: TokenOptions) -> Int32 {
     }
     let claims = Claims(
         board: options.board == "*" ? nil : BoardID(options.board), role: Role(rawValue: options.role) ?? .edit,
-        expires: Int64(Date().timeIntervalSince1970) + options.ttl, name: options.name)
+        expires: Int64(Date().timeIntervalSince1970) + options.ttl, name: options.name,
+        member: options.user.flatMap(MemberID.init))
     print(TokenAuthority(secrets: secrets).mint(claims))
     return 0
 }

@@ -7,7 +7,7 @@ import Testing
     func failure(of text: String) -> ProtocolError? { if case .failure(let error) = parse(text) { error } else { nil } }
     /// The name of the `hello` that `text` parses to; nil when it is not a valid hello (for `#require`).
     func helloName(of text: String) -> String? {
-        if case .success(.hello(_, let name, _, _)) = parse(text) { name } else { nil }
+        if case .success(.hello(_, let name, _, _, _)) = parse(text) { name } else { nil }
     }
 
     @Test func parsesEveryMessageType() {
@@ -213,7 +213,7 @@ import Testing
 
     @Test func bidiOverridesAndInvisibleCharactersAreStrippedFromNames() throws {
         let raw = #"{"type":"hello","board":"demo","name":" \u202eAda\u200b\u2066 \ufeff"}"#
-        guard case .success(.hello(_, let name, _, _)) = parse(raw) else {
+        guard case .success(.hello(_, let name, _, _, _)) = parse(raw) else {
             Issue.record("not parsed")
             return
         }

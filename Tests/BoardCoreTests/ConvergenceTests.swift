@@ -96,6 +96,8 @@ import Testing
                 #expect(c.seq == stream.count + 1, "seed \(seed): seq gap")
                 stream.append(c)
                 kinds[c.op.kind, default: 0] += 1
+                // The size kept op by op is the snapshot's.
+                #expect(server.snapshotBytes() == server.board.encoded().count, "seed \(seed): size after \(c.op.kind)")
             case .rejected:
                 rejected += 1
             case .duplicate, .needsBoard:
@@ -114,7 +116,7 @@ import Testing
         }
         #expect(replay == server.board, "seed \(seed): replay diverged")
         let b = server.board
-        #expect(Board.validate(title: b.title, columns: b.columns, zones: b.zones, items: b.items) == nil)
+        #expect(Board.validate(title: b.title, columns: b.columns, zones: b.zones, items: b.items, tags: b.tags) == nil)
         let placed = b.zones.flatMap(\.items)
         #expect(placed.count == b.items.count && Set(placed).count == b.items.count, "seed \(seed)")
         for kind in Op.kinds where kind != "swap" {
@@ -129,7 +131,7 @@ import Testing
         let anchor = Bool.random(using: &rng) ? target.items.randomElement(using: &rng) : nil
         let words = ["Plan", "Ship", "Fix", "Test", "Écrire", "レビュー"]
         let colors = ["#e53935", "#43a047", "blue", "rgb(1, 2, 3)"]
-        switch Int.random(in: 0..<13, using: &rng) {
+        switch Int.random(in: 0..<21, using: &rng) {
         case 0 where ids.count > 1:
             return .swap(a: ids.randomElement(using: &rng)!, b: ids.randomElement(using: &rng)!)
         case 1, 2:
@@ -167,11 +169,50 @@ import Testing
             case 2: return .editZone(zone: target.id, changes: ZoneEdit(layout: .list))
             default: return .editZone(zone: target.id, changes: ZoneEdit(title: words.randomElement(using: &rng)!))
             }
+        case 13...20:
+            if let a = ids.randomElement(using: &rng) { return randomContentOp(on: board, item: a, using: &rng) }
         case 12 where Int.random(in: 0..<3, using: &rng) == 0:
             return .restore(to: Int.random(in: 0...seq, using: &rng), board: nil)
         default:
             return .retitle(title: words.randomElement(using: &rng)!)
         }
         return .retitle(title: "fallback")
+    }
+
+    /// An op about a card's content: descriptions, due dates, tags, assignees, checklists.
+    func randomContentOp(on board: Board, item a: ItemID, using rng: inout SplitMix64) -> Op {
+        let tags = board.tags.map(\.id)
+        let checks = board.item(a)!.checklist.map(\.id)
+        let people = ["ann", "bo", "cy"].map { Assignee(member: MemberID($0)!, name: $0.capitalized) }
+        switch Int.random(in: 0..<9, using: &rng) {
+        case 0:
+            let description: String?? = .some(Bool.random(using: &rng) ? "# Plan\n\n- *one*\n- two" : nil)
+            let due: String?? = Bool.random(using: &rng) ? .some(Bool.random(using: &rng) ? "2026-02-28" : nil) : nil
+            return .edit(item: a, changes: ItemEdit(description: description, due: due))
+        case 1 where !tags.isEmpty:
+            let t = tags.randomElement(using: &rng)!
+            return Bool.random(using: &rng) ? .tag(item: a, add: [t], remove: []) : .tag(item: a, add: [], remove: [t])
+        case 2:
+            let p = people.randomElement(using: &rng)!
+            return Bool.random(using: &rng)
+                ? .assign(item: a, add: [p], remove: []) : .assign(item: a, add: [], remove: [p.member])
+        case 3:
+            return .addTag(
+                tag: Tag(id: .unassigned, name: ["Bug", "UX", "Ops"].randomElement(using: &rng)!, color: "#123"))
+        case 4 where !tags.isEmpty:
+            return .editTag(tag: tags.randomElement(using: &rng)!, changes: TagEdit(name: "Renamed"))
+        case 5 where !tags.isEmpty:
+            return .removeTag(tag: tags.randomElement(using: &rng)!)
+        case 6 where !checks.isEmpty:
+            let c = checks.randomElement(using: &rng)!
+            let changes =
+                Bool.random(using: &rng) ? CheckEdit(done: Bool.random(using: &rng)) : CheckEdit(text: "Again")
+            return .editCheck(item: a, check: c, changes: changes)
+        case 7 where !checks.isEmpty:
+            return .removeCheck(item: a, check: checks.randomElement(using: &rng)!)
+        default:
+            let before = Bool.random(using: &rng) ? checks.randomElement(using: &rng) : nil
+            return .addCheck(item: a, before: before, check: Check(id: .unassigned, text: "Step"))
+        }
     }
 }

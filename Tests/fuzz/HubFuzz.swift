@@ -298,7 +298,7 @@ final class HubDriver {
         let items = ["t1", "t2", "t13", "c1", "c2", "c3"]
         let zones = ["grid", "tray", "z1", "z2", "nope"]
         // The kind first, so a seed's letter names it.
-        let kind = input.pick(Array(0..<8), letters: "aerAERto")
+        let kind = input.pick(Array(0..<16), letters: "aerAERtoTsgGxkKc")
         let head = #""op":"\#(pick(Self.opIDs))","base":\#(input.below(8))"#
         switch kind {
         case 0:
@@ -320,8 +320,47 @@ final class HubDriver {
             return #"{"type":"removeZone",\#(head),"zone":"\#(pick(zones))"}"#
         case 7:
             return #"{"type":"restore",\#(head),"to":\#(input.below(8))}"#
+        case 8...15:
+            return contentOp(kind, head: head, items: items, &input)
         default:
             return #"{"type":"retitle",\#(head),"title":"\#(pick(["Sprint", "", "x"]))"}"#
+        }
+    }
+
+    /// An op about card content (issue 32): descriptions, due dates, tags, assignees, checklists,
+    /// on the ids earlier ops may have made (`g<seq>` tags, `k<seq>` checks).
+    private func contentOp(_ kind: Int, head: String, items: [String], _ input: inout FuzzInput) -> String {
+        func pick(_ choices: [String]) -> String { input.pick(choices) }
+        let item = pick(items)
+        let tag = pick(["g1", "g2", "g3", "g4", "nope"])
+        let check = pick(["k1", "k2", "k3", "k4", "nope"])
+        switch kind {
+        case 8:
+            let field = pick([
+                ##""description":"# T\n\n<img src=x onerror=alert(1)> [x](javascript:alert(1))""##,
+                #""description":null"#,
+                #""due":"2026-02-28""#, #""due":"2026-02-30""#, #""due":null"#,
+            ])
+            return #"{"type":"edit",\#(head),"item":"\#(item)",\#(field)}"#
+        case 9:
+            return #"{"type":"tag",\#(head),"item":"\#(item)","add":["\#(tag)"],"remove":[]}"#
+        case 10:
+            return
+                #"{"type":"assign",\#(head),"item":"\#(item)","add":[{"member":"ann","name":"Ann"}],"remove":["bo"]}"#
+        case 11:
+            return ##"{"type":"addTag",\##(head),"tag":{"name":"Bug","color":"#d32f2f"}}"##
+        case 12:
+            return #"{"type":"editTag",\#(head),"tag":"\#(tag)","name":"Defect"}"#
+        case 13:
+            return #"{"type":"removeTag",\#(head),"tag":"\#(tag)"}"#
+        case 14:
+            let before = input.below(2) == 0 ? "\"\(check)\"" : "null"
+            return #"{"type":"addCheck",\#(head),"item":"\#(item)","before":\#(before),"text":"Step"}"#
+        default:
+            let field = pick([#""done":true"#, #""text":"Again""#])
+            return input.below(2) == 0
+                ? #"{"type":"editCheck",\#(head),"item":"\#(item)","check":"\#(check)",\#(field)}"#
+                : #"{"type":"removeCheck",\#(head),"item":"\#(item)","check":"\#(check)"}"#
         }
     }
 
@@ -509,7 +548,7 @@ final class HubDriver {
         trace("\(event)")
         switch event {
         case .opened(let id, let peer, _): peerOf[id] = peer
-        case .received(let id, .success(.hello(let board, _, _, _))) where asked[id] == nil: asked[id] = board
+        case .received(let id, .success(.hello(let board, _, _, _, _))) where asked[id] == nil: asked[id] = board
         case .closed(let id): releaseHolds(of: id)
         default: break
         }

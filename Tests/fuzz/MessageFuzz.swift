@@ -35,7 +35,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 
 private func check(_ message: ClientMessage) {
     switch message {
-    case .hello(_, let name, let since, _):
+    case .hello(_, let name, let since, _, _):
         require(Text.displayName(name) == .success(name), "a name that is not a display name: \(name.debugDescription)")
         require(!name.unicodeScalars.contains(where: Text.isControl), "a control character in a name")
         require(!name.unicodeScalars.contains(where: Text.isInvisible), "an invisible character in a name")
@@ -75,6 +75,28 @@ private func check(_ request: OpRequest) {
         changes.label.map { text($0, BoardLimits.label, "a label") }
         changes.color.map { require(Board.isValidColor($0), "a bad color") }
         changes.detail?.map { text($0, BoardLimits.detail, "a detail") }
+        changes.description?.map { text($0, BoardLimits.description, "a description") }
+        changes.due?.map { require(DueDate.isValid($0), "a due date that is not a day") }
+    case .tag(_, let add, let remove):
+        require(!(add.isEmpty && remove.isEmpty) && Set(add + remove).count == add.count + remove.count, "a bad tag op")
+    case .assign(_, let add, let remove):
+        require(!(add.isEmpty && remove.isEmpty), "an empty assign")
+        for person in add { require(Assignee.isValidName(person.name), "an assignee's bad name") }
+    case .addTag(let tag):
+        require(
+            tag.id == .unassigned && Board.isValidColor(tag.color), "a request that chose its tag id, or a bad color")
+        text(tag.name, BoardLimits.tagName, "a tag name")
+    case .editTag(_, let changes):
+        require(!changes.isEmpty, "an empty tag edit")
+        changes.name.map { text($0, BoardLimits.tagName, "a tag name") }
+    case .addCheck(_, _, let check):
+        require(check.id == .unassigned && !check.done, "a request that chose its check id")
+        text(check.text, BoardLimits.checkText, "a check text")
+    case .editCheck(_, _, let changes):
+        require(!changes.isEmpty, "an empty check edit")
+        changes.text.map { text($0, BoardLimits.checkText, "a check text") }
+    case .removeTag, .removeCheck:
+        break
     case .addZone(_, let zone):
         require(zone.id == .unassigned && zone.items.isEmpty, "a request that chose its own zone id or items")
         text(zone.title ?? "", BoardLimits.zoneTitle, "a zone title")

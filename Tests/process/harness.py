@@ -28,7 +28,7 @@ from websockets.sync.client import connect
 BIN = os.environ.get("SHUFFLEBOARD_BIN", "")
 SUBPROTOCOL = "shuffleboard.v1"
 COMMITTED = ("toggle", "swap", "move", "add", "edit", "remove", "addZone", "editZone", "removeZone", "retitle",
-             "restore")
+             "restore", "tag", "assign", "addTag", "editTag", "removeTag", "addCheck", "editCheck", "removeCheck")
 START_TIMEOUT = 20.0
 WAIT = 10.0
 
@@ -345,7 +345,8 @@ def apply(board: dict, op: dict) -> None:
         else:
             target.append(op["item"])
     elif kind == "add":
-        item = {k: v for k, v in op["item"].items() if k in ("id", "label", "color", "on", "detail")}
+        item = {k: v for k, v in op["item"].items()
+                if k in ("id", "label", "color", "on", "detail", "description", "tags", "assignees", "due", "checklist")}
         board["items"].append(item)
         target = next(z for z in board["zones"] if z["id"] == op["zone"])["items"]
         before = op.get("before")
@@ -355,11 +356,12 @@ def apply(board: dict, op: dict) -> None:
         for field in ("label", "color"):
             if field in op:
                 item[field] = op[field]
-        if "detail" in op:
-            if op["detail"] is None:
-                item.pop("detail", None)
-            else:
-                item["detail"] = op["detail"]
+        for field in ("detail", "description", "due"):
+            if field in op:
+                if op[field] is None:
+                    item.pop(field, None)
+                else:
+                    item[field] = op[field]
     elif kind == "remove":
         zone, i = locate(board, op["item"])
         del zone[i]
@@ -384,6 +386,22 @@ def apply(board: dict, op: dict) -> None:
             board["zones"] = [z for z in board["zones"] if z["id"] != op["zone"]]
     elif kind == "retitle":
         board["title"] = op["title"]
+    elif kind in ("tag", "assign", "addCheck", "editCheck", "removeCheck"):
+        apply_content(next(it for it in board["items"] if it["id"] == op["item"]), op)
+    elif kind == "addTag":
+        board.setdefault("tags", []).append(dict(op["tag"]))
+    elif kind == "editTag":
+        tag = next(t for t in board["tags"] if t["id"] == op["tag"])
+        tag.update({k: op[k] for k in ("name", "color") if k in op})
+    elif kind == "removeTag":
+        board["tags"] = [t for t in board["tags"] if t["id"] != op["tag"]]
+        if not board["tags"]:
+            del board["tags"]
+        for it in board["items"]:
+            if op["tag"] in it.get("tags", []):
+                it["tags"].remove(op["tag"])
+                if not it["tags"]:
+                    del it["tags"]
     elif kind == "restore":
         board_id = board["id"]
         board.clear()
@@ -391,6 +409,34 @@ def apply(board: dict, op: dict) -> None:
         board["id"] = board_id
     else:
         raise AssertionError(f"not a committed op: {op}")
+
+
+def apply_content(item: dict, op: dict) -> None:
+    """Applies a tag, assign or checklist op (issue 32) to one item; empty lists are left out."""
+    kind = op["type"]
+    if kind == "tag":
+        tags = [t for t in item.get("tags", []) if t not in op["remove"]]
+        tags += [t for t in op["add"] if t not in tags]
+        item["tags"] = tags
+    elif kind == "assign":
+        people = [p for p in item.get("assignees", []) if p["member"] not in op["remove"]]
+        people += [dict(p) for p in op["add"] if all(q["member"] != p["member"] for q in people)]
+        item["assignees"] = people
+    else:
+        checks = item.get("checklist", [])
+        if kind == "addCheck":
+            ids = [c["id"] for c in checks]
+            at = ids.index(op["before"]) if op.get("before") in ids else len(ids)
+            checks.insert(at, dict(op["check"]))
+        elif kind == "editCheck":
+            check = next(c for c in checks if c["id"] == op["check"])
+            check.update({k: op[k] for k in ("text", "done") if k in op})
+        else:
+            checks = [c for c in checks if c["id"] != op["check"]]
+        item["checklist"] = checks
+    for key in ("tags", "assignees", "checklist"):
+        if key in item and not item[key]:
+            del item[key]
 
 
 def replay(board: dict, ops: list[dict]) -> dict:

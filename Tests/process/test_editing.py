@@ -31,7 +31,7 @@ def test_two_clients_edit_a_board_and_it_survives_a_restart_and_an_export(server
     bo_id = bo.expect(lambda m: m["type"] == "dragStart")["by"]
     ada.send({"type": "edit", "op": "a2", "base": 1, "item": "c1", "label": "Edited", "detail": None})
     edit = committed(ada, "a2")
-    assert edit == {"type": "edit", "op": "a2", "by": edit["by"], "seq": 2, "item": "c1", "label": "Edited",
+    assert edit == {"type": "edit", "op": "a2", "by": edit["by"], "member": edit["by"], "seq": 2, "item": "c1", "label": "Edited",
                     "detail": None}
     ada.send({"type": "remove", "op": "a3", "base": 2, "item": "c1"})
     held = ada.result_of("a3")

@@ -85,7 +85,7 @@ def test_clients_that_never_read_cannot_grow_the_server(servers, tmp_path):
     # A resume that is smaller than the board is still a resume.
     late = Client(server, "hist", name="Late", since=current)
     assert late.welcome["ops"] == [{"type": "toggle", "op": "after", "by": fast.welcome["you"],
-                                    "seq": current + 1, "item": "t2", "on": True}]
+                                    "member": fast.welcome["you"], "seq": current + 1, "item": "t2", "on": True}]
 
 
 def big_board(board_id: str, items: int) -> dict:

@@ -44,6 +44,18 @@ async function play(): Promise<void> {
     board.hover('t3', 't4', 'grid', 'move');
     const moved = await board.drop('t3', { type: 'move', zone: 'grid', before: 't4' });
     console.log(moved.seq);
+    // Cards that hold a team's work (issue 32).
+    const tagged = await board.op({ type: 'addTag', tag: { name: 'Bug', color: '#d32f2f' } });
+    if (tagged.type === 'addTag' && !('ack' in tagged)) {
+      await board.op({ type: 'tag', item: 't1', add: [tagged.tag.id] });
+    }
+    await board.op({ type: 'assign', item: 't1', add: [{ member: 'ada', name: 'Ada' }], remove: ['bo'] });
+    await board.op({ type: 'edit', item: 't1', description: '# Plan\n\n- write', due: '2026-02-28' });
+    const check = await board.op({ type: 'addCheck', item: 't1', before: null, text: 'Write it' });
+    if (!('ack' in check)) {
+      await board.op({ type: 'editCheck', item: 't1', check: check.check.id, done: true });
+      console.log(check.member ?? check.by, check.check.done);
+    }
   } catch (e) {
     if (e instanceof OpError && e.kind === 'reject') console.log(e.reason, e.by, e.seq);
   }
@@ -53,6 +65,10 @@ void play();
 console.log(boardSocketURL('https://boards.example', 'demo'), tokenExpiry(board.token), board.seq, snapshot);
 
 // Mistakes the types catch.
+// @ts-expect-error: a tag op names tag ids, not tags
+void board.op({ type: 'tag', item: 't1', add: [{ name: 'Bug' }] });
+// @ts-expect-error: an addCheck needs its `before`
+void board.op({ type: 'addCheck', item: 't1', text: 'x' });
 // @ts-expect-error: a swap needs `b`
 void board.op({ type: 'swap', a: 't1' });
 // @ts-expect-error: no such op

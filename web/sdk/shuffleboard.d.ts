@@ -10,7 +10,16 @@ export interface User {
   name: string;
   /** A CSS color the server chose. */
   color: string;
+  /** The person (issue 32): a token's `sub`, else `hello.member`, else the user id. */
+  member: string;
 }
+
+/** Someone a card is assigned to. */
+export interface Assignee { member: string; name: string }
+/** One entry of a card's checklist. */
+export interface Check { id: string; text: string; done: boolean }
+/** A tag a board defines once and cards carry by id. */
+export interface Tag { id: string; name: string; color: string }
 
 export interface Item {
   id: string;
@@ -18,6 +27,14 @@ export interface Item {
   color: string;
   on: boolean;
   detail?: string;
+  /** Markdown source: show it rendered as text, never as HTML. */
+  description?: string;
+  /** Tag ids of the board's `tags`. */
+  tags?: string[];
+  assignees?: Assignee[];
+  /** `YYYY-MM-DD` or `YYYY-MM-DDTHH:MMZ`. */
+  due?: string;
+  checklist?: Check[];
 }
 
 export type Layout = 'grid' | 'row' | 'list';
@@ -40,6 +57,8 @@ export interface Board {
   mode?: 'swap' | 'move' | 'paint';
   zones: Zone[];
   items: Item[];
+  /** Only when the board has tags. */
+  tags?: Tag[];
 }
 
 // ---- Ops.
@@ -61,7 +80,20 @@ export interface EditBody {
   color?: string;
   /** null clears it. */
   detail?: string | null;
+  /** Markdown; null clears it. */
+  description?: string | null;
+  /** `YYYY-MM-DD` or `YYYY-MM-DDTHH:MMZ`; null clears it. */
+  due?: string | null;
 }
+/** A set change: adding a tag the card has, or removing one it lacks, changes nothing. */
+export interface TagBody { type: 'tag'; item: string; add?: string[]; remove?: string[] }
+export interface AssignBody { type: 'assign'; item: string; add?: Assignee[]; remove?: string[] }
+export interface AddTagBody { type: 'addTag'; tag: { name: string; color: string } }
+export interface EditTagBody { type: 'editTag'; tag: string; name?: string; color?: string }
+export interface RemoveTagBody { type: 'removeTag'; tag: string }
+export interface AddCheckBody { type: 'addCheck'; item: string; before: string | null; text: string }
+export interface EditCheckBody { type: 'editCheck'; item: string; check: string; text?: string; done?: boolean }
+export interface RemoveCheckBody { type: 'removeCheck'; item: string; check: string }
 export interface RemoveBody { type: 'remove'; item: string }
 export interface NewZone {
   title: string;
@@ -80,7 +112,8 @@ export interface RestoreBody { type: 'restore'; to: number }
 /** What an op does, without its id and base. */
 export type OpBody =
   | SwapBody | MoveBody | ToggleBody | AddBody | EditBody | RemoveBody
-  | AddZoneBody | EditZoneBody | RemoveZoneBody | RetitleBody | RestoreBody;
+  | AddZoneBody | EditZoneBody | RemoveZoneBody | RetitleBody | RestoreBody
+  | TagBody | AssignBody | AddTagBody | EditTagBody | RemoveTagBody | AddCheckBody | EditCheckBody | RemoveCheckBody;
 
 export type OpType = OpBody['type'];
 
@@ -95,13 +128,20 @@ interface Numbered {
   op: string;
   /** The sender's user id. */
   by: string;
+  /** The sender's member (issue 32); absent on ops committed before members were. */
+  member?: string;
   /** The board's op number: gapless, one more than the op before. */
   seq: number;
 }
 
 /** A committed op, as everyone on the board got it. */
 export type CommittedOp =
-  | (Exclude<OpBody, AddBody | AddZoneBody | RestoreBody> & Numbered)
+  | (Exclude<OpBody, AddBody | AddZoneBody | RestoreBody | TagBody | AssignBody | AddTagBody | AddCheckBody>
+      & Numbered)
+  | ({ type: 'tag'; item: string; add: string[]; remove: string[] } & Numbered)
+  | ({ type: 'assign'; item: string; add: Assignee[]; remove: string[] } & Numbered)
+  | ({ type: 'addTag'; tag: Tag } & Numbered)
+  | ({ type: 'addCheck'; item: string; before: string | null; check: Check } & Numbered)
   | ({ type: 'add'; zone: string; before: string | null; item: Item } & Numbered)
   | ({ type: 'restore'; to: number; board: Board } & Numbered)
   | ({ type: 'addZone'; before: string | null; zone: Zone } & Numbered);
@@ -149,7 +189,8 @@ export interface DropMessage { type: 'drop'; item: string; by: string; at: numbe
 
 export type RejectReason =
   | 'conflict' | 'held' | 'stale' | 'bad_base' | 'unknown_item' | 'unknown_zone' | 'invalid' | 'not_empty'
-  | 'board_full' | 'forbidden' | 'not_holding' | 'cooldown' | 'hold_limit';
+  | 'board_full' | 'forbidden' | 'not_holding' | 'cooldown' | 'hold_limit' | 'unknown_tag' | 'unknown_check'
+  | 'compacted';
 
 export interface RejectMessage {
   type: 'reject';
@@ -232,6 +273,8 @@ export interface ConnectOptions {
   getToken?: (() => string | Promise<string>) | null;
   /** Resume from this seq on the first hello (a board kept from before). */
   since?: number | null;
+  /** The stable id of the person (1–64 of [A-Za-z0-9_-]), kept across connections; a token's `sub` wins. */
+  member?: string | null;
   WebSocket?: new (url: string, protocol: string) => WebSocketLike;
   setTimeout?: (fn: () => void, ms: number) => unknown;
   clearTimeout?: (handle: any) => void;
@@ -327,8 +370,8 @@ export function backoffDelay(attempt: number, options?: { base?: number; cap?: n
 export function refreshDelay(exp: number, now: number, random?: () => number): number;
 
 // The message builders (wire.js): each returns the message as docs/protocol.md spells it.
-export function hello(board: string, name: string, since?: number, token?: string | null):
-  { type: 'hello'; board: string; name: string; since?: number; token?: string };
+export function hello(board: string, name: string, since?: number, token?: string | null, member?: string | null):
+  { type: 'hello'; board: string; name: string; since?: number; token?: string; member?: string };
 export function auth(token: string): { type: 'auth'; token: string };
 export function swap(op: string, base: number, a: string, b: string): SwapBody & OpMessage;
 export function move(op: string, base: number, item: string, zone: string, before: string | null): MoveBody & OpMessage;
@@ -341,6 +384,15 @@ export function editZone(op: string, base: number, zone: string, changes: Omit<E
 export function removeZone(op: string, base: number, zone: string): RemoveZoneBody & OpMessage;
 export function retitle(op: string, base: number, title: string): RetitleBody & OpMessage;
 export function restore(op: string, base: number, to: number): RestoreBody & OpMessage;
+export function tag(op: string, base: number, item: string, add?: string[], remove?: string[]): TagBody & OpMessage;
+export function assign(op: string, base: number, item: string, add?: Assignee[], remove?: string[]): AssignBody & OpMessage;
+export function addTag(op: string, base: number, tag: { name: string; color: string }): AddTagBody & OpMessage;
+export function editTag(op: string, base: number, tag: string, changes: { name?: string; color?: string }): EditTagBody & OpMessage;
+export function removeTag(op: string, base: number, tag: string): RemoveTagBody & OpMessage;
+export function addCheck(op: string, base: number, item: string, before: string | null, text: string): AddCheckBody & OpMessage;
+export function editCheck(op: string, base: number, item: string, check: string, changes: { text?: string; done?: boolean }):
+  EditCheckBody & OpMessage;
+export function removeCheck(op: string, base: number, item: string, check: string): RemoveCheckBody & OpMessage;
 export function dragStart(item: string): { type: 'dragStart'; item: string };
 export function hover(item: string, over: string | null, zone: string | null, mode?: 'swap' | 'move'):
   { type: 'hover'; item: string; over: string | null; zone: string | null; mode?: 'swap' | 'move' };

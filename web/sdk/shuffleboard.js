@@ -14,8 +14,8 @@
 // a `getToken()` hook, and stops on a refused or expired token instead of looping.
 
 import {
-  CLOSE_UNAUTHORIZED, OP_TYPES, SUBPROTOCOL, WS_PATH, backoffDelay, dragStart, drop, hello, hover, isCommitted,
-  newOpId, opFromDrop, parseFrame,
+  CLOSE_UNAUTHORIZED, ID_PATTERN, OP_TYPES, SUBPROTOCOL, WS_PATH, backoffDelay, dragStart, drop, hello, hover,
+  isCommitted, newOpId, opFromDrop, parseFrame,
 } from './wire.js';
 import { TokenKeeper } from './tokens.js';
 
@@ -110,7 +110,7 @@ export class Client {
    * welcome before the client says so ('stalled') and tries again (ms, default 30,000).
    */
   constructor({
-    url, board, name, token = null, getToken = null, since = null,
+    url, board, name, token = null, getToken = null, since = null, member = null,
     WebSocket = null, setTimeout: setT = null, clearTimeout: clearT = null, now = () => Date.now(),
     random = Math.random, newOpId: makeOpId = newOpId, joinTimeout = JOIN_TIMEOUT_MS,
   } = {}) {
@@ -120,6 +120,8 @@ export class Client {
     this.url = boardSocketURL(url, board);
     this.board = board;
     this.name = name;
+    /** The stable id of the person (`hello.member`); a token's `sub` wins over it. */
+    this.member = typeof member === 'string' && ID_PATTERN.test(member) ? member : null;
     this.getToken = getToken;
     this.WebSocket = WebSocket;
     this.setTimeout = setT ?? ((fn, ms) => globalThis.setTimeout(fn, ms));
@@ -277,7 +279,7 @@ export class Client {
       if (ws !== this.ws || ws.readyState !== OPEN) return;
       const since = this.#snapshotNext ? undefined : this.seq ?? undefined;
       this.#snapshotNext = false;
-      ws.send(JSON.stringify(hello(this.board, this.name, since, this.tokens.token)));
+      ws.send(JSON.stringify(hello(this.board, this.name, since, this.tokens.token, this.member)));
     });
     ws.addEventListener('message', (e) => {
       if (ws !== this.ws || this.#retiring === ws) return;

@@ -14,6 +14,7 @@ export const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 /** Types of committed (numbered) ops. */
 export const OP_TYPES = new Set([
   'swap', 'move', 'toggle', 'add', 'edit', 'remove', 'addZone', 'editZone', 'removeZone', 'retitle', 'restore',
+  'tag', 'assign', 'addTag', 'editTag', 'removeTag', 'addCheck', 'editCheck', 'removeCheck',
 ]);
 
 /** True when `s` is a valid board, item or zone id. */
@@ -65,11 +66,12 @@ export function newOpId(random = globalThis.crypto) {
   return `op-${Date.now().toString(36)}-${counter}-${Math.random().toString(36).slice(2, 10)}`;
 }
 
-/** The hello message; `since` only when resuming. */
-export function hello(board, name, since, token = null) {
+/** The hello message; `since` only when resuming; `member`: the stable id of the person (issue 32). */
+export function hello(board, name, since, token = null, member = null) {
   const m = { type: 'hello', board, name };
   if (Number.isInteger(since) && since >= 0) m.since = since;
   if (token) m.token = token;
+  if (member) m.member = member;
   return m;
 }
 
@@ -105,11 +107,58 @@ export function add(op, base, zone, before, item) {
   return { type: 'add', op, base, zone, before: before ?? null, item: content };
 }
 
-/** Changes some of `item`'s label, color and detail (`detail: null` clears it). */
+/**
+ * Changes some of `item`'s label, color, detail, description (Markdown) and due date
+ * (`YYYY-MM-DD` or `YYYY-MM-DDTHH:MMZ`); null clears detail, description and due.
+ */
 export function edit(op, base, item, changes) {
   const m = { type: 'edit', op, base, item };
-  for (const f of ['label', 'color', 'detail']) if (changes[f] !== undefined) m[f] = changes[f];
+  for (const f of ['label', 'color', 'detail', 'description', 'due']) if (changes[f] !== undefined) m[f] = changes[f];
   return m;
+}
+
+/** Adds tags (ids) to `item` and takes others off it: a set change that never conflicts. */
+export function tag(op, base, item, add = [], remove = []) {
+  return { type: 'tag', op, base, item, add, remove };
+}
+
+/** Assigns people ({member, name}) to `item` and unassigns others (member ids). */
+export function assign(op, base, item, add = [], remove = []) {
+  return { type: 'assign', op, base, item, add, remove };
+}
+
+/** Defines a tag {name, color} on the board; the server chooses its id. */
+export function addTag(op, base, newTag) {
+  return { type: 'addTag', op, base, tag: { name: newTag.name, color: newTag.color } };
+}
+
+/** Renames or recolors a tag. */
+export function editTag(op, base, tagId, changes) {
+  const m = { type: 'editTag', op, base, tag: tagId };
+  for (const f of ['name', 'color']) if (changes[f] !== undefined) m[f] = changes[f];
+  return m;
+}
+
+/** Takes a tag off the board and off every card. */
+export function removeTag(op, base, tagId) {
+  return { type: 'removeTag', op, base, tag: tagId };
+}
+
+/** Adds a checklist entry to `item` before entry `before` (null: at the end). */
+export function addCheck(op, base, item, before, text) {
+  return { type: 'addCheck', op, base, item, before: before ?? null, text };
+}
+
+/** Changes a checklist entry's text or ticks it. */
+export function editCheck(op, base, item, check, changes) {
+  const m = { type: 'editCheck', op, base, item, check };
+  for (const f of ['text', 'done']) if (changes[f] !== undefined) m[f] = changes[f];
+  return m;
+}
+
+/** Takes an entry out of `item`'s checklist. */
+export function removeCheck(op, base, item, check) {
+  return { type: 'removeCheck', op, base, item, check };
 }
 
 /** Removes `item`. */

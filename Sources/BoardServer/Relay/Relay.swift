@@ -131,7 +131,7 @@ final class Relay {
             log.error("\(id): cannot forward to \"\(advertise)\": not HOST:PORT")
             return runtime.handle(.forwardEnded(id, code: nil, answered: false))
         }
-        if config.nodeLinks, case .hello(let board, _, _, _) = messages.first {
+        if config.nodeLinks, case .hello(let board, _, _, _, _) = messages.first {
             return forwardOverLink(connection, board: board, to: advertise, host: host, port: port, messages: messages)
         }
         let upstream = Upstream(

@@ -1,0 +1,165 @@
+// The JSON form of the ops about card content: tags, assignees and checklists (docs/protocol.md,
+// "Card content"). A broadcast carries each op's members as the client gave them, plus the ids
+// the server chose.
+
+extension Op {
+    /// Writes the members of a tag, assign, addTag, editTag, removeTag, addCheck, editCheck or
+    /// removeCheck; with `assigned` false, as a client sends them (no server-chosen ids).
+    func writeContentFields(into w: inout JSONWriter, assigned: Bool) {
+        switch self {
+        case .tag(let item, let add, let remove):
+            w.write("item", item.rawValue)
+            w.beginArray("add")
+            for tag in add { w.write(nil, tag.rawValue) }
+            w.endArray()
+            w.beginArray("remove")
+            for tag in remove { w.write(nil, tag.rawValue) }
+            w.endArray()
+        case .assign(let item, let add, let remove):
+            w.write("item", item.rawValue)
+            w.beginArray("add")
+            for person in add { person.encode(into: &w) }
+            w.endArray()
+            w.beginArray("remove")
+            for member in remove { w.write(nil, member.rawValue) }
+            w.endArray()
+        case .addTag(let tag):
+            tag.encode(into: &w, key: "tag", withID: assigned)
+        case .editTag(let tag, let changes):
+            w.write("tag", tag.rawValue)
+            if let name = changes.name { w.write("name", name) }
+            if let color = changes.color { w.write("color", color) }
+        case .removeTag(let tag):
+            w.write("tag", tag.rawValue)
+        case .addCheck(let item, let before, let check):
+            w.write("item", item.rawValue)
+            w.write("before", before?.rawValue)
+            if assigned {
+                check.encode(into: &w, key: "check")
+            } else {
+                w.write("text", check.text)
+            }
+        case .editCheck(let item, let check, let changes):
+            w.write("item", item.rawValue)
+            w.write("check", check.rawValue)
+            if let text = changes.text { w.write("text", text) }
+            if let done = changes.done { w.write("done", done) }
+        case .removeCheck(let item, let check):
+            w.write("item", item.rawValue)
+            w.write("check", check.rawValue)
+        default:
+            break
+        }
+    }
+
+    /// The most ids one `tag` or `assign` list may name: more could never fit on a card.
+    static let maximumListed = 64
+
+    /// Reads an op about card content of wire type `type`. With `assigned` false (a request) an
+    /// addTag carries `tag:{name, color}` and an addCheck `text`; otherwise (a broadcast, an
+    /// archive, a stored row) `tag:{id, name, color}` and `check:{id, text, done}`.
+    init(contentType type: String, fields: JSON, assigned: Bool) throws(JSON.DecodingError) {
+        switch type {
+        case "tag":
+            let item = try fields.itemID("item")
+            let add = try Self.list("add", in: fields) { (value, name) throws(JSON.DecodingError) in
+                try value.tagID(named: name)
+            }
+            let remove = try Self.list("remove", in: fields) { (value, name) throws(JSON.DecodingError) in
+                try value.tagID(named: name)
+            }
+            try Self.checkLists(add, remove, of: "tag")
+            self = .tag(item: item, add: add, remove: remove)
+        case "assign":
+            let item = try fields.itemID("item")
+            let add = try Self.list("add", in: fields) { (value, name) throws(JSON.DecodingError) in
+                try Assignee(json: value, path: name)
+            }
+            let remove = try Self.list("remove", in: fields) { (value, name) throws(JSON.DecodingError) in
+                try value.memberID(named: name)
+            }
+            try Self.checkLists(add.map(\.member), remove, of: "member")
+            self = .assign(item: item, add: add, remove: remove)
+        case "addTag":
+            guard let object = fields["tag"], case .object = object else {
+                throw JSON.DecodingError("\"tag\" must be an object {name, color}")
+            }
+            let id = assigned ? try object.tagID("id", named: "\"tag.id\"") : .unassigned
+            let name = try Self.text(
+                "name", in: object, named: "\"tag.name\"", limit: BoardLimits.tagName, input: !assigned)
+            let color = try Self.color("color", in: object, named: "\"tag.color\"")
+            self = .addTag(tag: Tag(id: id, name: name, color: color))
+        case "editTag":
+            let tag = try fields.tagID("tag")
+            var changes = TagEdit()
+            if fields["name"] != nil {
+                changes.name = try Self.text("name", in: fields, limit: BoardLimits.tagName, input: !assigned)
+            }
+            if fields["color"] != nil { changes.color = try Self.color("color", in: fields) }
+            guard !changes.isEmpty else { throw JSON.DecodingError("an editTag needs \"name\" or \"color\"") }
+            self = .editTag(tag: tag, changes: changes)
+        case "removeTag":
+            self = .removeTag(tag: try fields.tagID("tag"))
+        case "addCheck":
+            let item = try fields.itemID("item")
+            guard fields["before"] != nil else {
+                throw JSON.DecodingError("\"before\" is required (a check id, or null for last)")
+            }
+            let before = try fields.hasValue("before") ? fields.checkID("before") : nil
+            let check: Check
+            if assigned {
+                guard let object = fields["check"], case .object = object else {
+                    throw JSON.DecodingError("\"check\" must be an object {id, text, done}")
+                }
+                check = Check(
+                    id: try object.checkID("id", named: "\"check.id\""),
+                    text: try Self.text(
+                        "text", in: object, named: "\"check.text\"", limit: BoardLimits.checkText, input: !assigned),
+                    done: try object.bool("done", named: "\"check.done\""))
+            } else {
+                check = Check(
+                    id: .unassigned,
+                    text: try Self.text("text", in: fields, limit: BoardLimits.checkText, input: !assigned))
+            }
+            self = .addCheck(item: item, before: before, check: check)
+        case "editCheck":
+            let item = try fields.itemID("item")
+            let check = try fields.checkID("check")
+            var changes = CheckEdit()
+            if fields["text"] != nil {
+                changes.text = try Self.text("text", in: fields, limit: BoardLimits.checkText, input: !assigned)
+            }
+            if fields["done"] != nil { changes.done = try fields.bool("done") }
+            guard !changes.isEmpty else { throw JSON.DecodingError("an editCheck needs \"text\" or \"done\"") }
+            self = .editCheck(item: item, check: check, changes: changes)
+        default:
+            self = .removeCheck(item: try fields.itemID("item"), check: try fields.checkID("check"))
+        }
+    }
+
+    /// An optional array member of at most `maximumListed` values (absent or null: empty).
+    private static func list<Value>(
+        _ key: String, in fields: JSON, _ read: (JSON, String) throws(JSON.DecodingError) -> Value
+    ) throws(JSON.DecodingError) -> [Value] {
+        guard fields.hasValue(key) else { return [] }
+        let values = try fields.array(key)
+        guard values.count <= maximumListed else {
+            throw JSON.DecodingError("\"\(key)\" must have at most \(maximumListed) entries")
+        }
+        var result: [Value] = []
+        for (i, value) in values.enumerated() { result.append(try read(value, "\"\(key)[\(i)]\"")) }
+        return result
+    }
+
+    /// A tag or assign names something, and nothing twice.
+    private static func checkLists<ID: Hashable>(_ add: [ID], _ remove: [ID], of what: String)
+        throws(JSON.DecodingError)
+    {
+        guard !add.isEmpty || !remove.isEmpty else {
+            throw JSON.DecodingError("\"add\" or \"remove\" must name at least one \(what)")
+        }
+        guard Set(add + remove).count == add.count + remove.count else {
+            throw JSON.DecodingError("a \(what) may be named only once in \"add\" and \"remove\"")
+        }
+    }
+}

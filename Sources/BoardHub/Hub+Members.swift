@@ -1,0 +1,51 @@
+internal import BoardCore
+
+// `GET /api/boards/{id}/members` (issue 32): the people a client can offer as assignees.
+
+extension Hub {
+    /// The most people one answer lists.
+    static let membersListed = 200
+
+    /// `GET /api/boards/{id}/members`, the token's claims already checked for viewing: the board
+    /// is loaded (as a join or a REST op loads it) and answered from its room.
+    func membersRequest(_ id: BoardID, _ request: HTTPRequest, exchange: ExchangeID) {
+        if let host = boards[id] {
+            answerMembers(host, exchange: exchange)
+        } else if isDeleting(id) {
+            emit(.respond(exchange, Self.unknownBoard(id)))
+        } else if config.maxBoardsInMemory > 0 && boards.count + waiting.count >= config.maxBoardsInMemory {
+            meters.limitHits.add(.boardsInMemory)
+            emit(.respond(exchange, .error(503, "unavailable", "the server is full; try again later")))
+        } else {
+            defer_(.members(exchange, request), on: id)
+        }
+    }
+
+    /// `{"members":[{"member","name","last"}]}`: everyone who committed one of the ops the room
+    /// keeps, or is assigned on the board, newest first, at most `membersListed`.
+    func answerMembers(_ host: BoardHost, exchange: ExchangeID) {
+        let room = host.room
+        let listed = room.sequencer.members.list(on: room.published, count: Self.membersListed)
+        emit(
+            .respond(
+                exchange,
+                .json(200) { w in
+                    w.beginObject()
+                    w.beginArray("members")
+                    for entry in listed {
+                        w.beginObject()
+                        w.write("member", entry.member.rawValue)
+                        w.write("name", entry.name)
+                        if let last = entry.last {
+                            w.write("last", Int(last.milliseconds))
+                        } else {
+                            w.write("last", nil as String?)
+                        }
+                        w.endObject()
+                    }
+                    w.endArray()
+                    w.endObject()
+                }))
+        evictIfIdle(host)
+    }
+}
