@@ -97,7 +97,7 @@ struct PostgresPipelineTests {
                 "SELECT count(*) FROM pg_stat_activity WHERE pid <> pg_backend_pid() "
                     + "AND datname = current_database() AND wait_event_type = 'Lock' "
                     + "AND query LIKE '%shuffleboard_fence%'")
-            if count >= 1 { return true }
+            if (count ?? 0) >= 1 { return true }
             usleep(10_000)
         }
         return false
