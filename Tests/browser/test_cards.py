@@ -110,6 +110,29 @@ def test_the_card_panel_fills_a_card_and_the_other_page_sees_it(clients, server)
     assert card["assignees"][0]["name"] == "Ann"
 
 
+def test_enter_on_a_focused_card_opens_its_panel_and_escape_gives_the_focus_back(clients, server):
+    server.create("kanban", "k6")
+    ann, bo = clients("Ann", board="k6"), clients("Bo", board="k6")
+    item = first_card(server, "k6")
+    label = server.board("k6")["board"]["items"][0]["label"]
+    ann.tile(item).focus()
+    ann.page.keyboard.press("Enter")
+    panel = ann.page.get_by_role("dialog")
+    expect(panel).to_have_attribute("aria-label", label)
+    # The label is editable there, and focused: typed, Enter commits it; Bo's card follows.
+    field = panel.get_by_label("Card label")
+    expect(field).to_be_focused()
+    field.fill("Renamed from the panel")
+    field.press("Enter")
+    expect(bo.tile(item).locator(".tile-label")).to_have_text("Renamed from the panel")
+    ann.page.keyboard.press("Escape")
+    expect(ann.page.get_by_role("dialog")).to_have_count(0)
+    expect(ann.tile(item)).to_be_focused()
+    # No editor in place was opened on the way, and the rename is the only op.
+    expect(ann.page.locator(".card-editor")).to_have_count(0)
+    assert [o["type"] for o in server.get_json("/api/boards/k6/ops")["ops"]] == ["edit"]
+
+
 def test_a_description_changed_meanwhile_keeps_the_typed_text(clients, server):
     server.create("kanban", "k2")
     ann, bo = clients("Ann", board="k2"), clients("Bo", board="k2")
