@@ -862,10 +862,12 @@ export class Session {
     const entries = [];
     for (const e of [...change.ops].reverse()) {
       if (!e.inverse) continue;
-      const entry = this.#submit(this.#makeOp(e.inverse));
+      const entry = this.#submit(this.#makeOp(withKnownTags(e.inverse, this.state.view())));
       // An add that brings back a removed item (or zone): once it commits, the other changes
       // on the stack name its new id (UndoHistory.committed).
       if (e.inverse.restores) entry.restores = e.inverse.restores;
+      // …and its checks' new ids (in the same order) replace the old ones there too.
+      if (e.inverse.type === 'add' && e.inverse.item?.checklist) entry.restoresChecks = e.inverse.item.checklist.map((c) => c.id);
       entries.push(entry);
     }
     if (entries.length) this.#recordChange(entries, kind);
@@ -905,4 +907,15 @@ export class Session {
 
 function render(glide = null) {
   return { type: 'render', glide };
+}
+
+/**
+ * `body`, an add bringing back a removed card, without the tags the board no longer has (removed
+ * since): the rest of its content still comes back. Other bodies as they are.
+ */
+function withKnownTags(body, board) {
+  if (body.type !== 'add' || !body.item?.tags?.length) return body;
+  const known = new Set((board?.tags ?? []).map((t) => t.id));
+  const tags = body.item.tags.filter((t) => known.has(t));
+  return { ...body, item: { ...body.item, tags } };
 }

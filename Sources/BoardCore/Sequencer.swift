@@ -255,6 +255,18 @@ package struct Sequencer: Sendable {
                 id = ItemID("c\(seq + 1)-\(n)")!
             }
             item.id = id
+            // Its checks (an undone remove brings them back) get fresh ids, as addCheck's do.
+            var taken = Set<CheckID>()
+            for i in item.checklist.indices {
+                var check = CheckID("k\(seq + 1)")!
+                var n = 1
+                while board.hasCheck(check) || removedChecks[check] != nil || taken.contains(check) {
+                    n += 1
+                    check = CheckID("k\(seq + 1)-\(n)")!
+                }
+                taken.insert(check)
+                item.checklist[i].id = check
+            }
             return .add(zone: zone, before: before, item: item)
         case .addZone(let before, var zone):
             var id = ZoneID("z\(seq + 1)")!

@@ -211,3 +211,43 @@ def test_undo_takes_back_a_tag_and_a_tick(clients, server):
     expect(bo.tile(item).locator(".chip")).to_have_count(0)
     ann.page.locator("#redo").click()
     expect(bo.tile(item).locator(".chip")).to_have_text("Bug")
+
+
+def test_undo_of_a_remove_brings_the_cards_content_back_on_both_pages(clients, server):
+    server.create("kanban", "k5")
+    ann, bo = clients("Ann", board="k5"), clients("Bo", board="k5")
+    item = first_card(server, "k5")
+    label = server.board("k5")["board"]["items"][0]["label"]
+    panel = open_panel(ann, item)
+    panel.get_by_role("button", name="Edit description").click()
+    panel.get_by_label("Description (Markdown)").fill("Typed *with care*")
+    panel.get_by_role("button", name="Save").click()
+    for text in ("Write the tests", "Ship it"):
+        panel.get_by_label("New checklist item").fill(text)
+        panel.get_by_label("New checklist item").press("Enter")
+    panel.get_by_label("Done: Write the tests").check()
+    expect(bo.tile(item).locator(".progress")).to_contain_text("1/2")
+    panel.get_by_role("button", name="Close").click()
+    # Removed (Delete on the focused card), then Undo from the toast: the card comes back whole.
+    ann.tile(item).focus()
+    ann.page.keyboard.press("Delete")
+    expect(bo.tile(item)).to_have_count(0)
+    ann.page.locator("#toast .toast-action").click()
+    for c in (ann, bo):
+        back = c.page.locator("[data-item]", has=c.page.locator(".tile-label", has_text=label))
+        expect(back).to_have_count(1)
+        expect(back.locator(".progress")).to_contain_text("1/2")
+        expect(back.locator(".has-description")).to_have_count(1)
+    new_id = bo.page.locator("[data-item]", has=bo.page.locator(".tile-label", has_text=label)).get_attribute("data-item")
+    assert new_id != item
+    bo_panel = open_panel(bo, new_id)
+    expect(bo_panel.locator("[data-description] em")).to_have_text("with care")
+    expect(bo_panel.get_by_label("Done: Write the tests")).to_be_checked()
+    expect(bo_panel.get_by_label("Done: Ship it")).not_to_be_checked()
+    card = next(i for i in server.board("k5")["board"]["items"] if i["id"] == new_id)
+    assert card["description"] == "Typed *with care*"
+    assert [(c["text"], c["done"]) for c in card["checklist"]] == [("Write the tests", True), ("Ship it", False)]
+    # The tick made before the remove is undone on the card as it came back.
+    ann.page.locator("#undo").click()
+    expect(bo.tile(new_id).locator(".progress")).to_contain_text("0/2")
+

@@ -192,6 +192,45 @@ test('undo of a remove brings a card that was on back on', () => {
   assert.equal('on' in sent(s.undo())[0].item, false);
 });
 
+test('undo of a remove brings its content back (tags still on the board), and later steps follow its new check ids', () => {
+  const s = joined();
+  // The card's content, as the server's broadcasts made it (tag g1, a removed tag g2, checks k1 k2).
+  s.receive({ type: 'addTag', op: 'x1', seq: 1, by: 'u2', tag: { id: 'g1', name: 'Bug', color: '#d32f2f' } });
+  s.receive({ type: 'addTag', op: 'x2', seq: 2, by: 'u2', tag: { id: 'g2', name: 'UX', color: '#1e88e5' } });
+  s.receive({ type: 'tag', op: 'x3', seq: 3, by: 'u2', item: 't2', add: ['g1', 'g2'], remove: [] });
+  s.receive({ type: 'edit', op: 'x4', seq: 4, by: 'u2', item: 't2', description: '# Why', due: '2026-12-24' });
+  s.receive({ type: 'assign', op: 'x5', seq: 5, by: 'u2', item: 't2', add: [{ member: 'bo', name: 'Bo' }], remove: [] });
+  s.receive({ type: 'addCheck', op: 'x6', seq: 6, by: 'u2', item: 't2', before: null, check: { id: 'k1', text: 'Write', done: false } });
+  s.receive({ type: 'addCheck', op: 'x7', seq: 7, by: 'u2', item: 't2', before: null, check: { id: 'k2', text: 'Ship', done: false } });
+  // Ann ticks Write, then removes the card; Bo deletes the tag UX meanwhile.
+  const [tick] = sent(s.cardOp({ type: 'editCheck', item: 't2', check: 'k1', done: true }, 'Ticked'));
+  s.receive(echo(tick, 8));
+  const [remove] = sent(s.removeCard('t2'));
+  s.receive(echo(remove, 9));
+  s.receive({ type: 'removeTag', op: 'x10', seq: 10, by: 'u2', tag: 'g2' });
+  const [back] = sent(s.undo());
+  assert.deepEqual(back.item, {
+    label: 'T2', color: '#000', description: '# Why', due: '2026-12-24', tags: ['g1'],
+    assignees: [{ member: 'bo', name: 'Bo' }], checklist: [{ text: 'Write', done: true }, { text: 'Ship', done: false }],
+  });
+  // Shown at once with its content; the server gives the checks new ids.
+  const pending = view(s).items.find((i) => i.label === 'T2');
+  assert.equal(pending.description, '# Why');
+  assert.deepEqual(pending.checklist.map((c) => c.done), [true, false]);
+  const { base, ...rest } = back;
+  s.receive({
+    ...rest, seq: 11, by: 'u1',
+    item: { ...back.item, id: 'c11', on: false, checklist: [{ id: 'k11', text: 'Write', done: true }, { id: 'k11-2', text: 'Ship', done: false }] },
+  });
+  const card = view(s).items.find((i) => i.id === 'c11');
+  assert.deepEqual(card.tags, ['g1']);
+  assert.deepEqual(card.checklist.map((c) => c.id), ['k11', 'k11-2']);
+  // The tick before it is undone on the card as it came back: its new id and its new check id.
+  const [untick] = sent(s.undo());
+  assert.deepEqual({ type: untick.type, item: untick.item, check: untick.check, done: untick.done },
+    { type: 'editCheck', item: 'c11', check: 'k11', done: false });
+});
+
 test("the toast's Undo reverts that remove, not the change made after it", () => {
   const s = joined();
   const fx = s.removeCard('t5');

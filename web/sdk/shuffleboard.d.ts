@@ -70,8 +70,22 @@ export interface AddBody {
   type: 'add';
   zone: string;
   before: string | null;
-  /** `on: true` adds it painted on (as the undo of a remove does); false when left out. */
-  item: { label: string; color?: string; detail?: string | null; on?: boolean };
+  /**
+   * `on: true` adds it painted on (as the undo of a remove does); false when left out. The
+   * content fields bring a removed card back whole (same bounds as the ops that change them;
+   * the server gives each check an id).
+   */
+  item: {
+    label: string;
+    color?: string;
+    detail?: string | null;
+    on?: boolean;
+    description?: string;
+    due?: string;
+    tags?: string[];
+    assignees?: Assignee[];
+    checklist?: { text: string; done?: boolean }[];
+  };
 }
 export interface EditBody {
   type: 'edit';
