@@ -338,7 +338,11 @@ export function opBody(op) {
     case 'toggle': return { type: 'toggle', item: op.item, on: !!op.on };
     case 'add': return { type: 'add', zone: op.zone, before: op.before ?? null, item: { ...op.item } };
     case 'restore': return { type: 'restore', to: op.to };
-    case 'addTag': return { type: 'addTag', tag: { name: op.tag?.name, color: op.tag?.color } };
+    case 'addTag': {
+      const body = { type: 'addTag', tag: { name: op.tag?.name, color: op.tag?.color } };
+      if (op.items?.length) body.items = op.items.slice();
+      return body;
+    }
     case 'addCheck': return { type: 'addCheck', item: op.item, before: op.before ?? null, text: op.check?.text ?? op.text };
     case 'edit': case 'editZone': case 'addZone': case 'remove': case 'removeZone': case 'retitle':
     case 'tag': case 'assign': case 'editTag': case 'removeTag': case 'editCheck': case 'removeCheck': {
@@ -512,6 +516,8 @@ export class UndoHistory {
         // The undo of an addCheck or addTag removes what the server made, under the id it chose.
         if (m?.type === 'addCheck' && m.check?.id && e.inverse?.type === 'removeCheck') e.inverse.check = m.check.id;
         if (m?.type === 'addTag' && m.tag?.id && e.inverse?.type === 'removeTag') e.inverse.tag = m.tag.id;
+        // An undone removeTag made the tag again: steps that named the old id name the new one.
+        if (m?.type === 'addTag' && m.tag?.id && e.restoresTag) this.remapTag(e.restoresTag, m.tag.id);
         if (m?.type === 'addZone' && m.zone?.id) {
           if (e.inverse?.type === 'removeZone') e.inverse.zone = m.zone.id;
           if (e.restores) remap = { kind: 'zone', from: e.restores, to: m.zone.id };
@@ -519,6 +525,19 @@ export class UndoHistory {
       }
     }
     if (remap) this.remap(remap.kind, remap.from, remap.to);
+  }
+
+  /** Makes every recorded op and inverse that names tag `from` (alone or in a list) name `to` instead. */
+  remapTag(from, to) {
+    const fix = (op) => {
+      if (!op) return;
+      if (['editTag', 'removeTag'].includes(op.type) && op.tag === from) op.tag = to;
+      if (op.type === 'tag') for (const key of ['add', 'remove']) op[key] = op[key]?.map((t) => (t === from ? to : t));
+      if (op.type === 'add' && op.item?.tags) op.item.tags = op.item.tags.map((t) => (t === from ? to : t));
+    };
+    for (const change of [...this.undoStack, ...this.redoStack]) {
+      for (const e of change.ops) { fix(e.op); fix(e.inverse); }
+    }
   }
 
   /** Makes every recorded op and inverse that names item (or zone, or check) `from` name `to` instead. */

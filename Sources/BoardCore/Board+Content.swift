@@ -110,9 +110,10 @@ extension Board {
             guard let item = item(id) else { return nil }
             let after = item.assignees.map(\.member).filter { !remove.contains($0) }
             if Set(after + add.map(\.member)).count > BoardLimits.assigneesPerItem { return .boardFull }
-        case .addTag(let tag):
+        case .addTag(let tag, let tagged):
             if self.tag(tag.id) != nil { return .duplicateTag(tag.id) }
             if tags.count >= BoardLimits.tags { return .boardFull }
+            for id in tagged where (item(id)?.tags.count ?? 0) >= BoardLimits.tagsPerItem { return .boardFull }
         case .add(_, _, let item):
             // An add that brings a card back with its content: the counts of one card, and (an
             // add already committed, read from a store) check ids unique on the board.

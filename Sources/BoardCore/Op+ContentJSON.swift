@@ -23,8 +23,13 @@ extension Op {
             w.beginArray("remove")
             for member in remove { w.write(nil, member.rawValue) }
             w.endArray()
-        case .addTag(let tag):
+        case .addTag(let tag, let items):
             tag.encode(into: &w, key: "tag", withID: assigned)
+            if !items.isEmpty {
+                w.beginArray("items")
+                for item in items { w.write(nil, item.rawValue) }
+                w.endArray()
+            }
         case .editTag(let tag, let changes):
             w.write("tag", tag.rawValue)
             if let name = changes.name { w.write("name", name) }
@@ -88,7 +93,14 @@ extension Op {
             let name = try Self.text(
                 "name", in: object, named: "\"tag.name\"", limit: BoardLimits.tagName, input: !assigned)
             let color = try Self.color("color", in: object, named: "\"tag.color\"")
-            self = .addTag(tag: Tag(id: id, name: name, color: color))
+            // Optional: cards to put the new tag on at once (the undo of a removeTag), each once.
+            let items = try Self.list("items", in: fields, maximum: BoardLimits.items) {
+                (value, name) throws(JSON.DecodingError) in try value.itemID(named: name)
+            }
+            guard Set(items).count == items.count else {
+                throw JSON.DecodingError("\"items\" may name an item only once")
+            }
+            self = .addTag(tag: Tag(id: id, name: name, color: color), items: items)
         case "editTag":
             let tag = try fields.tagID("tag")
             var changes = TagEdit()

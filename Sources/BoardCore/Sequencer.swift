@@ -278,7 +278,7 @@ package struct Sequencer: Sendable {
             zone.id = id
             zone.items = []
             return .addZone(before: before, zone: zone)
-        case .addTag(var tag):
+        case .addTag(var tag, let items):
             var id = TagID("g\(seq + 1)")!
             var n = 1
             while board.tag(id) != nil || removedTags[id] != nil {
@@ -286,7 +286,7 @@ package struct Sequencer: Sendable {
                 id = TagID("g\(seq + 1)-\(n)")!
             }
             tag.id = id
-            return .addTag(tag: tag)
+            return .addTag(tag: tag, items: items)
         case .addCheck(let item, let before, var check):
             var id = CheckID("k\(seq + 1)")!
             var n = 1
@@ -355,8 +355,9 @@ package struct Sequencer: Sendable {
             itemTouches[item, default: ItemTouches()].content = touch
             itemTouches[item]?.checks[check] = nil
             removedChecks[check] = touch
-        case .addTag:
-            break
+        case .addTag(_, let items):
+            // Tagging cards at once (the undo of a removeTag) changes them as a `tag` does.
+            for item in items { itemTouches[item, default: ItemTouches()].content = touch }
         case .editTag(let tag, let changes):
             for field in changes.fields { tagTouches[tag, default: [:]][field] = touch }
         case .removeTag(let tag):

@@ -91,10 +91,76 @@ import Testing
     }
 }
 
+/// An `addTag` may name cards to put the new tag on at once: the web client's undo of a
+/// `removeTag` makes the tag again on the cards that had it, in one op.
+@Suite struct AddTagOnCardsTests {
+    @Test func aRequestNamesTheCardsOnce() {
+        let text = ##"{"type":"addTag","op":"o","base":2,"tag":{"name":"Bug","color":"#d32f2f"},"items":["t1","t2"]}"##
+        let want = ClientMessage.op(
+            OpRequest(
+                opID: opID("o"), base: 2,
+                op: .addTag(tag: Tag(id: .unassigned, name: "Bug", color: "#d32f2f"), items: [item("t1"), item("t2")])))
+        #expect(ClientMessage.parse(Array(text.utf8)) == .success(want))
+        #expect(ClientMessage.parse(want.encoded()) == .success(want))
+        let twice = ##"{"type":"addTag","op":"o","base":2,"tag":{"name":"Bug","color":"red"},"items":["t1","t1"]}"##
+        guard case .failure(let error) = ClientMessage.parse(Array(twice.utf8)) else {
+            Issue.record("an item named twice was read")
+            return
+        }
+        #expect(error.message.contains("\"items\""))
+    }
+
+    @Test func theTagComesBackOnTheCardsThatHadIt() throws {
+        var s = Sequencer(board: .defaultTemplate(id: demo))
+        var n = 0
+        func submit(_ op: Op) -> Sequencer.Outcome {
+            n += 1
+            return s.submit(OpRequest(opID: opID("o\(n)"), base: s.seq, op: op), by: alice, time: wall) { _ in nil }
+        }
+        let steps: [Op] = [
+            newTag("Bug"), .tag(item: item("t1"), add: [tagID("g1")], remove: []),
+            .tag(item: item("t3"), add: [tagID("g1")], remove: []), .removeTag(tag: tagID("g1")),
+        ]
+        for op in steps {
+            guard case .committed = submit(op) else { Issue.record("\(op)"); return }
+        }
+        let again = Op.addTag(
+            tag: Tag(id: .unassigned, name: "Bug", color: "#d32f2f"), items: [item("t1"), item("t3")])
+        guard case .committed(let c) = submit(again) else { Issue.record("addTag"); return }
+        #expect(s.board.tags.map(\.id) == [tagID("g5")])
+        #expect(s.board.item(item("t1"))!.tags == [tagID("g5")] && s.board.item(item("t3"))!.tags == [tagID("g5")])
+        #expect(s.board.item(item("t2"))!.tags.isEmpty)
+        var w = JSONWriter()
+        c.encode(into: &w, withTime: true)
+        #expect(try CommittedOp(json: JSON.parse(w.bytes)) == c)
+        #expect(String(decoding: w.bytes, as: UTF8.self).contains(#""items":["t1","t3"]"#))
+    }
+}
+
 extension SequencerTests {
     /// The conflict rows of an `add` that carries content (docs/conflicts.md): its tags follow
     /// the rules of `tag`, its counts the bounds of one card.
     static let addWithContentCases: [Case] = [
+        Case(
+            name: "addTag carrying cards commits",
+            history: [
+                newTag("Bug"), .tag(item: item("t1"), add: [tagID("g1")], remove: []), .removeTag(tag: tagID("g1")),
+            ],
+            base: 3, op: .addTag(tag: Tag(id: .unassigned, name: "Bug", color: "#d32f2f"), items: [item("t1")])),
+        Case(
+            name: "addTag naming a card removed after base", history: [.remove(item: item("t2"))], base: 0,
+            op: .addTag(tag: Tag(id: .unassigned, name: "Bug", color: "#d32f2f"), items: [item("t2")]),
+            expected: .conflict),
+        Case(
+            name: "addTag naming a card with 20 tags",
+            history: (1...20).map { newTag("T\($0)") } + [
+                .tag(item: item("t1"), add: (1...20).map { tagID("g\($0)") }, remove: [])
+            ], base: 21, op: .addTag(tag: Tag(id: .unassigned, name: "Bug", color: "#d32f2f"), items: [item("t1")]),
+            expected: .boardFull),
+        Case(
+            name: "remove of a card after a concurrent addTag that named it",
+            history: [.addTag(tag: Tag(id: .unassigned, name: "Bug", color: "#d32f2f"), items: [item("t1")])], base: 0,
+            op: .remove(item: item("t1")), expected: .conflict),
         Case(
             name: "add carrying content commits", history: [newTag("Bug")], base: 1,
             op: .add(zone: zone("tray"), before: nil, item: AddWithContentTests.whole)),

@@ -207,8 +207,10 @@ import Testing
             return Bool.random(using: &rng)
                 ? .assign(item: a, add: [p], remove: []) : .assign(item: a, add: [], remove: [p.member])
         case 3:
+            // Some on cards at once, as the undo of a removeTag makes them.
             return .addTag(
-                tag: Tag(id: .unassigned, name: ["Bug", "UX", "Ops"].randomElement(using: &rng)!, color: "#123"))
+                tag: Tag(id: .unassigned, name: ["Bug", "UX", "Ops"].randomElement(using: &rng)!, color: "#123"),
+                items: Bool.random(using: &rng) ? [a] : [])
         case 4 where !tags.isEmpty:
             return .editTag(tag: tags.randomElement(using: &rng)!, changes: TagEdit(name: "Renamed"))
         case 5 where !tags.isEmpty:

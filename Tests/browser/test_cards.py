@@ -251,3 +251,39 @@ def test_undo_of_a_remove_brings_the_cards_content_back_on_both_pages(clients, s
     ann.page.locator("#undo").click()
     expect(bo.tile(new_id).locator(".progress")).to_contain_text("0/2")
 
+
+
+def test_undo_of_deleting_a_tag_puts_it_back_on_its_cards_on_both_pages(clients, server):
+    server.create("kanban", "k7")
+    ann, bo = clients("Ann", board="k7"), clients("Bo", board="k7")
+    items = [i["id"] for i in server.board("k7")["board"]["items"]][:2]
+    for n, item in enumerate(items):
+        panel = open_panel(ann, item)
+        if n == 0:
+            panel.get_by_label("New tag name").fill("Bug")
+            panel.get_by_role("button", name="Create tag").click()
+        panel.get_by_role("button", name="Bug").click()
+        expect(bo.tile(item).locator(".chip")).to_have_text("Bug")
+        panel.get_by_role("button", name="Close").click()
+    # Deleted from the panel: it leaves both cards on both pages.
+    panel = open_panel(ann, items[0])
+    panel.locator("summary").click()
+    panel.locator(".tag-delete").click()
+    for c in (ann, bo):
+        for item in items:
+            expect(c.tile(item).locator(".chip")).to_have_count(0)
+    panel.get_by_role("button", name="Close").click()
+    # Undo: the tag is made again, on the same two cards, in one op.
+    ann.page.locator("#undo").click()
+    for c in (ann, bo):
+        for item in items:
+            expect(c.tile(item).locator(".chip")).to_have_text("Bug")
+    board = server.board("k7")["board"]
+    [tag] = board["tags"]
+    assert tag["name"] == "Bug" and tag["id"] != "g1"
+    assert [i["id"] for i in board["items"] if tag["id"] in i.get("tags", [])] == items
+    ops = server.get_json("/api/boards/k7/ops")["ops"]
+    assert ops[-1]["type"] == "addTag" and ops[-1]["items"] == items
+    # Redo deletes it again.
+    ann.page.locator("#redo").click()
+    expect(bo.tile(items[0]).locator(".chip")).to_have_count(0)

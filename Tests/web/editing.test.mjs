@@ -231,6 +231,36 @@ test('undo of a remove brings its content back (tags still on the board), and la
     { type: 'editCheck', item: 'c11', check: 'k11', done: false });
 });
 
+test('undo of a removeTag makes the tag again on the cards that had it (not those removed since); redo deletes it again', () => {
+  const s = joined();
+  s.receive({ type: 'addTag', op: 'x1', seq: 1, by: 'u2', tag: { id: 'g1', name: 'Bug', color: '#d32f2f' } });
+  for (const [seq, item] of [[2, 't2'], [3, 't5'], [4, 't7']]) {
+    s.receive({ type: 'tag', op: `x${seq}`, seq, by: 'u2', item, add: ['g1'], remove: [] });
+  }
+  // Ann untags t7 (an undo step naming g1), then deletes the tag; Bo removes t5 meanwhile.
+  const [untag] = sent(s.cardOp({ type: 'tag', item: 't7', remove: ['g1'] }, 'Untagged'));
+  s.receive(echo(untag, 5));
+  const [del] = sent(s.cardOp({ type: 'removeTag', tag: 'g1' }, 'Deleted the tag Bug.'));
+  s.receive(echo(del, 6));
+  assert.equal(view(s).items.find((i) => i.id === 't2').tags, undefined);
+  s.receive({ type: 'remove', op: 'x7', seq: 7, by: 'u2', item: 't5' });
+  const [again] = sent(s.undo());
+  assert.deepEqual({ type: again.type, tag: again.tag, items: again.items },
+    { type: 'addTag', tag: { name: 'Bug', color: '#d32f2f' }, items: ['t2'] });
+  // Shown at once on t2 under a pending id, then under the server's.
+  assert.equal(view(s).items.find((i) => i.id === 't2').tags.length, 1);
+  s.receive({ ...echo(again, 8), tag: { ...again.tag, id: 'g8' } });
+  assert.deepEqual(view(s).items.find((i) => i.id === 't2').tags, ['g8']);
+  // The untag before it now names the new tag: its undo tags t7 with g8.
+  const [retag] = sent(s.undo());
+  assert.deepEqual({ type: retag.type, item: retag.item, add: retag.add }, { type: 'tag', item: 't7', add: ['g8'] });
+  s.receive(echo(retag, 9));
+  // Redo of the tag's undo deletes g8 again.
+  sent(s.redo());
+  const [redel] = sent(s.redo());
+  assert.deepEqual({ type: redel.type, tag: redel.tag }, { type: 'removeTag', tag: 'g8' });
+});
+
 test("the toast's Undo reverts that remove, not the change made after it", () => {
   const s = joined();
   const fx = s.removeCard('t5');

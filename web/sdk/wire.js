@@ -136,9 +136,14 @@ export function assign(op, base, item, add = [], remove = []) {
   return { type: 'assign', op, base, item, add, remove };
 }
 
-/** Defines a tag {name, color} on the board; the server chooses its id. */
-export function addTag(op, base, newTag) {
-  return { type: 'addTag', op, base, tag: { name: newTag.name, color: newTag.color } };
+/**
+ * Defines a tag {name, color} on the board; the server chooses its id. `items`: cards to put it
+ * on at once (the undo of a removeTag), left out when none.
+ */
+export function addTag(op, base, newTag, items = []) {
+  const msg = { type: 'addTag', op, base, tag: { name: newTag.name, color: newTag.color } };
+  if (Array.isArray(items) && items.length) msg.items = items.slice();
+  return msg;
 }
 
 /** Renames or recolors a tag. */
