@@ -58,7 +58,7 @@ class App {
       people: () => this.people(),
       me: () => ({ member: this.member, name: this.name }),
       confirmed: () => this.session.state.board,
-      onClose: (item) => this.view.tiles.get(item)?.focus?.(),
+      onClose: (item) => this.view.focusItem(item), // its handle in a handle-only zone
     });
     this.press = null; // where a pointer went down on a tile: a click there that did not move opens the card
     this.openTimer = null;
@@ -531,6 +531,7 @@ class App {
         case 'paintEnd': this.run(s.paintEnd()); break;
         case 'refuse': this.run(s.refuse(i.item, i.source)); break;
         case 'undo': this.run(s.undo()); break;
+        case 'open': this.openCard(i.item); break;
         case 'edit': this.editLabel(i.item); break;
         case 'remove': this.run(s.removeCard(i.item)); break;
         case 'redo': this.run(s.redo()); break;

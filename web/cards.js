@@ -39,6 +39,11 @@ export function applyContent(board, op) {
       const tag = { id: op.tag?.id ?? pendingContentId(op.op), name: String(op.tag?.name ?? ''), color: op.tag?.color ?? '#888' };
       if ((board.tags ?? []).some((t) => t.id === tag.id)) return false;
       board.tags = [...(board.tags ?? []), tag];
+      // …on the cards it names at once (the undo of a removeTag).
+      for (const id of op.items ?? []) {
+        const it = itemOf(board, id);
+        if (it && !(it.tags ?? []).includes(tag.id)) it.tags = [...(it.tags ?? []), tag.id];
+      }
       return true;
     }
     case 'editTag': {
@@ -119,10 +124,14 @@ export function inverseContent(op, before) {
       if (op.color !== undefined) inverse.color = tag.color;
       return inverse;
     }
-    case 'removeTag':
-      // A removed tag cannot come back under its id; the undo makes it again and tags the cards
-      // that had it (UndoHistory has no multi-op undo for this yet: the tag alone comes back).
-      return null;
+    case 'removeTag': {
+      // A removed tag cannot come back under its id: the undo makes it again, on the cards that
+      // had it, in one addTag (`restoresTag`: other steps naming the old id follow the new one).
+      const tag = (before.tags ?? []).find((t) => t.id === op.tag);
+      if (!tag) return null;
+      const items = before.items.filter((i) => i.tags?.includes(op.tag)).map((i) => i.id);
+      return { type: 'addTag', tag: { name: tag.name, color: tag.color }, ...(items.length ? { items } : {}), restoresTag: op.tag };
+    }
     case 'addCheck':
       return { type: 'removeCheck', item: op.item, check: op.check?.id ?? null };
     case 'editCheck': {

@@ -1,6 +1,6 @@
 // Input gestures into intents: a mouse press that travels past a threshold, a touch press held
-// still for a moment, a paint stroke, and keys (Space/Enter, arrows, Escape, Tab, undo/redo,
-// mode letters). Pure: events are plain objects (the wiring reads them off the DOM events) and
+// still for a moment, a paint stroke, and keys (Space/Enter, arrows, Escape, Tab, F2, Delete,
+// undo/redo, mode letters). Pure: events are plain objects (the wiring reads them off the DOM events) and
 // timers are asked for with a `wake` intent, so it runs under `node --test`.
 //
 // Events in:
@@ -17,6 +17,7 @@
 //   {type:'drop'}  {type:'cancel'}
 //   {type:'paint', item}  {type:'paintEnd'}   a stroke flips each tile it crosses once
 //   {type:'refuse', item, source}       a press on a tile someone else holds
+//   {type:'open', item}  {type:'edit', item}  {type:'remove', item}   Enter, F2, Delete on a tile
 //   {type:'undo'}  {type:'redo'}  {type:'mode', mode}
 //   {type:'wake', after, token}         call wake(token) after `after` ms
 
@@ -141,8 +142,10 @@ export class Gestures {
       return [];
     }
     if (d && k.key === 'Escape') return [{ type: 'prevent' }, { type: 'cancel' }];
-    // Editing the focused tile: Enter edits its label in place, Delete or Backspace removes it.
-    if (k.item && !d && k.key === 'Enter') return [{ type: 'prevent' }, { type: 'edit', item: k.item }];
+    // The focused tile: Enter opens its card panel, F2 edits its label in place, Delete or
+    // Backspace removes it.
+    if (k.item && !d && k.key === 'Enter') return [{ type: 'prevent' }, { type: 'open', item: k.item }];
+    if (k.item && !d && k.key === 'F2') return [{ type: 'prevent' }, { type: 'edit', item: k.item }];
     if (k.item && !d && (k.key === 'Delete' || k.key === 'Backspace')) {
       return [{ type: 'prevent' }, { type: 'remove', item: k.item }];
     }

@@ -81,7 +81,11 @@ export function describeChange(entry, board, older = null) {
       if (op.add?.length) return [by, ' assigned ', ...joinParts(op.add.map(person)), ' to ', label(op.item)];
       return [by, ' unassigned someone from ', label(op.item)];
     }
-    case 'addTag': return [by, ' made the tag ', { em: String(op.tag?.name ?? '') }];
+    case 'addTag': {
+      const n = Array.isArray(op.items) ? op.items.length : 0;
+      const on = n ? ` on ${n === 1 ? 'a card' : `${n} cards`}` : '';
+      return [by, ' made the tag ', { em: String(op.tag?.name ?? '') }, ...(on ? [on] : [])];
+    }
     case 'editTag': return typeof op.name === 'string' ? [by, ' renamed a tag to ', { em: op.name }] : [by, ' recolored a tag'];
     case 'removeTag': return [by, ' deleted a tag'];
     case 'addCheck': return [by, ' added ', { em: String(op.check?.text ?? op.text ?? '') }, ' to the checklist of ', label(op.item)];

@@ -42,7 +42,14 @@ export class CardPanel {
     this.item = id;
     const d = this.doc;
     this.labelInput = el(d, 'input', { className: 'panel-label', attrs: { 'aria-label': 'Card label', maxlength: '200' } });
-    this.labelInput.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); this.labelInput.blur(); } });
+    // Enter commits the label (its change event) and leaves the focus in the dialog, on itself,
+    // so Escape still closes it and Tab goes on from there.
+    this.labelInput.addEventListener('keydown', (e) => {
+      if (e.key !== 'Enter') return;
+      e.preventDefault();
+      this.labelInput.blur();
+      this.dialog.focus();
+    });
     this.labelInput.addEventListener('change', () => this.rename(this.item, this.labelInput.value));
     const close = el(d, 'button', { type: 'button', className: 'panel-close', text: '×', attrs: { 'aria-label': 'Close' } });
     close.addEventListener('click', () => this.close());
@@ -94,7 +101,7 @@ export class CardPanel {
       this.newCheck.value = '';
     });
     const section = (title, ...children) => el(d, 'section', {}, el(d, 'h2', { text: title }), ...children);
-    this.dialog = el(d, 'div', { className: 'card-panel', attrs: { role: 'dialog', 'aria-modal': 'true' } },
+    this.dialog = el(d, 'div', { className: 'card-panel', attrs: { role: 'dialog', 'aria-modal': 'true', tabindex: '-1' } },
       el(d, 'div', { className: 'panel-head' }, this.labelInput, close),
       section('Description', this.rendered, this.draft, this.notice, el(d, 'div', { className: 'row' }, this.editButton, this.saveButton, this.cancelButton)),
       section('Tags', this.tagsRow, el(d, 'div', { className: 'row' }, this.newTag, this.newTagColor, makeTag),

@@ -785,7 +785,7 @@ export class Session {
       case 'restore': return P.restore(id, base, body.to);
       case 'tag': return P.tag(id, base, body.item, body.add ?? [], body.remove ?? []);
       case 'assign': return P.assign(id, base, body.item, body.add ?? [], body.remove ?? []);
-      case 'addTag': return P.addTag(id, base, body.tag);
+      case 'addTag': return P.addTag(id, base, body.tag, body.items);
       case 'editTag': return P.editTag(id, base, body.tag, body);
       case 'removeTag': return P.removeTag(id, base, body.tag);
       case 'addCheck': return P.addCheck(id, base, body.item, body.before, body.text);
@@ -862,10 +862,14 @@ export class Session {
     const entries = [];
     for (const e of [...change.ops].reverse()) {
       if (!e.inverse) continue;
-      const entry = this.#submit(this.#makeOp(e.inverse));
+      const entry = this.#submit(this.#makeOp(withKnownTags(e.inverse, this.state.view())));
       // An add that brings back a removed item (or zone): once it commits, the other changes
       // on the stack name its new id (UndoHistory.committed).
       if (e.inverse.restores) entry.restores = e.inverse.restores;
+      // …and its checks' new ids (in the same order) replace the old ones there too.
+      if (e.inverse.type === 'add' && e.inverse.item?.checklist) entry.restoresChecks = e.inverse.item.checklist.map((c) => c.id);
+      // …and a tag made again (the undo of a removeTag) replaces the old id there too.
+      if (e.inverse.restoresTag) entry.restoresTag = e.inverse.restoresTag;
       entries.push(entry);
     }
     if (entries.length) this.#recordChange(entries, kind);
@@ -905,4 +909,20 @@ export class Session {
 
 function render(glide = null) {
   return { type: 'render', glide };
+}
+
+/**
+ * `body`, an undo step, without what the board no longer has: an add bringing back a removed card
+ * without the tags removed since (the rest of its content still comes back), an addTag making a
+ * removed tag again without the cards removed since. Other bodies as they are.
+ */
+function withKnownTags(body, board) {
+  if (body.type === 'addTag' && body.items?.length) {
+    const items = body.items.filter((id) => board?.items.some((i) => i.id === id));
+    return { ...body, items };
+  }
+  if (body.type !== 'add' || !body.item?.tags?.length) return body;
+  const known = new Set((board?.tags ?? []).map((t) => t.id));
+  const tags = body.item.tags.filter((t) => known.has(t));
+  return { ...body, item: { ...body.item, tags } };
 }

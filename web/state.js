@@ -88,7 +88,15 @@ export function applyOp(board, op) {
       const target = board.zones.find((z) => z.id === op.zone);
       if (!target || itemById(board, id)) return false;
       const item = { id, label: String(op.item?.label ?? ''), color: op.item?.color || DEFAULT_COLOR, on: op.item?.on === true };
-      if (typeof op.item?.detail === 'string') item.detail = op.item.detail;
+      for (const f of ['detail', 'description', 'due']) if (typeof op.item?.[f] === 'string') item[f] = op.item[f];
+      // The content an add may carry (the undo of a remove brings a card back whole); until the
+      // server names its checks, a pending add's show under pending ids.
+      const o = op.item ?? {};
+      if (Array.isArray(o.tags) && o.tags.length) item.tags = o.tags.slice();
+      if (Array.isArray(o.assignees) && o.assignees.length) item.assignees = o.assignees.map((p) => ({ member: p.member, name: p.name }));
+      if (Array.isArray(o.checklist) && o.checklist.length) {
+        item.checklist = o.checklist.map((c, i) => ({ id: c.id ?? `${id}~k${i}`, text: String(c.text ?? ''), done: !!c.done }));
+      }
       board.items.push(item);
       const at = op.before == null ? -1 : target.items.indexOf(op.before);
       if (at >= 0) target.items.splice(at, 0, id);
@@ -270,8 +278,14 @@ export function inverseOp(op, boardBefore) {
       const at = locate(boardBefore, op.item);
       if (!it || !at) return null;
       const item = { label: it.label, color: it.color };
-      if (typeof it.detail === 'string') item.detail = it.detail;
+      for (const f of ['detail', 'description', 'due']) if (typeof it[f] === 'string') item[f] = it[f];
       if (it.on) item.on = true;
+      // Its content too (issue 32): what people typed comes back with it. Its checks get new
+      // ids from the server; tags removed from the board since are left out when it is sent.
+      if (it.tags?.length) item.tags = it.tags.slice();
+      if (it.assignees?.length) item.assignees = it.assignees.map((p) => ({ member: p.member, name: p.name }));
+      // (The old check ids ride along, never sent: UndoHistory.committed maps them to the new.)
+      if (it.checklist?.length) item.checklist = it.checklist.map((c) => ({ id: c.id, text: c.text, done: !!c.done }));
       return { type: 'add', zone: at.zone.id, before: at.zone.items[at.index + 1] ?? null, item, restores: op.item };
     }
     case 'edit': {
@@ -324,7 +338,11 @@ export function opBody(op) {
     case 'toggle': return { type: 'toggle', item: op.item, on: !!op.on };
     case 'add': return { type: 'add', zone: op.zone, before: op.before ?? null, item: { ...op.item } };
     case 'restore': return { type: 'restore', to: op.to };
-    case 'addTag': return { type: 'addTag', tag: { name: op.tag?.name, color: op.tag?.color } };
+    case 'addTag': {
+      const body = { type: 'addTag', tag: { name: op.tag?.name, color: op.tag?.color } };
+      if (op.items?.length) body.items = op.items.slice();
+      return body;
+    }
     case 'addCheck': return { type: 'addCheck', item: op.item, before: op.before ?? null, text: op.check?.text ?? op.text };
     case 'edit': case 'editZone': case 'addZone': case 'remove': case 'removeZone': case 'retitle':
     case 'tag': case 'assign': case 'editTag': case 'removeTag': case 'editCheck': case 'removeCheck': {
@@ -486,11 +504,20 @@ export class UndoHistory {
         if (e.op.type === 'restore' && e.inverse?.type === 'restore') e.inverse.to = seq - 1;
         if (m?.type === 'add' && m.item?.id) {
           if (e.inverse?.type === 'remove') e.inverse.item = m.item.id;
-          if (e.restores) remap = { kind: 'item', from: e.restores, to: m.item.id };
+          if (e.restores) {
+            remap = { kind: 'item', from: e.restores, to: m.item.id };
+            // Its checks came back under new ids, in the same order: steps that named them follow.
+            const old = e.restoresChecks ?? [];
+            (m.item.checklist ?? []).forEach((c, i) => {
+              if (old[i] && c?.id) this.remap('check', old[i], c.id);
+            });
+          }
         }
         // The undo of an addCheck or addTag removes what the server made, under the id it chose.
         if (m?.type === 'addCheck' && m.check?.id && e.inverse?.type === 'removeCheck') e.inverse.check = m.check.id;
         if (m?.type === 'addTag' && m.tag?.id && e.inverse?.type === 'removeTag') e.inverse.tag = m.tag.id;
+        // An undone removeTag made the tag again: steps that named the old id name the new one.
+        if (m?.type === 'addTag' && m.tag?.id && e.restoresTag) this.remapTag(e.restoresTag, m.tag.id);
         if (m?.type === 'addZone' && m.zone?.id) {
           if (e.inverse?.type === 'removeZone') e.inverse.zone = m.zone.id;
           if (e.restores) remap = { kind: 'zone', from: e.restores, to: m.zone.id };
@@ -500,7 +527,20 @@ export class UndoHistory {
     if (remap) this.remap(remap.kind, remap.from, remap.to);
   }
 
-  /** Makes every recorded op and inverse that names item (or zone) `from` name `to` instead. */
+  /** Makes every recorded op and inverse that names tag `from` (alone or in a list) name `to` instead. */
+  remapTag(from, to) {
+    const fix = (op) => {
+      if (!op) return;
+      if (['editTag', 'removeTag'].includes(op.type) && op.tag === from) op.tag = to;
+      if (op.type === 'tag') for (const key of ['add', 'remove']) op[key] = op[key]?.map((t) => (t === from ? to : t));
+      if (op.type === 'add' && op.item?.tags) op.item.tags = op.item.tags.map((t) => (t === from ? to : t));
+    };
+    for (const change of [...this.undoStack, ...this.redoStack]) {
+      for (const e of change.ops) { fix(e.op); fix(e.inverse); }
+    }
+  }
+
+  /** Makes every recorded op and inverse that names item (or zone, or check) `from` name `to` instead. */
   remap(kind, from, to) {
     const fix = (op) => {
       if (!op) return;
@@ -559,9 +599,11 @@ export class UndoHistory {
 function refKeys(type, kind) {
   const items = {
     swap: ['a', 'b'], move: ['item', 'before'], toggle: ['item'], add: ['before'], edit: ['item'], remove: ['item'],
+    tag: ['item'], assign: ['item'], addCheck: ['item'], editCheck: ['item'], removeCheck: ['item'],
   };
   const zones = { move: ['zone'], add: ['zone'], addZone: ['before'], editZone: ['zone'], removeZone: ['zone'] };
-  return (kind === 'item' ? items : zones)[type] ?? [];
+  const checks = { addCheck: ['before'], editCheck: ['check'], removeCheck: ['check'] };
+  return ({ item: items, zone: zones, check: checks }[kind] ?? {})[type] ?? [];
 }
 
 /**

@@ -429,9 +429,11 @@ export class View {
     }
     const progress = checklistProgress(item);
     if (progress) parts.push(el(this.doc, 'span', { className: 'progress', text: `☑ ${progress}`, attrs: { 'aria-label': `Checklist ${progress}` } }));
-    for (const p of item.assignees ?? []) {
-      parts.push(el(this.doc, 'span', { className: 'initials', text: initials(p.name), attrs: { title: p.name, 'aria-label': `Assigned to ${p.name}` } }));
-    }
+    // The assignees' initials stay together, at the end of the line.
+    const faces = (item.assignees ?? []).map((p) => el(this.doc, 'span', {
+      className: 'initials', text: initials(p.name), attrs: { title: p.name, 'aria-label': `Assigned to ${p.name}` },
+    }));
+    if (faces.length) parts.push(el(this.doc, 'span', { className: 'assignees' }, ...faces));
     meta.replaceChildren(...parts);
     meta.hidden = parts.length === 0;
   }

@@ -110,9 +110,21 @@ extension Board {
             guard let item = item(id) else { return nil }
             let after = item.assignees.map(\.member).filter { !remove.contains($0) }
             if Set(after + add.map(\.member)).count > BoardLimits.assigneesPerItem { return .boardFull }
-        case .addTag(let tag):
+        case .addTag(let tag, let tagged):
             if self.tag(tag.id) != nil { return .duplicateTag(tag.id) }
             if tags.count >= BoardLimits.tags { return .boardFull }
+            for id in tagged where (item(id)?.tags.count ?? 0) >= BoardLimits.tagsPerItem { return .boardFull }
+        case .add(_, _, let item):
+            // An add that brings a card back with its content: the counts of one card, and (an
+            // add already committed, read from a store) check ids unique on the board.
+            if item.tags.count > BoardLimits.tagsPerItem || item.assignees.count > BoardLimits.assigneesPerItem
+                || item.checklist.count > BoardLimits.checksPerItem
+            {
+                return .boardFull
+            }
+            if let check = item.checklist.first(where: { $0.id != .unassigned && hasCheck($0.id) }) {
+                return .duplicateCheck(check.id)
+            }
         case .addCheck(let id, _, let check):
             if hasCheck(check.id) { return .duplicateCheck(check.id) }
             if let item = item(id), item.checklist.count >= BoardLimits.checksPerItem { return .boardFull }
@@ -126,6 +138,7 @@ extension Board {
     func unknownTag(in op: Op) -> TagID? {
         switch op {
         case .tag(_, let add, let remove): (add + remove).first { tag($0) == nil }
+        case .add(_, _, let item): item.tags.first { tag($0) == nil }
         case .editTag(let id, _), .removeTag(let id): tag(id) == nil ? id : nil
         default: nil
         }

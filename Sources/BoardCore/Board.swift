@@ -179,9 +179,12 @@ package struct Board: Equatable, Sendable {
         case .toggle, .edit, .tag, .assign, .addCheck, .editCheck, .removeCheck:
             guard let item = op.involvedItems.first, let i = itemIndex[item] else { return }
             items[i].apply(op)
-        case .addTag(let tag):
+        case .addTag(let tag, let tagged):
             guard !tags.contains(where: { $0.id == tag.id }) else { return }
             tags.append(tag)
+            for item in tagged {
+                if let i = itemIndex[item], !items[i].tags.contains(tag.id) { items[i].tags.append(tag.id) }
+            }
         case .editTag(let tag, let changes):
             guard let t = tags.firstIndex(where: { $0.id == tag }) else { return }
             if let name = changes.name { tags[t].name = name }

@@ -36,6 +36,23 @@ extension Item {
         }
     }
 
+    /// Writes the content as an add request carries it: as `writeContent`, the checks without ids.
+    func writeRequestContent(into w: inout JSONWriter) {
+        var rest = self
+        rest.checklist = []
+        rest.writeContent(into: &w)
+        if !checklist.isEmpty {
+            w.beginArray("checklist")
+            for check in checklist {
+                w.beginObject()
+                w.write("text", check.text)
+                w.write("done", check.done)
+                w.endObject()
+            }
+            w.endArray()
+        }
+    }
+
     /// Reads `description`, `tags`, `assignees`, `due` and `checklist` when present (their bounds
     /// are checked by `Board.validate`, or by the op that carries the item).
     mutating func readContent(from json: JSON, path: String) throws(JSON.DecodingError) {

@@ -23,8 +23,13 @@ extension Op {
             w.beginArray("remove")
             for member in remove { w.write(nil, member.rawValue) }
             w.endArray()
-        case .addTag(let tag):
+        case .addTag(let tag, let items):
             tag.encode(into: &w, key: "tag", withID: assigned)
+            if !items.isEmpty {
+                w.beginArray("items")
+                for item in items { w.write(nil, item.rawValue) }
+                w.endArray()
+            }
         case .editTag(let tag, let changes):
             w.write("tag", tag.rawValue)
             if let name = changes.name { w.write("name", name) }
@@ -88,7 +93,14 @@ extension Op {
             let name = try Self.text(
                 "name", in: object, named: "\"tag.name\"", limit: BoardLimits.tagName, input: !assigned)
             let color = try Self.color("color", in: object, named: "\"tag.color\"")
-            self = .addTag(tag: Tag(id: id, name: name, color: color))
+            // Optional: cards to put the new tag on at once (the undo of a removeTag), each once.
+            let items = try Self.list("items", in: fields, maximum: BoardLimits.items) {
+                (value, name) throws(JSON.DecodingError) in try value.itemID(named: name)
+            }
+            guard Set(items).count == items.count else {
+                throw JSON.DecodingError("\"items\" may name an item only once")
+            }
+            self = .addTag(tag: Tag(id: id, name: name, color: color), items: items)
         case "editTag":
             let tag = try fields.tagID("tag")
             var changes = TagEdit()
@@ -137,14 +149,47 @@ extension Op {
         }
     }
 
-    /// An optional array member of at most `maximumListed` values (absent or null: empty).
+    /// Reads the content an add request's `item` may carry: `description`, `due`, `tags`,
+    /// `assignees` and `checklist:[{text, done?}]`, each text within its bound (the counts per
+    /// item are `Board.contentProblem`'s: over one is `board_full`). Check ids are the server's.
+    static func readRequestContent(into item: inout Item, from object: JSON) throws(JSON.DecodingError) {
+        if object.hasValue("description") {
+            item.description = try text(
+                "description", in: object, named: "\"item.description\"", limit: BoardLimits.description, input: true)
+        }
+        if object.hasValue("due") { item.due = try object.dueDate("due", named: "\"item.due\"") }
+        item.tags = try list("tags", in: object) { (value, name) throws(JSON.DecodingError) in
+            try value.tagID(named: "\"item.\(name.dropFirst())")
+        }
+        item.assignees = try list("assignees", in: object) { (value, name) throws(JSON.DecodingError) in
+            try Assignee(json: value, path: "\"item.\(name.dropFirst())")
+        }
+        guard Set(item.tags).count == item.tags.count else {
+            throw JSON.DecodingError("\"item.tags\" may name a tag only once")
+        }
+        guard Set(item.assignees.map(\.member)).count == item.assignees.count else {
+            throw JSON.DecodingError("\"item.assignees\" may name a member only once")
+        }
+        item.checklist = try list("checklist", in: object, maximum: 2 * BoardLimits.checksPerItem) {
+            (value, name) throws(JSON.DecodingError) in
+            let at = "\"item.\(name.dropFirst().dropLast())"
+            guard case .object = value else { throw JSON.DecodingError("\(at)\" must be an object {text, done?}") }
+            let words = try Self.text(
+                "text", in: value, named: "\(at).text\"", limit: BoardLimits.checkText, input: true)
+            let done = value.hasValue("done") ? try value.bool("done", named: "\(at).done\"") : false
+            return Check(id: .unassigned, text: words, done: done)
+        }
+    }
+
+    /// An optional array member of at most `maximum` values (absent or null: empty).
     private static func list<Value>(
-        _ key: String, in fields: JSON, _ read: (JSON, String) throws(JSON.DecodingError) -> Value
+        _ key: String, in fields: JSON, maximum: Int = maximumListed,
+        _ read: (JSON, String) throws(JSON.DecodingError) -> Value
     ) throws(JSON.DecodingError) -> [Value] {
         guard fields.hasValue(key) else { return [] }
         let values = try fields.array(key)
-        guard values.count <= maximumListed else {
-            throw JSON.DecodingError("\"\(key)\" must have at most \(maximumListed) entries")
+        guard values.count <= maximum else {
+            throw JSON.DecodingError("\"\(key)\" must have at most \(maximum) entries")
         }
         var result: [Value] = []
         for (i, value) in values.enumerated() { result.append(try read(value, "\"\(key)[\(i)]\"")) }

@@ -25,7 +25,7 @@ extension Op {
             w.write("label", item.label)
             w.write("color", item.color)
             if let detail = item.detail { w.write("detail", detail) }
-            if assigned { item.writeContent(into: &w) }
+            if assigned { item.writeContent(into: &w) } else { item.writeRequestContent(into: &w) }
             // A request names `on` only to add an item that is on (the undo of a remove).
             if assigned || item.on { w.write("on", item.on) }
             w.endObject()
@@ -111,9 +111,15 @@ extension Op {
             // adds it again.
             let on = object.hasValue("on") ? try object.bool("on", named: "\"item.on\"") : false
             var item = Item(id: id, label: label, color: color, on: on, detail: detail)
-            // A committed add carries what the card held when it was added (none yet: a request
-            // cannot name it), read so that a store's row and an archive keep it.
-            if assigned { try item.readContent(from: object, path: "item") }
+            // A committed add carries what the card held when it was added, read so that a store's
+            // row and an archive keep it; a request may carry it too (the undo of a remove brings
+            // the card back whole), checked as the ops that change it check it, its checks' ids
+            // left to the server.
+            if assigned {
+                try item.readContent(from: object, path: "item")
+            } else {
+                try Self.readRequestContent(into: &item, from: object)
+            }
             self = .add(zone: zone, before: before, item: item)
         case "edit":
             let item = try fields.itemID("item")

@@ -32,9 +32,10 @@ package enum Op: Equatable, Sendable {
     case tag(item: ItemID, add: [TagID], remove: [TagID])
     /// Assign people to `item` and unassign others (a set change, as `tag`).
     case assign(item: ItemID, add: [Assignee], remove: [MemberID])
-    /// Define a new tag on the board. In a request `tag.id` is `TagID.unassigned`; the sequencer
-    /// gives the committed op a fresh id.
-    indirect case addTag(tag: Tag)
+    /// Define a new tag on the board, and put it on `items` at once (the undo of a `removeTag`
+    /// brings the tag back onto the cards that had it; usually none). In a request `tag.id` is
+    /// `TagID.unassigned`; the sequencer gives the committed op a fresh id.
+    indirect case addTag(tag: Tag, items: [ItemID] = [])
     /// Rename or recolor a tag.
     indirect case editTag(tag: TagID, changes: TagEdit)
     /// Take a tag off the board and off every item that carries it.
@@ -93,7 +94,8 @@ package enum Op: Equatable, Sendable {
             .removeCheck(let item, _):
             [item]
         case .add(_, let before, _): before.map { [$0] } ?? []
-        case .addZone, .editZone, .removeZone, .retitle, .restore, .addTag, .editTag, .removeTag: []
+        case .addTag(_, let items): items
+        case .addZone, .editZone, .removeZone, .retitle, .restore, .editTag, .removeTag: []
         }
     }
 

@@ -98,6 +98,7 @@ extension Board {
                 return .anchorOutsideZone(anchor: before, zone: zone)
             }
             if items.count >= BoardLimits.items { return .boardFull }
+            return contentProblem(applying: op)
         case .addZone(_, let zone):
             if hasZone(zone.id) { return .duplicateZone(zone.id) }
             if zones.count >= BoardLimits.zones { return .boardFull }

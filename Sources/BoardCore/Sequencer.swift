@@ -255,6 +255,18 @@ package struct Sequencer: Sendable {
                 id = ItemID("c\(seq + 1)-\(n)")!
             }
             item.id = id
+            // Its checks (an undone remove brings them back) get fresh ids, as addCheck's do.
+            var taken = Set<CheckID>()
+            for i in item.checklist.indices {
+                var check = CheckID("k\(seq + 1)")!
+                var n = 1
+                while board.hasCheck(check) || removedChecks[check] != nil || taken.contains(check) {
+                    n += 1
+                    check = CheckID("k\(seq + 1)-\(n)")!
+                }
+                taken.insert(check)
+                item.checklist[i].id = check
+            }
             return .add(zone: zone, before: before, item: item)
         case .addZone(let before, var zone):
             var id = ZoneID("z\(seq + 1)")!
@@ -266,7 +278,7 @@ package struct Sequencer: Sendable {
             zone.id = id
             zone.items = []
             return .addZone(before: before, zone: zone)
-        case .addTag(var tag):
+        case .addTag(var tag, let items):
             var id = TagID("g\(seq + 1)")!
             var n = 1
             while board.tag(id) != nil || removedTags[id] != nil {
@@ -274,7 +286,7 @@ package struct Sequencer: Sendable {
                 id = TagID("g\(seq + 1)-\(n)")!
             }
             tag.id = id
-            return .addTag(tag: tag)
+            return .addTag(tag: tag, items: items)
         case .addCheck(let item, let before, var check):
             var id = CheckID("k\(seq + 1)")!
             var n = 1
@@ -343,8 +355,9 @@ package struct Sequencer: Sendable {
             itemTouches[item, default: ItemTouches()].content = touch
             itemTouches[item]?.checks[check] = nil
             removedChecks[check] = touch
-        case .addTag:
-            break
+        case .addTag(_, let items):
+            // Tagging cards at once (the undo of a removeTag) changes them as a `tag` does.
+            for item in items { itemTouches[item, default: ItemTouches()].content = touch }
         case .editTag(let tag, let changes):
             for field in changes.fields { tagTouches[tag, default: [:]][field] = touch }
         case .removeTag(let tag):

@@ -139,9 +139,19 @@ import Testing
         case 3:
             if let a = ids.randomElement(using: &rng) { return .toggle(item: a, on: Bool.random(using: &rng)) }
         case 4, 5:
-            let item = Item(
+            var item = Item(
                 id: .unassigned, label: words.randomElement(using: &rng)!, color: colors.randomElement(using: &rng)!,
                 on: Int.random(in: 0..<4, using: &rng) == 0, detail: Bool.random(using: &rng) ? "note" : nil)
+            // Some carry content, as the undo of a remove does (a tag maybe removed by then).
+            if Int.random(in: 0..<3, using: &rng) == 0 {
+                item.description = "**again**"
+                item.tags = board.tags.randomElement(using: &rng).map { [$0.id] } ?? []
+                item.assignees = [Assignee(member: MemberID("ann")!, name: "Ann")]
+                item.due = "2026-12-24"
+                item.checklist = (0..<Int.random(in: 0...3, using: &rng)).map {
+                    Check(id: .unassigned, text: "C\($0)", done: Bool.random(using: &rng))
+                }
+            }
             return .add(zone: target.id, before: anchor, item: item)
         case 6, 7:
             if let a = ids.randomElement(using: &rng) {
@@ -197,8 +207,10 @@ import Testing
             return Bool.random(using: &rng)
                 ? .assign(item: a, add: [p], remove: []) : .assign(item: a, add: [], remove: [p.member])
         case 3:
+            // Some on cards at once, as the undo of a removeTag makes them.
             return .addTag(
-                tag: Tag(id: .unassigned, name: ["Bug", "UX", "Ops"].randomElement(using: &rng)!, color: "#123"))
+                tag: Tag(id: .unassigned, name: ["Bug", "UX", "Ops"].randomElement(using: &rng)!, color: "#123"),
+                items: Bool.random(using: &rng) ? [a] : [])
         case 4 where !tags.isEmpty:
             return .editTag(tag: tags.randomElement(using: &rng)!, changes: TagEdit(name: "Renamed"))
         case 5 where !tags.isEmpty:

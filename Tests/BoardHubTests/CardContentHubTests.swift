@@ -50,4 +50,47 @@ import Testing
         let bad = h.send(bo, #"{"type":"edit","op":"b4","base":9,"item":"t1","due":"2026-02-30"}"#)
         #expect(types(messages(to: bo, in: bad)) == ["error:bad_message"])
     }
+
+    @Test func anAddCarryingContentBringsARemovedCardBackWholeOnEveryPage() {
+        let h = HubHarness()
+        let ada = h.open(1)
+        let bo = h.open(2)
+        h.joinNew(ada)
+        h.hello(bo, name: "Bo")
+        for text in [
+            ##"{"type":"addTag","op":"c1","base":0,"tag":{"name":"Bug","color":"#d32f2f"}}"##,
+            #"{"type":"remove","op":"c2","base":1,"item":"t1"}"#,
+        ] {
+            _ = h.send(ada, text)
+            _ = h.makeDurable()
+        }
+        // The undo of the remove: the card's content rides on the add.
+        let undo = ##"""
+            {"type":"add","op":"c3","base":2,"zone":"tray","before":null,"item":{"label":"Back","color":"#123456",\##
+            "description":"**kept**","tags":["g1"],"assignees":[{"member":"bo","name":"Bo"}],"due":"2026-12-24",\##
+            "checklist":[{"text":"Write it","done":true},{"text":"Ship it"}]}}
+            """##
+        let sent = h.send(ada, undo)
+        #expect(messages(to: bo, in: sent).isEmpty, "not before durable")
+        let durable = h.makeDurable()
+        for page in [ada, bo] {
+            let got = messages(to: page, in: durable)
+            guard case .committed(let c)? = got.first, case .add(_, _, let card) = c.op else {
+                Issue.record("\(types(got))")
+                continue
+            }
+            #expect(card.description == "**kept**" && card.due == "2026-12-24" && card.tags == [TagID("g1")!])
+            #expect(card.assignees.map(\.name) == ["Bo"])
+            #expect(
+                card.checklist.map(\.text) == ["Write it", "Ship it"] && card.checklist.map(\.done) == [true, false])
+            #expect(card.checklist.map(\.id.rawValue) == ["k3", "k3-2"])
+        }
+        // Over a card's bounds: refused as board_full, nothing committed.
+        let checks = (1...101).map { #"{"text":"c\#($0)"}"# }.joined(separator: ",")
+        let full = h.send(
+            bo,
+            #"{"type":"add","op":"b1","base":3,"zone":"tray","before":null,"item":{"label":"A","checklist":[\#(checks)]}}"#
+        )
+        #expect(types(messages(to: bo, in: full)) == ["reject:board_full"])
+    }
 }

@@ -110,6 +110,29 @@ def test_the_card_panel_fills_a_card_and_the_other_page_sees_it(clients, server)
     assert card["assignees"][0]["name"] == "Ann"
 
 
+def test_enter_on_a_focused_card_opens_its_panel_and_escape_gives_the_focus_back(clients, server):
+    server.create("kanban", "k6")
+    ann, bo = clients("Ann", board="k6"), clients("Bo", board="k6")
+    item = first_card(server, "k6")
+    label = server.board("k6")["board"]["items"][0]["label"]
+    ann.tile(item).focus()
+    ann.page.keyboard.press("Enter")
+    panel = ann.page.get_by_role("dialog")
+    expect(panel).to_have_attribute("aria-label", label)
+    # The label is editable there, and focused: typed, Enter commits it; Bo's card follows.
+    field = panel.get_by_label("Card label")
+    expect(field).to_be_focused()
+    field.fill("Renamed from the panel")
+    field.press("Enter")
+    expect(bo.tile(item).locator(".tile-label")).to_have_text("Renamed from the panel")
+    ann.page.keyboard.press("Escape")
+    expect(ann.page.get_by_role("dialog")).to_have_count(0)
+    expect(ann.tile(item)).to_be_focused()
+    # No editor in place was opened on the way, and the rename is the only op.
+    expect(ann.page.locator(".card-editor")).to_have_count(0)
+    assert [o["type"] for o in server.get_json("/api/boards/k6/ops")["ops"]] == ["edit"]
+
+
 def test_a_description_changed_meanwhile_keeps_the_typed_text(clients, server):
     server.create("kanban", "k2")
     ann, bo = clients("Ann", board="k2"), clients("Bo", board="k2")
@@ -188,3 +211,79 @@ def test_undo_takes_back_a_tag_and_a_tick(clients, server):
     expect(bo.tile(item).locator(".chip")).to_have_count(0)
     ann.page.locator("#redo").click()
     expect(bo.tile(item).locator(".chip")).to_have_text("Bug")
+
+
+def test_undo_of_a_remove_brings_the_cards_content_back_on_both_pages(clients, server):
+    server.create("kanban", "k5")
+    ann, bo = clients("Ann", board="k5"), clients("Bo", board="k5")
+    item = first_card(server, "k5")
+    label = server.board("k5")["board"]["items"][0]["label"]
+    panel = open_panel(ann, item)
+    panel.get_by_role("button", name="Edit description").click()
+    panel.get_by_label("Description (Markdown)").fill("Typed *with care*")
+    panel.get_by_role("button", name="Save").click()
+    for text in ("Write the tests", "Ship it"):
+        panel.get_by_label("New checklist item").fill(text)
+        panel.get_by_label("New checklist item").press("Enter")
+    panel.get_by_label("Done: Write the tests").check()
+    expect(bo.tile(item).locator(".progress")).to_contain_text("1/2")
+    panel.get_by_role("button", name="Close").click()
+    # Removed (Delete on the focused card), then Undo from the toast: the card comes back whole.
+    ann.tile(item).focus()
+    ann.page.keyboard.press("Delete")
+    expect(bo.tile(item)).to_have_count(0)
+    ann.page.locator("#toast .toast-action").click()
+    for c in (ann, bo):
+        back = c.page.locator("[data-item]", has=c.page.locator(".tile-label", has_text=label))
+        expect(back).to_have_count(1)
+        expect(back.locator(".progress")).to_contain_text("1/2")
+        expect(back.locator(".has-description")).to_have_count(1)
+    new_id = bo.page.locator("[data-item]", has=bo.page.locator(".tile-label", has_text=label)).get_attribute("data-item")
+    assert new_id != item
+    bo_panel = open_panel(bo, new_id)
+    expect(bo_panel.locator("[data-description] em")).to_have_text("with care")
+    expect(bo_panel.get_by_label("Done: Write the tests")).to_be_checked()
+    expect(bo_panel.get_by_label("Done: Ship it")).not_to_be_checked()
+    card = next(i for i in server.board("k5")["board"]["items"] if i["id"] == new_id)
+    assert card["description"] == "Typed *with care*"
+    assert [(c["text"], c["done"]) for c in card["checklist"]] == [("Write the tests", True), ("Ship it", False)]
+    # The tick made before the remove is undone on the card as it came back.
+    ann.page.locator("#undo").click()
+    expect(bo.tile(new_id).locator(".progress")).to_contain_text("0/2")
+
+
+
+def test_undo_of_deleting_a_tag_puts_it_back_on_its_cards_on_both_pages(clients, server):
+    server.create("kanban", "k7")
+    ann, bo = clients("Ann", board="k7"), clients("Bo", board="k7")
+    items = [i["id"] for i in server.board("k7")["board"]["items"]][:2]
+    for n, item in enumerate(items):
+        panel = open_panel(ann, item)
+        if n == 0:
+            panel.get_by_label("New tag name").fill("Bug")
+            panel.get_by_role("button", name="Create tag").click()
+        panel.get_by_role("button", name="Bug").click()
+        expect(bo.tile(item).locator(".chip")).to_have_text("Bug")
+        panel.get_by_role("button", name="Close").click()
+    # Deleted from the panel: it leaves both cards on both pages.
+    panel = open_panel(ann, items[0])
+    panel.locator("summary").click()
+    panel.locator(".tag-delete").click()
+    for c in (ann, bo):
+        for item in items:
+            expect(c.tile(item).locator(".chip")).to_have_count(0)
+    panel.get_by_role("button", name="Close").click()
+    # Undo: the tag is made again, on the same two cards, in one op.
+    ann.page.locator("#undo").click()
+    for c in (ann, bo):
+        for item in items:
+            expect(c.tile(item).locator(".chip")).to_have_text("Bug")
+    board = server.board("k7")["board"]
+    [tag] = board["tags"]
+    assert tag["name"] == "Bug" and tag["id"] != "g1"
+    assert [i["id"] for i in board["items"] if tag["id"] in i.get("tags", [])] == items
+    ops = server.get_json("/api/boards/k7/ops")["ops"]
+    assert ops[-1]["type"] == "addTag" and ops[-1]["items"] == items
+    # Redo deletes it again.
+    ann.page.locator("#redo").click()
+    expect(bo.tile(items[0]).locator(".chip")).to_have_count(0)

@@ -43,20 +43,21 @@ def test_cards_are_added_edited_and_removed_live_with_undo(clients, server):
     expect(bo.tile(new_id).locator(".tile-label")).to_have_text("Buy oat milk")
     expect(bo.tile(new_id).locator(".tile-detail")).to_have_text("2 litres")
     expect(ann.tile(new_id)).to_be_focused()
-    # A color from the editor's palette: one edit of the color alone.
-    ann.page.keyboard.press("Enter")
+    # A color from the editor's palette (F2 on the focused card edits it in place): one edit of
+    # the color alone.
+    ann.page.keyboard.press("F2")
     ann.page.locator('.card-editor [data-color="#43a047"]').click()
     ann.page.keyboard.press("Escape")
     bo.page.wait_for_function(
         "(id) => document.querySelector(`[data-item=\"${id}\"]`).style.getPropertyValue('--tile-color') === '#43a047'",
         arg=new_id)
 
-    # Bo lifts "Fix the login page" (t4) and holds it; Ann edits it meanwhile (Enter on the
+    # Bo lifts "Fix the login page" (t4) and holds it; Ann edits it meanwhile (F2 on the
     # focused tile): both commit. Ann's Delete on it is refused with Bo's name.
     bo.lift("t4")
     expect(ann.tile("t4")).to_have_attribute("data-held-by", bo.page.evaluate("window.shuffleboard.me"))
     ann.tile("t4").focus()
-    ann.page.keyboard.press("Enter")
+    ann.page.keyboard.press("F2")
     ann.page.locator('.card-editor [aria-label="Card label"]').fill("Fix the sign-in page")
     ann.page.keyboard.press("Enter")
     expect(bo.tile("t4").locator(".tile-label")).to_have_text("Fix the sign-in page")
@@ -251,15 +252,21 @@ def test_a_handle_only_list_edits_and_removes_from_its_handle(clients, server):
     first = rows.first.get_attribute("data-item")
     handle = ann.tile(first).locator("[data-handle]")
     handle.focus()
-    ann.page.keyboard.press("Enter")
+    ann.page.keyboard.press("F2")
     ann.page.locator('.card-editor [aria-label="Card label"]').fill("Never sent")
     ann.page.keyboard.press("Escape")
-    # Escape cancels and gives the focus back to the row's handle, so Enter edits it again.
+    # Escape cancels and gives the focus back to the row's handle, so F2 edits it again.
     expect(handle).to_be_focused()
-    ann.page.keyboard.press("Enter")
+    ann.page.keyboard.press("F2")
     ann.page.locator('.card-editor [aria-label="Card label"]').fill("So What")
     ann.page.keyboard.press("Enter")
     expect(bo.tile(first).locator(".tile-label")).to_have_text("So What")
+    expect(handle).to_be_focused()
+    # Enter on the handle opens the row's card panel; Escape closes it, the focus back on the handle.
+    ann.page.keyboard.press("Enter")
+    expect(ann.page.get_by_role("dialog")).to_have_attribute("aria-label", "So What")
+    ann.page.keyboard.press("Escape")
+    expect(ann.page.get_by_role("dialog")).to_have_count(0)
     expect(handle).to_be_focused()
     ann.page.keyboard.press("Backspace")
     expect(bo.tile(first)).to_have_count(0)
@@ -371,7 +378,7 @@ def test_what_is_being_typed_survives_other_peoples_changes(clients, server):
 def test_the_palette_works_from_the_keyboard(clients, server):
     ann, bo = clients("Ann"), clients("Bo")
     ann.tile("t1").focus()
-    ann.page.keyboard.press("Enter")
+    ann.page.keyboard.press("F2")
     expect(ann.page.locator('.card-editor [aria-pressed="true"]')).to_have_attribute("data-color", "#e53935")
     ann.page.locator('.card-editor [data-color="#1e88e5"]').focus()
     ann.page.keyboard.press("Enter")

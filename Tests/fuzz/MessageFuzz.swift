@@ -82,10 +82,11 @@ private func check(_ request: OpRequest) {
     case .assign(_, let add, let remove):
         require(!(add.isEmpty && remove.isEmpty), "an empty assign")
         for person in add { require(Assignee.isValidName(person.name), "an assignee's bad name") }
-    case .addTag(let tag):
+    case .addTag(let tag, let items):
         require(
             tag.id == .unassigned && Board.isValidColor(tag.color), "a request that chose its tag id, or a bad color")
         text(tag.name, BoardLimits.tagName, "a tag name")
+        require(Set(items).count == items.count && items.count <= BoardLimits.items, "an item named twice, or too many")
     case .editTag(_, let changes):
         require(!changes.isEmpty, "an empty tag edit")
         changes.name.map { text($0, BoardLimits.tagName, "a tag name") }

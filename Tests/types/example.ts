@@ -39,6 +39,14 @@ async function play(): Promise<void> {
     if (!('ack' in added)) console.log(added.item.id);
     // Back painted on, as the undo of a remove brings a card back.
     await board.op({ type: 'add', zone: 'todo', before: 't2', item: { label: 'Lit', color: '#43a047', on: true } });
+    // Back with its content, as the undo of a remove brings a card back whole.
+    await board.op({
+      type: 'add', zone: 'todo', before: null,
+      item: {
+        label: 'Whole', description: '# Why', due: '2026-12-24', tags: ['g1'], assignees: [{ member: 'ann', name: 'Ann' }],
+        checklist: [{ text: 'Write it', done: true }, { text: 'Ship it' }],
+      },
+    });
     await board.op({ type: 'edit', item: 't1', detail: null, op: 'my-op-1', base: 3 });
     board.dragStart('t3');
     board.hover('t3', 't4', 'grid', 'move');

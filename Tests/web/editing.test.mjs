@@ -192,6 +192,75 @@ test('undo of a remove brings a card that was on back on', () => {
   assert.equal('on' in sent(s.undo())[0].item, false);
 });
 
+test('undo of a remove brings its content back (tags still on the board), and later steps follow its new check ids', () => {
+  const s = joined();
+  // The card's content, as the server's broadcasts made it (tag g1, a removed tag g2, checks k1 k2).
+  s.receive({ type: 'addTag', op: 'x1', seq: 1, by: 'u2', tag: { id: 'g1', name: 'Bug', color: '#d32f2f' } });
+  s.receive({ type: 'addTag', op: 'x2', seq: 2, by: 'u2', tag: { id: 'g2', name: 'UX', color: '#1e88e5' } });
+  s.receive({ type: 'tag', op: 'x3', seq: 3, by: 'u2', item: 't2', add: ['g1', 'g2'], remove: [] });
+  s.receive({ type: 'edit', op: 'x4', seq: 4, by: 'u2', item: 't2', description: '# Why', due: '2026-12-24' });
+  s.receive({ type: 'assign', op: 'x5', seq: 5, by: 'u2', item: 't2', add: [{ member: 'bo', name: 'Bo' }], remove: [] });
+  s.receive({ type: 'addCheck', op: 'x6', seq: 6, by: 'u2', item: 't2', before: null, check: { id: 'k1', text: 'Write', done: false } });
+  s.receive({ type: 'addCheck', op: 'x7', seq: 7, by: 'u2', item: 't2', before: null, check: { id: 'k2', text: 'Ship', done: false } });
+  // Ann ticks Write, then removes the card; Bo deletes the tag UX meanwhile.
+  const [tick] = sent(s.cardOp({ type: 'editCheck', item: 't2', check: 'k1', done: true }, 'Ticked'));
+  s.receive(echo(tick, 8));
+  const [remove] = sent(s.removeCard('t2'));
+  s.receive(echo(remove, 9));
+  s.receive({ type: 'removeTag', op: 'x10', seq: 10, by: 'u2', tag: 'g2' });
+  const [back] = sent(s.undo());
+  assert.deepEqual(back.item, {
+    label: 'T2', color: '#000', description: '# Why', due: '2026-12-24', tags: ['g1'],
+    assignees: [{ member: 'bo', name: 'Bo' }], checklist: [{ text: 'Write', done: true }, { text: 'Ship', done: false }],
+  });
+  // Shown at once with its content; the server gives the checks new ids.
+  const pending = view(s).items.find((i) => i.label === 'T2');
+  assert.equal(pending.description, '# Why');
+  assert.deepEqual(pending.checklist.map((c) => c.done), [true, false]);
+  const { base, ...rest } = back;
+  s.receive({
+    ...rest, seq: 11, by: 'u1',
+    item: { ...back.item, id: 'c11', on: false, checklist: [{ id: 'k11', text: 'Write', done: true }, { id: 'k11-2', text: 'Ship', done: false }] },
+  });
+  const card = view(s).items.find((i) => i.id === 'c11');
+  assert.deepEqual(card.tags, ['g1']);
+  assert.deepEqual(card.checklist.map((c) => c.id), ['k11', 'k11-2']);
+  // The tick before it is undone on the card as it came back: its new id and its new check id.
+  const [untick] = sent(s.undo());
+  assert.deepEqual({ type: untick.type, item: untick.item, check: untick.check, done: untick.done },
+    { type: 'editCheck', item: 'c11', check: 'k11', done: false });
+});
+
+test('undo of a removeTag makes the tag again on the cards that had it (not those removed since); redo deletes it again', () => {
+  const s = joined();
+  s.receive({ type: 'addTag', op: 'x1', seq: 1, by: 'u2', tag: { id: 'g1', name: 'Bug', color: '#d32f2f' } });
+  for (const [seq, item] of [[2, 't2'], [3, 't5'], [4, 't7']]) {
+    s.receive({ type: 'tag', op: `x${seq}`, seq, by: 'u2', item, add: ['g1'], remove: [] });
+  }
+  // Ann untags t7 (an undo step naming g1), then deletes the tag; Bo removes t5 meanwhile.
+  const [untag] = sent(s.cardOp({ type: 'tag', item: 't7', remove: ['g1'] }, 'Untagged'));
+  s.receive(echo(untag, 5));
+  const [del] = sent(s.cardOp({ type: 'removeTag', tag: 'g1' }, 'Deleted the tag Bug.'));
+  s.receive(echo(del, 6));
+  assert.equal(view(s).items.find((i) => i.id === 't2').tags, undefined);
+  s.receive({ type: 'remove', op: 'x7', seq: 7, by: 'u2', item: 't5' });
+  const [again] = sent(s.undo());
+  assert.deepEqual({ type: again.type, tag: again.tag, items: again.items },
+    { type: 'addTag', tag: { name: 'Bug', color: '#d32f2f' }, items: ['t2'] });
+  // Shown at once on t2 under a pending id, then under the server's.
+  assert.equal(view(s).items.find((i) => i.id === 't2').tags.length, 1);
+  s.receive({ ...echo(again, 8), tag: { ...again.tag, id: 'g8' } });
+  assert.deepEqual(view(s).items.find((i) => i.id === 't2').tags, ['g8']);
+  // The untag before it now names the new tag: its undo tags t7 with g8.
+  const [retag] = sent(s.undo());
+  assert.deepEqual({ type: retag.type, item: retag.item, add: retag.add }, { type: 'tag', item: 't7', add: ['g8'] });
+  s.receive(echo(retag, 9));
+  // Redo of the tag's undo deletes g8 again.
+  sent(s.redo());
+  const [redel] = sent(s.redo());
+  assert.deepEqual({ type: redel.type, tag: redel.tag }, { type: 'removeTag', tag: 'g8' });
+});
+
 test("the toast's Undo reverts that remove, not the change made after it", () => {
   const s = joined();
   const fx = s.removeCard('t5');

@@ -187,9 +187,12 @@ test('keyboard in paint mode flips the focused tile as a stroke of one', () => {
   ]);
 });
 
-test('on a focused tile Enter edits its label and Delete or Backspace removes it; not while lifted or typing', () => {
+test('on a focused tile Enter opens its card, F2 edits its label and Delete or Backspace removes it; not while lifted or typing', () => {
   const p = page();
-  assert.deepEqual(p.run(p.g.keyDown(key('Enter', { item: 't5' }))), [{ type: 'prevent' }, { type: 'edit', item: 't5' }]);
+  assert.deepEqual(p.run(p.g.keyDown(key('Enter', { item: 't5' }))), [{ type: 'prevent' }, { type: 'open', item: 't5' }]);
+  assert.deepEqual(p.run(p.g.keyDown(key('F2', { item: 't5' }))), [{ type: 'prevent' }, { type: 'edit', item: 't5' }]);
+  assert.deepEqual(p.run(p.g.keyDown(key('Enter', { item: 't5', inField: true }))), [], 'typing in a field');
+  assert.deepEqual(p.run(p.g.keyDown(key('F2', { item: 't5', inField: true }))), [], 'typing in a field');
   for (const k of ['Delete', 'Backspace']) {
     assert.deepEqual(p.run(p.g.keyDown(key(k, { item: 't5' }))), [{ type: 'prevent' }, { type: 'remove', item: 't5' }]);
     assert.deepEqual(p.run(p.g.keyDown(key(k, { item: 't5', inField: true }))), [], 'typing in a field');
@@ -197,6 +200,7 @@ test('on a focused tile Enter edits its label and Delete or Backspace removes it
   assert.deepEqual(p.run(p.g.keyDown(key('Delete'))), [], 'no focused tile');
   p.run(p.g.keyDown(key(' ', { item: 't5' })));
   assert.deepEqual(p.run(p.g.keyDown(key('Delete', { item: 't5' }))), [], 'a lifted tile is not removed');
+  assert.deepEqual(p.run(p.g.keyDown(key('F2', { item: 't5' }))), [], 'a lifted tile is not edited');
 });
 
 test('undo, redo and mode keys, except while typing in a field', () => {

@@ -70,8 +70,22 @@ export interface AddBody {
   type: 'add';
   zone: string;
   before: string | null;
-  /** `on: true` adds it painted on (as the undo of a remove does); false when left out. */
-  item: { label: string; color?: string; detail?: string | null; on?: boolean };
+  /**
+   * `on: true` adds it painted on (as the undo of a remove does); false when left out. The
+   * content fields bring a removed card back whole (same bounds as the ops that change them;
+   * the server gives each check an id).
+   */
+  item: {
+    label: string;
+    color?: string;
+    detail?: string | null;
+    on?: boolean;
+    description?: string;
+    due?: string;
+    tags?: string[];
+    assignees?: Assignee[];
+    checklist?: { text: string; done?: boolean }[];
+  };
 }
 export interface EditBody {
   type: 'edit';
@@ -88,7 +102,8 @@ export interface EditBody {
 /** A set change: adding a tag the card has, or removing one it lacks, changes nothing. */
 export interface TagBody { type: 'tag'; item: string; add?: string[]; remove?: string[] }
 export interface AssignBody { type: 'assign'; item: string; add?: Assignee[]; remove?: string[] }
-export interface AddTagBody { type: 'addTag'; tag: { name: string; color: string } }
+/** `items`: cards to put the new tag on at once (the undo of a removeTag brings it back on them). */
+export interface AddTagBody { type: 'addTag'; tag: { name: string; color: string }; items?: string[] }
 export interface EditTagBody { type: 'editTag'; tag: string; name?: string; color?: string }
 export interface RemoveTagBody { type: 'removeTag'; tag: string }
 export interface AddCheckBody { type: 'addCheck'; item: string; before: string | null; text: string }
@@ -140,7 +155,7 @@ export type CommittedOp =
       & Numbered)
   | ({ type: 'tag'; item: string; add: string[]; remove: string[] } & Numbered)
   | ({ type: 'assign'; item: string; add: Assignee[]; remove: string[] } & Numbered)
-  | ({ type: 'addTag'; tag: Tag } & Numbered)
+  | ({ type: 'addTag'; tag: Tag; items?: string[] } & Numbered)
   | ({ type: 'addCheck'; item: string; before: string | null; check: Check } & Numbered)
   | ({ type: 'add'; zone: string; before: string | null; item: Item } & Numbered)
   | ({ type: 'restore'; to: number; board: Board } & Numbered)
@@ -386,7 +401,8 @@ export function retitle(op: string, base: number, title: string): RetitleBody & 
 export function restore(op: string, base: number, to: number): RestoreBody & OpMessage;
 export function tag(op: string, base: number, item: string, add?: string[], remove?: string[]): TagBody & OpMessage;
 export function assign(op: string, base: number, item: string, add?: Assignee[], remove?: string[]): AssignBody & OpMessage;
-export function addTag(op: string, base: number, tag: { name: string; color: string }): AddTagBody & OpMessage;
+export function addTag(
+  op: string, base: number, tag: { name: string; color: string }, items?: string[]): AddTagBody & OpMessage;
 export function editTag(op: string, base: number, tag: string, changes: { name?: string; color?: string }): EditTagBody & OpMessage;
 export function removeTag(op: string, base: number, tag: string): RemoveTagBody & OpMessage;
 export function addCheck(op: string, base: number, item: string, before: string | null, text: string): AddCheckBody & OpMessage;

@@ -96,14 +96,23 @@ export function toggle(op, base, item, on) {
 }
 
 /**
- * Adds an item {label, color?, detail?, on?} to `zone` before item `before` (null: at the end);
- * `on: true` adds it painted on (the undo of a remove), left out otherwise.
+ * Adds an item {label, color?, detail?, on?, description?, due?, tags?, assignees?, checklist?}
+ * to `zone` before item `before` (null: at the end); `on: true` adds it painted on (the undo of a
+ * remove), left out otherwise. The content (issue 32) brings a removed card back whole: tag ids
+ * of the board, [{member, name}], [{text, done?}] (the server gives the checks their ids).
  */
 export function add(op, base, zone, before, item) {
   const content = { label: item.label };
   if (item.color) content.color = item.color;
-  if (typeof item.detail === 'string') content.detail = item.detail;
+  for (const f of ['detail', 'description', 'due']) if (typeof item[f] === 'string') content[f] = item[f];
   if (item.on === true) content.on = true;
+  if (Array.isArray(item.tags) && item.tags.length) content.tags = item.tags.slice();
+  if (Array.isArray(item.assignees) && item.assignees.length) {
+    content.assignees = item.assignees.map((p) => ({ member: p.member, name: p.name }));
+  }
+  if (Array.isArray(item.checklist) && item.checklist.length) {
+    content.checklist = item.checklist.map((c) => ({ text: c.text, done: !!c.done }));
+  }
   return { type: 'add', op, base, zone, before: before ?? null, item: content };
 }
 
@@ -127,9 +136,14 @@ export function assign(op, base, item, add = [], remove = []) {
   return { type: 'assign', op, base, item, add, remove };
 }
 
-/** Defines a tag {name, color} on the board; the server chooses its id. */
-export function addTag(op, base, newTag) {
-  return { type: 'addTag', op, base, tag: { name: newTag.name, color: newTag.color } };
+/**
+ * Defines a tag {name, color} on the board; the server chooses its id. `items`: cards to put it
+ * on at once (the undo of a removeTag), left out when none.
+ */
+export function addTag(op, base, newTag, items = []) {
+  const msg = { type: 'addTag', op, base, tag: { name: newTag.name, color: newTag.color } };
+  if (Array.isArray(items) && items.length) msg.items = items.slice();
+  return msg;
 }
 
 /** Renames or recolors a tag. */
