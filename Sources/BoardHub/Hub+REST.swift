@@ -14,6 +14,11 @@ internal import BoardCore
 /// A board not in memory is loaded for the op (claimed, in a cluster; owned by another node: the
 /// request is relayed there, `forwardREST`). The ops of one client address share a bucket of `opRate`, as one WebSocket's do.
 extension Hub {
+    /// The member of a REST op whose token names none (or on a server without tokens): one
+    /// `api` for all of them, so that `/members` and the assignee picker list the API once, not
+    /// once per request.
+    static let apiMember = MemberID("api")!
+
     /// `POST /api/boards/{id}/ops`, the token's claims already checked for viewing.
     func restOpRequest(_ id: BoardID, _ request: HTTPRequest, claims: Claims, exchange: ExchangeID) {
         guard request.method == .post else { return emit(.respond(exchange, .methodNotAllowed("POST"))) }
@@ -33,7 +38,8 @@ extension Hub {
             return emit(.respond(exchange, response))
         }
         let pending = RESTOp.Pending(
-            request: op, name: claims.name ?? "api", member: claims.member, peer: request.peer, http: request)
+            request: op, name: claims.name ?? "api", member: claims.member ?? Self.apiMember, peer: request.peer,
+            http: request)
         if let host = boards[id] {
             submitREST(pending, on: host, exchange: exchange)
         } else if isDeleting(id) {
@@ -147,7 +153,7 @@ struct RESTOp {
         var request: OpRequest
         /// The name it is sent as (its token's, or `api`).
         var name: String
-        /// The member it is sent as: its token's `sub`, else one of its own.
+        /// The member it is sent as: its token's `sub`, else `api` (`Hub.apiMember`).
         var member: MemberID?
         var peer: String
         /// The request as it came, to relay to the board's owner in a cluster.

@@ -80,23 +80,29 @@ def test_two_clients_fill_a_card_and_it_survives_a_restart_and_an_export(servers
                                  {"type": "editTag", "op": "r1", "base": 8, "tag": "g1", "name": "Defect"})
     assert status == 200 and answer["seq"] == 9, answer
     assert bo.expect(lambda m: m.get("op") == "r1")["name"] == "Defect"
+    # A second REST op without a token is the same member, `api`: the API is one person, not one per request.
+    status, second = server.http("POST", "/api/boards/crd/ops",
+                                 {"type": "editTag", "op": "r2", "base": 9, "tag": "g1", "color": "#1e88e5"})
+    assert status == 200 and second["seq"] == 10, second
+    assert answer["op"]["member"] == second["op"]["member"] == "api"
+    bo.expect(lambda m: m.get("op") == "r2")
     status, members = server.get("/api/boards/crd/members")
     assert status == 200
-    # Everyone who committed (the REST op's sender has a member of its own), newest first.
+    # Everyone who committed (REST ops without a token as `api`), newest first.
     listed = members["members"]
-    assert {m["member"] for m in listed} == {"ada", "bo", answer["op"]["member"]}
-    assert listed[0]["member"] == answer["op"]["member"] and listed[0]["name"] == "api"
+    assert {m["member"] for m in listed} == {"ada", "bo", "api"}
+    assert listed[0]["member"] == "api" and listed[0]["name"] == "api"
     assert [m["last"] for m in listed] == sorted((m["last"] for m in listed), reverse=True)
     assert {m["member"]: m["name"] for m in listed}["ada"] == "Ada"
     ada.close()
     bo.close()
 
     status, snapshot = server.get("/api/boards/crd")
-    assert status == 200 and snapshot["seq"] == 9
+    assert status == 200 and snapshot["seq"] == 10
     card = next(i for i in snapshot["board"]["items"] if i["id"] == "t1")
     assert card["tags"] == ["g1"] and card["assignees"] == [{"member": "ada", "name": "Ada"}]
     assert card["due"] == "2026-02-28" and card["checklist"] == [{"id": "k5", "text": "Write it", "done": True}]
-    assert snapshot["board"]["tags"] == [{"id": "g1", "name": "Defect", "color": "#d32f2f"}]
+    assert snapshot["board"]["tags"] == [{"id": "g1", "name": "Defect", "color": "#1e88e5"}]
     assert "tags" not in next(i for i in snapshot["board"]["items"] if i["id"] == "t2")
     _, ops = server.all_ops("crd")
     assert replay(template("crd"), ops) == snapshot["board"]
