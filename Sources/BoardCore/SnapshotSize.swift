@@ -17,7 +17,12 @@ enum SnapshotSize {
             let left = board.zones[from.zone].items.count >= 2 ? 1 : 0
             let joined = to.items.isEmpty ? 0 : 1
             return bytes - left + joined
-        case .toggle(let id, _), .edit(let id, _), .tag(let id, _, _), .assign(let id, _, _),
+        case .toggle(let id, let on):
+            // The hottest op: `"on":false` is one byte longer than `"on":true` (Item.encode writes
+            // it always), and nothing else changes: no encode of the item per toggle.
+            guard let item = board.item(id), item.on != on else { return bytes }
+            return on ? bytes - 1 : bytes + 1
+        case .edit(let id, _), .tag(let id, _, _), .assign(let id, _, _),
             .addCheck(let id, _, _), .editCheck(let id, _, _), .removeCheck(let id, _):
             guard var item = board.item(id) else { return bytes }
             let before = itemBytes(item)
