@@ -100,7 +100,7 @@ def test_a_rest_op_is_answered_once_durable_and_resent_ids_are_acknowledged(serv
                                     "before": None})
     assert status == 200, body
     assert body["seq"] == 1
-    assert body["op"] == {"type": "move", "op": "ci-1", "by": body["op"]["by"], "member": body["op"]["by"], "seq": 1, "item": "t2",
+    assert body["op"] == {"type": "move", "op": "ci-1", "by": body["op"]["by"], "member": "api", "seq": 1, "item": "t2",
                           "zone": "done", "before": None}
     assert server.all_ops("ci")[1] == [body["op"]]
     # The same op id again (a retry after a lost answer): acknowledged, not applied twice.
