@@ -95,7 +95,11 @@ class Contexts:
 
 
 @pytest.fixture
-def contexts(browser):
+def contexts(browser, make_server):
+    # After make_server, so torn down before it: every page is closed before any server this test
+    # made stops. The other way round, a page whose server stopped first could try to reconnect
+    # before its context closed and log ERR_CONNECTION_REFUSED (seen under load in CI, in a test
+    # that listed its server fixture after `contexts`).
     made = Contexts(browser)
     yield made
     made.close()

@@ -29,7 +29,7 @@ def guarded(server_binary, request):
     s.stop()
 
 
-def test_the_start_page_creates_and_joins_a_board_under_allow_origin(contexts, guarded):
+def test_the_start_page_creates_and_joins_a_board_under_allow_origin(guarded, contexts):
     ctx = contexts(viewport={"width": 760, "height": 900})
     page = ctx.new_page()
     page.goto(guarded.url + "/")
@@ -46,7 +46,7 @@ def test_the_start_page_creates_and_joins_a_board_under_allow_origin(contexts, g
     assert guarded.board("guarded")["board"]["title"] == "Guarded"
 
 
-def test_a_page_on_another_origin_can_neither_create_a_board_nor_connect(contexts, guarded):
+def test_a_page_on_another_origin_can_neither_create_a_board_nor_connect(guarded, contexts):
     # A page of another site: a plain page from another loopback address (no CSP of ours).
     class Evil(http.server.BaseHTTPRequestHandler):
         def do_GET(self):

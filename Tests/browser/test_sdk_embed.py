@@ -88,7 +88,8 @@ def order(page, zone="grid"):
     return page.eval_on_selector_all(f'[data-zone="{zone}"] [data-item]', "els => els.map(e => e.dataset.item)")
 
 
-def test_the_example_page_and_the_bundled_client_see_each_others_moves_and_drags(contexts, site, own_server):
+def test_the_example_page_and_the_bundled_client_see_each_others_moves_and_drags(site, own_server, contexts):
+    # (Server fixtures before `contexts`: its pages close before the servers stop.)
     # The site's origin and the server's own (for the bundled page) are the only ones allowed.
     s = site()
     port = free_port()
@@ -137,7 +138,7 @@ def expiry(token):
     return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))["e"]
 
 
-def test_the_example_page_with_get_token_keeps_going_past_its_first_tokens_expiry(contexts, site, own_server,
+def test_the_example_page_with_get_token_keeps_going_past_its_first_tokens_expiry(site, own_server, contexts,
                                                                                   tmp_path):
     secrets = tmp_path / "secrets"
     secrets.write_text(SECRET + "\n")
