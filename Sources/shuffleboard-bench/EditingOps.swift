@@ -10,9 +10,31 @@ extension Scenarios {
     /// toggles, in the same run, on the same in-process server (memory, then SQLite). Each client
     /// keeps one op in flight; nothing conflicts. One JSON line per store, with the ratio.
     func editingOps(opsPerClient: Int, clients: Int) async throws {
+        try await mixAgainstToggles(
+            scenario: "editing-ops", key: "editing", opsPerClient: opsPerClient, clients: clients
+        ) {
+            client, step, card in
+            switch step % 4 {
+            case 0:
+                #"{"type":"add","zone":"tray","before":null,"item":{"label":"card \#(client)-\#(step)"}"#
+            case 1: #"{"type":"edit","item":"\#(card ?? "")","label":"edited \#(step)","detail":"d""#
+            case 2: #"{"type":"move","item":"\#(card ?? "")","zone":"grid","before":null"#
+            default: #"{"type":"remove","item":"\#(card ?? "")""#
+            }
+        }
+    }
+
+    /// What `editing-ops` and `card-ops` share: for each store (memory, then SQLite) an in-process
+    /// server, toggles' committed ops per second as the reference, then `mix`'s on another board
+    /// of the same server, and one JSON line `{"scenario", "store", "clients", "toggle_ops_per_s",
+    /// "<key>_ops_per_s", "ratio"}`.
+    func mixAgainstToggles(
+        scenario: String, key: String, opsPerClient: Int, clients: Int,
+        _ mix: @escaping @Sendable (Int, Int, String?) -> String
+    ) async throws {
         for store in ["memory", "sqlite"] {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "shuffleboard-bench-edit-\(getpid())")
+                "shuffleboard-bench-\(key)-\(getpid())")
             defer { try? FileManager.default.removeItem(at: directory) }
             let boardStore: any BoardStore =
                 store == "memory" ? MemoryStore() : try SQLiteStore(directory: directory.path)
@@ -24,21 +46,12 @@ extension Scenarios {
                 client, step, _ in
                 #"{"type":"toggle","item":"t\#(client + 1)","on":\#(step % 2 == 0)"#
             }
-            let edits = try await Self.rate(loop, port: port, board: "edits", clients: clients, ops: opsPerClient) {
-                client, step, card in
-                switch step % 4 {
-                case 0:
-                    #"{"type":"add","zone":"tray","before":null,"item":{"label":"card \#(client)-\#(step)"}"#
-                case 1: #"{"type":"edit","item":"\#(card ?? "")","label":"edited \#(step)","detail":"d""#
-                case 2: #"{"type":"move","item":"\#(card ?? "")","zone":"grid","before":null"#
-                default: #"{"type":"remove","item":"\#(card ?? "")""#
-                }
-            }
+            let mixed = try await Self.rate(loop, port: port, board: key, clients: clients, ops: opsPerClient, mix)
             emit(
                 String(
-                    format: #"{"scenario":"editing-ops","store":"%@","clients":%d,"#
-                        + #""toggle_ops_per_s":%.0f,"editing_ops_per_s":%.0f,"ratio":%.3f}"#,
-                    store, clients, toggles, edits, edits / toggles))
+                    format: #"{"scenario":"%@","store":"%@","clients":%d,"#
+                        + #""toggle_ops_per_s":%.0f,"%@_ops_per_s":%.0f,"ratio":%.3f}"#,
+                    scenario, store, clients, toggles, key, mixed, mixed / toggles))
             (boardStore as? SQLiteStore)?.close()
         }
     }
