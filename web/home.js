@@ -1,6 +1,7 @@
 // The start page: the server's boards (a page at a time), a form that makes a new board from a
 // template and opens it, and one that opens (or creates) a board by name.
 
+import { loadTemplates } from './boardgate.js';
 import { templateMode } from './layout.js';
 import {
   apiHeaders, boardIdFromName, boardsPagePath, isValidId, newBoardRequest, tokenFragment,
@@ -63,7 +64,7 @@ export function startHome(root, view, win, rename, token = null) {
     next = await loadBoards(view, win, next, token);
     more.disabled = false;
   });
-  loadTemplates(view, win);
+  fillTemplates(view, win);
   loadBoards(view, win, null, token).then((n) => { next = n; });
 }
 
@@ -90,16 +91,10 @@ async function createBoard(win, template, title, token) {
   throw new Error('no free id'); // not reached: the last try has no id
 }
 
-/** Fills the template choices from `GET /api/templates` (none: the form stays hidden). */
-async function loadTemplates(view, win) {
-  try {
-    const res = await win.fetch('/api/templates', { headers: { accept: 'application/json' } });
-    if (!res.ok) throw new Error(String(res.status));
-    const body = await res.json();
-    view.startPage.renderTemplates(Array.isArray(body.templates) ? body.templates : null);
-  } catch {
-    view.startPage.renderTemplates(null);
-  }
+/** Fills the template choices from `GET /api/templates`, Kanban first (none: the form stays hidden). */
+async function fillTemplates(view, win) {
+  const templates = await loadTemplates(win);
+  view.startPage.renderTemplates(templates.length ? templates : null);
 }
 
 /**

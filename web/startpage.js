@@ -36,16 +36,16 @@ export class StartPage {
   }
 
   /**
-   * The start page's template choices: radio buttons with each template's title and description
-   * (`templates` null: the server has none, and the form to make a board from one is hidden).
+   * Template choices: radio buttons with each template's title and description, the first
+   * checked, in the fieldset `box` (the start page's, or the "no such board" question's).
+   * `templates` null or empty: the server has none, and the start page's form is hidden.
    */
-  renderTemplates(templates) {
-    const form = this.root.querySelector('#new-form');
-    const box = this.root.querySelector('#templates');
-    box.querySelectorAll('label').forEach((l) => l.remove());
-    form.hidden = !templates || templates.length === 0;
+  renderTemplates(templates, box = '#templates') {
+    const fieldset = this.root.querySelector(box);
+    fieldset.querySelectorAll('label').forEach((l) => l.remove());
+    if (box === '#templates') this.root.querySelector('#new-form').hidden = !templates || templates.length === 0;
     (templates ?? []).forEach((t, i) => {
-      box.append(el(this.doc, 'label', { className: 'template' },
+      fieldset.append(el(this.doc, 'label', { className: 'template' },
         el(this.doc, 'input', {
           type: 'radio', name: 'template', value: t.name, dataset: { template: t.name }, checked: i === 0,
         }),

@@ -170,7 +170,8 @@ def test_a_grid_adds_cards_from_its_heading(clients, server):
 
 
 def test_undo_of_a_remove_brings_a_painted_card_back_on(clients, server):
-    ann, bo = clients("Ann"), clients("Bo")
+    # A colors board offers swap and move; a link asks for paint (issue 35).
+    ann, bo = clients("Ann", board="b1&mode=paint"), clients("Bo")
     ann.mode("paint")
     ann.tile("t2").click()
     expect(bo.tile("t2")).to_have_attribute("data-on", "true")
