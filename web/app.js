@@ -8,9 +8,10 @@ import { AnnounceThrottle } from './announce.js';
 import { isolate } from './bidi.js';
 import { lockAxis, pickTarget } from './geometry.js';
 import { Gestures } from './gestures.js';
+import { act, editLabel, listen } from './input.js';
 import { HistoryPanel, historyPath, restoreNotice } from './history.js';
 import { BAD_ID, startHome } from './home.js';
-import { showsDetails, suggestedMode } from './layout.js';
+import { suggestedMode } from './layout.js';
 import { MODES, Session } from './session.js';
 import { Client } from './sdk/shuffleboard.js';
 import { View } from './view.js';
@@ -25,10 +26,6 @@ const MODE_KEY = 'shuffleboard.mode';
 /** The stable id of the person using this browser (issue 32): `hello.member`. */
 const MEMBER_KEY = 'shuffleboard.member';
 
-/** The tile (item id) an event target is in, or null. */
-const tileOf = (el) => el?.closest?.('[data-item]')?.dataset.item ?? null;
-/** True when an event target is a drag handle (or inside one). */
-const onHandle = (el) => !!el?.closest?.('[data-handle]');
 
 class App {
   constructor(root, win) {
@@ -404,138 +401,11 @@ class App {
     this.view.setSeq(s.seq);
   }
 
-  // ---- Gestures (see gestures.js).
+  // ---- Input (input.js): pointer, keyboard and editing clicks into gestures and the session.
 
-  listen() {
-    this.filterBar.listen();
-    const zones = this.root.querySelector('#zones');
-    const point = (e, item = null) => ({
-      pointerId: e.pointerId, pointerType: e.pointerType, button: e.button, x: e.clientX, y: e.clientY, item,
-      handle: item !== null && onHandle(e.target),
-    });
-    // The editing controls (add card, rename, remove, an inline field) are not drag surfaces.
-    const control = (el) => !!el?.closest?.('input, form, .card-editor, button:not([data-handle])');
-    zones.addEventListener('pointerdown', (e) => {
-      this.press = tileOf(e.target) && !control(e.target) ? { item: tileOf(e.target), x: e.clientX, y: e.clientY } : null;
-      if (!control(e.target)) this.act(this.gestures.pointerDown(point(e, tileOf(e.target))), e);
-    });
-    zones.addEventListener('click', (e) => {
-      this.editClick(e);
-      // A click on a card that is not a drag (the pointer did not move) opens it, unless a
-      // double click (the label edited in place) follows; paint boards paint on a click.
-      const p = this.press;
-      this.press = null;
-      const item = tileOf(e.target);
-      if (!p || item !== p.item || control(e.target) || this.session.mode === 'paint') return;
-      if (Math.hypot(e.clientX - p.x, e.clientY - p.y) > 4 || e.detail > 1) return;
-      this.win.clearTimeout(this.openTimer);
-      this.openTimer = this.win.setTimeout(() => this.openCard(item), 300);
-    });
-    zones.addEventListener('submit', (e) => {
-      const form = e.target.closest?.('[data-add-card]');
-      if (!form) return;
-      e.preventDefault();
-      const input = form.querySelector('input');
-      const before = this.session.state.view()?.items.length ?? 0;
-      this.run(this.session.addCard(form.dataset.addCard, input.value));
-      // Added (or refused with a toast that says why): cleared only when it went out.
-      if ((this.session.state.view()?.items.length ?? 0) > before) input.value = '';
-    });
-    zones.addEventListener('dblclick', (e) => {
-      this.win.clearTimeout(this.openTimer);
-      const item = tileOf(e.target);
-      if (item && !control(e.target)) this.editLabel(item);
-    });
-    this.win.addEventListener('pointermove', (e) => this.act(this.gestures.pointerMove(point(e)), e));
-    this.win.addEventListener('pointerup', (e) => this.act(this.gestures.pointerUp(point(e)), e));
-    this.win.addEventListener('pointercancel', (e) => this.act(this.gestures.pointerCancel(point(e)), e));
-    // A long press on a tile is a lift, not a context menu (in a handle-only zone only the handle's).
-    zones.addEventListener('contextmenu', (e) => {
-      const item = tileOf(e.target);
-      if (item && (onHandle(e.target) || !this.session.layoutOf(item)?.handle)) e.preventDefault();
-    });
-    // Once a touch drag or stroke is under way, the page must not scroll under the finger.
-    this.win.document.addEventListener('touchmove', (e) => {
-      if (this.gestures.capturesTouch()) e.preventDefault();
-    }, { passive: false });
-    this.win.document.addEventListener('keydown', (e) => this.act(this.gestures.keyDown({
-      key: e.key,
-      ctrl: e.ctrlKey || e.metaKey,
-      shift: e.shiftKey,
-      alt: e.altKey,
-      inField: !!e.target.closest?.('input, textarea, select, [contenteditable]'),
-      item: tileOf(e.target),
-    }), e));
-    this.win.addEventListener('blur', () => this.act(this.gestures.blur()));
-  }
-
-  /** A click on an editing button in the zones: remove a card, rename or remove a column. */
-  editClick(e) {
-    const b = e.target.closest?.('[data-action]');
-    if (!b) return;
-    const s = this.session;
-    switch (b.dataset.action) {
-      case 'remove-card': if (tileOf(b)) this.run(s.removeCard(tileOf(b))); break;
-      case 'remove-zone': this.run(s.removeZone(b.dataset.column)); break;
-      case 'add-card':
-        this.view.newCardField(b.dataset.column, (v) => { if (v && v.trim()) this.run(s.addCard(b.dataset.column, v)); });
-        break;
-      case 'rename-zone':
-        this.view.editZoneTitle(b.dataset.column, (v) => { if (v !== null) this.run(s.renameZone(b.dataset.column, v)); });
-        break;
-      default: break;
-    }
-  }
-
-  /** Edits the label of `item` in place; the session sends the edit (or says why not). */
-  editLabel(item) {
-    if (!this.session.state.view() || this.session.drag) return;
-    // The detail is edited where the zone shows details: every layout does (layout.js).
-    const withDetail = showsDetails(this.session.layoutOf(item));
-    this.view.editCard(
-      item, { withDetail },
-      (v) => { if (v !== null) this.run(this.session.editCard(item, v)); },
-      (color) => this.run(this.session.editCard(item, { color })),
-    );
-  }
-
-  act(intents, event) {
-    const s = this.session;
-    for (const i of intents) {
-      switch (i.type) {
-        case 'prevent': event?.preventDefault(); break;
-        case 'lift':
-          if (i.source === 'pointer') {
-            // Text selected around a handle-only list would look dragged along: it goes.
-            const sel = this.win.getSelection?.();
-            if (sel && !sel.isCollapsed) sel.removeAllRanges();
-            this.origin = { x: i.x, y: i.y };
-            this.axis = s.layoutOf(i.item)?.axis ?? null;
-            this.lastPoint = this.origin;
-          }
-          this.run(s.lift(i.item, i.source));
-          break;
-        case 'aim': this.aim(i.x, i.y); break;
-        case 'aimKey': this.run(s.aimKey(i.key)); break;
-        case 'drop': this.run(s.drop()); break;
-        case 'cancel': this.run(s.cancel()); break;
-        case 'paint': this.run(s.paint(i.item)); break;
-        case 'paintEnd': this.run(s.paintEnd()); break;
-        case 'refuse': this.run(s.refuse(i.item, i.source)); break;
-        case 'undo': this.run(s.undo()); break;
-        case 'open': this.openCard(i.item); break;
-        case 'edit': this.editLabel(i.item); break;
-        case 'remove': this.run(s.removeCard(i.item)); break;
-        case 'redo': this.run(s.redo()); break;
-        case 'mode':
-          this.chooseMode(i.mode);
-          this.view.announce(`${i.mode} mode`);
-          break;
-        case 'wake': setTimeout(() => this.act(this.gestures.wake(i.token)), i.after); break;
-        default: break;
-      }
-    }
-  }
+  listen() { listen(this); }
+  editLabel(item) { editLabel(this, item); }
+  act(intents, event) { act(this, intents, event); }
 
   /**
    * The lifted tile's pointer is at (x, y): the ghost follows (only along the zone's axis, when

@@ -4,7 +4,7 @@
 import { loadTemplates } from './boardgate.js';
 import { templateMode } from './layout.js';
 import {
-  apiHeaders, boardIdFromName, boardsPagePath, isValidId, newBoardRequest, tokenFragment,
+  apiHeaders, boardIdFromName, boardsPagePath, isValidId, newBoardRequest, newOpId, tokenFragment,
 } from './protocol.js';
 
 /** What the page says about a board name that is not an id. */
@@ -66,6 +66,53 @@ export function startHome(root, view, win, rename, token = null) {
   });
   fillTemplates(view, win);
   loadBoards(view, win, null, token).then((n) => { next = n; });
+  root.querySelector('#board-list').addEventListener('click', (e) => {
+    const b = e.target.closest?.('[data-board-action]');
+    if (b) manageBoard(view, win, b.dataset.boardAction, b.dataset.id, token);
+  });
+}
+
+/**
+ * Renames (a `retitle` op through `POST /api/boards/{id}/ops`) or deletes (`DELETE
+ * /api/boards/{id}`, after asking) the listed board `id`. On a server with access control only
+ * an admin's token may; the server's refusal is shown as it says it.
+ */
+async function manageBoard(view, win, kind, id, token) {
+  const item = win.document.querySelector(`#board-list [data-board="${CSS.escape(id)}"]`);
+  if (!item) return;
+  const name = item.querySelector('a')?.textContent ?? id;
+  let res;
+  try {
+    if (kind === 'delete') {
+      if (!win.confirm(`Delete the board ${name}? Everyone on it is disconnected, and it cannot be undone.`)) return;
+      res = await win.fetch(`/api/boards/${encodeURIComponent(id)}`, { method: 'DELETE', headers: apiHeaders(token) });
+    } else {
+      const title = win.prompt(`A new name for ${name}:`, '')?.trim();
+      if (!title) return;
+      const op = { type: 'retitle', op: newOpId(), base: Number(item.dataset.seq) || 0, title: title.slice(0, 200) };
+      res = await win.fetch(`/api/boards/${encodeURIComponent(id)}/ops`, {
+        method: 'POST', headers: apiHeaders(token, { 'content-type': 'application/json' }), body: JSON.stringify(op),
+      });
+    }
+  } catch {
+    view.toast('The server could not be reached');
+    return;
+  }
+  const body = await res.json().catch(() => ({}));
+  if (!res.ok) {
+    view.toast(`Could not ${kind} the board: ${body.message || `HTTP ${res.status}`}`);
+    return;
+  }
+  if (kind === 'delete') {
+    item.remove();
+    view.toast(`Deleted ${id}`);
+  } else {
+    const link = item.querySelector('a');
+    const title = body.op?.title ?? '';
+    link.textContent = title && title !== id ? `${title} (${id})` : id;
+    if (Number.isInteger(body.seq)) item.dataset.seq = String(body.seq);
+    view.toast(`Renamed ${id}`);
+  }
 }
 
 /**

@@ -2,6 +2,7 @@
 // board view, it only touches elements, and user text (titles, ids) goes in as textContent.
 
 import { el } from './dom.js';
+import { icon } from './icons.js';
 
 /** The start page's view. `root` is the #app element. */
 export class StartPage {
@@ -26,13 +27,27 @@ export class StartPage {
     if (!append) note.textContent = boards.length ? '' : 'No boards yet: make one above.';
     for (const b of boards) {
       const users = Number.isInteger(b.users) ? b.users : (Array.isArray(b.users) ? b.users.length : 0);
-      list.append(el(this.doc, 'li', { dataset: { board: b.id } },
+      const name = b.title || b.id;
+      const changes = Number.isInteger(b.seq) ? b.seq : 0;
+      const meta = [users ? `${users} on it now` : 'nobody on it', changes === 1 ? '1 change' : `${changes} changes`];
+      list.append(el(this.doc, 'li', { dataset: { board: b.id, seq: String(changes) } },
         el(this.doc, 'a', {
           href: `?board=${encodeURIComponent(b.id)}${fragment}`,
           text: b.title && b.title !== b.id ? `${b.title} (${b.id})` : b.id,
         }),
-        el(this.doc, 'span', { className: 'meta', text: ` — ${users} online, ${b.seq ?? 0} changes` })));
+        el(this.doc, 'span', { className: 'meta', text: ` — ${meta.join(', ')}` }),
+        el(this.doc, 'span', { className: 'board-actions' },
+          this.action('pencil', `Rename ${name}`, 'rename', b.id),
+          this.action('trash', `Delete ${name}`, 'delete', b.id))));
     }
+  }
+
+  /** A board's icon button on the list (`data-board-action`), named `label`. */
+  action(iconName, label, kind, id) {
+    return el(this.doc, 'button', {
+      type: 'button', className: 'icon-only', title: label,
+      attrs: { 'aria-label': label }, dataset: { boardAction: kind, id },
+    }, icon(this.doc, iconName));
   }
 
   /**

@@ -2,7 +2,6 @@
 // (labels, details, names, titles) goes in with textContent, never as HTML. Colors are set
 // through the CSSOM (el.style.setProperty), which a strict CSP allows.
 
-import { isolatedNodes } from './bidi.js';
 import { el, reducedMotion } from './dom.js';
 import { Hands } from './hands.js';
 import { arrangeZones, layoutKey, zoneLayouts } from './layout.js';
@@ -13,6 +12,7 @@ import { icon } from './icons.js';
 import { cardFace } from './cardface.js';
 import { edgeSpeed } from './geometry.js';
 import { Ghost } from './ghost.js';
+import { Messages } from './messages.js';
 
 export { PALETTE } from './view-edit.js';
 
@@ -23,10 +23,6 @@ export class View {
     this.doc = root.ownerDocument;
     this.boardEl = root.querySelector('#board');
     this.zonesEl = root.querySelector('#zones');
-    this.usersEl = root.querySelector('#users');
-    this.toastEl = root.querySelector('#toast');
-    this.liveEl = root.querySelector('#live');
-    this.othersLiveEl = root.querySelector('#live-others');
     this.titleEl = root.querySelector('#board-title');
     this.handsEl = root.querySelector('#hands');
     this.tiles = new Map();
@@ -38,7 +34,7 @@ export class View {
     this.toolbar = new Toolbar(root);
     this.editors = new Editors(this);
     this.ghostView = new Ghost(this);
-    this.toastTimer = null;
+    this.messages = new Messages(root);
     /**
      * True while renderBoard moves elements: a field that loses the focus because its tile or
      * zone was moved or rebuilt has not been left by the person typing in it, so its editor
@@ -441,48 +437,12 @@ export class View {
   hideGhost() { return this.ghostView.hide(); }
   get ghost() { return this.ghostView.ghost; }
 
-  // ---- People and messages.
+  // ---- People and messages (messages.js).
 
-  /** The presence list. `users`: Map id→{id, name, color}. */
-  renderPresence(users, me, count = null) {
-    this.usersEl.replaceChildren();
-    for (const u of users.values()) {
-      const dot = el(this.doc, 'span', { className: 'dot' });
-      dot.style.setProperty('--user-color', u.color || '#333');
-      this.usersEl.append(el(this.doc, 'li', { dataset: { user: u.id } },
-        dot, el(this.doc, 'span', {}, el(this.doc, 'bdi', { text: u.name }), u.id === me ? ' (you)' : '')));
-    }
-    // A large board names only some of its users: say how many more there are.
-    if (Number.isInteger(count) && count > users.size) {
-      this.usersEl.append(el(this.doc, 'li', { className: 'users-more', text: `and ${count - users.size} more` }));
-    }
-  }
-
-  /** A brief, unobtrusive message. */
-  toast(text, ms = 3500, action = null) {
-    this.toastEl.replaceChildren(...isolatedNodes(this.doc, text));
-    if (action) {
-      const b = el(this.doc, 'button', { type: 'button', className: 'toast-action', text: action.label });
-      b.addEventListener('click', () => { this.toastEl.classList.remove('is-shown'); action.run(); });
-      this.toastEl.append(' ', b);
-    }
-    this.toastEl.classList.add('is-shown');
-    clearTimeout(this.toastTimer);
-    this.toastTimer = setTimeout(() => this.toastEl.classList.remove('is-shown'), ms);
-  }
-
-  /** Tells screen readers about this page's own actions (an assertive live region). */
-  announce(text) {
-    // Clearing first makes a repeated sentence be announced again.
-    this.liveEl.textContent = '';
-    this.liveEl.replaceChildren(...isolatedNodes(this.doc, text));
-  }
-
-  /** Tells screen readers about other people's changes (a polite live region; throttled by the caller). */
-  announceOthers(text) {
-    this.othersLiveEl.textContent = '';
-    this.othersLiveEl.replaceChildren(...isolatedNodes(this.doc, text));
-  }
+  renderPresence(users, me, count = null) { this.messages.renderPresence(users, me, count); }
+  toast(text, ms = 3500, action = null) { this.messages.toast(text, ms, action); }
+  announce(text) { this.messages.announce(text); }
+  announceOthers(text) { this.messages.announceOthers(text); }
 
   /**
    * Keeps the pointer's neighbourhood visible during a drag (issue 35: both axes, every layout):

@@ -182,3 +182,30 @@ def test_screenshots_of_the_phone_card_panel_and_dark_mode(contexts, server):
     box = dialog.bounding_box()
     assert box["width"] >= 389 and box["height"] >= 800, box  # the whole screen
     keep(page, "phone-panel.png")
+
+
+def test_the_start_page_offers_kanban_first_and_renames_and_deletes_boards(contexts, server):
+    server.create("kanban", "team", title="Team")
+    server.create("colors", "scratch", title="scratch")
+    page = contexts().new_page()
+    page.goto(server.url + "/")
+    expect(page.locator("#templates [data-template]").first).to_have_attribute("data-template", "kanban")
+    expect(page.locator('#templates [data-template="kanban"]')).to_be_checked()
+    team = page.locator('#board-list [data-board="team"]')
+    expect(team).to_contain_text("Team (team)")
+    expect(team).to_contain_text("nobody on it, 0 changes")
+    # Rename: the page asks for the name and sends one retitle op.
+    page.once("dialog", lambda d: d.accept("Team board"))
+    page.get_by_role("button", name="Rename Team", exact=True).click()
+    expect(team.locator("a")).to_have_text("Team board (team)")
+    assert server.board("team")["board"]["title"] == "Team board"
+    # Delete: asked first; refused, nothing goes.
+    page.once("dialog", lambda d: d.dismiss())
+    page.get_by_role("button", name="Delete scratch", exact=True).click()
+    expect(page.locator("#board-list [data-board]")).to_have_count(2)
+    assert server.board("scratch") is not None
+    page.once("dialog", lambda d: d.accept())
+    page.get_by_role("button", name="Delete scratch", exact=True).click()
+    expect(page.locator("#board-list [data-board]")).to_have_count(1)
+    assert server.board("scratch") is None
+    keep(page, "start-page.png")
