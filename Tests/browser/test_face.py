@@ -209,3 +209,26 @@ def test_the_start_page_offers_kanban_first_and_renames_and_deletes_boards(conte
     expect(page.locator("#board-list [data-board]")).to_have_count(1)
     assert server.board("scratch") is None
     keep(page, "start-page.png")
+
+
+def test_a_drag_held_at_a_rows_edge_scrolls_the_row_and_reaches_its_far_end(clients, server):
+    """Autoscroll sideways with a mouse (issue 35: both axes, every layout): a strip wider than
+    the window scrolls while the lifted tile is held at its right edge."""
+    server.create("strips", "srow")
+    ann = clients("Ann", board="srow", viewport={"width": 420, "height": 700})
+    expect(ann.page.locator("#app")).to_have_attribute("data-mode", "move")
+    last = ann.order("top")[-1]
+    row = ann.page.locator('[data-zone="top"]')
+    assert row.evaluate("r => r.scrollWidth > r.clientWidth + 50")
+    box = row.bounding_box()
+    ann.lift("t1")
+    ann.page.mouse.move(box["x"] + box["width"] - 4, box["y"] + box["height"] / 2, steps=10)
+    row.evaluate("r => new Promise(done => { const t0 = performance.now(); (function check() {"
+                 " if (r.scrollLeft + r.clientWidth >= r.scrollWidth - 1 || performance.now() - t0 > 8000) done();"
+                 " else requestAnimationFrame(check); })(); })")
+    assert row.evaluate("r => r.scrollLeft + r.clientWidth >= r.scrollWidth - 1")
+    ann.hover_to(f'[data-zone="top"] [data-item="{last}"]')
+    ann.page.mouse.up()
+    expect(ann.page.locator(".ghost")).to_have_count(0)
+    expect(ann.page.locator("#app")).to_have_attribute("data-seq", "1")
+    assert server.zone("srow", "top")[-1] == "t1"
