@@ -9,7 +9,7 @@ import { isolate } from './bidi.js';
 import { lockAxis, pickTarget } from './geometry.js';
 import { Gestures } from './gestures.js';
 import { act, editLabel, listen } from './input.js';
-import { HistoryPanel, historyPath, restoreNotice } from './history.js';
+import { HistoryPanel, historyPath, restoreNotice, whenText } from './history.js';
 import { BAD_ID, startHome } from './home.js';
 import { suggestedMode } from './layout.js';
 import { MODES, Session } from './session.js';
@@ -164,7 +164,7 @@ class App {
       token: () => this.token,
       fetch: (path, init) => this.win.fetch(path, init),
       liveBoard: () => this.session.state.view(),
-      restore: (seq) => this.run(this.session.restore(seq)),
+      restore: (seq, time) => this.run(this.session.restore(seq, whenText(time))),
       confirm: (text) => this.win.confirm(text),
       now: () => Date.now(),
     });

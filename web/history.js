@@ -158,15 +158,18 @@ export function previousValue(entries, index, older = null) {
   }
 }
 
+/** A time (ms since 1970) in words for a notice ("5 Dec 2026, 10:42"), or null. */
+export function whenText(time) {
+  return Number.isFinite(time) ? new Date(time).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : null;
+}
+
 /**
  * What everyone else on a board is told of a restore (issue 35): who restored it, and to when
  * (`time`, ms since 1970, of change `to`; null: only its number is said).
  */
 export function restoreNotice(name, to, time = null) {
   const who = typeof name === 'string' && name ? isolate(name) : 'Someone';
-  const when = Number.isFinite(time)
-    ? new Date(time).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })
-    : null;
+  const when = whenText(time);
   return when ? `${who} restored the board to how it was on ${when} (change ${to})` : `${who} restored the board as of change ${to}`;
 }
 
@@ -195,7 +198,8 @@ export function changeNodes(doc, parts) {
 
 /**
  * The panel. `ctx`: {boardId, token() (the bearer token, or null), fetch(path, init) (the
- * window's), liveBoard() (the board shown now), restore(seq) (sends the restore), confirm(text),
+ * window's), liveBoard() (the board shown now), restore(seq, time) (sends the restore; `time`:
+ * when change `seq` was made, or null), confirm(text),
  * now()}. It finds its elements in `doc` by id (index.html).
  */
 export class HistoryPanel {
@@ -216,6 +220,7 @@ export class HistoryPanel {
     this.older = null;
     this.olderSeq = null;
     this.previewing = null;
+    this.previewTime = null; // when the previewed change was made (ms), for the restore notice
     this.seenSeq = null;
     this.refreshTimer = null;
     this.toggleButton.addEventListener('click', () => (this.isOpen ? this.close() : this.open()));
@@ -349,6 +354,7 @@ export class HistoryPanel {
     const when = ago(answer.body.time, this.ctx.now());
     this.banner.textContent = `Preview (read-only): the board as of change ${seq}${when ? `, ${when}` : ''}. The live board keeps updating.`;
     this.previewBoard.replaceChildren(...this.renderBoard(answer.body.board));
+    this.previewTime = answer.body.time ?? null;
     this.restoreButton.disabled = false;
     this.restoreButton.focus();
   }
@@ -379,7 +385,7 @@ export class HistoryPanel {
     if (seq === null) return;
     const ok = this.ctx.confirm(`Restore the board as it was after change ${seq}? Everyone on it sees the change; Undo puts it back.`);
     if (!ok) return;
-    this.ctx.restore(seq);
+    this.ctx.restore(seq, this.previewTime ?? null);
     this.endPreview();
   }
 }

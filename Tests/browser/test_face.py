@@ -110,7 +110,8 @@ def test_a_restore_is_told_to_everyone_on_the_board_with_undo_for_the_one_who_di
     expect(ann.page.locator("#toast .toast-action")).to_have_count(0)
     expect(ann.tile("t4")).to_have_count(1)
     # Bo, who restored it, can undo it from the notice.
-    expect(bo.page.locator("#toast")).to_contain_text("Restored the board as of change 1")
+    expect(bo.page.locator("#toast")).to_contain_text("Restored the board to how it was on")
+    expect(bo.page.locator("#toast")).to_contain_text("(change 1)")
     bo.page.locator("#toast .toast-action").click()
     expect(ann.tile("t4")).to_have_count(0)
     expect(bo.tile("t4")).to_have_count(0)
