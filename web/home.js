@@ -2,6 +2,7 @@
 // template and opens it, and one that opens (or creates) a board by name.
 
 import { loadTemplates } from './boardgate.js';
+import { ago, historyPath } from './history.js';
 import { templateMode } from './layout.js';
 import {
   apiHeaders, boardIdFromName, boardsPagePath, isValidId, newBoardRequest, newOpId, tokenFragment,
@@ -145,6 +146,26 @@ async function fillTemplates(view, win) {
 }
 
 /**
+ * Says who made each listed board's last change, and when ("last change by Ann, 2 min ago"),
+ * from `GET /api/boards/{id}/history?limit=1`: one board at a time, so the page never has more
+ * than one history read waiting (the server limits them per address). Stops at the first failure.
+ */
+async function lastChanges(view, win, boards, token) {
+  for (const b of boards) {
+    if (!isValidId(b?.id) || !(b.seq > 0)) continue;
+    let entry;
+    try {
+      const res = await win.fetch(historyPath(b.id, null, 1), { headers: apiHeaders(token) });
+      if (!res.ok) return;
+      entry = (await res.json()).history?.[0];
+    } catch {
+      return;
+    }
+    if (entry) view.startPage.showLastChange(b.id, entry.by?.name ?? null, ago(entry.time, Date.now()));
+  }
+}
+
+/**
  * Shows a page of `GET /api/boards` (the first when `after` is null, else appended); returns the
  * `after` of the next page, or null. A server without the list gets a note.
  */
@@ -154,9 +175,11 @@ async function loadBoards(view, win, after, token) {
     if (!res.ok) throw new Error(String(res.status));
     const body = await res.json();
     const next = isValidId(body.next) ? body.next : null;
-    view.startPage.renderBoardList(Array.isArray(body.boards) ? body.boards : [], {
+    const boards = Array.isArray(body.boards) ? body.boards : [];
+    view.startPage.renderBoardList(boards, {
       append: !!after, more: !!next, fragment: tokenFragment(token),
     });
+    lastChanges(view, win, boards, token); // not awaited: the list is usable meanwhile
     return next;
   } catch {
     if (!after) view.startPage.renderBoardList(null);

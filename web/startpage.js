@@ -42,6 +42,16 @@ export class StartPage {
     }
   }
 
+  /** The listed board `id`'s last change: by whom (a name, or null) and how long ago. */
+  showLastChange(id, name, when) {
+    const item = this.root.querySelector(`#board-list [data-board="${CSS.escape(id)}"]`);
+    if (!item || !when) return;
+    const text = ` · last change ${name ? 'by ' : ''}`;
+    const span = el(this.doc, 'span', { className: 'meta last-change' }, text, ...(name ? [el(this.doc, 'bdi', { text: name })] : []), `, ${when}`);
+    item.querySelector('.last-change')?.remove();
+    item.querySelector('.board-actions').before(span);
+  }
+
   /** A board's icon button on the list (`data-board-action`), named `label`. */
   action(iconName, label, kind, id) {
     return el(this.doc, 'button', {

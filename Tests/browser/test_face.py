@@ -188,6 +188,8 @@ def test_screenshots_of_the_phone_card_panel_and_dark_mode(contexts, server):
 def test_the_start_page_offers_kanban_first_and_renames_and_deletes_boards(contexts, server):
     server.create("kanban", "team", title="Team")
     server.create("colors", "scratch", title="scratch")
+    status, _ = server.post_json("/api/boards/scratch/ops", {"type": "swap", "op": "s1", "base": 0, "a": "t1", "b": "t2"})
+    assert status == 200
     page = contexts().new_page()
     page.goto(server.url + "/")
     expect(page.locator("#templates [data-template]").first).to_have_attribute("data-template", "kanban")
@@ -195,6 +197,10 @@ def test_the_start_page_offers_kanban_first_and_renames_and_deletes_boards(conte
     team = page.locator('#board-list [data-board="team"]')
     expect(team).to_contain_text("Team (team)")
     expect(team).to_contain_text("nobody on it, 0 changes")
+    # A board with changes says when the last one was (from its history).
+    expect(page.locator('#board-list [data-board="scratch"]')).to_contain_text("1 change · last change")
+    expect(page.locator('#board-list [data-board="scratch"] .last-change')).to_contain_text("just now")
+    keep(page, "start-page.png", full_page=True)
     # Rename: the page asks for the name and sends one retitle op.
     page.once("dialog", lambda d: d.accept("Team board"))
     page.get_by_role("button", name="Rename Team", exact=True).click()
@@ -209,7 +215,6 @@ def test_the_start_page_offers_kanban_first_and_renames_and_deletes_boards(conte
     page.get_by_role("button", name="Delete scratch", exact=True).click()
     expect(page.locator("#board-list [data-board]")).to_have_count(1)
     assert server.board("scratch") is None
-    keep(page, "start-page.png")
 
 
 def test_a_drag_held_at_a_rows_edge_scrolls_the_row_and_reaches_its_far_end(clients, server):
