@@ -173,6 +173,10 @@ def test_screenshots_of_the_phone_card_panel_and_dark_mode(contexts, server):
         expect(page.locator("#app")).to_have_attribute("data-connected", "true", timeout=10000)
         page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')", timeout=3000)
         keep(page, name)
+        if scheme == "dark":
+            page.locator('[data-item="t4"] .tile-label').click()
+            expect(page.get_by_role("dialog")).to_be_visible()
+            keep(page, "dark-panel.png")
     ctx = contexts(color_scheme="light", **PHONE)
     page = ctx.new_page()
     page.goto(f"{server.url}/?board=kshot&name=Tess")
