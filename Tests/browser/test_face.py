@@ -133,6 +133,7 @@ def test_on_a_phone_the_toolbar_is_one_row_and_a_card_reaches_a_column_off_scree
     for name in ("Undo", "Redo", "History", "Filter", "Copy link"):
         box = page.get_by_role("button", name=name, exact=True).bounding_box()
         assert box["height"] >= 44 and box["width"] >= 44, (name, box)
+    keep(page, "phone-menu.png")
     page.keyboard.press("Escape")
     expect(history).to_be_hidden()
     keep(page, "phone.png")
