@@ -8,7 +8,7 @@ package struct ServerConfig: Sendable {
     /// The hub's settings, given to the hub as they are (the cluster's node and lease come from
     /// the store, and `trustedProxies` join `uncappedAddresses`: see `Service.init`). A hub
     /// setting is a field of `Hub.Config` and one row of the command line's settings table
-    /// (Sources/shuffleboard/Settings.swift), in the same units: the fields below are the
+    /// (Sources/shuffleboard/Settings+*.swift), in the same units: the fields below are the
     /// transport's own. Every time is a `Duration`, every size a count of bytes.
     package var hub = Hub.Config()
 

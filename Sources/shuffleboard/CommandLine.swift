@@ -28,6 +28,16 @@ enum StoreLocation: Equatable {
     /// PostgreSQL at this libpq connection URL (which may hold a password: never print it).
     case postgres(url: String)
 
+    /// `--data DIR` or `--store URL` (`flag`) into `location`; `given` remembers which was given,
+    /// since they exclude each other (in `serve`, `export`, `import` and `revoke`).
+    static func read(
+        _ flag: String, _ value: String, into location: inout StoreLocation, given: inout String?
+    ) throws(UsageError) {
+        if let given { throw UsageError(message: "\(flag) cannot be combined with \(given)") }
+        location = flag == "--data" ? .directory(value) : try parse(value)
+        given = flag
+    }
+
     /// `--store VALUE`: `postgresql://` or `postgres://` is PostgreSQL, `sqlite:DIR` or a plain
     /// directory is SQLite there.
     static func parse(_ value: String) throws(UsageError) -> StoreLocation {

@@ -152,8 +152,6 @@ extension Setting {
 
     /// `--data DIR` and `--store URL`, which exclude each other.
     private static func store(_ options: inout ServeOptions, _ flag: String, _ value: String) throws(UsageError) {
-        if let given = options.storeGiven { throw UsageError(message: "\(flag) cannot be combined with \(given)") }
-        options.store = flag == "--data" ? .directory(value) : try StoreLocation.parse(value)
-        options.storeGiven = flag
+        try StoreLocation.read(flag, value, into: &options.store, given: &options.storeGiven)
     }
 }
