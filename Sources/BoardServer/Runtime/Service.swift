@@ -75,16 +75,18 @@ final class Service {
         encoder = Reader(store: store, inbox: inbox, name: "shuffleboard-encoder")
         scratch = .allocate(byteCount: Int(shuffleboard_lws_pre()) + config.maxWriteBytes, alignment: 16)
         var hubConfig = config.hub
+        // A proxy's volume is its clients': no accept-time cap counts its address.
+        hubConfig.uncappedAddresses.formUnion(config.trustedProxies)
         // The one look at whether the store is a cluster's: the parts that need it are handed it.
         let cluster = store as? any ClusterStore
         persister = Persister(
             store: store, cluster: cluster, inbox: inbox, log: log,
-            stopRetry: .milliseconds(Clock.milliseconds(config.shutdownWriteRetry)))
+            stopRetry: config.shutdownWriteRetry)
         if let cluster {
             // The store holds the leases: its node name and lease are the ones that count.
             hubConfig.cluster = ClusterSettings(
-                node: cluster.node, lease: .milliseconds(Clock.milliseconds(cluster.leaseSeconds)),
-                forwardTimeout: .milliseconds(Clock.milliseconds(config.forwardTimeout)))
+                node: cluster.node, lease: .seconds(cluster.leaseSeconds),
+                forwardTimeout: config.forwardTimeout)
             leaseKeeper = LeaseKeeper(store: cluster, inbox: inbox, log: log)
         } else {
             leaseKeeper = nil
