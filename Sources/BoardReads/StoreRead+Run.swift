@@ -3,11 +3,11 @@ package import BoardHub
 package import BoardStore
 
 // What the reader thread does with each `StoreRead`: the hub describes a read (BoardHub's
-// StoreRead.swift, History.swift) and how its answer is encoded; the reader asks the store here.
-// Nothing in this file runs on the service thread.
+// StoreRead.swift, History.swift) and how its answer is encoded; the reader (BoardServer's
+// Reader.swift) asks the store here. Nothing in this module runs on the service thread.
 //
-// The hub's tests and its fuzz target (Tests/fuzz/run.sh, which compiles this file alone as
-// `BoardServer`) answer reads with these same functions against a `MemoryStore`.
+// The hub's tests and its fuzz target (Tests/fuzz/run.sh compiles this module, no transport)
+// answer reads with these same functions against a `MemoryStore`.
 
 extension StoreRead {
     /// Asks `store`. Runs on the reader thread, never on the service thread.

@@ -1,5 +1,6 @@
 internal import Basics
 internal import BoardHub
+internal import BoardReads
 internal import BoardStore
 internal import LWSSupport
 import Synchronization
@@ -7,7 +8,7 @@ import Synchronization
 /// The store's reader thread: loads, existence checks, board lists and op pages (encoded there
 /// as their HTTP answers), so that no read of the disk ever runs on the service thread. Answers
 /// go back through the inbox, in order. The hub describes each read (`StoreRead`); what the
-/// reader asks the store for it is in Reader+Reads.swift.
+/// reader asks the store for it is in BoardReads (StoreRead+Run.swift).
 ///
 /// Two queues: the reads joins wait for (`StoreRead.waitsBehindJoins` false: a load, an
 /// existence check, a claim) go before every other read queued (history, pages, lists,
