@@ -121,11 +121,8 @@ package final class Hub {
     }
 
     let config: Config
-    /// The config's durations, converted once for the timers.
-    let timers: Timers
-    /// The hub's metric families, in the registry the transport's join (Hub+Metrics.swift).
-    package let meters: HubMeters
-    /// The event being handled: its time, and what has been decided so far (Turn.swift).
+    /// The event being handled: its time, the durations, what has been decided so far and the
+    /// metric families (Turn.swift).
     let turn: Turn
 
     /// Every open WebSocket connection's session, and those awaiting `hello` (SessionTable.swift).
@@ -156,13 +153,11 @@ package final class Hub {
     /// A hub with no sessions and no boards.
     package init(config: Config) {
         self.config = config
-        timers = Timers(config)
-        let turn = Turn(logLevel: config.logLevel, logRate: config.logRate, stallAfter: timers.stallAfter)
+        let turn = Turn(config, meters: HubMeters(Metrics()))
         self.turn = turn
-        meters = HubMeters(Metrics())
         addresses = AddressBook(config: config, turn: turn)
         reads = StoreReads(addresses: addresses, turn: turn)
-        gate = SocketGate(config: config, timers: timers, meters: meters, addresses: addresses, turn: turn)
+        gate = SocketGate(config: config, timers: turn.timers, meters: turn.meters, addresses: addresses, turn: turn)
         revocations = RevocationList(config.revoked)
     }
 
@@ -211,6 +206,10 @@ package final class Hub {
     package var logBudget: ClientLineBudget { turn.logBudget }
     /// The metrics registry: the hub's families (`meters`) and the transport's.
     package var metrics: Metrics { meters.registry }
+    /// The hub's metric families (Hub+Metrics.swift).
+    package var meters: HubMeters { turn.meters }
+    /// The config's durations, converted once for the timers.
+    var timers: Timers { turn.timers }
     /// True once shutdown has begun (stopping or stopped).
     var stopping: Bool { lifecycle != .serving }
     /// In a cluster: this node's settings.

@@ -1,8 +1,9 @@
 internal import BoardCore
 
-/// The handling of one event: its time, the server's stalled time so far, and what the hub and
-/// its sub-machines decide, in order. Every sub-machine writes its actions and log lines here;
-/// `Hub.handle` sets the time before it routes an event and takes the actions after.
+/// The handling of one event: its time (with the hub's durations in the units of that time, and
+/// the server's stalled time so far), and what the hub and its sub-machines decide: actions and
+/// log lines, in order, and counts in the hub's metric families. Every sub-machine writes here;
+/// `Hub.handle` begins a turn before it routes an event and takes the actions after.
 /// Confined to the service thread (with the hub).
 final class Turn {
     /// The time of the event being handled.
@@ -17,14 +18,18 @@ final class Turn {
     /// What has been decided so far; `take` returns and clears it.
     private var actions: [Hub.Action] = []
     private let logLevel: LogLevel
-    private let stallAfter: Instant.Span
+    /// The config's durations, converted once for the timers.
+    let timers: Hub.Timers
+    /// The hub's metric families, in the registry the transport's join (Hub+Metrics.swift).
+    let meters: HubMeters
     /// Bounds the log lines clients cause, the hub's and the transport's (`ClientLog`) together.
     let logBudget: ClientLineBudget
 
-    init(logLevel: LogLevel, logRate: Rate, stallAfter: Instant.Span) {
-        self.logLevel = logLevel
-        self.stallAfter = stallAfter
-        logBudget = ClientLineBudget(logRate)
+    init(_ config: Hub.Config, meters: HubMeters) {
+        logLevel = config.logLevel
+        timers = Hub.Timers(config)
+        self.meters = meters
+        logBudget = ClientLineBudget(config.logRate)
     }
 
     /// Starts an event at `now` and `wall`; returns the stall it ended, in milliseconds (nil: none).
@@ -34,7 +39,7 @@ final class Turn {
         self.now = now
         self.wall = wall
         defer { lastEvent = now }
-        guard stallAfter > .zero, let lastEvent, now > lastEvent + stallAfter else { return nil }
+        guard timers.stallAfter > .zero, let lastEvent, now > lastEvent + timers.stallAfter else { return nil }
         stalled += now - lastEvent
         return now - lastEvent
     }
