@@ -19,7 +19,8 @@ import Synchronization
 /// (`StoreRead.encodeSnapshot`): a board's snapshot is megabytes of JSON for a large board, and
 /// neither the service thread nor the joins waiting for the store should wait for it.
 final class Reader: Sendable {
-    private let store: any BoardStore
+    /// The store, and what it can do besides reads (found once, when the server started).
+    private let store: StoreCapabilities
     /// Where answers go: the service thread's inbox.
     private let deliver: @Sendable (ReadID, StoreAnswer) -> Void
     private let worker: Worker<(ReadID, StoreRead)>
@@ -27,12 +28,17 @@ final class Reader: Sendable {
     /// skipped when its turn comes.
     private let queued = Mutex(Set<ReadID>())
 
-    convenience init(store: any BoardStore, inbox: Inbox<Hub.Event>, name: String = "shuffleboard-reader") {
+    convenience init(store: StoreCapabilities, inbox: Inbox<Hub.Event>, name: String = "shuffleboard-reader") {
         self.init(store: store, name: name) { id, answer in inbox.post(.answered(id, answer)) }
     }
 
-    /// A reader whose answers go to `deliver` (a test's, instead of an inbox).
-    init(store: any BoardStore, name: String, deliver: @escaping @Sendable (ReadID, StoreAnswer) -> Void) {
+    /// A reader of a test's store whose answers go to `deliver` (instead of an inbox).
+    convenience init(store: any BoardStore, name: String, deliver: @escaping @Sendable (ReadID, StoreAnswer) -> Void) {
+        self.init(store: StoreCapabilities(store), name: name, deliver: deliver)
+    }
+
+    /// A reader whose answers go to `deliver`.
+    init(store: StoreCapabilities, name: String, deliver: @escaping @Sendable (ReadID, StoreAnswer) -> Void) {
         self.store = store
         self.deliver = deliver
         worker = Worker(name: name, leftovers: .drop)
