@@ -29,7 +29,7 @@ extension Hub {
         package var strikeRate: Rate? = Rate(perSecond: 1, burst: 50)
         /// Open WebSockets per client address (0: no limit); past it, close 4429. At accept, an
         /// address's connections of every kind may be this plus `maxPendingPerAddress`
-        /// (Hub+Sockets.swift).
+        /// (SocketGate.swift).
         package var maxConnectionsPerAddress = 64
         /// Accepted connections per address that are not WebSockets yet (TCP, TLS, HTTP; 0: no
         /// limit); past it, a new one is closed at accept.

@@ -97,7 +97,7 @@ func revokeToken(_ token: String, secretFile: String, store location: StoreLocat
     do throws(StoreError) {
         let store = try openToolStore(location, forExport: false)
         defer { store.close() }
-        guard let revocations = store as? any RevocationStore else {
+        guard let revocations = StoreCapabilities(store).revocations else {
             throw StoreError("this store keeps no revocations")
         }
         try revocations.revoke(revocation, now: now)
