@@ -16,6 +16,7 @@ import { Client } from './sdk/shuffleboard.js';
 import { View } from './view.js';
 import { CardPanel } from './panel.js';
 import { filterFrom, filterIsEmpty, matchesFilter } from './cards.js';
+import { PendingChanges } from './pending.js';
 
 const NAME_KEY = 'shuffleboard.name';
 /** The mode last picked on a board, per board: `shuffleboard.mode.<board id>`. */
@@ -156,7 +157,8 @@ class App {
       now: () => Date.now(),
     });
     this.listen();
-    this.connect();
+    // Changes kept from before (and the board they were made on) first, then the server.
+    PendingChanges.start(this).then(() => this.connect());
   }
 
   storageGet(k) {
@@ -224,8 +226,10 @@ class App {
       token: this.token,
       getToken: this.getToken,
       WebSocket: this.win.WebSocket,
+      ...this.pending?.clientOptions(),
     });
     this.client = c;
+    this.pending?.attach(c);
     // A socket that got no welcome in time (a server or a board's owner that never answers):
     // the page says so until a welcome comes, while the client keeps trying.
     c.on('connecting', () => this.view.setConnection(this.stalled ? 'stalled' : 'connecting'));
@@ -281,7 +285,8 @@ class App {
   /** Ops (and drops that carry one) go through the client, which resends them after a reconnect. */
   send(msg) {
     if (!this.client) return;
-    if (P.OP_TYPES.has(msg.type) || (msg.type === 'drop' && msg.op)) this.client.submit(msg);
+    const open = this.client.state === 'open';
+    if (P.OP_TYPES.has(msg.type) || (msg.type === 'drop' && msg.op)) this.pending?.sending(msg, open, this.client.submit(msg));
     else this.client.send(msg);
   }
 
@@ -290,7 +295,7 @@ class App {
   run(effects) {
     for (const e of effects) {
       switch (e.type) {
-        case 'send': this.send(e.msg); break;
+        case 'send': case 'queue': this.send(e.msg); break;
         case 'resync':
           // A gap in seq, or an out-of-sync base: reconnect at once (the client, which checks the
           // same, has usually started already).
@@ -353,6 +358,7 @@ class App {
     const hiddenItems = this.filterBoard(s.board);
     this.view.renderBoard(s.board, { ...s.deco, hiddenItems, firstRects: from ? new Map([[glide, from]]) : undefined });
     if (this.panel.isOpen) this.panel.update(s.board);
+    this.pending?.rendered();
     this.view.refreshGhost();
     this.view.setSeq(s.seq);
   }

@@ -35,6 +35,7 @@
 //   {type:'wake', after, token}     call wake(token) after `after` ms
 //   {type:'taken', item}            someone else lifted `item`: a press on it must not lift it
 //   {type:'warn', text}             for the console
+//   {type:'queue', msg}             an op made while closed: the client keeps it until it can send
 
 import * as P from './protocol.js';
 import {
@@ -101,6 +102,19 @@ export class Session {
     this.forceSnapshot = false;
     this.resyncing = false;
     return P.hello(board, name, since, token, member);
+  }
+
+  /**
+   * Before any server: the board as last confirmed (`board` at `seq`) and the ops a page before
+   * this one left pending (durable, web/pending.js). Shown at once; the next hello resumes from
+   * `seq`, and the client sends the ops again with their op ids.
+   */
+  loadSaved(board, seq, ops = []) {
+    if (this.state.loaded || !board || !Number.isSafeInteger(seq)) return [];
+    this.state.reset(board, seq);
+    for (const op of ops) if (P.OP_TYPES.has(op?.type) && typeof op.op === 'string') this.state.addPending(op);
+    this.#emit(render());
+    return this.#take();
   }
 
   /** The socket closed. Holds and hovers died with it; a drag in progress goes on locally. */
@@ -814,7 +828,9 @@ export class Session {
   #submit(op, dropItem = null) {
     const entry = { op, inverse: inverseOp(op, this.state.view()) };
     this.state.addPending(op);
-    this.#send(dropItem ? P.drop(dropItem, op) : op);
+    // Closed: the client keeps it (durably, with a queue) and it goes after the welcome.
+    if (this.open) this.#send(dropItem ? P.drop(dropItem, op) : op);
+    else this.#emit({ type: 'queue', msg: op });
     return entry;
   }
 

@@ -89,6 +89,8 @@ export function connect(options) {
  *                 socket and tries again, with the usual backoff, until a welcome comes
  *   'expired', 'revoked', 'unauthorized'      the token ended (or was refused): the client stopped
  *   'warning'     something worth a console line: {message, error}
+ *   'queueError'  the durable queue could not keep or forget an op: {op, error} (the op itself
+ *                 is still tracked while this client lives)
  */
 export class Client {
   #listeners = new Map();
@@ -108,11 +110,12 @@ export class Client {
    * kept from before). Tests and other environments may pass `WebSocket`, `setTimeout`,
    * `clearTimeout`, `now` and `random`. `joinTimeout`: how long a socket may go without a
    * welcome before the client says so ('stalled') and tries again (ms, default 30,000).
+   * `queue`: a durable queue for the ops not yet answered (sdk/queue.js; see `restore`).
    */
   constructor({
     url, board, name, token = null, getToken = null, since = null, member = null,
     WebSocket = null, setTimeout: setT = null, clearTimeout: clearT = null, now = () => Date.now(),
-    random = Math.random, newOpId: makeOpId = newOpId, joinTimeout = JOIN_TIMEOUT_MS,
+    random = Math.random, newOpId: makeOpId = newOpId, joinTimeout = JOIN_TIMEOUT_MS, queue = null,
   } = {}) {
     if (typeof board !== 'string' || !board) throw new TypeError('connect: `board` is required');
     if (typeof name !== 'string' || !name) throw new TypeError('connect: `name` is required');
@@ -131,6 +134,12 @@ export class Client {
     this.newOpId = makeOpId;
     this.joinTimeout = Number.isFinite(joinTimeout) && joinTimeout > 0 ? joinTimeout : JOIN_TIMEOUT_MS;
     this.tokens = new TokenKeeper(token, { canFetch: !!getToken, random });
+    /**
+     * A durable queue (sdk/queue.js `PendingStore`, or anything with its `put`, `delete` and `ops`),
+     * or null: every op tracked is kept there until it is answered, and `restore()` takes back
+     * those a page before this one left.
+     */
+    this.queue = queue && typeof queue.put === 'function' && typeof queue.delete === 'function' ? queue : null;
     /** The last committed seq applied (null before the first welcome). */
     this.seq = Number.isSafeInteger(since) && since >= 0 ? since : null;
     /** This connection's user id (from the welcome). */
@@ -209,7 +218,10 @@ export class Client {
     this.#open();
   }
 
-  /** Closes for good: no reconnect; ops not yet answered are rejected with reason `closed`. */
+  /**
+   * Closes for good: no reconnect; ops not yet answered are rejected with reason `closed` (a
+   * durable queue keeps them for a later client's `restore()`).
+   */
   close() {
     this.#stop('closed');
     this.#failPending('closed');
@@ -467,8 +479,31 @@ export class Client {
     promise.catch(() => {});
     const entry = { msg, sentOn: 0, autoBase, promise, resolve, reject };
     this.#pending.set(msg.op, entry);
+    this.#keep(msg);
     this.#sendPending(entry, wire);
     return promise;
+  }
+
+  /**
+   * Takes back the ops the durable queue kept (a page before this one sent or queued them and
+   * never saw them answered): each is tracked again as it was, with its op id and base, and goes
+   * out once the session is open. Resolves with their messages, in the order they were made.
+   */
+  async restore() {
+    if (!this.queue || typeof this.queue.ops !== 'function') return [];
+    const msgs = (await this.queue.ops()).filter((m) => m && OP_TYPES.has(m.type) && typeof m.op === 'string');
+    for (const m of msgs) this.#track(m, m, false);
+    return msgs;
+  }
+
+  /** The durable queue keeps `msg` (a failure is the page's to show: 'queueError'). */
+  #keep(msg) {
+    this.queue?.put(msg).catch((error) => this.#emit('queueError', { op: msg.op, error }));
+  }
+
+  /** The durable queue forgets op `opId`: it was answered. */
+  #forget(opId) {
+    this.queue?.delete(opId).catch((error) => this.#emit('queueError', { op: opId, error }));
   }
 
   /** Sends a pending op once per connection, and only to a session that is open (welcomed). */
@@ -477,6 +512,7 @@ export class Client {
     if (entry.autoBase) {
       entry.msg.base = this.seq ?? 0;
       entry.autoBase = false;
+      this.#keep(entry.msg);
     }
     if (this.send(wire === entry.msg ? entry.msg : wire)) entry.sentOn = this.#connection;
   }
@@ -497,18 +533,22 @@ export class Client {
     const p = this.#pending.get(opId);
     if (!p) return;
     this.#pending.delete(opId);
+    this.#forget(opId);
     p.resolve(value);
   }
 
-  #refuse(opId, error) {
+  /** An op refused by the server (`durable`: forgotten by the queue), or given up by close(). */
+  #refuse(opId, error, { durable = true } = {}) {
     const p = this.#pending.get(opId);
     if (!p) return;
     this.#pending.delete(opId);
+    if (durable) this.#forget(opId);
     p.reject(error);
   }
 
   #failPending(reason) {
-    for (const [id] of [...this.#pending]) this.#refuse(id, new OpError(reason, { op: id, kind: 'closed' }));
+    // Not answered: a durable queue keeps them for the next client (restore()).
+    for (const [id] of [...this.#pending]) this.#refuse(id, new OpError(reason, { op: id, kind: 'closed' }), { durable: false });
   }
 
   // ---- Receiving.

@@ -1,0 +1,212 @@
+// Changes not yet saved (issue 35; docs/web-client.md, "Unsaved changes and working offline"):
+// every op this page sent or queued and has not seen committed is kept in IndexedDB per board
+// (sdk/queue.js, through the SDK client's `queue`), with the last confirmed board seen. A reload,
+// or a browser closed and opened again, shows them again (pending, "saving…") and the client sends
+// them with their op ids when the server is back; those refused then are listed in plain words.
+// While any is unsaved, leaving the page asks first. The service worker (sw.js) keeps the page's
+// files so that it opens while the server is down.
+//
+// The wording (`refusedSentence`) and what is pending (`pendingItems`) are pure; `PendingChanges`
+// is the page's: DOM, IndexedDB, the service worker.
+
+import { involvedItems } from './protocol.js';
+import { isolate } from './bidi.js';
+import { itemById, pendingId } from './state.js';
+import { PendingStore } from './sdk/queue.js';
+import { el } from './dom.js';
+
+/** How long after a change the confirmed board is saved (ms): one write for a burst of ops. */
+const SAVE_AFTER_MS = 300;
+
+const NOUNS = {
+  swap: 'swap', move: 'move', toggle: 'paint', add: 'new card', edit: 'edit', remove: 'removal',
+  addZone: 'new column', editZone: 'column rename', removeZone: 'column removal', retitle: 'board rename',
+  restore: 'restore', tag: 'tags', assign: 'assignees', addTag: 'new tag', editTag: 'tag change',
+  removeTag: 'tag removal', addCheck: 'checklist entry', editCheck: 'checklist change', removeCheck: 'checklist removal',
+};
+
+/** The items that show "saving…" while `ops` are pending: those they change, and the cards they add. */
+export function pendingItems(ops) {
+  const items = new Set();
+  for (const op of ops) {
+    for (const id of involvedItems(op)) items.add(id);
+    if (op.type === 'add') items.add(pendingId(op.op));
+    if (op.type === 'add' && op.before) items.delete(op.before); // its neighbour did not change
+  }
+  return items;
+}
+
+/**
+ * A refused op in plain words: "Your move of Fix the login page conflicted with Bo's; it was not
+ * applied." `board`: the board as this page showed it (for the card's label); `byName`: the name
+ * of whoever changed it first, or null. User text is isolated (bidi.js).
+ */
+export function refusedSentence(op, board, reason, byName) {
+  const noun = NOUNS[op.type] ?? 'change';
+  const item = op.item && typeof op.item === 'string' ? op.item : op.a;
+  const label = op.type === 'add' ? op.item?.label : (board && item ? itemById(board, item)?.label : null);
+  const what = label ? `Your ${noun} of ${isolate(label)}` : `Your ${noun}`;
+  switch (reason) {
+    case 'conflict': return `${what} conflicted with ${byName ? `${isolate(byName)}'s` : 'a change made meanwhile'}; it was not applied.`;
+    case 'unknown_item': case 'unknown_zone': case 'unknown_tag': case 'unknown_check':
+      return `${what} was not applied: what it changed is gone.`;
+    case 'stale': case 'bad_base': return `${what} was not applied: the board had changed too much meanwhile.`;
+    case 'forbidden': return `${what} was not applied: this link only lets you watch.`;
+    default: return `${what} was not applied (${String(reason)}).`;
+  }
+}
+
+/**
+ * The page's part: opens the board's queue, shows the saved board and its pending ops before the
+ * server answers, marks pending cards, counts them, lists refusals, guards leaving, and keeps the
+ * page's files with the service worker. `app`: the page (app.js) — its session, view and root.
+ */
+export class PendingChanges {
+  constructor(app, store) {
+    this.app = app;
+    this.store = store; // null: IndexedDB is not available here (said once in the status)
+    this.offline = new Set(); // op ids made while closed, or taken back from the queue
+    this.watched = new Set(); // op ids whose answer is awaited here
+    this.savedSeq = null;
+    this.saveTimer = null;
+    const doc = app.root.ownerDocument;
+    this.countEl = el(doc, 'span', { id: 'unsaved', className: 'unsaved', attrs: { role: 'status' } });
+    app.root.querySelector('#conn')?.after(this.countEl);
+    this.listEl = el(doc, 'section', { id: 'refused', className: 'refused', attrs: { 'aria-label': 'Changes not applied', role: 'alert' } });
+    this.listEl.hidden = true;
+    app.root.querySelector('#board')?.before(this.listEl);
+    app.win.addEventListener('beforeunload', (e) => {
+      if (this.count() === 0) return;
+      e.preventDefault();
+      e.returnValue = ''; // older Chromium asks only with a returnValue
+    });
+  }
+
+  /** Opens the queue of `app.boardId` and shows what it kept; resolves when the client may connect. */
+  static async start(app) {
+    let store = null;
+    try {
+      store = await PendingStore.open(app.boardId, { indexedDB: app.win.indexedDB });
+    } catch (error) {
+      console.warn('shuffleboard: changes are not kept across reloads here', error);
+    }
+    const p = new PendingChanges(app, store);
+    app.pending = p;
+    if (store) {
+      try {
+        const saved = await store.loadBoard();
+        const ops = saved ? await store.ops() : [];
+        if (saved) {
+          for (const op of ops) p.offline.add(op.op);
+          app.run(app.session.loadSaved(saved.board, saved.seq, ops));
+          p.savedSeq = saved.seq;
+        }
+      } catch (error) {
+        console.warn('shuffleboard: the saved board could not be read', error);
+      }
+    }
+    p.keepFiles();
+    return p;
+  }
+
+  /** The client's options for this page: its queue, and where it resumes from. */
+  clientOptions() {
+    return { queue: this.store, since: this.app.session.state.loaded ? this.app.session.state.seq : null };
+  }
+
+  /** The client is made: it takes back the kept ops, and says when the queue fails. */
+  attach(client) {
+    client.on('queueError', ({ error }) => {
+      this.app.view.toast(`This change could not be kept on this device (${error?.message ?? error}); stay on the page until it is saved.`);
+    });
+    client.restore().catch((error) => console.warn('shuffleboard: kept changes could not be read', error));
+  }
+
+  /**
+   * An op goes to the client (`answer`: its promise). One made while closed, or taken back from
+   * the queue, has its refusal listed; its card's label is taken now, while the page shows it.
+   */
+  sending(msg, open, answer) {
+    const id = msg.type === 'drop' ? msg.op : msg.op;
+    if (typeof id !== 'string' || (open && !this.offline.has(id)) || this.watched.has(id)) return;
+    this.offline.add(id);
+    this.watched.add(id);
+    const body = this.app.session.state.pending.find((p) => p.op === id) ?? msg;
+    const board = this.app.session.state.view();
+    answer?.then(() => { this.watched.delete(id); this.offline.delete(id); }, (error) => {
+      this.watched.delete(id);
+      this.offline.delete(id);
+      if (error?.kind === 'closed') return;
+      this.refused(body, board, error?.reason, error?.by ?? null);
+    });
+  }
+
+  /** How many changes are not saved yet. */
+  count() {
+    return this.app.session.state.pending.length;
+  }
+
+  /** After every render: pending cards marked, the count said, the board saved (soon). */
+  rendered() {
+    const s = this.app.session;
+    const items = pendingItems(s.state.pending);
+    for (const tile of this.app.root.querySelectorAll('#zones [data-item]')) {
+      const pending = items.has(tile.dataset.item);
+      const badge = tile.querySelector(':scope > .tile-pending');
+      if (pending && !badge) {
+        tile.dataset.pending = 'true';
+        tile.append(el(tile.ownerDocument, 'span', { className: 'tile-pending', textContent: 'saving…' }));
+      } else if (!pending && tile.dataset.pending) {
+        delete tile.dataset.pending;
+        badge?.remove();
+      }
+    }
+    const n = this.count();
+    const text = n === 0 ? '' : `${n} unsaved change${n === 1 ? '' : 's'}`;
+    if (this.countEl.textContent !== text) this.countEl.textContent = text;
+    this.app.root.dataset.unsaved = String(n);
+    this.boardChanged();
+  }
+
+  /** Saves the confirmed board once it changed (after SAVE_AFTER_MS, one write for a burst). */
+  boardChanged() {
+    const st = this.app.session.state;
+    if (!this.store || !st.loaded || st.seq === this.savedSeq || this.saveTimer) return;
+    this.saveTimer = this.app.win.setTimeout(() => {
+      this.saveTimer = null;
+      const seq = st.seq;
+      this.store.saveBoard(st.board, seq).then(() => { this.savedSeq = seq; }, (error) => console.warn('shuffleboard: the board could not be kept', error));
+    }, SAVE_AFTER_MS);
+  }
+
+  /** A change made offline was refused when it went out: listed in plain words. */
+  refused(op, board, reason, by) {
+    const name = by ? this.app.session.user(by).name : null;
+    const text = refusedSentence(op, board, reason, by && name !== by ? name : null);
+    const doc = this.listEl.ownerDocument;
+    if (this.listEl.hidden) {
+      const close = el(doc, 'button', { type: 'button', textContent: 'Dismiss' });
+      close.addEventListener('click', () => { this.listEl.hidden = true; this.listEl.replaceChildren(); });
+      this.listEl.replaceChildren(el(doc, 'h2', { textContent: 'Not applied while you were offline' }), el(doc, 'ul'), close);
+      this.listEl.hidden = false;
+    }
+    this.listEl.querySelector('ul').append(el(doc, 'li', { textContent: text }));
+  }
+
+  /** Registers the service worker and has it keep every file this page loaded. */
+  keepFiles() {
+    const sw = this.app.win.navigator.serviceWorker;
+    if (!sw) return;
+    const root = this.app.root;
+    sw.addEventListener('message', (e) => { if (e.data?.cached) root.dataset.offlineReady = 'true'; });
+    sw.register(new URL('sw.js', import.meta.url), { scope: new URL('./', import.meta.url).pathname })
+      .then(() => sw.ready)
+      .then((reg) => {
+        const here = this.app.win.location;
+        const files = this.app.win.performance.getEntriesByType('resource').map((e) => e.name)
+          .filter((u) => u.startsWith(here.origin) && !u.includes('/api/'));
+        reg.active?.postMessage({ cache: [new URL('./', import.meta.url).href, ...files] });
+      })
+      .catch((error) => console.warn('shuffleboard: no service worker: the page will not open offline', error));
+  }
+}
