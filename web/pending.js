@@ -29,9 +29,9 @@ const NOUNS = {
 export function pendingItems(ops) {
   const items = new Set();
   for (const op of ops) {
-    for (const id of involvedItems(op)) items.add(id);
+    // An add changes no card but its own (the one it goes before stays as it was).
     if (op.type === 'add') items.add(pendingId(op.op));
-    if (op.type === 'add' && op.before) items.delete(op.before); // its neighbour did not change
+    else for (const id of involvedItems(op)) items.add(id);
   }
   return items;
 }
@@ -45,7 +45,8 @@ export function refusedSentence(op, board, reason, byName) {
   const noun = NOUNS[op.type] ?? 'change';
   const item = op.item && typeof op.item === 'string' ? op.item : op.a;
   const label = op.type === 'add' ? op.item?.label : (board && item ? itemById(board, item)?.label : null);
-  const what = label ? `Your ${noun} of ${isolate(label)}` : `Your ${noun}`;
+  const of = op.type === 'add' ? ' ' : ' of ';
+  const what = label ? `Your ${noun}${of}${isolate(label)}` : `Your ${noun}`;
   switch (reason) {
     case 'conflict': return `${what} conflicted with ${byName ? `${isolate(byName)}'s` : 'a change made meanwhile'}; it was not applied.`;
     case 'unknown_item': case 'unknown_zone': case 'unknown_tag': case 'unknown_check':

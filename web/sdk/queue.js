@@ -21,8 +21,8 @@ const BOARDS = 'boards';
 
 /** The queue of a board is full: the op was not stored (it is still sent while the page lives). */
 export class QueueFullError extends Error {
-  constructor(board) {
-    super(`more than ${MAX_QUEUED_OPS} unsaved changes on board ${board}`);
+  constructor(board, limit = MAX_QUEUED_OPS) {
+    super(`more than ${limit} unsaved changes on board ${board}`);
     this.name = 'QueueFullError';
   }
 }
@@ -54,20 +54,23 @@ export class PendingStore {
   #db;
   #clock;
 
-  constructor(db, board, { now = () => Date.now() } = {}) {
+  constructor(db, board, { now = () => Date.now(), limit = MAX_QUEUED_OPS } = {}) {
     this.#db = db;
     this.board = board;
+    /** The most ops kept for this board (MAX_QUEUED_OPS unless a test says otherwise). */
+    this.limit = limit;
     this.#clock = { now, last: 0 };
   }
 
   /**
    * Opens the queue of `board`. `indexedDB`: the factory (the browser's by default; tests pass a
-   * fake); `name`: the database's name. Rejects when there is no IndexedDB.
+   * fake); `name`: the database's name; `limit`: the most ops kept (MAX_QUEUED_OPS). Rejects when
+   * there is no IndexedDB.
    */
-  static async open(board, { indexedDB = globalThis.indexedDB, name = DB_NAME, now } = {}) {
+  static async open(board, { indexedDB = globalThis.indexedDB, name = DB_NAME, now, limit } = {}) {
     if (typeof board !== 'string' || !board) throw new TypeError('PendingStore.open: `board` is required');
     if (!indexedDB) throw new Error('no IndexedDB here');
-    return new PendingStore(await openDatabase(indexedDB, name), board, { now });
+    return new PendingStore(await openDatabase(indexedDB, name), board, { now, limit });
   }
 
   /** One transaction over both stores: `fn(ops, boards)` returns the request whose result counts. */
@@ -119,7 +122,7 @@ export class PendingStore {
         }
         const count = ops.index('board').count(this.board);
         count.onsuccess = () => {
-          if (count.result >= MAX_QUEUED_OPS) fail(new QueueFullError(this.board));
+          if (count.result >= this.limit) fail(new QueueFullError(this.board, this.limit));
           else ops.put(entry).onsuccess = () => set(true);
         };
       };

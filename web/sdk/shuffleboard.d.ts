@@ -266,6 +266,19 @@ export interface ClientEvents {
   revoked: { token: string | null };
   unauthorized: { token: string | null };
   warning: { message: string; error?: unknown };
+  /** The durable queue could not keep or forget an op (the op is still tracked while the client lives). */
+  queueError: { op: string; error: unknown };
+}
+
+/**
+ * A durable queue of the ops not yet answered (`queue.js`'s `PendingStore` keeps them in IndexedDB
+ * per board): the client puts each op it tracks, deletes it once answered, and `restore()` reads
+ * back what a client before it left.
+ */
+export interface OpQueue {
+  put(msg: OpMessage): Promise<unknown>;
+  delete(opId: string): Promise<unknown>;
+  ops?(): Promise<OpMessage[]>;
 }
 
 /** The smallest WebSocket the client needs (the browser's, Node 22's, or a test's). */
@@ -298,6 +311,8 @@ export interface ConnectOptions {
   newOpId?: () => string;
   /** How long a socket may go without a welcome before 'stalled' and another try (ms, default 30,000). */
   joinTimeout?: number;
+  /** Keeps the ops not yet answered across reloads (`PendingStore` from `queue.js`); see `Client.restore`. */
+  queue?: OpQueue | null;
 }
 
 /** An op the server did not commit. */
@@ -331,6 +346,13 @@ export class Client {
   readonly token: string | null;
   /** Ops not yet committed, acknowledged or refused. */
   readonly pending: OpMessage[];
+  /** The durable queue, when one was given. */
+  readonly queue: OpQueue | null;
+  /**
+   * Takes back the ops the queue kept (a page before this one never saw them answered): tracked
+   * again with their op ids and bases, sent once the session is open. Resolves with them, oldest first.
+   */
+  restore(): Promise<OpMessage[]>;
 
   on<K extends keyof ClientEvents>(type: K, listener: (value: ClientEvents[K]) => void): () => void;
   off<K extends keyof ClientEvents>(type: K, listener: (value: ClientEvents[K]) => void): void;
