@@ -9,7 +9,7 @@
 // The wording (`refusedSentence`) and what is pending (`pendingItems`) are pure; `PendingChanges`
 // is the page's: DOM, IndexedDB, the service worker.
 
-import { involvedItems } from './protocol.js';
+import { OPS, involvedItems } from './protocol.js';
 import { isolate } from './bidi.js';
 import { itemById, pendingId } from './state.js';
 import { PendingStore } from './sdk/queue.js';
@@ -17,13 +17,6 @@ import { el } from './dom.js';
 
 /** How long after a change the confirmed board is saved (ms): one write for a burst of ops. */
 const SAVE_AFTER_MS = 300;
-
-const NOUNS = {
-  swap: 'swap', move: 'move', toggle: 'paint', add: 'new card', edit: 'edit', remove: 'removal',
-  addZone: 'new column', editZone: 'column rename', removeZone: 'column removal', retitle: 'board rename',
-  restore: 'restore', tag: 'tags', assign: 'assignees', addTag: 'new tag', editTag: 'tag change',
-  removeTag: 'tag removal', addCheck: 'checklist entry', editCheck: 'checklist change', removeCheck: 'checklist removal',
-};
 
 /** The items that show "saving…" while `ops` are pending: those they change, and the cards they add. */
 export function pendingItems(ops) {
@@ -42,7 +35,7 @@ export function pendingItems(ops) {
  * of whoever changed it first, or null. User text is isolated (bidi.js).
  */
 export function refusedSentence(op, board, reason, byName) {
-  const noun = NOUNS[op.type] ?? 'change';
+  const noun = OPS[op.type]?.noun ?? 'change';
   const item = op.item && typeof op.item === 'string' ? op.item : op.a;
   const label = op.type === 'add' ? op.item?.label : (board && item ? itemById(board, item)?.label : null);
   const of = op.type === 'add' ? ' ' : ' of ';

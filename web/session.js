@@ -783,30 +783,7 @@ export class Session {
 
   /** A new op message from an op body, against the last applied seq. */
   #makeOp(body) {
-    const id = this.newOpId();
-    const base = this.state.seq;
-    switch (body.type) {
-      case 'swap': return P.swap(id, base, body.a, body.b);
-      case 'move': return P.move(id, base, body.item, body.zone, body.before);
-      case 'toggle': return P.toggle(id, base, body.item, body.on);
-      case 'add': return P.add(id, base, body.zone, body.before, body.item);
-      case 'edit': return P.edit(id, base, body.item, body);
-      case 'remove': return P.remove(id, base, body.item);
-      case 'addZone': return P.addZone(id, base, body.before, body.zone);
-      case 'editZone': return P.editZone(id, base, body.zone, body);
-      case 'removeZone': return P.removeZone(id, base, body.zone);
-      case 'retitle': return P.retitle(id, base, body.title);
-      case 'restore': return P.restore(id, base, body.to);
-      case 'tag': return P.tag(id, base, body.item, body.add ?? [], body.remove ?? []);
-      case 'assign': return P.assign(id, base, body.item, body.add ?? [], body.remove ?? []);
-      case 'addTag': return P.addTag(id, base, body.tag, body.items);
-      case 'editTag': return P.editTag(id, base, body.tag, body);
-      case 'removeTag': return P.removeTag(id, base, body.tag);
-      case 'addCheck': return P.addCheck(id, base, body.item, body.before, body.text);
-      case 'editCheck': return P.editCheck(id, base, body.item, body.check, body);
-      case 'removeCheck': return P.removeCheck(id, base, body.item, body.check);
-      default: throw new Error(`unknown op ${body.type}`);
-    }
+    return P.opMessage(this.newOpId(), this.state.seq, body);
   }
 
   /** The op a drop on target `t` makes, or null when it would change nothing. */

@@ -393,6 +393,12 @@ export const WS_PATH: '/ws';
 export const CLOSE_UNAUTHORIZED: 4401;
 export const ID_PATTERN: RegExp;
 export const OP_TYPES: ReadonlySet<OpType>;
+/** Every op's kind (`place`, `paint`, `edit`, `content`) and the noun a sentence names it by (ops.js). */
+export const OPS: Readonly<Record<OpType, { readonly kind: 'place' | 'paint' | 'edit' | 'content'; readonly noun: string }>>;
+/** The ops of kind `edit`: a board's content rather than where its tiles are. */
+export const EDIT_TYPES: ReadonlySet<OpType>;
+/** The op message for `body` with op id `id` and `base`. */
+export function opMessage<B extends OpBody>(id: string, base: number, body: B): B & OpMessage;
 export function isValidId(s: unknown): s is string;
 export function isToken(token: unknown): token is string;
 /** A token's expiry (seconds since 1970) as its payload says, unverified; null when it says none. */
