@@ -39,28 +39,22 @@
 
 import * as P from './protocol.js';
 import {
-  applyOp, BoardState, canRevert, cloneBoard, inverseOp, isPendingId, itemById, locate, moveTarget, opMovesItem,
+  applyOp, BoardState, canRevert, cloneBoard, inverseOp, isPendingId, itemById, locate, moveTarget,
   pendingId, previewRemoteMoves, UndoHistory,
 } from './state.js';
 import { describeOp } from './announce.js';
 import { isolate } from './bidi.js';
 import { nextKeyboardTarget, targetKey } from './geometry.js';
+import { RemoteDrags } from './remote.js';
 import { layoutOfItem, zoneLayout, zoneLayouts } from './layout.js';
 
-/**
- * After someone else's move-mode drop, how long their live reorder preview may stay on screen
- * waiting for the committed op (ms). The server sends the op right after the `drop`, so the
- * preview normally gives way to the op at once (no jump back in between); this only bounds the
- * wait when no op comes (the drop was refused, or only released the tile).
- */
-export const SETTLE_MS = 1000;
+export { SETTLE_MS } from './remote.js';
 
 /** The drag modes. */
 export const MODES = ['swap', 'move', 'paint'];
 
 export class Session {
   #fx = []; // effects of the call under way
-  #tokens = 0; // the last wake token handed out
 
   /** `newOpId`: fresh op ids (tests pass a counter). */
   constructor({ newOpId = P.newOpId } = {}) {
@@ -72,9 +66,8 @@ export class Session {
     this.me = null;
     this.users = new Map(); // user id → {id, name, color}
     this.userCount = null; // on a large board: how many users in all (the list names only some)
-    this.held = new Map(); // item → user id
-    this.remoteOver = new Map(); // user id → {item, over, zone, mode}
-    this.settling = new Map(); // item → {hover, token}: a dropped move preview awaiting its op
+    /** Other people's holds, hovers and dropped previews, and this page's asks (remote.js). */
+    this.remote = new RemoteDrags();
     /** True between a welcome and the end of its connection (or a resync). */
     this.open = false;
     this.resyncing = false;
@@ -86,12 +79,16 @@ export class Session {
      */
     this.drag = null;
     this.stroke = null; // the ops of a paint stroke in progress: [{op, inverse}]
-    /**
-     * Tiles asked for while someone else held them (`refuse`), so that this page waits in their
-     * line on the server and goes first when the hold ends (docs/conflicts.md). Should the server
-     * grant one because the hold was already over, the page gives it back at once.
-     */
-    this.asked = new Set();
+  }
+
+  /** Holds: item → user id (remote.js). */
+  get held() {
+    return this.remote.held;
+  }
+
+  /** Dropped move previews awaiting their op (remote.js). */
+  get settling() {
+    return this.remote.settling;
   }
 
   // ---- The connection.
@@ -122,10 +119,7 @@ export class Session {
     this.open = false;
     this.resyncing = false;
     // A drag in progress lost its hold: its drop goes as a plain op, or the welcome asks again.
-    this.held.clear();
-    this.asked.clear();
-    this.remoteOver.clear();
-    this.#clearSettling();
+    this.remote.disconnected();
     this.#emit({ type: 'connection', state: 'closed' }, { type: 'handEnd', by: null }, render());
     return this.#take();
   }
@@ -145,7 +139,7 @@ export class Session {
             this.users.set(m.user.id, m.user);
             this.#emit(this.#presence());
           }
-          this.#remoteDragStart(m);
+          this.#emit(...this.remote.dragStart(m, this.#about()));
           break;
         case 'presence':
           if (Array.isArray(m.users)) {
@@ -156,7 +150,7 @@ export class Session {
           }
           this.#emit(this.#presence());
           break;
-        case 'hover': this.#remoteHover(m); break;
+        case 'hover': this.#emit(...this.remote.hover(m, this.#about())); break;
         case 'drop': this.#remoteDrop(m); break;
         case 'join':
           if (m.user?.id) this.users.set(m.user.id, m.user);
@@ -166,7 +160,7 @@ export class Session {
           if (m.user?.id) {
             this.users.delete(m.user.id);
             this.#emit({ type: 'handEnd', by: m.user.id });
-            this.remoteOver.delete(m.user.id);
+            this.remote.left(m.user.id);
           }
           this.#emit(this.#presence(), render());
           break;
@@ -193,12 +187,7 @@ export class Session {
 
   /** A timer asked for with a `wake` effect ran out. */
   wake(token) {
-    for (const [item, s] of this.settling) {
-      if (s.token === token) {
-        this.settling.delete(item);
-        this.#emit(render());
-      }
-    }
+    if (this.remote.wake(token)) this.#emit(render());
     return this.#take();
   }
 
@@ -215,8 +204,7 @@ export class Session {
 
   /** True when someone other than this page holds `item`. */
   heldByOther(item) {
-    const holder = this.held.get(item);
-    return !!holder && holder !== this.me;
+    return this.remote.heldByOther(item, this.me);
   }
 
   /** The layout of the zone `item` is in now (layout.js `zoneLayout`), or null. */
@@ -517,7 +505,7 @@ export class Session {
   scene() {
     let board = this.state.view();
     if (!board) return null;
-    const previews = this.#remotePreviews();
+    const previews = this.remote.previews(this.drag);
     board = previewRemoteMoves(board, previews);
     const d = this.drag;
     let over = null;
@@ -537,7 +525,7 @@ export class Session {
     const held = new Map();
     for (const [item, by] of this.held) held.set(item, this.user(by));
     const remoteOver = new Map();
-    for (const [by, h] of this.remoteOver) {
+    for (const [by, h] of this.remote.remoteOver) {
       // A previewed move shows the tile at its new place instead of outlining the target.
       if (h.over && !previews.includes(h)) remoteOver.set(h.over, this.user(by));
     }
@@ -568,9 +556,7 @@ export class Session {
     this.me = m.you;
     this.users = new Map((m.users ?? []).map((u) => [u.id, u]));
     this.userCount = Number.isInteger(m.userCount) ? m.userCount : null;
-    this.held = new Map((m.drags ?? []).map((d) => [d.item, d.by]));
-    this.remoteOver.clear();
-    this.#clearSettling();
+    this.remote.welcomed(m.drags);
     if (m.board) {
       this.state.reset(m.board, m.seq);
     } else if (Array.isArray(m.ops)) {
@@ -606,7 +592,7 @@ export class Session {
     if (r.status !== 'applied') return undefined;
     if (r.own) this.history.committed(m.op, m.seq, m);
     // A dropped preview gives way to the op that moved its tile: the confirmed board now shows it.
-    for (const item of [...this.settling.keys()]) if (opMovesItem(m, item)) this.#clearSettling(item);
+    this.remote.committed(m);
     // Someone else's remove: the card fades out where it was, before the render takes it away.
     if (m.by !== this.me && m.type === 'remove') this.#emit({ type: 'fade', item: m.item, by: this.user(m.by) });
     if (m.by !== this.me && m.type === 'removeZone') this.#emit({ type: 'zoneGone', zone: m.zone, by: this.user(m.by) });
@@ -628,7 +614,7 @@ export class Session {
     const text = m.op && m.reason === 'conflict' && m.by && m.by === this.me
       ? 'You changed that a moment ago; try again'
       : P.rejectText(m.reason, m.by, (id) => isolate(this.user(id).name), pendingType);
-    if (!m.op && m.item && this.asked.delete(m.item) && this.drag?.item !== m.item) return; // an ask: in line
+    if (!m.op && m.item && this.remote.answeredAsk(m.item, this.drag?.item)) return; // an ask: in line
     if (!m.op && m.reason === 'held' && m.by === this.me) return; // the hold is ours already: nothing to undo
     if (!m.op) {
       // A refused dragStart (held by someone else), or a hover/drop for a hold we lost.
@@ -657,48 +643,18 @@ export class Session {
     this.#emit(render());
   }
 
-  #remoteDragStart(m) {
-    if (m.by === this.me && this.asked.delete(m.item) && this.drag?.item !== m.item) {
-      // An ask granted because the hold had just ended: nobody is dragging it here, so give it back.
-      this.#send(P.drop(m.item));
-      return;
-    }
-    this.held.set(m.item, m.by);
-    this.#clearSettling(m.item);
-    if (m.by !== this.me) this.#emit({ type: 'handStart', user: this.user(m.by), item: m.item }, { type: 'taken', item: m.item });
-    this.#emit(render());
-  }
-
-  #remoteHover(m) {
-    if (m.by === this.me) return;
-    const mode = m.mode === 'move' || m.mode === 'swap' ? m.mode : null;
-    this.remoteOver.set(m.by, { item: m.item, over: m.over ?? null, zone: m.zone, mode });
-    // Move mode: the held tile itself is shown at its new place (scene), and the hand holds it
-    // there. Otherwise the hand points at the target.
-    const target = mode === 'move' ? { over: m.item, zone: m.zone } : { over: m.over ?? null, zone: m.zone };
-    this.#emit({ type: 'handHover', by: m.by, target }, render());
-  }
-
   #remoteDrop(m) {
-    if (this.held.get(m.item) === m.by) this.held.delete(m.item);
-    const last = this.remoteOver.get(m.by);
-    this.remoteOver.delete(m.by);
-    // A released move preview stays until the op it announces arrives (or SETTLE_MS pass), so
-    // the tile does not jump back between the drop and the op. A hold that ended without a
-    // drop (left, expired) commits nothing: its preview goes at once.
-    if (m.by !== this.me && !m.reason && last && last.mode === 'move' && last.item === m.item) {
-      this.#clearSettling(m.item);
-      this.#tokens += 1;
-      this.settling.set(m.item, { hover: last, token: this.#tokens });
-      this.#emit({ type: 'wake', after: SETTLE_MS, token: this.#tokens });
-    }
-    if (m.by !== this.me) {
-      this.#emit({ type: 'handEnd', by: m.by });
-    } else if (m.reason === 'expired' && this.drag && this.drag.item === m.item) {
+    this.#emit(...this.remote.drop(m, this.#about()));
+    if (m.by === this.me && m.reason === 'expired' && this.drag && this.drag.item === m.item) {
       this.#cancelDrag({ silent: true });
       this.#emit({ type: 'toast', text: P.dropReasonText('expired') });
     }
     this.#emit(render());
+  }
+
+  /** What remote.js needs to know of this page. */
+  #about() {
+    return { me: this.me, user: (id) => this.user(id), dragging: this.drag?.item ?? null };
   }
 
   // ---- Helpers.
@@ -709,9 +665,8 @@ export class Session {
    * One ask per tile at a time.
    */
   #ask(item) {
-    if (!this.open || this.asked.has(item)) return;
-    this.asked.add(item);
-    this.#send(P.dragStart(item));
+    const msg = this.open ? this.remote.ask(item) : null;
+    if (msg) this.#send(msg);
   }
 
   #emit(...effects) {
@@ -738,22 +693,6 @@ export class Session {
     this.open = false;
     this.resyncing = true;
     this.#emit({ type: 'resync', snapshot });
-  }
-
-  /** Forgets the dropped preview of `item` (of every item when omitted). */
-  #clearSettling(item) {
-    for (const id of [...this.settling.keys()]) if (item === undefined || id === item) this.settling.delete(id);
-  }
-
-  /**
-   * Other people's move-mode drags as hovers to preview: dropped ones still waiting for their
-   * op first, then the live ones. None while this page drags itself, so tiles never slide under
-   * one's own pointer (their hands and target outlines still show).
-   */
-  #remotePreviews() {
-    if (this.drag) return [];
-    const live = [...this.remoteOver.values()].filter((h) => h.mode === 'move' && !this.settling.has(h.item));
-    return [...[...this.settling.values()].map((s) => s.hover), ...live];
   }
 
   /** `silent`: the server already released the hold, so nothing is sent. */
