@@ -39,14 +39,15 @@
 
 import * as P from './protocol.js';
 import {
-  applyOp, BoardState, canRevert, cloneBoard, inverseOp, isPendingId, itemById, locate, moveTarget,
-  pendingId, previewRemoteMoves, UndoHistory,
+  applyOp, BoardState, cloneBoard, inverseOp, isPendingId, itemById, locate, moveTarget, pendingId, previewRemoteMoves,
 } from './state.js';
+import { planRevert, UndoHistory, withKnownTags } from './undo.js';
 import { describeOp } from './announce.js';
 import { isolate } from './bidi.js';
+import * as E from './editing.js';
 import { nextKeyboardTarget, targetKey } from './geometry.js';
 import { RemoteDrags } from './remote.js';
-import { layoutOfItem, zoneLayout, zoneLayouts } from './layout.js';
+import { layoutOfItem, zoneLayouts } from './layout.js';
 
 export { SETTLE_MS } from './remote.js';
 
@@ -355,144 +356,47 @@ export class Session {
     return this.#take();
   }
 
-  // ---- Editing (issue 19): each intent is one op, shown at once, undoable, checked by the server.
+  // ---- Editing (issue 19): each intent is one op, shown at once, undoable, checked by the
+  // server. The rules (what is sent, what is refused and why) are editing.js's.
 
-  /** Adds a card labelled `label` at the end of `zone` (or before `before`). */
-  addCard(zone, label, { before = null, color, detail } = {}) {
-    const b = this.state.view();
-    const text = String(label ?? '').trim();
-    if (!b || !b.zones.some((z) => z.id === zone) || isPendingId(zone)) return [];
-    if (!text) return this.#refuseEdit('Type a label for the new card first');
-    const problem = P.textProblem(text, P.LIMITS.label);
-    if (problem) return this.#refuseEdit(`A card's label ${problem}`);
-    if (b.items.length >= P.LIMITS.items) return this.#refuseEdit(P.rejectText('board_full'));
-    const item = { label: text };
-    if (color) item.color = color;
-    if (typeof detail === 'string' && detail) item.detail = detail;
-    const change = this.#change({ type: 'add', zone, before, item }, `Added ${text} to ${this.#zoneTitle(zone)}.`);
-    // Shown where it will stay, scrolled into sight (the end of a long strip is off to the side).
-    this.#emit({ type: 'reveal', item: pendingId(change.ops[0].op.op) });
-    return this.#take();
-  }
+  addCard(zone, label, options) { return this.#edit(E.addCard(this.state.view(), zone, label, options)); }
 
-  /** Changes some of `item`'s label, color and detail; unchanged fields are left out. */
-  editCard(item, changes) {
-    const b = this.state.view();
-    const it = b && !isPendingId(item) ? itemById(b, item) : null;
-    if (!it) return [];
-    const body = { type: 'edit', item };
-    if (typeof changes.label === 'string') {
-      const label = changes.label.trim();
-      if (!label) return this.#refuseEdit('A card needs a label; to delete it, press Delete');
-      const problem = P.textProblem(label, P.LIMITS.label);
-      if (problem) return this.#refuseEdit(`A card's label ${problem}`);
-      if (label !== it.label) body.label = label;
-    }
-    if (typeof changes.color === 'string' && changes.color !== it.color) body.color = changes.color;
-    if (changes.detail !== undefined) {
-      const detail = typeof changes.detail === 'string' && changes.detail.trim() ? changes.detail.trim() : null;
-      const problem = detail === null ? null : P.textProblem(detail, P.LIMITS.detail);
-      if (problem) return this.#refuseEdit(`A card's detail ${problem}`);
-      if (detail !== (it.detail ?? null)) body.detail = detail;
-    }
-    if (Object.keys(body).length === 2) return this.#take(); // nothing changed
-    this.#change(body, `Changed ${it.label}${body.label ? ` to ${body.label}` : ''}.`);
-    return this.#take();
-  }
+  editCard(item, changes) { return this.#edit(E.editCard(this.state.view(), item, changes)); }
 
-  /**
-   * An op about a card's content (issue 32) from the card panel: `edit` of description or due,
-   * `tag`, `assign`, `addTag`, `editTag`, `removeTag`, `addCheck`, `editCheck`, `removeCheck`.
-   * Sent as it is (the panel checked its texts); `text` is what screen readers hear. Undoable.
-   */
-  cardOp(body, text) {
-    const b = this.state.view();
-    if (!b || (body.item && (isPendingId(body.item) || !itemById(b, body.item)))) return [];
-    this.#change(body, text);
-    return this.#take();
-  }
+  cardOp(body, text) { return this.#edit(E.cardOp(this.state.view(), body, text)); }
 
-  /** Removes `item` (refused at once when someone else holds it). */
+  addZone(title, options) { return this.#edit(E.addZone(this.state.view(), title, options)); }
+
+  renameZone(zone, title) { return this.#edit(E.renameZone(this.state.view(), zone, title)); }
+
+  removeZone(zone) { return this.#edit(E.removeZone(this.state.view(), zone)); }
+
+  retitle(title) { return this.#edit(E.retitle(this.state.view(), title)); }
+
+  restore(to) { return this.#edit(E.restore(this.state.loaded, this.state.seq, to)); }
+
+  /** Removes `item` (refused at once when someone else holds it; a lift of it here ends). */
   removeCard(item) {
-    const b = this.state.view();
-    const it = b && !isPendingId(item) ? itemById(b, item) : null;
-    if (!it) return [];
+    const d = E.removeCard(this.state.view(), item);
+    if (!d) return [];
     // Not a lift: a remove of a held card waits in no tile's line.
     if (this.heldByOther(item)) return this.refuse(item, 'keyboard', { ask: false });
     if (this.drag?.item === item) this.#cancelDrag();
-    this.#change({ type: 'remove', item }, `Removed ${isolate(it.label)}.`, { undoToast: `Removed “${isolate(it.label)}”` });
-    return this.#take();
-  }
-
-  /** Adds a zone titled `title` (a list) before zone `before`, or last. */
-  addZone(title, { before = null, layout = 'list' } = {}) {
-    const b = this.state.view();
-    const text = String(title ?? '').trim();
-    if (!b) return [];
-    const problem = P.textProblem(text, P.LIMITS.zoneTitle);
-    if (problem) return this.#refuseEdit(`A column's title ${problem}`);
-    if (b.zones.length >= P.LIMITS.zones) return this.#refuseEdit(P.rejectText('board_full'));
-    this.#change({ type: 'addZone', before, zone: { title: text, layout } }, `Added the column ${text}.`);
-    return this.#take();
-  }
-
-  /** Renames zone `zone`. */
-  renameZone(zone, title) {
-    const b = this.state.view();
-    const z = b && !isPendingId(zone) ? b.zones.find((x) => x.id === zone) : null;
-    const text = String(title ?? '').trim();
-    if (!z) return [];
-    const problem = P.textProblem(text, P.LIMITS.zoneTitle);
-    if (problem) return this.#refuseEdit(`A column's title ${problem}`);
-    if (text === z.title) return [];
-    this.#change({ type: 'editZone', zone, title: text }, `Renamed the column to ${text}.`);
-    return this.#take();
-  }
-
-  /** Removes zone `zone`, which must be empty (refused at once, saying why, otherwise). */
-  removeZone(zone) {
-    const b = this.state.view();
-    const z = b && !isPendingId(zone) ? b.zones.find((x) => x.id === zone) : null;
-    if (!z) return [];
-    if (z.items.length) return this.#refuseEdit(P.rejectText('not_empty'));
-    if (b.zones.length === 1) return this.#refuseEdit('A board keeps at least one column');
-    const name = this.#zoneTitle(zone);
-    this.#change({ type: 'removeZone', zone }, `Removed the column ${name}.`, { undoToast: `Removed the column “${name}”` });
-    return this.#take();
-  }
-
-  /** Renames the board. */
-  retitle(title) {
-    const b = this.state.view();
-    const text = String(title ?? '').trim();
-    if (!b) return [];
-    const problem = P.textProblem(text, P.LIMITS.title);
-    if (problem) return this.#refuseEdit(`The board's name ${problem}`);
-    if (text === b.title) return [];
-    this.#change({ type: 'retitle', title: text }, `Renamed the board to ${text}.`);
-    return this.#take();
-  }
-
-  /** Puts the whole board back as it was right after op `to` (the History panel's "Restore"). */
-  restore(to) {
-    if (!this.state.loaded || !Number.isInteger(to) || to < 0 || to > this.state.seq) return [];
-    this.#change({ type: 'restore', to }, `Restoring the board as of change ${to}.`, { undoToast: `Restored the board as of change ${to}` });
-    return this.#take();
+    return this.#edit(d);
   }
 
   /**
-   * One editing op as one undoable change, announced; `undoToast`: a toast offering Undo of this
-   * change (`change`: what its button reverts, even after later changes).
+   * Carries out an editing decision (editing.js): one op as one undoable change, announced,
+   * with a toast offering Undo of that change (`undoToast`) when it says so; or a refusal.
    */
-  #change(body, text, { undoToast = null } = {}) {
-    const change = this.#recordChange([this.#submit(this.#makeOp(body))]);
-    this.#emit(render(), { type: 'announce', text });
-    if (undoToast) this.#emit({ type: 'toast', text: `${undoToast}.`, action: 'undo', change });
-    return change;
-  }
-
-  #refuseEdit(text) {
-    this.#emit({ type: 'toast', text }, { type: 'announce', text });
+  #edit(d) {
+    if (d?.refuse) this.#emit({ type: 'toast', text: d.refuse }, { type: 'announce', text: d.refuse });
+    else if (d) {
+      const change = this.#recordChange([this.#submit(this.#makeOp(d.body))]);
+      this.#emit(render(), { type: 'announce', text: d.text });
+      if (d.undoToast) this.#emit({ type: 'toast', text: `${d.undoToast}.`, action: 'undo', change });
+      if (d.reveal) this.#emit({ type: 'reveal', item: pendingId(change.ops[0].op.op) });
+    }
     return this.#take();
   }
 
@@ -765,47 +669,18 @@ export class Session {
     return change;
   }
 
-  /** Undoes or redoes the last change, or (`target`, an undo) that change wherever it is. */
+  /** Undoes or redoes the last change, or (`target`, an undo) that change wherever it is (undo.js plans it). */
   #revert(kind, target = null) {
-    const undo = kind === 'undo';
-    const change = target ?? (undo ? this.history.peekUndo() : this.history.peekRedo());
-    if (!change) {
-      this.#emit({ type: 'toast', text: undo ? 'Nothing to undo' : 'Nothing to redo' });
+    const plan = planRevert(this.history, kind, target, this.state, this.me, (id) => isolate(this.user(id).name));
+    if (plan.refuse) {
+      this.#emit({ type: 'toast', text: plan.refuse });
+      if (plan.announce) this.#emit({ type: 'announce', text: plan.refuse });
       return;
     }
-    const outOfOrder = !!target && target !== this.history.peekUndo();
-    const check = canRevert(change, this.state, this.me, { outOfOrder });
-    if (!check.ok && check.why === 'pending') {
-      this.#emit({ type: 'toast', text: 'Still saving that change; try again in a moment' });
-      return;
-    }
-    // Reverted now, or never: either way it leaves the stack, so the next one is reachable.
-    if (target) this.history.takeUndo(target);
-    else if (undo) this.history.popUndo();
-    else this.history.popRedo();
-    if (!check.ok) {
-      const who = check.by === this.me ? 'you' : isolate(this.user(check.by).name);
-      const text = check.why === 'changed'
-        ? `Can't ${kind}: ${who} changed those tiles since`
-        : `Can't ${kind}: that change is too old`;
-      this.#emit({ type: 'toast', text }, { type: 'announce', text });
-      return;
-    }
-    const entries = [];
-    for (const e of [...change.ops].reverse()) {
-      if (!e.inverse) continue;
-      const entry = this.#submit(this.#makeOp(withKnownTags(e.inverse, this.state.view())));
-      // An add that brings back a removed item (or zone): once it commits, the other changes
-      // on the stack name its new id (UndoHistory.committed).
-      if (e.inverse.restores) entry.restores = e.inverse.restores;
-      // …and its checks' new ids (in the same order) replace the old ones there too.
-      if (e.inverse.type === 'add' && e.inverse.item?.checklist) entry.restoresChecks = e.inverse.item.checklist.map((c) => c.id);
-      // …and a tag made again (the undo of a removeTag) replaces the old id there too.
-      if (e.inverse.restoresTag) entry.restoresTag = e.inverse.restoresTag;
-      entries.push(entry);
-    }
+    const entries = plan.steps.map(({ inverse, ...remaps }) => (
+      Object.assign(this.#submit(this.#makeOp(withKnownTags(inverse, this.state.view()))), remaps)));
     if (entries.length) this.#recordChange(entries, kind);
-    this.#emit(render(), { type: 'announce', text: undo ? 'Undone.' : 'Redone.' });
+    this.#emit(render(), { type: 'announce', text: kind === 'undo' ? 'Undone.' : 'Redone.' });
   }
 
   #where(item) {
@@ -813,48 +688,19 @@ export class Session {
     return b ? locate(b, item) : null;
   }
 
-  /** A card's label, or its id, isolated for a composed sentence (bidi.js). */
   #labelOf(id) {
-    const b = this.state.view();
-    return isolate((b && itemById(b, id)?.label) || id);
-  }
-
-  #zoneTitle(id) {
-    const b = this.state.view();
-    const i = b ? b.zones.findIndex((z) => z.id === id) : -1;
-    return isolate(i < 0 ? id : zoneLayout(b, b.zones[i], i).title);
+    return E.labelOf(this.state.view(), id);
   }
 
   #describePlace(item) {
-    const at = this.#where(item);
-    return at ? `${this.#zoneTitle(at.zone.id)} position ${at.index + 1} of ${at.zone.items.length}` : 'its place';
+    return E.describePlace(this.state.view(), item);
   }
 
   #describeTarget(t) {
-    if (!t) return 'no target';
-    if (t.over == null) return `the end of ${this.#zoneTitle(t.zone)}`;
-    const at = this.#where(t.over);
-    const where = at ? `, ${this.#zoneTitle(at.zone.id)} position ${at.index + 1} of ${at.zone.items.length}` : '';
-    return `${this.#labelOf(t.over)}${where}`;
+    return E.describeTarget(this.state.view(), t);
   }
 }
 
 function render(glide = null) {
   return { type: 'render', glide };
-}
-
-/**
- * `body`, an undo step, without what the board no longer has: an add bringing back a removed card
- * without the tags removed since (the rest of its content still comes back), an addTag making a
- * removed tag again without the cards removed since. Other bodies as they are.
- */
-function withKnownTags(body, board) {
-  if (body.type === 'addTag' && body.items?.length) {
-    const items = body.items.filter((id) => board?.items.some((i) => i.id === id));
-    return { ...body, items };
-  }
-  if (body.type !== 'add' || !body.item?.tags?.length) return body;
-  const known = new Set((board?.tags ?? []).map((t) => t.id));
-  const tags = body.item.tags.filter((t) => known.has(t));
-  return { ...body, item: { ...body.item, tags } };
 }

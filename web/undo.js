@@ -260,3 +260,61 @@ export function canRevert(change, state, me, { outOfOrder = false } = {}) {
   }
   return { ok: true };
 }
+
+/**
+ * What reverting comes to (`kind` 'undo' or 'redo': the last change, or `target`, an undo of that
+ * change wherever it is on the stack), under the usual conflict rules. `nameOf(userId)`: a name
+ * for a sentence. Returns
+ *   {refuse, announce?}  nothing to send, and why (a toast; also said to screen readers when
+ *                        `announce`); a change that can never be reverted leaves the stack
+ *   {steps}              the change left the stack: the inverses to send, newest op first, each
+ *                        {inverse, restores?, restoresChecks?, restoresTag?} — the ids that the
+ *                        other changes on the stacks name are remapped once it commits
+ *                        (UndoHistory.committed)
+ */
+export function planRevert(history, kind, target, state, me, nameOf) {
+  const undo = kind === 'undo';
+  const change = target ?? (undo ? history.peekUndo() : history.peekRedo());
+  if (!change) return { refuse: undo ? 'Nothing to undo' : 'Nothing to redo' };
+  const outOfOrder = !!target && target !== history.peekUndo();
+  const check = canRevert(change, state, me, { outOfOrder });
+  if (!check.ok && check.why === 'pending') return { refuse: 'Still saving that change; try again in a moment' };
+  // Reverted now, or never: either way it leaves the stack, so the next one is reachable.
+  if (target) history.takeUndo(target);
+  else if (undo) history.popUndo();
+  else history.popRedo();
+  if (!check.ok) {
+    const who = check.by === me ? 'you' : nameOf(check.by);
+    const text = check.why === 'changed' ? `Can't ${kind}: ${who} changed those tiles since` : `Can't ${kind}: that change is too old`;
+    return { refuse: text, announce: true };
+  }
+  const steps = [];
+  for (const e of [...change.ops].reverse()) {
+    if (!e.inverse) continue;
+    const step = { inverse: e.inverse };
+    // An add that brings back a removed item (or zone) names its new id once it commits…
+    if (e.inverse.restores) step.restores = e.inverse.restores;
+    // …and its checks' new ids (in the same order) replace the old ones too…
+    if (e.inverse.type === 'add' && e.inverse.item?.checklist) step.restoresChecks = e.inverse.item.checklist.map((c) => c.id);
+    // …and so does a tag made again (the undo of a removeTag).
+    if (e.inverse.restoresTag) step.restoresTag = e.inverse.restoresTag;
+    steps.push(step);
+  }
+  return { steps };
+}
+
+/**
+ * `body`, an undo step, without what the board no longer has: an add bringing back a removed card
+ * without the tags removed since (the rest of its content still comes back), an addTag making a
+ * removed tag again without the cards removed since. Other bodies as they are.
+ */
+export function withKnownTags(body, board) {
+  if (body.type === 'addTag' && body.items?.length) {
+    const items = body.items.filter((id) => board?.items.some((i) => i.id === id));
+    return { ...body, items };
+  }
+  if (body.type !== 'add' || !body.item?.tags?.length) return body;
+  const known = new Set((board?.tags ?? []).map((t) => t.id));
+  const tags = body.item.tags.filter((t) => known.has(t));
+  return { ...body, item: { ...body.item, tags } };
+}
