@@ -47,6 +47,7 @@ import { isolate } from './bidi.js';
 import * as E from './editing.js';
 import { nextKeyboardTarget, targetKey } from './geometry.js';
 import { RemoteDrags } from './remote.js';
+import { Roster } from './sdk/roster.js';
 import { layoutOfItem, zoneLayouts } from './layout.js';
 
 export { SETTLE_MS } from './remote.js';
@@ -65,8 +66,8 @@ export class Session {
     this.history = new UndoHistory();
     this.mode = 'swap';
     this.me = null;
-    this.users = new Map(); // user id → {id, name, color}
-    this.userCount = null; // on a large board: how many users in all (the list names only some)
+    /** Who is on the board (sdk/roster.js, the SDK client's rule). */
+    this.roster = new Roster();
     /** Other people's holds, hovers and dropped previews, and this page's asks (remote.js). */
     this.remote = new RemoteDrags();
     /** True between a welcome and the end of its connection (or a resync). */
@@ -80,6 +81,16 @@ export class Session {
      */
     this.drag = null;
     this.stroke = null; // the ops of a paint stroke in progress: [{op, inverse}]
+  }
+
+  /** Who is on the board: user id → {id, name, color}. */
+  get users() {
+    return this.roster.users;
+  }
+
+  /** On a large board: how many users in all (the list names only some); else null. */
+  get userCount() {
+    return this.roster.userCount;
   }
 
   /** Holds: item → user id (remote.js). */
@@ -136,30 +147,18 @@ export class Session {
         case 'ack': this.#acked(m); break;
         case 'dragStart':
           // On a large board a hand names its holder, whom this page may not have been told of.
-          if (m.user?.id && !this.users.has(m.user.id)) {
-            this.users.set(m.user.id, m.user);
-            this.#emit(this.#presence());
-          }
+          if (this.roster.apply(m)) this.#emit(this.#presence());
           this.#emit(...this.remote.dragStart(m, this.#about()));
           break;
-        case 'presence':
-          if (Array.isArray(m.users)) {
-            this.users = new Map(m.users.filter((u) => u?.id).map((u) => [u.id, u]));
-            this.userCount = null;
-          } else if (Number.isInteger(m.userCount)) {
-            this.userCount = m.userCount;
-          }
+        case 'presence': case 'join':
+          this.roster.apply(m);
           this.#emit(this.#presence());
           break;
         case 'hover': this.#emit(...this.remote.hover(m, this.#about())); break;
         case 'drop': this.#remoteDrop(m); break;
-        case 'join':
-          if (m.user?.id) this.users.set(m.user.id, m.user);
-          this.#emit(this.#presence());
-          break;
         case 'leave':
+          this.roster.apply(m);
           if (m.user?.id) {
-            this.users.delete(m.user.id);
             this.#emit({ type: 'handEnd', by: m.user.id });
             this.remote.left(m.user.id);
           }
@@ -451,15 +450,14 @@ export class Session {
 
   /** A user by id (a placeholder for one who has left). */
   user(id) {
-    return this.users.get(id) ?? { id, name: id, color: '#555' };
+    return this.roster.user(id);
   }
 
   // ---- Server messages.
 
   #welcome(m) {
     this.me = m.you;
-    this.users = new Map((m.users ?? []).map((u) => [u.id, u]));
-    this.userCount = Number.isInteger(m.userCount) ? m.userCount : null;
+    this.roster.apply(m);
     this.remote.welcomed(m.drags);
     if (m.board) {
       this.state.reset(m.board, m.seq);

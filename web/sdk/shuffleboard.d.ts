@@ -328,8 +328,21 @@ export class OpError extends Error {
   readonly seq: number | null;
 }
 
+/** Who is on a board, from the server's messages (welcome, join, leave, presence, a dragStart's user). */
+export class Roster {
+  readonly users: Map<string, User>;
+  /** On a large board, how many users in all; else null. */
+  readonly userCount: number | null;
+  /** Takes a server message in; true when who is here changed. */
+  apply(m: ServerMessage): boolean;
+  /** A user by id (a placeholder for one who has left). */
+  user(id: string): User;
+}
+
 export class Client {
   constructor(options: ConnectOptions);
+  /** Who is on the board (`users` and `userCount` are its). */
+  readonly roster: Roster;
   readonly url: string;
   readonly board: string;
   readonly name: string;

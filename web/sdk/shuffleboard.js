@@ -18,9 +18,11 @@ import {
   isCommitted, newOpId, opFromDrop, parseFrame,
 } from './wire.js';
 import { TokenKeeper } from './tokens.js';
+import { Roster } from './roster.js';
 
 export * from './wire.js';
 export { TokenKeeper, refreshDelay } from './tokens.js';
+export { Roster } from './roster.js';
 
 /** The WebSocket's readyState when it can send. */
 const OPEN = 1;
@@ -144,10 +146,8 @@ export class Client {
     this.seq = Number.isSafeInteger(since) && since >= 0 ? since : null;
     /** This connection's user id (from the welcome). */
     this.you = null;
-    /** Who is on the board: user id → {id, name, color}. */
-    this.users = new Map();
-    /** On a large board, how many users in all (`users` names only some); else null. */
-    this.userCount = null;
+    /** Who is on the board (roster.js: `users`, `userCount`). */
+    this.roster = new Roster();
     /** Items held: item id → the holder's user id. */
     this.drags = new Map();
     /** The socket (null between connections). */
@@ -157,6 +157,16 @@ export class Client {
      * (close() was called), 'expired', 'revoked' or 'unauthorized' (stopped on its token).
      */
     this.state = 'idle';
+  }
+
+  /** Who is on the board: user id → {id, name, color}. */
+  get users() {
+    return this.roster.users;
+  }
+
+  /** On a large board, how many users in all (`users` names only some); else null. */
+  get userCount() {
+    return this.roster.userCount;
   }
 
   /** The token the session runs on (a refreshed one once the server took it). */
@@ -592,30 +602,13 @@ export class Client {
         break;
       case 'dragStart':
         if (typeof m.item === 'string') this.drags.set(m.item, m.by);
-        if (m.user?.id && !this.users.has(m.user.id)) {
-          this.users.set(m.user.id, m.user);
-          this.#presenceChanged = true;
-        }
+        if (this.roster.apply(m)) this.#presenceChanged = true;
         break;
       case 'drop':
         if (this.drags.get(m.item) === m.by) this.drags.delete(m.item);
         break;
-      case 'join':
-        if (m.user?.id) this.users.set(m.user.id, m.user);
-        this.#presenceChanged = true;
-        break;
-      case 'leave':
-        if (m.user?.id) this.users.delete(m.user.id);
-        this.#presenceChanged = true;
-        break;
-      case 'presence':
-        if (Array.isArray(m.users)) {
-          this.users = new Map(m.users.filter((u) => u?.id).map((u) => [u.id, u]));
-          this.userCount = null;
-        } else if (Number.isInteger(m.userCount)) {
-          this.userCount = m.userCount;
-        }
-        this.#presenceChanged = true;
+      case 'join': case 'leave': case 'presence':
+        if (this.roster.apply(m)) this.#presenceChanged = true;
         break;
       default:
         break;
@@ -658,8 +651,7 @@ export class Client {
       return this.resync({ snapshot: true });
     }
     this.you = m.you;
-    this.users = new Map((m.users ?? []).filter((u) => u?.id).map((u) => [u.id, u]));
-    this.userCount = Number.isInteger(m.userCount) ? m.userCount : null;
+    this.roster.apply(m);
     this.drags = new Map((m.drags ?? []).map((d) => [d.item, d.by]));
     this.#attempt = 0;
     this.#clearJoinTimer();
