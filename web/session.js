@@ -1,7 +1,9 @@
-// One page's session with one board, without the socket: what the server said (welcome, resume,
-// committed ops, acks, rejects, other people's holds and hovers), what this page did (pending
-// ops, the drag in progress, paint strokes, undo and redo), and what follows from it.
-// Pure: no DOM, no sockets, no timers, no clock.
+// One page's session with one board, without the socket: what this page does (the drag in
+// progress, paint strokes, undo and redo, editing) on top of what the server said (link.js: the
+// welcome, committed ops, acks, rejects, who is here and other people's drags), and what follows
+// from it. The rules it leans on have modules of their own: editing.js (what an edit sends or
+// why it is refused), undo.js (inverses, the stacks, reverting), remote.js (other people's drags),
+// state.js (the confirmed board and pending ops). Pure: no DOM, no sockets, no timers, no clock.
 //
 // In: the socket's life (hello, receive, disconnected), timers running out (wake), and the
 // intents of gestures.js (lift, aim, aimKey, drop, cancel, paint, paintEnd, refuse, setMode,
@@ -38,16 +40,14 @@
 //   {type:'queue', msg}             an op made while closed: the client keeps it until it can send
 
 import * as P from './protocol.js';
+import { render, SessionLink } from './link.js';
 import {
-  applyOp, BoardState, cloneBoard, inverseOp, isPendingId, itemById, locate, moveTarget, pendingId, previewRemoteMoves,
+  applyOp, cloneBoard, inverseOp, isPendingId, itemById, locate, moveTarget, pendingId, previewRemoteMoves,
 } from './state.js';
 import { planRevert, UndoHistory, withKnownTags } from './undo.js';
-import { describeOp } from './announce.js';
 import { isolate } from './bidi.js';
 import * as E from './editing.js';
 import { nextKeyboardTarget, targetKey } from './geometry.js';
-import { RemoteDrags } from './remote.js';
-import { Roster } from './sdk/roster.js';
 import { layoutOfItem, zoneLayouts } from './layout.js';
 
 export { SETTLE_MS } from './remote.js';
@@ -55,25 +55,14 @@ export { SETTLE_MS } from './remote.js';
 /** The drag modes. */
 export const MODES = ['swap', 'move', 'paint'];
 
-export class Session {
-  #fx = []; // effects of the call under way
-
+export class Session extends SessionLink {
   /** `newOpId`: fresh op ids (tests pass a counter). */
   constructor({ newOpId = P.newOpId } = {}) {
+    super();
     this.newOpId = newOpId;
-    /** Confirmed board + pending ops; `history`: undo and redo of own changes. */
-    this.state = new BoardState();
+    /** Undo and redo of own changes. */
     this.history = new UndoHistory();
     this.mode = 'swap';
-    this.me = null;
-    /** Who is on the board (sdk/roster.js, the SDK client's rule). */
-    this.roster = new Roster();
-    /** Other people's holds, hovers and dropped previews, and this page's asks (remote.js). */
-    this.remote = new RemoteDrags();
-    /** True between a welcome and the end of its connection (or a resync). */
-    this.open = false;
-    this.resyncing = false;
-    this.forceSnapshot = false;
     /**
      * The lift in progress: {item, source ('pointer' | 'keyboard'), target}. While the session
      * is open its hold has been asked for on this connection (at the lift, or again by the
@@ -83,123 +72,15 @@ export class Session {
     this.stroke = null; // the ops of a paint stroke in progress: [{op, inverse}]
   }
 
-  /** Who is on the board: user id → {id, name, color}. */
-  get users() {
-    return this.roster.users;
-  }
-
-  /** On a large board: how many users in all (the list names only some); else null. */
-  get userCount() {
-    return this.roster.userCount;
-  }
-
-  /** Holds: item → user id (remote.js). */
-  get held() {
-    return this.remote.held;
-  }
-
-  /** Dropped move previews awaiting their op (remote.js). */
-  get settling() {
-    return this.remote.settling;
-  }
-
-  // ---- The connection.
-
-  /** The socket opened: the hello to send. Resumes with `since` unless a snapshot is needed. */
-  hello(board, name, token = null, member = null) {
-    const since = this.state.loaded && !this.forceSnapshot ? this.state.seq : undefined;
-    this.forceSnapshot = false;
-    this.resyncing = false;
-    return P.hello(board, name, since, token, member);
-  }
-
-  /**
-   * Before any server: the board as last confirmed (`board` at `seq`) and the ops a page before
-   * this one left pending (durable, web/pending.js). Shown at once; the next hello resumes from
-   * `seq`, and the client sends the ops again with their op ids.
-   */
-  loadSaved(board, seq, ops = []) {
-    if (this.state.loaded || !board || !Number.isSafeInteger(seq)) return [];
-    this.state.reset(board, seq);
-    for (const op of ops) if (P.OP_TYPES.has(op?.type) && typeof op.op === 'string') this.state.addPending(op);
-    this.#emit(render());
-    return this.#take();
-  }
-
-  /** The socket closed. Holds and hovers died with it; a drag in progress goes on locally. */
-  disconnected() {
-    this.open = false;
-    this.resyncing = false;
-    // A drag in progress lost its hold: its drop goes as a plain op, or the welcome asks again.
-    this.remote.disconnected();
-    this.#emit({ type: 'connection', state: 'closed' }, { type: 'handEnd', by: null }, render());
-    return this.#take();
-  }
-
-  /** One server message. After a resync the rest of the old connection's messages are ignored. */
-  receive(m) {
-    if (this.resyncing) return [];
-    if (P.isCommitted(m)) this.#committed(m);
-    else {
-      switch (m.type) {
-        case 'welcome': this.#welcome(m); break;
-        case 'reject': this.#rejected(m); break;
-        case 'ack': this.#acked(m); break;
-        case 'dragStart':
-          // On a large board a hand names its holder, whom this page may not have been told of.
-          if (this.roster.apply(m)) this.#emit(this.#presence());
-          this.#emit(...this.remote.dragStart(m, this.#about()));
-          break;
-        case 'presence': case 'join':
-          this.roster.apply(m);
-          this.#emit(this.#presence());
-          break;
-        case 'hover': this.#emit(...this.remote.hover(m, this.#about())); break;
-        case 'drop': this.#remoteDrop(m); break;
-        case 'leave':
-          this.roster.apply(m);
-          if (m.user?.id) {
-            this.#emit({ type: 'handEnd', by: m.user.id });
-            this.remote.left(m.user.id);
-          }
-          this.#emit(this.#presence(), render());
-          break;
-        case 'error':
-          // An op the server did not apply (its store is failing and enough ops of the board
-          // wait for it, or the board moved or could not be stored): take it back like a
-          // rejected one, so that the page never shows what the server does not have. Had it
-          // been stored after all (a board that moved), the resume brings it back.
-          if (m.code === 'unavailable' && m.op && this.state.pending.some((p) => p.op === m.op)) {
-            this.#rejected({ op: m.op, reason: 'unavailable' });
-            break;
-          }
-          this.#emit(
-            { type: 'warn', text: `server error ${m.code}: ${m.message}` },
-            { type: 'toast', text: `Server: ${m.message || m.code}` },
-          );
-          break;
-        default:
-          break; // newer servers may add types
-      }
-    }
-    return this.#take();
-  }
-
-  /** A timer asked for with a `wake` effect ran out. */
-  wake(token) {
-    if (this.remote.wake(token)) this.#emit(render());
-    return this.#take();
-  }
-
   // ---- Local intents.
 
   /** Switches the drag mode (a drag in progress is cancelled). */
   setMode(mode) {
     if (!MODES.includes(mode)) return [];
-    if (this.drag) this.#cancelDrag();
+    if (this.drag) this.cancelLift();
     this.mode = mode;
-    this.#emit({ type: 'mode', mode });
-    return this.#take();
+    this.emit({ type: 'mode', mode });
+    return this.take();
   }
 
   /** True when someone other than this page holds `item`. */
@@ -218,10 +99,10 @@ export class Session {
     const holder = this.held.get(item);
     if (!holder) return [];
     const text = `${isolate(this.user(holder).name)} is holding that tile`;
-    this.#emit({ type: 'toast', text });
-    this.#emit(source === 'pointer' ? { type: 'pulse', items: [item], kind: 'reject' } : { type: 'announce', text });
+    this.emit({ type: 'toast', text });
+    this.emit(source === 'pointer' ? { type: 'pulse', items: [item], kind: 'reject' } : { type: 'announce', text });
     if (ask) this.#ask(item);
-    return this.#take();
+    return this.take();
   }
 
   /** Lifts `item`: locally at once, and asks the server for the hold. */
@@ -234,16 +115,16 @@ export class Session {
       source,
       target: source === 'keyboard' ? { over: item, zone: at.zone.id } : null,
     };
-    this.#emit({ type: 'hoverReset' });
-    if (source === 'pointer') this.#emit({ type: 'ghost', item });
-    this.#send(P.dragStart(item));
-    this.#emit(render(), {
+    this.emit({ type: 'hoverReset' });
+    if (source === 'pointer') this.emit({ type: 'ghost', item });
+    this.send(P.dragStart(item));
+    this.emit(render(), {
       type: 'announce',
       text: source === 'keyboard'
         ? `Picked up ${this.#labelOf(item)}. Arrow keys choose a target, Space or Enter drops, Escape cancels.`
         : `Picked up ${this.#labelOf(item)}.`,
     });
-    return this.#take();
+    return this.take();
   }
 
   /** The pointer's target changed to `t` ({over, zone}, or null outside every target). */
@@ -251,9 +132,9 @@ export class Session {
     const d = this.drag;
     if (!d || targetKey(t) === targetKey(d.target)) return [];
     d.target = t;
-    this.#emit(render());
+    this.emit(render());
     this.#offerHover();
-    return this.#take();
+    return this.take();
   }
 
   /** An arrow key during a keyboard lift. */
@@ -263,13 +144,13 @@ export class Session {
     if (!d || !b) return [];
     const zones = zoneLayouts(b).map((l, i) => ({ ...l, items: b.zones[i].items }));
     d.target = nextKeyboardTarget(zones, d.target ?? { over: d.item, zone: this.#where(d.item)?.zone.id }, key);
-    this.#emit(render());
+    this.emit(render());
     this.#offerHover();
-    this.#emit({
+    this.emit({
       type: 'announce',
       text: d.target.over === d.item ? 'Over its own place.' : `Over ${this.#describeTarget(d.target)}.`,
     });
-    return this.#take();
+    return this.take();
   }
 
   /** Drops the lifted tile on its target (or puts it back when there is none). */
@@ -277,28 +158,28 @@ export class Session {
     const d = this.drag;
     if (!d) return [];
     const op = this.#opForTarget(d.item, d.target);
-    this.#emit({ type: 'hoverFlush' });
+    this.emit({ type: 'hoverFlush' });
     this.drag = null;
     if (op) {
       // Open: the hold is ours on this connection, so a drop carries the op. Otherwise the hold
       // died with the connection and the op goes after the welcome as a plain pending op.
       this.#recordChange([this.#submit(op, this.open ? d.item : null)]);
     } else {
-      this.#send(P.drop(d.item)); // only releases (nothing to release when closed)
+      this.send(P.drop(d.item)); // only releases (nothing to release when closed)
     }
-    this.#emit(render(d.item));
-    if (d.source === 'keyboard') this.#emit({ type: 'focus', item: d.item });
+    this.emit(render(d.item));
+    if (d.source === 'keyboard') this.emit({ type: 'focus', item: d.item });
     let text = `Dropped ${this.#labelOf(d.item)} in its place; nothing changed.`;
     if (op?.type === 'swap') text = `Swapped ${this.#labelOf(d.item)} with ${this.#labelOf(op.b)}.`;
     else if (op) text = `Moved ${this.#labelOf(d.item)} to ${this.#describePlace(d.item)}.`;
-    this.#emit({ type: 'announce', text });
-    return this.#take();
+    this.emit({ type: 'announce', text });
+    return this.take();
   }
 
   /** Puts the lifted tile back; it glides home. */
   cancel() {
-    this.#cancelDrag();
-    return this.#take();
+    this.cancelLift();
+    return this.take();
   }
 
   /** Flips `item` as part of a paint stroke (one stroke is one undo step). */
@@ -306,14 +187,14 @@ export class Session {
     const b = this.state.view();
     if (b && this.heldByOther(item)) {
       this.#ask(item); // so that this page may paint it first once the hold ends
-      return this.#take();
+      return this.take();
     }
     const it = b ? itemById(b, item) : null;
     if (!it) return [];
     this.stroke ??= [];
     this.stroke.push(this.#submit(this.#makeOp({ type: 'toggle', item, on: !it.on })));
-    this.#emit(render());
-    return this.#take();
+    this.emit(render());
+    return this.take();
   }
 
   /** Ends the paint stroke: its ops become one undoable change. */
@@ -322,21 +203,21 @@ export class Session {
     this.stroke = null;
     if (s && s.length) {
       this.#recordChange(s);
-      this.#emit({ type: 'announce', text: `Painted ${s.length} tile${s.length === 1 ? '' : 's'}.` });
+      this.emit({ type: 'announce', text: `Painted ${s.length} tile${s.length === 1 ? '' : 's'}.` });
     }
-    return this.#take();
+    return this.take();
   }
 
   /** Reverts this page's last change, as new ops under the usual conflict rules. */
   undo() {
     this.#revert('undo');
-    return this.#take();
+    return this.take();
   }
 
   /** Makes the last undone change again. */
   redo() {
     this.#revert('redo');
-    return this.#take();
+    return this.take();
   }
 
   /**
@@ -348,11 +229,11 @@ export class Session {
     if (!this.history.canUndo(change)) {
       // Refused by the server (its ops were dropped), or undone already.
       const text = change.ops.length === 0 ? 'Nothing to undo: the server refused that change' : 'Already undone';
-      this.#emit({ type: 'toast', text }, { type: 'announce', text });
-      return this.#take();
+      this.emit({ type: 'toast', text }, { type: 'announce', text });
+      return this.take();
     }
     this.#revert('undo', change);
-    return this.#take();
+    return this.take();
   }
 
   // ---- Editing (issue 19): each intent is one op, shown at once, undoable, checked by the
@@ -380,7 +261,7 @@ export class Session {
     if (!d) return [];
     // Not a lift: a remove of a held card waits in no tile's line.
     if (this.heldByOther(item)) return this.refuse(item, 'keyboard', { ask: false });
-    if (this.drag?.item === item) this.#cancelDrag();
+    if (this.drag?.item === item) this.cancelLift();
     return this.#edit(d);
   }
 
@@ -389,14 +270,14 @@ export class Session {
    * with a toast offering Undo of that change (`undoToast`) when it says so; or a refusal.
    */
   #edit(d) {
-    if (d?.refuse) this.#emit({ type: 'toast', text: d.refuse }, { type: 'announce', text: d.refuse });
+    if (d?.refuse) this.emit({ type: 'toast', text: d.refuse }, { type: 'announce', text: d.refuse });
     else if (d) {
       const change = this.#recordChange([this.#submit(this.#makeOp(d.body))]);
-      this.#emit(render(), { type: 'announce', text: d.text });
-      if (d.undoToast) this.#emit({ type: 'toast', text: `${d.undoToast}.`, action: 'undo', change });
-      if (d.reveal) this.#emit({ type: 'reveal', item: pendingId(change.ops[0].op.op) });
+      this.emit(render(), { type: 'announce', text: d.text });
+      if (d.undoToast) this.emit({ type: 'toast', text: `${d.undoToast}.`, action: 'undo', change });
+      if (d.reveal) this.emit({ type: 'reveal', item: pendingId(change.ops[0].op.op) });
     }
-    return this.#take();
+    return this.take();
   }
 
   // ---- What to show.
@@ -448,117 +329,6 @@ export class Session {
     };
   }
 
-  /** A user by id (a placeholder for one who has left). */
-  user(id) {
-    return this.roster.user(id);
-  }
-
-  // ---- Server messages.
-
-  #welcome(m) {
-    this.me = m.you;
-    this.roster.apply(m);
-    this.remote.welcomed(m.drags);
-    if (m.board) {
-      this.state.reset(m.board, m.seq);
-    } else if (Array.isArray(m.ops)) {
-      for (const op of m.ops) {
-        const r = this.state.applyCommitted(op);
-        if (r.status === 'gap') return this.#resync(true);
-        if (r.status === 'applied' && r.own) this.history.committed(op.op, op.seq, op);
-      }
-      if (this.state.seq !== m.seq) return this.#resync(true);
-    } else {
-      return this.#resync(true);
-    }
-    this.open = true;
-    this.#emit({ type: 'connection', state: 'open' }, this.#presence());
-    for (const d of m.drags ?? []) if (d.by !== this.me) this.#emit({ type: 'handStart', user: this.user(d.by), item: d.item });
-    // Ops in flight when the connection dropped: resend with the same op id (the server
-    // answers `ack` for any it had already committed, so none is applied twice).
-    for (const p of this.state.pending) this.#send(p);
-    if (this.drag) {
-      // A drag survived the reconnect: hold the tile again.
-      this.#send(P.dragStart(this.drag.item));
-    }
-    this.#emit(render());
-    return undefined;
-  }
-
-  #committed(m) {
-    // Said from the board as it was before the op, so a move can tell where the tile came from.
-    const change = m.by !== this.me && this.state.loaded ? describeOp(m, this.state.board, (id) => this.user(id).name) : null;
-    const r = this.state.applyCommitted(m);
-    // A live gap resumes from the last applied seq (the server sends what is missing).
-    if (r.status === 'gap') return this.#resync(false);
-    if (r.status !== 'applied') return undefined;
-    if (r.own) this.history.committed(m.op, m.seq, m);
-    // A dropped preview gives way to the op that moved its tile: the confirmed board now shows it.
-    this.remote.committed(m);
-    // Someone else's remove: the card fades out where it was, before the render takes it away.
-    if (m.by !== this.me && m.type === 'remove') this.#emit({ type: 'fade', item: m.item, by: this.user(m.by) });
-    if (m.by !== this.me && m.type === 'removeZone') this.#emit({ type: 'zoneGone', zone: m.zone, by: this.user(m.by) });
-    this.#emit(render());
-    if (m.by !== this.me) {
-      const items = P.involvedItems(m).filter((id) => id !== m.before);
-      if (m.type !== 'remove') this.#emit({ type: 'pulse', items, kind: 'remote', color: this.user(m.by).color });
-      if (change) this.#emit({ type: 'remoteChange', change });
-      // A card someone removed under this page's keyboard or pointer lift: the lift ends.
-      if (this.drag && m.type === 'remove' && m.item === this.drag.item) this.#cancelDrag({ silent: true });
-    }
-    return undefined;
-  }
-
-  #rejected(m) {
-    const pendingType = m.op ? this.state.pending.find((p) => p.op === m.op)?.type : null;
-    // A conflict with this page's own earlier op (two changes of one card before the first came
-    // back: docs/conflicts.md, "Own ops count too") is not someone else's doing.
-    const text = m.op && m.reason === 'conflict' && m.by && m.by === this.me
-      ? 'You changed that a moment ago; try again'
-      : P.rejectText(m.reason, m.by, (id) => isolate(this.user(id).name), pendingType);
-    if (!m.op && m.item && this.remote.answeredAsk(m.item, this.drag?.item)) return; // an ask: in line
-    if (!m.op && m.reason === 'held' && m.by === this.me) return; // the hold is ours already: nothing to undo
-    if (!m.op) {
-      // A refused dragStart (held by someone else), or a hover/drop for a hold we lost.
-      if (this.drag && (!m.item || m.item === this.drag.item)) {
-        const item = this.drag.item;
-        this.#cancelDrag({ silent: true });
-        this.#emit({ type: 'pulse', items: [item], kind: 'reject' }, { type: 'toast', text }, { type: 'announce', text });
-      }
-      return;
-    }
-    const p = this.state.reject(m.op);
-    this.history.rejected(m.op);
-    if (!p) return;
-    this.#emit(
-      render(),
-      { type: 'pulse', items: P.involvedItems(p), kind: 'reject' },
-      { type: 'toast', text },
-      { type: 'announce', text },
-    );
-    // The server's history is not ours (a restarted in-memory server): start from its snapshot.
-    if (m.reason === 'bad_base') this.#resync(true);
-  }
-
-  #acked(m) {
-    if (this.state.ack(m.op, m.seq)) this.history.committed(m.op, m.seq);
-    this.#emit(render());
-  }
-
-  #remoteDrop(m) {
-    this.#emit(...this.remote.drop(m, this.#about()));
-    if (m.by === this.me && m.reason === 'expired' && this.drag && this.drag.item === m.item) {
-      this.#cancelDrag({ silent: true });
-      this.#emit({ type: 'toast', text: P.dropReasonText('expired') });
-    }
-    this.#emit(render());
-  }
-
-  /** What remote.js needs to know of this page. */
-  #about() {
-    return { me: this.me, user: (id) => this.user(id), dragging: this.drag?.item ?? null };
-  }
-
   // ---- Helpers.
 
   /**
@@ -568,49 +338,23 @@ export class Session {
    */
   #ask(item) {
     const msg = this.open ? this.remote.ask(item) : null;
-    if (msg) this.#send(msg);
+    if (msg) this.send(msg);
   }
 
-  #emit(...effects) {
-    this.#fx.push(...effects);
-  }
-
-  #take() {
-    const fx = this.#fx;
-    this.#fx = [];
-    return fx;
-  }
-
-  #send(msg) {
-    if (this.open) this.#emit({ type: 'send', msg });
-  }
-
-  #presence() {
-    return { type: 'presence', users: this.users, me: this.me, count: this.userCount };
-  }
-
-  /** Starts over from a fresh connection (a gap in seq, or an out-of-sync base). */
-  #resync(snapshot) {
-    if (snapshot) this.forceSnapshot = true;
-    this.open = false;
-    this.resyncing = true;
-    this.#emit({ type: 'resync', snapshot });
-  }
-
-  /** `silent`: the server already released the hold, so nothing is sent. */
-  #cancelDrag({ silent = false } = {}) {
+  /** Ends the lift (`silent`: the server already released the hold, so nothing is sent). */
+  cancelLift({ silent = false } = {}) {
     const d = this.drag;
     if (!d) return;
-    this.#emit({ type: 'hoverReset' });
+    this.emit({ type: 'hoverReset' });
     this.drag = null;
     if (!silent && this.open) {
       // Point the hover back at the tile's own place first, so other screens' previews of
       // this drag end at once instead of waiting for an op that will not come.
       const at = this.#where(d.item);
-      if (at) this.#send(P.hover(d.item, d.item, at.zone.id, this.mode));
-      this.#send(P.drop(d.item));
+      if (at) this.send(P.hover(d.item, d.item, at.zone.id, this.mode));
+      this.send(P.drop(d.item));
     }
-    this.#emit(render(d.item), { type: 'announce', text: `Cancelled. ${this.#labelOf(d.item)} is back in its place.` });
+    this.emit(render(d.item), { type: 'announce', text: `Cancelled. ${this.#labelOf(d.item)} is back in its place.` });
   }
 
   #offerHover() {
@@ -619,7 +363,7 @@ export class Session {
     // Outside every target: the hand goes back over the tile's own place.
     const at = d.target ? null : this.#where(d.item);
     const t = d.target ?? (at ? { over: d.item, zone: at.zone.id } : null);
-    if (t) this.#emit({ type: 'hover', msg: P.hover(d.item, t.over, t.zone, this.mode), key: `${d.item}|${targetKey(t)}` });
+    if (t) this.emit({ type: 'hover', msg: P.hover(d.item, t.over, t.zone, this.mode), key: `${d.item}|${targetKey(t)}` });
   }
 
   /** A new op message from an op body, against the last applied seq. */
@@ -647,8 +391,8 @@ export class Session {
     const entry = { op, inverse: inverseOp(op, this.state.view()) };
     this.state.addPending(op);
     // Closed: the client keeps it (durably, with a queue) and it goes after the welcome.
-    if (this.open) this.#send(dropItem ? P.drop(dropItem, op) : op);
-    else this.#emit({ type: 'queue', msg: op });
+    if (this.open) this.send(dropItem ? P.drop(dropItem, op) : op);
+    else this.emit({ type: 'queue', msg: op });
     return entry;
   }
 
@@ -671,14 +415,14 @@ export class Session {
   #revert(kind, target = null) {
     const plan = planRevert(this.history, kind, target, this.state, this.me, (id) => isolate(this.user(id).name));
     if (plan.refuse) {
-      this.#emit({ type: 'toast', text: plan.refuse });
-      if (plan.announce) this.#emit({ type: 'announce', text: plan.refuse });
+      this.emit({ type: 'toast', text: plan.refuse });
+      if (plan.announce) this.emit({ type: 'announce', text: plan.refuse });
       return;
     }
     const entries = plan.steps.map(({ inverse, ...remaps }) => (
       Object.assign(this.#submit(this.#makeOp(withKnownTags(inverse, this.state.view()))), remaps)));
     if (entries.length) this.#recordChange(entries, kind);
-    this.#emit(render(), { type: 'announce', text: kind === 'undo' ? 'Undone.' : 'Redone.' });
+    this.emit(render(), { type: 'announce', text: kind === 'undo' ? 'Undone.' : 'Redone.' });
   }
 
   #where(item) {
@@ -697,8 +441,4 @@ export class Session {
   #describeTarget(t) {
     return E.describeTarget(this.state.view(), t);
   }
-}
-
-function render(glide = null) {
-  return { type: 'render', glide };
 }
