@@ -68,7 +68,7 @@ class App {
   /** Who can be assigned: the people on the board now, then those from /members. */
   people() {
     const people = [];
-    for (const u of this.session.users.values()) {
+    for (const u of this.session.roster.users.values()) {
       if (u.member && !people.some((p) => p.member === u.member)) people.push({ member: u.member, name: u.name });
     }
     for (const m of this.members) if (!people.some((p) => p.member === m.member)) people.push({ member: m.member, name: m.name ?? m.member });

@@ -33,16 +33,6 @@ export class SessionLink {
     this.forceSnapshot = false;
   }
 
-  /** Who is on the board: user id → {id, name, color}. */
-  get users() {
-    return this.roster.users;
-  }
-
-  /** On a large board: how many users in all (the list names only some); else null. */
-  get userCount() {
-    return this.roster.userCount;
-  }
-
   /** Holds: item → user id (remote.js). */
   get held() {
     return this.remote.held;
@@ -272,7 +262,7 @@ export class SessionLink {
   }
 
   #presence() {
-    return { type: 'presence', users: this.users, me: this.me, count: this.userCount };
+    return { type: 'presence', users: this.roster.users, me: this.me, count: this.roster.userCount };
   }
 
   /** Starts over from a fresh connection (a gap in seq, or an out-of-sync base). */
