@@ -229,6 +229,7 @@ class App {
       ...this.pending?.clientOptions(),
     });
     this.client = c;
+    this.session.useRoster(c.roster); // one list of who is here: the client's
     this.pending?.attach(c);
     // A socket that got no welcome in time (a server or a board's owner that never answers):
     // the page says so until a welcome comes, while the client keeps trying.

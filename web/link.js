@@ -23,8 +23,12 @@ export class SessionLink {
     /** Confirmed board + pending ops. */
     this.state = new BoardState();
     this.me = null;
-    /** Who is on the board (sdk/roster.js, the SDK client's rule). */
+    /**
+     * Who is on the board (sdk/roster.js): this session's own, or (`useRoster`) the SDK client's,
+     * which the client keeps up to date before the session hears of a message.
+     */
     this.roster = new Roster();
+    this.ownsRoster = true;
     /** Other people's holds, hovers and dropped previews, and this page's asks (remote.js). */
     this.remote = new RemoteDrags();
     /** True between a welcome and the end of its connection (or a resync). */
@@ -87,17 +91,17 @@ export class SessionLink {
         case 'ack': this.#acked(m); break;
         case 'dragStart':
           // On a large board a hand names its holder, whom this page may not have been told of.
-          if (this.roster.apply(m)) this.emit(this.#presence());
+          if (this.#who(m)) this.emit(this.#presence());
           this.emit(...this.remote.dragStart(m, this.#about()));
           break;
         case 'presence': case 'join':
-          this.roster.apply(m);
+          this.#who(m);
           this.emit(this.#presence());
           break;
         case 'hover': this.emit(...this.remote.hover(m, this.#about())); break;
         case 'drop': this.#remoteDrop(m); break;
         case 'leave':
-          this.roster.apply(m);
+          this.#who(m);
           if (m.user?.id) {
             this.emit({ type: 'handEnd', by: m.user.id });
             this.remote.left(m.user.id);
@@ -131,6 +135,23 @@ export class SessionLink {
     return this.take();
   }
 
+  /**
+   * Reads who is on the board from the SDK client's roster (the page's: sdk/shuffleboard.js keeps
+   * it) instead of keeping one of its own.
+   */
+  useRoster(roster) {
+    this.roster = roster;
+    this.ownsRoster = false;
+  }
+
+  /**
+   * A message about who is here: applied to this session's own roster; the client's has it
+   * already. True when there may be a presence to show (a dragStart naming its holder).
+   */
+  #who(m) {
+    return this.ownsRoster ? this.roster.apply(m) : !!m.user?.id;
+  }
+
   /** A user by id (a placeholder for one who has left). */
   user(id) {
     return this.roster.user(id);
@@ -140,7 +161,7 @@ export class SessionLink {
 
   #welcome(m) {
     this.me = m.you;
-    this.roster.apply(m);
+    this.#who(m);
     this.remote.welcomed(m.drags);
     if (m.board) {
       this.state.reset(m.board, m.seq);
