@@ -17,6 +17,12 @@ import { el } from './dom.js';
 
 /** How long after a change the confirmed board is saved (ms): one write for a burst of ops. */
 const SAVE_AFTER_MS = 300;
+/**
+ * While connected, how long an op may be on its way before its cards say "saving…" (ms): a round
+ * trip is far shorter, and a note that came and went on every drag would only flicker. While
+ * offline they say it at once.
+ */
+const SHOW_AFTER_MS = 1500;
 
 /** The items that show "saving…" while `ops` are pending: those they change, and the cards they add. */
 export function pendingItems(ops) {
@@ -61,6 +67,8 @@ export class PendingChanges {
     this.store = store; // null: IndexedDB is not available here (said once in the status)
     this.offline = new Set(); // op ids made while closed, or taken back from the queue
     this.watched = new Set(); // op ids whose answer is awaited here
+    this.firstSeen = new Map(); // pending op id → when this page first showed it (ms)
+    this.showTimer = null;
     this.savedSeq = null;
     this.saveTimer = null;
     const doc = app.root.ownerDocument;
@@ -140,10 +148,21 @@ export class PendingChanges {
     return this.app.session.state.pending.length;
   }
 
-  /** After every render: pending cards marked, the count said, the board saved (soon). */
+  /**
+   * After every render: the cards of pending ops marked "saving…" (at once while offline, after
+   * SHOW_AFTER_MS while connected), the count said, the board saved (soon).
+   */
   rendered() {
     const s = this.app.session;
-    const items = pendingItems(s.state.pending);
+    const now = Date.now();
+    const since = new Map(s.state.pending.map((p) => [p.op, this.firstSeen.get(p.op) ?? now]));
+    this.firstSeen = since;
+    const late = s.state.pending.filter((p) => !s.open || now - since.get(p.op) >= SHOW_AFTER_MS);
+    if (late.length < s.state.pending.length && !this.showTimer) {
+      // Look again once the youngest could be late.
+      this.showTimer = this.app.win.setTimeout(() => { this.showTimer = null; this.rendered(); }, SHOW_AFTER_MS);
+    }
+    const items = pendingItems(late);
     for (const tile of this.app.root.querySelectorAll('#zones [data-item]')) {
       const pending = items.has(tile.dataset.item);
       const badge = tile.querySelector(':scope > .tile-pending');
@@ -155,10 +174,10 @@ export class PendingChanges {
         badge?.remove();
       }
     }
-    const n = this.count();
+    const n = late.length;
     const text = n === 0 ? '' : `${n} unsaved change${n === 1 ? '' : 's'}`;
     if (this.countEl.textContent !== text) this.countEl.textContent = text;
-    this.app.root.dataset.unsaved = String(n);
+    this.app.root.dataset.unsaved = String(this.count());
     this.boardChanged();
   }
 

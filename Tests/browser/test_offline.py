@@ -155,7 +155,8 @@ def test_changes_made_while_the_server_is_down_survive_a_reload_and_a_new_browse
     # The server is back: each is sent with its op id and committed once.
     server.start(port=port)
     expect(page.locator("#app")).to_have_attribute("data-connected", "true", timeout=15000)
-    expect(page.locator("#unsaved")).to_have_text("", timeout=10000)
+    expect(page.locator("#app")).to_have_attribute("data-unsaved", "0", timeout=10000)
+    expect(page.locator("#unsaved")).to_have_text("")
     expect(page.locator("[data-pending]")).to_have_count(0)
     log = op_log(server, "b1")
     assert [o["op"] for o in log] == ops
@@ -231,7 +232,8 @@ def test_two_tabs_sending_one_kept_change_apply_it_once(durable_server, contexts
     server.start(port=port)
     for p in (a, b):
         expect(p.locator("#app")).to_have_attribute("data-connected", "true", timeout=15000)
-        expect(p.locator("#unsaved")).to_have_text("", timeout=10000)
+        expect(p.locator("#app")).to_have_attribute("data-unsaved", "0", timeout=10000)
+        expect(p.locator("#unsaved")).to_have_text("")
     assert [o["op"] for o in op_log(server, "b1")] == [op]
     want = ["t2", "t1", *GRID[2:]]
     assert server.zone("b1", "grid") == want
