@@ -129,7 +129,7 @@ export class PendingChanges {
    * the queue, has its refusal listed; its card's label is taken now, while the page shows it.
    */
   sending(msg, open, answer) {
-    const id = msg.type === 'drop' ? msg.op : msg.op;
+    const id = msg.op; // a drop carrying an op names it too
     if (typeof id !== 'string' || (open && !this.offline.has(id)) || this.watched.has(id)) return;
     this.offline.add(id);
     this.watched.add(id);
