@@ -122,3 +122,19 @@ test('pending cards and refusals in plain words', () => {
   assert.equal(plain(refusedSentence({ type: 'retitle', op: 'o4', base: 0, title: 'X' }, BOARD, 'stale', null)), 'Your board rename was not applied: the board had changed too much meanwhile.');
   assert.equal(plain(refusedSentence({ type: 'add', op: 'o5', base: 0, zone: 'gone', before: null, item: { label: 'Buy milk' } }, BOARD, 'unknown_zone', null)), 'Your new card Buy milk was not applied: what it changed is gone.');
 });
+
+test('a session shows the saved board with the kept ops on top, and a resume that carries one confirms it', async () => {
+  const { Session } = await import('../../web/session.js');
+  const board = { id: 'b1', title: 'b1', columns: 3, zones: [{ id: 'grid', items: ['t1', 't2', 't3'] }], items: ['t1', 't2', 't3'].map((id) => ({ id, label: id })) };
+  const kept = [swap('k1', 4, 't1', 't2'), swap('k2', 4, 't2', 't3')];
+  const s = new Session();
+  const fx = s.loadSaved(board, 4, kept);
+  assert.deepEqual(fx.map((e) => e.type), ['render']);
+  assert.deepEqual(s.scene().board.zones[0].items, ['t3', 't1', 't2']);
+  assert.deepEqual(s.loadSaved(board, 0, []), [], 'once only');
+  assert.equal(s.hello('b1', 'Ann').since, 4);
+  // k1 was committed before the page went (its answer lost, by the page's old user id); k2 was not.
+  const back = s.receive({ type: 'welcome', you: 'u9', seq: 5, users: [], drags: [], ops: [{ ...swap('k1', 4, 't1', 't2'), seq: 5, by: 'u1' }] });
+  assert.deepEqual(s.state.pending.map((p) => p.op), ['k2']);
+  assert.deepEqual(back.filter((e) => e.type === 'send').map((e) => e.msg), [swap('k2', 4, 't2', 't3')]);
+});
