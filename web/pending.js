@@ -78,9 +78,13 @@ export class PendingChanges {
     this.listEl.hidden = true;
     app.root.querySelector('#board')?.before(this.listEl);
     app.win.addEventListener('beforeunload', (e) => {
-      if (this.count() === 0) return;
+      if (this.count() === 0 && !this.typing()) return;
       e.preventDefault();
       e.returnValue = ''; // older Chromium asks only with a returnValue
+    });
+    // An editor someone typed into: leaving asks until it closes (committed or cancelled).
+    app.root.addEventListener('input', (e) => {
+      if (e.target?.matches?.('#zones .inline-edit')) e.target.dataset.typed = 'true';
     });
   }
 
@@ -141,6 +145,17 @@ export class PendingChanges {
       if (error?.kind === 'closed') return;
       this.refused(body, board, error?.reason, error?.by ?? null);
     });
+  }
+
+  /**
+   * True while text typed on the board is not sent yet: an "Add card" field with text in it, or
+   * an open editor (a card's label or detail, a column's title) that was typed into.
+   */
+  typing() {
+    const zones = this.app.root.querySelector('#zones');
+    if (!zones) return false;
+    for (const f of zones.querySelectorAll('[data-add-card] input')) if (f.value.trim()) return true;
+    return !!zones.querySelector('.inline-edit[data-typed]:not([data-add-card] *)');
   }
 
   /** How many changes are not saved yet. */

@@ -238,3 +238,34 @@ def test_two_tabs_sending_one_kept_change_apply_it_once(durable_server, contexts
     want = ["t2", "t1", *GRID[2:]]
     assert server.zone("b1", "grid") == want
     assert order(a) == want and order(b) == want
+
+
+def test_leaving_asks_while_typed_text_is_not_sent_and_only_then(server, contexts):
+    server.create("kanban", "k1")
+    page = contexts().new_page()
+    page.goto(f"{server.url}/?board=k1&name=Ann")
+    expect(page.locator("#app")).to_have_attribute("data-connected", "true", timeout=10000)
+    asked = lambda: page.evaluate("""() => {
+      const e = new Event('beforeunload', { cancelable: true });
+      window.dispatchEvent(e);
+      return e.defaultPrevented;
+    }""")
+    assert asked() is False
+    field = page.locator('[data-add-card="todo"] input')
+    field.fill("Buy milk")  # typed, not added yet
+    assert asked() is True
+    field.press("Enter")  # added: sent, and (connected) soon committed
+    expect(page.locator("#app")).to_have_attribute("data-unsaved", "0")
+    assert asked() is False
+    # A card's editor: opening it is not typing; changing its text is, until it is committed.
+    card = page.locator('[data-zone="todo"] [data-item]').first
+    card.dblclick()
+    label = page.locator('.card-editor [aria-label="Card label"]')
+    expect(label).to_be_focused()
+    assert asked() is False
+    label.fill("Buy oat milk")
+    assert asked() is True
+    label.press("Enter")
+    expect(page.locator(".card-editor")).to_have_count(0)
+    expect(page.locator("#app")).to_have_attribute("data-unsaved", "0")
+    assert asked() is False
