@@ -19,6 +19,7 @@ import { CardPanel } from './panel.js';
 import { FilterBar } from './filterbar.js';
 import { askToCreate, boardExists } from './boardgate.js';
 import { boardModes } from './layout.js';
+import { PendingChanges } from './pending.js';
 
 const NAME_KEY = 'shuffleboard.name';
 /** The mode last picked on a board, per board: `shuffleboard.mode.<board id>`. */
@@ -67,7 +68,7 @@ class App {
   /** Who can be assigned: the people on the board now, then those from /members. */
   people() {
     const people = [];
-    for (const u of this.session.users.values()) {
+    for (const u of this.session.roster.users.values()) {
       if (u.member && !people.some((p) => p.member === u.member)) people.push({ member: u.member, name: u.name });
     }
     for (const m of this.members) if (!people.some((p) => p.member === m.member)) people.push({ member: m.member, name: m.name ?? m.member });
@@ -169,7 +170,8 @@ class App {
       now: () => Date.now(),
     });
     this.listen();
-    this.connect();
+    // Changes kept from before (and the board they were made on) first, then the server.
+    PendingChanges.start(this).then(() => this.connect());
   }
 
   storageGet(k) {
@@ -237,8 +239,11 @@ class App {
       token: this.token,
       getToken: this.getToken,
       WebSocket: this.win.WebSocket,
+      ...this.pending?.clientOptions(),
     });
     this.client = c;
+    this.session.useRoster(c.roster); // one list of who is here: the client's
+    this.pending?.attach(c);
     // A socket that got no welcome in time (a server or a board's owner that never answers):
     // the page says so until a welcome comes, while the client keeps trying.
     c.on('connecting', () => this.view.setConnection(this.stalled ? 'stalled' : 'connecting'));
@@ -294,7 +299,8 @@ class App {
   /** Ops (and drops that carry one) go through the client, which resends them after a reconnect. */
   send(msg) {
     if (!this.client) return;
-    if (P.OP_TYPES.has(msg.type) || (msg.type === 'drop' && msg.op)) this.client.submit(msg);
+    const open = this.client.state === 'open';
+    if (P.OP_TYPES.has(msg.type) || (msg.type === 'drop' && msg.op)) this.pending?.sending(msg, open, this.client.submit(msg));
     else this.client.send(msg);
   }
 
@@ -303,7 +309,7 @@ class App {
   run(effects) {
     for (const e of effects) {
       switch (e.type) {
-        case 'send': this.send(e.msg); break;
+        case 'send': case 'queue': this.send(e.msg); break;
         case 'resync':
           // A gap in seq, or an out-of-sync base: reconnect at once (the client, which checks the
           // same, has usually started already).
@@ -397,6 +403,7 @@ class App {
     const hiddenItems = this.filterBar.hidden(s.board, !!this.session.drag);
     this.view.renderBoard(s.board, { ...s.deco, hiddenItems, firstRects: from ? new Map([[glide, from]]) : undefined });
     if (this.panel.isOpen) this.panel.update(s.board);
+    this.pending?.rendered();
     this.view.refreshGhost();
     this.view.setSeq(s.seq);
   }

@@ -3,12 +3,9 @@
 // the bundled page needs besides: text limits, links, API paths, the human wording of server
 // reasons and the hover throttle. Pure: no DOM, no sockets, no clocks.
 
-import { isValidId } from './sdk/wire.js';
+import { EDIT_TYPES, isValidId } from './sdk/wire.js';
 
 export * from './sdk/wire.js';
-
-/** The ops that change a board's content rather than where its tiles are (issue 19). */
-export const EDIT_TYPES = new Set(['add', 'edit', 'remove', 'addZone', 'editZone', 'removeZone', 'retitle', 'restore']);
 
 /**
  * The bounds the server keeps on texts (docs/protocol.md, "Text"): Unicode scalars, UTF-8 bytes,

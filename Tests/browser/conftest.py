@@ -34,12 +34,13 @@ def browser():
 
 @pytest.fixture
 def make_server(server_binary, request):
-    """Starts servers for this test (`make_server(extra_args)`); every one is stopped at teardown."""
+    """Starts servers for this test (`make_server(extra_args, data=DIR)`: with `data`, boards are
+    kept in DIR across restarts); every one is stopped at teardown."""
     name = re.sub(r"[^A-Za-z0-9_.-]", "_", request.node.name)
     made = []
 
-    def make(extra_args=()):
-        s = Server(server_binary, name if not made else f"{name}-{len(made)}")
+    def make(extra_args=(), data=None):
+        s = Server(server_binary, name if not made else f"{name}-{len(made)}", data=data)
         made.append(s)
         return s.start(extra_args=list(extra_args))
 

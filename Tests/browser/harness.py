@@ -22,9 +22,10 @@ LISTENING = re.compile(r"listening on (https?://[^\s/]+:(\d+))/?")
 class Server:
     """One server process. `start()` blocks until it listens (or raises after `timeout` s)."""
 
-    def __init__(self, binary, name):
+    def __init__(self, binary, name, data=None):
         self.binary = binary
         self.name = name
+        self.data = data  # a directory: boards kept there (SQLite) across restarts; else --memory
         self.proc = None
         self.url = None
         self.port = None
@@ -36,7 +37,8 @@ class Server:
         self.runs += 1
         if extra_args is not None:
             self.extra_args = list(extra_args)  # Kept for restarts.
-        args = [self.binary, "serve", "--port", str(port), "--memory", "--web", str(WEB),
+        store = ["--data", str(self.data)] if self.data else ["--memory"]
+        args = [self.binary, "serve", "--port", str(port), *store, "--web", str(WEB),
                 *getattr(self, "extra_args", [])]
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE, text=True, bufsize=1)

@@ -3,6 +3,7 @@
 // must catch: should one of them stop being an error, tsc fails too.
 import { connect, OpError, TokenKeeper, boardSocketURL, swap, tokenExpiry } from '../../web/sdk/shuffleboard.js';
 import type { Board, Client, CommittedOp, OpResult, Presence, User } from '../../web/sdk/shuffleboard.js';
+import { PendingStore, QueueFullError } from '../../web/sdk/queue.js';
 
 async function fetchToken(): Promise<string> {
   const r = await fetch('/my-backend/shuffleboard-token');
@@ -98,3 +99,17 @@ const msg = swap('op-1', 0, 't1', 't2');
 void board.submit(msg);
 const keeper = new TokenKeeper(null, { canFetch: true });
 for (const e of keeper.welcomed(Date.now())) if (e.type === 'wake') console.log(e.after);
+
+// A durable queue: the ops not yet answered outlive the page, and the next client sends them again.
+async function durable(): Promise<void> {
+  const queue = await PendingStore.open('demo');
+  const saved = await queue.loadBoard();
+  const kept = connect({ url: 'http://127.0.0.1:8080', board: 'demo', name: 'Ada', queue, since: saved?.seq ?? null });
+  const again: string[] = (await kept.restore()).map((m) => m.op);
+  kept.on('queueError', (e) => console.log(e.op, e.error instanceof QueueFullError));
+  if (saved) await queue.saveBoard(saved.board, saved.seq);
+  console.log(again, (await queue.ops()).length);
+  // @ts-expect-error: a queue keeps op messages, not bodies without an id
+  void queue.put({ type: 'swap', a: 't1', b: 't2' });
+}
+void durable();

@@ -266,6 +266,19 @@ export interface ClientEvents {
   revoked: { token: string | null };
   unauthorized: { token: string | null };
   warning: { message: string; error?: unknown };
+  /** The durable queue could not keep or forget an op (the op is still tracked while the client lives). */
+  queueError: { op: string; error: unknown };
+}
+
+/**
+ * A durable queue of the ops not yet answered (`queue.js`'s `PendingStore` keeps them in IndexedDB
+ * per board): the client puts each op it tracks, deletes it once answered, and `restore()` reads
+ * back what a client before it left.
+ */
+export interface OpQueue {
+  put(msg: OpMessage): Promise<unknown>;
+  delete(opId: string): Promise<unknown>;
+  ops?(): Promise<OpMessage[]>;
 }
 
 /** The smallest WebSocket the client needs (the browser's, Node 22's, or a test's). */
@@ -298,6 +311,8 @@ export interface ConnectOptions {
   newOpId?: () => string;
   /** How long a socket may go without a welcome before 'stalled' and another try (ms, default 30,000). */
   joinTimeout?: number;
+  /** Keeps the ops not yet answered across reloads (`PendingStore` from `queue.js`); see `Client.restore`. */
+  queue?: OpQueue | null;
 }
 
 /** An op the server did not commit. */
@@ -313,8 +328,21 @@ export class OpError extends Error {
   readonly seq: number | null;
 }
 
+/** Who is on a board, from the server's messages (welcome, join, leave, presence, a dragStart's user). */
+export class Roster {
+  readonly users: Map<string, User>;
+  /** On a large board, how many users in all; else null. */
+  readonly userCount: number | null;
+  /** Takes a server message in; true when who is here changed. */
+  apply(m: ServerMessage): boolean;
+  /** A user by id (a placeholder for one who has left). */
+  user(id: string): User;
+}
+
 export class Client {
   constructor(options: ConnectOptions);
+  /** Who is on the board (`users` and `userCount` are its). */
+  readonly roster: Roster;
   readonly url: string;
   readonly board: string;
   readonly name: string;
@@ -331,6 +359,13 @@ export class Client {
   readonly token: string | null;
   /** Ops not yet committed, acknowledged or refused. */
   readonly pending: OpMessage[];
+  /** The durable queue, when one was given. */
+  readonly queue: OpQueue | null;
+  /**
+   * Takes back the ops the queue kept (a page before this one never saw them answered): tracked
+   * again with their op ids and bases, sent once the session is open. Resolves with them, oldest first.
+   */
+  restore(): Promise<OpMessage[]>;
 
   on<K extends keyof ClientEvents>(type: K, listener: (value: ClientEvents[K]) => void): () => void;
   off<K extends keyof ClientEvents>(type: K, listener: (value: ClientEvents[K]) => void): void;
@@ -371,6 +406,12 @@ export const WS_PATH: '/ws';
 export const CLOSE_UNAUTHORIZED: 4401;
 export const ID_PATTERN: RegExp;
 export const OP_TYPES: ReadonlySet<OpType>;
+/** Every op's kind (`place`, `paint`, `edit`, `content`) and the noun a sentence names it by (ops.js). */
+export const OPS: Readonly<Record<OpType, { readonly kind: 'place' | 'paint' | 'edit' | 'content'; readonly noun: string }>>;
+/** The ops of kind `edit`: a board's content rather than where its tiles are. */
+export const EDIT_TYPES: ReadonlySet<OpType>;
+/** The op message for `body` with op id `id` and `base`. */
+export function opMessage<B extends OpBody>(id: string, base: number, body: B): B & OpMessage;
 export function isValidId(s: unknown): s is string;
 export function isToken(token: unknown): token is string;
 /** A token's expiry (seconds since 1970) as its payload says, unverified; null when it says none. */

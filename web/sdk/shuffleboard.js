@@ -18,35 +18,19 @@ import {
   isCommitted, newOpId, opFromDrop, parseFrame,
 } from './wire.js';
 import { TokenKeeper } from './tokens.js';
+import { OpError, Outbox } from './outbox.js';
+import { Roster } from './roster.js';
 
 export * from './wire.js';
 export { TokenKeeper, refreshDelay } from './tokens.js';
+export { Roster } from './roster.js';
+export { OpError } from './outbox.js';
 
 /** The WebSocket's readyState when it can send. */
 const OPEN = 1;
-/** After `error unavailable` naming an op on a connection that stays open (the server's store is behind):
- * how long before the op is sent again on it. */
-const AGAIN_MS = 1000;
 /** How long a socket may go without a welcome before the client says so and tries again (ms):
  * past a cluster's own bound on an unanswered hello at its default lease (docs/protocol.md#clusters). */
 const JOIN_TIMEOUT_MS = 30_000;
-
-/**
- * An op the server did not commit: `reason` is the reject's reason (`conflict`, `held`, …) or the
- * error's code (`bad_message`, `forbidden`, …), or `closed` when the client was closed first.
- */
-export class OpError extends Error {
-  constructor(reason, { op = null, by = null, seq = null, message = null, kind = 'reject' } = {}) {
-    super(message || `op ${op ?? ''} ${kind === 'reject' ? 'rejected' : 'failed'}: ${reason}`);
-    this.name = 'OpError';
-    /** `reject`, `error` or `closed`: which answer it was. */
-    this.kind = kind;
-    this.reason = reason;
-    this.op = op;
-    this.by = by;
-    this.seq = seq;
-  }
-}
 
 /**
  * The WebSocket URL for `url` and `board`: `http(s)://HOST[:PORT]` (or `ws(s)://`) becomes
@@ -89,12 +73,13 @@ export function connect(options) {
  *                 socket and tries again, with the usual backoff, until a welcome comes
  *   'expired', 'revoked', 'unauthorized'      the token ended (or was refused): the client stopped
  *   'warning'     something worth a console line: {message, error}
+ *   'queueError'  the durable queue could not keep or forget an op: {op, error} (the op itself
+ *                 is still tracked while this client lives)
  */
 export class Client {
   #listeners = new Map();
+  #outbox; // the ops not yet answered (outbox.js)
   #timers = new Set();
-  #pending = new Map(); // op id → {msg, wire, sentOn, autoBase, promise, resolve, reject}
-  #connection = 0; // counts sockets; a pending op remembers the one it went out on
   #reconnectTimer = null;
   #retiring = null; // a socket being closed for a resync: what it still says is ignored
   #snapshotNext = false;
@@ -108,11 +93,12 @@ export class Client {
    * kept from before). Tests and other environments may pass `WebSocket`, `setTimeout`,
    * `clearTimeout`, `now` and `random`. `joinTimeout`: how long a socket may go without a
    * welcome before the client says so ('stalled') and tries again (ms, default 30,000).
+   * `queue`: a durable queue for the ops not yet answered (sdk/queue.js; see `restore`).
    */
   constructor({
     url, board, name, token = null, getToken = null, since = null, member = null,
     WebSocket = null, setTimeout: setT = null, clearTimeout: clearT = null, now = () => Date.now(),
-    random = Math.random, newOpId: makeOpId = newOpId, joinTimeout = JOIN_TIMEOUT_MS,
+    random = Math.random, newOpId: makeOpId = newOpId, joinTimeout = JOIN_TIMEOUT_MS, queue = null,
   } = {}) {
     if (typeof board !== 'string' || !board) throw new TypeError('connect: `board` is required');
     if (typeof name !== 'string' || !name) throw new TypeError('connect: `name` is required');
@@ -131,14 +117,25 @@ export class Client {
     this.newOpId = makeOpId;
     this.joinTimeout = Number.isFinite(joinTimeout) && joinTimeout > 0 ? joinTimeout : JOIN_TIMEOUT_MS;
     this.tokens = new TokenKeeper(token, { canFetch: !!getToken, random });
+    /**
+     * A durable queue (sdk/queue.js `PendingStore`, or anything with its `put`, `delete` and `ops`),
+     * or null: every op tracked is kept there until it is answered, and `restore()` takes back
+     * those a page before this one left.
+     */
+    this.queue = queue && typeof queue.put === 'function' && typeof queue.delete === 'function' ? queue : null;
+    this.#outbox = new Outbox({
+      isOpen: () => this.state === 'open',
+      seq: () => this.seq,
+      send: (msg) => this.send(msg),
+      after: (ms, fn) => this.#after(ms, fn),
+      emit: (type, value) => this.#emit(type, value),
+    }, this.queue);
     /** The last committed seq applied (null before the first welcome). */
     this.seq = Number.isSafeInteger(since) && since >= 0 ? since : null;
     /** This connection's user id (from the welcome). */
     this.you = null;
-    /** Who is on the board: user id → {id, name, color}. */
-    this.users = new Map();
-    /** On a large board, how many users in all (`users` names only some); else null. */
-    this.userCount = null;
+    /** Who is on the board (roster.js: `users`, `userCount`). */
+    this.roster = new Roster();
     /** Items held: item id → the holder's user id. */
     this.drags = new Map();
     /** The socket (null between connections). */
@@ -150,6 +147,16 @@ export class Client {
     this.state = 'idle';
   }
 
+  /** Who is on the board: user id → {id, name, color}. */
+  get users() {
+    return this.roster.users;
+  }
+
+  /** On a large board, how many users in all (`users` names only some); else null. */
+  get userCount() {
+    return this.roster.userCount;
+  }
+
   /** The token the session runs on (a refreshed one once the server took it). */
   get token() {
     return this.tokens.token;
@@ -157,7 +164,7 @@ export class Client {
 
   /** Ops sent or waiting to be sent, not yet committed, acknowledged or refused (op messages). */
   get pending() {
-    return [...this.#pending.values()].map((p) => p.msg);
+    return this.#outbox.messages;
   }
 
   // ---- Events.
@@ -209,10 +216,13 @@ export class Client {
     this.#open();
   }
 
-  /** Closes for good: no reconnect; ops not yet answered are rejected with reason `closed`. */
+  /**
+   * Closes for good: no reconnect; ops not yet answered are rejected with reason `closed` (a
+   * durable queue keeps them for a later client's `restore()`).
+   */
   close() {
     this.#stop('closed');
-    this.#failPending('closed');
+    this.#outbox.failAll('closed');
   }
 
   /**
@@ -258,7 +268,7 @@ export class Client {
 
   #open() {
     this.#clearReconnect();
-    this.#connection += 1;
+    this.#outbox.connection += 1;
     this.#setState('connecting');
     this.#emit('connecting', { attempt: this.#attempt });
     const WS = this.WebSocket ?? globalThis.WebSocket;
@@ -397,7 +407,7 @@ export class Client {
     if (!body || !OP_TYPES.has(body.type)) return Promise.reject(new TypeError(`not an op type: ${body?.type}`));
     const autoBase = body.base === undefined && this.seq === null;
     const msg = { ...body, op: body.op ?? this.newOpId(), base: body.base ?? this.seq ?? 0 };
-    return this.#track(msg, msg, autoBase);
+    return this.#outbox.track(msg, msg, autoBase);
   }
 
   /**
@@ -412,12 +422,12 @@ export class Client {
         this.send(msg);
         return Promise.resolve(null);
       }
-      return this.#track(plain, msg, false);
+      return this.#outbox.track(plain, msg, false);
     }
     if (!msg || !OP_TYPES.has(msg.type) || typeof msg.op !== 'string') {
       return Promise.reject(new TypeError('submit: not an op message'));
     }
-    return this.#track(msg, msg, false);
+    return this.#outbox.track(msg, msg, false);
   }
 
   /** Lifts `item` (the server answers with a `dragStart` to everyone, or a `reject`). */
@@ -443,7 +453,7 @@ export class Client {
       ? { type: 'swap', a: item, b: action.with }
       : { type: 'move', item, zone: action.zone, before: action.before ?? null };
     const msg = { ...body, op: this.newOpId(), base: this.seq ?? 0 };
-    return this.#track(msg, drop(item, msg), false);
+    return this.#outbox.track(msg, drop(item, msg), false);
   }
 
   /** Sends a ping (the server answers `pong`). */
@@ -451,64 +461,13 @@ export class Client {
     return this.send({ type: 'ping' });
   }
 
-  #track(msg, wire, autoBase) {
-    const known = this.#pending.get(msg.op);
-    if (known) {
-      this.#sendPending(known, known.msg);
-      return known.promise;
-    }
-    let resolve;
-    let reject;
-    const promise = new Promise((res, rej) => {
-      resolve = res;
-      reject = rej;
-    });
-    // Nobody has to wait for an op: an unhandled refusal is not an error of the page.
-    promise.catch(() => {});
-    const entry = { msg, sentOn: 0, autoBase, promise, resolve, reject };
-    this.#pending.set(msg.op, entry);
-    this.#sendPending(entry, wire);
-    return promise;
-  }
-
-  /** Sends a pending op once per connection, and only to a session that is open (welcomed). */
-  #sendPending(entry, wire) {
-    if (this.state !== 'open' || entry.sentOn === this.#connection) return;
-    if (entry.autoBase) {
-      entry.msg.base = this.seq ?? 0;
-      entry.autoBase = false;
-    }
-    if (this.send(wire === entry.msg ? entry.msg : wire)) entry.sentOn = this.#connection;
-  }
-
-  /** After `unavailable` on an open connection: the op goes again on it after `AGAIN_MS`, if
-   * it is still pending and the connection is the same (a reconnect resends it anyway). */
-  #sendAgainLater(opId) {
-    const connection = this.#connection;
-    this.#after(AGAIN_MS, () => {
-      const p = this.#pending.get(opId);
-      if (!p || this.#connection !== connection || this.state !== 'open') return;
-      p.sentOn = 0;
-      this.#sendPending(p, p.msg);
-    });
-  }
-
-  #settle(opId, value) {
-    const p = this.#pending.get(opId);
-    if (!p) return;
-    this.#pending.delete(opId);
-    p.resolve(value);
-  }
-
-  #refuse(opId, error) {
-    const p = this.#pending.get(opId);
-    if (!p) return;
-    this.#pending.delete(opId);
-    p.reject(error);
-  }
-
-  #failPending(reason) {
-    for (const [id] of [...this.#pending]) this.#refuse(id, new OpError(reason, { op: id, kind: 'closed' }));
+  /**
+   * Takes back the ops the durable queue kept (a page before this one sent or queued them and
+   * never saw them answered): each is tracked again as it was, with its op id and base, and goes
+   * out once the session is open. Resolves with their messages, in the order they were made.
+   */
+  restore() {
+    return this.#outbox.restore();
   }
 
   // ---- Receiving.
@@ -519,7 +478,7 @@ export class Client {
       // A gap: resume from the last seq applied (the server sends what is missing).
       if (m.seq !== this.seq + 1) return this.resync();
       this.seq = m.seq;
-      this.#settle(m.op, m);
+      this.#outbox.settle(m.op, m);
       this.#emit('message', m);
       this.#emit('op', m);
       return undefined;
@@ -527,16 +486,16 @@ export class Client {
     switch (m.type) {
       case 'welcome': return this.#welcome(m);
       case 'ack': {
-        const p = this.#pending.get(m.op);
+        const p = this.#outbox.get(m.op);
         // Committed at a seq not applied yet: its broadcast comes, in order, and settles it.
         if (p && !(Number.isInteger(m.seq) && this.seq !== null && m.seq > this.seq)) {
-          this.#settle(m.op, { ...p.msg, seq: m.seq, ack: true });
+          this.#outbox.settle(m.op, { ...p.msg, seq: m.seq, ack: true });
         }
         break;
       }
       case 'reject':
         if (typeof m.op === 'string') {
-          this.#refuse(m.op, new OpError(m.reason, { op: m.op, by: m.by ?? null, seq: m.seq ?? null }));
+          this.#outbox.refuse(m.op, new OpError(m.reason, { op: m.op, by: m.by ?? null, seq: m.seq ?? null }));
         }
         break;
       case 'error':
@@ -545,37 +504,20 @@ export class Client {
         // stored); when the server's store is behind (--max-unstored-ops) the connection stays
         // open and the op is sent again on it after a pause, with the same op id.
         if (typeof m.op === 'string' && m.code !== 'unavailable') {
-          this.#refuse(m.op, new OpError(m.code, { op: m.op, kind: 'error', message: m.message }));
+          this.#outbox.refuse(m.op, new OpError(m.code, { op: m.op, kind: 'error', message: m.message }));
         } else if (typeof m.op === 'string') {
-          this.#sendAgainLater(m.op);
+          this.#outbox.sendAgainLater(m.op);
         }
         break;
       case 'dragStart':
         if (typeof m.item === 'string') this.drags.set(m.item, m.by);
-        if (m.user?.id && !this.users.has(m.user.id)) {
-          this.users.set(m.user.id, m.user);
-          this.#presenceChanged = true;
-        }
+        if (this.roster.apply(m)) this.#presenceChanged = true;
         break;
       case 'drop':
         if (this.drags.get(m.item) === m.by) this.drags.delete(m.item);
         break;
-      case 'join':
-        if (m.user?.id) this.users.set(m.user.id, m.user);
-        this.#presenceChanged = true;
-        break;
-      case 'leave':
-        if (m.user?.id) this.users.delete(m.user.id);
-        this.#presenceChanged = true;
-        break;
-      case 'presence':
-        if (Array.isArray(m.users)) {
-          this.users = new Map(m.users.filter((u) => u?.id).map((u) => [u.id, u]));
-          this.userCount = null;
-        } else if (Number.isInteger(m.userCount)) {
-          this.userCount = m.userCount;
-        }
-        this.#presenceChanged = true;
+      case 'join': case 'leave': case 'presence':
+        if (this.roster.apply(m)) this.#presenceChanged = true;
         break;
       default:
         break;
@@ -611,22 +553,21 @@ export class Client {
         if (op.seq !== this.seq + 1) return this.resync({ snapshot: true });
         this.seq = op.seq;
         applied.push(op);
-        this.#settle(op.op, op);
+        this.#outbox.settle(op.op, op);
       }
       if (this.seq !== m.seq) return this.resync({ snapshot: true });
     } else {
       return this.resync({ snapshot: true });
     }
     this.you = m.you;
-    this.users = new Map((m.users ?? []).filter((u) => u?.id).map((u) => [u.id, u]));
-    this.userCount = Number.isInteger(m.userCount) ? m.userCount : null;
+    this.roster.apply(m);
     this.drags = new Map((m.drags ?? []).map((d) => [d.item, d.by]));
     this.#attempt = 0;
     this.#clearJoinTimer();
     this.#setState('open');
     // Ops not answered before the connection dropped (or made while it was down): resent with
     // their op ids, so the server acknowledges any it had committed instead of applying it twice.
-    for (const p of [...this.#pending.values()]) this.#sendPending(p, p.msg);
+    this.#outbox.sendAll();
     this.#emit('message', m);
     this.#emit('welcome', m);
     for (const op of applied) this.#emit('op', op);

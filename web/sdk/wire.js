@@ -2,6 +2,10 @@
 // frame parsing, token expiry and the reconnect delay. Pure: no DOM, no sockets, no clocks. Part of
 // the SDK (web/sdk/); the bundled web client's protocol.js re-exports it.
 
+import { OPS, OP_TYPES } from './ops.js';
+
+export { EDIT_TYPES, OPS, OP_TYPES } from './ops.js';
+
 /** The WebSocket subprotocol the client offers. */
 export const SUBPROTOCOL = 'shuffleboard.v1';
 
@@ -10,12 +14,6 @@ export const WS_PATH = '/ws';
 
 /** Board, item and zone ids: 1–64 characters of [A-Za-z0-9_-]. */
 export const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
-
-/** Types of committed (numbered) ops. */
-export const OP_TYPES = new Set([
-  'swap', 'move', 'toggle', 'add', 'edit', 'remove', 'addZone', 'editZone', 'removeZone', 'retitle', 'restore',
-  'tag', 'assign', 'addTag', 'editTag', 'removeTag', 'addCheck', 'editCheck', 'removeCheck',
-]);
 
 /** True when `s` is a valid board, item or zone id. */
 export function isValidId(s) {
@@ -207,6 +205,38 @@ export function retitle(op, base, title) {
 /** A restore: the board as it was right after op `to` (issue 21); the server sends the board back. */
 export function restore(op, base, to) {
   return { type: 'restore', op, base, to };
+}
+
+/** The builders by op type, from an op's body ({type, …fields} as docs/protocol.md has them). */
+const FROM_BODY = {
+  swap: (id, base, b) => swap(id, base, b.a, b.b),
+  move: (id, base, b) => move(id, base, b.item, b.zone, b.before),
+  toggle: (id, base, b) => toggle(id, base, b.item, b.on),
+  add: (id, base, b) => add(id, base, b.zone, b.before, b.item),
+  edit: (id, base, b) => edit(id, base, b.item, b),
+  remove: (id, base, b) => remove(id, base, b.item),
+  addZone: (id, base, b) => addZone(id, base, b.before, b.zone),
+  editZone: (id, base, b) => editZone(id, base, b.zone, b),
+  removeZone: (id, base, b) => removeZone(id, base, b.zone),
+  retitle: (id, base, b) => retitle(id, base, b.title),
+  restore: (id, base, b) => restore(id, base, b.to),
+  tag: (id, base, b) => tag(id, base, b.item, b.add ?? [], b.remove ?? []),
+  assign: (id, base, b) => assign(id, base, b.item, b.add ?? [], b.remove ?? []),
+  addTag: (id, base, b) => addTag(id, base, b.tag, b.items),
+  editTag: (id, base, b) => editTag(id, base, b.tag, b),
+  removeTag: (id, base, b) => removeTag(id, base, b.tag),
+  addCheck: (id, base, b) => addCheck(id, base, b.item, b.before, b.text),
+  editCheck: (id, base, b) => editCheck(id, base, b.item, b.check, b),
+  removeCheck: (id, base, b) => removeCheck(id, base, b.item, b.check),
+};
+for (const type of OP_TYPES) if (!FROM_BODY[type]) throw new Error(`wire.js: no builder for ${type}`);
+for (const type of Object.keys(FROM_BODY)) if (!OPS[type]) throw new Error(`wire.js: ${type} is not in ops.js`);
+
+/** The op message for `body` (an op's type and fields) with op id `id` and `base`, only its fields kept. */
+export function opMessage(id, base, body) {
+  const build = FROM_BODY[body?.type];
+  if (!build) throw new Error(`unknown op ${body?.type}`);
+  return build(id, base, body);
 }
 
 /** Lifts `item`. */
