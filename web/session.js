@@ -791,6 +791,9 @@ export class Session {
       case 'addCheck': return P.addCheck(id, base, body.item, body.before, body.text);
       case 'editCheck': return P.editCheck(id, base, body.item, body.check, body);
       case 'removeCheck': return P.removeCheck(id, base, body.item, body.check);
+      case 'comment': return P.comment(id, base, body.item, body.text, body.mentions);
+      case 'editComment': return P.editComment(id, base, body.item, body.comment, body.text, body.mentions);
+      case 'removeComment': return P.removeComment(id, base, body.item, body.comment);
       default: throw new Error(`unknown op ${body.type}`);
     }
   }

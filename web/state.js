@@ -7,6 +7,7 @@
 
 import { involvedItems } from './protocol.js';
 import { CONTENT_OPS, applyContent, inverseContent } from './cards.js';
+import { COMMENT_OPS, applyComment, inverseComment } from './comments.js';
 
 /** The zone members besides `id` and `items` that a copy keeps (docs/protocol.md, "Zone layouts"). */
 const ZONE_FIELDS = ['title', 'layout', 'columns', 'handle', 'axis'];
@@ -166,6 +167,7 @@ export function applyOp(board, op) {
       return true;
     }
     default:
+      if (COMMENT_OPS.has(op.type)) return applyComment(board, op);
       return CONTENT_OPS.has(op.type) ? applyContent(board, op) : false;
   }
 }
@@ -326,6 +328,7 @@ export function inverseOp(op, boardBefore) {
       // Undoing a restore restores the seq before it, known once it commits (UndoHistory.committed).
       return { type: 'restore', to: null };
     default:
+      if (COMMENT_OPS.has(op.type)) return inverseComment(op);
       return CONTENT_OPS.has(op.type) ? inverseContent(op, boardBefore) : null;
   }
 }
@@ -344,6 +347,11 @@ export function opBody(op) {
       return body;
     }
     case 'addCheck': return { type: 'addCheck', item: op.item, before: op.before ?? null, text: op.check?.text ?? op.text };
+    case 'comment': return {
+      type: 'comment', item: op.item, text: op.comment?.text ?? op.text, mentions: op.comment?.mentions ?? op.mentions ?? [],
+    };
+    case 'editComment': return { type: 'editComment', item: op.item, comment: op.comment, text: op.text, mentions: op.mentions ?? [] };
+    case 'removeComment': return { type: 'removeComment', item: op.item, comment: op.comment };
     case 'edit': case 'editZone': case 'addZone': case 'remove': case 'removeZone': case 'retitle':
     case 'tag': case 'assign': case 'editTag': case 'removeTag': case 'editCheck': case 'removeCheck': {
       const { op: _id, base: _base, seq: _seq, by: _by, member: _member, ...body } = op;
@@ -516,6 +524,7 @@ export class UndoHistory {
         // The undo of an addCheck or addTag removes what the server made, under the id it chose.
         if (m?.type === 'addCheck' && m.check?.id && e.inverse?.type === 'removeCheck') e.inverse.check = m.check.id;
         if (m?.type === 'addTag' && m.tag?.id && e.inverse?.type === 'removeTag') e.inverse.tag = m.tag.id;
+        if (m?.type === 'comment' && m.comment?.id && e.inverse?.type === 'removeComment') e.inverse.comment = m.comment.id;
         // An undone removeTag made the tag again: steps that named the old id name the new one.
         if (m?.type === 'addTag' && m.tag?.id && e.restoresTag) this.remapTag(e.restoresTag, m.tag.id);
         if (m?.type === 'addZone' && m.zone?.id) {
@@ -600,6 +609,7 @@ function refKeys(type, kind) {
   const items = {
     swap: ['a', 'b'], move: ['item', 'before'], toggle: ['item'], add: ['before'], edit: ['item'], remove: ['item'],
     tag: ['item'], assign: ['item'], addCheck: ['item'], editCheck: ['item'], removeCheck: ['item'],
+    comment: ['item'], editComment: ['item'], removeComment: ['item'],
   };
   const zones = { move: ['zone'], add: ['zone'], addZone: ['before'], editZone: ['zone'], removeZone: ['zone'] };
   const checks = { addCheck: ['before'], editCheck: ['check'], removeCheck: ['check'] };

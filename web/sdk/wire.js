@@ -15,6 +15,7 @@ export const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const OP_TYPES = new Set([
   'swap', 'move', 'toggle', 'add', 'edit', 'remove', 'addZone', 'editZone', 'removeZone', 'retitle', 'restore',
   'tag', 'assign', 'addTag', 'editTag', 'removeTag', 'addCheck', 'editCheck', 'removeCheck',
+  'comment', 'editComment', 'removeComment',
 ]);
 
 /** True when `s` is a valid board, item or zone id. */
@@ -173,6 +174,21 @@ export function editCheck(op, base, item, check, changes) {
 /** Takes an entry out of `item`'s checklist. */
 export function removeCheck(op, base, item, check) {
   return { type: 'removeCheck', op, base, item, check };
+}
+
+/** Writes a comment on `item` (Markdown); `mentions`: [{member, name}] named by `@Name` in it. */
+export function comment(op, base, item, text, mentions) {
+  return { type: 'comment', op, base, item, text, mentions: mentions ?? [] };
+}
+
+/** Changes one's own comment. */
+export function editComment(op, base, item, commentId, text, mentions) {
+  return { type: 'editComment', op, base, item, comment: commentId, text, mentions: mentions ?? [] };
+}
+
+/** Takes a comment off `item` (its author's, or any as an admin). */
+export function removeComment(op, base, item, commentId) {
+  return { type: 'removeComment', op, base, item, comment: commentId };
 }
 
 /** Removes `item`. */
