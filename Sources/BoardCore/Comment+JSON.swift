@@ -91,11 +91,11 @@ extension Op {
         }
     }
 
-    /// Reads a comment op of wire type `type`.
-    init(commentType type: String, fields: JSON, assigned: Bool) throws(JSON.DecodingError) {
+    /// Reads a comment op of kind `kind` (comment, editComment, removeComment).
+    init(commentType kind: Kind, fields: JSON, assigned: Bool) throws(JSON.DecodingError) {
         let item = try fields.itemID("item")
-        switch type {
-        case "comment":
+        switch kind {
+        case .comment:
             if assigned {
                 guard let object = fields["comment"] else { throw JSON.DecodingError("\"comment\" is required") }
                 self = .comment(item: item, comment: try Comment(json: object, path: "\"comment\""))
@@ -108,7 +108,7 @@ extension Op {
                         id: .unassigned, text: text, member: MemberID("unassigned")!, name: "unassigned", at: 0,
                         mentions: mentions))
             }
-        case "editComment":
+        case .editComment:
             let comment = try fields.commentID("comment")
             let text = try Self.text("text", in: fields, limit: BoardLimits.commentText, input: !assigned)
             let mentions = try Comment.readMentions(from: fields)

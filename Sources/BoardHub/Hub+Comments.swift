@@ -38,7 +38,7 @@ extension Hub {
         guard admitHistoryRead(from: peer, exchange: exchange) else { return }
         let request = CommentsPageRequest(
             board: id, item: item, before: before, limit: limit, visible: boards[id]?.room.visibleSeq)
-        historyRead(readID(.commentsPage(request), then: .http(exchange, .comments(id))), from: peer)
+        reads.ask(.commentsPage(request), then: .http(exchange, .comments(id)), historyOf: peer)
     }
 
     /// The comments of a board the store does not have: none, when it is in memory.

@@ -113,6 +113,26 @@ extension SequencerTests {
         #expect(second == .rejected(Rejection(.conflict, by: alice, opID: opID("x"))))
     }
 
+    @Test func aBoardKeepsAtMost5000CommentsOverItsCards() throws {
+        var s = Sequencer(board: .defaultTemplate(id: demo))
+        let cards = s.board.items.prefix(BoardLimits.comments / BoardLimits.commentsPerItem + 1).map(\.id.rawValue)
+        try #require(cards.count > BoardLimits.comments / BoardLimits.commentsPerItem)
+        for card in cards.dropLast() {
+            for n in 1...BoardLimits.commentsPerItem {
+                _ = try #require(Self.commit(&s, newComment("C\(n)", on: card), by: alice))
+            }
+        }
+        #expect(s.board.commentRefs.count == BoardLimits.comments)
+        let full = s.submit(
+            OpRequest(opID: opID("full"), base: s.seq, op: newComment("one more", on: cards.last!)), by: alice,
+            time: wall
+        ) { _ in nil }
+        #expect(full == .rejected(Rejection(.boardFull, opID: opID("full"))))
+        // Removing one frees room.
+        _ = try #require(Self.commit(&s, removeComment("n1", on: cards[0]), by: alice))
+        _ = try #require(Self.commit(&s, newComment("now it fits", on: cards.last!), by: alice))
+    }
+
     @Test func restoreKeepsEveryCommentAndCardsBackShowTheirCounts() throws {
         var s = Sequencer(board: .defaultTemplate(id: demo))
         let before = s.board
