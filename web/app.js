@@ -60,6 +60,10 @@ class App {
       me: () => ({ member: this.member, name: this.name }),
       confirmed: () => this.session.state.board,
       onClose: (item) => this.view.focusItem(item), // its handle in a handle-only zone
+      fetchComments: (item, before) => this.win.fetch(
+        `/api/boards/${encodeURIComponent(this.boardId)}/items/${encodeURIComponent(item)}/comments?limit=20`
+          + (before ? `&before=${encodeURIComponent(before)}` : ''), { headers: P.apiHeaders(this.token) })
+        .then((r) => (r.ok ? r.json() : null)),
     });
     this.press = null; // where a pointer went down on a tile: a click there that did not move opens the card
     this.openTimer = null;

@@ -107,6 +107,9 @@ export function describeChange(entry, board, older = null, prev = undefined) {
     case 'editCheck': return op.done === undefined ? [by, ' reworded a checklist item of ', label(op.item)]
       : [by, op.done ? ' ticked' : ' unticked', ' a checklist item of ', label(op.item)];
     case 'removeCheck': return [by, ' removed a checklist item from ', label(op.item)];
+    case 'comment': return [by, ' commented on ', label(op.item)];
+    case 'editComment': return [by, ' edited a comment on ', label(op.item)];
+    case 'removeComment': return [by, ' deleted a comment on ', label(op.item)];
     case 'remove': return [by, ' removed ', label(op.item)];
     case 'addZone': return [by, ' added the column ', { em: String(op.zone?.title ?? '') }];
     case 'editZone': if (typeof op.title !== 'string') return [by, ' changed the column ', col(op.zone)];

@@ -7,6 +7,7 @@ import { el } from './dom.js';
 import { checklistProgress, initials, isDueDate } from './cards.js';
 import { renderMarkdown } from './markdown.js';
 import { changeText, describeChange, previousValue } from './history.js';
+import { CommentsSection } from './comment-panel.js';
 
 const COLOR_NAMES = ['Red', 'Orange', 'Yellow', 'Green', 'Teal', 'Blue', 'Purple', 'Brown'];
 import { PALETTE } from './view.js';
@@ -17,7 +18,8 @@ export class CardPanel {
    * `people()`: [{member, name}] who can be assigned (on the board and from /members);
    * `me()`: {member, name} of this page; `nameOf(userId)`: a user's display name.
    */
-  constructor(doc, { act, rename, people, me, confirmed = () => null, onClose = () => {} }) {
+  constructor(doc, { act, rename, people, me, confirmed = () => null, onClose = () => {}, fetchComments = () => null }) {
+    this.comments = new CommentsSection(doc, { act: (body, text) => this.act(body, text), fetchPage: fetchComments, people, me });
     this.confirmed = confirmed;
     /** The description this page saved, until the server's board has it. */
     this.saved = null;
@@ -109,6 +111,7 @@ export class CardPanel {
       section('Assignees', this.peopleRow, el(d, 'div', { className: 'row' }, this.assignMe)),
       section('Due', el(d, 'div', { className: 'row' }, this.due, clearDue)),
       section('Checklist', el(d, 'div', { className: 'row' }, this.progressText), this.progress, this.checklist, this.newCheck),
+      this.comments.element,
       section('History of this card', this.historyList));
     this.root = el(d, 'div', { className: 'card-panel-backdrop' }, this.dialog);
     this.root.addEventListener('pointerdown', (e) => { if (e.target === this.root) this.close(); });
@@ -117,6 +120,7 @@ export class CardPanel {
       if (e.key === 'Escape') { e.preventDefault(); this.close(); }
     });
     d.body.append(this.root);
+    this.comments.open(id);
     this.update(board);
     this.labelInput.focus();
   }
@@ -186,6 +190,7 @@ export class CardPanel {
     this.progress.value = list.filter((c) => c.done).length;
     this.progressText.textContent = list.length ? `${checklistProgress(item)} done` : 'No items yet';
     this.renderChecklist(list);
+    this.comments.render();
   }
 
   /** The board's tags, each with its name and color to change, and a delete button. Rows are
@@ -311,6 +316,7 @@ export class CardPanel {
     if (!this.root) return;
     this.root.remove();
     this.root = null;
+    this.comments.item = null;
     this.draftBase = null;
     const item = this.item;
     this.item = null;

@@ -111,7 +111,7 @@ export function involvedItems(op) {
     case 'swap': return [op.a, op.b];
     case 'move': return op.before ? [op.item, op.before] : [op.item];
     case 'toggle': case 'edit': case 'remove': case 'tag': case 'assign': case 'addCheck': case 'editCheck':
-    case 'removeCheck': return [op.item];
+    case 'removeCheck': case 'comment': case 'editComment': case 'removeComment': return [op.item];
     case 'add': return [op.before, op.item?.id].filter((id) => typeof id === 'string');
     // A committed restore moved everything it brought back.
     case 'restore': return (op.board?.items ?? []).map((it) => it.id);
@@ -137,6 +137,7 @@ export function rejectText(reason, by, nameOf = (id) => id, opType = null) {
     case 'unknown_zone': return 'That area no longer exists';
     case 'unknown_tag': return 'That tag no longer exists';
     case 'unknown_check': return 'That checklist item no longer exists';
+    case 'unknown_comment': return 'That comment no longer exists';
     case 'invalid': return editing ? 'That change is not possible' : 'That move is not possible';
     case 'not_holding': return 'You are no longer holding that tile';
     // A lift refused by the turn rules (docs/conflicts.md): `by` is whose turn it is, if anyone's.

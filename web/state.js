@@ -7,6 +7,7 @@
 
 import { involvedItems } from './protocol.js';
 import { CONTENT_OPS, applyContent } from './cards.js';
+import { COMMENT_OPS, applyComment } from './comments.js';
 
 // Undo (the inverse of each op, the undo and redo stacks, whether a change can be reverted) is
 // undo.js's; re-exported here, where the board's rules are looked for.
@@ -170,6 +171,7 @@ export function applyOp(board, op) {
       return true;
     }
     default:
+      if (COMMENT_OPS.has(op.type)) return applyComment(board, op);
       return CONTENT_OPS.has(op.type) ? applyContent(board, op) : false;
   }
 }
@@ -270,6 +272,11 @@ export function opBody(op) {
       return body;
     }
     case 'addCheck': return { type: 'addCheck', item: op.item, before: op.before ?? null, text: op.check?.text ?? op.text };
+    case 'comment': return {
+      type: 'comment', item: op.item, text: op.comment?.text ?? op.text, mentions: op.comment?.mentions ?? op.mentions ?? [],
+    };
+    case 'editComment': return { type: 'editComment', item: op.item, comment: op.comment, text: op.text, mentions: op.mentions ?? [] };
+    case 'removeComment': return { type: 'removeComment', item: op.item, comment: op.comment };
     case 'edit': case 'editZone': case 'addZone': case 'remove': case 'removeZone': case 'retitle':
     case 'tag': case 'assign': case 'editTag': case 'removeTag': case 'editCheck': case 'removeCheck': {
       const { op: _id, base: _base, seq: _seq, by: _by, member: _member, ...body } = op;

@@ -6,6 +6,7 @@
 
 import { involvedItems } from './protocol.js';
 import { CONTENT_OPS, inverseContent } from './cards.js';
+import { COMMENT_OPS, inverseComment } from './comments.js';
 import { itemById, locate } from './state.js';
 
 /** The op that undoes `op`, given the board as it was just before `op` was applied. */
@@ -82,6 +83,7 @@ export function inverseOp(op, boardBefore) {
       // Undoing a restore restores the seq before it, known once it commits (UndoHistory.committed).
       return { type: 'restore', to: null };
     default:
+      if (COMMENT_OPS.has(op.type)) return inverseComment(op);
       return CONTENT_OPS.has(op.type) ? inverseContent(op, boardBefore) : null;
   }
 }
@@ -143,6 +145,7 @@ export class UndoHistory {
         // The undo of an addCheck or addTag removes what the server made, under the id it chose.
         if (m?.type === 'addCheck' && m.check?.id && e.inverse?.type === 'removeCheck') e.inverse.check = m.check.id;
         if (m?.type === 'addTag' && m.tag?.id && e.inverse?.type === 'removeTag') e.inverse.tag = m.tag.id;
+        if (m?.type === 'comment' && m.comment?.id && e.inverse?.type === 'removeComment') e.inverse.comment = m.comment.id;
         // An undone removeTag made the tag again: steps that named the old id name the new one.
         if (m?.type === 'addTag' && m.tag?.id && e.restoresTag) this.remapTag(e.restoresTag, m.tag.id);
         if (m?.type === 'addZone' && m.zone?.id) {
@@ -227,6 +230,7 @@ function refKeys(type, kind) {
   const items = {
     swap: ['a', 'b'], move: ['item', 'before'], toggle: ['item'], add: ['before'], edit: ['item'], remove: ['item'],
     tag: ['item'], assign: ['item'], addCheck: ['item'], editCheck: ['item'], removeCheck: ['item'],
+    comment: ['item'], editComment: ['item'], removeComment: ['item'],
   };
   const zones = { move: ['zone'], add: ['zone'], addZone: ['before'], editZone: ['zone'], removeZone: ['zone'] };
   const checks = { addCheck: ['before'], editCheck: ['check'], removeCheck: ['check'] };

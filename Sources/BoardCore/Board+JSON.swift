@@ -2,8 +2,10 @@
 // and the HTTP API send, what archives and the store keep.
 
 extension Board {
-    /// Writes the board as a snapshot object, as a value or as the member `key`.
-    package func encode(into w: inout JSONWriter, key: String? = nil) {
+    /// Writes the board as a snapshot object, as a value or as the member `key`. With `stored`
+    /// (what the store keeps) it also carries `commentRefs`, who wrote which comment on which
+    /// card, which the comment rules need after a restart; what clients get has only counts.
+    package func encode(into w: inout JSONWriter, key: String? = nil, stored: Bool = false) {
         w.beginObject(key)
         w.write("id", id.rawValue)
         w.write("title", title)
@@ -34,13 +36,24 @@ extension Board {
             for tag in tags { tag.encode(into: &w) }
             w.endArray()
         }
+        if stored && !commentRefs.isEmpty {
+            w.beginArray("commentRefs")
+            for (id, ref) in sortedCommentRefs {
+                w.beginArray()
+                w.write(nil, id.rawValue)
+                w.write(nil, ref.item.rawValue)
+                w.write(nil, ref.member.rawValue)
+                w.endArray()
+            }
+            w.endArray()
+        }
         w.endObject()
     }
 
-    /// The board as snapshot JSON text.
-    package func encoded() -> [UInt8] {
+    /// The board as snapshot JSON text, as clients get it (`stored`: as the store keeps it).
+    package func encoded(stored: Bool = false) -> [UInt8] {
         var w = JSONWriter()
-        encode(into: &w)
+        encode(into: &w, stored: stored)
         return w.bytes
     }
 
@@ -75,6 +88,11 @@ extension Board {
                 on: try value.bool("on", named: "\(item).on"),
                 detail: value.hasValue("detail") ? try value.string("detail", named: "\(item).detail") : nil)
             try decoded.readContent(from: value, path: item)
+            if value.hasValue("comments") {
+                decoded.comments = try value.read("comments", named: "\(item).comments", mustBe: "a count") {
+                    $0.intValue.flatMap { (0...BoardLimits.commentsPerItem).contains($0) ? $0 : nil }
+                }
+            }
             items.append(decoded)
         }
         var tags: [Tag] = []
@@ -88,6 +106,25 @@ extension Board {
         }
         self.init(id: id, title: title, columns: columns, zones: zones, items: items, tags: tags)
         mode = try Self.readMode(from: json, path: path)
+        if json.hasValue("commentRefs") {
+            let refs = try json.array("commentRefs", named: "\(path).commentRefs")
+            guard refs.count <= BoardLimits.comments else {
+                throw JSON.DecodingError("\(path).commentRefs: a board keeps at most \(BoardLimits.comments) comments")
+            }
+            for (i, ref) in refs.enumerated() {
+                let at = "\(path).commentRefs[\(i)]"
+                let parts = try ref.array(nil, named: at)
+                guard parts.count == 3 else { throw JSON.DecodingError("\(at) must be [comment, item, member]") }
+                let id = try parts[0].commentID(named: "\(at)[0]")
+                guard commentRefs[id] == nil else { throw JSON.DecodingError("\(at): comment \(id) twice") }
+                commentRefs[id] = CommentRef(
+                    item: try parts[1].itemID(named: "\(at)[1]"), member: try parts[2].memberID(named: "\(at)[2]"))
+            }
+            recountComments()
+            if items.contains(where: { $0.comments > BoardLimits.commentsPerItem }) {
+                throw JSON.DecodingError("\(path): a card has more than \(BoardLimits.commentsPerItem) comments")
+            }
+        }
     }
 
     /// The optional `mode` hint of a snapshot or definition.

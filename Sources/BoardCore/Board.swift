@@ -20,6 +20,8 @@ package struct Item: Equatable, Sendable {
     package var due: String?
     /// Its checklist, in order.
     package var checklist: [Check] = []
+    /// How many comments it has (their texts are in the store: `Comment.swift`).
+    package var comments = 0
 
     /// An item.
     package init(
@@ -104,6 +106,9 @@ package struct Board: Equatable, Sendable {
 
     /// The tags cards can carry, in the order they were made.
     package var tags: [Tag] = []
+    /// Who wrote each comment on which card: what the comment rules need. Only the stored
+    /// snapshot carries it (`encoded()`); welcome gives each item its `comments` count.
+    package var commentRefs: [CommentID: CommentRef] = [:]
 
     /// A board's drag mode hint.
     package enum Mode: String, Equatable, Sendable, CaseIterable {
@@ -128,7 +133,7 @@ package struct Board: Equatable, Sendable {
     /// Boards compare by content.
     package static func == (a: Board, b: Board) -> Bool {
         a.id == b.id && a.title == b.title && a.columns == b.columns && a.zones == b.zones && a.items == b.items
-            && a.mode == b.mode && a.tags == b.tags
+            && a.mode == b.mode && a.tags == b.tags && a.commentRefs == b.commentRefs
     }
 
     /// The item with this id.
@@ -170,6 +175,9 @@ package struct Board: Equatable, Sendable {
         case .add(let zone, let before, let item):
             guard itemIndex[item.id] == nil, let target = zoneIndex[zone] else { return }
             itemIndex[item.id] = items.count
+            var item = item
+            // A card back under an id that had comments (an import's) shows their count.
+            item.comments = commentRefs.isEmpty ? 0 : commentRefs.values.reduce(0) { $0 + ($1.item == item.id ? 1 : 0) }
             items.append(item)
             if let before, let at = zones[target].items.firstIndex(of: before) {
                 zones[target].items.insert(item.id, at: at)
@@ -224,9 +232,16 @@ package struct Board: Equatable, Sendable {
             self.title = title
         case .restore(_, let board):
             // The board as it was: every item, zone and the title (the id stays this board's).
+            // Comments are not board state: every one stays, and the cards back show theirs.
             guard var board else { return }
             board.id = id
+            board.commentRefs = commentRefs
+            board.recountComments()
             self = board
+        case .comment, .removeComment:
+            applyComment(op)
+        case .editComment:
+            break
         }
     }
 
@@ -234,6 +249,12 @@ package struct Board: Equatable, Sendable {
     /// removes or edits a zone changes which zone is first.
     private mutating func materializeLayouts() {
         for z in zones.indices where zones[z].layout == nil { zones[z].layout = effectiveLayout(of: z) }
+    }
+
+    /// Changes the comment count of `item`, if it is on the board.
+    mutating func adjustComments(of item: ItemID, by delta: Int) {
+        guard let i = itemIndex[item] else { return }
+        items[i].comments = max(0, items[i].comments + delta)
     }
 
     private mutating func reindexItems() {

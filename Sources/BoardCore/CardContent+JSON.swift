@@ -12,6 +12,8 @@ extension Item {
         w.write("on", on)
         if let detail { w.write("detail", detail) }
         writeContent(into: &w)
+        // Only its count: the texts are read page by page (`GET …/items/{item}/comments`).
+        if comments > 0 { w.write("comments", comments) }
         w.endObject()
     }
 

@@ -38,6 +38,8 @@ extension Op {
             if let due = changes.due { w.write("due", due) }
         case .tag, .assign, .addTag, .editTag, .removeTag, .addCheck, .editCheck, .removeCheck:
             writeContentFields(into: &w, assigned: assigned)
+        case .comment, .editComment, .removeComment:
+            writeCommentFields(into: &w, assigned: assigned)
         case .remove(let item):
             w.write("item", item.rawValue)
         case .addZone(let before, let zone):
@@ -215,6 +217,8 @@ extension Op {
             self = .restore(to: to, board: try Board(json: board, path: "board"))
         case .tag, .assign, .addTag, .editTag, .removeTag, .addCheck, .editCheck, .removeCheck:
             self = try Self(contentType: kind, fields: fields, assigned: assigned)
+        case .comment, .editComment, .removeComment:
+            self = try Self(commentType: kind, fields: fields, assigned: assigned)
         }
     }
 

@@ -47,6 +47,13 @@ package enum Op: Equatable, Sendable {
     indirect case editCheck(item: ItemID, check: CheckID, changes: CheckEdit)
     /// Take an entry out of `item`'s checklist.
     case removeCheck(item: ItemID, check: CheckID)
+    /// Write a comment on `item`. In a request `comment.id` is `CommentID.unassigned` and its
+    /// author, name and time are the sequencer's to fill in.
+    indirect case comment(item: ItemID, comment: Comment)
+    /// Change a comment's text and mentions (its author only); `edited` is the server's time.
+    indirect case editComment(item: ItemID, comment: CommentID, text: String, mentions: [Mention], edited: Int64)
+    /// Take a comment off `item` (its author or an admin).
+    case removeComment(item: ItemID, comment: CommentID)
     /// Set the board (items, zones, title) to what it was right after op `to`. In a request
     /// `board` is nil: the hub reads the board as of `to` from the store, and the committed op
     /// carries it, so that a replay of the log needs nothing else.
@@ -58,6 +65,7 @@ package enum Op: Equatable, Sendable {
     package enum Kind: String, CaseIterable, Sendable {
         case swap, move, toggle, add, edit, remove, addZone, editZone, removeZone, retitle, restore
         case tag, assign, addTag, editTag, removeTag, addCheck, editCheck, removeCheck
+        case comment, editComment, removeComment
     }
 
     /// The op's kind.
@@ -82,6 +90,9 @@ package enum Op: Equatable, Sendable {
         case .addCheck: .addCheck
         case .editCheck: .editCheck
         case .removeCheck: .removeCheck
+        case .comment: .comment
+        case .editComment: .editComment
+        case .removeComment: .removeComment
         }
     }
 
@@ -99,7 +110,8 @@ package enum Op: Equatable, Sendable {
         case .move(let item, _, let before): before.map { [item, $0] } ?? [item]
         case .toggle(let item, _), .edit(let item, _), .remove(let item): [item]
         case .tag(let item, _, _), .assign(let item, _, _), .addCheck(let item, _, _), .editCheck(let item, _, _),
-            .removeCheck(let item, _):
+            .removeCheck(let item, _), .comment(let item, _), .editComment(let item, _, _, _, _),
+            .removeComment(let item, _):
             [item]
         case .add(_, let before, _): before.map { [$0] } ?? []
         case .addTag(_, let items): items
@@ -113,7 +125,7 @@ package enum Op: Equatable, Sendable {
         case .move(_, let zone, _), .add(let zone, _, _), .editZone(let zone, _), .removeZone(let zone): [zone]
         case .addZone(let before, _): before.map { [$0] } ?? []
         case .swap, .toggle, .edit, .remove, .retitle, .restore, .tag, .assign, .addTag, .editTag, .removeTag,
-            .addCheck, .editCheck, .removeCheck:
+            .addCheck, .editCheck, .removeCheck, .comment, .editComment, .removeComment:
             []
         }
     }
@@ -127,7 +139,7 @@ package enum Op: Equatable, Sendable {
         case .swap, .move, .toggle: involvedItems
         case .remove(let item): [item]
         case .add, .edit, .addZone, .editZone, .removeZone, .retitle, .restore, .tag, .assign, .addTag, .editTag,
-            .removeTag, .addCheck, .editCheck, .removeCheck:
+            .removeTag, .addCheck, .editCheck, .removeCheck, .comment, .editComment, .removeComment:
             []
         }
     }

@@ -19,6 +19,8 @@ package enum OpProblem: Equatable, Sendable, CustomStringConvertible {
     case unknownTag(TagID)
     /// A checklist entry an op names is not on its item.
     case unknownCheck(CheckID)
+    /// A comment an op names that is not on its item.
+    case unknownComment(CommentID)
     /// An addTag of a tag whose id is already on the board.
     case duplicateTag(TagID)
     /// An addCheck of an entry whose id is already on the board.
@@ -40,6 +42,7 @@ package enum OpProblem: Equatable, Sendable, CustomStringConvertible {
         case .unknownZone: .unknownZone
         case .unknownTag: .unknownTag
         case .unknownCheck: .unknownCheck
+        case .unknownComment: .unknownComment
         case .boardFull: .boardFull
         case .zoneNotEmpty: .notEmpty
         case .selfSwap, .beforeItself, .anchorOutsideZone, .duplicateItem, .duplicateZone, .lastZone, .notAGrid,
@@ -60,6 +63,7 @@ package enum OpProblem: Equatable, Sendable, CustomStringConvertible {
         case .duplicateZone(let zone): "zone \(zone) is already on the board"
         case .unknownTag(let tag): "unknown tag \(tag)"
         case .unknownCheck(let check): "unknown check \(check)"
+        case .unknownComment(let comment): "unknown comment \(comment)"
         case .duplicateTag(let tag): "tag \(tag) is already on the board"
         case .duplicateCheck(let check): "check \(check) is already on the board"
         case .boardFull: "the board has as many items, zones, tags or checks, or as many bytes, as it may"
@@ -92,6 +96,8 @@ extension Board {
             break
         case .tag, .assign, .addTag, .addCheck:
             return contentProblem(applying: op)
+        case .comment, .editComment, .removeComment:
+            return commentProblem(applying: op)
         case .add(let zone, let before, let item):
             if self.item(item.id) != nil { return .duplicateItem(item.id) }
             if let before, self.zone(zone)?.items.contains(before) != true {

@@ -8,6 +8,8 @@ package enum RejectReason: String, Equatable, Sendable, CaseIterable {
     case unknownTag = "unknown_tag"
     /// A checklist entry id that is not on its item.
     case unknownCheck = "unknown_check"
+    /// A comment id that is not on its item.
+    case unknownComment = "unknown_comment"
     /// `base` is ahead of the board's seq.
     case badBase = "bad_base"
     /// `base` is older than the history the server keeps.

@@ -247,15 +247,17 @@ package struct Room: Sendable {
     /// `address` is the user's client address (nil: unknown; the per-address hold rules then see
     /// only the user). It is passed with each message rather than kept per user: only holders
     /// need it kept, in their `Hold`, and every idle user on a board would pay for a table of them.
+    /// `admin`: the user may remove anyone's comment.
     package mutating func handle(
-        _ message: ClientMessage, from user: UserID, address: String? = nil, now: Instant, wall: UnixTime
+        _ message: ClientMessage, from user: UserID, address: String? = nil, admin: Bool = false, now: Instant,
+        wall: UnixTime
     ) -> [Effect] {
         let claimant = HoldTurns.Claimant(user: user, address: address)
         switch message {
         case .hello, .ping, .auth:
             return []  // The server answers these; they never reach a room.
         case .op(let request):
-            return submit(request, from: claimant, now: now, wall: wall)
+            return submit(request, from: claimant, admin: admin, now: now, wall: wall)
         case .dragStart(let item):
             return dragStart(item, by: claimant, now: now)
         case .hover(let item, let over, let zone, let mode, let t):
@@ -270,12 +272,12 @@ package struct Room: Sendable {
     /// item (it will never drag it, so it must not take a turn from those who would).
     /// `name` is kept with the op (the user is in no list the room could find it in).
     package mutating func submitDetached(
-        _ request: OpRequest, as user: UserID, name: String? = nil, member: MemberID? = nil, now: Instant,
-        wall: UnixTime
+        _ request: OpRequest, as user: UserID, name: String? = nil, member: MemberID? = nil, admin: Bool = false,
+        now: Instant, wall: UnixTime
     ) -> [Effect] {
         submit(
-            request, from: HoldTurns.Claimant(user: user, address: nil), name: name, member: member, now: now,
-            wall: wall, waitsTurn: false)
+            request, from: HoldTurns.Claimant(user: user, address: nil), name: name, member: member, admin: admin,
+            now: now, wall: wall, waitsTurn: false)
     }
 
     /// The store made every op up to `seq` durable: publish them and whatever waited for them.
@@ -314,14 +316,14 @@ package struct Room: Sendable {
 
     mutating func submit(
         _ request: OpRequest, from claimant: HoldTurns.Claimant, name: String? = nil, member: MemberID? = nil,
-        now: Instant, wall: UnixTime, waitsTurn: Bool = true
+        admin: Bool = false, now: Instant, wall: UnixTime, waitsTurn: Bool = true
     ) -> [Effect] {
         let user = claimant.user
         let holds = self.holds
         let author = name == nil ? self.author(user) : nil
         switch sequencer.submit(
-            request, by: user, name: name ?? author?.name, member: member ?? author?.member, time: wall,
-            holder: { holds[$0]?.by })
+            request, by: user, name: name ?? author?.name, member: member ?? author?.member, admin: admin,
+            time: wall, holder: { holds[$0]?.by })
         {
         case .committed(let op):
             gated.append(.op(op))
@@ -345,7 +347,8 @@ package struct Room: Sendable {
                 var request = request
                 request.op = .restore(to: to, board: published)
                 return submit(
-                    request, from: claimant, name: name, member: member, now: now, wall: wall, waitsTurn: waitsTurn)
+                    request, from: claimant, name: name, member: member, admin: admin, now: now, wall: wall,
+                    waitsTurn: waitsTurn)
             }
             return [.readBoard(request, from: user)]
         case .duplicate(let seq):

@@ -74,6 +74,9 @@ package struct Sequencer: Sendable {
     private var tagTouches: [TagID: [TagField: Touch]] = [:]
     private var removedTags: [TagID: Touch] = [:]
     private var removedChecks: [CheckID: Touch] = [:]
+    /// The newest edit of each comment, and the removes of comments (their conflict rules).
+    private var commentEdits: [CommentID: Touch] = [:]
+    private var removedComments: [CommentID: Touch] = [:]
     /// The newest restore: every op whose base is before it conflicts (the board it was made
     /// against is gone), and the tables above start over with it.
     private var restoreTouch: Touch?
@@ -130,15 +133,18 @@ package struct Sequencer: Sendable {
     /// with a fresh id for what it creates. A restore without its board that passes the rules
     /// comes back as `needsBoard`; with its board (read after that), it is checked again and
     /// committed. `name` is the sender's name, kept with the committed op for history lists.
+    /// `admin`: the sender may remove anyone's comment.
     package mutating func submit(
-        _ request: OpRequest, by user: UserID, name: String? = nil, member: MemberID? = nil, time: UnixTime,
-        holder: (ItemID) -> UserID?
+        _ request: OpRequest, by user: UserID, name: String? = nil, member: MemberID? = nil, admin: Bool = false,
+        time: UnixTime, holder: (ItemID) -> UserID?
     ) -> Outcome {
         if let earlier = opSeqs[request.opID] { return .duplicate(earlier) }
         let reject = { (reason: RejectReason, by: UserID?) in
             Outcome.rejected(Rejection(reason, by: by, opID: request.opID))
         }
-        let op = withFreshIDs(request.op)
+        // As `User.member`: without a member, the user id stands for one.
+        let author = member ?? MemberID(user.rawValue) ?? MemberID("unknown")!
+        var op = withFreshIDs(request.op, author: author, name: name, time: time)
         let base = request.base
         // Unknown ids now; an op that is meaningless on the current board only after the base,
         // hold and conflict rules, in the documented order. An id removed after `base` is a
@@ -165,6 +171,20 @@ package struct Sequencer: Sendable {
                 return reject(.conflict, removed.by)
             }
             return reject(.unknownCheck, nil)
+        case .unknownComment(let comment)?:
+            if base <= seq, let removed = removedComments[comment] ?? restoreTouch, removed.seq > base {
+                return reject(.conflict, removed.by)
+            }
+            return reject(.unknownComment, nil)
+        default:
+            break
+        }
+        // Only its author edits a comment; its author or an admin removes it.
+        switch op {
+        case .editComment(_, let id, _, _, _) where board.commentRefs[id]?.member != author:
+            return reject(.forbidden, nil)
+        case .removeComment(_, let id) where board.commentRefs[id]?.member != author && !admin:
+            return reject(.forbidden, nil)
         default:
             break
         }
@@ -184,7 +204,12 @@ package struct Sequencer: Sendable {
         if case .restore(let to, let restored) = op {
             // The sender restores a seq it has seen; the board then comes from the store.
             if to > base { return reject(.invalid, nil) }
-            if restored == nil { return .needsBoard(to) }
+            guard var restored else { return .needsBoard(to) }
+            // A restore deletes no comment: the board it carries (what every client replaces its
+            // board with) keeps every comment, and its cards show their counts.
+            restored.commentRefs = board.commentRefs
+            restored.recountComments()
+            op = .restore(to: to, board: restored)
         }
         // Too big: the board's snapshot would pass `maxBoardBytes`.
         let bytes = boardBytes ?? board.encoded().count
@@ -226,9 +251,11 @@ package struct Sequencer: Sendable {
             return newest(changes.fields.map { itemTouches[item]?.checks[check]?[$0] })
         case .removeCheck(let item, let check):
             return newest(itemTouches[item]?.checks[check].map { Array($0.values) } ?? [])
-        case .tag, .assign, .addTag, .addCheck:
-            // Set changes commute, and adds do not lock their anchor.
+        case .tag, .assign, .addTag, .addCheck, .comment:
+            // Set changes commute, and adds do not lock their anchor; comments add up.
             return nil
+        case .editComment(_, let comment, _, _, _), .removeComment(_, let comment):
+            return commentEdits[comment]
         case .remove(let item):
             return itemTouches[item]?.newest
         case .editZone(let zone, let changes):
@@ -244,9 +271,19 @@ package struct Sequencer: Sendable {
     }
 
     /// `op` with the ids of what it creates assigned: `c<seq>` for an item, `z<seq>` for a zone
-    /// (seqs are never reused), with a suffix in the rare case an imported board already used it.
-    private func withFreshIDs(_ op: Op) -> Op {
+    /// (seqs are never reused), with a suffix in the rare case an imported board already used it;
+    /// a comment `n<seq>` with its author, name and time, an edit of one its time.
+    private func withFreshIDs(_ op: Op, author: MemberID, name: String?, time: UnixTime) -> Op {
         switch op {
+        case .comment(let item, var comment):
+            comment.id = CommentID(seq: seq + 1)
+            comment.member = author
+            comment.name = name.flatMap { Assignee.isValidName($0) ? $0 : nil } ?? author.rawValue
+            comment.at = time.milliseconds
+            comment.edited = nil
+            return .comment(item: item, comment: comment)
+        case .editComment(let item, let comment, let text, let mentions, _):
+            return .editComment(item: item, comment: comment, text: text, mentions: mentions, edited: time.milliseconds)
         case .add(let zone, let before, var item):
             var id = ItemID("c\(seq + 1)")!
             var n = 1
@@ -320,6 +357,8 @@ package struct Sequencer: Sendable {
             tagTouches = [:]
             removedTags = [:]
             removedChecks = [:]
+            commentEdits = [:]
+            removedComments = [:]
             restoreTouch = touch
             if history.count > historyLimit, let forgotten = history.popFirst() { forget(forgotten) }
             return
@@ -363,6 +402,13 @@ package struct Sequencer: Sendable {
         case .removeTag(let tag):
             tagTouches[tag] = nil
             removedTags[tag] = touch
+        case .comment:
+            break
+        case .editComment(_, let comment, _, _, _):
+            commentEdits[comment] = touch
+        case .removeComment(_, let comment):
+            commentEdits[comment] = nil
+            removedComments[comment] = touch
         case .restore:
             break
         }
@@ -381,6 +427,10 @@ package struct Sequencer: Sendable {
             removedTags[tag] = nil
         case .removeCheck(_, let check) where removedChecks[check]?.seq == op.seq:
             removedChecks[check] = nil
+        case .removeComment(_, let comment) where removedComments[comment]?.seq == op.seq:
+            removedComments[comment] = nil
+        case .editComment(_, let comment, _, _, _) where commentEdits[comment]?.seq == op.seq:
+            commentEdits[comment] = nil
         default:
             break
         }

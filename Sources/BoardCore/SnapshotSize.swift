@@ -28,6 +28,14 @@ enum SnapshotSize {
             let before = itemBytes(item)
             item.apply(op)
             return bytes - before + itemBytes(item)
+        case .comment(let id, _), .removeComment(let id, _):
+            // Only the card's count changes (the texts are not in the snapshot).
+            guard var item = board.item(id) else { return bytes }
+            let before = itemBytes(item)
+            if case .comment = op { item.comments += 1 } else { item.comments = max(0, item.comments - 1) }
+            return bytes - before + itemBytes(item)
+        case .editComment:
+            return bytes
         case .add(let zone, _, let item):
             guard let to = board.zone(zone) else { return bytes }
             let inItems = itemBytes(item) + (board.items.isEmpty ? 0 : 1)

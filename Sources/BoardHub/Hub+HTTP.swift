@@ -94,6 +94,10 @@ extension Hub {
             membersRequest(id, request, exchange: exchange)
         case (_, "members", 2):
             emit(.respond(exchange, .methodNotAllowed("GET")))
+        case (.get, "items", 4) where rest[3] == "comments", (.head, "items", 4) where rest[3] == "comments":
+            commentsRequest(id, item: rest[2], query: request.query, peer: request.peer, exchange: exchange)
+        case (_, "items", 4) where rest[3] == "comments":
+            emit(.respond(exchange, .methodNotAllowed("GET")))
         default:
             emit(.respond(exchange, .error(404, "not_found", "no such API route")))
         }
@@ -236,12 +240,14 @@ extension Hub {
             emit(.respond(exchange, boardList(summaries, after: nil, limit: 1, only: id)))
         case (.ops, .encoded(let response?)), (.encoded, .encoded(let response?)):
             emit(.respond(exchange, response))
-        case (.at, .encoded(let response?)), (.history, .encoded(let response?)):
+        case (.at, .encoded(let response?)), (.history, .encoded(let response?)), (.comments, .encoded(let response?)):
             emit(.respond(exchange, response))
         case (.at(let id, let seq), .encoded(nil)):
             atNotStored(id, at: seq, exchange: exchange)
         case (.history(let id), .encoded(nil)):
             historyNotStored(id, exchange: exchange)
+        case (.comments(let id), .encoded(nil)):
+            commentsNotStored(id, exchange: exchange)
         case (.ops(let id), .encoded(nil)):
             // Not stored yet, but maybe in memory (made by `hello`, nothing changed): no ops.
             guard let host = boards[id] else {

@@ -60,7 +60,7 @@ extension Hub {
     /// closes its connection: a client that asks again at once, ignoring `retry-after`, must
     /// connect again, and the accept-time caps bound that (refusals on a kept-alive connection
     /// cost the service thread as much as the joins they were meant to protect).
-    private func admitHistoryRead(from peer: String, exchange: ExchangeID) -> Bool {
+    func admitHistoryRead(from peer: String, exchange: ExchangeID) -> Bool {
         if config.maxHistoryReads > 0 && reads.historyCount >= config.maxHistoryReads {
             meters.limitHits.add(.historyReads)
             log(.warning, "\(exchange) from \(peer): \(reads.historyCount) history reads wait for the store, the most")

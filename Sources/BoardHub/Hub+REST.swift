@@ -39,7 +39,7 @@ extension Hub {
         }
         let pending = RESTOp.Pending(
             request: op, name: claims.name ?? "api", member: claims.member ?? Self.apiMember, peer: request.peer,
-            http: request)
+            admin: claims.allow(.admin, on: id), http: request)
         if let host = boards[id] {
             submitREST(pending, on: host, exchange: exchange)
         } else if isDeleting(id) {
@@ -84,7 +84,8 @@ extension Hub {
         log(.debug, "\(exchange) from \(pending.peer): op \(pending.request.opID) on board \(host.room.id) over HTTP")
         perform(
             host.room.submitDetached(
-                pending.request, as: user.id, name: pending.name, member: user.member, now: now, wall: wall),
+                pending.request, as: user.id, name: pending.name, member: user.member, admin: pending.admin, now: now,
+                wall: wall),
             on: host)
         if evict { evictIfIdle(host) }
     }
@@ -156,6 +157,8 @@ struct RESTOp {
         /// The member it is sent as: its token's `sub`, else `api` (`Hub.apiMember`).
         var member: MemberID?
         var peer: String
+        /// The token allows `admin` on the board (removing anyone's comment).
+        var admin = false
         /// The request as it came, to relay to the board's owner in a cluster.
         var http: HTTPRequest
     }

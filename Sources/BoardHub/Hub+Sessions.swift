@@ -188,7 +188,10 @@ extension Hub {
             guard let host = boards[boardID], host.connection(of: user) == id else { return }
             guard permits(session, message, on: host) else { return }
             let message = withinStoreBacklog(message, on: host, to: id)
-            perform(host.room.handle(message, from: user, address: session.peer, now: now, wall: wall), on: host)
+            perform(
+                host.room.handle(
+                    message, from: user, address: session.peer, admin: session.role >= .admin, now: now, wall: wall),
+                on: host)
         }
     }
 

@@ -36,6 +36,8 @@ package enum StoreRead: Equatable, Sendable {
     case boardAtAnswer(BoardAtRequest)
     /// `GET /api/boards/{id}/history`: a page of ops, newest first, encoded off the service thread.
     case historyPage(HistoryPageRequest)
+    /// `GET /api/boards/{id}/items/{item}/comments`: a page of comments, encoded off the service thread.
+    case commentsPage(CommentsPageRequest)
     /// No question for the store: the board as an event stream's opening `event: reset` at
     /// `seq`, encoded off the service thread (Hub+Streams.swift).
     case encodeStreamReset(Board, seq: Seq)
@@ -49,7 +51,9 @@ extension StoreRead {
     package var waitsBehindJoins: Bool {
         switch self {
         case .load, .exists, .claim, .revoke, .revocations, .encodeSnapshot, .encodeStreamReset: false
-        case .snapshot, .list, .opsPage, .boardAt, .boardAtAnswer, .historyPage, .nodes, .snapshotAndOwner: true
+        case .snapshot, .list, .opsPage, .boardAt, .boardAtAnswer, .historyPage, .commentsPage, .nodes,
+            .snapshotAndOwner:
+            true
         }
     }
 }

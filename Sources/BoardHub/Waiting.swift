@@ -55,6 +55,8 @@ enum HTTPRead {
     case at(BoardID, Seq)
     /// `GET /api/boards/{id}/history`: the page comes encoded (or nil: the store has no such board).
     case history(BoardID)
+    /// `GET /api/boards/{id}/items/{item}/comments`: the page comes encoded (or nil: no such board stored).
+    case comments(BoardID)
     /// The answer comes encoded (a snapshot).
     case encoded
     /// `GET /api/cluster`.

@@ -63,6 +63,7 @@ extension StoreRead {
                 return .boardAsOf(answer, bytes: 0)
             case .boardAtAnswer(let request): return .encoded(try request.run(on: store))
             case .historyPage(let request): return .encoded(try request.run(on: store))
+            case .commentsPage(let request): return .encoded(try request.run(on: store))
             case .encodeStreamReset(let board, let seq):
                 return .streamReset(seq: seq, bytes: StreamEvent.reset(board, seq: seq).encoded())
             }

@@ -20,6 +20,9 @@ package struct BoardArchive: Equatable, Sendable {
     package let ops: [CommittedOp]
     /// `board` with every op applied.
     package let current: Board
+    /// The texts of the comments made by `baseSeq` or before (those of the ops after it are in
+    /// the ops), as the store had them: each on a card `board.commentRefs` names.
+    package let comments: [ItemComment]
 
     /// The board id.
     package var id: BoardID { board.id }
@@ -27,7 +30,7 @@ package struct BoardArchive: Equatable, Sendable {
     package var seq: Seq { baseSeq + ops.count }
 
     /// An archive, after checking that the board is sound and the ops follow `baseSeq` and apply.
-    package init(board: Board, baseSeq: Seq, ops: [CommittedOp]) throws(StoreError) {
+    package init(board: Board, baseSeq: Seq, ops: [CommittedOp], comments: [ItemComment] = []) throws(StoreError) {
         if let problem = Board.validate(
             title: board.title, columns: board.columns, zones: board.zones, items: board.items)
         {
@@ -44,10 +47,19 @@ package struct BoardArchive: Equatable, Sendable {
             }
             current.apply(op.op)
         }
+        guard comments.count <= BoardLimits.comments else {
+            throw StoreError("a board keeps at most \(BoardLimits.comments) comments")
+        }
+        for (i, c) in comments.enumerated() {
+            guard let seq = c.comment.id.seq, seq <= baseSeq, board.commentRefs[c.comment.id]?.item == c.item else {
+                throw StoreError("comments[\(i)] (\(c.comment.id)) is not a comment of the board by its baseSeq")
+            }
+        }
         self.board = board
         self.baseSeq = baseSeq
         self.ops = ops
         self.current = current
+        self.comments = comments
     }
 
     /// Parses and validates the JSON form; errors name the member that is wrong.
@@ -84,7 +96,20 @@ package struct BoardArchive: Equatable, Sendable {
                     error, context: "ops[\(i)] is not a committed op (type, op, by, seq and the op's fields): ")
             }
         }
-        try self.init(board: board, baseSeq: baseSeq, ops: ops)
+        var comments: [ItemComment] = []
+        if let values = json["comments"]?.arrayValue {
+            for (i, value) in values.enumerated() {
+                guard let object = value["comment"], let item = value["item"]?.stringValue.flatMap(ItemID.init) else {
+                    throw StoreError("comments[\(i)] must be {item, comment}")
+                }
+                do throws(JSON.DecodingError) {
+                    comments.append(ItemComment(item: item, comment: try Comment(json: object, path: "comment")))
+                } catch {
+                    throw StoreError(error, context: "comments[\(i)]: ")
+                }
+            }
+        }
+        try self.init(board: board, baseSeq: baseSeq, ops: ops, comments: comments)
     }
 
     /// The JSON form, one op per line.
@@ -93,7 +118,7 @@ package struct BoardArchive: Equatable, Sendable {
         w.beginObject()
         w.write("format", Self.format)
         w.write("version", Self.version)
-        board.encode(into: &w, key: "board")
+        board.encode(into: &w, key: "board", stored: true)
         w.write("baseSeq", baseSeq)
         w.beginArray("ops")
         for op in ops {
@@ -103,6 +128,16 @@ package struct BoardArchive: Equatable, Sendable {
             w.writeRaw(nil, [UInt8(ascii: "\n")] + o.bytes)
         }
         w.endArray()
+        if !comments.isEmpty {
+            w.beginArray("comments")
+            for c in comments {
+                w.beginObject()
+                w.write("item", c.item.rawValue)
+                c.comment.encode(into: &w, key: "comment")
+                w.endObject()
+            }
+            w.endArray()
+        }
         w.endObject()
         return w.bytes + Array("\n".utf8)
     }

@@ -56,7 +56,7 @@ final class BoardLog<Rows: BoardRows> {
     /// Creates the board at seq 0; an existing board is kept as it is.
     func create(_ board: Board) throws(StoreError) {
         guard try rows.insertBoard(board, seq: 0, created: Self.now(), ignoringExisting: true) else { return }
-        let json = board.encoded()
+        let json = board.encoded(stored: true)
         try rows.putSnapshot(json, of: board.id, at: 0)
         replicas[board.id] = Replica(
             state: BoardState(board: board, seq: 0, latestSnapshot: 0, baseSeq: 0), snapshots: [(0, json.count)],
@@ -74,6 +74,7 @@ final class BoardLog<Rows: BoardRows> {
         // All rows and the new seq first (one statement where the database allows), then the
         // snapshots they call for: compaction only reads and deletes ops at or below the snapshot's seq.
         try rows.appendOps(ops, of: id)
+        if ops.contains(where: \.op.isCommentOp) { try rows.writeComments(ops, of: id) }
         for op in ops {
             replica.state.board.apply(op.op)
             replica.state.seq = op.seq
@@ -85,6 +86,7 @@ final class BoardLog<Rows: BoardRows> {
 
     /// Removes the board, its snapshots and its log.
     func delete(_ id: BoardID) throws(StoreError) {
+        try rows.deleteComments(of: id)
         try rows.deleteBoard(id)
         replicas[id] = nil
     }
@@ -96,12 +98,16 @@ final class BoardLog<Rows: BoardRows> {
             try delete(archive.id)
         }
         _ = try rows.insertBoard(archive.board, seq: archive.seq, created: Self.now(), ignoringExisting: false)
-        try rows.putSnapshot(archive.board.encoded(), of: archive.id, at: archive.baseSeq)
+        try rows.putSnapshot(archive.board.encoded(stored: true), of: archive.id, at: archive.baseSeq)
         try rows.appendOps(archive.ops, of: archive.id)
+        for c in archive.comments {
+            try rows.putComment(c.comment, on: c.item, seq: c.comment.id.seq ?? 0, of: archive.id)
+        }
+        try rows.writeComments(archive.ops, of: archive.id)
         // A snapshot bounds the replay on load; compaction waits for the next one, so that an
         // import keeps every op of the archive.
         if archive.seq - archive.baseSeq >= snapshotEvery {
-            try rows.putSnapshot(archive.current.encoded(), of: archive.id, at: archive.seq)
+            try rows.putSnapshot(archive.current.encoded(stored: true), of: archive.id, at: archive.seq)
         }
         // The next write reads the board back, with the sizes of what it keeps.
         replicas[archive.id] = nil
@@ -148,7 +154,7 @@ final class BoardLog<Rows: BoardRows> {
     /// the latest are thinned to `keepSnapshotBytes`: `board(_:at:)` starts from the nearest one.
     private func snapshot(_ replica: inout Replica, of id: BoardID) throws(StoreError) {
         let seq = replica.state.seq
-        let json = replica.state.board.encoded()
+        let json = replica.state.board.encoded(stored: true)
         try rows.putSnapshot(json, of: id, at: seq)
         replica.state.latestSnapshot = seq
         replica.opBytesSinceSnapshot = 0
@@ -179,7 +185,7 @@ final class BoardLog<Rows: BoardRows> {
             }
             var base = nearest.board
             for op in try rows.committedOps(of: id, after: nearest.seq, through: newBase) { base.apply(op.op) }
-            let json = base.encoded()
+            let json = base.encoded(stored: true)
             try rows.putSnapshot(json, of: id, at: newBase)
             replica.setSnapshot(newBase, bytes: json.count)
         }

@@ -140,6 +140,9 @@ package protocol BoardStore: AnyObject, Sendable {
     func archive(of id: BoardID) throws(StoreError) -> BoardArchive?
     /// Stores an archived board; a board with its id is overwritten only when `replace` (for import).
     func restore(_ archive: BoardArchive, replace: Bool) throws(StoreError)
+    /// A page of a card's comments, newest first: up to `limit` (at most `maximumCommentsPage`)
+    /// made before the comment of seq `before` (nil: from the newest).
+    func comments(of id: BoardID, item: ItemID, before: Seq?, limit: Int) throws(StoreError) -> CommentsPage
     /// Releases what the store holds (connections, the directory lock); a closed store may refuse later calls.
     /// Safe to call twice.
     func close()

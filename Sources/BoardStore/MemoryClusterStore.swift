@@ -237,6 +237,10 @@ package final class MemoryClusterStore: ClusterStore {
     /// The board's archive.
     package func archive(of id: BoardID) throws(StoreError) -> BoardArchive? { try database.boards.archive(of: id) }
 
+    package func comments(of id: BoardID, item: ItemID, before: Seq?, limit: Int) throws(StoreError) -> CommentsPage {
+        try database.boards.comments(of: id, item: item, before: before, limit: limit)
+    }
+
     /// Stores an archived board (no lease needed: this is the import path, not a node's writes).
     package func restore(_ archive: BoardArchive, replace: Bool) throws(StoreError) {
         try database.boards.restore(archive, replace: replace)

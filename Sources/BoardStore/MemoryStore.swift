@@ -10,6 +10,27 @@ package final class MemoryStore: BoardStore {
         var base: Board
         var baseSeq: Seq = 0
         var seq: Seq { log.last?.seq ?? baseSeq }
+        /// The live comments by the seq that made them (`Comments.swift`).
+        var comments: [Seq: ItemComment] = [:]
+        /// The comments made at `baseSeq` or before (an import's), for archives.
+        var baseComments: [ItemComment] = []
+
+        /// Follows what the op did to comments.
+        mutating func note(_ op: CommittedOp) {
+            switch op.op {
+            case .comment(let item, let comment):
+                comments[comment.id.seq ?? op.seq] = ItemComment(item: item, comment: comment)
+            case .editComment(_, let id, let text, let mentions, let edited):
+                guard let seq = id.seq else { return }
+                comments[seq]?.comment.text = text
+                comments[seq]?.comment.mentions = mentions
+                comments[seq]?.comment.edited = edited
+            case .removeComment(_, let id):
+                if let seq = id.seq { comments[seq] = nil }
+            default:
+                break
+            }
+        }
     }
 
     private let boards = Mutex<[BoardID: Entry]>([:])
@@ -32,6 +53,7 @@ package final class MemoryStore: BoardStore {
                     for op in ops {
                         boards[id]?.board.apply(op.op)
                         boards[id]?.log.append(op)
+                        boards[id]?.note(op)
                     }
                 case .delete(let id):
                     boards[id] = nil
@@ -107,15 +129,30 @@ package final class MemoryStore: BoardStore {
     /// The board as created (or imported) and its whole log.
     package func archive(of id: BoardID) throws(StoreError) -> BoardArchive? {
         guard let entry = boards.withLock({ $0[id] }) else { return nil }
-        return try BoardArchive(board: entry.base, baseSeq: entry.baseSeq, ops: entry.log)
+        return try BoardArchive(board: entry.base, baseSeq: entry.baseSeq, ops: entry.log, comments: entry.baseComments)
+    }
+
+    /// A page of a card's comments, newest first.
+    package func comments(of id: BoardID, item: ItemID, before: Seq?, limit: Int) throws(StoreError) -> CommentsPage {
+        ReadGuard.check()
+        return boards.withLock { boards in
+            guard let entry = boards[id] else { return .unknownBoard }
+            let asked = min(max(limit, 1), maximumCommentsPage)
+            let page = entry.comments.filter { $0.value.item == item && $0.key < (before ?? .max) }
+                .sorted { $0.key > $1.key }
+            return .comments(page.prefix(asked).map(\.value.comment), more: page.count > asked)
+        }
     }
 
     /// Puts the archived board in place, refusing to overwrite unless `replace`.
     package func restore(_ archive: BoardArchive, replace: Bool) throws(StoreError) {
         let stored = boards.withLock { boards in
             guard replace || boards[archive.id] == nil else { return false }
-            boards[archive.id] = Entry(
-                board: archive.current, log: archive.ops, base: archive.board, baseSeq: archive.baseSeq)
+            var entry = Entry(board: archive.current, log: archive.ops, base: archive.board, baseSeq: archive.baseSeq)
+            entry.baseComments = archive.comments
+            for c in archive.comments { entry.comments[c.comment.id.seq ?? 0] = c }
+            for op in archive.ops { entry.note(op) }
+            boards[archive.id] = entry
             return true
         }
         if !stored { throw StoreError("board \(archive.id) already exists (replace it to overwrite)") }

@@ -109,6 +109,23 @@ enum PostgresSchema {
         END
         $fence$;
         """,
+        // 5: comments on cards (Comments.swift): one row per live comment, keyed by the seq of
+        // the op that made it (its id is n<seq>); compaction of the ops leaves them alone.
+        """
+        CREATE TABLE comments (
+            board    text COLLATE "C" NOT NULL REFERENCES boards (id) ON DELETE CASCADE,
+            seq      int8 NOT NULL,
+            item     text COLLATE "C" NOT NULL,
+            member   text NOT NULL,
+            name     bytea NOT NULL,
+            at       int8 NOT NULL,                 -- milliseconds since 1970
+            text     bytea NOT NULL,                -- Markdown source
+            mentions bytea NOT NULL,                -- {"mentions":[{member, name}]}
+            edited   int8 NOT NULL,                 -- milliseconds since 1970; 0: never
+            PRIMARY KEY (board, seq)
+        );
+        CREATE INDEX comments_by_item ON comments (board, item, seq);
+        """,
     ]
 
     /// The SQLSTATE `shuffleboard_fence` raises when a board is fenced (class SB is no standard one).

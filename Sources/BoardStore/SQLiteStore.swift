@@ -193,6 +193,13 @@ package final class SQLiteStore: BoardStore {
         try read { db throws(StoreError) in try db.historyPage(of: id, before: before, limit: limit) }
     }
 
+    /// A page of a card's comments, newest first.
+    package func comments(of id: BoardID, item: ItemID, before: Seq?, limit: Int) throws(StoreError) -> CommentsPage {
+        try read { db throws(StoreError) in
+            try db.commentsPage(of: id, item: item, before: before, limit: limit, exists: db.boardSeq(of: id) != nil)
+        }
+    }
+
     /// The base snapshot and every stored op after it.
     package func archive(of id: BoardID) throws(StoreError) -> BoardArchive? {
         try read { db throws(StoreError) in try db.boardArchive(of: id) }

@@ -48,6 +48,23 @@ enum Schema {
         """
         ALTER TABLE ops ADD COLUMN name TEXT NOT NULL DEFAULT '';
         """,
+        // 4: comments on cards (Comments.swift): one row per live comment, keyed by the seq of
+        // the op that made it (its id is n<seq>); compaction of the ops leaves them alone.
+        """
+        CREATE TABLE comments (
+            board    TEXT NOT NULL REFERENCES boards(id) ON DELETE CASCADE,
+            seq      INTEGER NOT NULL,
+            item     TEXT NOT NULL,
+            member   TEXT NOT NULL,
+            name     TEXT NOT NULL,
+            at       INTEGER NOT NULL,          -- milliseconds since 1970
+            text     TEXT NOT NULL,             -- Markdown source
+            mentions TEXT NOT NULL,             -- {"mentions":[{member, name}]}
+            edited   INTEGER NOT NULL,          -- milliseconds since 1970; 0: never
+            PRIMARY KEY (board, seq)
+        ) WITHOUT ROWID;
+        CREATE INDEX comments_by_item ON comments (board, item, seq);
+        """,
     ]
 
     /// The version this code writes.

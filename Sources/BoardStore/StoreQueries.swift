@@ -44,7 +44,7 @@ struct SummaryRow {
 /// Every call runs inside a transaction its caller holds. The rules built on these rows — replay
 /// from the latest snapshot, when a page is `.gone`, snapshots and compaction — exist once, in the
 /// extension below (reads) and in `BoardLog` (writes), so that both stores keep them alike.
-protocol BoardRows {
+protocol BoardRows: CommentRows {
     /// The database, for messages: a file path, or a URL without its password.
     var location: String { get }
     /// The seq of a board, or nil when there is no such board.
@@ -229,7 +229,8 @@ extension BoardRows {
         guard let base = try snapshot(of: id, .base) else { throw damaged(id, "it has no snapshot") }
         let ops = try committedOps(of: id, after: base.seq)
         do throws(StoreError) {
-            return try BoardArchive(board: base.board, baseSeq: base.seq, ops: ops)
+            return try BoardArchive(
+                board: base.board, baseSeq: base.seq, ops: ops, comments: commentRows(of: id, through: base.seq))
         } catch {
             throw damaged(id, error.message)
         }

@@ -24,7 +24,9 @@ import Testing
             replicas[r].seq += catchUp
             let op = randomOp(on: replicas[r].board, using: &rng)
             let request = OpRequest(opID: OpID("s\(seed)-\(step)")!, base: replicas[r].seq, op: op)
-            switch server.submit(request, by: UserID(number: UInt64(r)), time: wall, holder: { _ in nil }) {
+            switch server.submit(
+                request, by: UserID(number: UInt64(r)), member: MemberID("m\(r % 2)"), time: wall, holder: { _ in nil })
+            {
             case .committed(let c):
                 #expect(c.seq == stream.count + 1, "seed \(seed): seq gap")
                 stream.append(c)
@@ -84,12 +86,15 @@ import Testing
             replicas[r].seq += catchUp
             let op = randomOp(on: replicas[r].board, seq: replicas[r].seq, using: &rng)
             var request = OpRequest(opID: OpID("s\(seed)-\(step)")!, base: replicas[r].seq, op: op)
-            var outcome = server.submit(request, by: UserID(number: UInt64(r)), time: wall, holder: { _ in nil })
+            var outcome = server.submit(
+                request, by: UserID(number: UInt64(r)), member: MemberID("m\(r % 2)"), time: wall, holder: { _ in nil })
             if case .needsBoard(let to) = outcome {
                 var asOf = template
                 for op in stream.prefix(to) { asOf.apply(op.op) }
                 request.op = .restore(to: to, board: asOf)
-                outcome = server.submit(request, by: UserID(number: UInt64(r)), time: wall, holder: { _ in nil })
+                outcome = server.submit(
+                    request, by: UserID(number: UInt64(r)), member: MemberID("m\(r % 2)"), time: wall,
+                    holder: { _ in nil })
             }
             switch outcome {
             case .committed(let c):
@@ -194,7 +199,20 @@ import Testing
         let tags = board.tags.map(\.id)
         let checks = board.item(a)!.checklist.map(\.id)
         let people = ["ann", "bo", "cy"].map { Assignee(member: MemberID($0)!, name: $0.capitalized) }
-        switch Int.random(in: 0..<9, using: &rng) {
+        let comments = board.commentRefs.filter { $0.value.item == a }.keys.sorted { $0.rawValue < $1.rawValue }
+        switch Int.random(in: 0..<12, using: &rng) {
+        case 8:
+            let mentions = Bool.random(using: &rng) ? [people.randomElement(using: &rng)!] : []
+            return .comment(
+                item: a,
+                comment: BoardCore.Comment(
+                    id: .unassigned, text: "Note @Ann", member: MemberID("x")!, name: "x", at: 0, mentions: mentions))
+        case 9 where !comments.isEmpty, 10 where !comments.isEmpty:
+            // Another member's comment is refused `forbidden` (ops come from two members).
+            let c = comments.randomElement(using: &rng)!
+            return Bool.random(using: &rng)
+                ? .editComment(item: a, comment: c, text: "Edited", mentions: [], edited: 0)
+                : .removeComment(item: a, comment: c)
         case 0:
             let description: String?? = .some(Bool.random(using: &rng) ? "# Plan\n\n- *one*\n- two" : nil)
             let due: String?? = Bool.random(using: &rng) ? .some(Bool.random(using: &rng) ? "2026-02-28" : nil) : nil

@@ -14,7 +14,7 @@ enum TestPostgres {
     }
     static var available: Bool { url != nil }
     /// The skip message of the PostgreSQL suites.
-    static let skipped: Comment =
+    static let skipped: Testing.Comment =
         "SHUFFLEBOARD_TEST_POSTGRES is not set, so there is no PostgreSQL server to test against (scripts/test.sh starts one and sets it)"
 
     /// A fresh, empty database on the test server, for one test: tests run in parallel.

@@ -35,6 +35,9 @@ extension DelegatingStore {
     }
     /// As `inner`.
     package func archive(of id: BoardID) throws(StoreError) -> BoardArchive? { try inner.archive(of: id) }
+    package func comments(of id: BoardID, item: ItemID, before: Seq?, limit: Int) throws(StoreError) -> CommentsPage {
+        try inner.comments(of: id, item: item, before: before, limit: limit)
+    }
     /// As `inner`.
     package func restore(_ archive: BoardArchive, replace: Bool) throws(StoreError) {
         try inner.restore(archive, replace: replace)

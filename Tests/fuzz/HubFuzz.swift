@@ -358,9 +358,17 @@ final class HubDriver {
             return #"{"type":"addCheck",\#(head),"item":"\#(item)","before":\#(before),"text":"Step"}"#
         default:
             let field = pick([#""done":true"#, #""text":"Again""#])
-            return input.below(2) == 0
-                ? #"{"type":"editCheck",\#(head),"item":"\#(item)","check":"\#(check)",\#(field)}"#
-                : #"{"type":"removeCheck",\#(head),"item":"\#(item)","check":"\#(check)"}"#
+            // Comments (issue 34) on the ids earlier ops may have made (`n<seq>`).
+            let comment = pick(["n1", "n2", "n3", "n4", "nope"])
+            switch input.below(5) {
+            case 0: return #"{"type":"editCheck",\#(head),"item":"\#(item)","check":"\#(check)",\#(field)}"#
+            case 1: return #"{"type":"removeCheck",\#(head),"item":"\#(item)","check":"\#(check)"}"#
+            case 2:
+                return
+                    #"{"type":"comment",\#(head),"item":"\#(item)","text":"<b>Hi</b> @Ann","mentions":[{"member":"ann","name":"Ann"}]}"#
+            case 3: return #"{"type":"editComment",\#(head),"item":"\#(item)","comment":"\#(comment)","text":"Again"}"#
+            default: return #"{"type":"removeComment",\#(head),"item":"\#(item)","comment":"\#(comment)"}"#
+            }
         }
     }
 

@@ -96,8 +96,16 @@ private func check(_ request: OpRequest) {
     case .editCheck(_, _, let changes):
         require(!changes.isEmpty, "an empty check edit")
         changes.text.map { text($0, BoardLimits.checkText, "a check text") }
-    case .removeTag, .removeCheck:
+    case .removeTag, .removeCheck, .removeComment:
         break
+    case .comment(_, let comment):
+        require(
+            comment.id == .unassigned && comment.mentions.count <= BoardLimits.mentions,
+            "a chosen id, or too many mentions")
+        text(comment.text, BoardLimits.commentText, "a comment text")
+    case .editComment(_, _, let words, let mentions, _):
+        require(mentions.count <= BoardLimits.mentions, "too many mentions")
+        text(words, BoardLimits.commentText, "a comment text")
     case .addZone(_, let zone):
         require(zone.id == .unassigned && zone.items.isEmpty, "a request that chose its own zone id or items")
         text(zone.title ?? "", BoardLimits.zoneTitle, "a zone title")

@@ -28,7 +28,8 @@ from websockets.sync.client import connect
 BIN = os.environ.get("SHUFFLEBOARD_BIN", "")
 SUBPROTOCOL = "shuffleboard.v1"
 COMMITTED = ("toggle", "swap", "move", "add", "edit", "remove", "addZone", "editZone", "removeZone", "retitle",
-             "restore", "tag", "assign", "addTag", "editTag", "removeTag", "addCheck", "editCheck", "removeCheck")
+             "restore", "tag", "assign", "addTag", "editTag", "removeTag", "addCheck", "editCheck", "removeCheck",
+             "comment", "editComment", "removeComment")
 START_TIMEOUT = 20.0
 WAIT = 10.0
 
@@ -388,6 +389,17 @@ def apply(board: dict, op: dict) -> None:
         board["title"] = op["title"]
     elif kind in ("tag", "assign", "addCheck", "editCheck", "removeCheck"):
         apply_content(next(it for it in board["items"] if it["id"] == op["item"]), op)
+    elif kind in ("comment", "removeComment"):
+        # Issue 34: a card carries only its count (a removed card's comments wait for a restore).
+        item = next((it for it in board["items"] if it["id"] == op["item"]), None)
+        if item is not None:
+            n = item.get("comments", 0) + (1 if kind == "comment" else -1)
+            if n > 0:
+                item["comments"] = n
+            else:
+                item.pop("comments", None)
+    elif kind == "editComment":
+        pass
     elif kind == "addTag":
         board.setdefault("tags", []).append(dict(op["tag"]))
     elif kind == "editTag":

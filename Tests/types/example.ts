@@ -2,7 +2,7 @@
 // must accept it (scripts/test.sh runs it). The `@ts-expect-error` lines are mistakes the types
 // must catch: should one of them stop being an error, tsc fails too.
 import { connect, OpError, TokenKeeper, boardSocketURL, swap, tokenExpiry } from '../../web/sdk/shuffleboard.js';
-import type { Board, Client, CommittedOp, OpResult, Presence, User } from '../../web/sdk/shuffleboard.js';
+import type { Board, Client, Comment, CommentsPage, CommittedOp, OpResult, Presence, User } from '../../web/sdk/shuffleboard.js';
 import { PendingStore, QueueFullError } from '../../web/sdk/queue.js';
 
 async function fetchToken(): Promise<string> {
@@ -113,3 +113,18 @@ async function durable(): Promise<void> {
   void queue.put({ type: 'swap', a: 't1', b: 't2' });
 }
 void durable();
+// Comments (issue 34): a comment op, its committed form, and a page of them.
+async function comments(client: Client): Promise<void> {
+  const made = await client.op({ type: 'comment', item: 't1', text: 'Ready? @Bo', mentions: [{ member: 'bo', name: 'Bo' }] });
+  if (made.type === 'comment' && !('ack' in made)) {
+    const c: Comment = made.comment;
+    console.log(c.at, c.name, c.mentions.length);
+    await client.op({ type: 'editComment', item: 't1', comment: c.id, text: 'Ready!' });
+    await client.op({ type: 'removeComment', item: 't1', comment: c.id });
+  }
+  const page: CommentsPage = { comments: [], more: false, next: null };
+  console.log(page.more);
+}
+void comments;
+// @ts-expect-error: a comment needs its text
+void board.op({ type: 'comment', item: 't1' });

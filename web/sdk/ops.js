@@ -26,6 +26,9 @@ export const OPS = Object.freeze({
   addCheck: { kind: 'content', noun: 'checklist entry' },
   editCheck: { kind: 'content', noun: 'checklist change' },
   removeCheck: { kind: 'content', noun: 'checklist removal' },
+  comment: { kind: 'content', noun: 'comment' },
+  editComment: { kind: 'content', noun: 'comment edit' },
+  removeComment: { kind: 'content', noun: 'comment removal' },
 });
 
 /** Types of committed (numbered) ops. */

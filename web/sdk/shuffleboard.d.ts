@@ -35,6 +35,8 @@ export interface Item {
   /** `YYYY-MM-DD` or `YYYY-MM-DDTHH:MMZ`. */
   due?: string;
   checklist?: Check[];
+  /** How many comments it has (issue 34; absent when none): read them with `GET …/items/{id}/comments`. */
+  comments?: number;
 }
 
 export type Layout = 'grid' | 'row' | 'list';
@@ -109,6 +111,31 @@ export interface RemoveTagBody { type: 'removeTag'; tag: string }
 export interface AddCheckBody { type: 'addCheck'; item: string; before: string | null; text: string }
 export interface EditCheckBody { type: 'editCheck'; item: string; check: string; text?: string; done?: boolean }
 export interface RemoveCheckBody { type: 'removeCheck'; item: string; check: string }
+/** Someone a comment mentions (`@Name` in its text). */
+export type Mention = Assignee;
+/** A comment on a card (issue 34): Markdown, 1–4,000 characters; at most 20 mentions. */
+export interface CommentBody { type: 'comment'; item: string; text: string; mentions?: Mention[] }
+/** Only the comment's author may edit it. */
+export interface EditCommentBody { type: 'editComment'; item: string; comment: string; text: string; mentions?: Mention[] }
+/** Its author, or an admin, may remove it. */
+export interface RemoveCommentBody { type: 'removeComment'; item: string; comment: string }
+/** A comment as committed and as `GET …/items/{item}/comments` lists it. */
+export interface Comment {
+  /** `n<seq>`, chosen by the server. */
+  id: string;
+  text: string;
+  /** Its author. */
+  member: string;
+  /** The author's name when they wrote it. */
+  name: string;
+  /** When it was made, ms since 1970. */
+  at: number;
+  mentions: Mention[];
+  /** When it was last edited, ms since 1970. */
+  edited?: number;
+}
+/** A page of a card's comments, newest first. */
+export interface CommentsPage { comments: Comment[]; more: boolean; next: string | null }
 export interface RemoveBody { type: 'remove'; item: string }
 export interface NewZone {
   title: string;
@@ -128,7 +155,8 @@ export interface RestoreBody { type: 'restore'; to: number }
 export type OpBody =
   | SwapBody | MoveBody | ToggleBody | AddBody | EditBody | RemoveBody
   | AddZoneBody | EditZoneBody | RemoveZoneBody | RetitleBody | RestoreBody
-  | TagBody | AssignBody | AddTagBody | EditTagBody | RemoveTagBody | AddCheckBody | EditCheckBody | RemoveCheckBody;
+  | TagBody | AssignBody | AddTagBody | EditTagBody | RemoveTagBody | AddCheckBody | EditCheckBody | RemoveCheckBody
+  | CommentBody | EditCommentBody | RemoveCommentBody;
 
 export type OpType = OpBody['type'];
 
@@ -151,7 +179,11 @@ interface Numbered {
 
 /** A committed op, as everyone on the board got it. */
 export type CommittedOp =
-  | (Exclude<OpBody, AddBody | AddZoneBody | RestoreBody | TagBody | AssignBody | AddTagBody | AddCheckBody>
+  | (Exclude<OpBody, AddBody | AddZoneBody | RestoreBody | TagBody | AssignBody | AddTagBody | AddCheckBody
+      | CommentBody | EditCommentBody>
+      & Numbered)
+  | ({ type: 'comment'; item: string; comment: Comment } & Numbered)
+  | ({ type: 'editComment'; item: string; comment: string; text: string; mentions: Mention[]; edited: number }
       & Numbered)
   | ({ type: 'tag'; item: string; add: string[]; remove: string[] } & Numbered)
   | ({ type: 'assign'; item: string; add: Assignee[]; remove: string[] } & Numbered)
@@ -205,6 +237,7 @@ export interface DropMessage { type: 'drop'; item: string; by: string; at: numbe
 export type RejectReason =
   | 'conflict' | 'held' | 'stale' | 'bad_base' | 'unknown_item' | 'unknown_zone' | 'invalid' | 'not_empty'
   | 'board_full' | 'forbidden' | 'not_holding' | 'cooldown' | 'hold_limit' | 'unknown_tag' | 'unknown_check'
+  | 'unknown_comment'
   | 'compacted';
 
 export interface RejectMessage {
@@ -446,6 +479,9 @@ export function addTag(
   op: string, base: number, tag: { name: string; color: string }, items?: string[]): AddTagBody & OpMessage;
 export function editTag(op: string, base: number, tag: string, changes: { name?: string; color?: string }): EditTagBody & OpMessage;
 export function removeTag(op: string, base: number, tag: string): RemoveTagBody & OpMessage;
+export function comment(op: string, base: number, item: string, text: string, mentions?: Mention[]): CommentBody & OpMessage;
+export function editComment(op: string, base: number, item: string, comment: string, text: string, mentions?: Mention[]): EditCommentBody & OpMessage;
+export function removeComment(op: string, base: number, item: string, comment: string): RemoveCommentBody & OpMessage;
 export function addCheck(op: string, base: number, item: string, before: string | null, text: string): AddCheckBody & OpMessage;
 export function editCheck(op: string, base: number, item: string, check: string, changes: { text?: string; done?: boolean }):
   EditCheckBody & OpMessage;

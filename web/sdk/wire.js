@@ -197,6 +197,21 @@ export function removeZone(op, base, zone) {
   return { type: 'removeZone', op, base, zone };
 }
 
+/** Writes a comment on `item` (Markdown); `mentions`: [{member, name}] named by `@Name` in it. */
+export function comment(op, base, item, text, mentions) {
+  return { type: 'comment', op, base, item, text, mentions: mentions ?? [] };
+}
+
+/** Changes one's own comment. */
+export function editComment(op, base, item, commentId, text, mentions) {
+  return { type: 'editComment', op, base, item, comment: commentId, text, mentions: mentions ?? [] };
+}
+
+/** Takes a comment off `item` (its author's, or any as an admin). */
+export function removeComment(op, base, item, commentId) {
+  return { type: 'removeComment', op, base, item, comment: commentId };
+}
+
 /** Renames the board. */
 export function retitle(op, base, title) {
   return { type: 'retitle', op, base, title };
@@ -228,6 +243,9 @@ const FROM_BODY = {
   addCheck: (id, base, b) => addCheck(id, base, b.item, b.before, b.text),
   editCheck: (id, base, b) => editCheck(id, base, b.item, b.check, b),
   removeCheck: (id, base, b) => removeCheck(id, base, b.item, b.check),
+  comment: (id, base, b) => comment(id, base, b.item, b.text, b.mentions),
+  editComment: (id, base, b) => editComment(id, base, b.item, b.comment, b.text, b.mentions),
+  removeComment: (id, base, b) => removeComment(id, base, b.item, b.comment),
 };
 for (const type of OP_TYPES) if (!FROM_BODY[type]) throw new Error(`wire.js: no builder for ${type}`);
 for (const type of Object.keys(FROM_BODY)) if (!OPS[type]) throw new Error(`wire.js: ${type} is not in ops.js`);
