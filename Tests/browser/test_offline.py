@@ -105,6 +105,7 @@ def ann_in_a_profile(server, profile, contexts):
     """Ann's page on b1 in a browser profile of her own, ready to work offline: (url, profile, page)."""
     contexts.allow_socket_errors()  # the page's reconnects while the server is down are refused
     contexts.allow("ERR_CONNECTION_REFUSED")  # the service worker's update check while it is down
+    server.create("colors", "b1", title="b1")  # a link to a missing board asks first (issue 35)
     url = f"{server.url}/?board=b1&name=Ann"
     prof = profile()
     prof.launch()
@@ -208,6 +209,7 @@ def test_two_tabs_sending_one_kept_change_apply_it_once(durable_server, contexts
     contexts.allow("ERR_CONNECTION_REFUSED")
     server = durable_server
     context = contexts()
+    server.create("colors", "b1", title="b1")  # a link to a missing board asks first (issue 35)
     url = f"{server.url}/?board=b1&name=Ann"
     a = context.new_page()
     a.goto(url)
