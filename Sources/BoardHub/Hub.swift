@@ -384,7 +384,7 @@ package final class Hub {
         httpForwards[exchange] = nil
         let unwanted = reads.compactMap { id, continuation -> ReadID? in
             guard case .http(exchange, let route) = continuation else { return nil }
-            if case .revoke = route { return nil }
+            if route.writes { return nil }
             return id
         }
         for id in unwanted.sorted(by: { $0.rawValue < $1.rawValue }) {

@@ -51,6 +51,11 @@ extension StoreRead {
             case .revocations(let now):
                 guard let revocations = store as? any RevocationStore else { return .revocations(RevocationSet()) }
                 return .revocations(RevocationSet(try revocations.revocations(now: now)))
+            case .addLink(let link, let maximum, let now):
+                return .linkAdded(try linkStore(store).addLink(link, maximum: maximum, now: now))
+            case .links(let board, let now): return .links(try linkStore(store).links(of: board, now: now))
+            case .revokeLink(let id, let board, let now):
+                return .linkRevoked(try linkStore(store).revokeLink(id, of: board, now: now))
             case .boardAt(let id, let seq):
                 let answer = try store.board(id, at: seq)
                 // Its size is what the restore costs the sender (`Hub.restoreRead`), measured here.
@@ -65,6 +70,12 @@ extension StoreRead {
             return .failed(error)
         }
     }
+}
+
+/// `store` as a `LinkStore`, or a failure saying it keeps none.
+private func linkStore(_ store: any BoardStore) throws(StoreError) -> any LinkStore {
+    guard let links = store as? any LinkStore else { throw StoreError("this store keeps no share links") }
+    return links
 }
 
 extension OpsPageRequest {

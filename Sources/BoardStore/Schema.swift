@@ -48,6 +48,25 @@ enum Schema {
         """
         ALTER TABLE ops ADD COLUMN name TEXT NOT NULL DEFAULT '';
         """,
+        // 4: share links made in the app (ShareLink.swift) and per-board member grants for
+        // proxy sign-in (MemberGrant.swift). Never a token: a link row names its token by ids.
+        """
+        CREATE TABLE links (
+            id       TEXT PRIMARY KEY NOT NULL,  -- the token's random id (j)
+            board    TEXT NOT NULL,
+            role     TEXT NOT NULL,              -- view, edit
+            created  INTEGER NOT NULL,           -- seconds since 1970
+            expires  INTEGER NOT NULL,           -- the token's expiry, seconds since 1970
+            token_id TEXT NOT NULL               -- SHA-256 of the token, hex (its revocation id)
+        ) WITHOUT ROWID;
+        CREATE INDEX links_by_board ON links (board, expires);
+        CREATE TABLE grants (
+            board  TEXT NOT NULL,
+            member TEXT NOT NULL,
+            role   TEXT NOT NULL,                -- view, edit, admin
+            PRIMARY KEY (board, member)
+        ) WITHOUT ROWID;
+        """,
     ]
 
     /// The version this code writes.
