@@ -51,3 +51,15 @@ import Testing
         }
     }
 }
+
+extension ClaimingStore: LinkStore {
+    func addLink(_ link: ShareLink, maximum: Int, now: Int64) throws(StoreError) -> Bool {
+        try inner.addLink(link, maximum: maximum, now: now)
+    }
+    func links(of board: BoardID, now: Int64) throws(StoreError) -> [ShareLink] {
+        try inner.links(of: board, now: now)
+    }
+    func revokeLink(_ id: String, of board: BoardID, now: Int64) throws(StoreError) -> ShareLink? {
+        try inner.revokeLink(id, of: board, now: now)
+    }
+}

@@ -42,7 +42,7 @@ def test_a_link_is_made_used_listed_kept_and_revoked(servers, tmp_path, secrets)
     answer = conn.getresponse()
     answer.read()
     conn.close()
-    assert answer.status == 302 and answer.getheader("location") == "/?board=demo"
+    assert answer.status == 302 and answer.getheader("location") == "/?board=demo&join=1"
     # Bad requests: clear 400s, nothing stored.
     for body in ({"role": "admin"}, {"role": "view", "ttl": "1y"}, {"role": "view", "ttl": "91d"}, ["view"]):
         status, problem = server.http("POST", "/api/boards/demo/links", body=body, token=admin)
@@ -86,7 +86,7 @@ def test_a_link_revoked_on_one_node_closes_its_session_on_another(servers, tmp_p
         one = servers("--port", "0", "--store", database, "--node", "n1", "--auth-secret", secrets)
         two = servers("--port", "0", "--store", database, "--node", "n2", "--auth-secret", secrets)
         admin = mint(tmp_path, "demo", "--role", "admin")
-        status, made = one.http("POST", "/api/boards/demo/links", body={"role": "view", "ttl": "1h"}, token=admin)
+        status, made = one.http("POST", "/api/boards/demo/links", body={"role": "edit", "ttl": "1h"}, token=admin)
         assert status == 201, made
         assert [l["id"] for l in two.http("GET", "/api/boards/demo/links", token=admin)[1]["links"]] == [made["id"]]
         guest = joined(one, made["token"])
