@@ -16,6 +16,7 @@ import { Client } from './sdk/shuffleboard.js';
 import { View } from './view.js';
 import { CardPanel } from './panel.js';
 import { filterFrom, filterIsEmpty, matchesFilter } from './cards.js';
+import { installShare, keepToken, takeToken } from './share.js';
 
 const NAME_KEY = 'shuffleboard.name';
 /** The mode last picked on a board, per board: `shuffleboard.mode.<board id>`. */
@@ -116,7 +117,9 @@ class App {
     nameInput.value = this.name;
     nameInput.addEventListener('change', () => this.rename(nameInput.value));
     this.boardId = params.get('board');
-    this.token = P.tokenFrom(this.win.location);
+    // A `#token=` moves into sessionStorage and off the address bar (share.js).
+    const taken = takeToken(this.win, this.boardId);
+    this.token = taken.token;
     // An embedding page may hand out fresh tokens: `window.shuffleboardConfig = { getToken }`,
     // set before this module runs (docs/web-client.md, "Access tokens").
     const getToken = this.win.shuffleboardConfig?.getToken;
@@ -157,6 +160,7 @@ class App {
     });
     this.listen();
     this.connect();
+    installShare(this, taken);
   }
 
   storageGet(k) {
@@ -244,7 +248,7 @@ class App {
     });
     c.on('message', (m) => this.run(this.session.receive(m)));
     c.on('close', () => this.run(this.session.disconnected()));
-    c.on('auth', () => { this.token = c.token; }); // links made from now on carry the fresh token
+    c.on('auth', () => { this.token = c.token; keepToken(this.win, this.boardId, c.token); }); // links made from now on carry the fresh token
     // The page has only the token it was opened with: no loop of refused connections.
     c.on('expired', () => {
       this.view.setConnection('expired');
@@ -274,7 +278,7 @@ class App {
     }
     this.token = token;
     this.client.setToken(token);
-    this.win.history?.replaceState?.(null, '', P.tokenFragment(token));
+    keepToken(this.win, this.boardId, token);
     this.client.reconnect();
   }
 
