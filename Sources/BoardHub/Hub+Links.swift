@@ -19,8 +19,13 @@ extension Hub {
     /// `/api/boards/{id}/links` (`rest`: `[id, "links"]`) and `/api/boards/{id}/links/{linkId}`.
     func linksRequest(_ id: BoardID, _ request: HTTPRequest, rest: [String], claims: Claims, exchange: ExchangeID) {
         guard let auth = config.auth else {
+            // 409, not 404: the board may well exist; this server's state has no room for links.
             return emit(
-                .respond(exchange, .error(404, "not_found", "this server has no access control (--auth-secret)")))
+                .respond(
+                    exchange,
+                    .error(
+                        409, "no_access_control",
+                        "this server has no access control (--auth-secret): every page may do everything already")))
         }
         guard claims.allow(.admin, on: id) else {
             return emit(.respond(exchange, Self.forbidden("managing the links of board \(id)")))

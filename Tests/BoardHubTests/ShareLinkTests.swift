@@ -143,6 +143,9 @@ import Testing
 
     @Test func withoutAccessControlThereAreNoLinks() {
         let h = HubHarness()
-        #expect(call(h, .post, "/api/boards/demo/links", body: #"{"role":"view"}"#).0 == 404)
+        let (status, json, _) = call(h, .post, "/api/boards/demo/links", body: #"{"role":"view"}"#)
+        #expect(status == 409 && json?["error"]?.stringValue == "no_access_control")
+        #expect(call(h, .get, "/api/boards/demo/links").0 == 409)
+        #expect(call(h, .delete, "/api/boards/demo/links/abc").0 == 409)
     }
 }
