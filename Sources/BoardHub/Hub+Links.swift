@@ -18,6 +18,10 @@ extension Hub {
 
     /// `/api/boards/{id}/links` (`rest`: `[id, "links"]`) and `/api/boards/{id}/links/{linkId}`.
     func linksRequest(_ id: BoardID, _ request: HTTPRequest, rest: [String], claims: Claims, exchange: ExchangeID) {
+        let allowed: [HTTPRequest.Method] = rest.count == 3 ? [.delete] : [.get, .head, .post]
+        guard allowed.contains(request.method) else {
+            return emit(.respond(exchange, .methodNotAllowed(rest.count == 3 ? "DELETE" : "GET, POST")))
+        }
         guard let auth = config.auth else {
             // 409, not 404: the board may well exist; this server's state has no room for links.
             return emit(
@@ -32,7 +36,6 @@ extension Hub {
         }
         let nowSeconds = wall.milliseconds / 1000
         if rest.count == 3 {
-            guard request.method == .delete else { return emit(.respond(exchange, .methodNotAllowed("DELETE"))) }
             guard TokenAuthority.isValidID(rest[2]) else {
                 return emit(.respond(exchange, .error(404, "unknown_link", "board \(id) has no such link")))
             }
