@@ -1,6 +1,6 @@
 import BoardAuth
 import BoardCore
-import BoardServer
+import BoardReads
 import BoardStore
 import Testing
 
