@@ -20,6 +20,7 @@ import { FilterBar } from './filterbar.js';
 import { askToCreate, boardExists } from './boardgate.js';
 import { boardModes } from './layout.js';
 import { PendingChanges } from './pending.js';
+import { installShare, keepToken, takeToken } from './share.js';
 
 const NAME_KEY = 'shuffleboard.name';
 /** The mode last picked on a board, per board: `shuffleboard.mode.<board id>`. */
@@ -122,7 +123,9 @@ class App {
     nameInput.value = this.name;
     nameInput.addEventListener('change', () => this.rename(nameInput.value));
     this.boardId = params.get('board');
-    this.token = P.tokenFrom(this.win.location);
+    // A `#token=` moves into sessionStorage and off the address bar (share.js).
+    const taken = takeToken(this.win, this.boardId);
+    this.token = taken.token;
     // An embedding page may hand out fresh tokens: `window.shuffleboardConfig = { getToken }`,
     // set before this module runs (docs/web-client.md, "Access tokens").
     const getToken = this.win.shuffleboardConfig?.getToken;
@@ -176,6 +179,7 @@ class App {
     this.listen();
     // Changes kept from before (and the board they were made on) first, then the server.
     PendingChanges.start(this).then(() => this.connect());
+    installShare(this, taken);
   }
 
   storageGet(k) {
@@ -266,7 +270,7 @@ class App {
     });
     c.on('message', (m) => this.run(this.session.receive(m)));
     c.on('close', () => this.run(this.session.disconnected()));
-    c.on('auth', () => { this.token = c.token; }); // links made from now on carry the fresh token
+    c.on('auth', () => { this.token = c.token; keepToken(this.win, this.boardId, c.token); }); // links made from now on carry the fresh token
     // The page has only the token it was opened with: no loop of refused connections.
     c.on('expired', () => {
       this.view.setConnection('expired');
@@ -296,7 +300,7 @@ class App {
     }
     this.token = token;
     this.client.setToken(token);
-    this.win.history?.replaceState?.(null, '', P.tokenFragment(token));
+    keepToken(this.win, this.boardId, token);
     this.client.reconnect();
   }
 

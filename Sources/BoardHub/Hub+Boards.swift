@@ -50,7 +50,8 @@ extension Hub {
         case .failed(let error):
             log(.error, "reading board \(board) failed: \(error.message)")
             view = .failed
-        case .board, .boardAndOwner, .list, .encoded, .nodes, .revoked, .revocations, .boardAsOf, .streamReset:
+        case .board, .boardAndOwner, .list, .encoded, .nodes, .revoked, .revocations, .boardAsOf, .streamReset,
+            .linkAdded, .links, .linkRevoked:
             preconditionFailure("a board decision got a \(answer) answer")
         }
         while let work = queue.first {

@@ -59,6 +59,9 @@ extension Hub {
         guard let id = BoardID(rest[0]) else {
             return emit(.respond(exchange, .error(404, "not_found", "not a board id")))
         }
+        if rest.count >= 2 && rest.count <= 3 && rest[1] == "links" {
+            return linksRequest(id, request, rest: rest, claims: claims, exchange: exchange)
+        }
         let needed: Role = request.method == .delete ? .admin : .view
         guard claims.allow(needed, on: id) else {
             return emit(.respond(exchange, Self.forbidden("\(needed.rawValue) access to board \(id)")))
@@ -260,6 +263,8 @@ extension Hub {
             emit(.respond(exchange, clusterAnswer(nodes)))
         case (.revoke, .revoked(let revocation)):
             revoked(revocation, exchange: exchange)
+        case (.link(let route), _):
+            linkAnswered(route, answer, exchange: exchange)
         default:
             preconditionFailure("HTTP read \(route) got \(answer)")
         }

@@ -96,7 +96,7 @@ extension Hub {
 
     /// Closes this node's sessions whose token is revoked (forwarded ones are their owner's), and
     /// ends its event streams on one.
-    private func closeRevokedSessions() {
+    func closeRevokedSessions() {
         guard !revocations.inForce.isEmpty else { return }
         endRevokedStreams()
         var closing: [ConnectionID] = []

@@ -143,6 +143,8 @@ package enum LimitName: String, MetricLabels, CaseIterable {
     case httpAnswers = "http_answers"
     /// Revoked tokens in force (`POST /api/revocations` gets 507).
     case revocations
+    /// Live share links of one board (`POST /api/boards/{id}/links` gets 507).
+    case shareLinks = "share_links"
     /// `--max-unstored-ops`: a board's ops waiting for a failing store (`unavailable`).
     case unstoredOps = "unstored_ops"
     /// `--max-streams` (503 `busy` for an event stream).

@@ -30,6 +30,12 @@ package enum StoreRead: Equatable, Sendable {
     case revoke(Revocation, now: Int64)
     /// The revocations in force at `now` (seconds since 1970).
     case revocations(now: Int64)
+    /// Store a share link unless its board has `maximum` live ones (Hub+Links.swift): a write.
+    case addLink(ShareLink, maximum: Int, now: Int64)
+    /// A board's live share links.
+    case links(BoardID, now: Int64)
+    /// Remove a board's share link and revoke its token, in one transaction: a write.
+    case revokeLink(String, of: BoardID, now: Int64)
     /// The board as it was right after op `seq`, for a restore.
     case boardAt(BoardID, Seq)
     /// `GET /api/boards/{id}?at=SEQ`: the board as of a seq, read and encoded off the service thread.
@@ -51,6 +57,7 @@ extension StoreRead {
     package var waitsBehindJoins: Bool {
         switch self {
         case .load, .exists, .claim, .revoke, .revocations, .encodeSnapshot, .encodeStreamReset: false
+        case .addLink, .links, .revokeLink: false
         case .snapshot, .list, .opsPage, .boardAt, .boardAtAnswer, .historyPage, .commentsPage, .nodes,
             .snapshotAndOwner:
             true
@@ -81,6 +88,12 @@ package enum StoreAnswer: Sendable {
     case revoked(Revocation)
     /// The answer to `revocations`, made into a set on the reader thread.
     case revocations(RevocationSet)
+    /// The answer to `addLink`: stored (false: the board has its most links).
+    case linkAdded(Bool)
+    /// The answer to `links`.
+    case links([ShareLink])
+    /// The answer to `revokeLink`: the link removed and revoked, or nil when there was none.
+    case linkRevoked(ShareLink?)
     /// The answer to `boardAt`, and the board's size as JSON (0 when there is none).
     case boardAsOf(BoardAsOf, bytes: Int)
     /// The answer to `encodeStreamReset`: the event's bytes.

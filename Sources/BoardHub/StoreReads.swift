@@ -53,12 +53,12 @@ final class StoreReads {
     }
 
     /// Cancels the reads made only to answer `exchange` (`.cancelRead`, in the order they were
-    /// asked); returns how many. A write (`POST /api/revocations`) goes on: it was asked for, and
-    /// it holds whether or not its client hears of it.
+    /// asked); returns how many. A write (`POST /api/revocations`, a share link's add or revoke)
+    /// goes on: it was asked for, and it holds whether or not its client hears of it.
     func abandon(_ exchange: ExchangeID) -> Int {
         let unwanted = waiting.compactMap { id, continuation -> ReadID? in
             guard case .http(exchange, let route) = continuation else { return nil }
-            if case .revoke = route { return nil }
+            if route.writes { return nil }
             return id
         }
         for id in unwanted.sorted(by: { $0.rawValue < $1.rawValue }) {

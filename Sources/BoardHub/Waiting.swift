@@ -63,4 +63,14 @@ enum HTTPRead {
     case cluster
     /// `POST /api/revocations`: the revocation is stored once the answer comes.
     case revoke
+    /// `/api/boards/{id}/links…` (Hub+Links.swift).
+    case link(LinkRead)
+
+    /// A write, which goes on when its client goes away: it was asked for.
+    var writes: Bool {
+        switch self {
+        case .revoke, .link(.add), .link(.revoke): true
+        default: false
+        }
+    }
 }

@@ -56,6 +56,11 @@ extension StoreRead {
             case .revocations(let now):
                 guard let revocations = capabilities.revocations else { return .revocations(RevocationSet()) }
                 return .revocations(RevocationSet(try revocations.revocations(now: now)))
+            case .addLink(let link, let maximum, let now):
+                return .linkAdded(try linkStore(capabilities).addLink(link, maximum: maximum, now: now))
+            case .links(let board, let now): return .links(try linkStore(capabilities).links(of: board, now: now))
+            case .revokeLink(let id, let board, let now):
+                return .linkRevoked(try linkStore(capabilities).revokeLink(id, of: board, now: now))
             case .boardAt(let id, let seq):
                 let answer = try store.board(id, at: seq)
                 // Its size is what the restore costs the sender (`Hub.restoreRead`), measured here.
@@ -71,6 +76,12 @@ extension StoreRead {
             return .failed(error)
         }
     }
+}
+
+/// The store's share links, or a failure saying it keeps none.
+private func linkStore(_ capabilities: StoreCapabilities) throws(StoreError) -> any LinkStore {
+    guard let links = capabilities.links else { throw StoreError("this store keeps no share links") }
+    return links
 }
 
 extension OpsPageRequest {

@@ -1,3 +1,4 @@
+internal import BoardCore
 internal import BoardHub
 import Foundation
 
@@ -73,9 +74,20 @@ struct StaticFiles {
 
     /// The response for a GET of `path` (already URL-decoded by lws).
     func response(for path: String) -> HTTPResponse {
+        if let redirect = Self.boardPathRedirect(path) { return redirect }
         guard let relative = Self.safeRelativePath(path), let response = contents[relative] else {
             return .text(404, "not found\n")
         }
+        return response
+    }
+
+    /// `/b/ID` (a share link's address, Hub+Links.swift) sends the browser to `/?board=ID&join=1`
+    /// (`join`: the page asks the guest's name, then drops it from the address). The browser keeps
+    /// the link's `#token=…` fragment across the redirect (RFC 9110 §10.2.2), and never sends it here.
+    static func boardPathRedirect(_ path: String) -> HTTPResponse? {
+        guard path.hasPrefix("/b/"), let id = BoardID(String(path.dropFirst(3))) else { return nil }
+        var response = HTTPResponse.text(302, "see /?board=\(id.rawValue)&join=1\n")
+        response.headers.append(HTTPResponse.Header("location:", "/?board=\(id.rawValue)&join=1"))
         return response
     }
 

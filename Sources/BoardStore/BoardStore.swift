@@ -121,6 +121,8 @@ package protocol BoardStore: AnyObject, Sendable {
     var asRevocationStore: (any RevocationStore)? { get }
     /// This store as one that keeps batches on their way (`PipelinedWrites`), or nil; said by its type.
     var asPipelinedWrites: (any PipelinedWrites)? { get }
+    /// The store as one that keeps share links, or nil (StoreCapabilities.swift).
+    var asLinkStore: (any LinkStore)? { get }
     /// Applies `batch` in one transaction; when this returns, the batch is durable.
     func write(_ batch: [StoreWrite]) throws(StoreError)
     /// The board with this id, with up to `recentLimit` of its newest ops; nil when absent.

@@ -35,6 +35,8 @@ package final class MemoryStore: BoardStore {
 
     private let boards = Mutex<[BoardID: Entry]>([:])
     private let revoked = Mutex<[String: Revocation]>([:])
+    /// Share links by id (MemoryStore+Links.swift).
+    let links = Mutex<[String: ShareLink]>([:])
 
     /// An empty store.
     package init() {}

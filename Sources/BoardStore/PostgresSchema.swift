@@ -126,6 +126,19 @@ enum PostgresSchema {
         );
         CREATE INDEX comments_by_item ON comments (board, item, seq);
         """,
+        // 6: share links made in the app (ShareLink.swift). Never a token: a link row names
+        // its token by ids.
+        """
+        CREATE TABLE links (
+            id       text PRIMARY KEY,               -- the token's random id (j)
+            board    text COLLATE "C" NOT NULL,
+            role     text NOT NULL,                  -- view, edit
+            created  int8 NOT NULL,                  -- seconds since 1970
+            expires  int8 NOT NULL,                  -- the token's expiry, seconds since 1970
+            token_id text NOT NULL                   -- SHA-256 of the token, hex (its revocation id)
+        );
+        CREATE INDEX links_by_board ON links (board, expires);
+        """,
     ]
 
     /// The SQLSTATE `shuffleboard_fence` raises when a board is fenced (class SB is no standard one).

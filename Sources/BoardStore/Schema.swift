@@ -65,6 +65,19 @@ enum Schema {
         ) WITHOUT ROWID;
         CREATE INDEX comments_by_item ON comments (board, item, seq);
         """,
+        // 5: share links made in the app (ShareLink.swift). Never a token: a link row names
+        // its token by ids.
+        """
+        CREATE TABLE links (
+            id       TEXT PRIMARY KEY NOT NULL,  -- the token's random id (j)
+            board    TEXT NOT NULL,
+            role     TEXT NOT NULL,              -- view, edit
+            created  INTEGER NOT NULL,           -- seconds since 1970
+            expires  INTEGER NOT NULL,           -- the token's expiry, seconds since 1970
+            token_id TEXT NOT NULL               -- SHA-256 of the token, hex (its revocation id)
+        ) WITHOUT ROWID;
+        CREATE INDEX links_by_board ON links (board, expires);
+        """,
     ]
 
     /// The version this code writes.

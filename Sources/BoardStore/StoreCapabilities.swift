@@ -12,6 +12,8 @@ package struct StoreCapabilities: Sendable {
     package let revocations: (any RevocationStore)?
     /// Batches on their way at once, when the store can send them so.
     package let pipeline: (any PipelinedWrites)?
+    /// Share links made in the app, when the store keeps them.
+    package let links: (any LinkStore)?
 
     /// What `store` can do.
     package init(_ store: any BoardStore) {
@@ -19,6 +21,7 @@ package struct StoreCapabilities: Sendable {
         cluster = store.asClusterStore
         revocations = store.asRevocationStore
         pipeline = store.asPipelinedWrites
+        links = store.asLinkStore
     }
 }
 
@@ -29,6 +32,8 @@ extension BoardStore {
     package var asRevocationStore: (any RevocationStore)? { nil }
     /// Writes one batch at a time.
     package var asPipelinedWrites: (any PipelinedWrites)? { nil }
+    /// Keeps no share links.
+    package var asLinkStore: (any LinkStore)? { nil }
 }
 
 extension ClusterStore {
@@ -44,4 +49,9 @@ extension RevocationStore {
 extension PipelinedWrites {
     /// This store: it can keep batches on their way.
     package var asPipelinedWrites: (any PipelinedWrites)? { self }
+}
+
+extension LinkStore {
+    /// This store: it keeps share links.
+    package var asLinkStore: (any LinkStore)? { self }
 }

@@ -77,7 +77,9 @@ def test_a_token_pasted_at_the_prompt_joins(contexts, secured):
     p.on("dialog", lambda d: d.accept(t))
     p.goto(f"{secured.url}/?board=club")
     expect(p.locator("#app")).to_have_attribute("data-connected", "true", timeout=10000)
-    assert p.evaluate("location.hash") == f"#token={t}"
+    # Kept for this tab (issue 34: a token stays off the address bar).
+    assert p.evaluate("location.hash") == ""
+    assert p.evaluate("sessionStorage.getItem('shuffleboard.token.club')") == t
 
 
 # True once the viewer sent a drag or an op, and the server answered each with `reject forbidden`

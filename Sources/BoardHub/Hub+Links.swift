@@ -1,0 +1,194 @@
+internal import BoardAuth
+internal import BoardCore
+internal import BoardStore
+
+/// Share links made in the app. With `Config.auth` set, an admin of a board makes a link with
+/// `POST /api/boards/{id}/links {"role":"view"|"edit","ttl":"7d"}`: a token for that board and
+/// role (its random id names the link), stored by its ids only (ShareLink.swift), answered once
+/// with `{"id","role","exp","url","token"}`, where `url` is `/b/ID#token=…` (the token rides in
+/// the fragment, which no browser sends to a server). `GET …/links` lists the live ones without
+/// their tokens; `DELETE …/links/{linkId}` removes one and puts its token on the revocation list
+/// in the same store transaction, so its sessions close here at once and on every other node at
+/// its next reload (Hub+Revocations.swift).
+extension Hub {
+    /// The most live links a board has at once (a `POST` past it gets 507).
+    static let maxLinksPerBoard = 100
+    /// The shortest and longest life a link may be given, in seconds.
+    static let linkLife: ClosedRange<Int64> = 60...(90 * 86_400)
+
+    /// `/api/boards/{id}/links` (`rest`: `[id, "links"]`) and `/api/boards/{id}/links/{linkId}`.
+    func linksRequest(_ id: BoardID, _ request: HTTPRequest, rest: [String], claims: Claims, exchange: ExchangeID) {
+        let allowed: [HTTPRequest.Method] = rest.count == 3 ? [.delete] : [.get, .head, .post]
+        guard allowed.contains(request.method) else {
+            return emit(.respond(exchange, .methodNotAllowed(rest.count == 3 ? "DELETE" : "GET, POST")))
+        }
+        guard let auth = config.auth else {
+            // 409, not 404: the board may well exist; this server's state has no room for links.
+            return emit(
+                .respond(
+                    exchange,
+                    .error(
+                        409, "no_access_control",
+                        "this server has no access control (--auth-secret): every page may do everything already")))
+        }
+        guard claims.allow(.admin, on: id) else {
+            return emit(.respond(exchange, Self.forbidden("managing the links of board \(id)")))
+        }
+        let nowSeconds = wall.milliseconds / 1000
+        if rest.count == 3 {
+            guard TokenAuthority.isValidID(rest[2]) else {
+                return emit(.respond(exchange, .error(404, "unknown_link", "board \(id) has no such link")))
+            }
+            guard revocations.inForce.count < RevocationList.maximum else {
+                meters.limitHits.add(.revocations)
+                return emit(
+                    .respond(
+                        exchange,
+                        .error(507, "too_many_revocations", "\(RevocationList.maximum) tokens are revoked already")))
+            }
+            return read(.revokeLink(rest[2], of: id, now: nowSeconds), then: .http(exchange, .link(.revoke)))
+        }
+        switch request.method {
+        case .get, .head:
+            read(.links(id, now: nowSeconds), then: .http(exchange, .link(.list)))
+        case .post:
+            let asked: (role: Role, ttl: Int64)
+            switch Self.linkRequest(request.body) {
+            case .success(let parsed): asked = parsed
+            case .failure(let problem): return emit(.respond(exchange, .error(400, "bad_request", problem.message)))
+            }
+            let claims = Claims(
+                board: id, role: asked.role, expires: nowSeconds + asked.ttl, id: TokenAuthority.newID())
+            let token = auth.mint(claims)
+            let link = ShareLink(
+                id: claims.id ?? "", board: id, role: asked.role.rawValue, created: nowSeconds,
+                expires: claims.expires, tokenID: TokenAuthority.revocationID(of: token))
+            log(.info, "\(request.peer) makes a \(asked.role.rawValue) link \(link.id) for board \(id)")
+            read(
+                .addLink(link, maximum: Self.maxLinksPerBoard, now: nowSeconds),
+                then: .http(exchange, .link(.add(link, token: token))))
+        default:
+            emit(.respond(exchange, .methodNotAllowed("GET, POST")))
+        }
+    }
+
+    /// `{"role":"view"|"edit","ttl":"…"}`, strictly: no other member, `ttl` a positive whole
+    /// number of `s`, `m`, `h` or `d` within `linkLife` (`7d` when left out).
+    static func linkRequest(_ body: [UInt8]) -> Result<(role: Role, ttl: Int64), LinkProblem> {
+        guard case .object(let fields)? = try? JSON.parse(body) else {
+            return .failure(LinkProblem(#"send a JSON object: {"role": "view" or "edit", "ttl": "7d"}"#))
+        }
+        guard fields.keys.allSatisfy({ $0 == "role" || $0 == "ttl" }) else {
+            return .failure(LinkProblem("a link request has only role and ttl"))
+        }
+        guard let text = fields["role"]?.stringValue, let role = Role(rawValue: text), role != .admin else {
+            return .failure(LinkProblem(#"role must be "view" or "edit""#))
+        }
+        var ttl: Int64 = 7 * 86_400
+        if let value = fields["ttl"] {
+            guard let text = value.stringValue, let seconds = linkTTL(text), linkLife.contains(seconds) else {
+                return .failure(
+                    LinkProblem(
+                        "ttl must be a duration such as 30m, 12h or 7d, from 1m to \(linkLife.upperBound / 86_400)d"))
+            }
+            ttl = seconds
+        }
+        return .success((role, ttl))
+    }
+
+    /// `text` in seconds: 1–7 digits without a sign or leading zero, then `s`, `m`, `h` or `d`.
+    static func linkTTL(_ text: String) -> Int64? {
+        let digits = text.utf8.dropLast()
+        guard let unit = text.utf8.last, (1...7).contains(digits.count), digits.first != UInt8(ascii: "0"),
+            digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+            let n = Int64(String(decoding: digits, as: UTF8.self))
+        else { return nil }
+        switch unit {
+        case UInt8(ascii: "s"): return n
+        case UInt8(ascii: "m"): return n * 60
+        case UInt8(ascii: "h"): return n * 3600
+        case UInt8(ascii: "d"): return n * 86_400
+        default: return nil
+        }
+    }
+
+    /// A links read or write came back.
+    func linkAnswered(_ route: LinkRead, _ answer: StoreAnswer, exchange: ExchangeID) {
+        switch (route, answer) {
+        case (.add(let link, let token), .linkAdded(true)):
+            emit(
+                .respond(
+                    exchange,
+                    .json(201) { w in
+                        w.beginObject()
+                        Self.write(link, into: &w)
+                        w.write("url", "/b/\(link.board.rawValue)#token=\(token)")
+                        w.write("token", token)
+                        w.endObject()
+                    }))
+        case (.add(let link, _), .linkAdded(false)):
+            meters.limitHits.add(.shareLinks)
+            emit(
+                .respond(
+                    exchange,
+                    .error(
+                        507, "too_many_links",
+                        "board \(link.board) has \(Self.maxLinksPerBoard) live links; revoke one or let one expire")))
+        case (.list, .links(let links)):
+            emit(
+                .respond(
+                    exchange,
+                    .json(200) { w in
+                        w.beginObject()
+                        w.beginArray("links")
+                        for link in links {
+                            w.beginObject()
+                            Self.write(link, into: &w)
+                            w.endObject()
+                        }
+                        w.endArray()
+                        w.endObject()
+                    }))
+        case (.revoke, .linkRevoked(let link?)):
+            log(.info, "link \(link.id) of board \(link.board) revoked")
+            revocations.made(link.revocation)
+            closeRevokedSessions()
+            emit(
+                .respond(
+                    exchange,
+                    .json(200) { w in
+                        w.beginObject()
+                        Self.write(link, into: &w)
+                        w.write("revoked", true)
+                        w.endObject()
+                    }))
+        case (.revoke, .linkRevoked(nil)):
+            emit(.respond(exchange, .error(404, "unknown_link", "the board has no such live link")))
+        default:
+            preconditionFailure("link read \(route) got \(answer)")
+        }
+    }
+
+    private static func write(_ link: ShareLink, into w: inout JSONWriter) {
+        w.write("id", link.id)
+        w.write("role", link.role)
+        w.write("created", Int(link.created))
+        w.write("exp", Int(link.expires))
+    }
+}
+
+/// Why a link request is refused (400).
+struct LinkProblem: Error {
+    var message: String
+    init(_ message: String) { self.message = message }
+}
+
+/// A links request waiting for the store.
+enum LinkRead {
+    /// `POST`: the link, stored once the answer comes, and its token (answered once, never stored).
+    case add(ShareLink, token: String)
+    /// `GET`.
+    case list
+    /// `DELETE`.
+    case revoke
+}
