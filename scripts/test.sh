@@ -68,10 +68,18 @@ wait_lanes() {
   return "$failed"
 }
 
+# kill_tree PID: stops PID and every process under it (a lane's steps: their `timeout`s pass the
+# signal on to the step's process group).
+kill_tree() {
+  local child
+  for child in $(pgrep -P "$1"); do kill_tree "$child"; done
+  kill -TERM "$1" 2>/dev/null || true
+}
+
 summary() {
   local status=$? end
   end=$(date +%s)
-  for pid in "${lane_pids[@]}"; do kill -- "$pid" 2>/dev/null || true; done
+  for pid in "${lane_pids[@]}"; do kill_tree "$pid"; done
   [ -n "${pg_dir:-}" ] && { timeout 60 scripts/postgres.sh stop "$pg_dir" >/dev/null 2>&1 || true; rm -rf "$pg_dir"; }
   {
     printf '\n== time per step (seconds; steps side by side overlap)\n'
@@ -81,6 +89,9 @@ summary() {
   exit "$status"
 }
 trap summary EXIT
+# Stopped from outside: the summary says so (not "all tests passed") and the lanes stop too.
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
 step 900 "what the tests need, installed when missing" bash -c '
   source scripts/deps.sh
