@@ -8,7 +8,8 @@
 // tile each and send --rate hovers a second for --seconds; every hover carries "t" (microseconds
 // since the run began) and every receiver measures hand-to-screen latency from it. Mode "ops"
 // makes every client keep --window toggles of items of its own in flight for --seconds (nothing
-// conflicts, every op commits) and counts committed ops, each once, at its sender.
+// conflicts, every op commits; with --boards K, client i is on board i % K and toggles items of its
+// own there) and counts committed ops, each once, at its sender.
 //
 // It prints one JSON line. With --server-pid it also reads the server's RSS (/proc/PID/status)
 // and CPU time (/proc/PID/stat) around the measured phase. Every loop is bounded in time.
@@ -180,7 +181,7 @@ static void send_op(struct conn *c, int slot) {
     char msg[160];
     c->on = !c->on;
     snprintf(msg, sizeof msg, "{\"type\":\"toggle\",\"op\":\"c%d-%d-%llu\",\"base\":%llu,\"item\":\"t%d\",\"on\":%s}", i,
-             slot, (unsigned long long)c->ops_sent++, (unsigned long long)c->seq, 1 + i * opt.window + slot,
+             slot, (unsigned long long)c->ops_sent++, (unsigned long long)c->seq, 1 + (i / opt.boards) * opt.window + slot,
              c->on ? "true" : "false");
     c->op_sent_us[slot] = now_us() - t0_us;
     queue_frame(c, 1, msg, strlen(msg));
@@ -200,12 +201,13 @@ static void on_ops_text(struct conn *c, const char *p, size_t n) {
     if (!op) return;
     int slot = atoi(op + len);
     if (slot < 0 || slot >= opt.window) return;
+    // Only what commits before the stop counts: with many ops in flight, what comes back after it
+    // would add up to a window's worth to the measured seconds' ops.
+    if (now_us() >= ops_stop_us) return;
     record_latency(c->op_sent_us[slot]);
     committed_total++;
-    if (now_us() < ops_stop_us) {
-        send_op(c, slot);
-        flush(c);
-    }
+    send_op(c, slot);
+    flush(c);
 }
 
 // One complete text message (or the first part of a large one).
@@ -574,7 +576,8 @@ int main(int argc, char **argv) {
     int hover = !strcmp(opt.mode, "hover");
     ops_mode = !strcmp(opt.mode, "ops");
     if (ops_mode) opt.senders = 0;
-    if (ops_mode && (opt.window < 1 || opt.clients * opt.window > 12)) usage();
+    // Mode ops: a board's clients toggle its 12 items, each its own `window` of them.
+    if (ops_mode && (opt.window < 1 || (opt.clients + opt.boards - 1) / opt.boards * opt.window > 12)) usage();
     if (opt.port <= 0 || opt.clients < 1 || opt.boards < 1 || opt.senders > opt.clients || opt.senders > 12 ||
         (hover && opt.boards != 1) || opt.seconds > 600 || opt.hold > 600 || opt.timeout > 600)
         usage();

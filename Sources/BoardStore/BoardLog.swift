@@ -84,6 +84,46 @@ final class BoardLog<Rows: BoardRows> {
         replicas[id] = replica
     }
 
+    /// Appends to several boards at once: the batch's appends merged per board (in order of
+    /// first appearance; a board's ops stay in order), every row in as few statements as the
+    /// rows allow (`appendOps(ofBoards:)`: one INSERT for all boards on PostgreSQL, instead of
+    /// one per board), then each board's snapshots as `append` writes them. The same rules as
+    /// `append` board by board: ops that do not continue a board's seq throw, a board that is gone
+    /// is skipped.
+    func append(_ changes: [(id: BoardID, ops: [CommittedOp])]) throws(StoreError) {
+        var order: [BoardID] = []
+        var merged: [BoardID: [CommittedOp]] = [:]
+        for (id, ops) in changes where !ops.isEmpty {
+            if merged[id] == nil { order.append(id) }
+            merged[id, default: []] += ops
+        }
+        guard order.count > 1 else {
+            if let id = order.first, let ops = merged[id] { try append(ops, to: id) }
+            return
+        }
+        var appends: [(id: BoardID, ops: [CommittedOp], replica: Replica)] = []
+        for id in order {
+            guard let ops = merged[id], let replica = try replica(of: id) else { continue }
+            for (i, op) in ops.enumerated() where op.seq != replica.state.seq + i + 1 {
+                throw StoreError(
+                    "\(rows.location): op seq \(op.seq) does not follow seq \(replica.state.seq + i) of board \(id)")
+            }
+            appends.append((id, ops, replica))
+        }
+        try rows.appendOps(ofBoards: appends.map { ($0.id, $0.ops) })
+        for append in appends {
+            let id = append.id
+            var replica = append.replica
+            for op in append.ops {
+                replica.state.board.apply(op.op)
+                replica.state.seq = op.seq
+                replica.addOp(op.seq, bytes: Self.bytes(of: op))
+                if snapshotDue(replica) { try snapshot(&replica, of: id) }
+            }
+            replicas[id] = replica
+        }
+    }
+
     /// Removes the board, its snapshots and its log.
     func delete(_ id: BoardID) throws(StoreError) {
         try rows.deleteComments(of: id)

@@ -132,6 +132,46 @@ extension PostgresConnection: BoardRows {
         }
     }
 
+    /// Several boards' ops in one INSERT per `opsPerInsert` rows, whatever board each row is of
+    /// (one statement per board costs the server a parse, a plan and an executor start each: at
+    /// 100 boards a batch, most of its work); the first one also sets every board's seq, with one
+    /// UPDATE from two arrays. One board goes the one-board way.
+    func appendOps(ofBoards appends: [(id: BoardID, ops: [CommittedOp])]) throws(StoreError) {
+        let appends = appends.filter { !$0.ops.isEmpty }
+        guard appends.count > 1 else {
+            if let only = appends.first { try appendOps(only.ops, of: only.id) }
+            return
+        }
+        let rows = appends.flatMap { append in append.ops.map { (append.id, $0) } }
+        var start = rows.startIndex
+        while start < rows.endIndex {
+            let chunk = rows[start..<min(start + Self.opsPerInsert, rows.endIndex)]
+            let first = start == rows.startIndex
+            var values: [PostgresValue] =
+                first
+                ? [.textArray(appends.map(\.id.rawValue)), .intArray(appends.map { $0.ops.last?.seq ?? 0 })] : []
+            var tuples: [String] = []
+            for (id, op) in chunk {
+                let n = values.count
+                tuples.append(
+                    "($\(n + 1), $\(n + 2), $\(n + 3), $\(n + 4), $\(n + 5), $\(n + 6), $\(n + 7), $\(n + 8))")
+                values += [
+                    .text(id.rawValue), .int(op.seq), .utf8(op.opID.rawValue), .utf8(op.by.rawValue),
+                    .text(op.op.kind), .bytes(op.op.encodedFields(member: op.member)), .int(Int(op.time.milliseconds)),
+                    .utf8(op.name ?? ""),
+                ]
+            }
+            let update =
+                first
+                ? "WITH seq AS (UPDATE boards SET seq = v.seq FROM unnest($1::text[], $2::int8[]) AS v(id, seq) "
+                    + "WHERE boards.id = v.id) " : ""
+            try send(
+                update + "INSERT INTO ops (board, seq, op_id, \"user\", type, fields, time, name) VALUES "
+                    + tuples.joined(separator: ", "), values)
+            start = chunk.endIndex
+        }
+    }
+
     func deleteOps(of id: BoardID, through seq: Seq) throws(StoreError) {
         try send("DELETE FROM ops WHERE board = $1 AND seq <= $2", [.text(id.rawValue), .int(seq)])
     }

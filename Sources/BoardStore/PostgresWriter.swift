@@ -53,9 +53,7 @@ final class PostgresWriter {
             pipelinedBatches += 1
             try inTransaction(pipelined: true) { () throws(StoreError) in
                 try sendFence(expected)
-                for change in batch {
-                    if case .append(let id, let ops) = change { try log.append(ops, to: id) }
-                }
+                try log.append(Self.appends(of: batch))
             }
             return
         }
@@ -135,9 +133,7 @@ final class PostgresWriter {
         do throws(StoreError) {
             try db.sendTransaction { () throws(StoreError) in
                 try sendFence(expected)
-                for change in batch {
-                    if case .append(let id, let ops) = change { try log.append(ops, to: id) }
-                }
+                try log.append(Self.appends(of: batch))
             }
         } catch {
             forgetAll()
@@ -308,6 +304,13 @@ final class PostgresWriter {
     }
 
     /// The boards a batch writes, in order of first appearance.
+    /// The appends of a batch of appends, in order: one INSERT for all its boards' ops.
+    private static func appends(of batch: [StoreWrite]) -> [(id: BoardID, ops: [CommittedOp])] {
+        batch.compactMap { change in
+            if case .append(let id, let ops) = change { (id, ops) } else { nil }
+        }
+    }
+
     private static func boards(of batch: [StoreWrite]) -> [BoardID] {
         var seen = Set<BoardID>()
         var boards: [BoardID] = []

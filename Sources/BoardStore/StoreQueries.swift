@@ -76,10 +76,20 @@ protocol BoardRows: CommentRows {
     func opSizes(of id: BoardID) throws(StoreError) -> [(seq: Seq, bytes: Int)]
     /// Inserts the ops, in order, and sets the board row's seq to the last one's.
     func appendOps(_ ops: [CommittedOp], of id: BoardID) throws(StoreError)
+    /// `appendOps` for several boards, each once, each's ops in order (a store may write them
+    /// all in fewer statements).
+    func appendOps(ofBoards appends: [(id: BoardID, ops: [CommittedOp])]) throws(StoreError)
     /// Deletes the ops with seq up to `seq`.
     func deleteOps(of id: BoardID, through seq: Seq) throws(StoreError)
     /// Deletes the board, its snapshots and its ops.
     func deleteBoard(_ id: BoardID) throws(StoreError)
+}
+
+extension BoardRows {
+    /// One board at a time.
+    func appendOps(ofBoards appends: [(id: BoardID, ops: [CommittedOp])]) throws(StoreError) {
+        for (id, ops) in appends { try appendOps(ops, of: id) }
+    }
 }
 
 /// The reads both stores share, on top of the rows.

@@ -10,7 +10,9 @@ import Foundation
 /// addresses in 127.0.0.0/8, 127.0.0.10 and up, so that no address runs out of ports). One line
 /// per measurement (`full-node-LOOP-alone` / `-full`: the busy boards' hover p50 (median of the
 /// boards) and p99 (the worst board), the server's CPU), then a summary line per loop and round
-/// with `p99_full_over_alone`.
+/// with `p99_full_over_alone` and what the idle connections cost: how fast they joined
+/// (`joins_per_s`, from the first connect until `/metrics` counts them all, and the server's CPU
+/// meanwhile) and the server's RSS growth per idle connection.
 extension Scenarios {
     func fullNode(idle: Int, busy: Int, seconds: Double, rounds: Int, sources: Int) throws {
         for round in 1...rounds {
@@ -18,6 +20,11 @@ extension Scenarios {
                 try withServer(extra: ["--event-loop", loop]) { port, pid in
                     let alone = try busyBoards(
                         "full-node-\(loop)-alone", port: port, pid: pid, busy: busy, seconds: seconds)
+                    // The idle connections' cost: RSS and CPU from before they come until they
+                    // are all joined (the busy boards' load generators have left by then).
+                    let rssBefore = Self.rssKiB(pid: pid)
+                    let cpuBefore = Self.cpuSeconds(pid: pid)
+                    let joinStart = Date()
                     let holders = try holdIdle(idle, port: port, sources: sources)
                     defer {
                         for holder in holders {
@@ -26,15 +33,25 @@ extension Scenarios {
                         }
                     }
                     try Self.waitForUsers(idle, port: port, timeout: 300)
+                    let joinSeconds = Date().timeIntervalSince(joinStart)
+                    let joinCPU = Self.cpuSeconds(pid: pid) - cpuBefore
+                    // A sample, not a synchronisation: what the joins queued is written within it.
+                    usleep(1_000_000)
+                    let rssAfter = Self.rssKiB(pid: pid)
                     let full = try busyBoards(
                         "full-node-\(loop)-full", port: port, pid: pid, busy: busy, seconds: seconds)
                     emit(
                         String(
                             format: "{\"scenario\":\"full-node\",\"round\":%d,\"event_loop\":\"%@\",\"idle\":%d,"
                                 + "\"busy_boards\":%d,\"alone_p50_ms\":%.3f,\"alone_p99_ms\":%.3f,\"full_p50_ms\":%.3f,"
-                                + "\"full_p99_ms\":%.3f,\"p99_full_over_alone\":%.2f,\"full_server_cpu_percent\":%.1f}",
+                                + "\"full_p99_ms\":%.3f,\"p99_full_over_alone\":%.2f,\"full_server_cpu_percent\":%.1f,"
+                                + "\"join_seconds\":%.2f,\"joins_per_s\":%.0f,\"join_server_cpu_percent\":%.1f,"
+                                + "\"server_rss_kib_before_idle\":%d,\"server_rss_kib_full\":%d,"
+                                + "\"rss_bytes_per_idle_connection\":%.0f}",
                             round, loop, idle, busy, alone.p50, alone.p99, full.p50, full.p99,
-                            alone.p99 > 0 ? full.p99 / alone.p99 : 0, full.cpu))
+                            alone.p99 > 0 ? full.p99 / alone.p99 : 0, full.cpu, joinSeconds,
+                            Double(idle) / joinSeconds, 100 * joinCPU / joinSeconds, rssBefore, rssAfter,
+                            Double(rssAfter - rssBefore) * 1024 / Double(idle)))
                 }
             }
         }
@@ -96,5 +113,24 @@ extension Scenarios {
             holders.append(process)
         }
         return holders
+    }
+
+    /// The process's resident set (VmRSS in /proc/PID/status), in KiB; 0 when unreadable.
+    static func rssKiB(pid: Int) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+        else { return 0 }
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+
+    /// The process's user and system CPU seconds so far (/proc/PID/stat); 0 when unreadable.
+    static func cpuSeconds(pid: Int) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return 0 }
+        // After the command's ")": state is field 3, utime 14 and stime 15.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 }

@@ -16,7 +16,7 @@ import Foundation
 struct Scenarios {
     static let names = [
         "fan-out", "saturation", "connect-storm", "idle-memory", "many-boards", "committed-ops", "drag-races",
-        "forwarded-ops", "editing-ops", "card-ops", "cluster-fanout", "full-node",
+        "forwarded-ops", "editing-ops", "card-ops", "cluster-fanout", "full-node", "committed-ops-boards",
     ]
     static let usage =
         "usage: shuffleboard-bench scenarios [--smoke] [--server BIN] [--loadgen BIN] [--port P --pid PID]"
@@ -94,6 +94,8 @@ struct Scenarios {
                 try idle(name + "-marginal", clients: n, boards: boards, timeout: 120, warm: true)
             case "committed-ops":
                 try committedOps(seconds: smoke ? 0.3 : 5)
+            case "committed-ops-boards":
+                try committedOpsBoards(seconds: self.seconds ?? (smoke ? 0.3 : 5))
             case "cluster-fanout":
                 try clusterFanout(
                     clients: self.clients ?? (smoke ? 30 : 1_500), senders: 4, rate: self.rate ?? (smoke ? 20 : 250),

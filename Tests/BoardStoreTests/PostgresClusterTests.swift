@@ -173,6 +173,39 @@ struct PostgresClusterTests {
         }
     }
 
+    /// A pipelined batch of several boards goes as one INSERT per 500 rows whatever board each
+    /// row is of, with one UPDATE of every board's seq: here 700 rows of three boards, one of
+    /// them in two runs of the batch, with snapshots due on the way. Another node, reading the
+    /// database, sees every op of every board in order and each board's seq.
+    @Test func aPipelinedBatchOfManyBoardsStoresEveryBoardsOpsAndSeq() throws {
+        try Self.withCluster { cluster in
+            let a = try cluster.node("a")
+            let ids = ["many0", "many1", "many2"].map { BoardID($0)! }
+            var makers = ids.enumerated().map { OpMaker(board: .defaultTemplate(id: $1), seed: 70 + UInt64($0)) }
+            for id in ids { _ = try a.claim(id, force: false) }
+            try a.write(makers.map { .create($0.board) } + (0..<3).map { .append(ids[$0], makers[$0].next(1)) })
+            #expect(a.pipelinedWrites == 0)
+            try a.write([
+                .append(ids[0], makers[0].next(150)), .append(ids[1], makers[1].next(250)),
+                .append(ids[0], makers[0].next(100)), .append(ids[2], makers[2].next(200)),
+            ])
+            #expect(a.pipelinedWrites == 1)
+            let db = try PostgresConnection(url: cluster.url)
+            defer { db.close() }
+            for (i, id) in ids.enumerated() {
+                #expect(try db.int("SELECT seq FROM boards WHERE id = $1", [.text(id.rawValue)]) == makers[i].all.count)
+            }
+            let b = try cluster.node("b")
+            for (i, id) in ids.enumerated() {
+                _ = try b.claim(id, force: true)
+                let loaded = try #require(try b.load(id, recentLimit: 1_000))
+                #expect(loaded.seq == makers[i].all.count)
+                #expect(loaded.recent == makers[i].all)
+                #expect(loaded.board == makers[i].board)
+            }
+        }
+    }
+
     @Test func aPipelinedBatchIsFencedWhenTheStoredSeqMovedBehindTheWritersBack() throws {
         try Self.withCluster { cluster in
             let a = try cluster.node("a")
