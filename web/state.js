@@ -7,6 +7,7 @@
 
 import { involvedItems } from './protocol.js';
 import { CONTENT_OPS, applyContent, inverseContent } from './cards.js';
+import { BULK_OPS, applyBulk, inverseBulk } from './bulk.js';
 
 /** The zone members besides `id` and `items` that a copy keeps (docs/protocol.md, "Zone layouts"). */
 const ZONE_FIELDS = ['title', 'layout', 'columns', 'handle', 'axis'];
@@ -18,6 +19,7 @@ export function cloneBoard(board) {
     title: board.title,
     columns: board.columns,
     ...(typeof board.mode === 'string' ? { mode: board.mode } : {}),
+    ...(Array.isArray(board.archived) && board.archived.length ? { archived: board.archived.slice() } : {}),
     zones: board.zones.map((z) => {
       const copy = { id: z.id, items: z.items.slice() };
       for (const f of ZONE_FIELDS) if (z[f] !== undefined) copy[f] = z[f];
@@ -119,6 +121,7 @@ export function applyOp(board, op) {
       if (i < 0) return false;
       const at = locate(board, op.item);
       if (at) at.zone.items.splice(at.index, 1);
+      if (Array.isArray(board.archived)) board.archived = board.archived.filter((id) => id !== op.item);
       board.items.splice(i, 1);
       return true;
     }
@@ -166,6 +169,7 @@ export function applyOp(board, op) {
       return true;
     }
     default:
+      if (BULK_OPS.has(op.type)) return applyBulk(board, op);
       return CONTENT_OPS.has(op.type) ? applyContent(board, op) : false;
   }
 }
@@ -326,6 +330,7 @@ export function inverseOp(op, boardBefore) {
       // Undoing a restore restores the seq before it, known once it commits (UndoHistory.committed).
       return { type: 'restore', to: null };
     default:
+      if (BULK_OPS.has(op.type)) return inverseBulk(op, boardBefore);
       return CONTENT_OPS.has(op.type) ? inverseContent(op, boardBefore) : null;
   }
 }
@@ -345,7 +350,8 @@ export function opBody(op) {
     }
     case 'addCheck': return { type: 'addCheck', item: op.item, before: op.before ?? null, text: op.check?.text ?? op.text };
     case 'edit': case 'editZone': case 'addZone': case 'remove': case 'removeZone': case 'retitle':
-    case 'tag': case 'assign': case 'editTag': case 'removeTag': case 'editCheck': case 'removeCheck': {
+    case 'tag': case 'assign': case 'editTag': case 'removeTag': case 'editCheck': case 'removeCheck':
+    case 'moveMany': case 'archive': case 'unarchive': {
       const { op: _id, base: _base, seq: _seq, by: _by, member: _member, ...body } = op;
       return body;
     }

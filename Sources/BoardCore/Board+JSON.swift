@@ -34,6 +34,12 @@ extension Board {
             for tag in tags { tag.encode(into: &w) }
             w.endArray()
         }
+        // Only when some item is archived, so boards without an archive keep their exact JSON.
+        if !archived.isEmpty {
+            w.beginArray("archived")
+            for item in archived { w.write(nil, item.rawValue) }
+            w.endArray()
+        }
         w.endObject()
     }
 
@@ -83,10 +89,18 @@ extension Board {
                 tags.append(try Tag(json: value, path: "\(path).tags[\(i)]"))
             }
         }
-        if let problem = Board.validate(title: title, columns: columns, zones: zones, items: items, tags: tags) {
+        var archived: [ItemID] = []
+        if json.hasValue("archived") {
+            for (i, value) in try json.array("archived", named: "\(path).archived").enumerated() {
+                archived.append(try value.itemID(named: "\(path).archived[\(i)]"))
+            }
+        }
+        if let problem = Board.validate(
+            title: title, columns: columns, zones: zones, items: items, tags: tags, archived: archived)
+        {
             throw JSON.DecodingError("\(path): \(problem)")
         }
-        self.init(id: id, title: title, columns: columns, zones: zones, items: items, tags: tags)
+        self.init(id: id, title: title, columns: columns, zones: zones, items: items, tags: tags, archived: archived)
         mode = try Self.readMode(from: json, path: path)
     }
 

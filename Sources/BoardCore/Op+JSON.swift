@@ -38,6 +38,8 @@ extension Op {
             if let due = changes.due { w.write("due", due) }
         case .tag, .assign, .addTag, .editTag, .removeTag, .addCheck, .editCheck, .removeCheck:
             writeContentFields(into: &w, assigned: assigned)
+        case .moveMany, .archive, .unarchive:
+            writeBulkFields(into: &w)
         case .remove(let item):
             w.write("item", item.rawValue)
         case .addZone(let before, let zone):
@@ -212,6 +214,8 @@ extension Op {
             self = .restore(to: to, board: try Board(json: board, path: "board"))
         case "tag", "assign", "addTag", "editTag", "removeTag", "addCheck", "editCheck", "removeCheck":
             self = try Self(contentType: type, fields: fields, assigned: assigned)
+        case "moveMany", "archive", "unarchive":
+            self = try Self(bulkType: type, fields: fields)
         default:
             throw JSON.DecodingError("\"type\" must be one of \(Op.kinds.map { "\"\($0)\"" }.joined(separator: ", "))")
         }

@@ -7,7 +7,9 @@ internal import BoardMetrics
 /// A client message's `type`, or `invalid` for one that did not parse (whatever its `type` said).
 package enum ClientMessageType: String, MetricLabels, CaseIterable {
     case hello, swap, move, toggle, add, edit, remove, addZone, editZone, removeZone, retitle, restore, tag, assign,
-        addTag, editTag, removeTag, addCheck, editCheck, removeCheck, dragStart, hover, drop, ping, auth, invalid
+        addTag, editTag, removeTag, addCheck, editCheck, removeCheck, moveMany, archive, unarchive, dragStart, hover,
+        drop, ping, auth,
+        invalid
 
     /// `type`.
     package static let names = ["type"]
@@ -35,8 +37,8 @@ package enum ClientMessageType: String, MetricLabels, CaseIterable {
 /// A server message's `type`.
 package enum ServerMessageType: String, MetricLabels, CaseIterable {
     case welcome, join, leave, swap, move, toggle, add, edit, remove, addZone, editZone, removeZone, retitle, restore,
-        tag, assign, addTag, editTag, removeTag, addCheck, editCheck, removeCheck, ack, reject, dragStart, hover, drop,
-        error, pong, presence, auth
+        tag, assign, addTag, editTag, removeTag, addCheck, editCheck, removeCheck, moveMany, archive, unarchive, ack,
+        reject, dragStart, hover, drop, error, pong, presence, auth
 
     /// `type`.
     package static let names = ["type"]
@@ -66,7 +68,7 @@ package enum ServerMessageType: String, MetricLabels, CaseIterable {
 /// A committed op's kind.
 package enum OpType: String, MetricLabels, CaseIterable {
     case swap, move, toggle, add, edit, remove, addZone, editZone, removeZone, retitle, restore, tag, assign, addTag,
-        editTag, removeTag, addCheck, editCheck, removeCheck
+        editTag, removeTag, addCheck, editCheck, removeCheck, moveMany, archive, unarchive
 
     /// `type`.
     package static let names = ["type"]

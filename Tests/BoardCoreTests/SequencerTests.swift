@@ -55,7 +55,7 @@ import Testing
             name: "move to the end of the tray", base: 0, op: .move(item: item("t1"), zone: zone("tray"), before: nil)),
     ]
 
-    @Test(arguments: cases + editingCases + restoreCases + contentCases + addWithContentCases)
+    @Test(arguments: cases + editingCases + restoreCases + contentCases + addWithContentCases + bulkCases)
     func conflictRules(_ c: Case) {
         var s = Sequencer(board: .defaultTemplate(id: demo))
         var boards = [s.board]

@@ -98,6 +98,8 @@ private func check(_ request: OpRequest) {
         changes.text.map { text($0, BoardLimits.checkText, "a check text") }
     case .removeTag, .removeCheck:
         break
+    case .moveMany(let items, _, _), .archive(let items), .unarchive(let items, _, _):
+        require((1...Op.maximumBulkItems).contains(items.count) && Set(items).count == items.count, "a bad item list")
     case .addZone(_, let zone):
         require(zone.id == .unassigned && zone.items.isEmpty, "a request that chose its own zone id or items")
         text(zone.title ?? "", BoardLimits.zoneTitle, "a zone title")

@@ -15,6 +15,7 @@ export const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const OP_TYPES = new Set([
   'swap', 'move', 'toggle', 'add', 'edit', 'remove', 'addZone', 'editZone', 'removeZone', 'retitle', 'restore',
   'tag', 'assign', 'addTag', 'editTag', 'removeTag', 'addCheck', 'editCheck', 'removeCheck',
+  'moveMany', 'archive', 'unarchive',
 ]);
 
 /** True when `s` is a valid board, item or zone id. */
@@ -175,6 +176,21 @@ export function removeCheck(op, base, item, check) {
   return { type: 'removeCheck', op, base, item, check };
 }
 
+/** Moves `items` (1–200, distinct), in order, before `before` in `zone` (null: at its end): one op. */
+export function moveMany(op, base, items, zone, before) {
+  return { type: 'moveMany', op, base, items: [...items], zone, before: before ?? null };
+}
+
+/** Takes `items` (1–200, distinct) off the board's zones into its archive. */
+export function archive(op, base, items) {
+  return { type: 'archive', op, base, items: [...items] };
+}
+
+/** Puts archived `items` back, in order, before `before` in `zone` (null: at its end). */
+export function unarchive(op, base, items, zone, before) {
+  return { type: 'unarchive', op, base, items: [...items], zone, before: before ?? null };
+}
+
 /** Removes `item`. */
 export function remove(op, base, item) {
   return { type: 'remove', op, base, item };
@@ -212,6 +228,11 @@ export function restore(op, base, to) {
 /** Lifts `item`. */
 export function dragStart(item) {
   return { type: 'dragStart', item };
+}
+
+/** Lifts a group (issue 36): `items[0]` leads (hovers and drops name it); all held or none. */
+export function dragStartMany(items) {
+  return { type: 'dragStart', items: [...items] };
 }
 
 /**
