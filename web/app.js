@@ -16,6 +16,7 @@ import { Client } from './sdk/shuffleboard.js';
 import { View } from './view.js';
 import { CardPanel } from './panel.js';
 import { filterFrom, filterIsEmpty, matchesFilter } from './cards.js';
+import { installMultiCard } from './multicard.js';
 
 const NAME_KEY = 'shuffleboard.name';
 /** The mode last picked on a board, per board: `shuffleboard.mode.<board id>`. */
@@ -62,6 +63,7 @@ class App {
     });
     this.press = null; // where a pointer went down on a tile: a click there that did not move opens the card
     this.openTimer = null;
+    this.multiCard = installMultiCard(this); // multi-select, bulk actions, the archive (issue 36)
   }
 
   /** Who can be assigned: the people on the board now, then those from /members. */
@@ -353,6 +355,7 @@ class App {
     const hiddenItems = this.filterBoard(s.board);
     this.view.renderBoard(s.board, { ...s.deco, hiddenItems, firstRects: from ? new Map([[glide, from]]) : undefined });
     if (this.panel.isOpen) this.panel.update(s.board);
+    this.multiCard?.render();
     this.view.refreshGhost();
     this.view.setSeq(s.seq);
   }

@@ -42,6 +42,7 @@ import {
   pendingId, previewRemoteMoves, UndoHistory,
 } from './state.js';
 import { describeOp } from './announce.js';
+import { Selection } from './selection.js';
 import { isolate } from './bidi.js';
 import { nextKeyboardTarget, targetKey } from './geometry.js';
 import { layoutOfItem, zoneLayout, zoneLayouts } from './layout.js';
@@ -91,6 +92,8 @@ export class Session {
      * grant one because the hold was already over, the page gives it back at once.
      */
     this.asked = new Set();
+    /** The cards selected for bulk actions and group drags (selection.js, issue 36). */
+    this.selection = new Selection();
   }
 
   // ---- The connection.
@@ -227,14 +230,18 @@ export class Session {
     // A card still waiting for its id cannot be held yet.
     const at = this.drag || isPendingId(item) ? null : this.#where(item);
     if (!at) return [];
+    // A selected card lifts the whole selection (issue 36): held all or none, dropped as one moveMany.
+    const group = this.selection.has(item) && this.selection.size > 1
+      ? this.selection.ordered(this.state.view()).filter((id) => id !== item && !isPendingId(id)) : [];
     this.drag = {
       item,
       source,
       target: source === 'keyboard' ? { over: item, zone: at.zone.id } : null,
+      group,
     };
     this.#emit({ type: 'hoverReset' });
-    if (source === 'pointer') this.#emit({ type: 'ghost', item });
-    this.#send(P.dragStart(item));
+    if (source === 'pointer') this.#emit(group.length ? { type: 'ghost', item, count: group.length + 1 } : { type: 'ghost', item });
+    this.#send(group.length ? P.dragStartMany([item, ...group]) : P.dragStart(item));
     this.#emit(render(), {
       type: 'announce',
       text: source === 'keyboard'
@@ -274,7 +281,7 @@ export class Session {
   drop() {
     const d = this.drag;
     if (!d) return [];
-    const op = this.#opForTarget(d.item, d.target);
+    const op = d.group?.length ? this.#groupOp(d) : this.#opForTarget(d.item, d.target);
     this.#emit({ type: 'hoverFlush' });
     this.drag = null;
     if (op) {
@@ -287,7 +294,8 @@ export class Session {
     this.#emit(render(d.item));
     if (d.source === 'keyboard') this.#emit({ type: 'focus', item: d.item });
     let text = `Dropped ${this.#labelOf(d.item)} in its place; nothing changed.`;
-    if (op?.type === 'swap') text = `Swapped ${this.#labelOf(d.item)} with ${this.#labelOf(op.b)}.`;
+    if (op?.type === 'moveMany') text = `Moved ${op.items.length} cards to ${this.#describePlace(d.item)}.`;
+    else if (op?.type === 'swap') text = `Swapped ${this.#labelOf(d.item)} with ${this.#labelOf(op.b)}.`;
     else if (op) text = `Moved ${this.#labelOf(d.item)} to ${this.#describePlace(d.item)}.`;
     this.#emit({ type: 'announce', text });
     return this.#take();
@@ -407,6 +415,17 @@ export class Session {
     const b = this.state.view();
     if (!b || (body.item && (isPendingId(body.item) || !itemById(b, body.item)))) return [];
     this.#change(body, text);
+    return this.#take();
+  }
+
+  /**
+   * Several ops as one undoable change, sent together (issue 36: a selection tagged, assigned,
+   * archived or deleted at once); `text` is what screen readers hear.
+   */
+  bulk(bodies, text) {
+    if (!this.state.view() || !bodies.length) return [];
+    this.#recordChange(bodies.map((body) => this.#submit(this.#makeOp(body))));
+    this.#emit(render(), { type: 'announce', text });
     return this.#take();
   }
 
@@ -650,6 +669,7 @@ export class Session {
       return;
     }
     this.held.set(m.item, m.by);
+    for (const other of Array.isArray(m.items) ? m.items : []) this.held.set(other, m.by); // a group (issue 36)
     this.#clearSettling(m.item);
     if (m.by !== this.me) this.#emit({ type: 'handStart', user: this.user(m.by), item: m.item }, { type: 'taken', item: m.item });
     this.#emit(render());
@@ -666,7 +686,8 @@ export class Session {
   }
 
   #remoteDrop(m) {
-    if (this.held.get(m.item) === m.by) this.held.delete(m.item);
+    // A drag ends whole: a group's items with its lead (issue 36).
+    if (this.held.get(m.item) === m.by) for (const [item, by] of this.held) if (by === m.by) this.held.delete(item);
     const last = this.remoteOver.get(m.by);
     this.remoteOver.delete(m.by);
     // A released move preview stays until the op it announces arrives (or SETTLE_MS pass), so
@@ -791,8 +812,27 @@ export class Session {
       case 'addCheck': return P.addCheck(id, base, body.item, body.before, body.text);
       case 'editCheck': return P.editCheck(id, base, body.item, body.check, body);
       case 'removeCheck': return P.removeCheck(id, base, body.item, body.check);
+      case 'moveMany': return P.moveMany(id, base, body.items, body.zone, body.before);
+      case 'archive': return P.archive(id, base, body.items);
+      case 'unarchive': return P.unarchive(id, base, body.items, body.zone, body.before);
       default: throw new Error(`unknown op ${body.type}`);
     }
+  }
+
+  /**
+   * The moveMany a group's drop makes (lead first, then the others in board order), or null:
+   * the lead goes where a single drag's move would put it, and the anchor skips the group.
+   */
+  #groupOp(d) {
+    const board = this.state.view();
+    const t = d.target;
+    if (!board || !t || t.over === d.item) return null;
+    const items = [d.item, ...d.group];
+    const zone = board.zones.find((z) => z.id === (t.over != null ? locate(board, t.over)?.zone.id : t.zone));
+    if (!zone) return null;
+    const at = t.over != null && !items.includes(t.over) ? zone.items.indexOf(t.over) : -1;
+    const before = at < 0 ? null : zone.items.slice(at).find((id) => !items.includes(id)) ?? null;
+    return this.#makeOp({ type: 'moveMany', items, zone: zone.id, before });
   }
 
   /** The op a drop on target `t` makes, or null when it would change nothing. */
@@ -860,7 +900,9 @@ export class Session {
       return;
     }
     const entries = [];
-    for (const e of [...change.ops].reverse()) {
+    // A bulk op's undo may be several ops (`many`, bulk.js), sent together.
+    const inverses = [...change.ops].reverse().flatMap((e) => (e.inverse?.type === 'many' ? e.inverse.ops : [e.inverse]).map((inverse) => ({ inverse })));
+    for (const e of inverses) {
       if (!e.inverse) continue;
       const entry = this.#submit(this.#makeOp(withKnownTags(e.inverse, this.state.view())));
       // An add that brings back a removed item (or zone): once it commits, the other changes
