@@ -43,14 +43,17 @@ let package = Package(
         .target(name: "BoardMetrics"),
         // Every session rule as a state machine: events in, actions out. No I/O, no threads, no clock.
         .target(name: "BoardHub", dependencies: ["Basics", "BoardCore", "BoardStore", "BoardAuth", "BoardMetrics"]),
+        // What runs the hub's reads against a store, on the reader thread (StoreRead.run): the hub
+        // describes a read, this asks the store and encodes the answer. No libwebsockets, no threads.
+        .target(name: "BoardReads", dependencies: ["BoardCore", "BoardStore", "BoardHub"]),
         // What the server and the client share on libwebsockets: the inbox, C strings, close reasons, writes.
         .target(name: "LWSSupport", dependencies: ["CLibWebSockets"]),
         // The libwebsockets transport: turns lws callbacks into hub events and hub actions into lws calls.
         .target(
             name: "BoardServer",
             dependencies: [
-                "Basics", "BoardCore", "BoardStore", "BoardHub", "BoardMetrics", "BoardAuth", "LWSSupport",
-                "CLibWebSockets",
+                "Basics", "BoardCore", "BoardStore", "BoardHub", "BoardReads", "BoardMetrics", "BoardAuth",
+                "LWSSupport", "CLibWebSockets",
             ]),
         // A small client on the libwebsockets client API.
         .target(name: "BoardClient", dependencies: ["Basics", "LWSSupport", "CLibWebSockets"]),
@@ -68,9 +71,9 @@ let package = Package(
         .testTarget(name: "BasicsTests", dependencies: ["Basics", "TestSupport"]),
         .testTarget(name: "BoardCoreTests", dependencies: ["BoardCore", "TestSupport"]),
         .testTarget(name: "BoardStoreTests", dependencies: ["BoardStore", "BoardCore", "TestSupport"]),
-        // BoardServer for the reader's answers to the hub's reads (Reader+Reads.swift) only.
+        // BoardReads answers the hub's reads against a MemoryStore: no transport, no libwebsockets.
         .testTarget(
-            name: "BoardHubTests", dependencies: ["BoardHub", "BoardMetrics", "BoardStore", "BoardCore", "BoardServer"]),
+            name: "BoardHubTests", dependencies: ["BoardHub", "BoardReads", "BoardMetrics", "BoardStore", "BoardCore"]),
         .testTarget(name: "LWSSupportTests", dependencies: ["LWSSupport"]),
         .testTarget(name: "BoardAuthTests", dependencies: ["BoardAuth", "BoardCore"]),
         .testTarget(

@@ -87,7 +87,7 @@ export function describeOp(m, board, nameOf = (id) => id) {
     default:
       return null;
   }
-  return { by: m.by, name, kind: m.type, text };
+  return { by: m.by, name, kind: m.type, text, ...(m.type === 'restore' ? { to: m.to } : {}) };
 }
 
 /**

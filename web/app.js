@@ -8,14 +8,17 @@ import { AnnounceThrottle } from './announce.js';
 import { isolate } from './bidi.js';
 import { lockAxis, pickTarget } from './geometry.js';
 import { Gestures } from './gestures.js';
-import { HistoryPanel } from './history.js';
+import { act, editLabel, listen } from './input.js';
+import { HistoryPanel, historyPath, restoreNotice, whenText } from './history.js';
 import { BAD_ID, startHome } from './home.js';
-import { showsDetails, suggestedMode } from './layout.js';
+import { suggestedMode } from './layout.js';
 import { MODES, Session } from './session.js';
 import { Client } from './sdk/shuffleboard.js';
 import { View } from './view.js';
 import { CardPanel } from './panel.js';
-import { filterFrom, filterIsEmpty, matchesFilter } from './cards.js';
+import { FilterBar } from './filterbar.js';
+import { askToCreate, boardExists } from './boardgate.js';
+import { boardModes } from './layout.js';
 import { installMultiCard } from './multicard.js';
 
 const NAME_KEY = 'shuffleboard.name';
@@ -24,10 +27,6 @@ const MODE_KEY = 'shuffleboard.mode';
 /** The stable id of the person using this browser (issue 32): `hello.member`. */
 const MEMBER_KEY = 'shuffleboard.member';
 
-/** The tile (item id) an event target is in, or null. */
-const tileOf = (el) => el?.closest?.('[data-item]')?.dataset.item ?? null;
-/** True when an event target is a drag handle (or inside one). */
-const onHandle = (el) => !!el?.closest?.('[data-handle]');
 
 class App {
   constructor(root, win) {
@@ -42,6 +41,7 @@ class App {
       heldByOther: (item) => this.session.heldByOther(item),
       itemAt: (x, y) => this.view.itemAt(x, y),
       handleOnly: (item) => !!this.session.layoutOf(item)?.handle,
+      modes: () => this.modes(),
     });
     this.client = null; // the SDK's client for the board (sdk/shuffleboard.js)
     this.stalled = false; // no welcome came in time on the last socket, and none since
@@ -105,7 +105,8 @@ class App {
 
   start() {
     const params = new URLSearchParams(this.win.location.search);
-    this.filter = filterFrom(params);
+    this.filterBar = new FilterBar(this.win, () => this.render());
+    if (this.filterBar.active) this.view.toolbar.showFilter(true, false);
     this.name = (params.get('name') || this.storageGet(NAME_KEY) || `Guest ${Math.floor(100 + Math.random() * 900)}`).slice(0, 40);
     this.storageSet(NAME_KEY, this.name);
     // One member id per browser, kept: assignees and history name this person by it.
@@ -123,11 +124,12 @@ class App {
     // set before this module runs (docs/web-client.md, "Access tokens").
     const getToken = this.win.shuffleboardConfig?.getToken;
     this.getToken = typeof getToken === 'function' ? getToken : null;
-    // The mode: the URL's, else the one last picked on this board, else (once the board is
-    // here) the one its layout suggests.
-    const mode = params.get('mode') || (this.boardId ? this.storageGet(`${MODE_KEY}.${this.boardId}`) : null);
-    this.modeChosen = MODES.includes(mode);
-    this.run(this.session.setMode(this.modeChosen ? mode : 'swap'));
+    // The mode: the URL's (any mode: a link may ask for one the board does not offer), else
+    // (once the board is here) the one last picked on this board if the board offers it, else
+    // the one it suggests.
+    this.urlMode = MODES.includes(params.get('mode')) ? params.get('mode') : null;
+    this.modeChosen = !!this.urlMode;
+    this.run(this.session.setMode(this.urlMode ?? 'swap'));
     for (const b of this.root.querySelectorAll('[data-mode-button]')) {
       b.addEventListener('click', () => this.chooseMode(b.dataset.modeButton));
     }
@@ -147,13 +149,24 @@ class App {
       startHome(this.root, this.view, this.win, (name) => this.rename(name, false), this.token);
       return;
     }
+    this.openBoard();
+  }
+
+  /**
+   * Opens the board page: when the board does not exist (and the link has no token), asks
+   * whether to make it first (boardgate.js); nothing is made until the person says so.
+   */
+  async openBoard() {
+    if (!this.token && await boardExists(this.win, this.boardId, null) === false) {
+      const template = await askToCreate(this.root, this.view, this.win, this.boardId, null);
+    }
     this.view.showPage('board');
     this.history = new HistoryPanel(this.win.document, {
       boardId: this.boardId,
       token: () => this.token,
       fetch: (path, init) => this.win.fetch(path, init),
       liveBoard: () => this.session.state.view(),
-      restore: (seq) => this.run(this.session.restore(seq)),
+      restore: (seq, time) => this.run(this.session.restore(seq, whenText(time))),
       confirm: (text) => this.win.confirm(text),
       now: () => Date.now(),
     });
@@ -171,7 +184,7 @@ class App {
 
   /** This person picked `mode`: it is remembered for this board. */
   chooseMode(mode) {
-    if (!MODES.includes(mode)) return;
+    if (!MODES.includes(mode) || !this.modes().includes(mode)) return;
     this.modeChosen = true;
     this.storageSet(`${MODE_KEY}.${this.boardId}`, mode);
     this.run(this.session.setMode(mode));
@@ -323,7 +336,10 @@ class App {
           if (this.view.isTypingInZone(e.zone)) this.view.toast(`${e.by?.name != null ? isolate(e.by.name) : 'Someone'} removed the column you were typing in`);
           break;
         case 'announce': this.view.announce(e.text); break;
-        case 'remoteChange': this.announcer.offer(e.change); break;
+        case 'remoteChange':
+          this.announcer.offer(e.change);
+          if (e.change.kind === 'restore') this.restored(e.change);
+          break;
         case 'pulse': this.view.pulse(e.items, e.kind, e.color); break;
         case 'handStart': this.view.hands.start(e.user, e.item); break;
         case 'handHover': this.view.hands.hover(e.by, e.target); break;
@@ -339,11 +355,39 @@ class App {
     }
   }
 
-  /** The first board shown, when nobody picked a mode: the mode its layout suggests. */
+  /**
+   * Someone else restored the board (issue 35): everyone on it is told who, and to when (the
+   * time of that change, from the history; just its number when that cannot be read).
+   */
+  async restored(change) {
+    let time = null;
+    if (Number.isInteger(change.to)) {
+      try {
+        const res = await this.win.fetch(historyPath(this.boardId, change.to + 1, 1), { headers: P.apiHeaders(this.token) });
+        const entry = res.ok ? (await res.json()).history?.[0] : null;
+        if (entry?.seq === change.to) time = entry.time;
+      } catch { /* said without the time */ }
+    }
+    this.view.toast(restoreNotice(change.name, change.to, time), 12000);
+  }
+
+  /** The modes the board offers in its toolbar and to mode letters (layout.js boardModes). */
+  modes() {
+    return boardModes(this.session.state.view(), this.urlMode);
+  }
+
+  /**
+   * The first board shown, when the link named no mode: the one last picked on this board (if
+   * the board offers it), else the one it suggests. The toolbar shows the board's modes.
+   */
   suggestMode() {
-    if (this.modeChosen || !this.session.state.loaded) return;
+    if (!this.session.state.loaded) return;
+    this.view.toolbar.setModes(this.modes());
+    if (this.modeChosen) return;
     this.modeChosen = true;
-    const mode = suggestedMode(this.session.state.view());
+    const board = this.session.state.view();
+    const kept = this.storageGet(`${MODE_KEY}.${this.boardId}`);
+    const mode = this.modes().includes(kept) ? kept : suggestedMode(board);
     if (mode !== this.session.mode) this.run(this.session.setMode(mode));
   }
 
@@ -352,7 +396,7 @@ class App {
     const from = glide ? this.view.hideGhost() : null;
     const s = this.session.scene();
     if (!s) return;
-    const hiddenItems = this.filterBoard(s.board);
+    const hiddenItems = this.filterBar.hidden(s.board, !!this.session.drag);
     this.view.renderBoard(s.board, { ...s.deco, hiddenItems, firstRects: from ? new Map([[glide, from]]) : undefined });
     if (this.panel.isOpen) this.panel.update(s.board);
     this.multiCard?.render();
@@ -360,193 +404,11 @@ class App {
     this.view.setSeq(s.seq);
   }
 
-  /**
-   * The filter bar (issue 32): the ids of the cards it hides (none while a drag is under way, so
-   * that every drop target stays), its choices brought up to date, and the count it shows.
-   */
-  filterBoard(board) {
-    const doc = this.root.ownerDocument;
-    const f = this.filter;
-    const options = (select, entries, first) => {
-      const key = JSON.stringify(entries);
-      if (select.dataset.key === key) return;
-      select.dataset.key = key;
-      const chosen = select.value || (select.id === 'filter-tag' ? f.tag : f.who);
-      select.replaceChildren(new Option(first, ''), ...entries.map(([value, text]) => new Option(text, value)));
-      select.value = entries.some(([v]) => v === chosen) ? chosen : '';
-    };
-    const tagSelect = doc.getElementById('filter-tag');
-    const whoSelect = doc.getElementById('filter-who');
-    if (!tagSelect || !whoSelect) return new Set();
-    options(tagSelect, (board.tags ?? []).map((t) => [t.id, t.name]), 'All tags');
-    const people = new Map();
-    for (const it of board.items) for (const p of it.assignees ?? []) if (!people.has(p.member)) people.set(p.member, p.name);
-    options(whoSelect, [...people], 'Anyone');
-    const count = doc.getElementById('filter-count');
-    if (filterIsEmpty(f) || this.session.drag) {
-      count.textContent = '';
-      return new Set();
-    }
-    const now = Date.now();
-    const hidden = new Set(board.items.filter((it) => !matchesFilter(it, f, now)).map((it) => it.id));
-    count.textContent = `${board.items.length - hidden.size} of ${board.items.length} cards`;
-    return hidden;
-  }
+  // ---- Input (input.js): pointer, keyboard and editing clicks into gestures and the session.
 
-  /** The filter bar changed: kept in the URL (so a link carries it) and applied. */
-  setFilter(change) {
-    this.filter = { ...this.filter, ...change };
-    const url = new URL(this.win.location.href);
-    for (const [key, value] of [['q', this.filter.text], ['tag', this.filter.tag], ['who', this.filter.who], ['due', this.filter.due]]) {
-      if (value) url.searchParams.set(key, value);
-      else url.searchParams.delete(key);
-    }
-    this.win.history.replaceState(this.win.history.state, '', url);
-    this.render();
-  }
-
-  // ---- Gestures (see gestures.js).
-
-  listen() {
-    const doc = this.root.ownerDocument;
-    const text = doc.getElementById('filter-text');
-    if (text) {
-      text.value = this.filter.text;
-      doc.getElementById('filter-due').value = this.filter.due;
-      doc.getElementById('filter-bar').addEventListener('submit', (e) => e.preventDefault());
-      text.addEventListener('input', () => this.setFilter({ text: text.value }));
-      doc.getElementById('filter-tag').addEventListener('change', (e) => this.setFilter({ tag: e.target.value }));
-      doc.getElementById('filter-who').addEventListener('change', (e) => this.setFilter({ who: e.target.value }));
-      doc.getElementById('filter-due').addEventListener('change', (e) => this.setFilter({ due: e.target.value }));
-    }
-    const zones = this.root.querySelector('#zones');
-    const point = (e, item = null) => ({
-      pointerId: e.pointerId, pointerType: e.pointerType, button: e.button, x: e.clientX, y: e.clientY, item,
-      handle: item !== null && onHandle(e.target),
-    });
-    // The editing controls (add card, rename, remove, an inline field) are not drag surfaces.
-    const control = (el) => !!el?.closest?.('input, form, .card-editor, button:not([data-handle])');
-    zones.addEventListener('pointerdown', (e) => {
-      this.press = tileOf(e.target) && !control(e.target) ? { item: tileOf(e.target), x: e.clientX, y: e.clientY } : null;
-      if (!control(e.target)) this.act(this.gestures.pointerDown(point(e, tileOf(e.target))), e);
-    });
-    zones.addEventListener('click', (e) => {
-      this.editClick(e);
-      // A click on a card that is not a drag (the pointer did not move) opens it, unless a
-      // double click (the label edited in place) follows; paint boards paint on a click.
-      const p = this.press;
-      this.press = null;
-      const item = tileOf(e.target);
-      if (!p || item !== p.item || control(e.target) || this.session.mode === 'paint') return;
-      if (Math.hypot(e.clientX - p.x, e.clientY - p.y) > 4 || e.detail > 1) return;
-      this.win.clearTimeout(this.openTimer);
-      this.openTimer = this.win.setTimeout(() => this.openCard(item), 300);
-    });
-    zones.addEventListener('submit', (e) => {
-      const form = e.target.closest?.('[data-add-card]');
-      if (!form) return;
-      e.preventDefault();
-      const input = form.querySelector('input');
-      const before = this.session.state.view()?.items.length ?? 0;
-      this.run(this.session.addCard(form.dataset.addCard, input.value));
-      // Added (or refused with a toast that says why): cleared only when it went out.
-      if ((this.session.state.view()?.items.length ?? 0) > before) input.value = '';
-    });
-    zones.addEventListener('dblclick', (e) => {
-      this.win.clearTimeout(this.openTimer);
-      const item = tileOf(e.target);
-      if (item && !control(e.target)) this.editLabel(item);
-    });
-    this.win.addEventListener('pointermove', (e) => this.act(this.gestures.pointerMove(point(e)), e));
-    this.win.addEventListener('pointerup', (e) => this.act(this.gestures.pointerUp(point(e)), e));
-    this.win.addEventListener('pointercancel', (e) => this.act(this.gestures.pointerCancel(point(e)), e));
-    // A long press on a tile is a lift, not a context menu (in a handle-only zone only the handle's).
-    zones.addEventListener('contextmenu', (e) => {
-      const item = tileOf(e.target);
-      if (item && (onHandle(e.target) || !this.session.layoutOf(item)?.handle)) e.preventDefault();
-    });
-    // Once a touch drag or stroke is under way, the page must not scroll under the finger.
-    this.win.document.addEventListener('touchmove', (e) => {
-      if (this.gestures.capturesTouch()) e.preventDefault();
-    }, { passive: false });
-    this.win.document.addEventListener('keydown', (e) => this.act(this.gestures.keyDown({
-      key: e.key,
-      ctrl: e.ctrlKey || e.metaKey,
-      shift: e.shiftKey,
-      alt: e.altKey,
-      inField: !!e.target.closest?.('input, textarea, select, [contenteditable]'),
-      item: tileOf(e.target),
-    }), e));
-    this.win.addEventListener('blur', () => this.act(this.gestures.blur()));
-  }
-
-  /** A click on an editing button in the zones: remove a card, rename or remove a column. */
-  editClick(e) {
-    const b = e.target.closest?.('[data-action]');
-    if (!b) return;
-    const s = this.session;
-    switch (b.dataset.action) {
-      case 'remove-card': if (tileOf(b)) this.run(s.removeCard(tileOf(b))); break;
-      case 'remove-zone': this.run(s.removeZone(b.dataset.column)); break;
-      case 'add-card':
-        this.view.newCardField(b.dataset.column, (v) => { if (v && v.trim()) this.run(s.addCard(b.dataset.column, v)); });
-        break;
-      case 'rename-zone':
-        this.view.editZoneTitle(b.dataset.column, (v) => { if (v !== null) this.run(s.renameZone(b.dataset.column, v)); });
-        break;
-      default: break;
-    }
-  }
-
-  /** Edits the label of `item` in place; the session sends the edit (or says why not). */
-  editLabel(item) {
-    if (!this.session.state.view() || this.session.drag) return;
-    // The detail is edited where the zone shows details: every layout does (layout.js).
-    const withDetail = showsDetails(this.session.layoutOf(item));
-    this.view.editCard(
-      item, { withDetail },
-      (v) => { if (v !== null) this.run(this.session.editCard(item, v)); },
-      (color) => this.run(this.session.editCard(item, { color })),
-    );
-  }
-
-  act(intents, event) {
-    const s = this.session;
-    for (const i of intents) {
-      switch (i.type) {
-        case 'prevent': event?.preventDefault(); break;
-        case 'lift':
-          if (i.source === 'pointer') {
-            // Text selected around a handle-only list would look dragged along: it goes.
-            const sel = this.win.getSelection?.();
-            if (sel && !sel.isCollapsed) sel.removeAllRanges();
-            this.origin = { x: i.x, y: i.y };
-            this.axis = s.layoutOf(i.item)?.axis ?? null;
-            this.lastPoint = this.origin;
-          }
-          this.run(s.lift(i.item, i.source));
-          break;
-        case 'aim': this.aim(i.x, i.y); break;
-        case 'aimKey': this.run(s.aimKey(i.key)); break;
-        case 'drop': this.run(s.drop()); break;
-        case 'cancel': this.run(s.cancel()); break;
-        case 'paint': this.run(s.paint(i.item)); break;
-        case 'paintEnd': this.run(s.paintEnd()); break;
-        case 'refuse': this.run(s.refuse(i.item, i.source)); break;
-        case 'undo': this.run(s.undo()); break;
-        case 'open': this.openCard(i.item); break;
-        case 'edit': this.editLabel(i.item); break;
-        case 'remove': this.run(s.removeCard(i.item)); break;
-        case 'redo': this.run(s.redo()); break;
-        case 'mode':
-          this.chooseMode(i.mode);
-          this.view.announce(`${i.mode} mode`);
-          break;
-        case 'wake': setTimeout(() => this.act(this.gestures.wake(i.token)), i.after); break;
-        default: break;
-      }
-    }
-  }
+  listen() { listen(this); }
+  editLabel(item) { editLabel(this, item); }
+  act(intents, event) { act(this, intents, event); }
 
   /**
    * The lifted tile's pointer is at (x, y): the ghost follows (only along the zone's axis, when
@@ -576,7 +438,7 @@ class App {
     const step = () => {
       this.scrollLoop = null;
       if (this.session.drag?.source !== 'pointer' || !this.lastPoint) return;
-      if (this.view.autoScroll(this.lastPoint.y)) {
+      if (this.view.autoScroll(this.lastPoint.x, this.lastPoint.y)) {
         this.retarget();
         this.scrollLoop = requestAnimationFrame(step);
       }

@@ -26,10 +26,8 @@ export class ArchivePanel {
     this.toggle.title = 'Archived cards: find and restore them';
     this.toggle.textContent = 'Archive';
     this.toggle.addEventListener('click', () => this.setOpen(this.panel.hidden));
-    // Beside the filter bar (the toolbar has no room to spare on a narrow screen).
-    const filter = doc.getElementById('filter-bar');
-    if (filter) filter.after(this.toggle);
-    else doc.body.append(this.toggle);
+    // With the people on the board (the toolbar has no room to spare on a narrow screen).
+    (doc.querySelector('aside.people') ?? doc.body).append(this.toggle);
 
     this.panel = doc.createElement('aside');
     this.panel.id = 'archive';

@@ -124,3 +124,19 @@ function entry(z, pos, vertical, forward) {
   if ((z.layout === 'row' && vertical) || (z.layout === 'list' && !vertical)) return Math.min(n, pos);
   return forward ? 0 : n;
 }
+
+/** How far from a scrolling box's edge (px) a drag starts to scroll it. */
+export const SCROLL_EDGE = 48;
+
+/**
+ * The scroll speed (px a frame, negative: back) for a pointer at `p` in a box from `lo` to `hi`
+ * along one axis: 0 in the middle, growing to 20 as the pointer nears (or passes) an edge. A box
+ * too small for two edges scrolls from its outer thirds.
+ */
+export function edgeSpeed(p, lo, hi) {
+  const edge = Math.min(SCROLL_EDGE, (hi - lo) / 3);
+  if (!(edge > 0)) return 0;
+  if (p < lo + edge) return -Math.min(20, Math.ceil((lo + edge - p) / 3));
+  if (p > hi - edge) return Math.min(20, Math.ceil((p - (hi - edge)) / 3));
+  return 0;
+}

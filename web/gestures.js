@@ -32,7 +32,8 @@ const MODE_KEYS = { s: 'swap', m: 'move', p: 'paint' };
  * `ctx` answers what the gestures need to know about the session and the page:
  * `ready()` (a board is shown), `dragging()` (the lift in progress: {item, source} or null),
  * `mode()`, `heldByOther(item)`, `itemAt(x, y)` (the tile under a viewport point, or null),
- * and optionally `handleOnly(item)` (its zone starts drags only from an item's handle).
+ * and optionally `handleOnly(item)` (its zone starts drags only from an item's handle) and
+ * `modes()` (the modes the board offers; a letter for another does nothing; default: all).
  *
  * In a handle-only zone a press anywhere but the handle is left to the browser (it scrolls,
  * selects text, focuses), in every mode. A press on the handle is the drag's own (its default is
@@ -155,7 +156,10 @@ export class Gestures {
       this.press = null;
       return [{ type: 'prevent' }, { type: 'lift', item: k.item, source: 'keyboard', x: null, y: null }];
     }
-    if (MODE_KEYS[k.key] && !d) return [{ type: 'mode', mode: MODE_KEYS[k.key] }];
+    // Mode letters act only from the board itself: never on a focused card (where `p` would
+    // switch a kanban board to painting), and only for a mode the board offers.
+    const mode = MODE_KEYS[k.key];
+    if (mode && !d && !k.item && (this.ctx.modes?.() ?? Object.values(MODE_KEYS)).includes(mode)) return [{ type: 'mode', mode }];
     return [];
   }
 

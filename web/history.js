@@ -7,6 +7,7 @@
 import { el } from './dom.js';
 import { zoneLayout } from './layout.js';
 import { apiHeaders } from './protocol.js';
+import { isolate } from './bidi.js';
 
 /** Changes per page of the list. */
 export const HISTORY_PAGE = 50;
@@ -42,8 +43,10 @@ export function ago(time, now) {
  * other text a client wrote (who, a column title), so that the panel can isolate it. Labels
  * and column titles are looked up on `board` (the live board), then on `older` (a board from
  * before the changes listed, which still has what was removed since); else the id is shown.
+ * `prev`: what a rename replaced (`previousValue`), so that it reads "renamed *old* to *new*";
+ * unknown (undefined), "renamed a card to *new*".
  */
-export function describeChange(entry, board, older = null) {
+export function describeChange(entry, board, older = null, prev = undefined) {
   const op = entry.op ?? {};
   const who = (typeof entry.by?.name === 'string' && entry.by.name) || entry.by?.id || 'Someone';
   const find = (b, id) => b?.items?.find((i) => i.id === id)?.label;
@@ -62,7 +65,12 @@ export function describeChange(entry, board, older = null) {
       : [by, ' moved ', label(op.item), ' to ', col(op.zone), ', before ', label(op.before)];
     case 'toggle': return [by, ' turned ', label(op.item), op.on ? ' on' : ' off'];
     case 'add': return [by, ' added ', { em: String(op.item?.label ?? '') }, ' to ', col(op.zone)];
-    case 'edit': if (typeof op.label === 'string') return [by, ' renamed ', label(op.item), ' to ', { em: op.label }];
+    case 'edit': if (typeof op.label === 'string') {
+        return typeof prev === 'string' ? [by, ' renamed ', { em: prev }, ' to ', { em: op.label }]
+          : [by, ' renamed a card to ', { em: op.label }];
+      }
+      if (op.detail !== undefined) return [by, op.detail === null ? ' cleared the detail of ' : ' changed the detail of ', label(op.item)];
+      if (typeof op.color === 'string') return [by, ' recolored ', label(op.item)];
       if (op.description !== undefined) {
         return [by, op.description === null ? ' cleared the description of ' : ' wrote the description of ', label(op.item)];
       }
@@ -86,19 +94,28 @@ export function describeChange(entry, board, older = null) {
       const on = n ? ` on ${n === 1 ? 'a card' : `${n} cards`}` : '';
       return [by, ' made the tag ', { em: String(op.tag?.name ?? '') }, ...(on ? [on] : [])];
     }
-    case 'editTag': return typeof op.name === 'string' ? [by, ' renamed a tag to ', { em: op.name }] : [by, ' recolored a tag'];
-    case 'removeTag': return [by, ' deleted a tag'];
+    case 'editTag': {
+      const name = board?.tags?.find((t) => t.id === op.tag)?.name ?? older?.tags?.find((t) => t.id === op.tag)?.name;
+      if (typeof op.name !== 'string') return name ? [by, ' recolored the tag ', { em: name }] : [by, ' recolored a tag'];
+      return typeof prev === 'string' ? [by, ' renamed the tag ', { em: prev }, ' to ', { em: op.name }] : [by, ' renamed a tag to ', { em: op.name }];
+    }
+    case 'removeTag': {
+      const name = older?.tags?.find((t) => t.id === op.tag)?.name ?? board?.tags?.find((t) => t.id === op.tag)?.name;
+      return name ? [by, ' deleted the tag ', { em: name }] : [by, ' deleted a tag'];
+    }
     case 'addCheck': return [by, ' added ', { em: String(op.check?.text ?? op.text ?? '') }, ' to the checklist of ', label(op.item)];
     case 'editCheck': return op.done === undefined ? [by, ' reworded a checklist item of ', label(op.item)]
       : [by, op.done ? ' ticked' : ' unticked', ' a checklist item of ', label(op.item)];
     case 'removeCheck': return [by, ' removed a checklist item from ', label(op.item)];
     case 'remove': return [by, ' removed ', label(op.item)];
     case 'addZone': return [by, ' added the column ', { em: String(op.zone?.title ?? '') }];
-    case 'editZone': return typeof op.title === 'string'
-      ? [by, ' renamed the column ', col(op.zone), ' to ', { em: op.title }]
-      : [by, ' changed the column ', col(op.zone)];
+    case 'editZone': if (typeof op.title !== 'string') return [by, ' changed the column ', col(op.zone)];
+      return typeof prev === 'string' ? [by, ' renamed the column ', { bdi: prev }, ' to ', { em: op.title }]
+        : [by, ' renamed a column to ', { em: op.title }];
     case 'removeZone': return [by, ' removed the column ', col(op.zone)];
-    case 'retitle': return [by, ' renamed the board to ', { em: String(op.title ?? '') }];
+    case 'retitle': return typeof prev === 'string'
+      ? [by, ' renamed the board from ', { em: prev }, ' to ', { em: String(op.title ?? '') }]
+      : [by, ' renamed the board to ', { em: String(op.title ?? '') }];
     case 'restore': return [by, ` restored the board as of change ${op.to}`];
     case 'moveMany': case 'archive': case 'unarchive': {
       const n = Array.isArray(op.items) ? op.items.length : 0;
@@ -108,6 +125,58 @@ export function describeChange(entry, board, older = null) {
     }
     default: return [by, ' made a change'];
   }
+}
+
+/**
+ * What the rename `entries[index]` replaced (entries newest first, as the history lists them): the
+ * label, column title, board title or tag name an older listed change set last, else the one on
+ * `older` (the board before the oldest listed change). Undefined when it is not a rename, or not
+ * known (a restore lies in between, or `older` is not here yet).
+ */
+export function previousValue(entries, index, older = null) {
+  const op = entries[index]?.op ?? {};
+  let kind;
+  if (op.type === 'edit' && typeof op.label === 'string') kind = 'label';
+  else if (op.type === 'editZone' && typeof op.title === 'string') kind = 'zone';
+  else if (op.type === 'retitle') kind = 'board';
+  else if (op.type === 'editTag' && typeof op.name === 'string') kind = 'tag';
+  else return undefined;
+  for (let j = index + 1; j < entries.length; j++) {
+    const o = entries[j]?.op ?? {};
+    if (o.type === 'restore') return undefined;
+    if (kind === 'label' && o.type === 'edit' && o.item === op.item && typeof o.label === 'string') return o.label;
+    if (kind === 'label' && o.type === 'add' && o.item?.id === op.item) return o.item.label;
+    if (kind === 'zone' && o.type === 'editZone' && o.zone === op.zone && typeof o.title === 'string') return o.title;
+    if (kind === 'zone' && o.type === 'addZone' && o.zone?.id === op.zone) return o.zone.title;
+    if (kind === 'board' && o.type === 'retitle') return o.title;
+    if (kind === 'tag' && o.type === 'editTag' && o.tag === op.tag && typeof o.name === 'string') return o.name;
+    if (kind === 'tag' && o.type === 'addTag' && o.tag?.id === op.tag) return o.tag.name;
+  }
+  if (!older) return undefined;
+  switch (kind) {
+    case 'label': return older.items?.find((i) => i.id === op.item)?.label;
+    case 'zone': {
+      const i = older.zones?.findIndex((z) => z.id === op.zone) ?? -1;
+      return i >= 0 ? zoneLayout(older, older.zones[i], i).title : undefined;
+    }
+    case 'board': return older.title;
+    default: return older.tags?.find((t) => t.id === op.tag)?.name;
+  }
+}
+
+/** A time (ms since 1970) in words for a notice ("5 Dec 2026, 10:42"), or null. */
+export function whenText(time) {
+  return Number.isFinite(time) ? new Date(time).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : null;
+}
+
+/**
+ * What everyone else on a board is told of a restore (issue 35): who restored it, and to when
+ * (`time`, ms since 1970, of change `to`; null: only its number is said).
+ */
+export function restoreNotice(name, to, time = null) {
+  const who = typeof name === 'string' && name ? isolate(name) : 'Someone';
+  const when = whenText(time);
+  return when ? `${who} restored the board to how it was on ${when} (change ${to})` : `${who} restored the board as of change ${to}`;
 }
 
 /** `parts` joined with commas and a final "and". */
@@ -135,7 +204,8 @@ export function changeNodes(doc, parts) {
 
 /**
  * The panel. `ctx`: {boardId, token() (the bearer token, or null), fetch(path, init) (the
- * window's), liveBoard() (the board shown now), restore(seq) (sends the restore), confirm(text),
+ * window's), liveBoard() (the board shown now), restore(seq, time) (sends the restore; `time`:
+ * when change `seq` was made, or null), confirm(text),
  * now()}. It finds its elements in `doc` by id (index.html).
  */
 export class HistoryPanel {
@@ -156,6 +226,7 @@ export class HistoryPanel {
     this.older = null;
     this.olderSeq = null;
     this.previewing = null;
+    this.previewTime = null; // when the previewed change was made (ms), for the restore notice
     this.seenSeq = null;
     this.refreshTimer = null;
     this.toggleButton.addEventListener('click', () => (this.isOpen ? this.close() : this.open()));
@@ -246,8 +317,9 @@ export class HistoryPanel {
   renderList() {
     const board = this.ctx.liveBoard();
     const now = this.ctx.now();
-    const items = this.entries.map((entry) => {
-      const parts = changeNodes(this.doc, describeChange(entry, board, this.older));
+    const items = this.entries.map((entry, index) => {
+      const prev = previousValue(this.entries, index, this.older);
+      const parts = changeNodes(this.doc, describeChange(entry, board, this.older, prev));
       const when = ago(entry.time, now);
       const button = el(this.doc, 'button', {
         type: 'button',
@@ -288,6 +360,7 @@ export class HistoryPanel {
     const when = ago(answer.body.time, this.ctx.now());
     this.banner.textContent = `Preview (read-only): the board as of change ${seq}${when ? `, ${when}` : ''}. The live board keeps updating.`;
     this.previewBoard.replaceChildren(...this.renderBoard(answer.body.board));
+    this.previewTime = answer.body.time ?? null;
     this.restoreButton.disabled = false;
     this.restoreButton.focus();
   }
@@ -318,7 +391,7 @@ export class HistoryPanel {
     if (seq === null) return;
     const ok = this.ctx.confirm(`Restore the board as it was after change ${seq}? Everyone on it sees the change; Undo puts it back.`);
     if (!ok) return;
-    this.ctx.restore(seq);
+    this.ctx.restore(seq, this.previewTime ?? null);
     this.endPreview();
   }
 }

@@ -1,9 +1,11 @@
 // The start page: the server's boards (a page at a time), a form that makes a new board from a
 // template and opens it, and one that opens (or creates) a board by name.
 
+import { loadTemplates } from './boardgate.js';
+import { ago, historyPath } from './history.js';
 import { templateMode } from './layout.js';
 import {
-  apiHeaders, boardIdFromName, boardsPagePath, isValidId, newBoardRequest, tokenFragment,
+  apiHeaders, boardIdFromName, boardsPagePath, isValidId, newBoardRequest, newOpId, tokenFragment,
 } from './protocol.js';
 
 /** What the page says about a board name that is not an id. */
@@ -63,8 +65,55 @@ export function startHome(root, view, win, rename, token = null) {
     next = await loadBoards(view, win, next, token);
     more.disabled = false;
   });
-  loadTemplates(view, win);
+  fillTemplates(view, win);
   loadBoards(view, win, null, token).then((n) => { next = n; });
+  root.querySelector('#board-list').addEventListener('click', (e) => {
+    const b = e.target.closest?.('[data-board-action]');
+    if (b) manageBoard(view, win, b.dataset.boardAction, b.dataset.id, token);
+  });
+}
+
+/**
+ * Renames (a `retitle` op through `POST /api/boards/{id}/ops`) or deletes (`DELETE
+ * /api/boards/{id}`, after asking) the listed board `id`. On a server with access control only
+ * an admin's token may; the server's refusal is shown as it says it.
+ */
+async function manageBoard(view, win, kind, id, token) {
+  const item = win.document.querySelector(`#board-list [data-board="${CSS.escape(id)}"]`);
+  if (!item) return;
+  const name = item.querySelector('a')?.textContent ?? id;
+  let res;
+  try {
+    if (kind === 'delete') {
+      if (!win.confirm(`Delete the board ${name}? Everyone on it is disconnected, and it cannot be undone.`)) return;
+      res = await win.fetch(`/api/boards/${encodeURIComponent(id)}`, { method: 'DELETE', headers: apiHeaders(token) });
+    } else {
+      const title = win.prompt(`A new name for ${name}:`, '')?.trim();
+      if (!title) return;
+      const op = { type: 'retitle', op: newOpId(), base: Number(item.dataset.seq) || 0, title: title.slice(0, 200) };
+      res = await win.fetch(`/api/boards/${encodeURIComponent(id)}/ops`, {
+        method: 'POST', headers: apiHeaders(token, { 'content-type': 'application/json' }), body: JSON.stringify(op),
+      });
+    }
+  } catch {
+    view.toast('The server could not be reached');
+    return;
+  }
+  const body = await res.json().catch(() => ({}));
+  if (!res.ok) {
+    view.toast(`Could not ${kind} the board: ${body.message || `HTTP ${res.status}`}`);
+    return;
+  }
+  if (kind === 'delete') {
+    item.remove();
+    view.toast(`Deleted ${id}`);
+  } else {
+    const link = item.querySelector('a');
+    const title = body.op?.title ?? '';
+    link.textContent = title && title !== id ? `${title} (${id})` : id;
+    if (Number.isInteger(body.seq)) item.dataset.seq = String(body.seq);
+    view.toast(`Renamed ${id}`);
+  }
 }
 
 /**
@@ -90,15 +139,29 @@ async function createBoard(win, template, title, token) {
   throw new Error('no free id'); // not reached: the last try has no id
 }
 
-/** Fills the template choices from `GET /api/templates` (none: the form stays hidden). */
-async function loadTemplates(view, win) {
-  try {
-    const res = await win.fetch('/api/templates', { headers: { accept: 'application/json' } });
-    if (!res.ok) throw new Error(String(res.status));
-    const body = await res.json();
-    view.startPage.renderTemplates(Array.isArray(body.templates) ? body.templates : null);
-  } catch {
-    view.startPage.renderTemplates(null);
+/** Fills the template choices from `GET /api/templates`, Kanban first (none: the form stays hidden). */
+async function fillTemplates(view, win) {
+  const templates = await loadTemplates(win);
+  view.startPage.renderTemplates(templates.length ? templates : null);
+}
+
+/**
+ * Says who made each listed board's last change, and when ("last change by Ann, 2 min ago"),
+ * from `GET /api/boards/{id}/history?limit=1`: one board at a time, so the page never has more
+ * than one history read waiting (the server limits them per address). Stops at the first failure.
+ */
+async function lastChanges(view, win, boards, token) {
+  for (const b of boards) {
+    if (!isValidId(b?.id) || !(b.seq > 0)) continue;
+    let entry;
+    try {
+      const res = await win.fetch(historyPath(b.id, null, 1), { headers: apiHeaders(token) });
+      if (!res.ok) return;
+      entry = (await res.json()).history?.[0];
+    } catch {
+      return;
+    }
+    if (entry) view.startPage.showLastChange(b.id, entry.by?.name ?? null, ago(entry.time, Date.now()));
   }
 }
 
@@ -112,9 +175,11 @@ async function loadBoards(view, win, after, token) {
     if (!res.ok) throw new Error(String(res.status));
     const body = await res.json();
     const next = isValidId(body.next) ? body.next : null;
-    view.startPage.renderBoardList(Array.isArray(body.boards) ? body.boards : [], {
+    const boards = Array.isArray(body.boards) ? body.boards : [];
+    view.startPage.renderBoardList(boards, {
       append: !!after, more: !!next, fragment: tokenFragment(token),
     });
+    lastChanges(view, win, boards, token); // not awaited: the list is usable meanwhile
     return next;
   } catch {
     if (!after) view.startPage.renderBoardList(null);

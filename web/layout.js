@@ -89,6 +89,17 @@ export function suggestedMode(board) {
   return board.zones.some((z) => z.layout === 'row' || z.layout === 'list') ? 'move' : 'swap';
 }
 
+/**
+ * The drag modes a board offers in its toolbar (issue 35): what its template uses. A board that
+ * says `move` (kanban, playlist, strips) is reordered, never swapped or painted; one that says
+ * `paint` is painted; one that says nothing (the colors board, and every board made before
+ * modes) swaps and moves. `current` (a mode the link or this person asked for) is offered too.
+ */
+export function boardModes(board, current = null) {
+  const own = board?.mode === 'move' ? ['move'] : board?.mode === 'paint' ? ['paint'] : ['swap', 'move'];
+  return ['swap', 'move', 'paint'].filter((m) => own.includes(m) || m === current);
+}
+
 /** The mode a board made from `template` opens in, for the one who made it (else null). */
 export function templateMode(template) {
   return template === 'paint' ? 'paint' : null;

@@ -6,7 +6,7 @@
 import { el } from './dom.js';
 import { checklistProgress, initials, isDueDate } from './cards.js';
 import { renderMarkdown } from './markdown.js';
-import { changeText, describeChange } from './history.js';
+import { changeText, describeChange, previousValue } from './history.js';
 
 const COLOR_NAMES = ['Red', 'Orange', 'Yellow', 'Green', 'Teal', 'Blue', 'Purple', 'Brown'];
 import { PALETTE } from './view.js';
@@ -232,7 +232,7 @@ export class CardPanel {
     if (!this.root) return;
     const d = this.doc;
     const mine = entries.filter((e) => e?.op?.item === this.item || e?.op?.item?.id === this.item).slice(0, 50);
-    this.historyList.replaceChildren(...(mine.length ? mine.map((e) => el(d, 'li', { text: changeText(describeChange(e, board)) }))
+    this.historyList.replaceChildren(...(mine.length ? mine.map((e) => el(d, 'li', { text: changeText(describeChange(e, board, null, previousValue(entries, entries.indexOf(e)))) }))
       : [el(d, 'li', { text: 'No changes yet.' })]));
   }
 

@@ -490,10 +490,14 @@ export class Session {
     return this.#take();
   }
 
-  /** Puts the whole board back as it was right after op `to` (the History panel's "Restore"). */
-  restore(to) {
+  /**
+   * Puts the whole board back as it was right after op `to` (the History panel's "Restore");
+   * `when`: that change's time in words, for the notice.
+   */
+  restore(to, when = null) {
     if (!this.state.loaded || !Number.isInteger(to) || to < 0 || to > this.state.seq) return [];
-    this.#change({ type: 'restore', to }, `Restoring the board as of change ${to}.`, { undoToast: `Restored the board as of change ${to}` });
+    const undoToast = when ? `Restored the board to how it was on ${when} (change ${to})` : `Restored the board as of change ${to}`;
+    this.#change({ type: 'restore', to }, `Restoring the board as of change ${to}.`, { undoToast });
     return this.#take();
   }
 

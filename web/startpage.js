@@ -2,6 +2,7 @@
 // board view, it only touches elements, and user text (titles, ids) goes in as textContent.
 
 import { el } from './dom.js';
+import { icon } from './icons.js';
 
 /** The start page's view. `root` is the #app element. */
 export class StartPage {
@@ -26,26 +27,50 @@ export class StartPage {
     if (!append) note.textContent = boards.length ? '' : 'No boards yet: make one above.';
     for (const b of boards) {
       const users = Number.isInteger(b.users) ? b.users : (Array.isArray(b.users) ? b.users.length : 0);
-      list.append(el(this.doc, 'li', { dataset: { board: b.id } },
+      const name = b.title || b.id;
+      const changes = Number.isInteger(b.seq) ? b.seq : 0;
+      const meta = [users ? `${users} on it now` : 'nobody on it', changes === 1 ? '1 change' : `${changes} changes`];
+      list.append(el(this.doc, 'li', { dataset: { board: b.id, seq: String(changes) } },
         el(this.doc, 'a', {
           href: `?board=${encodeURIComponent(b.id)}${fragment}`,
           text: b.title && b.title !== b.id ? `${b.title} (${b.id})` : b.id,
         }),
-        el(this.doc, 'span', { className: 'meta', text: ` — ${users} online, ${b.seq ?? 0} changes` })));
+        el(this.doc, 'span', { className: 'meta', text: ` — ${meta.join(', ')}` }),
+        el(this.doc, 'span', { className: 'board-actions' },
+          this.action('pencil', `Rename ${name}`, 'rename', b.id),
+          this.action('trash', `Delete ${name}`, 'delete', b.id))));
     }
   }
 
+  /** The listed board `id`'s last change: by whom (a name, or null) and how long ago. */
+  showLastChange(id, name, when) {
+    const item = this.root.querySelector(`#board-list [data-board="${CSS.escape(id)}"]`);
+    if (!item || !when) return;
+    const text = ` · last change ${name ? 'by ' : ''}`;
+    const span = el(this.doc, 'span', { className: 'meta last-change' }, text, ...(name ? [el(this.doc, 'bdi', { text: name })] : []), `, ${when}`);
+    item.querySelector('.last-change')?.remove();
+    item.querySelector('.board-actions').before(span);
+  }
+
+  /** A board's icon button on the list (`data-board-action`), named `label`. */
+  action(iconName, label, kind, id) {
+    return el(this.doc, 'button', {
+      type: 'button', className: 'icon-only', title: label,
+      attrs: { 'aria-label': label }, dataset: { boardAction: kind, id },
+    }, icon(this.doc, iconName));
+  }
+
   /**
-   * The start page's template choices: radio buttons with each template's title and description
-   * (`templates` null: the server has none, and the form to make a board from one is hidden).
+   * Template choices: radio buttons with each template's title and description, the first
+   * checked, in the fieldset `box` (the start page's, or the "no such board" question's).
+   * `templates` null or empty: the server has none, and the start page's form is hidden.
    */
-  renderTemplates(templates) {
-    const form = this.root.querySelector('#new-form');
-    const box = this.root.querySelector('#templates');
-    box.querySelectorAll('label').forEach((l) => l.remove());
-    form.hidden = !templates || templates.length === 0;
+  renderTemplates(templates, box = '#templates') {
+    const fieldset = this.root.querySelector(box);
+    fieldset.querySelectorAll('label').forEach((l) => l.remove());
+    if (box === '#templates') this.root.querySelector('#new-form').hidden = !templates || templates.length === 0;
     (templates ?? []).forEach((t, i) => {
-      box.append(el(this.doc, 'label', { className: 'template' },
+      fieldset.append(el(this.doc, 'label', { className: 'template' },
         el(this.doc, 'input', {
           type: 'radio', name: 'template', value: t.name, dataset: { template: t.name }, checked: i === 0,
         }),

@@ -2,16 +2,19 @@
 // (labels, details, names, titles) goes in with textContent, never as HTML. Colors are set
 // through the CSSOM (el.style.setProperty), which a strict CSP allows.
 
-import { isolatedNodes } from './bidi.js';
 import { el, reducedMotion } from './dom.js';
 import { Hands } from './hands.js';
 import { arrangeZones, layoutKey, zoneLayouts } from './layout.js';
 import { StartPage } from './startpage.js';
-import { checklistProgress, dueState, initials } from './cards.js';
+import { Toolbar } from './toolbar.js';
+import { Editors } from './view-edit.js';
+import { icon } from './icons.js';
+import { cardFace } from './cardface.js';
+import { edgeSpeed } from './geometry.js';
+import { Ghost } from './ghost.js';
+import { Messages } from './messages.js';
 
-/** The colors a card can be given from its editor's palette. */
-export const PALETTE = ['#e53935', '#fb8c00', '#fdd835', '#43a047', '#00acc1', '#1e88e5', '#8e24aa', '#6d4c41'];
-
+export { PALETTE } from './view-edit.js';
 
 /** The page's view. `root` is the #app element. */
 export class View {
@@ -20,11 +23,6 @@ export class View {
     this.doc = root.ownerDocument;
     this.boardEl = root.querySelector('#board');
     this.zonesEl = root.querySelector('#zones');
-    this.usersEl = root.querySelector('#users');
-    this.toastEl = root.querySelector('#toast');
-    this.liveEl = root.querySelector('#live');
-    this.othersLiveEl = root.querySelector('#live-others');
-    this.connEl = root.querySelector('#conn');
     this.titleEl = root.querySelector('#board-title');
     this.handsEl = root.querySelector('#hands');
     this.tiles = new Map();
@@ -33,8 +31,10 @@ export class View {
     this.zoneKey = '';
     this.hands = new Hands(this);
     this.startPage = new StartPage(root);
-    this.ghost = null;
-    this.toastTimer = null;
+    this.toolbar = new Toolbar(root);
+    this.editors = new Editors(this);
+    this.ghostView = new Ghost(this);
+    this.messages = new Messages(root);
     /**
      * True while renderBoard moves elements: a field that loses the focus because its tile or
      * zone was moved or rebuilt has not been left by the person typing in it, so its editor
@@ -43,18 +43,9 @@ export class View {
     this.rendering = false;
   }
 
-  /** Marks the root with the connection state (data-connected) and says it in the toolbar. */
+  /** The connection state, in the toolbar (toolbar.js). */
   setConnection(state) {
-    this.root.dataset.connected = state === 'open' ? 'true' : 'false';
-    const words = {
-      open: 'Connected', connecting: 'Connecting…', closed: 'Offline — reconnecting…',
-      stalled: 'No answer from the board — still trying…',
-      unauthorized: 'Not allowed: no valid access token',
-      expired: 'Your access has expired',
-      revoked: 'Your access has been revoked',
-    };
-    this.connEl.textContent = words[state] ?? state;
-    this.connEl.dataset.state = state;
+    this.toolbar.setConnection(state);
   }
 
   /** Marks the root with the last applied seq. */
@@ -62,34 +53,24 @@ export class View {
     this.root.dataset.seq = String(seq);
   }
 
-  /** Highlights the toolbar button of the current mode. */
+  /** The current mode, pressed in the toolbar. */
   setMode(mode) {
-    this.root.dataset.mode = mode;
-    for (const b of this.root.querySelectorAll('[data-mode-button]')) {
-      b.setAttribute('aria-pressed', b.dataset.modeButton === mode ? 'true' : 'false');
-    }
+    this.toolbar.setMode(mode);
   }
 
-  /** Shows the board page or the index page. */
+  /** Shows the board page, the start page ('home') or the "no such board" page ('missing'). */
   showPage(page) {
     this.root.querySelector('#home').hidden = page !== 'home';
+    this.root.querySelector('#missing').hidden = page !== 'missing';
     this.boardEl.hidden = page !== 'board';
-    this.root.querySelector('#board-tools').hidden = page !== 'board';
-    this.connEl.hidden = page !== 'board';
+    this.titleEl.hidden = page !== 'board';
+    this.toolbar.showPage(page);
   }
 
-  /** Says a link was copied: the button reads "Copied" for a moment. */
+  /** Says a link was copied (the button reads "Copied" for a moment), or shows it to copy by hand. */
   copied(ok, link) {
-    const button = this.root.querySelector('#copy-link');
-    clearTimeout(this.copyTimer);
-    if (ok) {
-      button.textContent = 'Copied';
-      button.dataset.copied = 'true';
-      this.toast('Copied the link to this board');
-      this.copyTimer = setTimeout(() => { button.textContent = 'Copy link'; delete button.dataset.copied; }, 2000);
-    } else {
-      this.toast(`Copy this link: ${link}`, 8000);
-    }
+    this.toolbar.copied(ok);
+    this.toast(ok ? 'Copied the link to this board' : `Copy this link: ${link}`, ok ? 3500 : 8000);
   }
 
   /**
@@ -100,6 +81,8 @@ export class View {
    */
   renderBoard(board, deco = {}) {
     const held = deco.held ?? new Map();
+    // While a drag is under way (scroll snapping waits: board.css).
+    this.root.toggleAttribute('data-dragging', !!(deco.dragging || deco.lifted));
     this.titleEl.textContent = board.title;
     this.doc.title = `${board.title} — shuffleboard`;
     const first = new Map();
@@ -200,10 +183,10 @@ export class View {
         // a field under it would push the zones below it down).
         const h = el(this.doc, 'div', { className: 'zone-head' },
           el(this.doc, 'h2', { className: 'zone-title', text: lay.title }));
-        if (lay.layout === 'grid') h.append(this.button('+', `Add card to ${lay.title}`, { action: 'add-card', column: lay.id }));
+        if (lay.layout === 'grid') h.append(this.button('plus', `Add card to ${lay.title}`, { action: 'add-card', column: lay.id }));
         h.append(
-          this.button('✎', `Rename ${lay.title}`, { action: 'rename-zone', column: lay.id }),
-          this.button('×', `Remove ${lay.title}`, { action: 'remove-zone', column: lay.id }),
+          this.button('pencil', `Rename ${lay.title}`, { action: 'rename-zone', column: lay.id }),
+          this.button('trash', `Remove ${lay.title}`, { action: 'remove-zone', column: lay.id }),
         );
         const list = el(this.doc, 'ol', {
           className: `zone zone-${lay.layout}${lay.dense ? ' is-dense' : ''}${lay.handle ? ' has-handles' : ''}`,
@@ -211,7 +194,7 @@ export class View {
           attrs: { 'aria-label': lay.title },
           style: lay.layout === 'grid' ? { '--columns': String(lay.columns) } : {},
         });
-        const empty = el(this.doc, 'p', { className: 'zone-empty', text: 'Drop here' });
+        const empty = el(this.doc, 'p', { className: 'zone-empty', text: lay.layout === 'list' ? 'No cards yet — add one' : 'Drop here' });
         // "Add card" at the end of every zone: Enter adds, the input stays for the next one.
         const input = el(this.doc, 'input', {
           name: 'label', autocomplete: 'off', maxLength: 200, placeholder: 'Add card',
@@ -240,132 +223,20 @@ export class View {
     }
   }
 
-  /** A small button carrying `data-action` (and the other `data` members given). */
-  button(text, label, data) {
+  /** A small icon button carrying `data-action` (and the other `data` members given), named `label`. */
+  button(name, label, data) {
     return el(this.doc, 'button', {
-      type: 'button', className: `icon-button ${data.action}`, text, title: label, attrs: { 'aria-label': label },
+      type: 'button', className: `icon-button ${data.action}`, title: label, attrs: { 'aria-label': label },
       dataset: data,
-    });
+    }, icon(this.doc, name));
   }
 
-  /**
-   * Edits the text of `el` in place: an input over it, its text selected. Enter or leaving the
-   * field commits (`done(value)`), Escape cancels (`done(null)`). Returns the input.
-   */
-  editText(target, value, done, { label = 'Edit', maxLength = 200, of = 'title' } = {}) {
-    const input = el(this.doc, 'input', {
-      className: 'inline-edit', value, maxLength, attrs: { 'aria-label': label }, dataset: { editOf: of },
-    });
-    let finished = false;
-    let current = target;
-    const finish = (result) => {
-      if (finished) return;
-      finished = true;
-      input.remove();
-      current.hidden = false;
-      done(result);
-    };
-    input.addEventListener('keydown', (e) => {
-      if (e.key === 'Enter') { e.preventDefault(); finish(input.value); }
-      else if (e.key === 'Escape') { e.preventDefault(); finish(null); }
-      e.stopPropagation();
-    });
-    // Left for elsewhere: committed. Moved by a render (its zone rebuilt): still open.
-    input.addEventListener('blur', () => { if (!this.rendering) finish(input.value); });
-    /** The zones were built again: the field moves beside `t`, the new element it edits. */
-    input.retarget = (t) => {
-      current = t;
-      t.hidden = true;
-      t.after(input);
-    };
-    target.hidden = true;
-    target.after(input);
-    input.focus();
-    input.select();
-    return input;
-  }
-
-  /**
-   * Edits the card of `id` in place: its label (and its detail when `withDetail`, in zones that
-   * show details) in fields over it, and a palette of colors. Enter or leaving the editor commits
-   * `done({label, detail})`, Escape cancels (`done(null)`); a color is picked at once
-   * (`recolor(color)`).
-   */
-  editCard(id, { withDetail = false } = {}, done, recolor) {
-    const card = this.tiles.get(id);
-    const text = card?.querySelector('.tile-text');
-    if (!text || card.querySelector('.card-editor')) return;
-    const editor = el(this.doc, 'div', { className: 'card-editor' });
-    const field = (value, label, placeholder, max) => el(this.doc, 'input', {
-      className: 'inline-edit', value, maxLength: max, placeholder, attrs: { 'aria-label': label },
-    });
-    const label = field(card.querySelector('.tile-label').textContent, 'Card label', 'Label', 200);
-    const detail = withDetail
-      ? field(card.querySelector('.tile-detail').textContent, 'Card detail', 'Detail (optional)', 200)
-      : null;
-    const palette = el(this.doc, 'div', { className: 'palette', attrs: { role: 'group', 'aria-label': 'Card color' } });
-    // The card's color is the pressed swatch (if it is one of them).
-    const press = (current) => {
-      for (const b of palette.children) b.setAttribute('aria-pressed', String(b.dataset.color === current));
-    };
-    for (const color of PALETTE) {
-      const b = el(this.doc, 'button', {
-        type: 'button', className: 'swatch', dataset: { color }, attrs: { 'aria-label': `Color ${color}` },
-        style: { '--swatch': color },
-      });
-      // Keeps the focus in the field, so picking a color does not end the edit.
-      b.addEventListener('pointerdown', (e) => e.preventDefault());
-      b.addEventListener('click', () => { press(color); recolor(color); });
-      palette.append(b);
-    }
-    press(card.style.getPropertyValue('--tile-color'));
-    editor.append(label, ...(detail ? [detail] : []), palette);
-    let finished = false;
-    // `refocus`: ended from the keyboard (Enter, Escape), so the focus goes back to the tile
-    // (its handle in a handle-only zone) and the keyboard can go on from it. Left by a click
-    // elsewhere, the focus stays where the click put it.
-    const finish = (result, refocus = false) => {
-      if (finished) return;
-      finished = true;
-      editor.remove();
-      text.hidden = false;
-      done(result);
-      if (refocus) this.focusItem(id);
-    };
-    const values = () => ({ label: label.value, ...(detail ? { detail: detail.value } : {}) });
-    editor.addEventListener('keydown', (e) => {
-      // Enter on a swatch picks its color (the button's click); elsewhere it commits.
-      if (e.key === 'Enter' && e.target.closest?.('.swatch')) { e.stopPropagation(); return; }
-      if (e.key === 'Enter') { e.preventDefault(); finish(values(), true); }
-      else if (e.key === 'Escape') { e.preventDefault(); finish(null, true); }
-      e.stopPropagation();
-    });
-    // Left for elsewhere: committed. Moved by a render (its tile moved, its zone rebuilt): open.
-    editor.addEventListener('focusout', (e) => {
-      if (!this.rendering && !editor.contains(e.relatedTarget)) finish(values());
-    });
-    text.hidden = true;
-    text.after(editor);
-    label.focus();
-    label.select();
-  }
-
-  /** Edits the title of the zone `id` in place. */
-  editZoneTitle(id, done) {
-    const name = this.root.querySelector(`[data-zone-wrap="${CSS.escape(id)}"] .zone-title`);
-    if (name) this.editText(name, name.textContent, done, { label: 'Column title', maxLength: 100 });
-  }
-
-  /** A new card's label, typed in place of a grid's add button (Escape: none). */
-  newCardField(id, done) {
-    const button = this.root.querySelector(`[data-zone-wrap="${CSS.escape(id)}"] [data-action="add-card"]`);
-    if (button) this.editText(button, '', done, { label: `New card in ${this.layouts.get(id)?.title ?? id}`, of: 'add' });
-  }
-
-  /** Edits the board title in place. */
-  editBoardTitle(done) {
-    this.editText(this.titleEl, this.titleEl.textContent, done, { label: 'Board name' });
-  }
+  /** Editing in place (view-edit.js): a text, a card, a column title, a new card, the board title. */
+  editText(...args) { return this.editors.editText(...args); }
+  editCard(...args) { return this.editors.editCard(...args); }
+  editZoneTitle(...args) { return this.editors.editZoneTitle(...args); }
+  newCardField(...args) { return this.editors.newCardField(...args); }
+  editBoardTitle(...args) { return this.editors.editBoardTitle(...args); }
 
   /**
    * Someone else removed the tile of `id`: a copy fades out where it was (the tile itself goes
@@ -389,7 +260,7 @@ export class View {
   tile(item) {
     let tile = this.tiles.get(item.id);
     if (!tile) {
-      const remove = this.button('×', 'Remove', { action: 'remove-card' }); // the card: its tile
+      const remove = this.button('close', 'Remove', { action: 'remove-card' }); // the card: its tile
       remove.tabIndex = -1; // Delete on the focused tile does it from the keyboard
       tile = el(this.doc, 'li', { className: 'tile', dataset: { item: item.id } },
         el(this.doc, 'span', { className: 'tile-text' },
@@ -403,41 +274,6 @@ export class View {
     return tile;
   }
 
-  /**
-   * A card face's content (issue 32): tag chips, a description mark, the due badge (overdue and
-   * due soon look different), checklist progress and the assignees' initials, all as text. Built
-   * again only when what it shows changed.
-   */
-  decorateContent(meta, item, tags) {
-    const due = dueState(item.due, Date.now());
-    const key = JSON.stringify([item.tags, item.assignees, item.due, due, checklistProgress(item), !!item.description,
-      (item.tags ?? []).map((t) => tags.find((x) => x.id === t))]);
-    if (meta.dataset.key === key) return;
-    meta.dataset.key = key;
-    const parts = [];
-    for (const id of item.tags ?? []) {
-      const tag = tags.find((t) => t.id === id);
-      if (tag) parts.push(el(this.doc, 'span', { className: 'chip', text: tag.name, style: { '--chip-color': tag.color } }));
-    }
-    if (item.description) parts.push(el(this.doc, 'span', { className: 'has-description', text: '¶', attrs: { title: 'Has a description', 'aria-label': 'Has a description' } }));
-    if (item.due) {
-      const text = item.due.slice(0, 10);
-      parts.push(el(this.doc, 'span', {
-        className: `due${due ? ` due-${due}` : ''}`, text: due === 'overdue' ? `Overdue ${text}` : `Due ${text}`,
-        dataset: { due: due ?? 'later' },
-      }));
-    }
-    const progress = checklistProgress(item);
-    if (progress) parts.push(el(this.doc, 'span', { className: 'progress', text: `☑ ${progress}`, attrs: { 'aria-label': `Checklist ${progress}` } }));
-    // The assignees' initials stay together, at the end of the line.
-    const faces = (item.assignees ?? []).map((p) => el(this.doc, 'span', {
-      className: 'initials', text: initials(p.name), attrs: { title: p.name, 'aria-label': `Assigned to ${p.name}` },
-    }));
-    if (faces.length) parts.push(el(this.doc, 'span', { className: 'assignees' }, ...faces));
-    meta.replaceChildren(...parts);
-    meta.hidden = parts.length === 0;
-  }
-
   decorate(el, item, { held, deco, lay, index, count }) {
     const label = el.querySelector('.tile-label');
     if (label.textContent !== item.label) label.textContent = item.label;
@@ -445,7 +281,7 @@ export class View {
     const detailText = typeof item.detail === 'string' ? item.detail : '';
     if (detail.textContent !== detailText) detail.textContent = detailText;
     el.style.setProperty('--tile-color', item.color);
-    this.decorateContent(el.querySelector('.tile-meta'), item, deco.tags ?? []);
+    cardFace(this.doc, el.querySelector('.tile-meta'), item, deco.tags ?? []);
     el.hidden = !!deco.hiddenItems?.has(item.id);
     if (item.on) el.dataset.on = 'true';
     else delete el.dataset.on;
@@ -593,115 +429,54 @@ export class View {
     return el && this.tiles.has(el.dataset.item) ? el.dataset.item : null;
   }
 
-  // ---- The local ghost: the lifted tile following the pointer.
+  // ---- The local ghost (ghost.js): the lifted tile following the pointer.
 
-  /** Lifts a copy of the tile at its current place; `grab` is the pointer offset inside it. */
-  showGhost(id, x, y) {
-    this.hideGhost();
-    const src = this.tiles.get(id);
-    if (!src) return;
-    const r = src.getBoundingClientRect();
-    // Built afresh rather than cloned, so no style attribute is copied (strict CSP).
-    const lay = this.layouts.get(src.closest('[data-zone]')?.dataset.zone);
-    const g = el(this.doc, 'div', {
-      className: `tile ghost is-${lay?.layout ?? 'grid'}${lay?.dense ? ' is-dense' : ''}`,
-      attrs: { 'aria-hidden': 'true' }, style: { '--tile-color': src.style.getPropertyValue('--tile-color') },
-      dataset: src.dataset.on ? { on: 'true' } : {},
-    }, el(this.doc, 'span', { className: 'tile-text' },
-      el(this.doc, 'span', { className: 'tile-label', text: src.querySelector('.tile-label').textContent }),
-      el(this.doc, 'span', { className: 'tile-detail', text: src.querySelector('.tile-detail').textContent })));
-    if (lay?.handle) g.append(el(this.doc, 'span', { className: 'tile-handle', text: '⠿' }));
-    g.style.width = `${r.width}px`;
-    g.style.height = `${r.height}px`;
-    this.doc.body.append(g);
-    this.ghost = { el: g, dx: x - r.left, dy: y - r.top, id };
-    this.moveGhost(x, y);
-  }
+  showGhost(id, x, y) { this.ghostView.show(id, x, y); }
+  refreshGhost() { this.ghostView.refresh(); }
+  moveGhost(x, y) { this.ghostView.move(x, y); }
+  hideGhost() { return this.ghostView.hide(); }
+  get ghost() { return this.ghostView.ghost; }
+
+  // ---- People and messages (messages.js).
+
+  renderPresence(users, me, count = null) { this.messages.renderPresence(users, me, count); }
+  toast(text, ms = 3500, action = null) { this.messages.toast(text, ms, action); }
+  announce(text) { this.messages.announce(text); }
+  announceOthers(text) { this.messages.announceOthers(text); }
 
   /**
-   * Someone edited the lifted card (an edit of a held card commits): the ghost under this
-   * page's pointer shows its new label, detail and color, as its tile does.
+   * Keeps the pointer's neighbourhood visible during a drag (issue 35: both axes, every layout):
+   * near an edge of a scrolling box under the pointer (a row, the kanban lanes on a phone) or of
+   * the window, that scrolls, faster the nearer the pointer; the innermost box that can still move
+   * along an axis takes it. Returns true while something scrolled.
    */
-  refreshGhost() {
-    const g = this.ghost;
-    const src = g && this.tiles.get(g.id);
-    if (!src) return;
-    for (const part of ['.tile-label', '.tile-detail']) {
-      const text = src.querySelector(part).textContent;
-      const mine = g.el.querySelector(part);
-      if (mine.textContent !== text) mine.textContent = text;
+  autoScroll(x, y) {
+    const win = this.doc.defaultView;
+    const want = { x: 0, y: 0 };
+    let moved = false;
+    const scrolls = (e, axis) => {
+      const overflow = win.getComputedStyle(e)[axis === 'x' ? 'overflowX' : 'overflowY'];
+      return /auto|scroll/.test(overflow) && (axis === 'x' ? e.scrollWidth > e.clientWidth : e.scrollHeight > e.clientHeight);
+    };
+    const done = { x: false, y: false };
+    for (let e = this.doc.elementFromPoint(x, y); e && e !== this.doc.body && e !== this.doc.documentElement; e = e.parentElement) {
+      const r = e.getBoundingClientRect();
+      for (const axis of ['x', 'y']) {
+        if (done[axis] || !scrolls(e, axis)) continue;
+        const v = axis === 'x' ? edgeSpeed(x, r.left, r.right) : edgeSpeed(y, r.top, r.bottom);
+        if (!v) continue;
+        const before = axis === 'x' ? e.scrollLeft : e.scrollTop;
+        e.scrollBy(axis === 'x' ? v : 0, axis === 'y' ? v : 0);
+        if ((axis === 'x' ? e.scrollLeft : e.scrollTop) !== before) { done[axis] = true; moved = true; }
+      }
     }
-    g.el.style.setProperty('--tile-color', src.style.getPropertyValue('--tile-color'));
-  }
-
-  /** Moves the ghost with the pointer. */
-  moveGhost(x, y) {
-    if (!this.ghost) return;
-    const { el, dx, dy } = this.ghost;
-    el.style.left = `${x - dx}px`;
-    el.style.top = `${y - dy}px`;
-  }
-
-  /** Removes the ghost; returns its last rectangle (so the tile can glide from there). */
-  hideGhost() {
-    if (!this.ghost) return null;
-    const r = this.ghost.el.getBoundingClientRect();
-    this.ghost.el.remove();
-    this.ghost = null;
-    return r;
-  }
-
-  // ---- People and messages.
-
-  /** The presence list. `users`: Map id→{id, name, color}. */
-  renderPresence(users, me, count = null) {
-    this.usersEl.replaceChildren();
-    for (const u of users.values()) {
-      const dot = el(this.doc, 'span', { className: 'dot' });
-      dot.style.setProperty('--user-color', u.color || '#333');
-      this.usersEl.append(el(this.doc, 'li', { dataset: { user: u.id } },
-        dot, el(this.doc, 'span', {}, el(this.doc, 'bdi', { text: u.name }), u.id === me ? ' (you)' : '')));
+    if (!done.x) want.x = edgeSpeed(x, 0, win.innerWidth);
+    if (!done.y) want.y = edgeSpeed(y, 0, win.innerHeight);
+    if (want.x || want.y) {
+      const [sx, sy] = [win.scrollX, win.scrollY];
+      win.scrollBy(want.x, want.y);
+      if (win.scrollX !== sx || win.scrollY !== sy) moved = true;
     }
-    // A large board names only some of its users: say how many more there are.
-    if (Number.isInteger(count) && count > users.size) {
-      this.usersEl.append(el(this.doc, 'li', { className: 'users-more', text: `and ${count - users.size} more` }));
-    }
-  }
-
-  /** A brief, unobtrusive message. */
-  toast(text, ms = 3500, action = null) {
-    this.toastEl.replaceChildren(...isolatedNodes(this.doc, text));
-    if (action) {
-      const b = el(this.doc, 'button', { type: 'button', className: 'toast-action', text: action.label });
-      b.addEventListener('click', () => { this.toastEl.classList.remove('is-shown'); action.run(); });
-      this.toastEl.append(' ', b);
-    }
-    this.toastEl.classList.add('is-shown');
-    clearTimeout(this.toastTimer);
-    this.toastTimer = setTimeout(() => this.toastEl.classList.remove('is-shown'), ms);
-  }
-
-  /** Tells screen readers about this page's own actions (an assertive live region). */
-  announce(text) {
-    // Clearing first makes a repeated sentence be announced again.
-    this.liveEl.textContent = '';
-    this.liveEl.replaceChildren(...isolatedNodes(this.doc, text));
-  }
-
-  /** Tells screen readers about other people's changes (a polite live region; throttled by the caller). */
-  announceOthers(text) {
-    this.othersLiveEl.textContent = '';
-    this.othersLiveEl.replaceChildren(...isolatedNodes(this.doc, text));
-  }
-
-  /** Keeps the pointer's neighbourhood visible: scrolls when it is near the viewport edges. */
-  autoScroll(y) {
-    const edge = 48;
-    const h = globalThis.innerHeight;
-    let v = 0;
-    if (y < edge) v = -Math.ceil((edge - y) / 3);
-    else if (y > h - edge) v = Math.ceil((y - (h - edge)) / 3);
-    if (v) globalThis.scrollBy(0, v);
-    return v !== 0;
+    return moved;
   }
 }

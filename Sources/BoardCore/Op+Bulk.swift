@@ -25,9 +25,9 @@ extension Op {
         w.endArray()
     }
 
-    /// Reads a moveMany, archive or unarchive of wire type `type`: `items` (1–200 distinct item
+    /// Reads a moveMany, archive or unarchive (`kind`): `items` (1–200 distinct item
     /// ids), and for moveMany and unarchive `zone` and `before` (required: an item id, or null).
-    init(bulkType type: String, fields: JSON) throws(JSON.DecodingError) {
+    init(bulkType kind: Kind, fields: JSON) throws(JSON.DecodingError) {
         let values = try fields.array("items")
         guard (1...Self.maximumBulkItems).contains(values.count) else {
             throw JSON.DecodingError("\"items\" must name 1–\(Self.maximumBulkItems) items")
@@ -36,7 +36,7 @@ extension Op {
         items.reserveCapacity(values.count)
         for (i, value) in values.enumerated() { items.append(try value.itemID(named: "\"items[\(i)]\"")) }
         guard Set(items).count == items.count else { throw JSON.DecodingError("\"items\" may name an item only once") }
-        if type == "archive" {
+        if kind == .archive {
             self = .archive(items: items)
             return
         }
@@ -45,11 +45,11 @@ extension Op {
             throw JSON.DecodingError("\"before\" is required (an item id, or null to append)")
         }
         let before = try fields.hasValue("before") ? fields.itemID("before") : nil
-        self =
-            type == "moveMany"
-            ? .moveMany(items: items, zone: zone, before: before)
-            : .unarchive(
-                items: items, zone: zone, before: before)
+        if kind == .moveMany {
+            self = .moveMany(items: items, zone: zone, before: before)
+        } else {
+            self = .unarchive(items: items, zone: zone, before: before)
+        }
     }
 }
 

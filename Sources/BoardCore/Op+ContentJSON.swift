@@ -60,12 +60,12 @@ extension Op {
     /// The most ids one `tag` or `assign` list may name: more could never fit on a card.
     static let maximumListed = 64
 
-    /// Reads an op about card content of wire type `type`. With `assigned` false (a request) an
+    /// Reads an op about card content of kind `kind`. With `assigned` false (a request) an
     /// addTag carries `tag:{name, color}` and an addCheck `text`; otherwise (a broadcast, an
     /// archive, a stored row) `tag:{id, name, color}` and `check:{id, text, done}`.
-    init(contentType type: String, fields: JSON, assigned: Bool) throws(JSON.DecodingError) {
-        switch type {
-        case "tag":
+    init(contentType kind: Kind, fields: JSON, assigned: Bool) throws(JSON.DecodingError) {
+        switch kind {
+        case .tag:
             let item = try fields.itemID("item")
             let add = try Self.list("add", in: fields) { (value, name) throws(JSON.DecodingError) in
                 try value.tagID(named: name)
@@ -75,7 +75,7 @@ extension Op {
             }
             try Self.checkLists(add, remove, of: "tag")
             self = .tag(item: item, add: add, remove: remove)
-        case "assign":
+        case .assign:
             let item = try fields.itemID("item")
             let add = try Self.list("add", in: fields) { (value, name) throws(JSON.DecodingError) in
                 try Assignee(json: value, path: name)
@@ -85,7 +85,7 @@ extension Op {
             }
             try Self.checkLists(add.map(\.member), remove, of: "member")
             self = .assign(item: item, add: add, remove: remove)
-        case "addTag":
+        case .addTag:
             guard let object = fields["tag"], case .object = object else {
                 throw JSON.DecodingError("\"tag\" must be an object {name, color}")
             }
@@ -101,7 +101,7 @@ extension Op {
                 throw JSON.DecodingError("\"items\" may name an item only once")
             }
             self = .addTag(tag: Tag(id: id, name: name, color: color), items: items)
-        case "editTag":
+        case .editTag:
             let tag = try fields.tagID("tag")
             var changes = TagEdit()
             if fields["name"] != nil {
@@ -110,9 +110,9 @@ extension Op {
             if fields["color"] != nil { changes.color = try Self.color("color", in: fields) }
             guard !changes.isEmpty else { throw JSON.DecodingError("an editTag needs \"name\" or \"color\"") }
             self = .editTag(tag: tag, changes: changes)
-        case "removeTag":
+        case .removeTag:
             self = .removeTag(tag: try fields.tagID("tag"))
-        case "addCheck":
+        case .addCheck:
             let item = try fields.itemID("item")
             guard fields["before"] != nil else {
                 throw JSON.DecodingError("\"before\" is required (a check id, or null for last)")
@@ -134,7 +134,7 @@ extension Op {
                     text: try Self.text("text", in: fields, limit: BoardLimits.checkText, input: !assigned))
             }
             self = .addCheck(item: item, before: before, check: check)
-        case "editCheck":
+        case .editCheck:
             let item = try fields.itemID("item")
             let check = try fields.checkID("check")
             var changes = CheckEdit()
@@ -144,8 +144,11 @@ extension Op {
             if fields["done"] != nil { changes.done = try fields.bool("done") }
             guard !changes.isEmpty else { throw JSON.DecodingError("an editCheck needs \"text\" or \"done\"") }
             self = .editCheck(item: item, check: check, changes: changes)
-        default:
+        case .removeCheck:
             self = .removeCheck(item: try fields.itemID("item"), check: try fields.checkID("check"))
+        default:
+            // Not content: `init(type:fields:assigned:)` reads the others itself.
+            throw JSON.DecodingError("\"\(kind.rawValue)\" is not an op about card content")
         }
     }
 

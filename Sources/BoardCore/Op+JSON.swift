@@ -84,16 +84,19 @@ extension Op {
     /// carry no id and get `unassigned`; otherwise (a broadcast, an archive, a stored row) their
     /// ids are read. Every text is checked against `BoardLimits`.
     package init(type: String, fields: JSON, assigned: Bool = true) throws(JSON.DecodingError) {
-        switch type {
-        case "swap":
+        guard let kind = Kind(rawValue: type) else {
+            throw JSON.DecodingError("\"type\" must be one of \(Op.kinds.map { "\"\($0)\"" }.joined(separator: ", "))")
+        }
+        switch kind {
+        case .swap:
             self = .swap(a: try fields.itemID("a"), b: try fields.itemID("b"))
-        case "move":
+        case .move:
             let before = try Self.anchor(in: fields)
             self = .move(item: try fields.itemID("item"), zone: try fields.zoneID("zone"), before: before)
-        case "toggle":
+        case .toggle:
             let on = try fields.bool("on")
             self = .toggle(item: try fields.itemID("item"), on: on)
-        case "add":
+        case .add:
             let zone = try fields.zoneID("zone")
             let before = try Self.anchor(in: fields)
             guard let object = fields["item"], case .object = object else {
@@ -123,7 +126,7 @@ extension Op {
                 try Self.readRequestContent(into: &item, from: object)
             }
             self = .add(zone: zone, before: before, item: item)
-        case "edit":
+        case .edit:
             let item = try fields.itemID("item")
             var changes = ItemEdit()
             if fields["label"] != nil {
@@ -149,9 +152,9 @@ extension Op {
                     "an edit needs at least one of \"label\", \"color\", \"detail\", \"description\", \"due\"")
             }
             self = .edit(item: item, changes: changes)
-        case "remove":
+        case .remove:
             self = .remove(item: try fields.itemID("item"))
-        case "addZone":
+        case .addZone:
             guard fields["before"] != nil else {
                 throw JSON.DecodingError("\"before\" is required (a zone id, or null for last)")
             }
@@ -174,7 +177,7 @@ extension Op {
                 }
             }
             self = .addZone(before: before, zone: zone)
-        case "editZone":
+        case .editZone:
             let zone = try fields.zoneID("zone")
             var changes = ZoneEdit()
             if fields["title"] != nil {
@@ -198,11 +201,11 @@ extension Op {
                 throw JSON.DecodingError("an editZone needs at least one of \"title\", \"layout\", \"columns\"")
             }
             self = .editZone(zone: zone, changes: changes)
-        case "removeZone":
+        case .removeZone:
             self = .removeZone(zone: try fields.zoneID("zone"))
-        case "retitle":
+        case .retitle:
             self = .retitle(title: try Self.text("title", in: fields, limit: BoardLimits.title, input: !assigned))
-        case "restore":
+        case .restore:
             let to = try fields.seq("to")
             // A client names only the seq; the board comes from the store (and what a client
             // might send as `board` is ignored).
@@ -212,12 +215,10 @@ extension Op {
             }
             guard let board = fields["board"] else { throw JSON.DecodingError("\"board\" is required") }
             self = .restore(to: to, board: try Board(json: board, path: "board"))
-        case "tag", "assign", "addTag", "editTag", "removeTag", "addCheck", "editCheck", "removeCheck":
-            self = try Self(contentType: type, fields: fields, assigned: assigned)
-        case "moveMany", "archive", "unarchive":
-            self = try Self(bulkType: type, fields: fields)
-        default:
-            throw JSON.DecodingError("\"type\" must be one of \(Op.kinds.map { "\"\($0)\"" }.joined(separator: ", "))")
+        case .tag, .assign, .addTag, .editTag, .removeTag, .addCheck, .editCheck, .removeCheck:
+            self = try Self(contentType: kind, fields: fields, assigned: assigned)
+        case .moveMany, .archive, .unarchive:
+            self = try Self(bulkType: kind, fields: fields)
         }
     }
 

@@ -59,40 +59,48 @@ package enum Op: Equatable, Sendable {
     /// carries it, so that a replay of the log needs nothing else.
     indirect case restore(to: Seq, board: Board?)
 
-    /// The wire name of the op.
-    package var kind: String {
+    /// The kinds of op by their wire names, in the order the protocol lists them: the one list
+    /// of them in Swift (`kind` maps every case here and `init(type:fields:assigned:)` reads
+    /// every kind, both checked complete by the compiler; `kinds` and the REST API's list follow).
+    package enum Kind: String, CaseIterable, Sendable {
+        case swap, move, toggle, add, edit, remove, addZone, editZone, removeZone, retitle, restore
+        case tag, assign, addTag, editTag, removeTag, addCheck, editCheck, removeCheck
+        case moveMany, archive, unarchive
+    }
+
+    /// The op's kind.
+    package var opKind: Kind {
         switch self {
-        case .swap: "swap"
-        case .move: "move"
-        case .toggle: "toggle"
-        case .add: "add"
-        case .edit: "edit"
-        case .remove: "remove"
-        case .addZone: "addZone"
-        case .editZone: "editZone"
-        case .removeZone: "removeZone"
-        case .retitle: "retitle"
-        case .restore: "restore"
-        case .tag: "tag"
-        case .assign: "assign"
-        case .addTag: "addTag"
-        case .editTag: "editTag"
-        case .removeTag: "removeTag"
-        case .addCheck: "addCheck"
-        case .editCheck: "editCheck"
-        case .removeCheck: "removeCheck"
-        case .moveMany: "moveMany"
-        case .archive: "archive"
-        case .unarchive: "unarchive"
+        case .swap: .swap
+        case .move: .move
+        case .toggle: .toggle
+        case .add: .add
+        case .edit: .edit
+        case .remove: .remove
+        case .addZone: .addZone
+        case .editZone: .editZone
+        case .removeZone: .removeZone
+        case .retitle: .retitle
+        case .restore: .restore
+        case .tag: .tag
+        case .assign: .assign
+        case .addTag: .addTag
+        case .editTag: .editTag
+        case .removeTag: .removeTag
+        case .addCheck: .addCheck
+        case .editCheck: .editCheck
+        case .removeCheck: .removeCheck
+        case .moveMany: .moveMany
+        case .archive: .archive
+        case .unarchive: .unarchive
         }
     }
 
+    /// The wire name of the op.
+    package var kind: String { opKind.rawValue }
+
     /// The wire names of every op, in the order the protocol lists them.
-    package static let kinds = [
-        "swap", "move", "toggle", "add", "edit", "remove", "addZone", "editZone", "removeZone", "retitle", "restore",
-        "tag", "assign", "addTag", "editTag", "removeTag", "addCheck", "editCheck", "removeCheck",
-        "moveMany", "archive", "unarchive",
-    ]
+    package static let kinds = Kind.allCases.map(\.rawValue)
 
     /// The items the op names and needs on the board: swap a and b, move item and its anchor,
     /// toggle, edit and remove item, add its anchor.

@@ -14,14 +14,10 @@ internal import BoardStore
 extension Hub {
     /// Runs `work` on `board` once the store has said whether the board exists.
     func defer_(_ work: Deferred, on board: BoardID) {
-        if waiting[board] != nil {
-            waiting[board]!.append(work)
-            return
-        }
-        waiting[board] = FIFO([work])
+        guard boards.wait(work, on: board) else { return }
         if config.cluster != nil {
             // A board whose release is still queued is claimed once it is done (`released`).
-            if !releasing.contains(board) { claim(board, force: false) }
+            if !cluster.isReleasing(board) { claim(board, force: false) }
             return
         }
         // A join (an op, a stream) needs the whole board; create and delete only need to know it is there.
@@ -39,13 +35,13 @@ extension Hub {
     /// The store answered for `board`: run the work that waited, in order. `claim` is set when
     /// the read was a claim: when it was sent, and whether it was forced.
     func decided(_ board: BoardID, _ answer: StoreAnswer, claim: (sent: Instant, force: Bool)? = nil) {
-        guard var queue = waiting.removeValue(forKey: board) else { return }
+        guard var queue = boards.takeWaiting(board) else { return }
         var view: StoreView
         switch answer {
         case .elsewhere(let node, let advertise):
             return ownedElsewhere(board, by: node, advertise: advertise, queue: queue, forced: claim?.force ?? false)
         case .room(let room?):
-            boards[board] = BoardHost(room: room)
+            boards.insert(BoardHost(room: room))
             view = .present
         case .room(nil), .exists(false):
             view = .absent
@@ -60,7 +56,7 @@ extension Hub {
         while let work = queue.first {
             if work.needsBoard, view == .presentNotLoaded {
                 // Only its existence was read; a join needs the board itself.
-                waiting[board] = queue
+                boards.waitAgain(queue, on: board)
                 read(loadRequest(board), then: .decide(board))
                 return
             }
@@ -156,32 +152,29 @@ extension Hub {
     /// stored with its first op (see `BoardHost.unsaved`).
     private func createFromTemplate(_ id: BoardID) -> BoardHost {
         let host = BoardHost(room: makeRoom(board: config.defaultTemplate.board(id: id)), unsaved: true)
-        boards[id] = host
+        boards.insert(host)
         log(.info, "created board \(id) from the \(config.defaultTemplate.rawValue) template")
         return host
     }
 
     /// A board from `POST /api/boards`; the 201 goes out once the creation is durable.
     func create(_ board: Board, answering exchange: ExchangeID) {
-        boards[board.id] = BoardHost(room: makeRoom(board: board))
+        boards.insert(BoardHost(room: makeRoom(board: board)))
         let ticket = makeTicket()
-        creating[ticket] = board.id
         emit(.persist(.create(board), ticket: ticket))
-        answerWhenDurable[ticket] = (
-            exchange,
-            .json(201) { w in
-                w.beginObject()
-                w.write("seq", 0)
-                board.encode(into: &w, key: "board")
-                w.endObject()
-            }
-        )
+        let created = HTTPResponse.json(201) { w in
+            w.beginObject()
+            w.write("seq", 0)
+            board.encode(into: &w, key: "board")
+            w.endObject()
+        }
+        boards.pending.create(board.id, ticket: ticket, answer: (exchange, created))
         log(.info, "created board \(board.id) (\(board.items.count) items) over HTTP")
     }
 
     /// Deletes a board: everyone on it is closed with 4410; the 200 goes out once it is durable.
     func delete(_ id: BoardID, answering exchange: ExchangeID) {
-        if let host = boards.removeValue(forKey: id) {
+        if let host = boards.remove(id) {
             endStreams(of: host, deleted: true)
             failRESTOps(on: id, .error(404, "unknown_board", "board \(id) was deleted"))
             for connection in host.members {
@@ -189,16 +182,13 @@ extension Hub {
             }
         }
         let ticket = makeTicket()
-        deleting[ticket] = id
         emit(.persist(.delete(id), ticket: ticket))
-        answerWhenDurable[ticket] = (
-            exchange,
-            .json(200) { w in
-                w.beginObject()
-                w.write("deleted", id.rawValue)
-                w.endObject()
-            }
-        )
+        let deleted = HTTPResponse.json(200) { w in
+            w.beginObject()
+            w.write("deleted", id.rawValue)
+            w.endObject()
+        }
+        boards.pending.delete(id, ticket: ticket, answer: (exchange, deleted))
         log(.info, "deleting board \(id)")
     }
 }

@@ -42,13 +42,13 @@ extension Hub {
             // the writer's memory follows the boards in memory.
             return emit(.release(board))
         }
-        guard releasing.insert(board).inserted else { return }
+        guard cluster.release(board) else { return }
         emit(.release(board))
     }
 
     /// The store has carried out the board's release: work that came meanwhile claims it now.
     func released(_ board: BoardID) {
-        guard releasing.remove(board) != nil, waiting[board] != nil else { return }
+        guard cluster.released(board), boards.isWaiting(board) else { return }
         claim(board, force: false)
     }
 
@@ -82,7 +82,7 @@ extension Hub {
                 log(.info, "\(exchange): deleting board \(board), owned by node \(node): taking it over")
                 var rest = FIFO([work])
                 while let next = queue.popFirst() { rest.append(next) }
-                waiting[board] = rest
+                boards.waitAgain(rest, on: board)
                 return claim(board, force: true)
             }
         }
@@ -166,7 +166,7 @@ extension Hub {
         retry.delay = min(retry.delay * 2, ForwardRetry.longestDelay)
         join.retry = retry
         session.phase = .joining(join)
-        retrying.insert(id)
+        cluster.retry(id)
     }
 
     /// Whether the owner's close `code` is about the client (so this node closes it the same way)
@@ -182,8 +182,8 @@ extension Hub {
     /// On each tick: boards whose lease has surely run out leave memory; retries that are due
     /// claim their board again; joins past their deadline end.
     func clusterTick() {
-        if !httpForwards.isEmpty { expireHTTPForwards() }
-        if !joinDeadlines.isEmpty { expireJoins() }
+        expireHTTPForwards()
+        expireJoins()
         var expired: [BoardID] = []
         for (id, host) in boards {
             if let lease = host.lease, now >= lease.until { expired.append(id) }
@@ -192,14 +192,13 @@ extension Hub {
             log(.warning, "board \(id): no renewal of its lease for a whole lease; it may be another node's by now")
             dropBoard(id, because: .moved)
         }
-        guard !retrying.isEmpty else { return }
-        for id in retrying.sorted() {
+        for id in cluster.retries {
             guard let session = sessions[id], case .joining(let join) = session.phase, let retry = join.retry else {
-                retrying.remove(id)
+                cluster.endRetry(id)
                 continue
             }
             guard now >= retry.due else { continue }
-            retrying.remove(id)
+            cluster.endRetry(id)
             if isDeleting(join.board) {
                 failJoin(id, .unavailable)
             } else {
@@ -212,9 +211,7 @@ extension Hub {
     /// `timers.joinDeadline` later (no `welcome` here, nothing from the owner it was forwarded
     /// to), whatever the owners did meanwhile, gets `unavailable` and 1013, and tries again.
     func expireJoins() {
-        let expired = joinDeadlines.filter { now >= $0.value }.keys.sorted()
-        for id in expired {
-            joinDeadlines[id] = nil
+        for id in cluster.lateJoins(now: now) {
             guard let session = sessions[id] else { continue }
             let board: BoardID
             switch session.phase {
@@ -242,14 +239,14 @@ extension Hub {
         guard let cluster = config.cluster, !request.forwarded, !advertise.isEmpty else {
             return emit(.respond(exchange, Self.ownedElsewhere(board, by: node)))
         }
-        guard httpForwards.count < cluster.maxHTTPForwards else {
+        guard self.cluster.forwardCount < cluster.maxHTTPForwards else {
             meters.limitHits.add(.httpForwards)
             log(
                 .warning,
-                "\(exchange): \(httpForwards.count) REST requests wait for their owners already; answering 503")
+                "\(exchange): \(self.cluster.forwardCount) REST requests wait for their owners already; answering 503")
             return emit(.respond(exchange, Self.ownedElsewhere(board, by: node)))
         }
-        httpForwards[exchange] = HTTPForward(board: board, node: node, deadline: now + timers.forwardTimeout)
+        self.cluster.relay(exchange, HTTPForward(board: board, node: node, deadline: now + timers.forwardTimeout))
         log(
             .debug,
             "\(exchange) from \(request.peer): board \(board) is on node \(node); relaying the op to \(advertise)")
@@ -258,7 +255,7 @@ extension Hub {
 
     /// The owner's answer to a relayed request (nil: none came): to its client, unchanged.
     func forwardedAnswer(_ exchange: ExchangeID, _ response: HTTPResponse?) {
-        guard let forward = httpForwards.removeValue(forKey: exchange) else { return }
+        guard let forward = cluster.relayEnded(exchange) else { return }
         if let response { return emit(.respond(exchange, response)) }
         log(.info, "\(exchange): node \(forward.node), owner of board \(forward.board), did not answer a relayed op")
         emit(.respond(exchange, Self.ownedElsewhere(forward.board, by: forward.node)))
@@ -267,9 +264,7 @@ extension Hub {
     /// On each tick: relayed requests whose owner did not answer in time get 503 `elsewhere`
     /// (the transport drops the owner's answer if it still comes).
     func expireHTTPForwards() {
-        let expired = httpForwards.filter { now >= $0.value.deadline }
-        for (exchange, forward) in expired.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            httpForwards[exchange] = nil
+        for (exchange, forward) in cluster.lateRelays(now: now) {
             log(.info, "\(exchange): node \(forward.node), owner of board \(forward.board), did not answer in time")
             emit(.respond(exchange, Self.ownedElsewhere(forward.board, by: forward.node)))
         }

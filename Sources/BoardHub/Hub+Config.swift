@@ -29,7 +29,7 @@ extension Hub {
         package var strikeRate: Rate? = Rate(perSecond: 1, burst: 50)
         /// Open WebSockets per client address (0: no limit); past it, close 4429. At accept, an
         /// address's connections of every kind may be this plus `maxPendingPerAddress`
-        /// (Hub+Sockets.swift).
+        /// (SocketGate.swift).
         package var maxConnectionsPerAddress = 64
         /// Accepted connections per address that are not WebSockets yet (TCP, TLS, HTTP; 0: no
         /// limit); past it, a new one is closed at accept.
@@ -43,7 +43,7 @@ extension Hub {
         /// How often a line about an address cut off at accept is written.
         package var cutOffLogEvery: Duration = .seconds(10)
         /// New connections per client address (nil: no limit); past it, close 4429.
-        package var connectRate: Rate? = Rate(perSecond: 20, burst: 50)
+        package var connectRate: Rate? = Rate(perSecond: 20, burst: 40)
         /// New boards made by `hello` per client address (nil: no limit); past it, close 4429.
         package var boardCreationRate: Rate? = Rate(perSecond: 0.5, burst: 30)
         /// Users on one board (0: no limit); past it, `board_full` and close 4409.

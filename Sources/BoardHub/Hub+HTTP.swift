@@ -272,7 +272,7 @@ extension Hub {
             if let storeEnd, storeEnd < id { continue }
             summaries[id] = (host.room.published.title, host.room.visibleSeq, host.members.count)
         }
-        for id in deleting.values { summaries[id] = nil }
+        for id in boards.pending.deletingBoards { summaries[id] = nil }
         let page = summaries.sorted { $0.key < $1.key }
         let shown = page.prefix(limit)
         let next = page.count > limit || stored.count > limit ? shown.last?.key : nil

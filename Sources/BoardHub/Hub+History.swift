@@ -22,7 +22,7 @@ extension Hub {
         }
         guard admitHistoryRead(from: peer, exchange: exchange) else { return }
         let request = BoardAtRequest(board: id, seq: seq, visible: boards[id]?.room.visibleSeq)
-        historyRead(readID(.boardAtAnswer(request), then: .http(exchange, .at(id, seq))), from: peer)
+        reads.ask(.boardAtAnswer(request), then: .http(exchange, .at(id, seq)), historyOf: peer)
     }
 
     /// `GET /api/boards/{id}/history?before=SEQ&limit=N`: `before` from 1 (default: after the
@@ -49,7 +49,7 @@ extension Hub {
         let request = HistoryPageRequest(
             board: id, before: before, limit: limit, visible: boards[id]?.room.visibleSeq,
             maxBytes: config.maxPageBytes)
-        historyRead(readID(.historyPage(request), then: .http(exchange, .history(id))), from: peer)
+        reads.ask(.historyPage(request), then: .http(exchange, .history(id)), historyOf: peer)
     }
 
     /// Whether a history read (`?at=`, `/history`) from `peer` may start: at most
@@ -61,9 +61,9 @@ extension Hub {
     /// connect again, and the accept-time caps bound that (refusals on a kept-alive connection
     /// cost the service thread as much as the joins they were meant to protect).
     private func admitHistoryRead(from peer: String, exchange: ExchangeID) -> Bool {
-        if config.maxHistoryReads > 0 && historyReads.count >= config.maxHistoryReads {
+        if config.maxHistoryReads > 0 && reads.historyCount >= config.maxHistoryReads {
             meters.limitHits.add(.historyReads)
-            log(.warning, "\(exchange) from \(peer): \(historyReads.count) history reads wait for the store, the most")
+            log(.warning, "\(exchange) from \(peer): \(reads.historyCount) history reads wait for the store, the most")
             var response = HTTPResponse.error(503, "busy", "too many history reads at once; try again shortly")
             response.headers.append(HTTPResponse.Header("retry-after:", "1"))
             response.closesConnection = true
@@ -81,18 +81,6 @@ extension Hub {
             return false
         }
         return true
-    }
-
-    /// Counts the history read `id` against `peer` until its answer comes or it is cancelled.
-    private func historyRead(_ id: ReadID, from peer: String) {
-        historyReads[id] = peer
-        addressState(peer).historyReads += 1
-    }
-
-    /// The read `id` is over (answered or cancelled): if it was a history read, it no longer counts.
-    func historyReadEnded(_ id: ReadID) {
-        guard let peer = historyReads.removeValue(forKey: id) else { return }
-        addresses[peer]?.historyReads -= 1
     }
 
     /// `?at=` for a board the store does not have: one made by `hello` and never changed is in

@@ -13,7 +13,7 @@ extension Hub {
             answerMembers(host, exchange: exchange)
         } else if isDeleting(id) {
             emit(.respond(exchange, Self.unknownBoard(id)))
-        } else if config.maxBoardsInMemory > 0 && boards.count + waiting.count >= config.maxBoardsInMemory {
+        } else if boards.isFull(maximum: config.maxBoardsInMemory) {
             meters.limitHits.add(.boardsInMemory)
             emit(.respond(exchange, .error(503, "unavailable", "the server is full; try again later")))
         } else {

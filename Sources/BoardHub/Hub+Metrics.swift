@@ -31,7 +31,7 @@ package final class HubMeters {
     package let rateLimited: Counter<RateLimitedKind>
     /// Refusals by a limit (the transport counts `message_size` and `send_queue`).
     package let limitHits: Counter<LimitName>
-    /// Connections closed at accept or for sending nothing (Hub+Sockets.swift), by reason.
+    /// Connections closed at accept or for sending nothing (SocketGate.swift), by reason.
     package let connectionsRefused: Counter<SocketRefusal>
     /// Accepted connections that are not WebSockets (yet): TLS handshakes, HTTP, upgrades.
     package let pendingConnections: Gauge<NoLabels>
@@ -48,8 +48,12 @@ package final class HubMeters {
     /// Store reads given up because the HTTP client that asked went away first.
     package let abandonedReads: Counter<NoLabels>
 
+    /// The registry the families are in; the transport registers its own there too.
+    package let registry: Metrics
+
     /// The families, registered in `registry`.
     package init(_ registry: Metrics) {
+        self.registry = registry
         boardsLoaded = registry.gauge("shuffleboard_boards_loaded", "Boards in memory.")
         boardsLoading = registry.gauge(
             "shuffleboard_boards_loading", "Boards waiting for the store to say whether they exist, or to load them.")
@@ -168,13 +172,13 @@ extension Hub {
     /// Sets the gauges that describe the hub's state, for a scrape.
     package func collectMetrics() {
         meters.boardsLoaded.set(boards.count)
-        meters.boardsLoading.set(waiting.count)
-        meters.pendingConnections.set(sockets.count)
+        meters.boardsLoading.set(boards.waitingCount)
+        meters.pendingConnections.set(gate.sockets.count)
         meters.eventStreams.set(streams.count)
         meters.restOpsWaiting.set(restOps.count)
         var users = 0
         var holds = 0
-        for host in boards.values {
+        for host in boards.hosts {
             users += host.members.count
             holds += host.room.holds.count
         }
@@ -182,7 +186,7 @@ extension Hub {
         meters.holds.set(holds)
         meters.boardUsers.removeAll()
         guard config.metricsTopBoards > 0 else { return }
-        let busiest = boards.values.filter { !$0.members.isEmpty }.sorted {
+        let busiest = boards.hosts.filter { !$0.members.isEmpty }.sorted {
             $0.members.count != $1.members.count ? $0.members.count > $1.members.count : $0.room.id < $1.room.id
         }
         for host in busiest.prefix(config.metricsTopBoards) {

@@ -44,7 +44,7 @@ extension Hub {
             submitREST(pending, on: host, exchange: exchange)
         } else if isDeleting(id) {
             emit(.respond(exchange, Self.unknownBoard(id)))
-        } else if config.maxBoardsInMemory > 0 && boards.count + waiting.count >= config.maxBoardsInMemory {
+        } else if boards.isFull(maximum: config.maxBoardsInMemory) {
             meters.limitHits.add(.boardsInMemory)
             emit(.respond(exchange, .error(503, "unavailable", "the server is full; try again later")))
         } else {
@@ -78,7 +78,7 @@ extension Hub {
     /// waiting work is run (`decided` evicts after the last of it: a refused op must not evict
     /// the board under the ops queued behind it).
     func submitREST(_ pending: RESTOp.Pending, on host: BoardHost, exchange: ExchangeID, evict: Bool = true) {
-        let user = makeUser(name: pending.name, member: pending.member)
+        let user = sessions.makeUser(name: pending.name, member: pending.member)
         restOps[user.id] = RESTOp(exchange: exchange, board: host.room.id, peer: pending.peer, name: pending.name)
         host.restOps += 1
         log(.debug, "\(exchange) from \(pending.peer): op \(pending.request.opID) on board \(host.room.id) over HTTP")

@@ -83,21 +83,20 @@ final class SessionToken {
 extension Hub {
     func opened(_ id: ConnectionID, peer: String, relayed: Bool = false) {
         let session = Session(id: id, peer: peer, relayed: relayed, config: config, now: now, stalled: stalled)
-        sessions[id] = session
+        sessions.add(session)
         log(.info, "\(id) opened from \(peer)")
         if stopping { return closeSession(id, code: 1001, reason: "server shutting down", flush: false) }
         guard admit(session) else { return }
-        awaitingHello[id] = now
+        sessions.awaitHello(id, since: now)
     }
 
     func closed(_ id: ConnectionID) {
-        guard let session = sessions.removeValue(forKey: id) else { return }
-        stopAwaitingHello(id)
-        joinDeadlines[id] = nil
+        guard let session = sessions.remove(id) else { return }
+        cluster.answered(id)
         log(.debug, "\(id) closed")
         release(session)
         leaveBoard(session)
-        if stopping && !stopped && sessions.isEmpty { stop() }
+        if case .stopping = lifecycle, sessions.isEmpty { stop() }
     }
 
     /// Closes a connection as the protocol says; it is deaf from now on.
@@ -105,7 +104,7 @@ extension Hub {
         guard let session = sessions[id] else { return }
         if case .closing = session.phase { return }
         leaveBoard(session)
-        joinDeadlines[id] = nil
+        cluster.answered(id)
         session.phase = .closing
         emit(.close(id, code: code, reason: reason, flush: flush))
     }
@@ -155,7 +154,7 @@ extension Hub {
                 send(.error(ProtocolError(.notJoined, "send hello first")), to: id)
                 return
             }
-            stopAwaitingHello(id)
+            sessions.stopAwaitingHello(id)
             guard let claims = authorize(session, token: token, board: board) else { return }
             session.role = claims.role
             if config.auth != nil {
@@ -230,7 +229,7 @@ extension Hub {
             return
         }
         session.phase = .joining(join)
-        if config.cluster != nil { joinDeadlines[session.id] = now + timers.joinDeadline }
+        if config.cluster != nil { cluster.awaitAnswer(session.id, until: now + timers.joinDeadline) }
         seekBoard(for: session, board)
     }
 
@@ -239,7 +238,7 @@ extension Hub {
     func seekBoard(for session: Session, _ board: BoardID) {
         if let host = boards[board] {
             join(session, host)
-        } else if config.maxBoardsInMemory > 0 && boards.count + waiting.count >= config.maxBoardsInMemory {
+        } else if boards.isFull(maximum: config.maxBoardsInMemory) {
             meters.limitHits.add(.boardsInMemory)
             log(.warning, "\(session.id) asked for board \(board) with \(boards.count) boards in memory")
             refuse(
@@ -261,9 +260,9 @@ extension Hub {
                 session.id, ProtocolError(.boardFull, "board \(boardID) has \(host.members.count) users, its most"),
                 code: 4409, reason: "board full")
         }
-        let user = makeUser(name: join.name, member: join.member)
+        let user = sessions.makeUser(name: join.name, member: join.member)
         session.phase = .joined(boardID, user.id)
-        joinDeadlines[session.id] = nil
+        cluster.answered(session.id)
         host.add(user.id, on: session.id)
         meters.joins.add()
         log(.info, "\(user.id) \"\(join.name)\" joined board \(boardID) from \(session.peer)")

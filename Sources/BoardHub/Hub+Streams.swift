@@ -78,7 +78,7 @@ extension Hub {
             openStream(exchange, on: host)
         } else if isDeleting(id) {
             refuseStream(exchange, Self.unknownBoard(id))
-        } else if config.maxBoardsInMemory > 0 && boards.count + waiting.count >= config.maxBoardsInMemory {
+        } else if boards.isFull(maximum: config.maxBoardsInMemory) {
             meters.limitHits.add(.boardsInMemory)
             refuseStream(exchange, .error(503, "unavailable", "the server is full; try again later"))
         } else {
@@ -124,7 +124,7 @@ extension Hub {
         streams[exchange] = stream
         host.awaitingReset.append(exchange)
         guard host.resetRead == nil else { return }  // Encoding already: the ops after it follow it.
-        host.resetRead = readID(.encodeStreamReset(host.room.published, seq: seq), then: .streamReset(host.room.id))
+        host.resetRead = reads.ask(.encodeStreamReset(host.room.published, seq: seq), then: .streamReset(host.room.id))
     }
 
     /// The board came back encoded as a `reset` at `seq`: the streams waiting for it open with
@@ -233,7 +233,7 @@ extension Hub {
 
     /// Shutdown: every stream ends; those still waiting for their board are answered 503.
     func endAllStreams() {
-        for id in boards.keys.sorted() {
+        for id in boards.ids.sorted() {
             guard let host = boards[id] else { continue }
             endStreams(of: host, deleted: false)
             evictIfIdle(host)  // Kept in memory for its streams alone: nothing keeps it now.
@@ -253,7 +253,7 @@ extension Hub {
             if !old.isEmpty { emit(.endStream(old)) }
             for exchange in old { streamEnded(exchange) }
         }
-        for host in boards.values where !host.streams.isEmpty && now >= host.streamed + timers.streamKeepalive {
+        for host in boards.hosts where !host.streams.isEmpty && now >= host.streamed + timers.streamKeepalive {
             host.streamed = now
             emit(.stream(.keepalive, to: host.streams))
         }

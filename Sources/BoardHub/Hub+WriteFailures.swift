@@ -56,14 +56,13 @@ extension Hub {
         let id = failure.board
         var boardIsLost = false
         for ticket in failure.tickets {
-            if let (exchange, _) = answerWhenDurable.removeValue(forKey: ticket) {
+            let failed = boards.pending.failed(ticket)
+            if let exchange = failed.exchange {
                 log(.warning, "\(exchange): a write of board \(id) could not be stored; answering 503")
                 emit(.respond(exchange, storeFailed))
             }
             // The room in memory serves a board the store does not have.
-            if creating.removeValue(forKey: ticket) != nil { boardIsLost = true }
-            // The board stays as it is stored, and may be loaded again.
-            deleting[ticket] = nil
+            if failed.creationLost { boardIsLost = true }
         }
         if let host = boards[id] {
             for case .append(_, let ops) in failure.writes {
@@ -101,7 +100,7 @@ extension Hub {
     /// board (1011 or 1012, as `why` says), and forgets the board; in a cluster, gives up its
     /// lease after the writes still queued for it.
     func dropBoard(_ id: BoardID, because why: Drop) {
-        guard let host = boards.removeValue(forKey: id) else { return }
+        guard let host = boards.remove(id) else { return }
         let room = host.room
         let lost = room.sequencer.ops(after: room.visibleSeq).map(Array.init) ?? []
         let code: UInt16 = why == .moved ? 1012 : 1011

@@ -121,104 +121,57 @@ package final class Hub {
     }
 
     let config: Config
-    /// The config's durations, converted once for the timers.
-    let timers: Timers
-    /// The metrics registry: the hub's families (`meters`) and the transport's.
-    package let metrics = Metrics()
-    /// The hub's families in `metrics` (Hub+Metrics.swift).
-    package let meters: HubMeters
-    /// What a handler has decided so far; `handle` returns and clears it.
-    var actions: [Action] = []
-    /// The time of the event being handled.
-    var now = Instant(milliseconds: 0)
-    /// The wall-clock time of the event being handled.
-    var wall = UnixTime(milliseconds: 0)
+    /// The event being handled: its time, the durations, what has been decided so far and the
+    /// metric families (Turn.swift).
+    let turn: Turn
 
-    /// Every open WebSocket connection.
-    var sessions: [ConnectionID: Session] = [:]
-    /// Per client address: connections and rates (see Limits.swift).
-    var addresses: [String: AddressState] = [:]
-    /// Accepted connections that are not WebSockets (yet), by the transport's id (Hub+Sockets.swift).
-    var sockets: [SocketID: PendingSocket] = [:]
-    /// Sockets to check for silence, with when, in accept order (so in order of time).
-    var silenceChecks = FIFO<(id: SocketID, due: Instant)>()
-    /// Addresses of the cluster's other nodes, as their forwarded connections showed them.
-    var clusterPeers: Set<String> = []
-    /// Addresses refused at accept whose refusals are not all logged yet.
-    var cutOff: Set<String> = []
-    /// When each connection that has not sent `hello` yet opened, to close it if it sends none in
-    /// time. It holds only those: a connection leaves it with its `hello`, and its storage goes
-    /// when it empties, so a server of idle joined connections keeps none of it.
-    var awaitingHello: [ConnectionID: Instant] = [:]
-    /// The boards in memory.
-    var boards: [BoardID: BoardHost] = [:]
-    /// Boards waiting for a store read that decides what happens to them, with the work that
-    /// waits behind it, in arrival order. A board is never both here and in `boards`.
-    var waiting: [BoardID: FIFO<Deferred>] = [:]
-    /// What to do with each answer still to come.
-    var reads: [ReadID: Continuation] = [:]
-    /// HTTP answers waiting for their write to be durable.
-    var answerWhenDurable: [Ticket: (ExchangeID, HTTPResponse)] = [:]
-    /// Boards whose creation is not yet durable (they must not be evicted and reloaded before).
-    var creating: [Ticket: BoardID] = [:]
-    /// Boards whose deletion is not yet durable: the store still has them, so they must not be
-    /// loaded (ops could be acknowledged onto a board about to vanish).
-    var deleting: [Ticket: BoardID] = [:]
-    /// In a cluster: boards whose `release` has not been carried out yet. They are not claimed
-    /// again before it is (Hub+Cluster.swift).
-    var releasing: Set<BoardID> = []
+    /// Every open WebSocket connection's session, and those awaiting `hello` (SessionTable.swift).
+    let sessions = SessionTable()
+    /// Per client address: connections and rates (AddressBook.swift, Limits.swift).
+    let addresses: AddressBook
+    /// Accepted connections that are not WebSockets (yet), and the limits on them (SocketGate.swift).
+    let gate: SocketGate
+    /// The boards in memory, those waiting for the store, and the creations and deletions not
+    /// durable yet (BoardDirectory.swift; the rules are Hub+Boards.swift's).
+    let boards = BoardDirectory()
+    /// The reads out to the store, with what to do with each answer (StoreReads.swift).
+    let reads: StoreReads
+    /// In a cluster: releases out, joins waiting to try again or for an answer, REST requests
+    /// relayed to their owner (ClusterState.swift; the rules are Hub+Cluster.swift's).
+    var cluster = ClusterState()
     /// Revoked tokens, as last loaded from the store (Hub+Revocations.swift).
     var revocations = RevocationList()
-    /// In a cluster: joining sessions waiting to claim their board again after a forward that
-    /// never reached the owner (`Session.retry` says when).
-    var retrying: Set<ConnectionID> = []
-    /// In a cluster: when each session that said `hello` and has no answer yet (no `welcome`
-    /// here, nothing from the owner it was forwarded to) is closed anyway (Hub+Cluster.swift).
-    var joinDeadlines: [ConnectionID: Instant] = [:]
     /// `POST /api/boards/{id}/ops` waiting for their op's answer, by the user each was sent as
     /// (Hub+REST.swift).
     var restOps: [UserID: RESTOp] = [:]
-    /// In a cluster: REST requests relayed to their board's owner, waiting for its answer (Hub+Cluster.swift).
-    var httpForwards: [ExchangeID: HTTPForward] = [:]
     /// Event streams, loading or open, by their exchange (Hub+Streams.swift).
     var streams: [ExchangeID: EventStream] = [:]
-    /// History reads (`?at=`, `/history`) waiting for the store, with their client's address
-    /// (Hub+History.swift).
-    var historyReads: [ReadID: String] = [:]
 
-    /// The milliseconds the server has been stalled so far (gaps between events over
-    /// `timers.stallAfter`), which the clients' rate buckets are not charged for.
-    var stalled: Int64 = 0
-    /// When the last event was handled.
-    private var lastEvent: Instant?
-
-    /// Bounds the log lines clients cause, the hub's and the transport's (`ClientLog`) together.
-    package let logBudget: ClientLineBudget
-    var stopping = false
-    var stopDeadline = Instant(milliseconds: 0)
-    var stopped = false
-    private var nextUser: UInt64 = 0
-    private var nextNumber: UInt64 = 0
+    /// Serving, stopping (closing everything, until the grace period is over) or stopped.
+    var lifecycle = Lifecycle.serving
 
     /// A hub with no sessions and no boards.
     package init(config: Config) {
         self.config = config
-        timers = Timers(config)
-        logBudget = ClientLineBudget(config.logRate)
-        meters = HubMeters(metrics)
+        let turn = Turn(config, meters: HubMeters(Metrics()))
+        self.turn = turn
+        addresses = AddressBook(config: config, turn: turn)
+        reads = StoreReads(addresses: addresses, turn: turn)
+        gate = SocketGate(config: config, timers: turn.timers, meters: turn.meters, addresses: addresses, turn: turn)
         revocations = RevocationList(config.revoked)
     }
 
     /// Handles one event at monotonic time `now` and wall-clock time `wall`; returns what to do.
     package func handle(_ event: Event, now: Instant, wall: UnixTime) -> [Action] {
-        self.now = now
-        self.wall = wall
-        noteStall(now: now)
+        if let stall = turn.begin(now: now, wall: wall) {
+            meters.stalls.add()
+            log(.warning, "the server did not serve for \(stall) ms; clients are not charged for that time")
+        }
         switch event {
-        case .accepted(let id, let peer): accepted(id, peer: peer)
-        case .upgraded(let id): leftPending(id)
-        case .socketClosed(let id): leftPending(id)
-        case .clusterPeer(let address): clusterPeer(address)
+        case .accepted(let id, let peer): gate.accepted(id, peer: peer)
+        case .upgraded(let id): gate.leftPending(id)
+        case .socketClosed(let id): gate.leftPending(id)
+        case .clusterPeer(let address): gate.clusterPeer(address)
         case .opened(let id, let peer, let relayed): opened(id, peer: peer, relayed: relayed)
         case .received(let id, let message): received(message, on: id)
         case .closed(let id): closed(id)
@@ -232,26 +185,13 @@ package final class Hub {
         case .leases(let held, let validUntil, let alive): leases(held: held, validUntil: validUntil, alive: alive)
         case .forwardEnded(let id, let code, let answered, let unrelayed):
             forwardEnded(id, code: code, answered: answered, unrelayed: unrelayed)
-        case .forwardAnswered(let id): joinDeadlines[id] = nil
+        case .forwardAnswered(let id): cluster.answered(id)
         case .released(let board): released(board)
         case .transportCounted(let count): meters.count(count)
         case .streamEnded(let exchange): streamEnded(exchange)
         case .forwardedAnswer(let exchange, let response): forwardedAnswer(exchange, response)
         }
-        // Not removeAll(keepingCapacity:): the returned array shares the storage, so that would
-        // allocate a new buffer as large as the largest burst of actions ever, on every event.
-        defer { actions = [] }
-        return actions
-    }
-
-    /// A gap since the last event longer than `stallAfter` was a stall: the service thread was
-    /// busy (or the process stopped) and the clients' messages of that time wait to be handled now.
-    private func noteStall(now: Instant) {
-        defer { lastEvent = now }
-        guard timers.stallAfter > .zero, let lastEvent, now > lastEvent + timers.stallAfter else { return }
-        stalled += now - lastEvent
-        meters.stalls.add()
-        log(.warning, "the server did not serve for \(now - lastEvent) ms; clients are not charged for that time")
+        return turn.take()
     }
 
     // MARK: What the transport may ask
@@ -261,54 +201,46 @@ package final class Hub {
     /// The number of boards in memory.
     package var boardCount: Int { boards.count }
     /// The number of accepted connections that are not WebSockets (yet).
-    package var pendingSocketCount: Int { sockets.count }
+    package var pendingSocketCount: Int { gate.sockets.count }
+    /// Bounds the log lines clients cause, the hub's and the transport's (`ClientLog`) together.
+    package var logBudget: ClientLineBudget { turn.logBudget }
+    /// The metrics registry: the hub's families (`meters`) and the transport's.
+    package var metrics: Metrics { meters.registry }
+    /// The hub's metric families (Hub+Metrics.swift).
+    package var meters: HubMeters { turn.meters }
+    /// The config's durations, converted once for the timers.
+    var timers: Timers { turn.timers }
+    /// True once shutdown has begun (stopping or stopped).
+    var stopping: Bool { lifecycle != .serving }
     /// In a cluster: this node's settings.
     package var clusterSettings: ClusterSettings? { config.cluster }
 
     // MARK: Helpers for the handlers
 
-    func emit(_ action: Action) { actions.append(action) }
+    /// The time of the event being handled.
+    var now: Instant { turn.now }
+    /// The wall-clock time of the event being handled.
+    var wall: UnixTime { turn.wall }
+    /// The milliseconds the server has been stalled so far (`Turn.stalled`).
+    var stalled: Int64 { turn.stalled }
+
+    func emit(_ action: Action) { turn.emit(action) }
 
     /// A log line, within the budget of lines clients can cause.
-    func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
-        guard level >= config.logLevel else { return }
-        guard logBudget.allows(now: now) else { return }
-        actions.append(.log(level, message()))
-    }
+    func log(_ level: LogLevel, _ message: @autoclosure () -> String) { turn.log(level, message()) }
 
     func send(_ message: ServerMessage, to id: ConnectionID) {
         note(message, to: id)
-        actions.append(.send(id, message))
+        emit(.send(id, message))
     }
 
-    func makeTicket() -> Ticket {
-        nextNumber += 1
-        return Ticket(nextNumber)
-    }
+    func makeTicket() -> Ticket { reads.makeTicket() }
 
     /// Asks the store; `then` says what to do with the answer.
-    func read(_ request: StoreRead, then continuation: Continuation) {
-        readID(request, then: continuation)
-    }
-
-    /// `read`, returning the read's id.
-    @discardableResult
-    func readID(_ request: StoreRead, then continuation: Continuation) -> ReadID {
-        nextNumber += 1
-        let id = ReadID(nextNumber)
-        reads[id] = continuation
-        actions.append(.read(id, request))
-        return id
-    }
-
-    func makeUser(name: String, member: MemberID? = nil) -> User {
-        nextUser += 1
-        return User(
-            id: UserID(number: nextUser), name: name, color: User.color(forUserNumber: nextUser), member: member)
-    }
+    func read(_ request: StoreRead, then continuation: Continuation) { reads.ask(request, then: continuation) }
 
     /// True while the board's deletion is not yet durable.
-    func isDeleting(_ id: BoardID) -> Bool { deleting.values.contains(id) }
+    func isDeleting(_ id: BoardID) -> Bool { boards.pending.isDeleting(id) }
 
     /// A room for a new `board` as the config says.
     func makeRoom(board: Board) -> Room { Room(board: board, settings: config.room) }
@@ -333,16 +265,16 @@ package final class Hub {
                     answerREST(message, to: op.by)
                 }
                 guard !host.members.isEmpty else { continue }
-                actions.append(.broadcast(message, to: host.members, except: except.flatMap(host.connection(of:))))
+                emit(.broadcast(message, to: host.members, except: except.flatMap(host.connection(of:))))
             case .persist(let op):
                 if host.unsaved {
                     // A board made by `hello` is stored with its first op, not before.
                     host.unsaved = false
                     let ticket = makeTicket()
-                    creating[ticket] = host.room.id
-                    actions.append(.persist(.create(host.room.published), ticket: ticket))
+                    boards.pending.create(host.room.id, ticket: ticket)
+                    emit(.persist(.create(host.room.published), ticket: ticket))
                 }
-                actions.append(.persist(.append(host.room.id, [op]), ticket: nil))
+                emit(.persist(.append(host.room.id, [op]), ticket: nil))
             case .readBoard(let request, let user):
                 guard case .restore(let to, _) = request.op else { continue }
                 read(.boardAt(host.room.id, to), then: .restore(host.room.id, user, request))
@@ -354,9 +286,9 @@ package final class Hub {
     /// The writer forgets it too after its writes (`release`), and in a cluster gives up its lease.
     func evictIfIdle(_ host: BoardHost) {
         guard host.room.isIdle, host.members.isEmpty, host.streams.isEmpty, host.awaitingReset.isEmpty,
-            host.restOps == 0, !creating.values.contains(host.room.id), boards[host.room.id] === host
+            host.restOps == 0, !boards.pending.isCreating(host.room.id), boards[host.room.id] === host
         else { return }
-        boards[host.room.id] = nil
+        boards.remove(host.room.id)
         // A template board nobody changed was never written: the writer keeps nothing of it.
         if config.cluster != nil || !host.unsaved { releaseLease(host.room.id) }
     }
@@ -370,34 +302,21 @@ package final class Hub {
             evictIfIdle(host)
         }
         for ticket in tickets {
-            deleting[ticket] = nil
-            if let id = creating.removeValue(forKey: ticket), let host = boards[id] { evictIfIdle(host) }
-            if let (exchange, response) = answerWhenDurable.removeValue(forKey: ticket) {
-                emit(.respond(exchange, response))
-            }
+            let done = boards.pending.durable(ticket)
+            if let id = done.created, let host = boards[id] { evictIfIdle(host) }
+            if let (exchange, response) = done.answer { emit(.respond(exchange, response)) }
         }
     }
 
     /// Cancels the reads made only to answer `exchange`. A write (`POST /api/revocations`) goes
     /// on: it was asked for, and it holds whether or not its client hears of it.
     private func abandoned(_ exchange: ExchangeID) {
-        httpForwards[exchange] = nil
-        let unwanted = reads.compactMap { id, continuation -> ReadID? in
-            guard case .http(exchange, let route) = continuation else { return nil }
-            if case .revoke = route { return nil }
-            return id
-        }
-        for id in unwanted.sorted(by: { $0.rawValue < $1.rawValue }) {
-            reads[id] = nil
-            historyReadEnded(id)
-            meters.abandonedReads.add()
-            actions.append(.cancelRead(id))
-        }
+        _ = cluster.relayEnded(exchange)
+        for _ in 0..<reads.abandon(exchange) { meters.abandonedReads.add() }
     }
 
     private func answered(_ id: ReadID, _ answer: StoreAnswer) {
-        guard let continuation = reads.removeValue(forKey: id) else { return }
-        historyReadEnded(id)
+        guard let continuation = reads.answered(id) else { return }
         switch continuation {
         case .decide(let board): decided(board, answer)
         case .claimed(let board, let sent, let force): decided(board, answer, claim: (sent, force))
@@ -411,37 +330,46 @@ package final class Hub {
     // MARK: Time and shutdown
 
     private func tick() {
-        if let line = logBudget.report(now: now) { actions.append(.log(.warning, line)) }
+        if let line = logBudget.report(now: now) { turn.logUnbudgeted(.warning, line) }
         enforceTimeouts()
         expireTokens()
         expireStreams()
         reloadRevocations()
-        checkSockets()
+        gate.tick()
         if config.cluster != nil { clusterTick() }
-        for host in boards.values {
+        for host in boards.hosts {
             if host.room.hasTimers { perform(host.room.expireHolds(now: now), on: host) }
             perform(host.room.presence(now: now), on: host)
         }
         if !streams.isEmpty { keepStreamsAlive() }
-        if stopping && !stopped && now >= stopDeadline { stop() }
+        if case .stopping(let deadline) = lifecycle, now >= deadline { stop() }
     }
 
     private func beginShutdown() {
-        guard !stopping else { return }
-        stopping = true
-        stopDeadline = now + timers.shutdownGrace
+        guard case .serving = lifecycle else { return }
+        lifecycle = .stopping(until: now + timers.shutdownGrace)
         log(.info, "shutting down: closing \(sessions.count) connection(s) with 1001")
-        for id in sessions.keys.sorted() { closeSession(id, code: 1001, reason: "server shutting down", flush: false) }
+        for id in sessions.ids.sorted() { closeSession(id, code: 1001, reason: "server shutting down", flush: false) }
         endAllStreams()
         if sessions.isEmpty { stop() }
     }
 
+    /// The hub's phases: it serves until `shutdown`, then closes everything until the grace period
+    /// is over (or nothing is left), then stops.
+    enum Lifecycle: Equatable {
+        case serving
+        /// Shutting down: whatever is still open at `until` is left behind.
+        case stopping(until: Instant)
+        /// `.stop` was emitted: nothing more happens.
+        case stopped
+    }
+
     func stop() {
-        stopped = true
+        lifecycle = .stopped
         // The leases of the boards still in memory go after their final writes, so that other
         // nodes take them at once instead of waiting for them to run out.
         if config.cluster != nil {
-            for id in boards.keys.sorted() where !releasing.contains(id) { emit(.release(id)) }
+            for id in boards.ids.sorted() where !cluster.isReleasing(id) { emit(.release(id)) }
         }
         emit(.stop)
     }

@@ -37,7 +37,7 @@ package struct ReadID: Hashable, Sendable {
 }
 
 /// An accepted TCP connection, as the transport numbers it, from its accept until it becomes a
-/// WebSocket or closes (Hub+Sockets.swift).
+/// WebSocket or closes (SocketGate.swift).
 package struct SocketID: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The number.
     package var rawValue: UInt64

@@ -86,7 +86,7 @@ final class AddressState {
     /// WebSocket sessions, by the address the session's peer is (a proxy's client's, or a
     /// forwarded connection's).
     var connections = 0
-    /// Accepted connections not upgraded yet, by the socket's address (Hub+Sockets.swift).
+    /// Accepted connections not upgraded yet, by the socket's address (SocketGate.swift).
     var pending = 0
     /// Connections refused at accept since the last line about it, and the last cap that did it.
     var refused = 0
@@ -205,18 +205,9 @@ extension Hub {
         return true
     }
 
-    /// The connection no longer waits for its `hello` (it sent it, or it is gone).
-    func stopAwaitingHello(_ id: ConnectionID) {
-        guard awaitingHello.removeValue(forKey: id) != nil, awaitingHello.isEmpty else { return }
-        awaitingHello = [:]  // Drops the storage a burst of connections grew.
-    }
-
     /// Closes connections that have not said `hello` in time, and forgets idle addresses.
     func enforceTimeouts() {
-        let late =
-            awaitingHello.isEmpty ? [] : awaitingHello.filter { now >= $0.value + timers.helloTimeout }.keys.sorted()
-        for id in late {
-            stopAwaitingHello(id)
+        for id in sessions.lateHellos(now: now, timeout: timers.helloTimeout) {
             guard let session = sessions[id], case .awaitingHello = session.phase else { continue }
             meters.limitHits.add(.helloTimeout)
             log(.debug, "\(id) from \(session.peer) sent no hello in time")
@@ -225,17 +216,10 @@ extension Hub {
                 code: 4408,
                 reason: "no hello")
         }
-        if addresses.count > sessions.count {
-            for (peer, address) in addresses where address.isIdle(config, now: now) { addresses[peer] = nil }
-        }
+        if addresses.count > sessions.count { addresses.forgetIdle() }
     }
 
-    func addressState(_ peer: String) -> AddressState {
-        if let state = addresses[peer] { return state }
-        let state = AddressState(config, now: now)
-        addresses[peer] = state
-        return state
-    }
+    func addressState(_ peer: String) -> AddressState { addresses.state(peer) }
 }
 
 /// The one budget of log lines clients can cause (`Hub.Config.logRate`), shared like the metrics

@@ -100,7 +100,7 @@ package enum RateLimitedKind: String, MetricLabels, CaseIterable {
     package static let names = ["kind"]
 }
 
-/// Why a connection was closed before it became a WebSocket or sent a request (Hub+Sockets.swift).
+/// Why a connection was closed before it became a WebSocket or sent a request (SocketGate.swift).
 package enum SocketRefusal: String, MetricLabels, CaseIterable {
     /// At accept: its address had `--max-connections-per-address` connections of any kind.
     case connectionsPerAddress = "connections_per_address"

@@ -127,7 +127,7 @@ package struct OpsPageRequest: Equatable, Sendable {
 }
 
 /// A page of ops (`GET /api/boards/{id}/ops`, `…/history`) written as its ops are read, in the
-/// chunks the reader's one paging loop (BoardServer's `Reader+Reads.swift`) fetches.
+/// chunks the reader's one paging loop (BoardReads' `StoreRead+Run.swift`) fetches.
 package protocol PageEncoder {
     /// The ops on the page so far.
     var count: Int { get }

@@ -42,6 +42,8 @@ final class Persister: Sendable {
     private let store: any BoardStore
     /// The same store as a cluster's, when it is one: it holds the leases `release` gives up.
     private let cluster: (any ClusterStore)?
+    /// The same store as one that keeps batches on their way, when it is one (`--store-pipeline`).
+    private let pipeline: (any PipelinedWrites)?
     /// The store's writes never wait: the service thread writes with `run`, not `submit`.
     let writesInline: Bool
     private let report: @Sendable (Hub.Event) -> Void
@@ -56,13 +58,15 @@ final class Persister: Sendable {
     let measured = Mutex(StoreStats())
 
     /// A writer that reports durable and failed writes to `report` (from the writer thread).
-    /// `cluster` is `store` when it is a cluster's (asked once, by whoever makes the server).
+    /// `cluster` and `pipeline` are `store` when it is a cluster's, or pipelines its writes
+    /// (`StoreCapabilities`, made once by whoever makes the server).
     init(
-        store: any BoardStore, cluster: (any ClusterStore)?, log: Logger, stopRetry: Duration,
-        report: @escaping @Sendable (Hub.Event) -> Void
+        store: any BoardStore, cluster: (any ClusterStore)?, pipeline: (any PipelinedWrites)? = nil, log: Logger,
+        stopRetry: Duration, report: @escaping @Sendable (Hub.Event) -> Void
     ) {
         self.store = store
         self.cluster = cluster
+        self.pipeline = pipeline
         writesInline = store.writesNeverWait
         self.log = log
         self.stopRetry = stopRetry
@@ -70,14 +74,15 @@ final class Persister: Sendable {
     }
 
     /// A writer that reports to the service thread's inbox.
-    convenience init(
-        store: any BoardStore, cluster: (any ClusterStore)?, inbox: Inbox<Hub.Event>, log: Logger, stopRetry: Duration
-    ) {
-        self.init(store: store, cluster: cluster, log: log, stopRetry: stopRetry) { event in inbox.post(event) }
+    convenience init(_ capabilities: StoreCapabilities, inbox: Inbox<Hub.Event>, log: Logger, stopRetry: Duration) {
+        self.init(
+            store: capabilities.store, cluster: capabilities.cluster, pipeline: capabilities.pipeline, log: log,
+            stopRetry: stopRetry
+        ) { event in inbox.post(event) }
     }
 
     func start() {
-        if !writesInline, let pipelined = store as? any PipelinedWrites, pipelined.pipelineDepth > 1 {
+        if !writesInline, let pipelined = pipeline, pipelined.pipelineDepth > 1 {
             worker.startLoop { [self] in runPipelined(pipelined, report: report) }
         } else {
             worker.start { [self] tasks in run(tasks, report: report) }

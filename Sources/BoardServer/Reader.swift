@@ -1,5 +1,6 @@
 internal import Basics
 internal import BoardHub
+internal import BoardReads
 internal import BoardStore
 internal import LWSSupport
 import Synchronization
@@ -7,7 +8,7 @@ import Synchronization
 /// The store's reader thread: loads, existence checks, board lists and op pages (encoded there
 /// as their HTTP answers), so that no read of the disk ever runs on the service thread. Answers
 /// go back through the inbox, in order. The hub describes each read (`StoreRead`); what the
-/// reader asks the store for it is in Reader+Reads.swift.
+/// reader asks the store for it is in BoardReads (StoreRead+Run.swift).
 ///
 /// Two queues: the reads joins wait for (`StoreRead.waitsBehindJoins` false: a load, an
 /// existence check, a claim) go before every other read queued (history, pages, lists,
@@ -18,7 +19,8 @@ import Synchronization
 /// (`StoreRead.encodeSnapshot`): a board's snapshot is megabytes of JSON for a large board, and
 /// neither the service thread nor the joins waiting for the store should wait for it.
 final class Reader: Sendable {
-    private let store: any BoardStore
+    /// The store, and what it can do besides reads (found once, when the server started).
+    private let store: StoreCapabilities
     /// Where answers go: the service thread's inbox.
     private let deliver: @Sendable (ReadID, StoreAnswer) -> Void
     private let worker: Worker<(ReadID, StoreRead)>
@@ -26,12 +28,17 @@ final class Reader: Sendable {
     /// skipped when its turn comes.
     private let queued = Mutex(Set<ReadID>())
 
-    convenience init(store: any BoardStore, inbox: Inbox<Hub.Event>, name: String = "shuffleboard-reader") {
+    convenience init(store: StoreCapabilities, inbox: Inbox<Hub.Event>, name: String = "shuffleboard-reader") {
         self.init(store: store, name: name) { id, answer in inbox.post(.answered(id, answer)) }
     }
 
-    /// A reader whose answers go to `deliver` (a test's, instead of an inbox).
-    init(store: any BoardStore, name: String, deliver: @escaping @Sendable (ReadID, StoreAnswer) -> Void) {
+    /// A reader of a test's store whose answers go to `deliver` (instead of an inbox).
+    convenience init(store: any BoardStore, name: String, deliver: @escaping @Sendable (ReadID, StoreAnswer) -> Void) {
+        self.init(store: StoreCapabilities(store), name: name, deliver: deliver)
+    }
+
+    /// A reader whose answers go to `deliver`.
+    init(store: StoreCapabilities, name: String, deliver: @escaping @Sendable (ReadID, StoreAnswer) -> Void) {
         self.store = store
         self.deliver = deliver
         worker = Worker(name: name, leftovers: .drop)

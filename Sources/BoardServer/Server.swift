@@ -32,7 +32,7 @@ package final class Server: Sendable {
     /// keeps its leases (`LeaseKeeper`).
     package init(config: ServerConfig, store: any BoardStore) {
         self.config = config
-        log = Logger(level: config.logLevel, format: config.logFormat)
+        log = Logger(level: config.hub.logLevel, format: config.logFormat)
         service = Service(config: config, store: store, log: log)
         keyInbox = service.relay.keyInbox
         ticker = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
@@ -286,11 +286,11 @@ private final class ContextSetup {
 
         retry = .allocate(capacity: 1)
         retry.initialize(to: lws_retry_bo_t())
-        retry.pointee.secs_since_valid_ping = config.pingAfter
-        retry.pointee.secs_since_valid_hangup = config.hangUpAfter
+        retry.pointee.secs_since_valid_ping = UInt16(clamping: config.pingAfter.wholeSeconds)
+        retry.pointee.secs_since_valid_hangup = UInt16(clamping: config.hangUpAfter.wholeSeconds)
 
-        lwsLogger.withLock { $0 = Logger(level: config.logLevel, format: config.logFormat) }
-        lws_set_log_level(config.logLevel == .debug ? Int32(LLL_ERR | LLL_WARN) : 0, lwsLog)
+        lwsLogger.withLock { $0 = Logger(level: config.hub.logLevel, format: config.logFormat) }
+        lws_set_log_level(config.hub.logLevel == .debug ? Int32(LLL_ERR | LLL_WARN) : 0, lwsLog)
 
         info.port = Int32(config.port)
         info.iface = UnsafePointer(host)
@@ -308,10 +308,10 @@ private final class ContextSetup {
         // lws's timeout_secs, for one); and the time from connecting to complete headers.
         info.max_http_header_data2 = UInt32(config.maxHeaderBytes)
         info.max_http_header_pool2 = UInt32(config.maxHeaderBuffers)
-        info.timeout_secs_ah_idle = UInt32(config.httpTimeout)
+        info.timeout_secs_ah_idle = UInt32(max(1, config.httpTimeout.wholeSeconds))
         // An upstream's TCP connect to a board's owner (Relay/Relay.swift); the service's
         // own deadline covers the whole handshake.
-        info.connect_timeout_secs = UInt32(max(1, config.forwardTimeout.rounded(.up)))
+        info.connect_timeout_secs = UInt32(max(1, config.forwardTimeout.wholeSeconds))
         if config.deflate { info.extensions = shuffleboard_deflate_extensions() }
         if let certificate = config.tlsCertificate, let key = config.tlsKey {
             // Only HTTP/1.1 is offered in ALPN. lws 4.1.6 (built with HTTP/2) offers "h2,http/1.1"

@@ -101,7 +101,7 @@ final class TransportMeters {
             "1 while hovers are paced (the service thread is saturated; --hover-pacing), else 0.")
         startTime = registry.gauge(
             "shuffleboard_start_time_seconds", "When the server started, in seconds since 1970 (UTC).")
-        startTime.set(Date().timeIntervalSince1970.rounded())
+        startTime.set(Double(Clock.wall().milliseconds / 1000))
         forwards = registry.counter(
             "shuffleboard_forwards_total",
             "Clients of this node forwarded to a board's owner, over a node link or an upstream (retries included).")

@@ -115,6 +115,12 @@ package struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
 /// Writes come from one writer thread (`write`); reads come from one reader thread at the same
 /// time (never from the server's service thread: `ReadGuard` checks that in debug builds). Implementations must make a `write` batch atomic and durable before returning.
 package protocol BoardStore: AnyObject, Sendable {
+    /// This store as a cluster's (`ClusterStore`), or nil; said by its type (StoreCapabilities.swift).
+    var asClusterStore: (any ClusterStore)? { get }
+    /// This store as one that keeps revocations (`RevocationStore`), or nil; said by its type.
+    var asRevocationStore: (any RevocationStore)? { get }
+    /// This store as one that keeps batches on their way (`PipelinedWrites`), or nil; said by its type.
+    var asPipelinedWrites: (any PipelinedWrites)? { get }
     /// Applies `batch` in one transaction; when this returns, the batch is durable.
     func write(_ batch: [StoreWrite]) throws(StoreError)
     /// The board with this id, with up to `recentLimit` of its newest ops; nil when absent.

@@ -59,7 +59,7 @@ struct HTTPStall {
         try prepare(store)
 
         let (server, port) = try startServer(store: store) {
-            $0.httpTimeout = 60
+            $0.httpTimeout = .seconds(60)
             $0.hub.maxStreamsPerAddress = 0  // The loops come from one address.
         }
         defer { server.stop() }

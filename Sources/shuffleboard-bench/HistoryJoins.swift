@@ -71,9 +71,9 @@ struct HistoryJoins {
         // (startServer turns them off for its single-address scenarios).
         let (server, port) = try startServer(store: store) { config in
             let defaults = ServerConfig()
-            config.connectRate = defaults.connectRate
-            config.maxPendingPerAddress = defaults.maxPendingPerAddress
-            config.maxConnectionsPerAddress = defaults.maxConnectionsPerAddress
+            config.hub.connectRate = defaults.hub.connectRate
+            config.hub.maxPendingPerAddress = defaults.hub.maxPendingPerAddress
+            config.hub.maxConnectionsPerAddress = defaults.hub.maxConnectionsPerAddress
             if noLimits {
                 config.hub.maxHistoryReads = 0
                 config.hub.maxHistoryReadsPerAddress = 0

@@ -257,11 +257,11 @@ struct Scenarios {
     /// A watcher checks that holds never overlap (every dragStart of t1 is followed by its drop).
     func dragRaces(racers: Int, rounds: Int) async throws {
         let (server, port) = try startServer(store: MemoryStore()) {
-            $0.opRate = 0
-            $0.messageRate = 0
-            $0.maxConnectionsPerAddress = 0
-            $0.maxPendingPerAddress = 0
-            $0.connectRate = 0
+            $0.hub.opRate = nil
+            $0.hub.messageRate = nil
+            $0.hub.maxConnectionsPerAddress = 0
+            $0.hub.maxPendingPerAddress = 0
+            $0.hub.connectRate = nil
         }
         defer { server.stop() }
         let loop = try ClientLoop()

@@ -90,13 +90,13 @@ func startServer(store: any BoardStore, _ configure: (inout ServerConfig) -> Voi
 ) {
     var config = ServerConfig()
     config.port = 0
-    config.logLevel = .error
+    config.hub.logLevel = .error
     // All load comes from 127.0.0.1: the per-connection and per-address limits would measure themselves.
-    config.opRate = 0
-    config.messageRate = 0
-    config.maxConnectionsPerAddress = 0
-    config.maxPendingPerAddress = 0
-    config.connectRate = 0
+    config.hub.opRate = nil
+    config.hub.messageRate = nil
+    config.hub.maxConnectionsPerAddress = 0
+    config.hub.maxPendingPerAddress = 0
+    config.hub.connectRate = nil
     configure(&config)
     let server = Server(config: config, store: store)
     return (server, try server.start())

@@ -54,10 +54,7 @@ extension CommandLineParser {
         while let option = try reader.nextOption() {
             switch option {
             case "--data", "--store":
-                if let given { throw UsageError(message: "\(option) cannot be combined with \(given)") }
-                let value = try reader.value(for: option)
-                store = option == "--data" ? .directory(value) : try StoreLocation.parse(value)
-                given = option
+                try StoreLocation.read(option, try reader.value(for: option), into: &store, given: &given)
             case "--auth-secret": secretFile = try reader.value(for: option)
             default: throw UsageError(message: "unknown option '\(option)' for revoke")
             }
@@ -77,10 +74,7 @@ extension CommandLineParser {
         while let option = try reader.nextOption() {
             switch option {
             case "--data", "--store":
-                if let given { throw UsageError(message: "\(option) cannot be combined with \(given)") }
-                let value = try reader.value(for: option)
-                store = option == "--data" ? .directory(value) : try StoreLocation.parse(value)
-                given = option
+                try StoreLocation.read(option, try reader.value(for: option), into: &store, given: &given)
             case "--replace" where name == "import": replace = true
             default: throw UsageError(message: "unknown option '\(option)' for \(name)")
             }

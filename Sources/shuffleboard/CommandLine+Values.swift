@@ -1,7 +1,7 @@
 import Glibc
 
-/// The values options take: names, addresses, numbers in range, durations and booleans, each
-/// refused with a usage error that names the option.
+/// The values options take: names, addresses, integers in range and booleans, each refused with
+/// a usage error that names the option (the settings table, `Setting`, adds its units).
 extension CommandLineParser {
     static func isNodeName(_ text: String) -> Bool {
         (1...128).contains(text.utf8.count)
@@ -11,8 +11,6 @@ extension CommandLineParser {
             }
     }
 
-    /// `HOST:PORT` (or `[IPv6]:PORT`): a host of letters, digits, `.`, `-`, `:` (inside brackets)
-    /// and a port from 1 to 65535.
     /// Whether `text` is an IP address and a port: `10.0.0.5:8080` or `[fd00::5]:8080`. Not a host
     /// name: the nodes connect to one another from the service thread, where a name lookup would
     /// block every client (lws 4.1.6 has no asynchronous resolver).
@@ -35,21 +33,6 @@ extension CommandLineParser {
         }
         return n
     }
-
-    static func number(
-        _ text: String, _ option: String, _ range: ClosedRange<Double>, unit: String = "seconds"
-    ) throws(UsageError) -> Double {
-        guard let n = Double(text), range.contains(n) else {
-            throw UsageError(
-                message:
-                    "\(option) must be a number of \(unit) from \(Int(range.lowerBound)) to \(Int(range.upperBound)), not '\(text)'"
-            )
-        }
-        return n
-    }
-
-    /// Seconds as the command line gives them, as a `Duration` to the millisecond.
-    static func duration(_ seconds: Double) -> Duration { .milliseconds(Int64(seconds * 1000)) }
 
     static func boolean(_ text: String, _ option: String) throws(UsageError) -> Bool {
         switch text.lowercased() {

@@ -8,7 +8,7 @@ import Foundation
 /// `--store postgresql://…` (this process a node of a cluster), or memory with `--memory`.
 func openStore(_ options: ServeOptions) throws(StoreError) -> any BoardStore {
     if options.memory { return MemoryStore() }
-    let keepOps = max(options.keepOps, options.config.historyLimit)
+    let keepOps = max(options.keepOps, options.config.hub.room.historyLimit)
     switch options.store {
     case .directory(let directory):
         return try SQLiteStore(
@@ -17,9 +17,10 @@ func openStore(_ options: ServeOptions) throws(StoreError) -> any BoardStore {
     case .postgres(let url):
         let config = options.config
         return try PostgresStore(
-            url: url, node: config.node, advertise: config.advertiseAddress, leaseSeconds: config.leaseSeconds,
+            url: url, node: config.node, advertise: config.advertiseAddress,
+            leaseSeconds: Double(Instant.Span(config.lease).milliseconds) / 1000,
             snapshotEvery: options.snapshotEvery, keepOps: keepOps, keepSnapshotBytes: options.keepSnapshotBytes,
-            keepOpBytes: options.keepOpBytes, pipelineDepth: options.storePipeline)
+            keepOpBytes: options.keepOpBytes, pipelineDepth: config.storePipeline)
     }
 }
 
@@ -96,7 +97,7 @@ func revokeToken(_ token: String, secretFile: String, store location: StoreLocat
     do throws(StoreError) {
         let store = try openToolStore(location, forExport: false)
         defer { store.close() }
-        guard let revocations = store as? any RevocationStore else {
+        guard let revocations = StoreCapabilities(store).revocations else {
             throw StoreError("this store keeps no revocations")
         }
         try revocations.revoke(revocation, now: now)

@@ -49,7 +49,7 @@ func serve(_ options: ServeOptions) -> Int32 {
         printError("shuffleboard: --web \(web): no index.html there")
         return 1
     }
-    let log = Logger(level: config.logLevel, format: config.logFormat)
+    let log = Logger(level: config.hub.logLevel, format: config.logFormat)
     /// A start-up failure: a line of the configured format on stderr.
     func fail(_ message: String) -> Int32 {
         if config.logFormat == .json { log.error(message) } else { printError("shuffleboard: \(message)") }
@@ -81,7 +81,7 @@ func serve(_ options: ServeOptions) -> Int32 {
     }
     if let file = options.authSecretFile {
         do {
-            config.authSecrets = try readSecrets(file)
+            config.hub.auth = try TokenAuthority(secrets: readSecrets(file))
         } catch {
             return fail("--auth-secret \(file): \(error.message)")
         }

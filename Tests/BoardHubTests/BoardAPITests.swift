@@ -1,6 +1,6 @@
 import BoardCore
 import BoardMetrics
-import BoardServer
+import BoardReads
 import BoardStore
 import Testing
 

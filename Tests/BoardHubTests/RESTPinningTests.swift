@@ -1,5 +1,5 @@
 import BoardCore
-import BoardServer
+import BoardReads
 import BoardStore
 import Testing
 

@@ -50,7 +50,7 @@ import Testing
         #expect(accept(h, 6) == [], "and when one upgraded")
         #expect(accept(h, 7) == [7])
         #expect(h.hub.meters.connectionsRefused.value(.pendingPerAddress) == 2)
-        #expect(h.hub.sockets.count == 3)
+        #expect(h.hub.gate.sockets.count == 3)
     }
 
     @Test func aWebSocketOverItsCapIsStillAcceptedAndHearsWhy() {
@@ -102,7 +102,7 @@ import Testing
         #expect(checked(h.on(.tick)) == [], "checked once")
         h.now = h.now + 1_000
         #expect(checked(h.on(.tick)) == [4])
-        #expect(h.hub.silenceChecks.isEmpty)
+        #expect(h.hub.gate.silenceChecks.isEmpty)
     }
 
     @Test func noTimeoutChecksNothing() {
@@ -120,7 +120,7 @@ import Testing
         }
         accept(h, 1_001)
         h.on(.tick)
-        #expect(h.hub.silenceChecks.count <= 66, "kept as small as the open sockets")
+        #expect(h.hub.gate.silenceChecks.count <= 66, "kept as small as the open sockets")
         h.now = h.now + 5_000
         #expect(checked(h.on(.tick)) == [1_001])
     }
@@ -136,7 +136,7 @@ import Testing
         h.now = h.now + 5_000
         #expect(checked(h.on(.tick)) == [1, 2, 3, 4, 5])
         for n in 1...5 { h.on(.socketClosed(SocketID(UInt64(n)))) }
-        #expect(h.hub.sockets.isEmpty)
+        #expect(h.hub.gate.sockets.isEmpty)
     }
 
     @Test func aCutOffIsLoggedOnceThenSummarizedUntilItEnds() {
@@ -164,7 +164,7 @@ import Testing
         start = h.log.count
         tick(h, through: 10_000)
         #expect(warnings(h, from: start) == [], "nothing refused since: the episode is over")
-        #expect(h.hub.cutOff.isEmpty)
+        #expect(h.hub.gate.cutOff.isEmpty)
         accept(h, 101)
         #expect(warnings(h, from: start).first?.hasPrefix("address 127.0.0.1 cut off") == true, "a new one")
     }
@@ -185,8 +185,8 @@ import Testing
         h.on(.tick)
         h.on(.tick)
         #expect(h.hub.addresses.isEmpty)
-        #expect(h.hub.sockets.isEmpty)
-        #expect(h.hub.cutOff.isEmpty)
+        #expect(h.hub.gate.sockets.isEmpty)
+        #expect(h.hub.gate.cutOff.isEmpty)
     }
 
     @Test func aSocketUnknownToTheHubChangesNothing() {

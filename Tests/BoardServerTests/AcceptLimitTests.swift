@@ -7,8 +7,8 @@ import Testing
 @Suite struct AcceptLimitTests {
     @Test func overThePendingCapAConnectionIsClosedAtAcceptAndASilentOneAfterItsTimeout() async throws {
         try await withTestServer({
-            $0.maxPendingPerAddress = 2
-            $0.firstByteTimeout = 1
+            $0.hub.maxPendingPerAddress = 2
+            $0.hub.firstByteTimeout = .seconds(1)
         }) { server in
             let silent = try server.rawConnection()
             let talking = try server.rawConnection()
@@ -26,8 +26,8 @@ import Testing
 
     @Test func anUpgradedConnectionNoLongerCountsAsPending() async throws {
         try await withTestServer({
-            $0.maxPendingPerAddress = 1
-            $0.connectRate = 0
+            $0.hub.maxPendingPerAddress = 1
+            $0.hub.connectRate = nil
         }) { server in
             let (first, _) = try await server.join(as: "Ada")
             let (second, _) = try await server.join(as: "Bo")

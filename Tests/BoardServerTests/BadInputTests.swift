@@ -59,7 +59,7 @@ import Testing
     }
 
     @Test func unknownBoardWithCreationOffClosesWith4404() async throws {
-        try await withTestServer({ $0.createBoards = false }) { server in
+        try await withTestServer({ $0.hub.createBoards = false }) { server in
             let c = try await server.connect()
             c.send(#"{"type":"hello","board":"nowhere","name":"Ada"}"#)
             #expect(try await c.expect("error")["code"]?.stringValue == "unknown_board")

@@ -89,7 +89,7 @@ import Testing
         // However late the test gets round to hanging up, each try fails rather than times out.
         let config: @Sendable (inout ServerConfig) -> Void = {
             $0.port = portB
-            $0.forwardTimeout = 600
+            $0.forwardTimeout = .seconds(600)
         }
         try await withTestServer(config, store: b) { node in
             let client = try await node.connect()

@@ -213,7 +213,7 @@ import Testing
         let database = MemoryClusterDatabase()
         let store = MemoryClusterStore(database: database, node: "a", advertise: "127.0.0.1:1", leaseSeconds: 30)
         let b = MemoryClusterStore(database: database, node: "b", advertise: "127.0.0.1:2", leaseSeconds: 30)
-        try await withTestServer({ $0.logLevel = .error }, store: store) { server in
+        try await withTestServer({ $0.hub.logLevel = .error }, store: store) { server in
             let (client, _) = try await server.join("demo", as: "Ada")
             client.send(#"{"type":"toggle","op":"o1","base":0,"item":"t1","on":true}"#)
             try await client.expect("toggle")
@@ -244,7 +244,7 @@ import Testing
         let database = MemoryClusterDatabase()
         let store = MemoryClusterStore(database: database, node: "a", advertise: "127.0.0.1:1", leaseSeconds: 0.6)
         let b = MemoryClusterStore(database: database, node: "b", advertise: "127.0.0.1:2", leaseSeconds: 0.6)
-        try await withTestServer({ $0.logLevel = .error }, store: store) { server in
+        try await withTestServer({ $0.hub.logLevel = .error }, store: store) { server in
             let (client, _) = try await server.join("demo", as: "Ada")
             _ = try b.claim(Self.demo, force: true)
             // The next renewal (every 200 ms) does not hold the board.

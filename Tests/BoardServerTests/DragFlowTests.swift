@@ -94,7 +94,7 @@ import Testing
     }
 
     @Test func idleHoldExpires() async throws {
-        try await withTestServer({ $0.holdTimeout = 0.3 }) { server in
+        try await withTestServer({ $0.hub.room.holdTimeout = .milliseconds(300) }) { server in
             let (a, _) = try await server.join(as: "Ada")
             a.send(#"{"type":"dragStart","item":"t3"}"#)
             try await a.expect("dragStart")

@@ -356,7 +356,7 @@ struct ForwardingTestFailure: Error, CustomStringConvertible {
     func anOwnerThatNeverAnswersTheHandshakeTimesOut(links: Bool) async throws {
         let silent = try LoopbackListener()
         let rules = ForwardingRules(owner: "127.0.0.1:\(silent.port)")
-        try await withTestServer(forwardingNode(rules, links: links) { $0.forwardTimeout = 1 }) { node in
+        try await withTestServer(forwardingNode(rules, links: links) { $0.forwardTimeout = .seconds(1) }) { node in
             let client = try await node.connect()
             client.send(#"{"type":"hello","board":"demo","name":"Ada"}"#)
             let end = try await rules.end()
@@ -373,7 +373,7 @@ struct ForwardingTestFailure: Error, CustomStringConvertible {
         // An owner that accepted the upgrade and then stopped (SIGSTOP): no pong ever comes.
         let stopped = try LoopbackListener()
         let rules = ForwardingRules(owner: "127.0.0.1:\(stopped.port)")
-        try await withTestServer(forwardingNode(rules, links: links) { $0.forwardTimeout = 1 }) { node in
+        try await withTestServer(forwardingNode(rules, links: links) { $0.forwardTimeout = .seconds(1) }) { node in
             let client = try await node.connect()
             client.send(#"{"type":"hello","board":"demo","name":"Ada"}"#)
             let owner = try stopped.acceptWebSocket()
@@ -419,7 +419,7 @@ struct ForwardingTestFailure: Error, CustomStringConvertible {
         let silent = try LoopbackListener()
         try await withTestServer(keyedOwner) { owner in
             let rules = ForwardingRules(owner: "127.0.0.1:\(silent.port)", retryTo: "127.0.0.1:\(owner.port)")
-            try await withTestServer(forwardingNode(rules, links: links) { $0.forwardTimeout = 1 }) { node in
+            try await withTestServer(forwardingNode(rules, links: links) { $0.forwardTimeout = .seconds(1) }) { node in
                 let client = try await node.connect()
                 client.send(#"{"type":"hello","board":"demo","name":"Ada"}"#)
                 client.send(#"{"type":"toggle","op":"c1","base":0,"item":"t1","on":true}"#)
@@ -467,7 +467,7 @@ struct ForwardingTestFailure: Error, CustomStringConvertible {
         try await withTestServer(
             forwardingNode(rules, links: links) {
                 $0.maxPendingBytes = 64 * 1024
-                $0.forwardTimeout = 60
+                $0.forwardTimeout = .seconds(60)
             }
         ) { node in
             let client = try await node.connect()
@@ -489,7 +489,7 @@ struct ForwardingTestFailure: Error, CustomStringConvertible {
             try await withTestServer(forwardingNode(second, links: links)) { refused in
                 try await withTestServer({
                     $0.clusterSecret = testSecret
-                    $0.origins.allowed = ["http://127.0.0.1:\(allowed.port)"]
+                    $0.hub.origins.allowed = ["http://127.0.0.1:\(allowed.port)"]
                 }) { owner in
                     first.setOwner("127.0.0.1:\(owner.port)")
                     second.setOwner("127.0.0.1:\(owner.port)")

@@ -189,7 +189,7 @@ import Testing
     }
 
     @Test func requestHeadersMustArriveInTime() async throws {
-        try await withTestServer({ $0.httpTimeout = 1 }) { server in
+        try await withTestServer({ $0.httpTimeout = .seconds(1) }) { server in
             let c = try server.rawConnection()
             try c.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
             #expect(try dripUntilClosed(c, "X-Slow: 1\r\n"))
@@ -198,7 +198,7 @@ import Testing
     }
 
     @Test func aRequestBodyMustArriveInTime() async throws {
-        try await withTestServer({ $0.httpTimeout = 1 }) { server in
+        try await withTestServer({ $0.httpTimeout = .seconds(1) }) { server in
             let c = try server.rawConnection()
             try c.send("POST /api/boards HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n{")
             #expect(try dripUntilClosed(c, " "))

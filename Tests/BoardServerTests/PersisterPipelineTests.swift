@@ -104,7 +104,9 @@ import Testing
         let store = PipedStore(failing: [3, 6])
         try store.inner.write([.create(.defaultTemplate(id: Self.board))])
         let reports = Reports()
-        let persister = Persister(store: store, cluster: nil, log: Logger(level: .error), stopRetry: .seconds(1)) {
+        let persister = Persister(
+            store: store, cluster: nil, pipeline: store, log: Logger(level: .error), stopRetry: .seconds(1)
+        ) {
             reports.post($0)
         }
         persister.start()

@@ -113,7 +113,7 @@ import Testing
     @Test func onTheRealServerTheSenderHearsItsOpWasLostAndOtherBoardsGoOn() async throws {
         let store = FailingStore(failing: Self.bad)
         try store.inner.write([.create(.defaultTemplate(id: Self.bad))])
-        try await withTestServer({ $0.logLevel = .error }, store: store) { server in
+        try await withTestServer({ $0.hub.logLevel = .error }, store: store) { server in
             let (a, _) = try await server.join("bad", as: "Ada")
             let (b, _) = try await server.join("good", as: "Bo")
             a.send(#"{"type":"toggle","op":"lost","base":0,"item":"t1","on":true}"#)

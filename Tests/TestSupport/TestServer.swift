@@ -11,10 +11,10 @@ package func withTestServer<T>(
 ) async throws -> T {
     var config = ServerConfig()
     config.port = 0
-    config.logLevel = .warning
+    config.hub.logLevel = .warning
     // Tests share a few threads and a test's client may wait its turn for seconds: the hello
     // timeout stays out of their way unless a test is about it and sets its own.
-    config.helloTimeout = 3600
+    config.hub.helloTimeout = .seconds(3600)
     configure(&config)
     let server = Server(config: config, store: store)
     let port = try server.start()

@@ -91,7 +91,8 @@ def test_move_mode_reorders_live_and_transfers_between_grid_and_tray(clients, se
 
 
 def test_paint_toggles_each_tile_once_per_stroke(clients, server):
-    ann, bo = clients("Ann"), clients("Bo")
+    # A colors board offers swap and move; a link asks for paint (issue 35).
+    ann, bo = clients("Ann", board="b1&mode=paint"), clients("Bo")
     ann.mode("paint")
     x1, y1 = ann.center('[data-item="t1"]')
     x3, y3 = ann.center('[data-item="t3"]')
@@ -318,6 +319,7 @@ def test_touch_long_press_drags_and_a_quick_swipe_does_not(contexts, server):
     ctx = contexts(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
     try:
         page = ctx.new_page()
+        server.create("colors", "b1", title="b1")  # a link to a board that is not there asks first
         page.goto(f"{server.url}/?board=b1&name=Tess")
         expect(page.locator("#app")).to_have_attribute("data-connected", "true", timeout=10000)
         touch = Touch(ctx, page)
@@ -402,6 +404,10 @@ def test_index_page_opens_a_board_by_name_and_lists_it(contexts, server):
         page.fill("#board-name", "retro-1")
         page.click("#open-form button[type=submit]")
         expect(page).to_have_url(f"{server.url}/?board=retro-1")
+        # There is no such board: the page asks first (issue 35). Its check of the board's address
+        # gets 404, which the browser logs.
+        contexts.allow("the server responded with a status of 404 (Not Found)")
+        page.get_by_role("button", name="Create board").click()
         expect(page.locator("#app")).to_have_attribute("data-connected", "true", timeout=10000)
         expect(page.locator("#users")).to_contain_text("Cy (you)")
         other = ctx.new_page()

@@ -166,7 +166,9 @@ def test_the_filter_bar_hides_cards_that_do_not_match_and_a_link_keeps_the_filte
     panel.get_by_role("button", name="Close").click()
     expect(ann.page.get_by_role("dialog")).to_have_count(0)
 
-    # Text matches a checklist entry: only that card shows, with a count, kept in the URL.
+    # Text matches a checklist entry: only that card shows, with a count, kept in the URL. (The
+    # toolbar's Filter opens the filter bar.)
+    ann.page.get_by_role("button", name="Filter").click()
     ann.page.get_by_label("Filter cards by text").fill("needle")
     expect(ann.tile(first)).to_be_visible()
     expect(ann.tile(second)).to_be_hidden()

@@ -170,7 +170,8 @@ def test_a_grid_adds_cards_from_its_heading(clients, server):
 
 
 def test_undo_of_a_remove_brings_a_painted_card_back_on(clients, server):
-    ann, bo = clients("Ann"), clients("Bo")
+    # A colors board offers swap and move; a link asks for paint (issue 35).
+    ann, bo = clients("Ann", board="b1&mode=paint"), clients("Bo")
     ann.mode("paint")
     ann.tile("t2").click()
     expect(bo.tile("t2")).to_have_attribute("data-on", "true")
@@ -444,7 +445,10 @@ def test_kanban_lanes_keep_their_add_buttons_on_a_narrow_screen(clients, server)
     boxes = {z: ann.page.locator(f'[data-zone-wrap="{z}"]').bounding_box() for z in ("todo", "doing")}
     assert boxes["todo"]["x"] + boxes["todo"]["width"] <= boxes["doing"]["x"], boxes
     for z in ("todo", "doing"):
-        # The Add button is on top where it is drawn (not under the next lane's field).
+        # The Add button is on top where it is drawn (not under the next lane's field). On a
+        # phone the columns page sideways (issue 35): the lane is scrolled into sight first.
+        ann.page.locator(f'[data-add-card="{z}"] button').scroll_into_view_if_needed()
+        ann.settle()
         hit = ann.page.locator(f'[data-add-card="{z}"] button').evaluate(
             "b => { const r = b.getBoundingClientRect(); "
             "return document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) === b; }")

@@ -20,6 +20,7 @@ def test_a_hello_nobody_answers_is_reported_and_retried_until_the_board_answers(
         # The first: open, takes the hello, and never answers.
 
     page.route_web_socket("**/ws*", route)
+    server.create("colors", "silent", title="silent")  # a link to a board that is not there asks first
     page.goto(f"{server.url}/?board=silent&name=Ann")
     conn = page.locator("#conn")
     expect(conn).to_have_attribute("data-state", "connecting")

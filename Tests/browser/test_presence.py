@@ -10,6 +10,7 @@ def small_limit(make_server):
 
 
 def test_a_large_board_lists_some_users_and_counts_the_rest(contexts, small_limit):
+    small_limit.create("colors", "crowd", title="crowd")  # a link to a board that is not there asks first
     pages = []
     for name in ("Ann", "Bo"):
         page = contexts().new_page()

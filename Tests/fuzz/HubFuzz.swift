@@ -23,7 +23,7 @@
 
 import BoardCore
 import BoardHub
-import BoardServer
+import BoardReads
 import BoardStore
 
 /// libFuzzer's entry point: one input per call.

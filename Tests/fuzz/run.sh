@@ -30,12 +30,12 @@ targets=("$@")
 fuzz=Tests/fuzz
 basics=(Sources/Basics/*.swift)
 core=(Sources/BoardCore/*.swift)
-store=(Sources/BoardStore/{BoardStore,ClusterStore,MemoryStore,MemoryClusterStore,BoardArchive,ReadGuard,Revocation}.swift)
+store=(Sources/BoardStore/{BoardStore,ClusterStore,MemoryStore,MemoryClusterStore,BoardArchive,ReadGuard,Revocation,PipelinedWrites,StoreCapabilities}.swift)
 auth=(Sources/BoardAuth/*.swift)
 metrics=(Sources/BoardMetrics/*.swift)
 hub=(Sources/BoardHub/*.swift)
-# Of BoardServer, only what answers the hub's reads (the rest is the libwebsockets transport).
-reads=(Sources/BoardServer/Reader+Reads.swift)
+# What answers the hub's reads against the store (BoardServer, the transport, is not needed).
+reads=(Sources/BoardReads/*.swift)
 # -O with assertions kept (-assert-config Debug), so that runs are fast and every check still fires.
 flags=(-swift-version 6 -package-name shuffleboard -parse-as-library -sanitize=fuzzer,address -O -g
   -assert-config Debug -use-ld=lld)
@@ -76,10 +76,10 @@ build() {
       module BoardAuth "${auth[@]}" &&
       module BoardMetrics "${metrics[@]}" &&
       module BoardHub "${hub[@]}" &&
-      module BoardServer "${reads[@]}" &&
+      module BoardReads "${reads[@]}" &&
       target json "$fuzz/JSONFuzz.swift" "$out.tmp"/{Basics,BoardCore}.o &&
       target message "$fuzz/MessageFuzz.swift" "$out.tmp"/{Basics,BoardCore}.o &&
-      target hub "$fuzz/HubFuzz.swift" "$out.tmp"/{Basics,BoardCore,BoardStore,BoardAuth,BoardMetrics,BoardHub,BoardServer}.o
+      target hub "$fuzz/HubFuzz.swift" "$out.tmp"/{Basics,BoardCore,BoardStore,BoardAuth,BoardMetrics,BoardHub,BoardReads}.o
   } >"$log" 2>&1 || {
     cat "$log" >&2
     echo "building the fuzz targets failed" >&2

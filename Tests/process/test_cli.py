@@ -1,5 +1,6 @@
 """The command line (issue 2): help, version, usage errors with exit code 2, port 0, signals."""
 
+import pathlib
 import re
 import signal
 import time
@@ -115,3 +116,53 @@ def test_store_excludes_data_and_memory(tmp_path):
     for args in (["--store", "sqlite:x", "--data", "y"], ["--memory", "--store", "sqlite:x"]):
         result = run_cli(["serve", *args], str(tmp_path), timeout=10)
         assert result.returncode == 2 and "cannot be combined" in result.stderr, result.stderr
+
+
+# Every flag `serve` took before the settings table (issue 31): names and meanings are kept.
+SERVE_FLAGS = [
+    "--advertise", "--allow-no-origin", "--allow-origin", "--auth-secret", "--board-creations",
+    "--cluster-ca", "--cluster-key", "--connect-rate", "--create-boards", "--data",
+    "--default-template", "--deflate", "--echo-max-message-bytes", "--echo-path", "--event-loop",
+    "--first-byte-timeout", "--forward-timeout", "--hello-timeout", "--history", "--hold-cooldown",
+    "--hold-lifetime", "--hold-timeout", "--host", "--hover-pacing", "--http-timeout",
+    "--keep-op-bytes", "--keep-ops", "--keep-snapshot-bytes", "--lease", "--log-format", "--log-level",
+    "--max-board-bytes", "--max-boards", "--max-connections-per-address", "--max-header-buffers",
+    "--max-header-bytes", "--max-history-reads", "--max-history-reads-per-address",
+    "--max-holds-per-address", "--max-http-answer-bytes", "--max-message-bytes", "--max-page-bytes",
+    "--max-pending-bytes", "--max-pending-per-address", "--max-stream-seconds", "--max-streams",
+    "--max-streams-per-address", "--max-unstored-ops", "--max-users-per-board", "--max-write-bytes",
+    "--memory", "--message-rate", "--metrics-token", "--metrics-top-boards", "--node", "--node-links",
+    "--op-rate", "--port", "--presence-limit", "--ring-bytes", "--shutdown-write-retry",
+    "--snapshot-every", "--store", "--store-pipeline", "--stream-keepalive", "--stream-stall-seconds",
+    "--tls-cert", "--tls-key", "--trusted-proxy", "--unsent-bytes", "--web",
+]
+
+
+def test_help_lists_every_serve_flag_with_its_default(tmp_path):
+    result = run_cli(["serve", "--help"], str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    listed = set(re.findall(r"^  (--[a-z-]+)", result.stdout, re.MULTILINE))
+    assert set(SERVE_FLAGS) <= listed, sorted(set(SERVE_FLAGS) - listed)
+    # Each setting's help ends with its default, read from where the setting goes.
+    assert "(default 30)" in result.stdout and "(default 127.0.0.1)" in result.stdout
+
+
+def test_readme_configuration_table_is_the_settings_table(tmp_path):
+    """README's configuration table is made from the settings table (Sources/shuffleboard/Settings+*.swift);
+    after changing a setting, scripts/readme-settings.sh writes it again."""
+    result = run_cli(["serve", "--settings-markdown"], str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    readme = (pathlib.Path(__file__).resolve().parents[2] / "README.md").read_text()
+    written = readme.split("<!-- settings:begin -->\n", 1)[1].split("<!-- settings:end -->", 1)[0]
+    assert written.strip() == result.stdout.strip(), "README's configuration table differs: run scripts/readme-settings.sh"
+    flags = re.findall(r"^\| `(--[a-z-]+)", result.stdout, re.MULTILINE)
+    assert set(SERVE_FLAGS) <= set(flags) and len(flags) == len(set(flags))
+
+
+def test_settings_take_their_units(servers, tmp_path):
+    """Seconds with a fraction where the setting is a duration, and the limits 0 turns off."""
+    server = servers(
+        "--port", "0", "--memory", "--lease", "0.5", "--stream-keepalive", "0.05", "--hover-pacing", "0.5",
+        "--op-rate", "0", "--connect-rate", "0", "--max-stream-seconds", "0")
+    status, body = server.get("/healthz")
+    assert status == 200 and body["status"] == "ok"

@@ -1,7 +1,7 @@
 // Unit tests of web/geometry.js: run with `node --test Tests/web/`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { lockAxis, nextKeyboardTarget, pickTarget, targetKey } from '../../web/geometry.js';
+import { edgeSpeed, lockAxis, nextKeyboardTarget, pickTarget, targetKey } from '../../web/geometry.js';
 
 const rect = (left, top, width = 100, height = 100) => ({ left, top, width, height, right: left + width, bottom: top + height });
 // A 3-column grid of t1..t6 (100 px tiles, 10 px gaps) and a tray strip below with t7.
@@ -131,4 +131,15 @@ test('the hysteresis runs along the zone: a wide list row is the target anywhere
   assert.equal(pickTarget({ x: 112, y: 50 }, strip, 'x', null), null);
   // A grid keeps both.
   assert.equal(pickTarget({ x: 160, y: 2 }, zones, 't1', null), null);
+});
+
+test('edgeSpeed: still in the middle, faster towards either edge, capped, for small boxes too (issue 35)', () => {
+  assert.equal(edgeSpeed(200, 0, 400), 0);
+  assert.ok(edgeSpeed(390, 0, 400) > 0 && edgeSpeed(10, 0, 400) < 0);
+  assert.ok(edgeSpeed(399, 0, 400) > edgeSpeed(360, 0, 400));
+  assert.equal(edgeSpeed(5000, 0, 400), 20);
+  assert.equal(edgeSpeed(-5000, 0, 400), -20);
+  assert.equal(edgeSpeed(50, 0, 90), 0); // a box of 90 px: its middle third is still
+  assert.ok(edgeSpeed(85, 0, 90) > 0);
+  assert.equal(edgeSpeed(5, 10, 10), 0); // no box
 });

@@ -7,7 +7,7 @@ import { DRAG_THRESHOLD, Gestures, TOUCH_DELAY } from '../../web/gestures.js';
  * Gestures over a fake page. `run(intents)` plays the session's part: a lift starts a drag, a
  * drop or cancel ends it; it returns the intent types.
  */
-function page({ mode = 'swap', held = [], ready = true, tiles = {}, handles = [] } = {}) {
+function page({ mode = 'swap', held = [], ready = true, tiles = {}, handles = [], modes = undefined } = {}) {
   const p = {
     drag: null,
     mode,
@@ -23,6 +23,7 @@ function page({ mode = 'swap', held = [], ready = true, tiles = {}, handles = []
     heldByOther: (item) => p.held.has(item),
     itemAt: (x, y) => p.itemAt(x, y),
     handleOnly: (item) => handles.includes(item),
+    ...(modes ? { modes: () => modes } : {}),
   });
   p.run = (intents) => {
     for (const i of intents) {
@@ -217,6 +218,21 @@ test('undo, redo and mode keys, except while typing in a field', () => {
   assert.deepEqual(p.run(p.g.keyDown(key('m', { alt: true }))), []);
   assert.deepEqual(p.run(p.g.keyDown(key(' ', { item: 't1', inField: true }))), []);
   assert.deepEqual(p.run(p.g.keyDown(key('x'))), []);
+});
+
+test('mode letters never act on a focused card, and only for a mode the board offers (issue 35)', () => {
+  const p = page({ mode: 'move', modes: ['move'] });
+  // `p` on a focused kanban card: nothing (not paint mode, not a preventDefault).
+  assert.deepEqual(p.run(p.g.keyDown(key('p', { item: 'c1' }))), []);
+  assert.deepEqual(p.run(p.g.keyDown(key('s', { item: 'c1' }))), []);
+  // From the board itself: still nothing, since a kanban board offers move only.
+  assert.deepEqual(p.run(p.g.keyDown(key('p'))), []);
+  assert.deepEqual(p.run(p.g.keyDown(key('s'))), []);
+  assert.deepEqual(p.run(p.g.keyDown(key('m'))), [{ type: 'mode', mode: 'move' }]);
+  const colors = page({ modes: ['swap', 'move'] });
+  assert.deepEqual(colors.run(colors.g.keyDown(key('m'))), [{ type: 'mode', mode: 'move' }]);
+  assert.deepEqual(colors.run(colors.g.keyDown(key('p'))), []);
+  assert.deepEqual(colors.run(colors.g.keyDown(key('m', { item: 't1' }))), []);
 });
 
 test('in a handle-only zone only the handle starts a drag; elsewhere the press is the browser\'s', () => {

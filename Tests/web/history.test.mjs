@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as P from '../../web/protocol.js';
-import { ago, atPath, changeText, describeChange, historyPath } from '../../web/history.js';
+import { ago, atPath, changeText, describeChange, historyPath, previousValue, restoreNotice } from '../../web/history.js';
 import { applyOp, BoardState, canRevert, inverseOp, UndoHistory } from '../../web/state.js';
 
 function kanban() {
@@ -76,4 +76,41 @@ test('a card removed since is named from the older board', () => {
   const entry = { by: { id: 'u1', name: 'Ann' }, op: { type: 'remove', item: 't4' } };
   assert.equal(changeText(describeChange(entry, live)), 'Ann removed t4');
   assert.equal(changeText(describeChange(entry, live, kanban())), 'Ann removed Fix the login page');
+});
+
+test('a rename says old → new: from an older listed change, else the board before the list (issue 35)', () => {
+  const by = { id: 'u1', name: 'Ann' };
+  // Newest first, as the history lists them: the card was added as "Draft", renamed twice.
+  const entries = [
+    { seq: 5, by, op: { type: 'edit', item: 'c2', label: 'Final' } },
+    { seq: 4, by, op: { type: 'retitle', title: 'Sprint 12' } },
+    { seq: 3, by, op: { type: 'edit', item: 'c2', label: 'Better' } },
+    { seq: 2, by, op: { type: 'add', zone: 'todo', before: null, item: { id: 'c2', label: 'Draft' } } },
+    { seq: 1, by, op: { type: 'editZone', zone: 'todo', title: 'Backlog' } },
+  ];
+  const live = kanban();
+  live.items.push({ id: 'c2', label: 'Final', color: '#fff', on: false });
+  const older = kanban(); // the board before change 1
+  const text = (i) => changeText(describeChange(entries[i], live, older, previousValue(entries, i, older)));
+  assert.equal(text(0), 'Ann renamed Better to Final');
+  assert.equal(text(2), 'Ann renamed Draft to Better');
+  assert.equal(text(1), 'Ann renamed the board from Sprint to Sprint 12');
+  assert.equal(text(4), 'Ann renamed the column To do to Backlog');
+  // Not known (the board before the list not read yet): never the new name twice.
+  assert.equal(changeText(describeChange(entries[0], live, null, previousValue(entries.slice(0, 1), 0, null))), 'Ann renamed a card to Final');
+  // A restore in between: what the card was called before it is not known from the list.
+  const restored = [entries[0], { seq: 4, by, op: { type: 'restore', to: 1 } }, entries[2]];
+  assert.equal(previousValue(restored, 0, older), undefined);
+  // Other edits say what changed.
+  assert.equal(changeText(describeChange({ by, op: { type: 'edit', item: 't1', color: '#000' } }, live)), 'Ann recolored Write the notes');
+  assert.equal(changeText(describeChange({ by, op: { type: 'edit', item: 't1', detail: 'x' } }, live)), 'Ann changed the detail of Write the notes');
+  assert.equal(changeText(describeChange({ by, op: { type: 'edit', item: 't1', detail: null } }, live)), 'Ann cleared the detail of Write the notes');
+});
+
+test('a restore notice names who and when, or the change when the time is not known (issue 35)', () => {
+  const t = Date.UTC(2026, 11, 5, 10, 42);
+  const text = restoreNotice('Ann', 12, t);
+  assert.match(text, /^\u2068Ann\u2069 restored the board to how it was on .+ \(change 12\)$/);
+  assert.ok(text.includes(new Date(t).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })));
+  assert.equal(restoreNotice(null, 3, null), 'Someone restored the board as of change 3');
 });

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  arrangeZones, layoutKey, layoutOfItem, suggestedMode, templateMode, zoneLayout, zoneLayouts,
+  arrangeZones, boardModes, layoutKey, layoutOfItem, suggestedMode, templateMode, zoneLayout, zoneLayouts,
 } from '../../web/layout.js';
 
 const colors = {
@@ -77,4 +77,22 @@ test('boards of rows and lists suggest move mode; the others swap; a paint board
   assert.equal(suggestedMode({ zones: [{ id: 'cells', layout: 'grid', items: [] }] }), 'swap');
   assert.equal(templateMode('paint'), 'paint');
   assert.equal(templateMode('kanban'), null);
+});
+
+test('boardModes: the modes a board template uses, plus one a link asked for (issue 35)', () => {
+  assert.deepEqual(boardModes({ mode: 'move', zones: [] }), ['move']); // kanban, playlist, strips
+  assert.deepEqual(boardModes({ mode: 'paint', zones: [] }), ['paint']);
+  assert.deepEqual(boardModes({ zones: [] }), ['swap', 'move']); // colors, and boards made before modes
+  assert.deepEqual(boardModes({ mode: 'swap', zones: [] }), ['swap', 'move']);
+  assert.deepEqual(boardModes({ zones: [] }, 'paint'), ['swap', 'move', 'paint']);
+  assert.deepEqual(boardModes({ mode: 'move', zones: [] }, 'move'), ['move']);
+  assert.deepEqual(boardModes(null), ['swap', 'move']);
+});
+
+test('offeredTemplates: Kanban first, then the server order; junk left out (issue 35)', async () => {
+  const { offeredTemplates } = await import('../../web/boardgate.js');
+  const names = (list) => offeredTemplates(list).map((t) => t.name);
+  assert.deepEqual(names([{ name: 'colors' }, { name: 'strips' }, { name: 'kanban' }, { name: 'paint' }]), ['kanban', 'colors', 'strips', 'paint']);
+  assert.deepEqual(names([{ name: 'colors' }, null, { title: 'x' }]), ['colors']);
+  assert.deepEqual(names(null), []);
 });

@@ -13,17 +13,17 @@ extension HTTP {
     /// Once a burst of large answers is over, gives their memory back.
     func sweepExchanges() {
         let now = Clock.now().milliseconds
-        if config.streamStallSeconds > 0 { dropStalledStreams(now: now) }
+        if config.streamStall > .zero { dropStalledStreams(now: now) }
         for exchange in exchanges.values where now > exchange.deadline.milliseconds {
             switch exchange.phase {
             case .receiving:
-                drop(exchange, "did not send its request body within \(config.httpTimeout) s")
+                drop(exchange, "did not send its request body within \(config.httpTimeout.seconds) s")
             case .sending:
                 runtime.handle(.transportCounted(.limit(.sendQueue)))
                 drop(
                     exchange,
                     "took only \(exchange.sent) of the \(exchange.body.count) bytes of its answer within "
-                        + "\(config.httpTimeout) s")
+                        + "\(config.httpTimeout.seconds) s")
             case .waiting, .answered, .written, .streamOpening, .streaming:
                 break
             }
@@ -36,7 +36,7 @@ extension HTTP {
     /// reading would otherwise hold its queue, up to `--max-pending-bytes`, for as long as its
     /// connection lives.
     private func dropStalledStreams(now: Int64) {
-        let limit = Int64(config.streamStallSeconds) * 1000
+        let limit = Instant.Span(config.streamStall).milliseconds
         let stalled = exchanges.values.filter { exchange in
             guard case .streaming = exchange.phase, now - exchange.progressed > limit else { return false }
             return exchange.queuedBytes > 0 || lws_partial_buffered(exchange.wsi) != 0
@@ -45,7 +45,7 @@ extension HTTP {
             runtime.handle(.transportCounted(.limit(.sendQueue)))
             drop(
                 exchange,
-                "took nothing of its event stream for \(config.streamStallSeconds) s "
+                "took nothing of its event stream for \(config.streamStall.seconds) s "
                     + "(\(exchange.queuedBytes) bytes queued)")
         }
     }

@@ -116,9 +116,9 @@ final class HTTP {
             framing = .refused(.error(400, "bad_request", "the \(header) header holds a control character"))
         }
         let now = Clock.now()
-        let deadline = Instant(milliseconds: now.milliseconds + Int64(config.httpTimeout) * 1000)
+        let deadline = now + Instant.Span(config.httpTimeout)
         // lws set its own 5 s timeout just before this callback; the exchange gets the configured one.
-        lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, Int32(config.httpTimeout))
+        lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, Int32(max(1, config.httpTimeout.wholeSeconds)))
         switch framing {
         case .refused(let response):
             // The body's end cannot be known (or is not wanted): answer, then close.
@@ -155,7 +155,7 @@ final class HTTP {
         guard let exchange = exchanges[id], exchange.phase == .receiving else { return 0 }
         if Clock.now().milliseconds > exchange.deadline.milliseconds {
             log.warning(
-                "HTTP client \(LWS.peer(of: exchange.wsi)) did not send its request body within \(config.httpTimeout) s; closing"
+                "HTTP client \(LWS.peer(of: exchange.wsi)) did not send its request body within \(config.httpTimeout.seconds) s; closing"
             )
             return -1
         }

@@ -14,8 +14,8 @@ final class ForwardingSetup {
     /// addresses come from the cluster store, not from clients.
     var untrustedOwners: Set<String> = []
 
-    init(timeout: Double) {
-        let ping = UInt16(min(max(1, Int(timeout.rounded(.up))), 30_000))
+    init(timeout: Duration) {
+        let ping = UInt16(min(max(1, timeout.wholeSeconds), 30_000))
         retry = .allocate(capacity: 1)
         retry.initialize(to: lws_retry_bo_t())
         retry.pointee.secs_since_valid_ping = ping

@@ -77,7 +77,7 @@ final class HTTPForwards {
         }
         let forward = Forward(
             id: runtime.makeID(), exchange: exchange, host: host, port: port, request: request,
-            deadline: Clock.now() + Clock.milliseconds(config.forwardTimeout))
+            deadline: Clock.now() + Instant.Span(config.forwardTimeout))
         // The subprotocol binds an HTTP client's wsi to the local protocol of that name too;
         // unbound, lws 4.1.6 swallows the answer's body instead of handing it to
         // RECEIVE_CLIENT_HTTP_READ.

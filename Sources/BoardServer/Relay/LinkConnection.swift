@@ -67,7 +67,7 @@ extension Relay {
                 id: runtime.makeID(), key: key, host: host, port: port,
                 link: NodeLink(
                     advertise: advertise, board: board,
-                    deadline: Clock.now() + Clock.milliseconds(config.forwardTimeout), limit: config.maxPendingBytes),
+                    deadline: Clock.now() + Instant.Span(config.forwardTimeout), limit: config.maxPendingBytes),
                 headroom: shuffleboard_lws_pre())
             links[made.id] = made
             linkByKey[key] = made.id

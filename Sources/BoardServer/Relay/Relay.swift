@@ -136,7 +136,7 @@ final class Relay {
         }
         let upstream = Upstream(
             id: runtime.makeID(), connection: id, host: host, port: port,
-            deadline: Clock.now() + Clock.milliseconds(config.forwardTimeout), limit: config.maxPendingBytes,
+            deadline: Clock.now() + Instant.Span(config.forwardTimeout), limit: config.maxPendingBytes,
             headroom: shuffleboard_lws_pre(), hubMessages: messages.map { $0.encoded() })
         guard upstream.heldBytes <= upstream.limit else { return flooded(connection, holding: upstream.heldBytes) }
         connection.upstream = upstream.id

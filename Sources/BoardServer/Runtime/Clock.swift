@@ -1,11 +1,14 @@
 internal import BoardCore
 import Foundation
 
-/// The server's one clock: every reading the transport (and its log) takes goes through here, as
-/// a typed value (`Instant` for timers, `UnixTime` for commit times and log lines, `Clock.Reading`
-/// for hover pacing, microseconds for the thread's CPU time), and every `Duration` becomes
-/// seconds here. The
-/// hub is given `now()` and `wall()`; it reads no clock itself.
+/// The service thread's one clock: every reading the transport and its log take goes through
+/// here, as a typed value (`Instant` for timers, `UnixTime` for commit times, log lines and the
+/// start time in `/metrics`, `Clock.Reading` for hover pacing, microseconds for the thread's CPU
+/// time). The hub is given `now()` and `wall()`; it reads no clock itself. Not through here: the
+/// waits of the other threads, which set deadlines on their own (the writer's retries and its
+/// stop in `Persister`, the lease keeper's renewals, `Server.stop`'s wait: `ContinuousClock` and
+/// Dispatch timeouts), and the one wall-clock read of the revocations before the server serves
+/// (`Service.revocations`).
 enum Clock {
     /// A clock in microseconds: by default the monotonic one (for pacing hovers; `Pacer` sets
     /// its timer on it), or `CLOCK_THREAD_CPUTIME_ID` for the service thread's busy time.
@@ -31,9 +34,6 @@ enum Clock {
         clock_gettime(CLOCK_REALTIME, &t)
         return UnixTime(milliseconds: Int64(t.tv_sec) * 1000 + Int64(t.tv_nsec) / 1_000_000)
     }
-
-    /// A setting in seconds (as the command line gives it) as the milliseconds `Instant` counts.
-    static func milliseconds(_ seconds: Double) -> Int64 { Int64(seconds * 1000) }
 
     /// How long `work` took on the monotonic clock, in microseconds, and what it returned.
     static func timed<T>(_ work: () -> T) -> (result: T, microseconds: UInt64) {
@@ -107,4 +107,10 @@ extension Duration {
 
     /// In seconds to the millisecond, for log lines.
     var seconds: String { String(format: "%.3g", timeInterval) }
+
+    /// In whole seconds, rounded up, for lws's timeouts (which count seconds).
+    var wholeSeconds: Int {
+        let (seconds, attoseconds) = components
+        return Int(seconds) + (attoseconds > 0 ? 1 : 0)
+    }
 }

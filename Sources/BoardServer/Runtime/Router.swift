@@ -145,7 +145,7 @@ func serviceCallback(
 
     case LWS_CALLBACK_RAW_ADOPT:
         // CONNECT, or a method lws does not parse (HTTP/UnknownMethods.swift): a raw socket.
-        UnknownMethods.adopted(wsi, timeout: service.config.httpTimeout)
+        UnknownMethods.adopted(wsi, timeout: service.config.httpTimeout.wholeSeconds)
         return 0
 
     case LWS_CALLBACK_RAW_RX:

@@ -76,7 +76,8 @@ extension Service {
         handle(.transportCounted(.socketRefused(.firstByteTimeout)))
         clientLog.write(
             .debug,
-            "a connection from \(LWS.peer(of: wsi)) sent nothing within \(config.firstByteTimeout) s; closing it")
+            "a connection from \(LWS.peer(of: wsi)) sent nothing within \(config.hub.firstByteTimeout.seconds) s; closing it"
+        )
         lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
     }
 

@@ -71,25 +71,28 @@ final class Service {
         self.config = config
         self.log = log
         inbox = Inbox()
-        reader = Reader(store: store, inbox: inbox)
-        encoder = Reader(store: store, inbox: inbox, name: "shuffleboard-encoder")
+        // What the store can do is said once, by its type: each part that needs a capability is handed it.
+        let capabilities = StoreCapabilities(store)
+        reader = Reader(store: capabilities, inbox: inbox)
+        encoder = Reader(store: capabilities, inbox: inbox, name: "shuffleboard-encoder")
         scratch = .allocate(byteCount: Int(shuffleboard_lws_pre()) + config.maxWriteBytes, alignment: 16)
         var hubConfig = config.hub
-        // The one look at whether the store is a cluster's: the parts that need it are handed it.
-        let cluster = store as? any ClusterStore
+        // A proxy's volume is its clients': no accept-time cap counts its address.
+        hubConfig.uncappedAddresses.formUnion(config.trustedProxies)
+        let cluster = capabilities.cluster
         persister = Persister(
-            store: store, cluster: cluster, inbox: inbox, log: log,
-            stopRetry: .milliseconds(Clock.milliseconds(config.shutdownWriteRetry)))
+            capabilities, inbox: inbox, log: log,
+            stopRetry: config.shutdownWriteRetry)
         if let cluster {
             // The store holds the leases: its node name and lease are the ones that count.
             hubConfig.cluster = ClusterSettings(
-                node: cluster.node, lease: .milliseconds(Clock.milliseconds(cluster.leaseSeconds)),
-                forwardTimeout: .milliseconds(Clock.milliseconds(config.forwardTimeout)))
+                node: cluster.node, lease: .seconds(cluster.leaseSeconds),
+                forwardTimeout: config.forwardTimeout)
             leaseKeeper = LeaseKeeper(store: cluster, inbox: inbox, log: log)
         } else {
             leaseKeeper = nil
         }
-        if hubConfig.auth != nil { hubConfig.revoked = Self.revocations(in: store, log: log) }
+        if hubConfig.auth != nil { hubConfig.revoked = Self.revocations(in: capabilities.revocations, log: log) }
         hub = Hub(config: hubConfig)
         clientLog = ClientLog(log, budget: hub.logBudget)
         meters = TransportMeters(hub.metrics)
@@ -108,8 +111,8 @@ final class Service {
     /// The revocations in force in `store`, read before the server serves (here, on the thread
     /// that makes the server), so that a restarted server refuses a revoked token from its first
     /// connection; the hub reloads them every second afterwards.
-    private static func revocations(in store: any BoardStore, log: Logger) -> [Revocation] {
-        guard let revocations = store as? any RevocationStore else { return [] }
+    private static func revocations(in store: (any RevocationStore)?, log: Logger) -> [Revocation] {
+        guard let revocations = store else { return [] }
         do {
             return try revocations.revocations(now: Int64(Date().timeIntervalSince1970))
         } catch {

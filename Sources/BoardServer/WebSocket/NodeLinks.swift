@@ -69,7 +69,7 @@ extension WebSockets {
             return
         case .opened(let id, let address, let origin):
             nodeLinks.linkOf[id] = linkID
-            guard config.origins.allowsUpgrade(from: origin) else {
+            guard config.hub.origins.allowsUpgrade(from: origin) else {
                 clientLog.warning("\(id) over node link \(linkID): origin \(origin ?? "none") is not allowed")
                 return closeOverLink(id, code: 1008, reason: "origin not allowed", tellHub: false)
             }

@@ -44,7 +44,7 @@ extension WebSockets {
             return true
         }
         let origin = LWS.header(wsi, WSI_TOKEN_ORIGIN)
-        guard config.origins.allowsUpgrade(from: origin) else {
+        guard config.hub.origins.allowsUpgrade(from: origin) else {
             meters.upgradesRefused.add(origin == nil ? .noOrigin : .origin)
             clientLog.warning(
                 "WebSocket upgrade from \(LWS.peer(of: wsi)) refused: "

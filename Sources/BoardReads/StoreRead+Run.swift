@@ -3,15 +3,20 @@ package import BoardHub
 package import BoardStore
 
 // What the reader thread does with each `StoreRead`: the hub describes a read (BoardHub's
-// StoreRead.swift, History.swift) and how its answer is encoded; the reader asks the store here.
-// Nothing in this file runs on the service thread.
+// StoreRead.swift, History.swift) and how its answer is encoded; the reader (BoardServer's
+// Reader.swift) asks the store here. Nothing in this module runs on the service thread.
 //
-// The hub's tests and its fuzz target (Tests/fuzz/run.sh, which compiles this file alone as
-// `BoardServer`) answer reads with these same functions against a `MemoryStore`.
+// The hub's tests and its fuzz target (Tests/fuzz/run.sh compiles this module, no transport)
+// answer reads with these same functions against a `MemoryStore`.
 
 extension StoreRead {
-    /// Asks `store`. Runs on the reader thread, never on the service thread.
-    package func run(on store: any BoardStore) -> StoreAnswer {
+    /// Asks `store` (a test's: what it can do is asked of its type here).
+    package func run(on store: any BoardStore) -> StoreAnswer { run(on: StoreCapabilities(store)) }
+
+    /// Asks the store, with what it can do besides reads (its cluster's leases, its revocations)
+    /// as the server found it at start. Runs on the reader thread, never on the service thread.
+    package func run(on capabilities: StoreCapabilities) -> StoreAnswer {
+        let store = capabilities.store
         do throws(StoreError) {
             switch self {
             case .load(let id, let settings):
@@ -24,32 +29,32 @@ extension StoreRead {
             case .encodeSnapshot(let board, let seq, let clustered, let owner):
                 return .encoded(Hub.snapshot(board, seq: seq, clustered: clustered, owner: owner))
             case .claim(let id, let settings, let force):
-                guard let cluster = store as? any ClusterStore else {
+                guard let cluster = capabilities.cluster else {
                     return .failed(StoreError("claim needs a cluster store"))
                 }
                 switch try cluster.claim(id, force: force) {
                 case .owned(let node, let advertise): return .elsewhere(node: node, advertise: advertise)
-                case .mine: return StoreRead.load(id, settings).run(on: store)
+                case .mine: return StoreRead.load(id, settings).run(on: capabilities)
                 }
             case .nodes:
-                guard let cluster = store as? any ClusterStore else {
+                guard let cluster = capabilities.cluster else {
                     return .failed(StoreError("nodes needs a cluster store"))
                 }
                 return .nodes(try cluster.nodes())
             case .snapshotAndOwner(let id):
-                guard let cluster = store as? any ClusterStore else {
+                guard let cluster = capabilities.cluster else {
                     return .failed(StoreError("the owner needs a cluster store"))
                 }
                 let owner = try cluster.owner(of: id)
                 return .boardAndOwner(try store.load(id, recentLimit: 0), owner: owner)
             case .revoke(let revocation, let now):
-                guard let revocations = store as? any RevocationStore else {
+                guard let revocations = capabilities.revocations else {
                     return .failed(StoreError("this store keeps no revocations"))
                 }
                 try revocations.revoke(revocation, now: now)
                 return .revoked(revocation)
             case .revocations(let now):
-                guard let revocations = store as? any RevocationStore else { return .revocations(RevocationSet()) }
+                guard let revocations = capabilities.revocations else { return .revocations(RevocationSet()) }
                 return .revocations(RevocationSet(try revocations.revocations(now: now)))
             case .boardAt(let id, let seq):
                 let answer = try store.board(id, at: seq)

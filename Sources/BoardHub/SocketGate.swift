@@ -26,15 +26,44 @@ struct PendingSocket {
 /// cluster's other nodes, once one of their connections carried the cluster's secret: the first
 /// burst of forwards from a node may meet the pending cap, and a forward that never got through
 /// is tried again (Hub+Cluster.swift).
-extension Hub {
+///
+/// The gate owns the pending sockets, their silence checks, the cluster's peers and the addresses
+/// cut off; the hub routes `accepted`, `upgraded`, `socketClosed`, `clusterPeer` and its tick here.
+/// Its actions: `refuseSocket`, `closeIfSilent`, and log lines.
+final class SocketGate {
+    /// Accepted sockets that are not WebSockets (yet), by the transport's id.
+    private(set) var sockets: [SocketID: PendingSocket] = [:]
+    /// Sockets to check for silence, with when, in accept order (so in order of time).
+    private(set) var silenceChecks = FIFO<(id: SocketID, due: Instant)>()
+    /// Addresses of the cluster's other nodes, as their forwarded connections showed them.
+    private var clusterPeers: Set<String> = []
+    /// Addresses refused at accept whose refusals are not all logged yet.
+    private(set) var cutOff: Set<String> = []
+
+    private let config: Hub.Config
+    private let timers: Hub.Timers
+    private let meters: HubMeters
+    private let addresses: AddressBook
+    private let turn: Turn
+    private var now: Instant { turn.now }
+
+    init(config: Hub.Config, timers: Hub.Timers, meters: HubMeters, addresses: AddressBook, turn: Turn) {
+        self.config = config
+        self.timers = timers
+        self.meters = meters
+        self.addresses = addresses
+        self.turn = turn
+    }
+
+    /// The transport accepted a socket from `peer`.
     func accepted(_ id: SocketID, peer: String) {
         let capped = !config.uncappedAddresses.contains(peer) && !clusterPeers.contains(peer)
         if capped {
-            let address = addressState(peer)
+            let address = addresses.state(peer)
             if let refusal = refusal(for: address) {
                 meters.connectionsRefused.add(refusal)
                 noteRefusal(by: refusal, of: peer, address)
-                emit(.refuseSocket(id))
+                turn.emit(.refuseSocket(id))
                 return
             }
             address.pending += 1
@@ -49,7 +78,7 @@ extension Hub {
     func clusterPeer(_ address: String) {
         guard !clusterPeers.contains(address), clusterPeers.count < Self.maximumClusterPeers else { return }
         clusterPeers.insert(address)
-        log(.info, "\(address) is a node of the cluster: its connections are not capped per address at accept")
+        turn.log(.info, "\(address) is a node of the cluster: its connections are not capped per address at accept")
     }
 
     /// The most cluster peers remembered.
@@ -64,10 +93,10 @@ extension Hub {
 
     /// Asks the transport to close sockets silent past their timeout; logs what refusals at
     /// accept have not been logged.
-    func checkSockets() {
+    func tick() {
         while let check = silenceChecks.first, check.due <= now {
             _ = silenceChecks.popFirst()
-            if sockets[check.id] != nil { emit(.closeIfSilent(check.id)) }
+            if sockets[check.id] != nil { turn.emit(.closeIfSilent(check.id)) }
         }
         if silenceChecks.isEmpty {
             silenceChecks = FIFO()
@@ -123,7 +152,7 @@ extension Hub {
             ? "address \(peer) cut off: \(cap); refusing its new connections at accept"
             : "address \(peer) still cut off: \(address.refused) connection(s) refused at accept in the last "
                 + "\((now - (address.refusalLogged ?? now)) / 1000) s (\(cap))"
-        log(.warning, line)
+        turn.log(.warning, line)
         address.refused = 0
         address.refusalLogged = now
         cutOff.insert(peer)

@@ -1,0 +1,47 @@
+/// What a store can do besides `BoardStore`'s reads and writes, each as the typed store that does
+/// it (nil: it cannot). The store's own type says it (`BoardStore.asClusterStore` and the others,
+/// answered by the protocols' extensions, no cast): the server makes this once when it starts and
+/// hands each capability to the part that needs it — the cluster's leases to the writer and the
+/// renewal thread, revocations and claims to the reader, pipelining to the writer.
+package struct StoreCapabilities: Sendable {
+    /// The store.
+    package let store: any BoardStore
+    /// Leases and fenced writes, when the store is a cluster's.
+    package let cluster: (any ClusterStore)?
+    /// Revoked tokens, when the store keeps them.
+    package let revocations: (any RevocationStore)?
+    /// Batches on their way at once, when the store can send them so.
+    package let pipeline: (any PipelinedWrites)?
+
+    /// What `store` can do.
+    package init(_ store: any BoardStore) {
+        self.store = store
+        cluster = store.asClusterStore
+        revocations = store.asRevocationStore
+        pipeline = store.asPipelinedWrites
+    }
+}
+
+extension BoardStore {
+    /// Not a cluster's store.
+    package var asClusterStore: (any ClusterStore)? { nil }
+    /// Keeps no revocations.
+    package var asRevocationStore: (any RevocationStore)? { nil }
+    /// Writes one batch at a time.
+    package var asPipelinedWrites: (any PipelinedWrites)? { nil }
+}
+
+extension ClusterStore {
+    /// This store: it is a cluster's.
+    package var asClusterStore: (any ClusterStore)? { self }
+}
+
+extension RevocationStore {
+    /// This store: it keeps revocations.
+    package var asRevocationStore: (any RevocationStore)? { self }
+}
+
+extension PipelinedWrites {
+    /// This store: it can keep batches on their way.
+    package var asPipelinedWrites: (any PipelinedWrites)? { self }
+}
