@@ -57,7 +57,8 @@ export function describeOp(m, board, nameOf = (id) => id) {
       else text = spoken(describeChange({ by: { name }, op: m }, board));
       break;
     case 'tag': case 'assign': case 'addTag': case 'editTag': case 'removeTag': case 'addCheck': case 'editCheck':
-    case 'removeCheck': case 'comment': case 'editComment': case 'removeComment':
+    case 'removeCheck': case 'comment': case 'editComment': case 'removeComment': case 'moveMany': case 'archive':
+    case 'unarchive':
       // Card content (issue 32), in the words History uses: "Ann tagged Fix the login page with Bug".
       text = spoken(describeChange({ by: { name }, op: m }, board));
       break;

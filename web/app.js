@@ -21,6 +21,7 @@ import { askToCreate, boardExists } from './boardgate.js';
 import { boardModes } from './layout.js';
 import { PendingChanges } from './pending.js';
 import { installShare, keepToken, takeToken } from './share.js';
+import { installMultiCard } from './multicard.js';
 
 const NAME_KEY = 'shuffleboard.name';
 /** The mode last picked on a board, per board: `shuffleboard.mode.<board id>`. */
@@ -68,6 +69,7 @@ class App {
     });
     this.press = null; // where a pointer went down on a tile: a click there that did not move opens the card
     this.openTimer = null;
+    this.multiCard = installMultiCard(this); // multi-select, bulk actions, the archive (issue 36)
   }
 
   /** Who can be assigned: the people on the board now, then those from /members. */
@@ -412,6 +414,7 @@ class App {
     this.view.renderBoard(s.board, { ...s.deco, hiddenItems, firstRects: from ? new Map([[glide, from]]) : undefined });
     if (this.panel.isOpen) this.panel.update(s.board);
     this.pending?.rendered();
+    this.multiCard?.render();
     this.view.refreshGhost();
     this.view.setSeq(s.seq);
   }

@@ -120,6 +120,12 @@ export function describeChange(entry, board, older = null, prev = undefined) {
       ? [by, ' renamed the board from ', { em: prev }, ' to ', { em: String(op.title ?? '') }]
       : [by, ' renamed the board to ', { em: String(op.title ?? '') }];
     case 'restore': return [by, ` restored the board as of change ${op.to}`];
+    case 'moveMany': case 'archive': case 'unarchive': {
+      const n = Array.isArray(op.items) ? op.items.length : 0;
+      const what = n === 1 ? [label(op.items[0])] : [`${n} cards`];
+      if (op.type === 'archive') return [by, ' archived ', ...what];
+      return [by, op.type === 'moveMany' ? ' moved ' : ' brought back ', ...what, ' to ', col(op.zone)];
+    }
     default: return [by, ' made a change'];
   }
 }

@@ -115,6 +115,10 @@ export function involvedItems(op) {
     case 'add': return [op.before, op.item?.id].filter((id) => typeof id === 'string');
     // A committed restore moved everything it brought back.
     case 'restore': return (op.board?.items ?? []).map((it) => it.id);
+    case 'moveMany': case 'unarchive': return op.before ? [...(op.items ?? []), op.before] : [...(op.items ?? [])];
+    case 'archive': return [...(op.items ?? [])];
+    // The undo of a bulk op from several places: one op per place, sent together.
+    case 'many': return (op.ops ?? []).flatMap(involvedItems);
     default: return [];
   }
 }

@@ -72,6 +72,7 @@ export class RemoteDrags {
       return [{ type: 'send', msg: P.drop(m.item) }];
     }
     this.held.set(m.item, m.by);
+    for (const other of Array.isArray(m.items) ? m.items : []) this.held.set(other, m.by); // a group (issue 36)
     this.clearSettling(m.item);
     const fx = m.by !== me ? [{ type: 'handStart', user: user(m.by), item: m.item }, { type: 'taken', item: m.item }] : [];
     return [...fx, render()];
@@ -90,7 +91,8 @@ export class RemoteDrags {
 
   /** A `drop`: a hold ended (the session ends its own lift when the server expired it). */
   drop(m, { me }) {
-    if (this.held.get(m.item) === m.by) this.held.delete(m.item);
+    // A drag ends whole: a group's items with its lead (issue 36).
+    if (this.held.get(m.item) === m.by) for (const [item, by] of this.held) if (by === m.by) this.held.delete(item);
     const last = this.remoteOver.get(m.by);
     this.remoteOver.delete(m.by);
     const fx = [];

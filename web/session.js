@@ -46,6 +46,7 @@ import {
 } from './state.js';
 import { planRevert, UndoHistory, withKnownTags } from './undo.js';
 import { isolate } from './bidi.js';
+import { Selection } from './selection.js';
 import * as E from './editing.js';
 import { nextKeyboardTarget, targetKey } from './geometry.js';
 import { layoutOfItem, zoneLayouts } from './layout.js';
@@ -70,6 +71,8 @@ export class Session extends SessionLink {
      */
     this.drag = null;
     this.stroke = null; // the ops of a paint stroke in progress: [{op, inverse}]
+    /** The cards selected for bulk actions and group drags (selection.js, issue 36). */
+    this.selection = new Selection();
   }
 
   // ---- Local intents.
@@ -110,14 +113,18 @@ export class Session extends SessionLink {
     // A card still waiting for its id cannot be held yet.
     const at = this.drag || isPendingId(item) ? null : this.#where(item);
     if (!at) return [];
+    // A selected card lifts the whole selection (issue 36): held all or none, dropped as one moveMany.
+    const group = this.selection.has(item) && this.selection.size > 1
+      ? this.selection.ordered(this.state.view()).filter((id) => id !== item && !isPendingId(id)) : [];
     this.drag = {
       item,
       source,
       target: source === 'keyboard' ? { over: item, zone: at.zone.id } : null,
+      group,
     };
     this.emit({ type: 'hoverReset' });
-    if (source === 'pointer') this.emit({ type: 'ghost', item });
-    this.send(P.dragStart(item));
+    if (source === 'pointer') this.emit(group.length ? { type: 'ghost', item, count: group.length + 1 } : { type: 'ghost', item });
+    this.send(group.length ? P.dragStartMany([item, ...group]) : P.dragStart(item));
     this.emit(render(), {
       type: 'announce',
       text: source === 'keyboard'
@@ -157,7 +164,7 @@ export class Session extends SessionLink {
   drop() {
     const d = this.drag;
     if (!d) return [];
-    const op = this.#opForTarget(d.item, d.target);
+    const op = d.group?.length ? this.#groupOp(d) : this.#opForTarget(d.item, d.target);
     this.emit({ type: 'hoverFlush' });
     this.drag = null;
     if (op) {
@@ -170,7 +177,8 @@ export class Session extends SessionLink {
     this.emit(render(d.item));
     if (d.source === 'keyboard') this.emit({ type: 'focus', item: d.item });
     let text = `Dropped ${this.#labelOf(d.item)} in its place; nothing changed.`;
-    if (op?.type === 'swap') text = `Swapped ${this.#labelOf(d.item)} with ${this.#labelOf(op.b)}.`;
+    if (op?.type === 'moveMany') text = `Moved ${op.items.length} cards to ${this.#describePlace(d.item)}.`;
+    else if (op?.type === 'swap') text = `Swapped ${this.#labelOf(d.item)} with ${this.#labelOf(op.b)}.`;
     else if (op) text = `Moved ${this.#labelOf(d.item)} to ${this.#describePlace(d.item)}.`;
     this.emit({ type: 'announce', text });
     return this.take();
@@ -258,6 +266,17 @@ export class Session extends SessionLink {
    * `when`: that change's time in words, for the notice.
    */
   restore(to, when = null) { return this.#edit(E.restore(this.state.loaded, this.state.seq, to, when)); }
+
+  /**
+   * Several ops as one undoable change, sent together (issue 36: a selection tagged, assigned,
+   * archived or deleted at once); `text` is what screen readers hear.
+   */
+  bulk(bodies, text) {
+    if (!this.state.view() || !bodies.length) return [];
+    this.#recordChange(bodies.map((body) => this.#submit(this.#makeOp(body))));
+    this.emit(render(), { type: 'announce', text });
+    return this.take();
+  }
 
   /** Removes `item` (refused at once when someone else holds it; a lift of it here ends). */
   removeCard(item) {
@@ -373,6 +392,22 @@ export class Session extends SessionLink {
   /** A new op message from an op body, against the last applied seq. */
   #makeOp(body) {
     return P.opMessage(this.newOpId(), this.state.seq, body);
+  }
+
+  /**
+   * The moveMany a group's drop makes (lead first, then the others in board order), or null:
+   * the lead goes where a single drag's move would put it, and the anchor skips the group.
+   */
+  #groupOp(d) {
+    const board = this.state.view();
+    const t = d.target;
+    if (!board || !t || t.over === d.item) return null;
+    const items = [d.item, ...d.group];
+    const zone = board.zones.find((z) => z.id === (t.over != null ? locate(board, t.over)?.zone.id : t.zone));
+    if (!zone) return null;
+    const at = t.over != null && !items.includes(t.over) ? zone.items.indexOf(t.over) : -1;
+    const before = at < 0 ? null : zone.items.slice(at).find((id) => !items.includes(id)) ?? null;
+    return this.#makeOp({ type: 'moveMany', items, zone: zone.id, before });
   }
 
   /** The op a drop on target `t` makes, or null when it would change nothing. */

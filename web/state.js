@@ -8,6 +8,7 @@
 import { involvedItems } from './protocol.js';
 import { CONTENT_OPS, applyContent } from './cards.js';
 import { COMMENT_OPS, applyComment } from './comments.js';
+import { BULK_OPS, applyBulk } from './bulk.js';
 
 // Undo (the inverse of each op, the undo and redo stacks, whether a change can be reverted) is
 // undo.js's; re-exported here, where the board's rules are looked for.
@@ -23,6 +24,7 @@ export function cloneBoard(board) {
     title: board.title,
     columns: board.columns,
     ...(typeof board.mode === 'string' ? { mode: board.mode } : {}),
+    ...(Array.isArray(board.archived) && board.archived.length ? { archived: board.archived.slice() } : {}),
     zones: board.zones.map((z) => {
       const copy = { id: z.id, items: z.items.slice() };
       for (const f of ZONE_FIELDS) if (z[f] !== undefined) copy[f] = z[f];
@@ -124,6 +126,7 @@ export function applyOp(board, op) {
       if (i < 0) return false;
       const at = locate(board, op.item);
       if (at) at.zone.items.splice(at.index, 1);
+      if (Array.isArray(board.archived)) board.archived = board.archived.filter((id) => id !== op.item);
       board.items.splice(i, 1);
       return true;
     }
@@ -172,6 +175,7 @@ export function applyOp(board, op) {
     }
     default:
       if (COMMENT_OPS.has(op.type)) return applyComment(board, op);
+      if (BULK_OPS.has(op.type)) return applyBulk(board, op);
       return CONTENT_OPS.has(op.type) ? applyContent(board, op) : false;
   }
 }
@@ -278,7 +282,8 @@ export function opBody(op) {
     case 'editComment': return { type: 'editComment', item: op.item, comment: op.comment, text: op.text, mentions: op.mentions ?? [] };
     case 'removeComment': return { type: 'removeComment', item: op.item, comment: op.comment };
     case 'edit': case 'editZone': case 'addZone': case 'remove': case 'removeZone': case 'retitle':
-    case 'tag': case 'assign': case 'editTag': case 'removeTag': case 'editCheck': case 'removeCheck': {
+    case 'tag': case 'assign': case 'editTag': case 'removeTag': case 'editCheck': case 'removeCheck':
+    case 'moveMany': case 'archive': case 'unarchive': {
       const { op: _id, base: _base, seq: _seq, by: _by, member: _member, ...body } = op;
       return body;
     }

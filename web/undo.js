@@ -7,6 +7,7 @@
 import { involvedItems } from './protocol.js';
 import { CONTENT_OPS, inverseContent } from './cards.js';
 import { COMMENT_OPS, inverseComment } from './comments.js';
+import { BULK_OPS, inverseBulk } from './bulk.js';
 import { itemById, locate } from './state.js';
 
 /** The op that undoes `op`, given the board as it was just before `op` was applied. */
@@ -84,6 +85,7 @@ export function inverseOp(op, boardBefore) {
       return { type: 'restore', to: null };
     default:
       if (COMMENT_OPS.has(op.type)) return inverseComment(op);
+      if (BULK_OPS.has(op.type)) return inverseBulk(op, boardBefore);
       return CONTENT_OPS.has(op.type) ? inverseContent(op, boardBefore) : null;
   }
 }
@@ -293,7 +295,9 @@ export function planRevert(history, kind, target, state, me, nameOf) {
     return { refuse: text, announce: true };
   }
   const steps = [];
-  for (const e of [...change.ops].reverse()) {
+  // A bulk op's undo may be several ops (`many`, bulk.js), sent together.
+  const inverses = [...change.ops].reverse().flatMap((e) => (e.inverse?.type === 'many' ? e.inverse.ops : [e.inverse]).map((inverse) => ({ inverse })));
+  for (const e of inverses) {
     if (!e.inverse) continue;
     const step = { inverse: e.inverse };
     // An add that brings back a removed item (or zone) names its new id once it commits…

@@ -47,6 +47,12 @@ extension Board {
             }
             w.endArray()
         }
+        // Only when some item is archived, so boards without an archive keep their exact JSON.
+        if !archived.isEmpty {
+            w.beginArray("archived")
+            for item in archived { w.write(nil, item.rawValue) }
+            w.endArray()
+        }
         w.endObject()
     }
 
@@ -101,10 +107,18 @@ extension Board {
                 tags.append(try Tag(json: value, path: "\(path).tags[\(i)]"))
             }
         }
-        if let problem = Board.validate(title: title, columns: columns, zones: zones, items: items, tags: tags) {
+        var archived: [ItemID] = []
+        if json.hasValue("archived") {
+            for (i, value) in try json.array("archived", named: "\(path).archived").enumerated() {
+                archived.append(try value.itemID(named: "\(path).archived[\(i)]"))
+            }
+        }
+        if let problem = Board.validate(
+            title: title, columns: columns, zones: zones, items: items, tags: tags, archived: archived)
+        {
             throw JSON.DecodingError("\(path): \(problem)")
         }
-        self.init(id: id, title: title, columns: columns, zones: zones, items: items, tags: tags)
+        self.init(id: id, title: title, columns: columns, zones: zones, items: items, tags: tags, archived: archived)
         mode = try Self.readMode(from: json, path: path)
         if json.hasValue("commentRefs") {
             let refs = try json.array("commentRefs", named: "\(path).commentRefs")

@@ -110,6 +110,13 @@ package struct Board: Equatable, Sendable {
     /// snapshot carries it (`encoded()`); welcome gives each item its `comments` count.
     package var commentRefs: [CommentID: CommentRef] = [:]
 
+    /// The items taken off the zones into the board's archive (`archive`), in the order they
+    /// went there; they stay in `items` with their content. Every item is in one zone or here.
+    package private(set) var archived: [ItemID] = [] {
+        didSet { archivedSet = Set(archived) }
+    }
+    private var archivedSet: Set<ItemID> = []
+
     /// A board's drag mode hint.
     package enum Mode: String, Equatable, Sendable, CaseIterable {
         case swap, move, paint
@@ -119,9 +126,14 @@ package struct Board: Equatable, Sendable {
     private var zoneIndex: [ZoneID: Int]
 
     /// A board. Callers validate (see `Board.validate`) before trusting outside data.
-    package init(id: BoardID, title: String, columns: Int, zones: [Zone], items: [Item], tags: [Tag] = []) {
+    package init(
+        id: BoardID, title: String, columns: Int, zones: [Zone], items: [Item], tags: [Tag] = [],
+        archived: [ItemID] = []
+    ) {
         self.id = id
         self.tags = tags
+        self.archived = archived
+        archivedSet = Set(archived)
         self.title = title
         self.columns = columns
         self.zones = zones
@@ -134,12 +146,16 @@ package struct Board: Equatable, Sendable {
     package static func == (a: Board, b: Board) -> Bool {
         a.id == b.id && a.title == b.title && a.columns == b.columns && a.zones == b.zones && a.items == b.items
             && a.mode == b.mode && a.tags == b.tags && a.commentRefs == b.commentRefs
+            && a.archived == b.archived
     }
 
     /// The item with this id.
     package func item(_ id: ItemID) -> Item? {
         itemIndex[id].map { items[$0] }
     }
+
+    /// True when `item` is in the board's archive.
+    package func isArchived(_ item: ItemID) -> Bool { archivedSet.contains(item) }
 
     /// True when the board has this zone.
     package func hasZone(_ id: ZoneID) -> Bool { zoneIndex[id] != nil }
@@ -203,6 +219,7 @@ package struct Board: Equatable, Sendable {
         case .remove(let item):
             guard let i = itemIndex[item] else { return }
             if let at = location(of: item) { zones[at.zone].items.remove(at: at.index) }
+            if archivedSet.contains(item) { archived.removeAll { $0 == item } }
             items.remove(at: i)
             reindexItems()
         case .addZone(let before, let zone):
@@ -230,6 +247,8 @@ package struct Board: Equatable, Sendable {
             reindexZones()
         case .retitle(let title):
             self.title = title
+        case .moveMany, .archive, .unarchive:
+            applyBulk(op)
         case .restore(_, let board):
             // The board as it was: every item, zone and the title (the id stays this board's).
             // Comments are not board state: every one stays, and the cards back show theirs.
@@ -257,6 +276,29 @@ package struct Board: Equatable, Sendable {
         items[i].comments = max(0, items[i].comments + delta)
     }
 
+    /// Takes `ids` out of their zones (and, with `archive`, out of the archive too): one pass
+    /// over the zones, not a search per item.
+    mutating func takeOut(_ ids: [ItemID], fromArchive: Bool = false) {
+        let taken = Set(ids)
+        for z in zones.indices where zones[z].items.contains(where: taken.contains) {
+            zones[z].items.removeAll { taken.contains($0) }
+        }
+        if fromArchive { archived.removeAll { taken.contains($0) } }
+    }
+
+    /// Puts `ids`, in order, before `before` in `zone` (at its end when nil or not there).
+    mutating func put(_ ids: [ItemID], zone: ZoneID, before: ItemID?) {
+        guard let target = zoneIndex[zone] else { return }
+        if let before, let at = zones[target].items.firstIndex(of: before) {
+            zones[target].items.insert(contentsOf: ids, at: at)
+        } else {
+            zones[target].items.append(contentsOf: ids)
+        }
+    }
+
+    /// Adds `ids` to the end of the archive.
+    mutating func addToArchive(_ ids: [ItemID]) { archived.append(contentsOf: ids) }
+
     private mutating func reindexItems() {
         itemIndex = Dictionary(items.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
     }
@@ -272,9 +314,9 @@ package struct Board: Equatable, Sendable {
     }
 
     /// Problems that make a board definition unusable, or nil when it is sound.
-    package static func validate(title: String, columns: Int, zones: [Zone], items: [Item], tags: [Tag] = [])
-        -> String?
-    {
+    package static func validate(
+        title: String, columns: Int, zones: [Zone], items: [Item], tags: [Tag] = [], archived: [ItemID] = []
+    ) -> String? {
         if !BoardLimits.title.allows(title) { return "title must be \(BoardLimits.title.rule)" }
         if !(1...BoardLimits.columns).contains(columns) { return "columns must be 1–\(BoardLimits.columns)" }
         if zones.isEmpty || zones.count > BoardLimits.zones { return "a board has 1–\(BoardLimits.zones) zones" }
@@ -310,7 +352,11 @@ package struct Board: Equatable, Sendable {
                 if !placed.insert(id).inserted { return "item \(id) is in more than one place" }
             }
         }
-        if placed.count != itemIDs.count { return "every item must be in exactly one zone" }
+        for id in archived {
+            if !itemIDs.contains(id) { return "archived lists unknown item \(id)" }
+            if !placed.insert(id).inserted { return "item \(id) is in more than one place" }
+        }
+        if placed.count != itemIDs.count { return "every item must be in exactly one zone or archived" }
         return validateContent(items: items, tags: tags)
     }
 

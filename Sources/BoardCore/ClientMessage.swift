@@ -4,8 +4,8 @@ package enum ClientMessage: Equatable, Sendable {
     case hello(board: BoardID, name: String, since: Seq?, token: String?, member: MemberID? = nil)
     /// An op: a swap, move, toggle, add, edit, remove, addZone, editZone, removeZone, retitle or restore.
     case op(OpRequest)
-    /// Lift an item.
-    case dragStart(item: ItemID)
+    /// Lift an item, or a group of them (issue 36: `with` the others, after the lead `item`).
+    case dragStart(item: ItemID, with: [ItemID] = [])
     /// The held item is over `over` (nil: empty space) in `zone`; `mode` says what a drop there would do.
     case hover(item: ItemID, over: ItemID?, zone: ZoneID?, mode: DragMode?, t: Double? = nil)
     /// Release the held item, committing `action` if given.
@@ -119,6 +119,19 @@ extension ClientMessage {
             let (opID, base) = try header(json)
             return .op(OpRequest(opID: opID, base: base, op: try Op(type: type, fields: json, assigned: false)))
         case "dragStart":
+            // A group: `items` (1–200 distinct ids, the first one leads: hovers and drops name it).
+            if json["items"] != nil {
+                let values = try json.array("items")
+                guard (1...Op.maximumBulkItems).contains(values.count) else {
+                    throw JSON.DecodingError("\"items\" must name 1–\(Op.maximumBulkItems) items")
+                }
+                var items: [ItemID] = []
+                for (i, value) in values.enumerated() { items.append(try value.itemID(named: "\"items[\(i)]\"")) }
+                guard Set(items).count == items.count else {
+                    throw JSON.DecodingError("\"items\" may name an item only once")
+                }
+                return .dragStart(item: items[0], with: Array(items.dropFirst()))
+            }
             return .dragStart(item: try json.itemID("item"))
         case "hover":
             let item = try json.itemID("item")
@@ -197,9 +210,15 @@ extension ClientMessage {
             w.write("op", request.opID.rawValue)
             w.write("base", request.base)
             request.op.writeFields(into: &w, assigned: false)
-        case .dragStart(let item):
+        case .dragStart(let item, let group):
             w.write("type", "dragStart")
-            w.write("item", item.rawValue)
+            if group.isEmpty {
+                w.write("item", item.rawValue)
+            } else {
+                w.beginArray("items")
+                for id in [item] + group { w.write(nil, id.rawValue) }
+                w.endArray()
+            }
         case .hover(let item, let over, let zone, let mode, let t):
             w.write("type", "hover")
             w.write("item", item.rawValue)

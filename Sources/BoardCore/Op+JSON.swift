@@ -40,6 +40,8 @@ extension Op {
             writeContentFields(into: &w, assigned: assigned)
         case .comment, .editComment, .removeComment:
             writeCommentFields(into: &w, assigned: assigned)
+        case .moveMany, .archive, .unarchive:
+            writeBulkFields(into: &w)
         case .remove(let item):
             w.write("item", item.rawValue)
         case .addZone(let before, let zone):
@@ -219,6 +221,8 @@ extension Op {
             self = try Self(contentType: kind, fields: fields, assigned: assigned)
         case .comment, .editComment, .removeComment:
             self = try Self(commentType: kind, fields: fields, assigned: assigned)
+        case .moveMany, .archive, .unarchive:
+            self = try Self(bulkType: kind, fields: fields)
         }
     }
 

@@ -54,6 +54,13 @@ package enum Op: Equatable, Sendable {
     indirect case editComment(item: ItemID, comment: CommentID, text: String, mentions: [Mention], edited: Int64)
     /// Take a comment off `item` (its author or an admin).
     case removeComment(item: ItemID, comment: CommentID)
+    /// Take `items` (1–200, distinct) out of their places and put them, in this order, before
+    /// `before` in `zone` (nil: at its end): all of them or none (issue 36).
+    case moveMany(items: [ItemID], zone: ZoneID, before: ItemID?)
+    /// Take `items` (1–200, distinct) off the board's zones into its archive.
+    case archive(items: [ItemID])
+    /// Put archived `items` (1–200, distinct) back, in this order, before `before` in `zone`.
+    case unarchive(items: [ItemID], zone: ZoneID, before: ItemID?)
     /// Set the board (items, zones, title) to what it was right after op `to`. In a request
     /// `board` is nil: the hub reads the board as of `to` from the store, and the committed op
     /// carries it, so that a replay of the log needs nothing else.
@@ -66,6 +73,7 @@ package enum Op: Equatable, Sendable {
         case swap, move, toggle, add, edit, remove, addZone, editZone, removeZone, retitle, restore
         case tag, assign, addTag, editTag, removeTag, addCheck, editCheck, removeCheck
         case comment, editComment, removeComment
+        case moveMany, archive, unarchive
     }
 
     /// The op's kind.
@@ -93,6 +101,9 @@ package enum Op: Equatable, Sendable {
         case .comment: .comment
         case .editComment: .editComment
         case .removeComment: .removeComment
+        case .moveMany: .moveMany
+        case .archive: .archive
+        case .unarchive: .unarchive
         }
     }
 
@@ -114,7 +125,9 @@ package enum Op: Equatable, Sendable {
             .removeComment(let item, _):
             [item]
         case .add(_, let before, _): before.map { [$0] } ?? []
-        case .addTag(_, let items): items
+        case .addTag(_, let items), .archive(let items): items
+        case .moveMany(let items, _, let before), .unarchive(let items, _, let before):
+            before.map { items + [$0] } ?? items
         case .addZone, .editZone, .removeZone, .retitle, .restore, .editTag, .removeTag: []
         }
     }
@@ -122,21 +135,24 @@ package enum Op: Equatable, Sendable {
     /// The zones the op names and needs on the board.
     package var involvedZones: [ZoneID] {
         switch self {
-        case .move(_, let zone, _), .add(let zone, _, _), .editZone(let zone, _), .removeZone(let zone): [zone]
+        case .move(_, let zone, _), .add(let zone, _, _), .editZone(let zone, _), .removeZone(let zone),
+            .moveMany(_, let zone, _), .unarchive(_, let zone, _):
+            [zone]
         case .addZone(let before, _): before.map { [$0] } ?? []
         case .swap, .toggle, .edit, .remove, .retitle, .restore, .tag, .assign, .addTag, .editTag, .removeTag,
-            .addCheck, .editCheck, .removeCheck, .comment, .editComment, .removeComment:
+            .addCheck, .editCheck, .removeCheck, .comment, .editComment, .removeComment, .archive:
             []
         }
     }
 
     /// The items another user's drag keeps this op from touching: everything a swap, move or
-    /// toggle names, and the item a remove takes away. An edit changes text under the holder's
+    /// toggle names (and a moveMany, archive or unarchive: each item and the anchor), and the
+    /// item a remove takes away. An edit changes text under the holder's
     /// hand, never the place, so a hold does not stop it. A restore is stopped by any hold
     /// (`holdsEveryItem`), which this list does not name.
     package var heldItems: [ItemID] {
         switch self {
-        case .swap, .move, .toggle: involvedItems
+        case .swap, .move, .toggle, .moveMany, .archive, .unarchive: involvedItems
         case .remove(let item): [item]
         case .add, .edit, .addZone, .editZone, .removeZone, .retitle, .restore, .tag, .assign, .addTag, .editTag,
             .removeTag, .addCheck, .editCheck, .removeCheck, .comment, .editComment, .removeComment:

@@ -34,6 +34,10 @@ package enum OpProblem: Equatable, Sendable, CustomStringConvertible {
     case lastZone(ZoneID)
     /// An editZone giving columns to a zone that is not a grid.
     case notAGrid(ZoneID)
+    /// A swap, move, moveMany or archive of an item that is in the archive.
+    case archivedItem(ItemID)
+    /// An unarchive of an item that is not in the archive.
+    case notArchived(ItemID)
 
     /// The reject reason the protocol gives for it.
     package var reason: RejectReason {
@@ -45,6 +49,8 @@ package enum OpProblem: Equatable, Sendable, CustomStringConvertible {
         case .unknownComment: .unknownComment
         case .boardFull: .boardFull
         case .zoneNotEmpty: .notEmpty
+        case .archivedItem: .archived
+        case .notArchived: .invalid
         case .selfSwap, .beforeItself, .anchorOutsideZone, .duplicateItem, .duplicateZone, .lastZone, .notAGrid,
             .duplicateTag, .duplicateCheck:
             .invalid
@@ -70,6 +76,8 @@ package enum OpProblem: Equatable, Sendable, CustomStringConvertible {
         case .zoneNotEmpty(let zone): "zone \(zone) still has items"
         case .lastZone(let zone): "zone \(zone) is the board's only zone"
         case .notAGrid(let zone): "zone \(zone) would have columns but is not a grid"
+        case .archivedItem(let item): "item \(item) is archived"
+        case .notArchived(let item): "item \(item) is not archived"
         }
     }
 }
@@ -85,7 +93,9 @@ extension Board {
         switch op {
         case .swap(let a, let b):
             if a == b { return .selfSwap(a) }
+            if let archived = [a, b].first(where: isArchived) { return .archivedItem(archived) }
         case .move(let item, let zone, let before):
+            if isArchived(item) { return .archivedItem(item) }
             if let before {
                 if before == item { return .beforeItself(item) }
                 if self.zone(zone)?.items.contains(before) != true {
@@ -117,6 +127,8 @@ extension Board {
         case .removeZone(let zone):
             if self.zone(zone)?.items.isEmpty != true { return .zoneNotEmpty(zone) }
             if zones.count == 1 { return .lastZone(zone) }
+        case .moveMany, .archive, .unarchive:
+            return bulkProblem(applying: op)
         }
         return nil
     }

@@ -35,6 +35,8 @@ package enum RejectReason: String, Equatable, Sendable, CaseIterable {
     case holdLimit = "hold_limit"
     /// A `restore` to a seq older than the store keeps (`--keep-ops`).
     case compacted
+    /// A `dragStart`, `swap`, `move`, `moveMany` or `archive` of an item in the board's archive.
+    case archived
 }
 
 /// A refusal, sent to the requester only.

@@ -8,8 +8,12 @@ extension Room {
     /// `reason: expired` (its holder then waits `holdCooldown` before taking it again), and
     /// forgets turns that are over.
     package mutating func expireHolds(now: Instant) -> [Effect] {
-        let expired = holds.filter { now - $0.value.lastActive >= holdTimeout || now - $0.value.since >= holdLifetime }
-            .sorted { $0.key.rawValue < $1.key.rawValue }
+        // A group's hold is its lead's: the others expire with it (`release`).
+        let expired = holds.filter {
+            holding[$0.value.by] == $0.key
+                && (now - $0.value.lastActive >= holdTimeout || now - $0.value.since >= holdLifetime)
+        }
+        .sorted { $0.key.rawValue < $1.key.rawValue }
         if !turns.isEmpty { turns.prune(now: now) }
         return expired.map { item, hold in
             _ = release(hold.by, now: now, expired: true)
@@ -17,24 +21,38 @@ extension Room {
         }
     }
 
-    /// The rules of `dragStart`, in order: the item exists; nobody holds it (a repeated dragStart
+    /// The rules of `dragStart`, in order: the item exists and is not archived (`archived`); nobody holds it (a repeated dragStart
     /// of one's own hold is refused `held`, and the hold goes on unchanged: only hovers renew it);
     /// it is not cooling down for this user or address, nor someone else's turn (`cooldown`); the
     /// address holds fewer than `maxHoldsPerAddress` items (`hold_limit`). A user holds one item:
     /// taking another releases the first.
-    mutating func dragStart(_ item: ItemID, by asker: HoldTurns.Claimant, now: Instant) -> [Effect] {
+    ///
+    /// A group (`with`, issue 36) is held all or none: every item passes these rules or the
+    /// whole `dragStart` is refused, naming the first item that did not (`item` in the reject).
+    /// The group counts as one hold for the address, and its lead `item` is what hovers and
+    /// drops name; the others are held, released and expire with it.
+    mutating func dragStart(_ item: ItemID, with group: [ItemID] = [], by asker: HoldTurns.Claimant, now: Instant)
+        -> [Effect]
+    {
         let user = asker.user
         let seq = visibleSeq
         let refuse = { (rejection: Rejection) in [Effect.send(user, .reject(rejection, seq: seq))] }
-        guard sequencer.board.item(item) != nil else { return refuse(Rejection(.unknownItem, item: item)) }
-        if let hold = holds[item] {
+        let all = [item] + group
+        for item in all {
+            guard sequencer.board.item(item) != nil else { return refuse(Rejection(.unknownItem, item: item)) }
+            if sequencer.board.isArchived(item) { return refuse(Rejection(.archived, item: item)) }
+        }
+        for item in all {
+            guard let hold = holds[item] else { continue }
             if hold.by != user { turns.refusedWhileHeld(item, asker, now: now) }
             return refuse(Rejection(.held, by: hold.by, item: item))
         }
-        switch turns.check(item, for: asker, now: now) {
-        case .free: break
-        case .coolingDown: return refuse(Rejection(.cooldown, item: item))
-        case .turnOf(let first): return refuse(Rejection(.cooldown, by: first, item: item))
+        for item in all {
+            switch turns.check(item, for: asker, now: now) {
+            case .free: break
+            case .coolingDown: return refuse(Rejection(.cooldown, item: item))
+            case .turnOf(let first): return refuse(Rejection(.cooldown, by: first, item: item))
+            }
         }
         if let address = asker.address, maxHoldsPerAddress > 0,
             holdsByAddress[address, default: 0] - (holding[user] == nil ? 0 : 1) >= maxHoldsPerAddress
@@ -46,13 +64,17 @@ extension Room {
             _ = release(user, now: now, expired: false)
             effects.append(.broadcast(.drop(item: previous, by: user, at: visibleSeq, reason: nil), except: nil))
         }
-        holds[item] = Hold(by: user, lastActive: now, since: now, address: asker.address)
+        for item in all {
+            holds[item] = Hold(by: user, lastActive: now, since: now, address: asker.address)
+            turns.took(item, by: asker)
+        }
         holding[user] = item
+        if !group.isEmpty { groups[user] = group }
         if let address = asker.address { holdsByAddress[address, default: 0] += 1 }
-        turns.took(item, by: asker)
         // On a large board not everyone knows every user: the hand says whose it is.
         let holder = isLarge ? users.first(where: { $0.id == user }) : nil
-        effects.append(.broadcast(.dragStart(item: item, by: user, at: visibleSeq, user: holder), except: nil))
+        effects.append(
+            .broadcast(.dragStart(item: item, by: user, at: visibleSeq, user: holder, with: group), except: nil))
         return effects
     }
 
@@ -70,6 +92,7 @@ extension Room {
             return [.send(user, .reject(Rejection(.notHolding, item: item), seq: visibleSeq))]
         }
         holds[item]?.lastActive = now
+        for other in groups[user] ?? [] { holds[other]?.lastActive = now }
         let zone = zone ?? over.flatMap { board.location(of: $0) }.map { board.zones[$0.zone].id }
         return [
             .broadcast(
@@ -85,13 +108,20 @@ extension Room {
             let rejection = Rejection(.notHolding, opID: action?.opID, item: item)
             return [.send(user, .reject(rejection, seq: visibleSeq))]
         }
-        _ = release(user, now: now, expired: false)
-        var effects: [Effect] = [.broadcast(.drop(item: item, by: user, at: visibleSeq, reason: nil), except: nil)]
-        if let action { effects += submit(action, from: claimant, now: now, wall: wall) }
+        let group = groups[user] ?? []
+        let lead = release(user, now: now, expired: false) ?? item
+        var effects: [Effect] = [.broadcast(.drop(item: lead, by: user, at: visibleSeq, reason: nil), except: nil)]
+        guard var action else { return effects }
+        // A group's drop with a move commits one moveMany of the whole group, lead first.
+        if !group.isEmpty, case .move(_, let zone, let before) = action.op {
+            action.op = .moveMany(items: [lead] + group, zone: zone, before: before)
+        }
+        effects += submit(action, from: claimant, now: now, wall: wall)
         return effects
     }
 
-    /// Ends `user`'s hold at `now` (by expiry when `expired`), returning the item it held.
+    /// Ends `user`'s hold at `now` (by expiry when `expired`), returning the item it held (a
+    /// group's lead: the others end with it).
     mutating func release(_ user: UserID, now: Instant, expired: Bool) -> ItemID? {
         guard let item = holding.removeValue(forKey: user) else { return nil }
         let holder = HoldTurns.Claimant(user: user, address: holds.removeValue(forKey: item)?.address)
@@ -100,6 +130,10 @@ extension Room {
             holdsByAddress[address] = left > 0 ? left : nil
         }
         turns.ended(item, holder: holder, expired: expired, now: now)
+        for other in groups.removeValue(forKey: user) ?? [] {
+            holds[other] = nil
+            turns.ended(other, holder: holder, expired: expired, now: now)
+        }
         return item
     }
 }

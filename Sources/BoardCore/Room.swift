@@ -74,6 +74,8 @@ package struct Room: Sendable {
     private var lastPresence: Instant?
 
     var holding: [UserID: ItemID] = [:]
+    /// The other items of each group a user holds (issue 36), after its lead in `holding`.
+    var groups: [UserID: [ItemID]] = [:]
     /// The names of the users who committed ops, kept with their ops: filled at a user's first
     /// op (from `users`), so that the many who only watch or drag cost nothing here.
     private var names: [UserID: (name: String, member: MemberID)] = [:]
@@ -258,8 +260,8 @@ package struct Room: Sendable {
             return []  // The server answers these; they never reach a room.
         case .op(let request):
             return submit(request, from: claimant, admin: admin, now: now, wall: wall)
-        case .dragStart(let item):
-            return dragStart(item, by: claimant, now: now)
+        case .dragStart(let item, let group):
+            return dragStart(item, with: group, by: claimant, now: now)
         case .hover(let item, let over, let zone, let mode, let t):
             return hover(item, over: over, zone: zone, mode: mode, t: t, by: user, now: now)
         case .drop(let item, let action):
@@ -328,12 +330,13 @@ package struct Room: Sendable {
         case .committed(let op):
             gated.append(.op(op))
             var effects: [Effect] = [.persist(op)]
-            // Only the remover can hold a removed item (another's hold refuses the remove): the
+            // Only the remover can hold a removed (or archived) item (another's hold refuses the remove): the
             // hold ends with it. A restore is refused while anyone else holds an item; the
             // restorer's own hold ends with it (its item may be gone, or elsewhere).
             var ends = false
             switch op.op {
             case .remove(let item): ends = holds[item]?.by == user
+            case .archive(let items): ends = items.contains { holds[$0]?.by == user }
             case .restore: ends = true
             default: break
             }

@@ -228,7 +228,8 @@ package struct Sequencer: Sendable {
     }
 
     /// The newest committed op that changed what `op` is about (docs/conflicts.md):
-    /// - swap, move, toggle: the place or paint of any item they name (not its texts);
+    /// - swap, move, toggle, moveMany, archive, unarchive: the place or paint of any item they
+    ///   name, anchors included (not its texts);
     /// - add: the place of its anchor;
     /// - edit: the same fields of the same item (not its place);
     /// - remove: anything about the item;
@@ -239,7 +240,7 @@ package struct Sequencer: Sendable {
     private func conflict(_ op: Op) -> Touch? {
         func newest(_ touches: [Touch?]) -> Touch? { touches.compactMap { $0 }.max { $0.seq < $1.seq } }
         switch op {
-        case .swap, .move, .toggle, .add:
+        case .swap, .move, .toggle, .add, .moveMany, .archive, .unarchive:
             return newest(op.involvedItems.map { itemTouches[$0]?.place })
         case .edit(let item, let changes):
             return newest(changes.fields.map { itemTouches[item]?.fields[$0] })
@@ -365,7 +366,7 @@ package struct Sequencer: Sendable {
         }
         history.append(op)
         switch op.op {
-        case .swap, .move, .toggle:
+        case .swap, .move, .toggle, .moveMany, .archive, .unarchive:
             for item in op.op.involvedItems { itemTouches[item, default: ItemTouches()].place = touch }
         case .add(_, _, let item):
             itemTouches[item.id, default: ItemTouches()].place = touch

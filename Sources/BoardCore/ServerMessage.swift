@@ -14,8 +14,8 @@ package enum ServerMessage: Equatable, Sendable {
     case reject(Rejection, seq: Seq)
     /// A resent op id that was committed before.
     case ack(OpID, seq: Seq)
-    /// Someone lifted an item.
-    indirect case dragStart(item: ItemID, by: UserID, at: Seq, user: User? = nil)
+    /// Someone lifted an item (`with`: the others of a group it leads, issue 36).
+    indirect case dragStart(item: ItemID, by: UserID, at: Seq, user: User? = nil, with: [ItemID] = [])
     /// How many users a large board has (and, once it is small again, who they are).
     case presence(userCount: Int, users: [User]?)
     /// The held item moved over another item or zone.
@@ -140,9 +140,14 @@ extension ServerMessage {
             w.write("type", "ack")
             w.write("op", opID.rawValue)
             w.write("seq", seq)
-        case .dragStart(let item, let by, let at, let user):
+        case .dragStart(let item, let by, let at, let user, let group):
             w.write("type", "dragStart")
             w.write("item", item.rawValue)
+            if !group.isEmpty {
+                w.beginArray("items")
+                for id in [item] + group { w.write(nil, id.rawValue) }
+                w.endArray()
+            }
             w.write("by", by.rawValue)
             w.write("at", at)
             if let user { Self.write(user, key: "user", into: &w) }

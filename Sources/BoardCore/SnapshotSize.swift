@@ -41,17 +41,41 @@ enum SnapshotSize {
             let inItems = itemBytes(item) + (board.items.isEmpty ? 0 : 1)
             let inZone = item.id.rawValue.utf8.count + 2 + (to.items.isEmpty ? 0 : 1)
             return bytes + inItems + inZone
+        case .remove(let id) where board.isArchived(id):
+            // An archived card leaves `items` and the archive (the whole member with its last card).
+            guard let item = board.item(id) else { return bytes }
+            let inItems = itemBytes(item) + (board.items.count >= 2 ? 1 : 0)
+            let inArchive =
+                board.archived.count >= 2
+                ? id.rawValue.utf8.count + 3 : placementBytes(of: board) - placementBytes(of: board, archive: false)
+            return bytes - inItems - inArchive
         case .remove(let id):
             guard let item = board.item(id), let at = board.location(of: id) else { return bytes }
             let inItems = itemBytes(item) + (board.items.count >= 2 ? 1 : 0)
             let inZone = id.rawValue.utf8.count + 2 + (board.zones[at.zone].items.count >= 2 ? 1 : 0)
             return bytes - inItems - inZone
+        case .moveMany, .archive, .unarchive:
+            // Only ids change places: the zones' and the archive's arrays, measured before and after.
+            var after = board
+            after.apply(op)
+            return bytes - placementBytes(of: board) + placementBytes(of: after)
         case .addZone, .editZone, .removeZone, .retitle, .restore, .addTag, .editTag, .removeTag:
             // Rare ops: the board written again.
             var after = board
             after.apply(op)
             return after.encoded().count
         }
+    }
+
+    /// The bytes of the id arrays of every zone and of the archive (with its member name), the
+    /// part of a snapshot that the bulk ops change.
+    static func placementBytes(of board: Board, archive: Bool = true) -> Int {
+        func array(_ ids: [ItemID]) -> Int {
+            2 + max(ids.count - 1, 0) + ids.reduce(0) { $0 + $1.rawValue.utf8.count + 2 }
+        }
+        var total = board.zones.reduce(0) { $0 + array($1.items) }
+        if archive && !board.archived.isEmpty { total += array(board.archived) + #","archived":"#.utf8.count }
+        return total
     }
 
     /// The bytes of one item as a snapshot's `items[]` entry.
@@ -66,7 +90,7 @@ extension Op {
     /// True for the ops that only change where cards are or their paint: never refused for size.
     var onlyPlacesOrPaints: Bool {
         switch self {
-        case .swap, .move, .toggle: true
+        case .swap, .move, .toggle, .moveMany, .archive, .unarchive: true
         default: false
         }
     }

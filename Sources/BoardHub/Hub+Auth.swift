@@ -44,7 +44,7 @@ extension Hub {
         let rejection: Rejection
         switch message {
         case .op(let request): rejection = Rejection(.forbidden, opID: request.opID)
-        case .dragStart(let item), .hover(let item, _, _, _, _): rejection = Rejection(.forbidden, item: item)
+        case .dragStart(let item, _), .hover(let item, _, _, _, _): rejection = Rejection(.forbidden, item: item)
         case .drop(let item, let action): rejection = Rejection(.forbidden, opID: action?.opID, item: item)
         case .hello, .ping, .auth: return true
         }

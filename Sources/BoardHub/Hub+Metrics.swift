@@ -151,7 +151,7 @@ extension Hub {
                 _ = host.timings.received.popFirst()
                 if first.seq == op.seq { meters.opBroadcastDelay.observe(Double(now - first.at) / 1000) }
             }
-        case .broadcast(.dragStart(let item, let by, _, _), _):
+        case .broadcast(.dragStart(let item, let by, _, _, _), _):
             // Lifting the held item again does not make the hold younger (as in the room).
             if host.timings.holds[by]?.item != item { host.timings.holds[by] = (item, now) }
         case .broadcast(.drop(let item, let by, _, let reason), _):

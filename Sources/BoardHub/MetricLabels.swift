@@ -7,8 +7,8 @@ internal import BoardMetrics
 /// A client message's `type`, or `invalid` for one that did not parse (whatever its `type` said).
 package enum ClientMessageType: String, MetricLabels, CaseIterable {
     case hello, swap, move, toggle, add, edit, remove, addZone, editZone, removeZone, retitle, restore, tag, assign,
-        addTag, editTag, removeTag, addCheck, editCheck, removeCheck, comment, editComment, removeComment, dragStart,
-        hover, drop, ping, auth, invalid
+        addTag, editTag, removeTag, addCheck, editCheck, removeCheck, comment, editComment, removeComment, moveMany,
+        archive, unarchive, dragStart, hover, drop, ping, auth, invalid
 
     /// `type`.
     package static let names = ["type"]
@@ -37,7 +37,7 @@ package enum ClientMessageType: String, MetricLabels, CaseIterable {
 package enum ServerMessageType: String, MetricLabels, CaseIterable {
     case welcome, join, leave, swap, move, toggle, add, edit, remove, addZone, editZone, removeZone, retitle, restore,
         tag, assign, addTag, editTag, removeTag, addCheck, editCheck, removeCheck, comment, editComment, removeComment,
-        ack, reject, dragStart, hover, drop, error, pong, presence, auth
+        moveMany, archive, unarchive, ack, reject, dragStart, hover, drop, error, pong, presence, auth
 
     /// `type`.
     package static let names = ["type"]
@@ -67,7 +67,8 @@ package enum ServerMessageType: String, MetricLabels, CaseIterable {
 /// A committed op's kind.
 package enum OpType: String, MetricLabels, CaseIterable {
     case swap, move, toggle, add, edit, remove, addZone, editZone, removeZone, retitle, restore, tag, assign, addTag,
-        editTag, removeTag, addCheck, editCheck, removeCheck, comment, editComment, removeComment
+        editTag, removeTag, addCheck, editCheck, removeCheck, comment, editComment, removeComment, moveMany, archive,
+        unarchive
 
     /// `type`.
     package static let names = ["type"]

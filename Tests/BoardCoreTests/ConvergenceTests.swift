@@ -50,9 +50,15 @@ import Testing
     func randomOp(on board: Board, using rng: inout SplitMix64) -> Op {
         let ids = board.items.map(\.id)
         let a = ids.randomElement(using: &rng)!
-        switch Int.random(in: 0..<3, using: &rng) {
+        switch Int.random(in: 0..<4, using: &rng) {
         case 0:
             return .swap(a: a, b: ids.randomElement(using: &rng)!)
+        case 3:
+            // Several cards at once, all or none (issue 36).
+            let target = board.zones.randomElement(using: &rng)!
+            let some = Array(ids.shuffled(using: &rng).prefix(Int.random(in: 1...4, using: &rng)))
+            let before = Bool.random(using: &rng) ? target.items.randomElement(using: &rng) : nil
+            return .moveMany(items: some, zone: target.id, before: before)
         case 1:
             let target = board.zones.randomElement(using: &rng)!
             let before = Bool.random(using: &rng) ? target.items.randomElement(using: &rng) : nil
@@ -121,8 +127,11 @@ import Testing
         }
         #expect(replay == server.board, "seed \(seed): replay diverged")
         let b = server.board
-        #expect(Board.validate(title: b.title, columns: b.columns, zones: b.zones, items: b.items, tags: b.tags) == nil)
-        let placed = b.zones.flatMap(\.items)
+        #expect(
+            Board.validate(
+                title: b.title, columns: b.columns, zones: b.zones, items: b.items, tags: b.tags, archived: b.archived)
+                == nil)
+        let placed = b.zones.flatMap(\.items) + b.archived
         #expect(placed.count == b.items.count && Set(placed).count == b.items.count, "seed \(seed)")
         for kind in Op.kinds where kind != "swap" {
             #expect(kinds[kind, default: 0] > 5, "seed \(seed): only \(kinds[kind, default: 0]) \(kind) committed")
@@ -186,12 +195,31 @@ import Testing
             }
         case 13...20:
             if let a = ids.randomElement(using: &rng) { return randomContentOp(on: board, item: a, using: &rng) }
+        case 11:
+            return randomBulkOp(on: board, zone: target, anchor: anchor, using: &rng)
         case 12 where Int.random(in: 0..<3, using: &rng) == 0:
             return .restore(to: Int.random(in: 0...seq, using: &rng), board: nil)
         default:
             return .retitle(title: words.randomElement(using: &rng)!)
         }
         return .retitle(title: "fallback")
+    }
+
+    /// A moveMany, archive or unarchive of a few random cards (some archived, some not: the
+    /// server refuses what does not fit).
+    func randomBulkOp(on board: Board, zone target: Zone, anchor: ItemID?, using rng: inout SplitMix64) -> Op {
+        let placed = board.zones.flatMap(\.items).shuffled(using: &rng)
+        let some = Array(placed.prefix(Int.random(in: 1...4, using: &rng)))
+        switch Int.random(in: 0..<3, using: &rng) {
+        case 0 where !some.isEmpty:
+            return .moveMany(items: some, zone: target.id, before: anchor)
+        case 1 where !some.isEmpty:
+            return .archive(items: some)
+        default:
+            let archived = board.archived.shuffled(using: &rng).prefix(Int.random(in: 1...3, using: &rng))
+            if archived.isEmpty { return .retitle(title: "nothing archived") }
+            return .unarchive(items: Array(archived), zone: target.id, before: anchor)
+        }
     }
 
     /// An op about a card's content: descriptions, due dates, tags, assignees, checklists.

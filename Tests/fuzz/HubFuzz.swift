@@ -259,6 +259,11 @@ final class HubDriver {
             let (op, b, item) = (pick(Self.opIDs), base(), pick(Self.itemIDs))
             return #"{"type":"toggle","op":"\#(op)","base":\#(b),"item":"\#(item)","on":\#(input.below(2) == 0)}"#
         case 4:
+            // Sometimes a group (issue 36): held all or none, ids maybe repeated or unknown.
+            if input.below(3) == 0 {
+                let group = (0...input.below(3)).map { _ in "\"\(pick(Self.itemIDs))\"" }.joined(separator: ",")
+                return #"{"type":"dragStart","items":[\#(group)]}"#
+            }
             return #"{"type":"dragStart","item":"\#(pick(Self.itemIDs))"}"#
         case 5:
             let (item, over, zone) = (pick(Self.itemIDs), pick(Self.itemIDs), pick(Self.zoneIDs))
@@ -318,6 +323,17 @@ final class HubDriver {
             return #"{"type":"editZone",\#(head),"zone":"\#(pick(zones))",\#(field)}"#
         case 5:
             return #"{"type":"removeZone",\#(head),"zone":"\#(pick(zones))"}"#
+        case 6:
+            // Many cards at once (issue 36): moveMany, archive, unarchive of a few of them.
+            let some = (0...input.below(3)).map { _ in "\"\(pick(items))\"" }.joined(separator: ",")
+            let before = input.below(3) == 0 ? "\"\(pick(items))\"" : "null"
+            switch input.below(3) {
+            case 0:
+                return #"{"type":"moveMany",\#(head),"items":[\#(some)],"zone":"\#(pick(zones))","before":\#(before)}"#
+            case 1: return #"{"type":"archive",\#(head),"items":[\#(some)]}"#
+            default:
+                return #"{"type":"unarchive",\#(head),"items":[\#(some)],"zone":"\#(pick(zones))","before":\#(before)}"#
+            }
         case 7:
             return #"{"type":"restore",\#(head),"to":\#(input.below(8))}"#
         case 8...15:
@@ -643,23 +659,28 @@ final class HubDriver {
     /// the users of one address hold at most `maxHoldsPerAddress` items of a board.
     private func trackHolds(_ message: ServerMessage) {
         switch message {
-        case .dragStart(let item, let by, _, _):
+        case .dragStart(let lead, let by, _, _, let group):
             guard let id = connectionOf[by], let board = asked[id] else {
                 violated("a dragStart by \(by), whom no connection was welcomed as")
             }
             var held = holds[board, default: [:]]
-            require(held[item] == nil, "\(by) took \(item) on board \(board), which \(held[item]!) holds")
-            require(!held.values.contains(by), "\(by) holds two items on board \(board)")
-            held[item] = by
+            require(!held.values.contains(by), "\(by) holds two drags on board \(board)")
+            // A group (issue 36) is held whole: none of its items was anyone's.
+            for item in [lead] + group {
+                require(held[item] == nil, "\(by) took \(item) on board \(board), which \(held[item]!) holds")
+                held[item] = by
+            }
             let peer = peerOf[id]
-            let fromPeer = held.values.filter { connectionOf[$0].flatMap { peerOf[$0] } == peer }.count
+            // A group counts as one hold of its address.
+            let fromPeer = Set(held.values).filter { connectionOf[$0].flatMap { peerOf[$0] } == peer }.count
             require(
                 maxHoldsPerAddress == 0 || fromPeer <= maxHoldsPerAddress,
                 "address \(peer ?? "?") holds \(fromPeer) items of board \(board)")
             holds[board] = held
         case .drop(let item, let by, _, _):
             guard let id = connectionOf[by], let board = asked[id], holds[board]?[item] == by else { return }
-            holds[board]?[item] = nil
+            // The lead's drop ends its group.
+            holds[board] = holds[board]?.filter { $0.value != by }
         default:
             break
         }
@@ -704,7 +725,7 @@ final class HubDriver {
         case .reject(_, let seq), .ack(_, let seq):
             require(client.welcomed, "\(message) for \(id) before its welcome")
             require(seq <= client.seq, "\(message) for \(id) names seq \(seq); it has seen \(client.seq)")
-        case .dragStart(_, _, let at, _), .hover(_, _, _, _, _, let at, _), .drop(_, _, let at, _):
+        case .dragStart(_, _, let at, _, _), .hover(_, _, _, _, _, let at, _), .drop(_, _, let at, _):
             require(client.welcomed, "\(message) for \(id) before its welcome")
             require(at <= client.seq, "\(message) for \(id) names seq \(at); it has seen \(client.seq)")
         case .join, .leave, .presence:

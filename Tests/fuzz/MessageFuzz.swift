@@ -106,6 +106,8 @@ private func check(_ request: OpRequest) {
     case .editComment(_, _, let words, let mentions, _):
         require(mentions.count <= BoardLimits.mentions, "too many mentions")
         text(words, BoardLimits.commentText, "a comment text")
+    case .moveMany(let items, _, _), .archive(let items), .unarchive(let items, _, _):
+        require((1...Op.maximumBulkItems).contains(items.count) && Set(items).count == items.count, "a bad item list")
     case .addZone(_, let zone):
         require(zone.id == .unassigned && zone.items.isEmpty, "a request that chose its own zone id or items")
         text(zone.title ?? "", BoardLimits.zoneTitle, "a zone title")

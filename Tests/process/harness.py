@@ -29,7 +29,8 @@ BIN = os.environ.get("SHUFFLEBOARD_BIN", "")
 SUBPROTOCOL = "shuffleboard.v1"
 COMMITTED = ("toggle", "swap", "move", "add", "edit", "remove", "addZone", "editZone", "removeZone", "retitle",
              "restore", "tag", "assign", "addTag", "editTag", "removeTag", "addCheck", "editCheck", "removeCheck",
-             "comment", "editComment", "removeComment")
+             "comment", "editComment", "removeComment",
+             "moveMany", "archive", "unarchive")
 START_TIMEOUT = 20.0
 WAIT = 10.0
 
@@ -364,9 +365,30 @@ def apply(board: dict, op: dict) -> None:
                 else:
                     item[field] = op[field]
     elif kind == "remove":
-        zone, i = locate(board, op["item"])
-        del zone[i]
+        if op["item"] in board.get("archived", []):
+            board["archived"].remove(op["item"])
+            if not board["archived"]:
+                del board["archived"]
+        else:
+            zone, i = locate(board, op["item"])
+            del zone[i]
         board["items"] = [it for it in board["items"] if it["id"] != op["item"]]
+    elif kind in ("moveMany", "archive", "unarchive"):
+        # Issue 36: the cards leave their places (zones, or the archive) and land together.
+        moved = op["items"]
+        for z in board["zones"]:
+            z["items"] = [i for i in z["items"] if i not in moved]
+        if kind == "unarchive":
+            board["archived"] = [i for i in board["archived"] if i not in moved]
+            if not board["archived"]:
+                del board["archived"]
+        if kind == "archive":
+            board.setdefault("archived", []).extend(moved)
+        else:
+            target = next(z for z in board["zones"] if z["id"] == op["zone"])["items"]
+            before = op.get("before")
+            at = target.index(before) if before in target else len(target)
+            target[at:at] = moved
     elif kind in ("addZone", "editZone", "removeZone"):
         # Zones without a layout get the one they were drawn with first (docs/protocol.md).
         for n, z in enumerate(board["zones"]):

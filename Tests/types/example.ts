@@ -65,6 +65,11 @@ async function play(): Promise<void> {
       await board.op({ type: 'editCheck', item: 't1', check: check.check.id, done: true });
       console.log(check.member ?? check.by, check.check.done);
     }
+    // Many cards at once (issue 36).
+    const many = await board.op({ type: 'moveMany', items: ['t1', 't2'], zone: 'tray', before: null });
+    if (many.type === 'moveMany') console.log(many.items.length);
+    await board.op({ type: 'archive', items: ['t3'] });
+    await board.op({ type: 'unarchive', items: ['t3'], zone: 'grid', before: 't4' });
   } catch (e) {
     if (e instanceof OpError && e.kind === 'reject') console.log(e.reason, e.by, e.seq);
   }
@@ -78,6 +83,8 @@ console.log(boardSocketURL('https://boards.example', 'demo'), tokenExpiry(board.
 void board.op({ type: 'tag', item: 't1', add: [{ name: 'Bug' }] });
 // @ts-expect-error: an addCheck needs its `before`
 void board.op({ type: 'addCheck', item: 't1', text: 'x' });
+// @ts-expect-error: a moveMany needs its `zone` and `before`
+void board.op({ type: 'moveMany', items: ['t1'] });
 // @ts-expect-error: a swap needs `b`
 void board.op({ type: 'swap', a: 't1' });
 // @ts-expect-error: no such op

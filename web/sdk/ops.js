@@ -29,6 +29,9 @@ export const OPS = Object.freeze({
   comment: { kind: 'content', noun: 'comment' },
   editComment: { kind: 'content', noun: 'comment edit' },
   removeComment: { kind: 'content', noun: 'comment removal' },
+  moveMany: { kind: 'place', noun: 'move of several cards' },
+  archive: { kind: 'edit', noun: 'archiving' },
+  unarchive: { kind: 'edit', noun: 'restore from the archive' },
 });
 
 /** Types of committed (numbered) ops. */

@@ -137,6 +137,12 @@ export interface Comment {
 /** A page of a card's comments, newest first. */
 export interface CommentsPage { comments: Comment[]; more: boolean; next: string | null }
 export interface RemoveBody { type: 'remove'; item: string }
+/** 1–200 distinct cards, in order, before `before` in `zone`: one op, all or nothing (issue 36). */
+export interface MoveManyBody { type: 'moveMany'; items: string[]; zone: string; before: string | null }
+/** 1–200 distinct cards off the zones into the board's archive. */
+export interface ArchiveBody { type: 'archive'; items: string[] }
+/** 1–200 distinct archived cards back, in order, before `before` in `zone`. */
+export interface UnarchiveBody { type: 'unarchive'; items: string[]; zone: string; before: string | null }
 export interface NewZone {
   title: string;
   layout?: Layout;
@@ -156,7 +162,8 @@ export type OpBody =
   | SwapBody | MoveBody | ToggleBody | AddBody | EditBody | RemoveBody
   | AddZoneBody | EditZoneBody | RemoveZoneBody | RetitleBody | RestoreBody
   | TagBody | AssignBody | AddTagBody | EditTagBody | RemoveTagBody | AddCheckBody | EditCheckBody | RemoveCheckBody
-  | CommentBody | EditCommentBody | RemoveCommentBody;
+  | CommentBody | EditCommentBody | RemoveCommentBody
+  | MoveManyBody | ArchiveBody | UnarchiveBody;
 
 export type OpType = OpBody['type'];
 
@@ -238,7 +245,7 @@ export type RejectReason =
   | 'conflict' | 'held' | 'stale' | 'bad_base' | 'unknown_item' | 'unknown_zone' | 'invalid' | 'not_empty'
   | 'board_full' | 'forbidden' | 'not_holding' | 'cooldown' | 'hold_limit' | 'unknown_tag' | 'unknown_check'
   | 'unknown_comment'
-  | 'compacted';
+  | 'compacted' | 'archived';
 
 export interface RejectMessage {
   type: 'reject';
@@ -486,7 +493,14 @@ export function addCheck(op: string, base: number, item: string, before: string 
 export function editCheck(op: string, base: number, item: string, check: string, changes: { text?: string; done?: boolean }):
   EditCheckBody & OpMessage;
 export function removeCheck(op: string, base: number, item: string, check: string): RemoveCheckBody & OpMessage;
+export function moveMany(op: string, base: number, items: string[], zone: string, before: string | null):
+  MoveManyBody & OpMessage;
+export function archive(op: string, base: number, items: string[]): ArchiveBody & OpMessage;
+export function unarchive(op: string, base: number, items: string[], zone: string, before: string | null):
+  UnarchiveBody & OpMessage;
 export function dragStart(item: string): { type: 'dragStart'; item: string };
+/** A group drag (issue 36): the first item leads; a drop with a move commits one moveMany of all. */
+export function dragStartMany(items: string[]): { type: 'dragStart'; items: string[] };
 export function hover(item: string, over: string | null, zone: string | null, mode?: 'swap' | 'move'):
   { type: 'hover'; item: string; over: string | null; zone: string | null; mode?: 'swap' | 'move' };
 export function drop(item: string, opMessage?: OpMessage | null):

@@ -173,6 +173,21 @@ export function removeCheck(op, base, item, check) {
   return { type: 'removeCheck', op, base, item, check };
 }
 
+/** Moves `items` (1–200, distinct), in order, before `before` in `zone` (null: at its end): one op. */
+export function moveMany(op, base, items, zone, before) {
+  return { type: 'moveMany', op, base, items: [...items], zone, before: before ?? null };
+}
+
+/** Takes `items` (1–200, distinct) off the board's zones into its archive. */
+export function archive(op, base, items) {
+  return { type: 'archive', op, base, items: [...items] };
+}
+
+/** Puts archived `items` back, in order, before `before` in `zone` (null: at its end). */
+export function unarchive(op, base, items, zone, before) {
+  return { type: 'unarchive', op, base, items: [...items], zone, before: before ?? null };
+}
+
 /** Removes `item`. */
 export function remove(op, base, item) {
   return { type: 'remove', op, base, item };
@@ -246,6 +261,9 @@ const FROM_BODY = {
   comment: (id, base, b) => comment(id, base, b.item, b.text, b.mentions),
   editComment: (id, base, b) => editComment(id, base, b.item, b.comment, b.text, b.mentions),
   removeComment: (id, base, b) => removeComment(id, base, b.item, b.comment),
+  moveMany: (id, base, b) => moveMany(id, base, b.items, b.zone, b.before),
+  archive: (id, base, b) => archive(id, base, b.items),
+  unarchive: (id, base, b) => unarchive(id, base, b.items, b.zone, b.before),
 };
 for (const type of OP_TYPES) if (!FROM_BODY[type]) throw new Error(`wire.js: no builder for ${type}`);
 for (const type of Object.keys(FROM_BODY)) if (!OPS[type]) throw new Error(`wire.js: ${type} is not in ops.js`);
@@ -260,6 +278,11 @@ export function opMessage(id, base, body) {
 /** Lifts `item`. */
 export function dragStart(item) {
   return { type: 'dragStart', item };
+}
+
+/** Lifts a group (issue 36): `items[0]` leads (hovers and drops name it); all held or none. */
+export function dragStartMany(items) {
+  return { type: 'dragStart', items: [...items] };
 }
 
 /**

@@ -49,7 +49,7 @@ final class Frame: Sendable {
     convenience init(_ message: ServerMessage) {
         switch message {
         case .hover(_, _, _, _, let by, _, _): self.init(payload: message.encoded(), hand: by.rawValue, isHover: true)
-        case .dragStart(_, let by, _, _), .drop(_, let by, _, _):
+        case .dragStart(_, let by, _, _, _), .drop(_, let by, _, _):
             self.init(payload: message.encoded(), hand: by.rawValue, isHover: false)
         default: self.init(payload: message.encoded())
         }
