@@ -55,8 +55,9 @@ import Testing
             name: "move to the end of the tray", base: 0, op: .move(item: item("t1"), zone: zone("tray"), before: nil)),
     ]
 
-    @Test(arguments: cases + editingCases + restoreCases + contentCases + addWithContentCases + commentCases
-        + bulkCases)
+    @Test(
+        arguments: cases + editingCases + restoreCases + contentCases + addWithContentCases + commentCases
+            + bulkCases)
     func conflictRules(_ c: Case) {
         var s = Sequencer(board: .defaultTemplate(id: demo))
         var boards = [s.board]
