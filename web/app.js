@@ -157,14 +157,15 @@ class App {
       startHome(this.root, this.view, this.win, (name) => this.rename(name, false), this.token);
       return;
     }
-    this.openBoard();
+    this.openBoard(taken);
   }
 
   /**
    * Opens the board page: when the board does not exist (and the link has no token), asks
    * whether to make it first (boardgate.js); nothing is made until the person says so.
+   * `taken`: the link's token as share.js took it off the address bar.
    */
-  async openBoard() {
+  async openBoard(taken) {
     if (!this.token && await boardExists(this.win, this.boardId, null) === false) {
       const template = await askToCreate(this.root, this.view, this.win, this.boardId, null);
     }
