@@ -195,13 +195,22 @@ def test_the_start_page_offers_kanban_first_and_renames_and_deletes_boards(conte
     server.create("colors", "scratch", title="scratch")
     status, _ = server.post_json("/api/boards/scratch/ops", {"type": "swap", "op": "s1", "base": 0, "a": "t1", "b": "t2"})
     assert status == 200
+    # A board described zone by zone was made from no template.
+    status, _ = server.post_json("/api/boards", {"id": "custom", "title": "Custom", "zones": [
+        {"id": "z", "items": [{"label": "A", "color": "red"}]}]})
+    assert status == 201
+    listed = {b["id"]: b.get("template") for b in server.get_json("/api/boards")["boards"]}
+    assert listed == {"custom": None, "scratch": "colors", "team": "kanban"}, listed
     page = contexts().new_page()
     page.goto(server.url + "/")
     expect(page.locator("#templates [data-template]").first).to_have_attribute("data-template", "kanban")
     expect(page.locator('#templates [data-template="kanban"]')).to_be_checked()
     team = page.locator('#board-list [data-board="team"]')
     expect(team).to_contain_text("Team (team)")
-    expect(team).to_contain_text("nobody on it, 0 changes")
+    # Each board says which template made it, by the template's title; one made from none says nothing.
+    expect(team.locator(".meta").first).to_have_text(" — Kanban · nobody on it, 0 changes")
+    expect(page.locator('#board-list [data-board="scratch"] .meta').first).to_have_text(" — Colors · nobody on it, 1 change")
+    expect(page.locator('#board-list [data-board="custom"] .meta').first).to_have_text(" — nobody on it, 0 changes")
     # A board with changes says when the last one was (from its history).
     expect(page.locator('#board-list [data-board="scratch"]')).to_contain_text("1 change · last change")
     expect(page.locator('#board-list [data-board="scratch"] .last-change')).to_contain_text("just now")
@@ -214,11 +223,11 @@ def test_the_start_page_offers_kanban_first_and_renames_and_deletes_boards(conte
     # Delete: asked first; refused, nothing goes.
     page.once("dialog", lambda d: d.dismiss())
     page.get_by_role("button", name="Delete scratch", exact=True).click()
-    expect(page.locator("#board-list [data-board]")).to_have_count(2)
+    expect(page.locator("#board-list [data-board]")).to_have_count(3)
     assert server.board("scratch") is not None
     page.once("dialog", lambda d: d.accept())
     page.get_by_role("button", name="Delete scratch", exact=True).click()
-    expect(page.locator("#board-list [data-board]")).to_have_count(1)
+    expect(page.locator("#board-list [data-board]")).to_have_count(2)
     assert server.board("scratch") is None
 
 
@@ -243,3 +252,4 @@ def test_a_drag_held_at_a_rows_edge_scrolls_the_row_and_reaches_its_far_end(clie
     expect(ann.page.locator(".ghost")).to_have_count(0)
     expect(ann.page.locator("#app")).to_have_attribute("data-seq", "1")
     assert server.zone("srow", "top")[-1] == "t1"
+
