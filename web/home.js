@@ -62,11 +62,11 @@ export function startHome(root, view, win, rename, token = null) {
   more.addEventListener('click', async () => {
     if (!next) return;
     more.disabled = true;
-    next = await loadBoards(view, win, next, token);
+    next = await loadBoards(view, win, next, token, titles);
     more.disabled = false;
   });
-  fillTemplates(view, win);
-  loadBoards(view, win, null, token).then((n) => { next = n; });
+  const titles = fillTemplates(view, win);
+  loadBoards(view, win, null, token, titles).then((n) => { next = n; });
   root.querySelector('#board-list').addEventListener('click', (e) => {
     const b = e.target.closest?.('[data-board-action]');
     if (b) manageBoard(view, win, b.dataset.boardAction, b.dataset.id, token);
@@ -139,10 +139,14 @@ async function createBoard(win, template, title, token) {
   throw new Error('no free id'); // not reached: the last try has no id
 }
 
-/** Fills the template choices from `GET /api/templates`, Kanban first (none: the form stays hidden). */
+/**
+ * Fills the template choices from `GET /api/templates`, Kanban first (none: the form stays hidden).
+ * Resolves to each template's title by its name, for the board list.
+ */
 async function fillTemplates(view, win) {
   const templates = await loadTemplates(win);
   view.startPage.renderTemplates(templates.length ? templates : null);
+  return new Map(templates.map((t) => [t.name, t.title || t.name]));
 }
 
 /**
@@ -167,9 +171,10 @@ async function lastChanges(view, win, boards, token) {
 
 /**
  * Shows a page of `GET /api/boards` (the first when `after` is null, else appended); returns the
- * `after` of the next page, or null. A server without the list gets a note.
+ * `after` of the next page, or null. A server without the list gets a note. `titles` resolves to
+ * the templates' titles by name (`fillTemplates`).
  */
-async function loadBoards(view, win, after, token) {
+async function loadBoards(view, win, after, token, titles) {
   try {
     const res = await win.fetch(boardsPagePath(after, PAGE_SIZE), { headers: apiHeaders(token) });
     if (!res.ok) throw new Error(String(res.status));
@@ -177,7 +182,7 @@ async function loadBoards(view, win, after, token) {
     const next = isValidId(body.next) ? body.next : null;
     const boards = Array.isArray(body.boards) ? body.boards : [];
     view.startPage.renderBoardList(boards, {
-      append: !!after, more: !!next, fragment: tokenFragment(token),
+      append: !!after, more: !!next, fragment: tokenFragment(token), templates: await titles,
     });
     lastChanges(view, win, boards, token); // not awaited: the list is usable meanwhile
     return next;

@@ -13,9 +13,10 @@ export class StartPage {
 
   /**
    * Fills the index page's board list: `boards` null means the server has no list; `append` adds
-   * a further page; `more` says whether there is one after it (the "More" button).
+   * a further page; `more` says whether there is one after it (the "More" button). `templates`
+   * maps a template's name to its title ("kanban" → "Kanban"): a board made from one says which.
    */
-  renderBoardList(boards, { append = false, more = false, fragment = '' } = {}) {
+  renderBoardList(boards, { append = false, more = false, fragment = '', templates = new Map() } = {}) {
     const list = this.root.querySelector('#board-list');
     const note = this.root.querySelector('#board-list-note');
     this.root.querySelector('#more-boards').hidden = !boards || !more;
@@ -30,12 +31,15 @@ export class StartPage {
       const name = b.title || b.id;
       const changes = Number.isInteger(b.seq) ? b.seq : 0;
       const meta = [users ? `${users} on it now` : 'nobody on it', changes === 1 ? '1 change' : `${changes} changes`];
-      list.append(el(this.doc, 'li', { dataset: { board: b.id, seq: String(changes) } },
+      // Boards made before the server kept templates (or from a definition) name none.
+      const template = typeof b.template === 'string' && b.template ? templates.get(b.template) ?? b.template : null;
+      const dataset = { board: b.id, seq: String(changes), ...(template ? { template: b.template } : {}) };
+      list.append(el(this.doc, 'li', { dataset },
         el(this.doc, 'a', {
           href: `?board=${encodeURIComponent(b.id)}${fragment}`,
           text: b.title && b.title !== b.id ? `${b.title} (${b.id})` : b.id,
         }),
-        el(this.doc, 'span', { className: 'meta', text: ` — ${meta.join(', ')}` }),
+        el(this.doc, 'span', { className: 'meta', text: ` — ${template ? `${template} · ` : ''}${meta.join(', ')}` }),
         el(this.doc, 'span', { className: 'board-actions' },
           this.action('pencil', `Rename ${name}`, 'rename', b.id),
           this.action('trash', `Delete ${name}`, 'delete', b.id))));

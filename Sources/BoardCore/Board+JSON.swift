@@ -53,6 +53,9 @@ extension Board {
             for item in archived { w.write(nil, item.rawValue) }
             w.endArray()
         }
+        // Only when known (boards made before boards kept it say nothing), and last, so that a
+        // board's JSON up to here is what it always was.
+        if let template { w.write("template", template.rawValue) }
         w.endObject()
     }
 
@@ -120,6 +123,11 @@ extension Board {
         }
         self.init(id: id, title: title, columns: columns, zones: zones, items: items, tags: tags, archived: archived)
         mode = try Self.readMode(from: json, path: path)
+        if json.hasValue("template") {
+            template = try json.read("template", named: "\(path).template", mustBe: Template.rule) {
+                $0.stringValue.flatMap(Template.init)
+            }
+        }
         if json.hasValue("commentRefs") {
             let refs = try json.array("commentRefs", named: "\(path).commentRefs")
             guard refs.count <= BoardLimits.comments else {

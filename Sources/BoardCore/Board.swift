@@ -103,6 +103,9 @@ package struct Board: Equatable, Sendable {
     package var items: [Item]
     /// The drag mode the board is made for (`paint` for a paint board), a hint for clients; nil: none.
     package var mode: Mode?
+    /// The template the board was made from, or nil (made from a definition, or before boards
+    /// remembered it). Set when the board is made; no op changes it, a restore neither.
+    package var template: Template?
 
     /// The tags cards can carry, in the order they were made.
     package var tags: [Tag] = []
@@ -145,7 +148,7 @@ package struct Board: Equatable, Sendable {
     /// Boards compare by content.
     package static func == (a: Board, b: Board) -> Bool {
         a.id == b.id && a.title == b.title && a.columns == b.columns && a.zones == b.zones && a.items == b.items
-            && a.mode == b.mode && a.tags == b.tags && a.commentRefs == b.commentRefs
+            && a.mode == b.mode && a.template == b.template && a.tags == b.tags && a.commentRefs == b.commentRefs
             && a.archived == b.archived
     }
 
@@ -254,6 +257,7 @@ package struct Board: Equatable, Sendable {
             // Comments are not board state: every one stays, and the cards back show theirs.
             guard var board else { return }
             board.id = id
+            board.template = template
             board.commentRefs = commentRefs
             board.recountComments()
             self = board

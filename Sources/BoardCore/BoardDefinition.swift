@@ -42,14 +42,20 @@ package struct BoardDefinition: Equatable, Sendable {
     package var zones: [ZoneSpec]
     /// The drag mode hint.
     package var mode: Board.Mode?
+    /// The template it is, or nil for a board described zone by zone.
+    package var template: Template?
 
     /// A definition.
-    package init(id: BoardID?, title: String, columns: Int, zones: [ZoneSpec], mode: Board.Mode? = nil) {
+    package init(
+        id: BoardID?, title: String, columns: Int, zones: [ZoneSpec], mode: Board.Mode? = nil,
+        template: Template? = nil
+    ) {
         self.id = id
         self.title = title
         self.columns = columns
         self.zones = zones
         self.mode = mode
+        self.template = template
     }
 
     /// What is wrong with a definition, for a 400 answer.
@@ -83,8 +89,7 @@ package struct BoardDefinition: Equatable, Sendable {
         }
         var definition: BoardDefinition
         if json.hasValue("template") {
-            let names = Template.allCases.map(\.rawValue).joined(separator: ", ")
-            let template = try json.read("template", named: "template", mustBe: "one of \(names)") {
+            let template = try json.read("template", named: "template", mustBe: Template.rule) {
                 $0.stringValue.flatMap(Template.init)
             }
             definition = template.definition(title: json.hasValue("title") ? try json.string("title") : nil)
@@ -160,6 +165,7 @@ package struct BoardDefinition: Equatable, Sendable {
         }
         var board = Board(id: id, title: title, columns: columns, zones: boardZones, items: items)
         board.mode = mode
+        board.template = template
         return board
     }
 

@@ -13,6 +13,9 @@ package enum Template: String, CaseIterable, Equatable, Sendable {
     /// Three columns of cards: To do, Doing, Done.
     case kanban
 
+    /// What a `template` member must be, for errors: "one of colors, strips, …".
+    package static var rule: String { "one of " + allCases.map(\.rawValue).joined(separator: ", ") }
+
     /// A human name.
     package var title: String {
         switch self {
@@ -100,7 +103,8 @@ package enum Template: String, CaseIterable, Equatable, Sendable {
             case .paint: .paint
             case .strips, .playlist, .kanban: .move
             }
-        return BoardDefinition(id: nil, title: title ?? self.title, columns: columns, zones: zones, mode: mode)
+        return BoardDefinition(
+            id: nil, title: title ?? self.title, columns: columns, zones: zones, mode: mode, template: self)
     }
 
     /// The board with id `id` (titled with the id, as `hello` makes it).

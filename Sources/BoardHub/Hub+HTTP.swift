@@ -236,9 +236,14 @@ extension Hub {
         case (.listOne(let id), .board(let stored)):
             var summaries: [BoardSummary] = []
             if let host = boards[id] {
-                summaries = [BoardSummary(id: id, title: host.room.published.title, seq: host.room.visibleSeq)]
+                let board = host.room.published
+                summaries = [
+                    BoardSummary(id: id, title: board.title, seq: host.room.visibleSeq, template: board.template)
+                ]
             } else if let stored, !isDeleting(id) {
-                summaries = [BoardSummary(id: id, title: stored.board.title, seq: stored.seq)]
+                summaries = [
+                    BoardSummary(id: id, title: stored.board.title, seq: stored.seq, template: stored.board.template)
+                ]
             }
             emit(.respond(exchange, boardList(summaries, after: nil, limit: 1, only: id)))
         case (.ops, .encoded(let response?)), (.encoded, .encoded(let response?)):
@@ -276,12 +281,13 @@ extension Hub {
     private func boardList(_ stored: [BoardSummary], after: BoardID?, limit: Int, only: BoardID? = nil)
         -> HTTPResponse
     {
-        var summaries: [BoardID: (title: String, seq: Seq, users: Int)] = [:]
-        for summary in stored { summaries[summary.id] = (summary.title, summary.seq, 0) }
+        var summaries: [BoardID: (title: String, seq: Seq, users: Int, template: Template?)] = [:]
+        for summary in stored { summaries[summary.id] = (summary.title, summary.seq, 0, summary.template) }
         let storeEnd = stored.count > limit ? stored.last?.id : nil
         for (id, host) in boards where after.map({ $0 < id }) ?? true && only.map({ $0 == id }) ?? true {
             if let storeEnd, storeEnd < id { continue }
-            summaries[id] = (host.room.published.title, host.room.visibleSeq, host.members.count)
+            let board = host.room.published
+            summaries[id] = (board.title, host.room.visibleSeq, host.members.count, board.template)
         }
         for id in boards.pending.deletingBoards { summaries[id] = nil }
         let page = summaries.sorted { $0.key < $1.key }
@@ -296,6 +302,7 @@ extension Hub {
                 w.write("title", s.title)
                 w.write("seq", s.seq)
                 w.write("users", s.users)
+                if let template = s.template { w.write("template", template.rawValue) }
                 w.endObject()
             }
             w.endArray()

@@ -25,12 +25,15 @@ package struct BoardSummary: Equatable, Sendable {
     package var title: String
     /// The seq of its last stored op.
     package var seq: Seq
+    /// The template it was made from, or nil (not made from one, or made before boards kept it).
+    package var template: Template?
 
     /// A summary.
-    package init(id: BoardID, title: String, seq: Seq) {
+    package init(id: BoardID, title: String, seq: Seq, template: Template? = nil) {
         self.id = id
         self.title = title
         self.seq = seq
+        self.template = template
     }
 }
 

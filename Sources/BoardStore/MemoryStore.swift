@@ -84,7 +84,9 @@ package final class MemoryStore: BoardStore {
         return boards.withLock { boards in
             Array(
                 boards.values.filter { board in after.map { $0 < board.board.id } ?? true }
-                    .map { BoardSummary(id: $0.board.id, title: $0.board.title, seq: $0.seq) }
+                    .map {
+                        BoardSummary(id: $0.board.id, title: $0.board.title, seq: $0.seq, template: $0.board.template)
+                    }
                     .sorted { $0.id < $1.id }
                     .prefix(max(limit, 0)))
         }

@@ -139,6 +139,11 @@ enum PostgresSchema {
         );
         CREATE INDEX links_by_board ON links (board, expires);
         """,
+        // 7: the template a board was made from, for the board list without reading snapshots
+        // ('': not made from one, or made before boards kept it).
+        """
+        ALTER TABLE boards ADD COLUMN template text NOT NULL DEFAULT '';
+        """,
     ]
 
     /// The SQLSTATE `shuffleboard_fence` raises when a board is fenced (class SB is no standard one).

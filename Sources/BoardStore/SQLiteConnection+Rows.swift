@@ -55,22 +55,21 @@ extension SQLiteConnection: BoardRows {
     func summaryRows(after: BoardID?, limit: Int) throws(StoreError) -> [SummaryRow] {
         var rows: [SummaryRow] = []
         try query(
-            "SELECT id, title, seq FROM boards WHERE id > ?1 ORDER BY id LIMIT ?2",
+            "SELECT id, title, seq, template FROM boards WHERE id > ?1 ORDER BY id LIMIT ?2",
             [.text(after?.rawValue ?? ""), .int(limit)]
-        ) { row in rows.append(SummaryRow(id: row.text(0), title: row.text(1), seq: row.int(2))) }
+        ) { row in
+            rows.append(SummaryRow(id: row.text(0), title: row.text(1), seq: row.int(2), template: row.text(3)))
+        }
         return rows
     }
 
     func insertBoard(_ board: Board, seq: Seq, created: Int64, ignoringExisting: Bool) throws(StoreError) -> Bool {
         let values: [SQLiteValue] = [
             .text(board.id.rawValue), .text(board.title), .int(board.columns), .int(Int(created)), .int(seq),
+            .text(board.template?.rawValue ?? ""),
         ]
-        if ignoringExisting {
-            try query(
-                "INSERT OR IGNORE INTO boards (id, title, columns, created, seq) VALUES (?1, ?2, ?3, ?4, ?5)", values)
-        } else {
-            try query("INSERT INTO boards (id, title, columns, created, seq) VALUES (?1, ?2, ?3, ?4, ?5)", values)
-        }
+        let insert = "INTO boards (id, title, columns, created, seq, template) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+        try query((ignoringExisting ? "INSERT OR IGNORE " : "INSERT ") + insert, values)
         return changes == 1
     }
 

@@ -78,6 +78,11 @@ enum Schema {
         ) WITHOUT ROWID;
         CREATE INDEX links_by_board ON links (board, expires);
         """,
+        // 6: the template a board was made from, for the board list without reading snapshots
+        // ('': not made from one, or made before boards kept it).
+        """
+        ALTER TABLE boards ADD COLUMN template TEXT NOT NULL DEFAULT '';
+        """,
     ]
 
     /// The version this code writes.

@@ -37,6 +37,8 @@ struct SummaryRow {
     var id: String
     var title: String
     var seq: Seq
+    /// The template's name, or empty when not known.
+    var template: String
 }
 
 /// The rows of a board log database: what SQLite and PostgreSQL each say in their own SQL.
@@ -176,7 +178,9 @@ extension BoardRows {
             guard let id = BoardID(row.id) else {
                 throw StoreError("\(location): a board has the invalid id \(row.id)")
             }
-            summaries.append(BoardSummary(id: id, title: row.title, seq: row.seq))
+            // The store wrote the name itself; one it does not know (a newer server's) lists as none.
+            summaries.append(
+                BoardSummary(id: id, title: row.title, seq: row.seq, template: Template(rawValue: row.template)))
         }
         return summaries
     }

@@ -132,7 +132,7 @@ extension SequencerTests {
         #expect(b.items.count == 12)
         // The snapshot lists them and reads back; one without them keeps its JSON.
         let json = String(decoding: b.encoded(), as: UTF8.self)
-        #expect(json.hasSuffix(#","archived":["t2","t1"]}"#))
+        #expect(json.hasSuffix(#","archived":["t2","t1"],"template":"colors"}"#))
         #expect(try Board(json: JSON.parse(b.encoded())) == b)
         #expect(!String(decoding: Board.defaultTemplate(id: demo).encoded(), as: UTF8.self).contains("archived"))
         b.apply(unarchive(items("t1"), to: "grid", before: "t3"))

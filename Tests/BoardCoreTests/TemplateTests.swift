@@ -18,6 +18,39 @@ import Testing
         let json = String(decoding: Board.defaultTemplate(id: BoardID("demo")!).encoded(), as: UTF8.self)
         #expect(json.hasPrefix(#"{"id":"demo","title":"demo","columns":3,"zones":[{"id":"grid","items":["t1","#))
         #expect(!json.contains("layout") && !json.contains("detail") && !json.contains("handle"))
+        // The template it was made from comes last, after everything a board always had.
+        #expect(json.hasSuffix(#""on":false}],"template":"colors"}"#))
+    }
+
+    @Test(arguments: Template.allCases)
+    func aBoardKeepsTheTemplateItWasMadeFromThroughItsJSONAndARestore(_ template: Template) throws {
+        let board = template.board(id: BoardID("b")!)
+        #expect(board.template == template)
+        #expect(try Board(json: try JSON.parse(board.encoded(stored: true))).template == template)
+        // A restore puts back zones and items, never another template (not even one it carries).
+        var restored = board
+        restored.apply(.retitle(title: "Later"))
+        var carried = Template.paint.board(id: BoardID("b")!)
+        carried.template = template == .paint ? .kanban : .paint
+        restored.apply(.restore(to: 0, board: carried))
+        #expect(restored.template == template && restored.items == carried.items)
+        // A board described zone by zone has none, and its JSON says nothing of it.
+        guard
+            case .success(let definition) = BoardDefinition.parse(
+                Array(#"{"title":"t","zones":[{"id":"z","items":[{"label":"A","color":"red"}]}]}"#.utf8))
+        else {
+            Issue.record("definition refused")
+            return
+        }
+        let custom = definition.board(id: BoardID("c")!)
+        #expect(custom.template == nil && !String(decoding: custom.encoded(), as: UTF8.self).contains("template"))
+    }
+
+    @Test func aSnapshotsTemplateMustBeOneTheServerKnows() throws {
+        let bad =
+            #"{"id":"o","title":"Old","columns":2,"zones":[{"id":"grid","items":[]}],"items":[],"template":"<b>"}"#
+        let error = try #require(throws: JSON.DecodingError.self) { try Board(json: try JSON.parse(Array(bad.utf8))) }
+        #expect(error.message == "board.template must be one of colors, strips, paint, playlist, kanban")
     }
 
     @Test func thePlaylistIsAHandleOnlyVerticalListWithDetails() {

@@ -148,7 +148,9 @@ import Testing
         #expect(asked == .snapshot(board("b2")))
         let stored = StoredBoard(board: .defaultTemplate(id: board("b2")), seq: 5, recent: [])
         let answer = responses(in: h.on(.answered(read, .board(stored))))
-        #expect(answer.first?.1.text == #"{"boards":[{"id":"b2","title":"b2","seq":5,"users":0}],"next":null}"#)
+        #expect(
+            answer.first?.1.text
+                == #"{"boards":[{"id":"b2","title":"b2","seq":5,"users":0,"template":"colors"}],"next":null}"#)
     }
 
     @Test func withoutAuthEverythingIsAllowedAsBefore() {

@@ -247,12 +247,13 @@ import Testing
             return
         }
         let stored = [
-            BoardSummary(id: board("b1"), title: "One", seq: 4), BoardSummary(id: board("b2"), title: "old", seq: 0),
+            BoardSummary(id: board("b1"), title: "One", seq: 4, template: .kanban),
+            BoardSummary(id: board("b2"), title: "old", seq: 0),
         ]
         let answer = responses(in: h.on(.answered(read, .list(stored))))
         #expect(
             answer.first?.1.text
-                == #"{"boards":[{"id":"b1","title":"One","seq":4,"users":0},{"id":"b2","title":"b2","seq":0,"users":1}],"next":null}"#
+                == #"{"boards":[{"id":"b1","title":"One","seq":4,"users":0,"template":"kanban"},{"id":"b2","title":"b2","seq":0,"users":1,"template":"colors"}],"next":null}"#
         )
     }
 
@@ -266,7 +267,7 @@ import Testing
         let answer = responses(in: h.on(.answered(read, .list(stored))))
         #expect(
             answer.first?.1.text
-                == #"{"boards":[{"id":"b2","title":"b2","seq":1,"users":0},{"id":"b3","title":"b3","seq":0,"users":1}],"next":"b3"}"#
+                == #"{"boards":[{"id":"b2","title":"b2","seq":1,"users":0},{"id":"b3","title":"b3","seq":0,"users":1,"template":"colors"}],"next":"b3"}"#
         )
         for bad in [["limit": "0"], ["limit": "1001"], ["after": "no/id"]] {
             let refused = h.on(.request(x2, HTTPRequest(method: .get, path: "/api/boards", query: bad)))

@@ -51,6 +51,9 @@ import Testing
                 time: UnixTime(milliseconds: 5))
             #expect(try store.history(of: boardA, before: .max, limit: 5) == .ops([op], current: 1, oldest: 0))
             #expect(try store.board(boardA, at: 0) == .board(board, time: nil))
+            // A board stored before boards kept their template lists none: the list reads the
+            // boards table only, never a snapshot.
+            #expect(try store.list(after: nil, limit: 10) == [BoardSummary(id: boardA, title: "alpha", seq: 1)])
         }
     }
 

@@ -17,7 +17,10 @@ struct StoreContract {
             try store.write([.create(board)])
             #expect(try store.load(boardA, recentLimit: 10) == StoredBoard(board: board, seq: 0, recent: []))
             #expect(try store.load(boardB, recentLimit: 10) == nil)
-            #expect(try store.list(after: nil, limit: 1000) == [BoardSummary(id: boardA, title: "alpha", seq: 0)])
+            #expect(
+                try store.list(after: nil, limit: 1000) == [
+                    BoardSummary(id: boardA, title: "alpha", seq: 0, template: .colors)
+                ])
         }
     }
 
@@ -43,6 +46,42 @@ struct StoreContract {
             let archive = try #require(try store.archive(of: boardA))
             let parsed = try BoardArchive(json: archive.encoded())
             #expect(parsed.board == board && parsed.board.zones.map(\.layout) == board.zones.map(\.layout))
+            store.close()
+        }
+    }
+
+    func theListSaysWhichTemplateMadeEachBoardThroughOpsAReopenAndAnArchive() throws {
+        try withSpace(backend) { space in
+            var kanban = OpMaker(board: Template.kanban.board(id: boardA), seed: 35)
+            // A board from a definition (zone by zone) names no template.
+            var custom = Template.strips.board(id: boardB)
+            custom.template = nil
+            // Ids, seqs and templates (the titles: OpMaker's retitles reach some stores' lists only).
+            let expected: [String] = ["alpha 9 kanban", "beta 0 none"]
+            func listed(_ store: any BoardStore) throws -> [String] {
+                try store.list(after: nil, limit: 10).map {
+                    "\($0.id.rawValue) \($0.seq) \($0.template?.rawValue ?? "none")"
+                }
+            }
+            do {
+                let store = try space.open(snapshotEvery: 4)
+                try store.write([.create(kanban.board), .create(custom), .append(boardA, kanban.next(9))])
+                #expect(try listed(store) == expected)
+                store.close()
+            }
+            let store = try space.open(snapshotEvery: 4)
+            #expect(try listed(store) == expected)
+            // The snapshots keep it too, past ops, retitles and restores (OpMaker makes some).
+            #expect(try store.load(boardA, recentLimit: 0)?.board.template == .kanban)
+            #expect(try store.load(boardB, recentLimit: 0)?.board.template == nil)
+            // Export writes it with the board; import (here over the deleted board) lists it again.
+            let archive = try #require(try store.archive(of: boardA))
+            #expect(String(decoding: archive.encoded(), as: UTF8.self).contains(#""template":"kanban"}"#))
+            try store.write([.delete(boardA)])
+            #expect(try listed(store) == [expected[1]])
+            try store.restore(try BoardArchive(json: archive.encoded()), replace: false)
+            #expect(try listed(store) == expected)
+            #expect(try store.load(boardA, recentLimit: 0)?.board == kanban.board)
             store.close()
         }
     }
@@ -254,7 +293,8 @@ struct StoreContract {
             let store = try space.open(snapshotEvery: 4)
             #expect(
                 try store.list(after: nil, limit: 1000) == [
-                    BoardSummary(id: boardA, title: "alpha", seq: 11), BoardSummary(id: boardB, title: "beta", seq: 3),
+                    BoardSummary(id: boardA, title: "alpha", seq: 11, template: .colors),
+                    BoardSummary(id: boardB, title: "beta", seq: 3, template: .colors),
                 ])
             #expect(try store.load(boardA, recentLimit: 100) == StoredBoard(board: a.board, seq: 11, recent: a.all))
             #expect(try store.load(boardB, recentLimit: 100) == StoredBoard(board: b.board, seq: 3, recent: b.all))

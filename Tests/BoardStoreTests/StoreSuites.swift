@@ -31,6 +31,10 @@ import Testing
     func layoutsAndDetailsSurviveTheStoreAndAnArchive(_ store: Backend, _ template: Template) throws {
         try StoreContract(backend: store).layoutsAndDetailsSurviveTheStoreAndAnArchive(template)
     }
+    @Test(arguments: stores + [.memory])
+    func theListSaysWhichTemplateMadeEachBoardThroughOpsAReopenAndAnArchive(_ store: Backend) throws {
+        try StoreContract(backend: store).theListSaysWhichTemplateMadeEachBoardThroughOpsAReopenAndAnArchive()
+    }
     @Test(arguments: stores) func appendedOpsLoadAsTheReplayedBoardWithTheNewestOps(_ store: Backend) throws {
         try StoreContract(backend: store).appendedOpsLoadAsTheReplayedBoardWithTheNewestOps()
     }

@@ -195,13 +195,22 @@ def test_the_start_page_offers_kanban_first_and_renames_and_deletes_boards(conte
     server.create("colors", "scratch", title="scratch")
     status, _ = server.post_json("/api/boards/scratch/ops", {"type": "swap", "op": "s1", "base": 0, "a": "t1", "b": "t2"})
     assert status == 200
+    # A board described zone by zone was made from no template.
+    status, _ = server.post_json("/api/boards", {"id": "custom", "title": "Custom", "zones": [
+        {"id": "z", "items": [{"label": "A", "color": "red"}]}]})
+    assert status == 201
+    listed = {b["id"]: b.get("template") for b in server.get_json("/api/boards")["boards"]}
+    assert listed == {"custom": None, "scratch": "colors", "team": "kanban"}, listed
     page = contexts().new_page()
     page.goto(server.url + "/")
     expect(page.locator("#templates [data-template]").first).to_have_attribute("data-template", "kanban")
     expect(page.locator('#templates [data-template="kanban"]')).to_be_checked()
     team = page.locator('#board-list [data-board="team"]')
     expect(team).to_contain_text("Team (team)")
-    expect(team).to_contain_text("nobody on it, 0 changes")
+    # Each board says which template made it, by the template's title; one made from none says nothing.
+    expect(team.locator(".meta").first).to_have_text(" — Kanban · nobody on it, 0 changes")
+    expect(page.locator('#board-list [data-board="scratch"] .meta').first).to_have_text(" — Colors · nobody on it, 1 change")
+    expect(page.locator('#board-list [data-board="custom"] .meta').first).to_have_text(" — nobody on it, 0 changes")
     # A board with changes says when the last one was (from its history).
     expect(page.locator('#board-list [data-board="scratch"]')).to_contain_text("1 change · last change")
     expect(page.locator('#board-list [data-board="scratch"] .last-change')).to_contain_text("just now")
@@ -214,11 +223,11 @@ def test_the_start_page_offers_kanban_first_and_renames_and_deletes_boards(conte
     # Delete: asked first; refused, nothing goes.
     page.once("dialog", lambda d: d.dismiss())
     page.get_by_role("button", name="Delete scratch", exact=True).click()
-    expect(page.locator("#board-list [data-board]")).to_have_count(2)
+    expect(page.locator("#board-list [data-board]")).to_have_count(3)
     assert server.board("scratch") is not None
     page.once("dialog", lambda d: d.accept())
     page.get_by_role("button", name="Delete scratch", exact=True).click()
-    expect(page.locator("#board-list [data-board]")).to_have_count(1)
+    expect(page.locator("#board-list [data-board]")).to_have_count(2)
     assert server.board("scratch") is None
 
 
@@ -243,3 +252,51 @@ def test_a_drag_held_at_a_rows_edge_scrolls_the_row_and_reaches_its_far_end(clie
     expect(ann.page.locator(".ghost")).to_have_count(0)
     expect(ann.page.locator("#app")).to_have_attribute("data-seq", "1")
     assert server.zone("srow", "top")[-1] == "t1"
+
+
+SMALL_TARGETS = """() => [...document.querySelectorAll(
+    'button, a[href], input, select, textarea, summary, [role=button], [data-item]')]
+  .filter((e) => {
+    const r = e.getBoundingClientRect(), s = getComputedStyle(e);
+    return r.width > 0 && r.height > 0 && s.visibility !== 'hidden' && Number(s.opacity) > 0 && !e.disabled
+      && !e.closest('[hidden]');
+  })
+  .map((e) => {
+    const r = e.getBoundingClientRect();
+    return {name: e.getAttribute('aria-label') || e.textContent.trim().slice(0, 30) || e.tagName,
+            width: Math.round(r.width), height: Math.round(r.height)};
+  })
+  .filter((b) => b.width < 44 || b.height < 44)"""
+
+
+def test_on_a_phone_every_tap_target_of_a_grid_board_is_44_px_and_the_remove_button_leaves_the_tile_its_tap(
+        contexts, server):
+    """At 390 × 844 with touch, every button, link, field and tile of a colors board (its grid
+    tiles' remove ×, the toolbar, the tray, and the menu's tools once open) is at least 44 × 44 px;
+    the × takes a tile's corner only, so a tap on the tile's middle is the tile's."""
+    server.create("colors", "cgrid")
+    page = contexts(**PHONE).new_page()
+    page.goto(f"{server.url}/?board=cgrid&name=Tess")
+    expect(page.locator("#app")).to_have_attribute("data-connected", "true", timeout=10000)
+    remove = page.locator('[data-item="t1"] > .remove-card')
+    expect(remove).to_be_visible()
+    box = remove.bounding_box()
+    assert box["width"] >= 44 and box["height"] >= 44, box
+    assert page.evaluate(SMALL_TARGETS) == []
+    page.screenshot(path=str(OUTPUT / "phone-grid.png"))  # to look at (not in docs/)
+    page.get_by_role("button", name="Menu").click()
+    expect(page.get_by_role("button", name="History")).to_be_visible()
+    assert page.evaluate(SMALL_TARGETS) == []
+    page.keyboard.press("Escape")
+    # The tile's middle is the tile's own (a tap there opens or lifts it), not the ×'s.
+    tile = page.locator('[data-item="t1"]').bounding_box()
+    assert tile["width"] > 44 and tile["height"] > 44, tile
+    hit = page.evaluate("([x, y]) => document.elementFromPoint(x, y).closest('[data-item], .remove-card')"
+                        ".classList.contains('remove-card')",
+                        [tile["x"] + tile["width"] / 2, tile["y"] + tile["height"] / 2])
+    assert hit is False
+    # A tap on the × removes the tile: one op.
+    remove.tap()
+    expect(page.locator('[data-item="t1"]')).to_have_count(0)
+    page.wait_for_function("() => document.querySelector('#app').dataset.seq === '1'", polling=100, timeout=5000)
+    assert "t1" not in [i["id"] for i in server.board("cgrid")["board"]["items"]]

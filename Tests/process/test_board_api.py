@@ -8,7 +8,7 @@ import urllib.error
 import urllib.request
 
 import pytest
-from harness import COMMITTED, Client
+from harness import COMMITTED, Client, run_cli
 
 PLAN = {
     "id": "plan",
@@ -274,3 +274,42 @@ def test_created_and_deleted_boards_survive_sigkill(servers, tmp_path):
     server = servers("--port", "0", "--data", data)
     assert server.get("/api/boards/doomed")[0] == 404
     assert set(listed(server)) == {"plan"}
+
+
+def test_the_list_names_the_template_each_board_was_made_from_across_a_restart_and_an_export(servers, tmp_path):
+    """Issue 35: `GET /api/boards` says which template made each board (from the store's boards
+    table, not from snapshots); a board described zone by zone names none. A restart, a rename and
+    an export and import into another directory keep it."""
+    source, target = str(tmp_path / "source"), str(tmp_path / "target")
+    server = servers("--port", "0", "--data", source)
+    assert server.http("POST", "/api/boards", {"id": "sprint", "template": "kanban", "title": "Sprint"})[0] == 201
+    assert server.http("POST", "/api/boards", PLAN)[0] == 201
+    # Made by hello (the default template), stored with its first op.
+    hello = Client(server, "hello", name="x")
+    hello.send({"type": "toggle", "op": "h-1", "base": 0, "item": "t1", "on": True})
+    assert hello.result_of("h-1")["seq"] == 1
+    hello.close()
+    expected = {"sprint": "kanban", "plan": None, "hello": "colors"}
+    assert {id: b.get("template") for id, b in listed(server).items()} == expected
+    assert server.get("/api/boards/sprint")[1]["board"]["template"] == "kanban"
+    assert "template" not in server.get("/api/boards/plan")[1]["board"]
+    status, body = server.http("POST", "/api/boards/sprint/ops", {"type": "retitle", "op": "r-1", "base": 0, "title": "Q3"})
+    assert status == 200, body
+    server.signal(signal.SIGTERM)
+    assert server.wait() == 0
+
+    server = servers("--port", "0", "--data", source)
+    assert {id: b.get("template") for id, b in listed(server).items()} == expected
+    server.signal(signal.SIGTERM)
+    assert server.wait() == 0
+    exported = run_cli(["export", "sprint", "--data", source], str(tmp_path))
+    assert exported.returncode == 0, exported.stderr
+    assert json.loads(exported.stdout)["board"]["template"] == "kanban"
+    (tmp_path / "sprint.json").write_text(exported.stdout)
+    imported = run_cli(["import", "sprint.json", "--data", target], str(tmp_path))
+    assert imported.returncode == 0, imported.stderr
+    moved = servers("--port", "0", "--data", target)
+    assert listed(moved)["sprint"]["template"] == "kanban"
+    assert moved.get("/api/boards/sprint")[1]["board"]["template"] == "kanban"
+    moved.signal(signal.SIGTERM)
+    assert moved.wait() == 0

@@ -61,6 +61,8 @@ export interface Board {
   items: Item[];
   /** Only when the board has tags. */
   tags?: Tag[];
+  /** The template the board was made from; absent when not made from one (or made before boards kept it). */
+  template?: 'colors' | 'strips' | 'paint' | 'playlist' | 'kanban';
 }
 
 // ---- Ops.
