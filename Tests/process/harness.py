@@ -310,7 +310,7 @@ class Client:
 # Board model: the server's apply rules, in Python.
 
 def template(board_id: str) -> dict:
-    """The default template, as the server's snapshot JSON."""
+    """The default template, as the server's snapshot JSON (a board remembers its template)."""
     palette = [("Red", "#e53935"), ("Orange", "#fb8c00"), ("Yellow", "#fdd835"), ("Lime", "#c0ca33"),
                ("Green", "#43a047"), ("Teal", "#00897b"), ("Cyan", "#00acc1"), ("Blue", "#1e88e5"),
                ("Indigo", "#3949ab"), ("Purple", "#8e24aa"), ("Pink", "#d81b60"), ("Brown", "#6d4c41")]
@@ -318,7 +318,7 @@ def template(board_id: str) -> dict:
              for i, (label, color) in enumerate(palette)]
     return {"id": board_id, "title": board_id, "columns": 3,
             "zones": [{"id": "grid", "items": [it["id"] for it in items]}, {"id": "tray", "items": []}],
-            "items": items}
+            "items": items, "template": "colors"}
 
 
 def locate(board: dict, item: str) -> tuple[list, int]:
