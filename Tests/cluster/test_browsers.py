@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 import time
+import urllib.error
 import urllib.request
 
 from playwright.sync_api import expect, sync_playwright
@@ -41,6 +42,18 @@ def test_two_browsers_keep_dragging_through_haproxy_when_the_owner_dies():
         def stored() -> dict:
             with urllib.request.urlopen(f"{base}/api/boards/demo", timeout=3) as r:
                 return json.load(r)
+
+        # The board first, as someone confirming the page's "Create it?" would (issue 35: a link
+        # to a board that does not exist asks before making one); `?board=` takes the request
+        # to the node HAProxy sends the board's pages to.
+        made = urllib.request.Request(
+            f"{base}/api/boards?board=demo", method="POST", headers={"Content-Type": "application/json"},
+            data=json.dumps({"template": "colors", "id": "demo", "title": "demo"}).encode())
+        try:
+            with urllib.request.urlopen(made, timeout=10) as r:
+                assert r.status == 201, r.status
+        except urllib.error.HTTPError as e:
+            assert e.code == 409, (e.code, e.read())  # made already (the script's own demo board)
 
         exe = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
         with sync_playwright() as p:
