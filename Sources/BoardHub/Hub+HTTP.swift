@@ -62,6 +62,9 @@ extension Hub {
         if rest.count >= 2 && rest.count <= 3 && rest[1] == "links" {
             return linksRequest(id, request, rest: rest, claims: claims, exchange: exchange)
         }
+        if rest.count >= 2 && rest[1] == "webhooks" {
+            return webhooksRequest(id, request, rest: rest, claims: claims, exchange: exchange)
+        }
         let needed: Role = request.method == .delete ? .admin : .view
         guard claims.allow(needed, on: id) else {
             return emit(.respond(exchange, Self.forbidden("\(needed.rawValue) access to board \(id)")))
@@ -270,6 +273,8 @@ extension Hub {
             revoked(revocation, exchange: exchange)
         case (.link(let route), _):
             linkAnswered(route, answer, exchange: exchange)
+        case (.webhook(let route), _):
+            webhookAnswered(route, answer, exchange: exchange)
         default:
             preconditionFailure("HTTP read \(route) got \(answer)")
         }

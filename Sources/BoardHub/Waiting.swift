@@ -65,11 +65,14 @@ enum HTTPRead {
     case revoke
     /// `/api/boards/{id}/links…` (Hub+Links.swift).
     case link(LinkRead)
+    /// `/api/boards/{id}/webhooks…` (Hub+Webhooks.swift).
+    case webhook(WebhookRead)
 
     /// A write, which goes on when its client goes away: it was asked for.
     var writes: Bool {
         switch self {
         case .revoke, .link(.add), .link(.revoke): true
+        case .webhook(.add), .webhook(.remove), .webhook(.enable): true
         default: false
         }
     }

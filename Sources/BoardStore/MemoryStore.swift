@@ -37,6 +37,8 @@ package final class MemoryStore: BoardStore {
     private let revoked = Mutex<[String: Revocation]>([:])
     /// Share links by id (MemoryStore+Links.swift).
     let links = Mutex<[String: ShareLink]>([:])
+    /// Webhooks, oldest first (MemoryStore+Webhooks.swift); a board's go with it.
+    let webhookRows = Mutex<[Webhook]>([])
 
     /// An empty store.
     package init() {}
@@ -59,6 +61,7 @@ package final class MemoryStore: BoardStore {
                     }
                 case .delete(let id):
                     boards[id] = nil
+                    webhookRows.withLock { $0.removeAll { $0.board == id } }
                 }
             }
         }
