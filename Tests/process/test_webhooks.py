@@ -9,6 +9,8 @@ import hmac
 import http.server
 import json
 import os
+import select
+import socket
 import threading
 import time
 
@@ -47,7 +49,14 @@ class Receiver:
                     receiver.lock.notify_all()
                 try:
                     if mode == "hang":
-                        receiver.release.wait(60)
+                        # Never answers; notices when the server gives up and closes (so `open`
+                        # counts the server's connections), for at most a minute.
+                        deadline = time.monotonic() + 60
+                        while not receiver.release.is_set() and time.monotonic() < deadline:
+                            readable, _, _ = select.select([self.connection], [], [], 0.1)
+                            if readable and self.connection.recv(1, socket.MSG_PEEK) == b"":
+                                break
+                        self.close_connection = True
                         return
                     status = 204 if mode == "ok" else 500
                     self.send_response(status)
@@ -107,8 +116,10 @@ def store_args(request, tmp_path):
 def stored_board(server, board: str) -> Client:
     """A client on `board`, with one op committed (so the board is stored)."""
     c = Client(server, board)
-    c.send({"type": "toggle", "op": "first", "base": 0, "item": "t1", "on": True})
+    c.seq = c.welcome["seq"]
+    c.send({"type": "toggle", "op": "first", "base": c.seq, "item": "t1", "on": True})
     assert c.result_of("first")["type"] in ("toggle", "ack")
+    c.seq += 1
     return c
 
 
@@ -119,10 +130,14 @@ def make_hook(server, board: str, url: str, **extra) -> dict:
 
 
 def toggles(client: Client, n: int, prefix: str) -> None:
-    """`n` toggles, sent at once; returns once the last is committed."""
+    """`n` toggles of t1, sent at once, each based on the one before; returns once the last is
+    committed (`client.seq` follows the board's seq)."""
     for k in range(n):
-        client.send({"type": "toggle", "op": f"{prefix}{k}", "base": 0, "item": "t1", "on": k % 2 == 0})
-    client.expect(lambda m: m.get("op") == f"{prefix}{n - 1}" and m["type"] in ("toggle", "ack"), timeout=60)
+        client.send({"type": "toggle", "op": f"{prefix}{k}", "base": client.seq + k, "item": "t1", "on": k % 2 == 0})
+    last = client.expect(lambda m: m.get("op") == f"{prefix}{n - 1}" and m["type"] in ("toggle", "ack", "reject"),
+                         timeout=60)
+    assert last["type"] != "reject", last
+    client.seq += n
 
 
 def hook_status(server, board: str, hook_id: str) -> dict:
@@ -131,8 +146,20 @@ def hook_status(server, board: str, hook_id: str) -> dict:
     return next(h for h in listed["webhooks"] if h["id"] == hook_id)
 
 
+def wait_status(server, board: str, hook_id: str, pred, timeout: float = 20.0) -> dict:
+    """The webhook's listed status once `pred` holds (the cursor is stored after the receiver's
+    answer is read, so a moment after the receiver has seen the batch)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        listed = hook_status(server, board, hook_id)
+        if pred(listed):
+            return listed
+        assert time.monotonic() < deadline, listed
+        time.sleep(0.05)
+
+
 def test_ops_arrive_in_order_signed_and_exactly_as_broadcast(servers, receiver, store_args):
-    server = servers("--port", "0", "--webhook-allow-private", *store_args)
+    server = servers("--port", "0", "--op-rate", "0", "--webhook-allow-private", *store_args)
     writer = stored_board(server, "hooked")
     made = make_hook(server, "hooked", receiver.url)
     assert len(made["secret"]) >= 43 and made["events"] == ["*"]
@@ -164,14 +191,14 @@ def test_ops_arrive_in_order_signed_and_exactly_as_broadcast(servers, receiver, 
         expected = hmac.new(made["secret"].encode(), ts.encode() + b"." + post["body"], hashlib.sha256).hexdigest()
         assert hmac.compare_digest(headers["x-shuffleboard-signature"], "sha256=" + expected)
         assert headers["x-shuffleboard-delivery"]
-    listed = hook_status(server, "hooked", made["id"])
-    assert listed["delivered"] == current and listed["failing"] is False and "secret" not in listed
+    listed = wait_status(server, "hooked", made["id"], lambda h: h["delivered"] == current)
+    assert listed["failing"] is False and "secret" not in listed
     assert listed["lastStatus"] == 204 and listed["disabled"] is False
     # A filter: only retitles are posted; the toggles move the cursor silently.
     filtered = make_hook(server, "hooked", receiver.url + "?only=retitle", events=["retitle"])
     toggles(writer, 5, "f")
-    writer.send({"type": "retitle", "op": "r1", "base": 0, "title": "Hooked"})
-    writer.result_of("r1")
+    writer.send({"type": "retitle", "op": "r1", "base": writer.seq, "title": "Hooked"})
+    assert writer.result_of("r1")["type"] != "reject"
     receiver.wait_for(lambda posts: any("only=" in p["headers"].get("Host", "") or
                                         json.loads(p["body"])["webhook"] == filtered["id"] for p in posts))
     mine = [json.loads(p["body"]) for p in receiver.posts if json.loads(p["body"])["webhook"] == filtered["id"]]
@@ -184,10 +211,10 @@ def test_ops_arrive_in_order_signed_and_exactly_as_broadcast(servers, receiver, 
 
 
 def test_retries_while_the_receiver_fails_then_nothing_lost_or_reordered(servers, receiver, tmp_path):
-    server = servers("--port", "0", "--webhook-allow-private", "--data", str(tmp_path / "data"))
+    server = servers("--port", "0", "--op-rate", "0", "--webhook-allow-private", "--data", str(tmp_path / "data"))
     writer = stored_board(server, "flaky")
     made = make_hook(server, "flaky", receiver.url)
-    start = writer.welcome["seq"] + 1
+    start = writer.seq
     receiver.mode = "fail"
     toggles(writer, 50, "a")
     # At least three attempts of the first batch (1 s, then 2 s later): each is the same batch.
@@ -204,40 +231,39 @@ def test_retries_while_the_receiver_fails_then_nothing_lost_or_reordered(servers
     current, _ = server.all_ops("flaky", since=start)
     receiver.wait_for(lambda posts: receiver.delivered_seqs()[-1:] == [current], timeout=60, what="recovery")
     assert receiver.delivered_seqs() == list(range(start + 1, current + 1))
-    listed = hook_status(server, "flaky", made["id"])
-    assert listed["failing"] is False and listed["delivered"] == current and listed["lastError"] is None
+    listed = wait_status(server, "flaky", made["id"], lambda h: h["delivered"] == current)
+    assert listed["failing"] is False and listed["lastError"] is None and listed["lastStatus"] == 204
     writer.close()
 
 
 def test_kill9_mid_delivery_resumes_from_the_cursor(servers, receiver, tmp_path):
     data = str(tmp_path / "data")
-    server = servers("--port", "0", "--webhook-allow-private", "--data", data)
+    server = servers("--port", "0", "--op-rate", "0", "--webhook-allow-private", "--data", data)
     writer = stored_board(server, "crashy")
     made = make_hook(server, "crashy", receiver.url)
-    start = writer.welcome["seq"] + 1
+    start = writer.seq
     toggles(writer, 150, "a")
     receiver.wait_for(lambda posts: len(receiver.delivered_seqs()) >= 150, what="first deliveries")
     receiver.mode = "hang"
     toggles(writer, 120, "b")
     receiver.wait_for(lambda posts: posts[-1]["answered"] == "hang", what="a hanging delivery")
-    cursor = hook_status(server, "crashy", made["id"])["delivered"]
-    assert cursor == start + 150
+    wait_status(server, "crashy", made["id"], lambda h: h["delivered"] == start + 150)
     writer.close()
     assert server.kill9() == -9
     receiver.release.set()
     receiver.mode = "ok"
-    server = servers("--port", "0", "--webhook-allow-private", "--data", data)
+    server = servers("--port", "0", "--op-rate", "0", "--webhook-allow-private", "--data", data)
     current, _ = server.all_ops("crashy")
     assert current == start + 270
     receiver.wait_for(lambda posts: receiver.delivered_seqs()[-1:] == [current], what="resumed deliveries")
     seqs = receiver.delivered_seqs()
     # Before the kill: start+1 … cursor; after: cursor+1 … current, in order, nothing missing.
     assert seqs == list(range(start + 1, current + 1))
-    assert hook_status(server, "crashy", made["id"])["delivered"] == current
+    wait_status(server, "crashy", made["id"], lambda h: h["delivered"] == current)
 
 
 def test_private_targets_are_refused_without_the_flag(servers, receiver, tmp_path):
-    server = servers("--port", "0", "--data", str(tmp_path / "data"))
+    server = servers("--port", "0", "--op-rate", "0", "--data", str(tmp_path / "data"))
     writer = stored_board(server, "guarded")
     for url in (receiver.url, "http://localhost:1/", "http://[::1]:1/", "http://10.0.0.1/", "http://169.254.169.254/",
                 "ftp://example.com/", "http://127.1/"):
@@ -251,8 +277,7 @@ def test_private_targets_are_refused_without_the_flag(servers, receiver, tmp_pat
     # A name is checked where the connection is made, on the address it resolved to: "vm" is
     # 127.0.0.1 in /etc/hosts here.
     made = make_hook(server, "guarded", f"http://vm:{receiver.port}/hook")
-    writer.send({"type": "toggle", "op": "x", "base": 0, "item": "t1", "on": False})
-    writer.result_of("x")
+    toggles(writer, 1, "x")
     deadline = time.monotonic() + 20
     while "refused" not in (hook_status(server, "guarded", made["id"])["lastError"] or ""):
         assert time.monotonic() < deadline, hook_status(server, "guarded", made["id"])
@@ -270,7 +295,7 @@ def rss_kib(pid: int) -> int:
 
 
 def test_a_receiver_that_never_answers_gets_one_request_at_a_time_and_bounded_memory(servers, receiver, tmp_path):
-    server = servers("--port", "0", "--webhook-allow-private", "--data", str(tmp_path / "data"))
+    server = servers("--port", "0", "--op-rate", "0", "--webhook-allow-private", "--data", str(tmp_path / "data"))
     writer = stored_board(server, "stuck")
     made = make_hook(server, "stuck", receiver.url)
     receiver.mode = "hang"
