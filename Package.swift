@@ -51,9 +51,12 @@ let package = Package(
         .target(name: "BoardHooks", dependencies: ["BoardCore", "BoardStore"]),
         // Webhook delivery: a thread of its own running libcurl's multi interface, carrying out
         // the machines' actions against the store and the network.
-        .target(name: "WebhookDelivery", dependencies: ["BoardCore", "BoardStore", "BoardHooks", "BoardAuth", "CCurl"]),
+        .target(
+            name: "WebhookDelivery", dependencies: ["BoardCore", "BoardStore", "BoardHooks", "BoardAuth", "CCurl"]),
         // Every session rule as a state machine: events in, actions out. No I/O, no threads, no clock.
-        .target(name: "BoardHub", dependencies: ["Basics", "BoardCore", "BoardStore", "BoardAuth", "BoardMetrics", "BoardHooks"]),
+        .target(
+            name: "BoardHub",
+            dependencies: ["Basics", "BoardCore", "BoardStore", "BoardAuth", "BoardMetrics", "BoardHooks"]),
         // What runs the hub's reads against a store, on the reader thread (StoreRead.run): the hub
         // describes a read, this asks the store and encodes the answer. No libwebsockets, no threads.
         .target(name: "BoardReads", dependencies: ["BoardCore", "BoardStore", "BoardHub"]),

@@ -43,7 +43,9 @@ package struct WebhookTarget: Equatable, Sendable {
         var host = Substring(authority)
         var port: Int?
         if host.hasPrefix("[") {
-            guard let close = host.firstIndex(of: "]") else { return .failure(WebhookProblem("url has a bad IPv6 host")) }
+            guard let close = host.firstIndex(of: "]") else {
+                return .failure(WebhookProblem("url has a bad IPv6 host"))
+            }
             let after = host[host.index(after: close)...]
             host = host[host.index(after: host.startIndex)..<close]
             if !after.isEmpty {
@@ -66,7 +68,8 @@ package struct WebhookTarget: Equatable, Sendable {
         let target = WebhookTarget(scheme: scheme, host: String(host), port: port)
         if !allowPrivate, let reason = target.refusal {
             return .failure(
-                WebhookProblem("url's host \(reason): webhooks go to public addresses (unless --webhook-allow-private)"))
+                WebhookProblem("url's host \(reason): webhooks go to public addresses (unless --webhook-allow-private)")
+            )
         }
         return .success(target)
     }
@@ -141,7 +144,8 @@ package enum AddressPolicy {
             return allows(ipv4: Array(b[12..<16]))  // IPv4-mapped
         }
         if b[0..<12].allSatisfy({ $0 == 0 }) { return false }  // unspecified, loopback, IPv4-compatible
-        if b[0] == 0x00 && b[1] == 0x64 && b[2] == 0xFF && b[3] == 0x9B { return allows(ipv4: Array(b[12..<16])) }  // NAT64
+        // NAT64 (64:ff9b::/96): the IPv4 address it stands for.
+        if b[0] == 0x00 && b[1] == 0x64 && b[2] == 0xFF && b[3] == 0x9B { return allows(ipv4: Array(b[12..<16])) }
         if b[0] & 0xFE == 0xFC { return false }  // unique-local fc00::/7
         if b[0] == 0xFE && b[1] & 0xC0 == 0x80 { return false }  // link-local fe80::/10
         if b[0] == 0xFE && b[1] & 0xC0 == 0xC0 { return false }  // site-local fec0::/10 (deprecated)

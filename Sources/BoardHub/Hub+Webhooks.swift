@@ -73,7 +73,9 @@ extension Hub {
             return .failure(WebhookProblem("a webhook request has only url, events and secret"))
         }
         guard let url = fields["url"]?.stringValue else { return .failure(WebhookProblem("url must be a string")) }
-        if case .failure(let problem) = WebhookTarget.parse(url, allowPrivate: allowPrivate) { return .failure(problem) }
+        if case .failure(let problem) = WebhookTarget.parse(url, allowPrivate: allowPrivate) {
+            return .failure(problem)
+        }
         let kinds = Set(Op.kinds)
         guard let list = fields["events"]?.arrayValue, !list.isEmpty,
             case let events = list.compactMap(\.stringValue), events.count == list.count,
@@ -124,7 +126,9 @@ extension Hub {
                         "board \(hook.board) has \(Self.maxWebhooksPerBoard) webhooks; delete one first")))
         case (.add(let hook), .webhookAdded(.unknownBoard, _)):
             emit(.respond(exchange, .error(404, "unknown_board", "there is no stored board \(hook.board)")))
-        case (.list, .webhooks(let hooks)):
+        case (.list, .webhooks(nil)):
+            emit(.respond(exchange, .error(404, "unknown_board", "there is no stored board with these webhooks")))
+        case (.list, .webhooks(let hooks?)):
             emit(
                 .respond(
                     exchange,
@@ -164,7 +168,11 @@ extension Hub {
         } else {
             w.writeRaw("failingSince", null)
         }
-        if hook.status.lastStatus != 0 { w.write("lastStatus", hook.status.lastStatus) } else { w.writeRaw("lastStatus", null) }
+        if hook.status.lastStatus != 0 {
+            w.write("lastStatus", hook.status.lastStatus)
+        } else {
+            w.writeRaw("lastStatus", null)
+        }
         w.write("lastError", hook.status.lastError.isEmpty ? nil : hook.status.lastError)
         if hook.status.lastAttempt != 0 {
             w.write("lastAttempt", Int(hook.status.lastAttempt))

@@ -105,8 +105,8 @@ package enum StoreAnswer: Sendable {
     case linkRevoked(ShareLink?)
     /// The answer to `addWebhook`: what the store did, and the webhook.
     case webhookAdded(WebhookAdded, Webhook)
-    /// The answer to `webhooks`.
-    case webhooks([Webhook])
+    /// The answer to `webhooks`: nil when the store has no such board.
+    case webhooks([Webhook]?)
     /// The answer to `removeWebhook` and `enableWebhook`: the webhook, or nil when there was none.
     case webhookChanged(Webhook?)
     /// The answer to `boardAt`, and the board's size as JSON (0 when there is none).

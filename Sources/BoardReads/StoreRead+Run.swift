@@ -63,7 +63,9 @@ extension StoreRead {
                 return .linkRevoked(try linkStore(capabilities).revokeLink(id, of: board, now: now))
             case .addWebhook(let hook, let maximum):
                 return .webhookAdded(try webhookStore(capabilities).addWebhook(hook, maximum: maximum), hook)
-            case .webhooks(let board): return .webhooks(try webhookStore(capabilities).webhooks(of: board))
+            case .webhooks(let board):
+                guard try store.exists(board) else { return .webhooks(nil) }
+                return .webhooks(try webhookStore(capabilities).webhooks(of: board))
             case .removeWebhook(let id, let board):
                 return .webhookChanged(try webhookStore(capabilities).removeWebhook(id, of: board))
             case .enableWebhook(let id, let board):

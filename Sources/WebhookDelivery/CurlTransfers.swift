@@ -74,7 +74,11 @@ final class CurlTransfers {
         check(shuffleboard_curl_set_long(handle, CURLOPT_TIMEOUT_MS, Self.timeoutMilliseconds))
         check(shuffleboard_curl_set_long(handle, CURLOPT_POST, 1))
         check(shuffleboard_curl_set_long(handle, CURLOPT_POSTFIELDSIZE, post.body.count))
-        check(post.body.withUnsafeBytes { shuffleboard_curl_set_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress)) })
+        check(
+            post.body.withUnsafeBytes {
+                shuffleboard_curl_set_pointer(
+                    handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress))
+            })
         check(shuffleboard_curl_set_pointer(handle, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(transfer.headers)))
         check(shuffleboard_curl_discard_body(handle))
         check(shuffleboard_curl_set_opensocket(handle, openSocket))

@@ -166,7 +166,9 @@ package final class WebhookDelivery: Sendable {
                     switch action {
                     case .read(let since): events.append(.read(read(machine.hook, since: since)))
                     case .post(let post):
-                        if let problem = delivery.transfers.start(post, hook: id) { events.append(.answered(.failed(problem))) }
+                        if let problem = delivery.transfers.start(post, hook: id) {
+                            events.append(.answered(.failed(problem)))
+                        }
                     case .record(let delivered, let status):
                         do {
                             try delivery.hooks.recordDelivery(id, delivered: delivered, status: status)
@@ -185,7 +187,9 @@ package final class WebhookDelivery: Sendable {
         /// compacted, or why there is nothing to deliver here.
         private func read(_ hook: Webhook, since: Seq) -> HookMachine.LogRead {
             do {
-                if let cluster = delivery.cluster, try cluster.owner(of: hook.board) != cluster.node { return .notOwner }
+                if let cluster = delivery.cluster, try cluster.owner(of: hook.board) != cluster.node {
+                    return .notOwner
+                }
                 guard try delivery.hooks.webhook(hook.id) != nil else { return .gone }
                 switch try delivery.store.ops(of: hook.board, since: since, limit: HookMachine.pageOps) {
                 case .ops(let ops, let current): return .ops(ops, current: current)

@@ -87,7 +87,8 @@ extension Setting {
                 "--webhook-allow-private", \.config.hub.webhookAllowPrivate, .serve,
                 "let webhooks post to loopback, private, link-local and unique-local addresses",
                 readme:
-                    "webhooks may post to loopback, private, link-local and unique-local addresses (refused otherwise, at creation and at each connection) ([operations](docs/operations.md#webhooks))"),
+                    "webhooks may post to loopback, private, link-local and unique-local addresses (refused otherwise, at creation and at each connection) ([operations](docs/operations.md#webhooks))"
+            ),
             choice(
                 "--event-loop", \.config.eventLoop, cases(of: EventLoop.self), .serve,
                 "the loop sockets are waited on: lws's poll(), or libev on epoll", value: "poll|libev",

@@ -52,8 +52,10 @@ struct HookMachineTests {
         #expect(m.hook.delivered == 4)
         let next = m.handle(.read(.ops([op(5)], current: 5)), now: at(0), wall: 1000)
         #expect(try seqs(next.first) == [5])
-        #expect(m.handle(.answered(.status(200)), now: at(0), wall: 1000).last == .record(
-            delivered: 5, WebhookStatus(lastStatus: 200, lastAttempt: 1000)))
+        #expect(
+            m.handle(.answered(.status(200)), now: at(0), wall: 1000).last
+                == .record(
+                    delivered: 5, WebhookStatus(lastStatus: 200, lastAttempt: 1000)))
         #expect(m.phase == .idle)
     }
 
@@ -100,7 +102,14 @@ struct HookMachineTests {
         let wall = 1000 + HookMachine.disableAfter
         let last = m.handle(.answered(.status(503)), now: at(2), wall: wall)
         #expect(m.phase == .disabled)
-        #expect(last == [.record(delivered: 0, WebhookStatus(failingSince: 1000, lastStatus: 503, lastError: "answered 503", lastAttempt: wall, disabled: true))])
+        #expect(
+            last == [
+                .record(
+                    delivered: 0,
+                    WebhookStatus(
+                        failingSince: 1000, lastStatus: 503, lastError: "answered 503", lastAttempt: wall,
+                        disabled: true))
+            ])
         #expect(m.handle(.committed(9), now: at(3), wall: wall).isEmpty)
         #expect(m.handle(.tick, now: at(1000), wall: wall).isEmpty)
     }

@@ -14,7 +14,9 @@ struct WebhookTargetTests {
         guard case .failure = WebhookTarget.parse(url, allowPrivate: false) else {
             Issue.record("\(url) was allowed"); return
         }
-        #expect((try? WebhookTarget.parse(url, allowPrivate: true).get()) != nil || url.contains("0x") || url.contains("2130706433") || url.contains("127.1/"))
+        #expect(
+            (try? WebhookTarget.parse(url, allowPrivate: true).get()) != nil || url.contains("0x")
+                || url.contains("2130706433") || url.contains("127.1/"))
     }
 
     @Test(arguments: [
@@ -44,9 +46,13 @@ struct WebhookTargetTests {
         for text in ["8.8.8.8", "172.32.0.1", "100.128.0.1", "93.184.216.34"] {
             #expect(AddressPolicy.allows(ipv4: AddressPolicy.ipv4(text)!), "\(text)")
         }
-        for text in ["::", "::1", "fe80::1", "fc00::1", "fdff::1", "ff02::1", "::ffff:10.0.0.1", "fec0::1", "2001:db8::1"] {
+        for text in [
+            "::", "::1", "fe80::1", "fc00::1", "fdff::1", "ff02::1", "::ffff:10.0.0.1", "fec0::1", "2001:db8::1",
+        ] {
             #expect(!AddressPolicy.allows(ipv6: AddressPolicy.ipv6(text)!), "\(text)")
         }
-        for text in ["2606:4700::1111", "::ffff:8.8.8.8"] { #expect(AddressPolicy.allows(ipv6: AddressPolicy.ipv6(text)!), "\(text)") }
+        for text in ["2606:4700::1111", "::ffff:8.8.8.8"] {
+            #expect(AddressPolicy.allows(ipv6: AddressPolicy.ipv6(text)!), "\(text)")
+        }
     }
 }

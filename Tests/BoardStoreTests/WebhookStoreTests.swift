@@ -11,7 +11,8 @@ import Testing
 
     static func hook(_ n: Int, board: BoardID = boardA) -> Webhook {
         Webhook(
-            id: "hook\(n)", board: board, url: "https://example.com/\(n)", events: n % 2 == 0 ? ["*"] : ["move", "toggle"],
+            id: "hook\(n)", board: board, url: "https://example.com/\(n)",
+            events: n % 2 == 0 ? ["*"] : ["move", "toggle"],
             secret: "secret-\(n)-0123456789", created: 1_000 + Int64(n), delivered: 0)
     }
 
