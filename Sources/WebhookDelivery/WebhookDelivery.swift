@@ -99,6 +99,10 @@ package final class WebhookDelivery: Sendable {
     private struct DeliveryLoop {
         let delivery: WebhookDelivery
         var machines: [String: HookMachine] = [:]
+        /// When each board's webhooks were last read from the store (`look`).
+        var looked: [BoardID: ContinuousClock.Instant] = [:]
+        /// How long a board's webhooks read from the store count as current.
+        static let lookEvery = Duration.seconds(5)
 
         init(delivery: WebhookDelivery) { self.delivery = delivery }
 
@@ -113,6 +117,7 @@ package final class WebhookDelivery: Sendable {
                 if hints.stopping { return }
                 for id in hints.changed { reload(id) }
                 for (board, seq) in hints.committed {
+                    look(board)
                     for id in machines.keys where machines[id]?.hook.board == board { handle(id, .committed(seq)) }
                 }
                 for id in Array(machines.keys) { handle(id, .tick) }
@@ -128,6 +133,26 @@ package final class WebhookDelivery: Sendable {
                 if case .backingOff(let until) = machine.phase { wait = min(wait, max(.zero, until - now)) }
             }
             return Int(wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000) + 1
+        }
+
+        /// Reads the board's webhooks from the store when it has not for `lookEvery`: one made
+        /// (or enabled) on another node of a cluster is found so, once this node commits the
+        /// board's ops or loads it. At most one read per board per `lookEvery`.
+        private mutating func look(_ board: BoardID) {
+            let now = ContinuousClock.now
+            if let last = looked[board], now - last < Self.lookEvery { return }
+            if looked.count >= 4096 { looked = looked.filter { now - $0.value < Self.lookEvery } }
+            looked[board] = now
+            let stored: [Webhook]
+            do {
+                stored = try delivery.hooks.webhooks(of: board)
+            } catch {
+                return delivery.warn("webhooks: cannot read board \(board)'s webhooks (\(error.message))")
+            }
+            for hook in stored where !hook.status.disabled {
+                if let machine = machines[hook.id], machine.phase != .disabled { continue }
+                add(hook)
+            }
         }
 
         private mutating func add(_ hook: Webhook) {

@@ -159,27 +159,33 @@ def wait_status(server, board: str, hook_id: str, pred, timeout: float = 20.0) -
 
 
 def test_ops_arrive_in_order_signed_and_exactly_as_broadcast(servers, receiver, store_args):
+    board = "hooked" + os.urandom(4).hex()  # PostgreSQL's database is shared by the runs
     server = servers("--port", "0", "--op-rate", "0", "--webhook-allow-private", *store_args)
-    writer = stored_board(server, "hooked")
-    made = make_hook(server, "hooked", receiver.url)
+    writer = stored_board(server, board)
+    made = make_hook(server, board, receiver.url)
     assert len(made["secret"]) >= 43 and made["events"] == ["*"]
     assert made["secret"] not in server.log(), "the secret is never logged"
-    watcher = Client(server, "hooked", name="watcher")
+    watcher = Client(server, board, name="watcher")
     start = watcher.welcome["seq"]
     toggles(writer, 300, "w")
-    current, ops = server.all_ops("hooked", since=start)
+    current, ops = server.all_ops(board, since=start)
     receiver.wait_for(lambda posts: sum(len(json.loads(p["body"])["ops"]) for p in posts) >= len(ops))
     seqs = receiver.delivered_seqs()
     assert seqs == list(range(start + 1, current + 1)), "every op once, in seq order"
     # Exactly as broadcast: what the watcher's WebSocket got, op for op.
     broadcasts = {}
+    seen = []
     while len(broadcasts) < 300:
-        m = watcher.recv()
+        try:
+            m = watcher.recv()
+        except TimeoutError:
+            raise AssertionError(f"watcher got {len(broadcasts)} toggles; last {seen[-3:]}") from None
+        seen.append(m)
         if "seq" in m and m["type"] == "toggle":
             broadcasts[m["seq"]] = m
     for post in receiver.posts:
         body = json.loads(post["body"])
-        assert body["board"] == "hooked" and body["webhook"] == made["id"]
+        assert body["board"] == board and body["webhook"] == made["id"]
         assert 1 <= len(body["ops"]) <= 100
         for op in body["ops"]:
             assert op == broadcasts[op["seq"]]
@@ -191,11 +197,11 @@ def test_ops_arrive_in_order_signed_and_exactly_as_broadcast(servers, receiver, 
         expected = hmac.new(made["secret"].encode(), ts.encode() + b"." + post["body"], hashlib.sha256).hexdigest()
         assert hmac.compare_digest(headers["x-shuffleboard-signature"], "sha256=" + expected)
         assert headers["x-shuffleboard-delivery"]
-    listed = wait_status(server, "hooked", made["id"], lambda h: h["delivered"] == current)
+    listed = wait_status(server, board, made["id"], lambda h: h["delivered"] == current)
     assert listed["failing"] is False and "secret" not in listed
     assert listed["lastStatus"] == 204 and listed["disabled"] is False
     # A filter: only retitles are posted; the toggles move the cursor silently.
-    filtered = make_hook(server, "hooked", receiver.url + "?only=retitle", events=["retitle"])
+    filtered = make_hook(server, board, receiver.url + "?only=retitle", events=["retitle"])
     toggles(writer, 5, "f")
     writer.send({"type": "retitle", "op": "r1", "base": writer.seq, "title": "Hooked"})
     assert writer.result_of("r1")["type"] != "reject"
@@ -204,8 +210,8 @@ def test_ops_arrive_in_order_signed_and_exactly_as_broadcast(servers, receiver, 
     mine = [json.loads(p["body"]) for p in receiver.posts if json.loads(p["body"])["webhook"] == filtered["id"]]
     assert [op["type"] for body in mine for op in body["ops"]] == ["retitle"]
     # Deleting the board deletes its webhooks.
-    assert server.http("DELETE", f"/api/boards/hooked/webhooks/{filtered['id']}")[0] == 200
-    assert server.http("DELETE", f"/api/boards/hooked/webhooks/{filtered['id']}")[0] == 404
+    assert server.http("DELETE", f"/api/boards/{board}/webhooks/{filtered['id']}")[0] == 200
+    assert server.http("DELETE", f"/api/boards/{board}/webhooks/{filtered['id']}")[0] == 404
     writer.close()
     watcher.close()
 
@@ -314,3 +320,58 @@ def test_a_receiver_that_never_answers_gets_one_request_at_a_time_and_bounded_me
     # 2000 ops waiting cost no queue: the log is the queue (the board's own history grows a little).
     assert after - before < 32 * 1024, (before, after)
     writer.close()
+
+
+@pytest.mark.skipif(not POSTGRES, reason="SHUFFLEBOARD_TEST_POSTGRES is not set: no PostgreSQL server to test against")
+def test_a_failover_resumes_delivery_from_the_cursor_on_the_new_owner(servers, receiver):
+    """Three nodes on one PostgreSQL database: the owner delivers, its receiver fails, the owner
+    is killed with -9; another node takes the board over (a client opens it there) and delivers
+    from the stored cursor, in order, nothing lost; the third never delivers."""
+    import subprocess
+    import uuid
+    name = "w_" + uuid.uuid4().hex
+    admin_db = ["psql", "-q", "-v", "ON_ERROR_STOP=1", POSTGRES, "-c"]
+    subprocess.run([*admin_db, f"CREATE DATABASE {name}"], check=True, capture_output=True)
+    try:
+        database = POSTGRES.rsplit("/", 1)[0] + "/" + name
+        nodes = [servers("--port", "0", "--op-rate", "0", "--webhook-allow-private", "--store", database,
+                         "--node", f"n{k}", "--lease", "1") for k in (1, 2, 3)]
+        one, two, three = nodes
+        writer = stored_board(one, "moving")
+        made = make_hook(one, "moving", receiver.url)
+        start = writer.seq
+        toggles(writer, 120, "a")
+        receiver.wait_for(lambda posts: receiver.delivered_seqs()[-1:] == [start + 120], what="the owner's deliveries")
+        wait_status(two, "moving", made["id"], lambda h: h["delivered"] == start + 120)
+        receiver.mode = "fail"
+        toggles(writer, 80, "b")
+        receiver.wait_for(lambda posts: posts[-1]["answered"] == "fail", what="a failing delivery")
+        writer.close()
+        assert one.kill9() == -9
+        receiver.mode = "ok"
+        with receiver.lock:
+            before = len(receiver.posts)
+        # Opening the board on node 2 makes it the owner once node 1's lease has run out.
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                client = Client(two, "moving", name="after")
+                if client.welcome and client.welcome["type"] == "welcome":
+                    break
+                client.close()
+            except Exception:
+                pass
+            assert time.monotonic() < deadline, "node 2 never took the board"
+            time.sleep(0.2)
+        current = start + 200
+        receiver.wait_for(lambda posts: receiver.delivered_seqs()[-1:] == [current], what="the new owner's deliveries")
+        assert receiver.delivered_seqs() == list(range(start + 1, current + 1)), "in order, nothing lost"
+        with receiver.lock:
+            after = [json.loads(p["body"]) for p in receiver.posts[before:] if p["answered"] == "ok"]
+        assert after[0]["ops"][0]["seq"] == start + 121, "resumed from the stored cursor"
+        wait_status(three, "moving", made["id"], lambda h: h["delivered"] == current)
+        client.close()
+    finally:
+        for server in servers.servers:
+            server.stop()
+        subprocess.run([*admin_db, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"], capture_output=True)
