@@ -375,3 +375,33 @@ def test_a_failover_resumes_delivery_from_the_cursor_on_the_new_owner(servers, r
         for server in servers.servers:
             server.stop()
         subprocess.run([*admin_db, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"], capture_output=True)
+
+
+def test_a_log_compacted_past_the_cursor_sends_a_reset_then_the_ops_after_it(servers, receiver, tmp_path):
+    server = servers("--port", "0", "--op-rate", "0", "--webhook-allow-private", "--data", str(tmp_path / "data"),
+                     "--snapshot-every", "100", "--keep-ops", "1000", "--history", "1000")
+    writer = stored_board(server, "compacted")
+    made = make_hook(server, "compacted", receiver.url)
+    start = writer.seq
+    receiver.mode = "fail"
+    toggles(writer, 10, "a")
+    receiver.wait_for(lambda posts: len(posts) >= 1, what="the first attempt")
+    for round in range(7):
+        toggles(writer, 200, f"r{round}-")
+    current = writer.seq
+    receiver.mode = "ok"
+    receiver.wait_for(lambda posts: any("reset" in json.loads(p["body"]) for p in posts if p["answered"] == "ok"),
+                      timeout=40, what="a reset")
+    toggles(writer, 5, "after")
+    receiver.wait_for(lambda posts: receiver.delivered_seqs()[-1:] == [writer.seq], what="the ops after the reset")
+    with receiver.lock:
+        ok = [json.loads(p["body"]) for p in receiver.posts if p["answered"] == "ok"]
+    at = next(k for k, body in enumerate(ok) if "reset" in body)
+    reset = ok[at]["reset"]
+    assert reset["seq"] >= current and reset["board"]["id"] == "compacted", reset["seq"]
+    before = [op["seq"] for body in ok[:at] for op in body["ops"]]
+    assert before == list(range(start + 1, start + 1 + len(before))), "the batch held before the log was compacted"
+    after = [op["seq"] for body in ok[at + 1:] for op in body["ops"]]
+    assert after == list(range(reset["seq"] + 1, writer.seq + 1)), "then every op after the reset's seq"
+    wait_status(server, "compacted", made["id"], lambda h: h["delivered"] == writer.seq)
+    writer.close()
