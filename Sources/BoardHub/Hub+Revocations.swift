@@ -98,7 +98,7 @@ extension Hub {
     /// ends its event streams on one.
     func closeRevokedSessions() {
         guard !revocations.inForce.isEmpty else { return }
-        endRevokedStreams()
+        streams.endRevoked(revocations)
         var closing: [ConnectionID] = []
         for (id, session) in sessions {
             guard let tokenID = session.token?.id, revocations.inForce[tokenID] != nil else { continue }

@@ -45,7 +45,7 @@ package enum StoreRead: Equatable, Sendable {
     /// `GET /api/boards/{id}/items/{item}/comments`: a page of comments, encoded off the service thread.
     case commentsPage(CommentsPageRequest)
     /// No question for the store: the board as an event stream's opening `event: reset` at
-    /// `seq`, encoded off the service thread (Hub+Streams.swift).
+    /// `seq`, encoded off the service thread (EventStreams.swift).
     case encodeStreamReset(Board, seq: Seq)
 }
 
