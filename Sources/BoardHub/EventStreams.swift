@@ -332,9 +332,9 @@ final class EventStreams {
     }
 
     /// The streams whose token is revoked end with `revoked` (Hub+Revocations.swift).
-    func endRevoked(_ revocations: RevocationList) {
-        guard !table.isEmpty, !revocations.inForce.isEmpty else { return }
-        end(.revoked) { stream in stream.token.map { revocations.inForce[$0.id] != nil } ?? false }
+    func endRevoked(by access: Access) {
+        guard !table.isEmpty, access.anyRevoked else { return }
+        end(.revoked) { stream in stream.token.map { access.isRevoked(id: $0.id) } ?? false }
     }
 
     /// Ends the streams `ended` picks, in exchange order, because of their token (`why`): an open

@@ -295,7 +295,7 @@ extension Hub {
         guard request.method == .get || request.method == .head else {
             return emit(.respond(exchange, .methodNotAllowed("GET")))
         }
-        guard let claims = authorize(request, exchange: exchange) else { return }
+        guard let claims = access.authorize(request, exchange: exchange) else { return }
         guard claims.board == nil && claims.role == .admin else {
             return emit(.respond(exchange, Self.forbidden("reading the cluster (an admin token for every board can)")))
         }

@@ -39,7 +39,7 @@ extension Hub {
             guard TokenAuthority.isValidID(rest[2]) else {
                 return emit(.respond(exchange, .error(404, "unknown_link", "board \(id) has no such link")))
             }
-            guard revocations.inForce.count < RevocationList.maximum else {
+            guard !access.isFull else {
                 meters.limitHits.add(.revocations)
                 return emit(
                     .respond(
@@ -151,7 +151,7 @@ extension Hub {
                     }))
         case (.revoke, .linkRevoked(let link?)):
             log(.info, "link \(link.id) of board \(link.board) revoked")
-            revocations.made(link.revocation)
+            access.made(link.revocation)
             closeRevokedSessions()
             emit(
                 .respond(

@@ -139,8 +139,8 @@ package final class Hub {
     /// In a cluster: releases out, joins waiting to try again or for an answer, REST requests
     /// relayed to their owner (ClusterState.swift; the rules are Hub+Cluster.swift's).
     var cluster = ClusterState()
-    /// Revoked tokens, as last loaded from the store (Hub+Revocations.swift).
-    var revocations = RevocationList()
+    /// Token checks and the revoked tokens, as last loaded from the store (Access.swift).
+    let access: Access
     /// `POST /api/boards/{id}/ops` waiting for their op's answer, by the user each was sent as
     /// (RESTOps.swift).
     let restOps: RESTOps
@@ -158,7 +158,7 @@ package final class Hub {
         addresses = AddressBook(config: config, turn: turn)
         reads = StoreReads(addresses: addresses, turn: turn)
         gate = SocketGate(config: config, timers: turn.timers, meters: turn.meters, addresses: addresses, turn: turn)
-        revocations = RevocationList(config.revoked)
+        access = Access(config: config, turn: turn, reads: reads)
         restOps = RESTOps(config: config, turn: turn, addresses: addresses, boards: boards)
         streams = EventStreams(config: config, turn: turn, addresses: addresses, reads: reads, boards: boards)
         streams.whenIdle = { [unowned self] host in self.evictIfIdle(host) }
@@ -334,7 +334,7 @@ package final class Hub {
         enforceTimeouts()
         expireTokens()
         streams.expire()
-        reloadRevocations()
+        access.reload(stopping: stopping)
         gate.tick()
         if config.cluster != nil { clusterTick() }
         for host in boards.hosts {

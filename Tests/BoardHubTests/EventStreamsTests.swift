@@ -56,7 +56,7 @@ import Testing
         ) -> Bool {
             let request = HTTPRequest(
                 method: method, path: "/api/boards/\(board)/events", query: query, peer: peer, lastEventID: lastEventID)
-            return streams.admit(BoardID(board)!, request, claims: Hub.everything, exchange: exchange)
+            return streams.admit(BoardID(board)!, request, claims: Access.everything, exchange: exchange)
         }
     }
 

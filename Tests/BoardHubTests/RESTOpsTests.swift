@@ -32,7 +32,7 @@ import Testing
 
         func admit(
             _ exchange: ExchangeID, _ body: String, method: HTTPRequest.Method = .post,
-            claims: Claims = Hub.everything
+            claims: Claims = Access.everything
         ) -> RESTOp.Pending? {
             let request = HTTPRequest(
                 method: method, path: "/api/boards/demo/ops", body: Array(body.utf8), contentType: "application/json",
