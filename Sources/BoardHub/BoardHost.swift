@@ -13,7 +13,7 @@ final class BoardHost {
     /// Its event streams (EventStreams.swift, which alone changes them).
     var streams = BoardStreams()
     /// REST ops on the board waiting for their answer (a restore's read, an op's durability):
-    /// they keep it in memory, so that their answer is never "no such board" (Hub+REST.swift).
+    /// they keep it in memory, so that their answer is never "no such board" (RESTOps.swift).
     var restOps = 0
     /// The connections on the board, in join order (shared, unchanged, by every broadcast action).
     private(set) var members: [ConnectionID] = []

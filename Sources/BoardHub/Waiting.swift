@@ -35,7 +35,7 @@ enum Continuation {
     case claimed(BoardID, sent: Instant, force: Bool)
     /// The answer completes an HTTP read.
     case http(ExchangeID, HTTPRead)
-    /// The answer is the store's revocations (Hub+Revocations.swift).
+    /// The answer is the store's revocations (Access.swift).
     case revocations
     /// The answer is the board as of a restore's `to`, for this user's restore (Hub+History.swift).
     case restore(BoardID, UserID, OpRequest)
