@@ -21,6 +21,8 @@ struct RevocationList {
     private var made: [String: Revocation] = [:]
     /// A reload is out.
     var loading = false
+    /// How many reloads were asked for: the number of the newest.
+    var asked = 0
     /// When the last reload was asked for.
     var lastAsked: Instant?
 
@@ -73,6 +75,7 @@ extension Hub {
         if let last = revocations.lastAsked, now - last < RevocationList.reloadEvery { return }
         revocations.loading = true
         revocations.lastAsked = now
+        revocations.asked += 1
         read(.revocations(now: wall.milliseconds / 1000), then: .revocations)
     }
 
@@ -83,6 +86,13 @@ extension Hub {
         revocations.loading = false
         switch answer {
         case .revocations(let loaded):
+            if boards.pending.isSettling {
+                for board in boards.pending.revocationsLoaded(revocations.asked) {
+                    log(.info, "board \(board) is deleted, and the tokens of its links are revoked")
+                }
+                // One deleted after this load was asked waits for the next, asked at once.
+                if boards.pending.isSettling { revocations.lastAsked = nil }
+            }
             guard revocations.loaded(loaded, nowSeconds: wall.milliseconds / 1000) else { return }
             closeRevokedSessions()
         case .failed(let error):
