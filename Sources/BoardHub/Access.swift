@@ -21,6 +21,8 @@ struct RevocationList {
     private var made: [String: Revocation] = [:]
     /// A reload is out.
     var loading = false
+    /// How many reloads were asked for: the number of the newest.
+    var asked = 0
     /// When the last reload was asked for.
     var lastAsked: Instant?
 
@@ -167,22 +169,42 @@ final class Access {
         if let last = revocations.lastAsked, turn.now - last < RevocationList.reloadEvery { return }
         revocations.loading = true
         revocations.lastAsked = turn.now
+        revocations.asked += 1
         reads.ask(.revocations(now: nowSeconds), then: .revocations)
     }
 
-    /// The store's revocations came back, as a set built on the reader thread: true when they
-    /// changed and replace the list (one made here whose write raced this read stays until the
-    /// store shows it). When they did not, nothing is done at all.
-    func loaded(_ answer: StoreAnswer) -> Bool {
+    /// The number of the newest reload asked for (a deleted board's id is taken until a reload
+    /// asked after its deletion comes back: `PendingWrites.durable(_:settlesAt:)`).
+    var reloadsAsked: Int { revocations.asked }
+    /// A reload is out.
+    var isLoading: Bool { revocations.loading }
+
+    /// The next tick asks for a reload, however recent the last.
+    func reloadSoon() { revocations.lastAsked = nil }
+
+    /// What a reload's answer did.
+    enum Load: Equatable {
+        /// The store failed; the list is kept.
+        case failed
+        /// The list is as it was: nothing is done at all.
+        case same
+        /// The list changed.
+        case changed
+    }
+
+    /// The store's revocations came back, as a set built on the reader thread: when they changed,
+    /// they replace the list (one made here whose write raced this read stays until the store
+    /// shows it).
+    func loaded(_ answer: StoreAnswer) -> Load {
         revocations.loading = false
         switch answer {
         case .revocations(let loaded):
-            return revocations.loaded(loaded, nowSeconds: nowSeconds)
+            return revocations.loaded(loaded, nowSeconds: nowSeconds) ? .changed : .same
         case .failed(let error):
             turn.log(
                 .warning,
                 "cannot load the revoked tokens (\(error.message)); keeping the \(revocations.inForce.count) known")
-            return false
+            return .failed
         default:
             preconditionFailure("revocations got \(answer)")
         }

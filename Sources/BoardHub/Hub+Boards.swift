@@ -104,7 +104,13 @@ extension Hub {
             case .present, .presentNotLoaded: failJoin(id, .unavailable)  // Not reached: loaded above.
             }
         case .create(let exchange, let definition):
-            if boards[board] != nil || isDeleting(board) || view == .present || view == .presentNotLoaded {
+            if isDeleting(board) {
+                return emit(
+                    .respond(
+                        exchange,
+                        .error(409, "deleting", "board \(board) is being deleted; make it again in a moment")))
+            }
+            if boards[board] != nil || view == .present || view == .presentNotLoaded {
                 return emit(.respond(exchange, .error(409, "exists", "board \(board) already exists")))
             }
             if view == .failed { return emit(.respond(exchange, storeFailed)) }

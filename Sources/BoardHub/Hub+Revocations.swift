@@ -7,9 +7,19 @@ internal import BoardStore
 /// sessions using it get `error unauthorized` "token revoked" and close 4401, its event streams
 /// end with `revoked`, within about a second on every node (each reloads the list every second).
 extension Hub {
-    /// The store's revocations came back: when they changed, the sessions and streams using one end.
+    /// The store's revocations came back: the deleted boards this load settles may be made
+    /// again; when the list changed, the sessions and streams using one end.
     func revocationsLoaded(_ answer: StoreAnswer) {
-        if access.loaded(answer) { closeRevokedSessions() }
+        let load = access.loaded(answer)
+        guard load != .failed else { return }
+        if boards.pending.isSettling {
+            for board in boards.pending.revocationsLoaded(access.reloadsAsked) {
+                log(.info, "board \(board) is deleted, and the tokens of its links are revoked")
+            }
+            // One deleted after this load was asked waits for the next, asked at once.
+            if boards.pending.isSettling { access.reloadSoon() }
+        }
+        if load == .changed { closeRevokedSessions() }
     }
 
     /// Closes this node's sessions whose token is revoked (forwarded ones are their owner's), and

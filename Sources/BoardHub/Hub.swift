@@ -302,7 +302,11 @@ package final class Hub {
             evictIfIdle(host)
         }
         for ticket in tickets {
-            let done = boards.pending.durable(ticket)
+            // With access control, a deleted board's id stays taken until the next revocation
+            // load shows its links' tokens revoked (BoardLog.delete revokes them); asked at once.
+            let settlesAt = config.auth == nil ? nil : access.reloadsAsked + 1
+            let done = boards.pending.durable(ticket, settlesAt: settlesAt)
+            if settlesAt != nil, boards.pending.isSettling, !access.isLoading { access.reloadSoon() }
             if let id = done.created, let host = boards[id] { evictIfIdle(host) }
             if let (exchange, response) = done.answer { emit(.respond(exchange, response)) }
         }

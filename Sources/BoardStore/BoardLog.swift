@@ -124,10 +124,13 @@ final class BoardLog<Rows: BoardRows> {
         }
     }
 
-    /// Removes the board, its snapshots and its log.
+    /// Removes the board, its snapshots, its log and its comments, and revokes its share links.
     func delete(_ id: BoardID) throws(StoreError) {
         try rows.deleteComments(of: id)
         try rows.deleteBoard(id)
+        // After the board row: on PostgreSQL a link being added holds that row (FOR SHARE), so
+        // the deletion waits for it and this statement, a fresh snapshot, sees the new link.
+        try rows.revokeLinks(of: id)
         replicas[id] = nil
     }
 

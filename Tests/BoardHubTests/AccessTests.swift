@@ -86,6 +86,7 @@ import Testing
     @Test func theRevocationsAreReloadedOnceASecondAndNotWhileOneIsOut() {
         let p = Parts(auth: authority(), start: start)
         p.access.reload(stopping: false)
+        #expect(p.access.reloadsAsked == 1)
         let first = p.actions()
         guard first.count == 1, case .read(_, .revocations) = first[0] else {
             Issue.record("expected one reload, got \(first)")
@@ -95,14 +96,14 @@ import Testing
         p.step()
         p.access.reload(stopping: false)
         #expect(p.actions() == [], "one is out")
-        #expect(!p.access.loaded(.revocations(RevocationSet())), "nothing changed")
+        #expect(p.access.loaded(.revocations(RevocationSet())) == .same, "nothing changed")
         p.access.reload(stopping: false)
         #expect(p.actions().count == 1)
-        #expect(!p.access.loaded(.revocations(RevocationSet())))
+        #expect(p.access.loaded(.revocations(RevocationSet())) == .same)
         p.access.reload(stopping: false)
         #expect(p.actions() == [], "within the second")
         let revocation = Revocation(id: "r1", board: nil, until: start + 60)
-        #expect(p.access.loaded(.revocations(RevocationSet([revocation]))), "a change")
+        #expect(p.access.loaded(.revocations(RevocationSet([revocation]))) == .changed, "a change")
         #expect(p.access.isRevoked(id: "r1"))
         p.now = p.now + 1_000
         p.step()
