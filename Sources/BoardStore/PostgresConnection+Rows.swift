@@ -184,6 +184,10 @@ extension PostgresConnection: BoardRows {
         try send("DELETE FROM boards WHERE id = $1", [.text(id.rawValue)])
     }
 
+    func setTitle(_ title: String, of id: BoardID) throws(StoreError) {
+        try send("UPDATE boards SET title = $2 WHERE id = $1", [.text(id.rawValue), .utf8(title)])
+    }
+
     func revokeLinks(of id: BoardID) throws(StoreError) {
         try send(
             "INSERT INTO revocations (id, board, until) SELECT token_id, board, expires FROM links WHERE board = $1 "

@@ -132,6 +132,10 @@ extension SQLiteConnection: BoardRows {
         try query("DELETE FROM boards WHERE id = ?1", [key])
     }
 
+    func setTitle(_ title: String, of id: BoardID) throws(StoreError) {
+        try query("UPDATE boards SET title = ?2 WHERE id = ?1", [.text(id.rawValue), .text(title)])
+    }
+
     func revokeLinks(of id: BoardID) throws(StoreError) {
         let key = SQLiteValue.text(id.rawValue)
         try query(
