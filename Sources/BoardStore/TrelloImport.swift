@@ -140,12 +140,13 @@ struct TrelloMapper {
     private func array(_ key: String) -> [JSON] { json[key]?.arrayValue ?? [] }
 
     /// Elements of `key` by their `pos` (stable: equal positions keep the export's order).
-    private func byPos(_ values: [JSON]) -> [JSON] {
+    /// (index in the export, element), by `pos`.
+    private func byPos(_ values: [JSON]) -> [(offset: Int, element: JSON)] {
         values.enumerated().sorted { a, b in
             let pa = a.element["pos"]?.numberValue ?? 0
             let pb = b.element["pos"]?.numberValue ?? 0
             return pa != pb ? pa < pb : a.offset < b.offset
-        }.map(\.element)
+        }.map { ($0.offset, $0.element) }
     }
 
     private static func string(_ value: JSON?, _ path: String) throws(TrelloImport.Refusal) -> String {
@@ -172,7 +173,7 @@ struct TrelloMapper {
         var zones: [Zone] = []
         var listZone: [String: Int] = [:]
         var closedLists = Set<String>()
-        for (i, list) in byPos(array("lists")).enumerated() {
+        for (i, list) in byPos(array("lists")) {
             let listID = try Self.string(list["id"], "lists[\(i)].id")
             if list["closed"]?.boolValue == true {
                 closedLists.insert(listID)
@@ -196,15 +197,16 @@ struct TrelloMapper {
         var archived: [ItemID] = []
         var cardItem: [String: ItemID] = [:]
         var checkCount = 0
-        let cards = byPos(array("cards"))
+        let sortedCards = byPos(array("cards"))
+        let cards = sortedCards.map(\.element)
         guard cards.count <= BoardLimits.items else {
             throw .tooLarge("a board has at most \(BoardLimits.items) items; this one has \(cards.count) cards")
         }
         // Closed lists' cards go to the archive after the open ones, in list order.
         let listOrder = Dictionary(
-            byPos(array("lists")).enumerated().compactMap { i, l in l["id"]?.stringValue.map { ($0, i) } },
+            byPos(array("lists")).enumerated().compactMap { i, l in l.element["id"]?.stringValue.map { ($0, i) } },
             uniquingKeysWith: { a, _ in a })
-        for (i, card) in cards.enumerated() {
+        for (i, card) in sortedCards {
             let path = "cards[\(i)]"
             let cardID = try Self.string(card["id"], "\(path).id")
             let listID = try Self.string(card["idList"], "\(path).idList")
@@ -347,11 +349,11 @@ struct TrelloMapper {
         -> [String: [(name: String, entries: [(text: String, done: Bool)])]]
     {
         var byCard: [String: [(name: String, entries: [(text: String, done: Bool)])]] = [:]
-        for (i, list) in byPos(array("checklists")).enumerated() {
+        for (i, list) in byPos(array("checklists")) {
             let card = try Self.string(list["idCard"], "checklists[\(i)].idCard")
             let name = list["name"]?.stringValue ?? "Checklist"
             var entries: [(text: String, done: Bool)] = []
-            for (j, entry) in byPos(list["checkItems"]?.arrayValue ?? []).enumerated() {
+            for (j, entry) in byPos(list["checkItems"]?.arrayValue ?? []) {
                 let text = try Self.string(entry["name"], "checklists[\(i)].checkItems[\(j)].name")
                 entries.append((text, entry["state"]?.stringValue == "complete"))
                 if let due = entry["due"], !due.isNull { drop("checkItemDue") }
