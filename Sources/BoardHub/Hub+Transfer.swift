@@ -35,7 +35,9 @@ extension Hub {
         if boards[id] != nil || isDeleting(id) {
             return emit(.respond(exchange, .error(409, "exists", "board \(id) already exists")))
         }
-        log(.info, "\(exchange) from \(request.peer): importing a Trello export of \(request.body.count) bytes as \(id)")
+        log(
+            .info, "\(exchange) from \(request.peer): importing a Trello export of \(request.body.count) bytes as \(id)"
+        )
         read(
             .parseTrello(id, request.body, maxBoardBytes: config.room.maxBoardBytes),
             then: .http(exchange, .trello(id)))

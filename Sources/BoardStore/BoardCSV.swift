@@ -22,7 +22,8 @@ package enum BoardCSV {
             let done = item.checklist.filter(\.done).count
             row(
                 [
-                    zone, item.label, item.description ?? "", item.tags.compactMap { tagNames[$0] }.joined(separator: ", "),
+                    zone, item.label, item.description ?? "",
+                    item.tags.compactMap { tagNames[$0] }.joined(separator: ", "),
                     item.assignees.map(\.name).joined(separator: ", "), item.due ?? "",
                     item.checklist.isEmpty ? "" : "\(done)/\(item.checklist.count)", String(item.comments),
                     archived ? "yes" : "no",

@@ -26,18 +26,25 @@ import Testing
         #expect(board.title == "Launch")
         #expect(board.zones.map(\.title) == ["To do", "Doing", "Done"])
         let label = { (id: ItemID) in board.item(id)?.label ?? "?" }
-        #expect(board.zones.map { $0.items.map(label) } == [["First in To do", "Second in To do"], ["=SUM(A1:A9)"], ["Shipped"]])
+        #expect(
+            board.zones.map { $0.items.map(label) } == [
+                ["First in To do", "Second in To do"], ["=SUM(A1:A9)"], ["Shipped"],
+            ])
         #expect(board.archived.map(label) == ["In a closed list", "Closed card"])
         let first = try #require(board.items.first { $0.label == "First in To do" })
         #expect(first.checklist.map(\.text) == ["Steps: Write it", "Steps: Test it", "Later: Tell people"])
         #expect(first.assignees.map(\.member.rawValue) == ["trello-annlee", "trello-bo_k"])
         #expect(first.comments == 2)
-        #expect(made.archive.comments.map(\.comment.text) == ["Can you look?\nThanks", "=cmd|' /C calc'!A0", "Done, see the PR"])
+        #expect(
+            made.archive.comments.map(\.comment.text) == [
+                "Can you look?\nThanks", "=cmd|' /C calc'!A0", "Done, see the PR",
+            ])
         // 2026-11-20T10:00:00.123Z
         #expect(made.archive.comments[0].comment.at == 1_795_168_800_123)
         #expect(made.report.imported("comments") == 3 && made.report.imported("archived") == 2)
         #expect(made.report.dropped("attachments") == 3 && made.report.dropped("customFields") == 4)
-        #expect(made.report.dropped.prefix(5).map(\.0) == ["attachments", "customFields", "stickers", "votes", "plugins"])
+        #expect(
+            made.report.dropped.prefix(5).map(\.0) == ["attachments", "customFields", "stickers", "votes", "plugins"])
     }
 
     @Test func refusalsSayWhatIsWrong() throws {
@@ -52,9 +59,13 @@ import Testing
         #expect(notJSON.hasPrefix("not JSON: "))
         #expect(refusal(#"{"name":"a","lists":[]}"#) == .notTrello(#""cards" must be an array"#))
         let lists = (0...16).map { #"{"id":"l\#($0)","name":"L","pos":\#($0)}"# }.joined(separator: ",")
-        #expect(refusal(#"{"name":"a","lists":[\#(lists)],"cards":[]}"#) == .tooLarge("a board has at most 16 zones (open lists)"))
+        #expect(
+            refusal(#"{"name":"a","lists":[\#(lists)],"cards":[]}"#)
+                == .tooLarge("a board has at most 16 zones (open lists)"))
         // A board whose snapshot would pass the server's limit.
-        let big = (0..<200).map { #"{"id":"c\#($0)","name":"\#(String(repeating: "x", count: 200))","idList":"l","pos":\#($0)}"# }
+        let big = (0..<200).map {
+            #"{"id":"c\#($0)","name":"\#(String(repeating: "x", count: 200))","idList":"l","pos":\#($0)}"#
+        }
         let json = #"{"name":"a","lists":[{"id":"l","name":"L","pos":1}],"cards":[\#(big.joined(separator: ","))]}"#
         #expect(refusal(json, maxBoardBytes: 100_000) == nil)
         guard case .tooLarge(let message) = refusal(json, maxBoardBytes: 30_000) else {
@@ -76,7 +87,8 @@ import Testing
             let loaded = try #require(try store.load(id, recentLimit: 10))
             #expect(loaded.seq == 3 && loaded.board == made.archive.current)
             let first = try #require(made.archive.current.items.first { $0.label == "First in To do" })
-            guard case .comments(let page, _) = try store.comments(of: id, item: first.id, before: nil, limit: 10) else {
+            guard case .comments(let page, _) = try store.comments(of: id, item: first.id, before: nil, limit: 10)
+            else {
                 Issue.record("no comments")
                 return
             }
