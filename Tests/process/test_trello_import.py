@@ -286,3 +286,40 @@ def test_the_cli_import_trello_prints_the_report(tmp_path):
     exported = run_cli(["export", "launch", "--data", "d"], str(tmp_path))
     archive = json.loads(exported.stdout)
     check_imported(archive["board"], out["report"], archive["baseSeq"])
+
+
+def test_at_most_two_large_bodies_are_received_at_once(servers):
+    """Two imports whose bodies are still arriving hold their room; a third large body gets 503 at
+    once, before a byte of it is read, and a small request is served meanwhile. Once one of the two
+    ends, a large body is taken again."""
+    import socket
+
+    server = servers("--port", "0", "--memory")
+    length = 30 * 1024 * 1024
+
+    def start(board):
+        s = socket.create_connection((server.host, server.port), timeout=10)
+        s.sendall((f"POST /api/boards/import/trello?id={board} HTTP/1.1\r\nHost: x\r\n"
+                   f"Content-Type: application/json\r\nContent-Length: {length}\r\n\r\n").encode() + b" " * 65536)
+        return s
+
+    slow = [start("a"), start("b")]
+    try:
+        # The server has read the two requests' heads once it answers one sent after them.
+        assert server.get("/healthz")[0] == 200
+        # Over --max-body-bytes (256 KiB): a large body too.
+        padded = json.dumps(trello_export.board()).encode() + b" " * (512 * 1024)
+        status, answer = post_import(server, "c", None, raw=padded)
+        assert status == 503 and "large imports" in answer["message"], answer
+        # A small import is no large body: it is taken.
+        assert post_import(server, "small", trello_export.board())[0] == 201
+        assert server.get("/api/boards/c")[0] == 404
+        slow.pop().close()
+        for _ in range(100):  # the server notices the closed connection within a service pass or two
+            status, answer = post_import(server, "c", None, raw=padded)
+            if status != 503:
+                break
+        assert status == 201, answer
+    finally:
+        for s in slow:
+            s.close()
