@@ -34,6 +34,9 @@ package final class MemoryStore: BoardStore {
     }
 
     private let boards = Mutex<[BoardID: Entry]>([:])
+    /// `body`'s result when board `id` is stored, run with the boards' lock held (taken before
+    /// `links`' and `revoked`'s, never after); nil when it is not.
+    func whileStored<R>(_ id: BoardID, _ body: () -> R) -> R? { boards.withLock { $0[id] == nil ? nil : body() } }
     private let revoked = Mutex<[String: Revocation]>([:])
     /// Share links by id (MemoryStore+Links.swift).
     let links = Mutex<[String: ShareLink]>([:])
@@ -59,6 +62,7 @@ package final class MemoryStore: BoardStore {
                     }
                 case .delete(let id):
                     boards[id] = nil
+                    revokeLinks(of: id)
                 case .restore(let archive):
                     if boards[archive.id] == nil { boards[archive.id] = Self.entry(archive) }
                 }
@@ -154,6 +158,7 @@ package final class MemoryStore: BoardStore {
     package func restore(_ archive: BoardArchive, replace: Bool) throws(StoreError) {
         let stored = boards.withLock { boards in
             guard replace || boards[archive.id] == nil else { return false }
+            if boards[archive.id] != nil { revokeLinks(of: archive.id) }
             boards[archive.id] = Self.entry(archive)
             return true
         }
