@@ -136,6 +136,11 @@ struct TrelloMapper {
                 throw .notTrello("\"\(key)\" must be an array")
             }
         }
+        for key in ["lists", "cards", "labels", "members", "checklists", "actions"] {
+            for (i, element) in (json[key]?.arrayValue ?? []).enumerated() {
+                guard case .object = element else { throw .notTrello("\(key)[\(i)] must be an object") }
+            }
+        }
     }
 
     private func array(_ key: String) -> [JSON] { json[key]?.arrayValue ?? [] }
@@ -160,7 +165,12 @@ struct TrelloMapper {
         -> String
     {
         let text = limit.allowsLineBreaks ? text.replacing("\r\n", with: "\n") : text
-        guard limit.allows(text) else { throw .tooLarge("\(what) must be \(limit.rule)") }
+        guard limit.allows(text) else {
+            // Too long is over a limit (413); empty or with control characters is no Trello text (400).
+            let long = text.utf8.count > limit.bytes || text.unicodeScalars.count > limit.scalars
+            if long { throw .tooLarge("\(what) must be \(limit.rule)") }
+            throw .notTrello("\(what) must be \(limit.rule)")
+        }
         return text
     }
 
