@@ -22,6 +22,7 @@ import { boardModes } from './layout.js';
 import { PendingChanges } from './pending.js';
 import { installShare, keepToken, takeToken } from './share.js';
 import { installMultiCard } from './multicard.js';
+import { installExportMenu, installTrelloImport } from './transfer.js';
 
 const NAME_KEY = 'shuffleboard.name';
 /** The mode last picked on a board, per board: `shuffleboard.mode.<board id>`. */
@@ -157,6 +158,7 @@ class App {
     if (!this.boardId || !P.isValidId(this.boardId)) {
       if (this.boardId) this.view.toast(BAD_ID);
       startHome(this.root, this.view, this.win, (name) => this.rename(name, false), this.token);
+      installTrelloImport(this.root, this.view, this.win, this.token);
       return;
     }
     this.openBoard(taken);
@@ -185,6 +187,7 @@ class App {
     // Changes kept from before (and the board they were made on) first, then the server.
     PendingChanges.start(this).then(() => this.connect());
     installShare(this, taken);
+    installExportMenu(this);
   }
 
   storageGet(k) {

@@ -8,6 +8,7 @@ package enum AllowedMethods {
         switch path {
         case "/healthz", "/readyz", "/metrics", "/api/templates", "/api/cluster": return "GET"
         case "/api/boards", "/api/revocations": return "GET, POST"
+        case Hub.trelloImportPath: return "POST"
         default: break
         }
         guard Hub.routes(path) else { return "GET" }  // the web client's files
@@ -18,7 +19,7 @@ package enum AllowedMethods {
         if segments.count == 2 { return "GET, DELETE" }
         switch segments[2] {
         case "ops": return "GET, POST"
-        case "events", "history": return "GET"
+        case "events", "history", "export", "export.csv": return "GET"
         default: return nil
         }
     }

@@ -51,7 +51,7 @@ extension Hub {
             log(.error, "reading board \(board) failed: \(error.message)")
             view = .failed
         case .board, .boardAndOwner, .list, .encoded, .nodes, .revoked, .revocations, .boardAsOf, .streamReset,
-            .linkAdded, .links, .linkRevoked, .webhookAdded, .webhooks, .webhookChanged:
+            .linkAdded, .links, .linkRevoked, .webhookAdded, .webhooks, .webhookChanged, .trello:
             preconditionFailure("a board decision got a \(answer) answer")
         }
         while let work = queue.first {
@@ -115,6 +115,13 @@ extension Hub {
             }
             if view == .failed { return emit(.respond(exchange, storeFailed)) }
             create(definition, answering: exchange)
+            view = .present
+        case .importBoard(let exchange, let made):
+            if boards[board] != nil || isDeleting(board) || view == .present || view == .presentNotLoaded {
+                return emit(.respond(exchange, .error(409, "exists", "board \(board) already exists")))
+            }
+            if view == .failed { return emit(.respond(exchange, storeFailed)) }
+            importBoard(made, answering: exchange)
             view = .present
         case .delete(let exchange):
             if isDeleting(board) {

@@ -62,7 +62,7 @@ extension Hub {
             switch work {
             case .join(let id):
                 forward(id, to: node, advertise: advertise)
-            case .create(let exchange, _):
+            case .create(let exchange, _), .importBoard(let exchange, _):
                 emit(
                     .respond(
                         exchange, .error(409, "exists", "board \(board) exists or is being made on node \(node)")))

@@ -41,6 +41,10 @@ extension Hub {
             return emit(.respond(exchange, .error(404, "not_found", "no such API route")))
         }
         let rest = Array(segments.dropFirst())
+        if rest == ["import", "trello"] {
+            guard let claims = access.authorize(request, exchange: exchange) else { return }
+            return trelloImportRequest(request, claims: claims, exchange: exchange)
+        }
         var request = request
         if rest.count == 2 && rest[1] == "events" && request.authorization == nil, let token = request.query["token"] {
             // A browser's EventSource cannot send headers: the stream takes its token in the URL.
@@ -99,6 +103,10 @@ extension Hub {
         case (.get, "members", 2):
             membersRequest(id, request, exchange: exchange)
         case (_, "members", 2):
+            emit(.respond(exchange, .methodNotAllowed("GET")))
+        case (.get, "export", 2), (.head, "export", 2), (.get, "export.csv", 2), (.head, "export.csv", 2):
+            exportRequest(id, csv: rest[1] == "export.csv", exchange: exchange)
+        case (_, "export", 2), (_, "export.csv", 2):
             emit(.respond(exchange, .methodNotAllowed("GET")))
         case (.get, "items", 4) where rest[3] == "comments", (.head, "items", 4) where rest[3] == "comments":
             commentsRequest(id, item: rest[2], query: request.query, peer: request.peer, exchange: exchange)
@@ -275,6 +283,12 @@ extension Hub {
             linkAnswered(route, answer, exchange: exchange)
         case (.webhook(let route), _):
             webhookAnswered(route, answer, exchange: exchange)
+        case (.trello(let id), _):
+            trelloParsed(id, answer, exchange: exchange)
+        case (.export, .encoded(let response?)):
+            emit(.respond(exchange, response))
+        case (.export(let id), .encoded(nil)):
+            emit(.respond(exchange, Self.unknownBoard(id)))
         default:
             preconditionFailure("HTTP read \(route) got \(answer)")
         }

@@ -55,6 +55,11 @@ package enum StoreRead: Equatable, Sendable {
     /// No question for the store: the board as an event stream's opening `event: reset` at
     /// `seq`, encoded off the service thread (EventStreams.swift).
     case encodeStreamReset(Board, seq: Seq)
+    /// No question for the store: a Trello export (`POST /api/boards/import/trello`), parsed and
+    /// mapped off the service thread (Hub+Transfer.swift).
+    case parseTrello(BoardID, [UInt8], maxBoardBytes: Int)
+    /// `GET /api/boards/{id}/export(.csv)`: the board's archive, read and encoded off the service thread.
+    case export(ExportRequest)
 }
 
 extension StoreRead {
@@ -68,7 +73,7 @@ extension StoreRead {
         case .addLink, .links, .revokeLink: false
         case .addWebhook, .webhooks, .removeWebhook, .enableWebhook: false
         case .snapshot, .list, .opsPage, .boardAt, .boardAtAnswer, .historyPage, .commentsPage, .nodes,
-            .snapshotAndOwner:
+            .snapshotAndOwner, .parseTrello, .export:
             true
         }
     }
@@ -113,6 +118,8 @@ package enum StoreAnswer: Sendable {
     case boardAsOf(BoardAsOf, bytes: Int)
     /// The answer to `encodeStreamReset`: the event's bytes.
     case streamReset(seq: Seq, bytes: [UInt8])
+    /// The answer to `parseTrello`: the board to make, or why not.
+    case trello(Result<TrelloImport, TrelloImport.Refusal>)
     /// The store failed.
     case failed(StoreError)
 }

@@ -1,4 +1,5 @@
 internal import BoardCore
+internal import BoardStore
 
 // What waits for the store: work on a board that waits to learn whether the board exists
 // (`Deferred`), and what to do with each answer (`Continuation`, `HTTPRead`).
@@ -17,12 +18,14 @@ enum Deferred {
     case stream(ExchangeID)
     /// `GET /api/boards/{id}/members` (Hub+Members.swift), the request kept to relay in a cluster.
     case members(ExchangeID, HTTPRequest)
+    /// `POST /api/boards/import/trello` with the board it makes (Hub+Transfer.swift).
+    case importBoard(ExchangeID, TrelloImport)
 
     /// Whether the work needs the board loaded (not just known to exist).
     var needsBoard: Bool {
         switch self {
         case .join, .op, .stream, .members: true
-        case .create, .delete: false
+        case .create, .delete, .importBoard: false
         }
     }
 }
@@ -67,6 +70,10 @@ enum HTTPRead {
     case link(LinkRead)
     /// `/api/boards/{id}/webhooks…` (Hub+Webhooks.swift).
     case webhook(WebhookRead)
+    /// `POST /api/boards/import/trello?id=`: the export, parsed (Hub+Transfer.swift).
+    case trello(BoardID)
+    /// `GET /api/boards/{id}/export(.csv)`: the answer comes encoded (or nil: no such board).
+    case export(BoardID)
 
     /// A write, which goes on when its client goes away: it was asked for.
     var writes: Bool {

@@ -80,6 +80,13 @@ extension StoreRead {
             case .commentsPage(let request): return .encoded(try request.run(on: store))
             case .encodeStreamReset(let board, let seq):
                 return .streamReset(seq: seq, bytes: StreamEvent.reset(board, seq: seq).encoded())
+            case .parseTrello(let id, let bytes, let maxBoardBytes):
+                do throws(TrelloImport.Refusal) {
+                    return .trello(.success(try TrelloImport(json: bytes, id: id, maxBoardBytes: maxBoardBytes)))
+                } catch {
+                    return .trello(.failure(error))
+                }
+            case .export(let request): return .encoded(request.response(try store.archive(of: request.board)))
             }
         } catch {
             return .failed(error)

@@ -314,6 +314,7 @@ struct Batch {
             case .append(_, let more): ops += more
             case .create(let board): others.append("the creation of \(board.id)")
             case .delete(let id): others.append("the deletion of \(id)")
+            case .restore(let archive): others.append("the import of \(archive.id)")
             }
         }
         var parts = others
@@ -330,6 +331,7 @@ extension StoreWrite {
         switch self {
         case .create(let board): board.id
         case .append(let id, _), .delete(let id): id
+        case .restore(let archive): archive.id
         }
     }
 }

@@ -32,7 +32,8 @@ package struct BoardArchive: Equatable, Sendable {
     /// An archive, after checking that the board is sound and the ops follow `baseSeq` and apply.
     package init(board: Board, baseSeq: Seq, ops: [CommittedOp], comments: [ItemComment] = []) throws(StoreError) {
         if let problem = Board.validate(
-            title: board.title, columns: board.columns, zones: board.zones, items: board.items)
+            title: board.title, columns: board.columns, zones: board.zones, items: board.items, tags: board.tags,
+            archived: board.archived)
         {
             throw StoreError("board: \(problem)")
         }

@@ -50,6 +50,8 @@ final class BoardLog<Rows: BoardRows> {
         case .create(let board): try create(board)
         case .append(let id, let ops): try append(ops, to: id)
         case .delete(let id): try delete(id)
+        case .restore(let archive):
+            if try rows.boardSeq(of: archive.id) == nil { try restore(archive, replace: false) }
         }
     }
 

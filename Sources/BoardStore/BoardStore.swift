@@ -45,6 +45,9 @@ package enum StoreWrite: Equatable, Sendable {
     case append(BoardID, [CommittedOp])
     /// Remove a board, its snapshots and its log.
     case delete(BoardID)
+    /// Create a board from an archive at its seq, with its comments (`POST
+    /// /api/boards/import/trello`); like `create`, an existing board is kept as it is.
+    case restore(BoardArchive)
 }
 
 /// A page of a board's op log.

@@ -193,6 +193,8 @@ package final class MemoryClusterStore: ClusterStore {
                     seqs[id] = seq
                 case .delete:
                     seqs[id] = nil
+                case .restore(let archive):
+                    if seqs[id] == nil { seqs[id] = archive.seq }
                 }
             }
             // Only the writer threads write: nothing can come between the check and the write.
@@ -256,6 +258,7 @@ extension StoreWrite {
         switch self {
         case .create(let board): board.id
         case .append(let id, _), .delete(let id): id
+        case .restore(let archive): archive.id
         }
     }
 }

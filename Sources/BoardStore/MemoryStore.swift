@@ -66,6 +66,8 @@ package final class MemoryStore: BoardStore {
                     boards[id] = nil
                     webhookRows.withLock { $0.removeAll { $0.board == id } }
                     revokeLinks(of: id)
+                case .restore(let archive):
+                    if boards[archive.id] == nil { boards[archive.id] = Self.entry(archive) }
                 }
             }
         }
@@ -159,15 +161,19 @@ package final class MemoryStore: BoardStore {
     package func restore(_ archive: BoardArchive, replace: Bool) throws(StoreError) {
         let stored = boards.withLock { boards in
             guard replace || boards[archive.id] == nil else { return false }
-            var entry = Entry(board: archive.current, log: archive.ops, base: archive.board, baseSeq: archive.baseSeq)
-            entry.baseComments = archive.comments
-            for c in archive.comments { entry.comments[c.comment.id.seq ?? 0] = c }
-            for op in archive.ops { entry.note(op) }
             if boards[archive.id] != nil { revokeLinks(of: archive.id) }
-            boards[archive.id] = entry
+            boards[archive.id] = Self.entry(archive)
             return true
         }
         if !stored { throw StoreError("board \(archive.id) already exists (replace it to overwrite)") }
+    }
+
+    private static func entry(_ archive: BoardArchive) -> Entry {
+        var entry = Entry(board: archive.current, log: archive.ops, base: archive.board, baseSeq: archive.baseSeq)
+        entry.baseComments = archive.comments
+        for c in archive.comments { entry.comments[c.comment.id.seq ?? 0] = c }
+        for op in archive.ops { entry.note(op) }
+        return entry
     }
 
     /// Nothing to release: the boards stay readable, as memory is all there is.

@@ -82,6 +82,12 @@ final class PostgresWriter {
                 case .delete(let id):
                     try log.delete(id)
                     seqs[id] = nil
+                case .restore(let archive):
+                    if let seq = seqs[archive.id] {
+                        throw fenced(archive.id, "it exists already, at seq \(seq)")
+                    }
+                    try log.restore(archive, replace: false)
+                    seqs[archive.id] = archive.seq
                 }
             }
         }
@@ -263,6 +269,8 @@ final class PostgresWriter {
             switch change {
             case .create(let board):
                 guard seqs[board.id] != nil else { return false }
+            case .restore(let archive):
+                guard seqs[archive.id] != nil else { return false }
             case .append(let id, let ops):
                 guard let last = ops.last else { continue }
                 guard let stored = seqs[id], stored >= last.seq else { return false }
@@ -319,6 +327,7 @@ final class PostgresWriter {
                 switch change {
                 case .create(let board): board.id
                 case .append(let id, _), .delete(let id): id
+                case .restore(let archive): archive.id
                 }
             if seen.insert(id).inserted { boards.append(id) }
         }

@@ -9,6 +9,8 @@ extension CommandLineParser {
           shuffleboard serve [options]         run the server
           shuffleboard export BOARD [--data DIR | --store URL]   print a board (snapshot and op log) as JSON
           shuffleboard import FILE [--data DIR | --store URL] [--replace]   load a board exported before
+          shuffleboard import-trello FILE --board ID [--data DIR | --store URL]
+                                               make board ID from a Trello "Export as JSON"; prints the report
           shuffleboard token BOARD --auth-secret FILE [--role view|edit|admin] [--ttl 24h] [--name NAME]
                        [--user ID]             print an access token for BOARD (* for every board); --user
                                                names the person (sub): assignees and history use it

@@ -15,6 +15,8 @@ enum Command {
     case serve(ServeOptions)
     case export(board: String, store: StoreLocation)
     case importBoard(file: String, store: StoreLocation, replace: Bool)
+    /// `import-trello FILE --board ID`: a Trello export made into a new board (ImportTrello.swift).
+    case importTrello(file: String, board: BoardID, store: StoreLocation)
     case token(TokenOptions)
     case revoke(token: String, secretFile: String, store: StoreLocation)
     case help(String)
@@ -142,6 +144,7 @@ enum CommandLineParser {
             if arguments.dropFirst() == ["--settings-markdown"] { return .help(Setting.markdown) }
             return .serve(try parseServe(Array(arguments.dropFirst())))
         case "export", "import": return try parseBoardCommand(first, Array(arguments.dropFirst()))
+        case "import-trello": return try parseImportTrello(Array(arguments.dropFirst()))
         case "token": return .token(try parseToken(Array(arguments.dropFirst())))
         case "revoke": return try parseRevoke(Array(arguments.dropFirst()))
         default: throw UsageError(message: "unknown command '\(first)'")

@@ -42,7 +42,7 @@ private func toolName(_ verb: String) -> String { "\(verb)-\(ServerConfig.defaul
 
 /// A store for `export` (reading only: a SQLite directory in use by a server is fine, and a
 /// PostgreSQL schema is checked, not migrated) or `import`.
-private func openToolStore(_ location: StoreLocation, forExport: Bool) throws(StoreError) -> any BoardStore {
+func openToolStore(_ location: StoreLocation, forExport: Bool) throws(StoreError) -> any BoardStore {
     switch location {
     case .directory(let directory):
         return forExport ? try SQLiteStore(directory: directory, readOnly: true) : try SQLiteStore(directory: directory)

@@ -33,6 +33,8 @@ case .export(let board, let store):
     exit(exportBoard(board, store: store))
 case .importBoard(let file, let store, let replace):
     exit(importBoard(file, store: store, replace: replace))
+case .importTrello(let file, let board, let store):
+    exit(importTrello(file, board: board, store: store))
 case .token(let options):
     exit(mintToken(options))
 case .revoke(let token, let secretFile, let store):

@@ -19,6 +19,7 @@ import Testing
             switch write {
             case .create(let b): written = b.id
             case .append(let id, _), .delete(let id): written = id
+            case .restore(let archive): written = archive.id
             }
             guard written == board else { continue }
             writes.append(write)

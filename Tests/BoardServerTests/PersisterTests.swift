@@ -41,6 +41,7 @@ import Testing
                 switch write {
                 case .create(let board): board.id == failing
                 case .append(let id, _), .delete(let id): id == failing
+                case .restore(let archive): archive.id == failing
                 }
             }
             if touches { throw StoreError("board bad is damaged: its op at seq 1 is unreadable", kind: kind) }

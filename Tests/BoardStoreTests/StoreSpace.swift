@@ -127,12 +127,7 @@ final class ClaimingStore: DelegatingStore, RevocationStore {
     init(_ store: PostgresStore) { inner = store }
 
     func write(_ batch: [StoreWrite]) throws(StoreError) {
-        for change in batch {
-            switch change {
-            case .create(let board): try claim(board.id)
-            case .append(let id, _), .delete(let id): try claim(id)
-            }
-        }
+        for change in batch { try claim(change.boardID) }
         try inner.write(batch)
     }
 

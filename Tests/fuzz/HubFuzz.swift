@@ -474,6 +474,8 @@ final class HubDriver {
                 if let last = ops.last { seqs[board] = max(seqs[board] ?? 0, last.seq) }
             case .delete:
                 break
+            case .restore(let archive):
+                require(stored == nil, "the hub imports board \(archive.id), which the store already has")
             }
             do { try store.write([write]) } catch { violated("the memory store refused \(write): \(error)") }
         }
@@ -491,6 +493,7 @@ final class HubDriver {
         switch write {
         case .create(let board): board.id
         case .append(let id, _), .delete(let id): id
+        case .restore(let archive): archive.id
         }
     }
 

@@ -107,8 +107,9 @@ final class HTTP {
         request.forwarded = relayedFor != nil
         var framing = HTTPFraming(
             method: method, contentLength: LWS.header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH),
-            transferEncoding: LWS.header(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING), maxBodyBytes: config.maxBodyBytes,
+            transferEncoding: LWS.header(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING), maxBodyBytes: maxBodyBytes(path),
             expect: LWS.header(wsi, WSI_TOKEN_HTTP_EXPECT))
+        if let refusal = largeBodyRefusal(framing) { framing = .refused(refusal) }
         if let header = LWS.headerWithControlByte(wsi) {
             // No header a client means holds one (`Origin: https://allowed.example\0evil`); and
             // the body's framing cannot be trusted either.
