@@ -49,7 +49,11 @@ final class Persister: Sendable {
     private let report: @Sendable (Hub.Event) -> Void
     let log: Logger
     private let stopRetry: Duration
-    let worker = Worker<Task>(name: "shuffleboard-writer", leftovers: .finish)
+    /// One writer thread per writer of the store (`BoardStore.writerCount`); each board's writes
+    /// and its lease's release go to the thread of its writer (`BoardStore.writer(of:)`), in order.
+    let workers: [Worker<Task>]
+    /// The first writer thread (the only one with batches on their way).
+    var worker: Worker<Task> { workers[0] }
     /// When retrying must give up: set by `stop()`.
     private let deadline = Mutex<ContinuousClock.Instant?>(nil)
     /// Signalled by `stop()`, to cut a backoff wait short.
@@ -68,6 +72,10 @@ final class Persister: Sendable {
         self.cluster = cluster
         self.pipeline = pipeline
         writesInline = store.writesNeverWait
+        let threads = writesInline || (pipeline?.pipelineDepth ?? 1) > 1 ? 1 : max(store.writerCount, 1)
+        workers = (0..<threads).map {
+            Worker(name: $0 == 0 ? "shuffleboard-writer" : "shuffleboard-writer-\($0)", leftovers: .finish)
+        }
         self.log = log
         self.stopRetry = stopRetry
         self.report = report
@@ -85,13 +93,21 @@ final class Persister: Sendable {
         if !writesInline, let pipelined = pipeline, pipelined.pipelineDepth > 1 {
             worker.startLoop { [self] in runPipelined(pipelined, report: report) }
         } else {
-            worker.start { [self] tasks in run(tasks, report: report) }
+            for worker in workers { worker.start { [self] tasks in run(tasks, report: report) } }
         }
     }
 
     /// Queues a write (its ticket, when given, is reported back once the write is durable) or the
     /// release of a board's lease, after everything queued so far.
-    func submit(_ task: Task) { worker.submit(task) }
+    func submit(_ task: Task) {
+        guard workers.count > 1 else { return worker.submit(task) }
+        let board =
+            switch task {
+            case .write(let job): job.write.board
+            case .release(let board): board
+            }
+        workers[min(max(store.writer(of: board), 0), workers.count - 1)].submit(task)
+    }
 
     /// Queues a write; `ticket`, when given, is reported back once the write is durable.
     func submit(_ write: StoreWrite, ticket: Ticket? = nil) { submit(.write((write, ticket))) }
@@ -103,8 +119,8 @@ final class Persister: Sendable {
     /// `stopRetry` from now.
     func stop() {
         deadline.withLock { $0 = .now + stopRetry }
-        interrupt.signal()
-        worker.stop()
+        for _ in workers { interrupt.signal() }
+        for worker in workers { worker.stop() }
     }
 
     // MARK: The writer thread

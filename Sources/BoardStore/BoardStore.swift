@@ -118,7 +118,7 @@ package struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
 
 /// Where boards live between restarts.
 ///
-/// Writes come from one writer thread (`write`); reads come from one reader thread at the same
+/// Writes come from one writer thread per writer (`write`, `writerCount`); reads come from one reader thread at the same
 /// time (never from the server's service thread: `ReadGuard` checks that in debug builds). Implementations must make a `write` batch atomic and durable before returning.
 package protocol BoardStore: AnyObject, Sendable {
     /// This store as a cluster's (`ClusterStore`), or nil; said by its type (StoreCapabilities.swift).
@@ -162,6 +162,20 @@ package protocol BoardStore: AnyObject, Sendable {
     /// Drops what the store keeps in memory of the board for writing it (its writer's replica):
     /// the board left the server's memory. Called from the writer thread, after the board's writes.
     func forget(_ id: BoardID)
+    /// How many writers the store writes over at once (1 for most; `PostgresStore`'s writer
+    /// connections, `--store-writers`): the server then runs one writer thread per writer, and
+    /// sends each board's writes to the thread of `writer(of:)`, so that batches of different
+    /// writers commit side by side and a board's writes stay in order.
+    var writerCount: Int { get }
+    /// The writer (0 ..< `writerCount`) whose connection writes the board: always the same one.
+    func writer(of id: BoardID) -> Int
+}
+
+extension BoardStore {
+    /// One writer.
+    package var writerCount: Int { 1 }
+    /// The only writer.
+    package func writer(of id: BoardID) -> Int { 0 }
 }
 
 extension BoardStore {

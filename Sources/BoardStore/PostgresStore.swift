@@ -9,8 +9,9 @@ import Synchronization
 /// returned, unexpired by the database's clock, and the batch must continue the stored seq.
 /// A committed transaction is durable (PostgreSQL's `synchronous_commit`, on by default).
 ///
-/// Threads: three connections, one per role, each in its own mutex so any thread may call
-/// anything: the writer's (`write`, `restore`), the reader's (`load`, `exists`, `list`, `ops`,
+/// Threads: a connection per role, each in its own mutex so any thread may call anything: the
+/// writers' (`write`, `restore`: one, or `writers` of them, each writing its own share of the
+/// boards, PostgresStore+Writers.swift), the reader's (`load`, `exists`, `list`, `ops`,
 /// `archive`, `claim`, `nodes`, `owner`) and the renewal thread's (`renew`, `release`,
 /// `clusterSecret`, `setAdvertise`). A connection that breaks is opened again on its next use.
 package final class PostgresStore: ClusterStore {
@@ -22,9 +23,13 @@ package final class PostgresStore: ClusterStore {
     package let location: String
     /// How many write batches the node's writer keeps on their way at once (PostgresStore+Pipeline.swift).
     package let pipelineDepth: Int
+    /// How many writer connections write boards side by side (`--store-writers`).
+    package let writerCount: Int
 
     // Each mutex guards one connection; nil once closed.
+    /// Writer 0 (also revocations, links, batches on their way), then writers 1 ..< `writerCount`.
     let writer: Mutex<PostgresWriter?>
+    let moreWriters: [WriterSlot]
     private let reader: Mutex<PostgresConnection?>
     private let renewer: Mutex<PostgresConnection?>
     /// The epoch of this node's last successful claim of each board: the token its writes carry.
@@ -48,11 +53,12 @@ package final class PostgresStore: ClusterStore {
     /// `keepSnapshotBytes` (`BoardLog`). Errors name the server, never the password.
     /// `pipelining` off makes every batch wait for each statement's answer (the store bench
     /// measures both ways); `pipelineDepth` is how many batches the node's writer keeps on their
-    /// way at once (`PipelinedWrites`).
+    /// way at once (`PipelinedWrites`). `writers` connections write boards side by side, each
+    /// board always on the same one (PostgresStore+Writers.swift); more than one needs a depth of 1.
     package init(
         url: String, node: String, advertise: String?, leaseSeconds: Double = 5, snapshotEvery: Int = 100,
         keepOps: Int = 10_000, keepSnapshotBytes: Int = KeptBytes.snapshots, keepOpBytes: Int = KeptBytes.ops,
-        migrate: Bool = true, pipelining: Bool = true, pipelineDepth: Int = 2
+        migrate: Bool = true, pipelining: Bool = true, pipelineDepth: Int = 2, writers: Int = 1
     ) throws(StoreError) {
         if let problem = Self.problem(nodeName: node) { throw StoreError(problem) }
         guard leaseSeconds > 0, leaseSeconds <= 3600 else {
@@ -61,6 +67,13 @@ package final class PostgresStore: ClusterStore {
         self.node = node
         self.leaseSeconds = leaseSeconds
         self.pipelineDepth = pipelining ? max(pipelineDepth, 1) : 1
+        guard (1...Self.maxWriters).contains(writers) else {
+            throw StoreError("a store has 1 to \(Self.maxWriters) writer connections, not \(writers)")
+        }
+        guard writers == 1 || self.pipelineDepth == 1 else {
+            throw StoreError("several writer connections need write batches one at a time (a pipeline depth of 1)")
+        }
+        writerCount = writers
         location = try PostgresConnection.describe(url)
         advertised = Mutex(advertise)
 
@@ -69,10 +82,17 @@ package final class PostgresStore: ClusterStore {
         if migrate { try PostgresSchema.migrate(writerDB) } else { try PostgresSchema.checkCurrent(writerDB) }
         let readerDB = try PostgresConnection(url: url, settings: settings)
         let renewerDB = try PostgresConnection(url: url, settings: settings)
-        writer = Mutex(
+        func makeWriter(_ db: PostgresConnection) -> PostgresWriter {
             PostgresWriter(
-                db: writerDB, node: node, snapshotEvery: snapshotEvery, keepOps: keepOps,
-                keepSnapshotBytes: keepSnapshotBytes, keepOpBytes: keepOpBytes, pipelining: pipelining))
+                db: db, node: node, snapshotEvery: snapshotEvery, keepOps: keepOps,
+                keepSnapshotBytes: keepSnapshotBytes, keepOpBytes: keepOpBytes, pipelining: pipelining)
+        }
+        writer = Mutex(makeWriter(writerDB))
+        var more: [WriterSlot] = []
+        for _ in 1..<writers {
+            more.append(WriterSlot(makeWriter(try PostgresConnection(url: url, settings: settings))))
+        }
+        moreWriters = more
         reader = Mutex(readerDB)
         renewer = Mutex(renewerDB)
         try onRenewer { db throws(StoreError) in
@@ -125,6 +145,12 @@ package final class PostgresStore: ClusterStore {
             writer?.close()
             writer = nil
         }
+        for slot in moreWriters {
+            slot.writer.withLock { writer in
+                writer?.close()
+                writer = nil
+            }
+        }
     }
 
     /// The address other nodes reach this one at (nil: a tool, not listed as a node).
@@ -139,36 +165,34 @@ package final class PostgresStore: ClusterStore {
 
     // MARK: Writing
 
-    /// Applies the batch in one transaction, each board fenced (see the type's comment); when this
-    /// returns the batch is durable. On error nothing of the batch is stored; `.fenced` names the board.
+    /// Applies the batch in one transaction, each board fenced (see the type's comment), on the
+    /// connection of its boards' writer (PostgresStore+Writers.swift); when this returns the batch
+    /// is durable. On error nothing of the batch is stored; `.fenced` names the board.
     package func write(_ batch: [StoreWrite]) throws(StoreError) {
         let epochs = claimed.withLock { $0 }
-        try writer.withLock { (writer: inout PostgresWriter?) throws(StoreError) in
-            guard let writer else { throw closed() }
-            try writer.write(batch, epochs: epochs)
+        var owners = Set<Int>()
+        for change in batch { owners.insert(writer(of: change.boardID)) }
+        guard owners.count > 1 else {
+            return try withWriter(owners.first ?? 0) { writer throws(StoreError) in
+                try writer.write(batch, epochs: epochs)
+            }
         }
+        try writeAcrossWriters(batch, epochs: epochs)
     }
-
-    /// How many write batches went to the server as one pipeline (one round trip each).
-    var pipelinedWrites: Int { writer.withLock { $0?.pipelinedBatches ?? 0 } }
 
     /// Stores an archived board (import), refusing to overwrite an existing one unless `replace`.
     /// Like a write, it needs this node's lease on the board (`claim` it first).
     package func restore(_ archive: BoardArchive, replace: Bool) throws(StoreError) {
         let epoch = claimed.withLock { $0[archive.id] }
-        try writer.withLock { (writer: inout PostgresWriter?) throws(StoreError) in
-            guard let writer else { throw closed() }
+        try withWriter(writer(of: archive.id)) { writer throws(StoreError) in
             try writer.restore(archive, replace: replace, epoch: epoch)
         }
     }
 
     /// Drops the writer's replica of the board: it left the server's memory.
     package func forget(_ id: BoardID) {
-        writer.withLock { $0?.forget(id) }
+        try? withWriter(writer(of: id)) { writer in writer.forget(id) }
     }
-
-    /// How many boards the writer keeps a replica of (for tests: it follows the boards in memory).
-    package var replicaCount: Int { writer.withLock { $0?.replicaCount ?? 0 } }
 
     // MARK: Reading
 
@@ -416,16 +440,6 @@ package final class PostgresStore: ClusterStore {
     }
 
     func closed() -> StoreError { StoreError("\(location): the store is closed") }
-
-    /// Runs `body` on the writer connection, under its lock (revocations: PostgresStore+Revocations.swift).
-    func onWriter<Result: Sendable>(
-        _ body: (PostgresConnection) throws(StoreError) -> Result
-    ) throws(StoreError) -> Result {
-        try writer.withLock { (writer: inout PostgresWriter?) throws(StoreError) -> Result in
-            guard let writer else { throw closed() }
-            return try body(writer.db)
-        }
-    }
 
     /// Runs `body` in a read-only transaction on the reader connection.
     func onReadOnly<Result: Sendable>(

@@ -131,6 +131,13 @@ extension Setting {
                     "with `--store postgresql://…`: fenced write batches kept on their way to the database at once (1–16), each its own transaction, committed and broadcast in order; 2 or more only for a database whose round trip is long next to its commit's flush: on a local one it splits the group commit and loses ([cost per op](docs/cluster.md#cost-per-op))"
             ),
             count(
+                "--store-writers", \.config.storeWriters, 1...16, .serve,
+                "with --store postgresql://…: writer connections (and threads), each writing its share of the "
+                    + "boards as fenced transactions that commit side by side (one with --store-pipeline 2 or more)",
+                readme:
+                    "with `--store postgresql://…`: writer connections, each with a thread of its own, each writing its share of the boards (always the same boards) in fenced transactions that commit side by side and share PostgreSQL's WAL flushes; one with `--store-pipeline` 2 or more ([cost per op](docs/cluster.md#cost-per-op))"
+            ),
+            count(
                 "--keep-ops", \.keepOps, 1000...100_000_000, .serve,
                 "ops the store keeps per board: how far back history, ?at= and restore reach (at least --history), "
                     + "within --keep-op-bytes",

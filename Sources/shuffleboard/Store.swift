@@ -20,7 +20,8 @@ func openStore(_ options: ServeOptions) throws(StoreError) -> any BoardStore {
             url: url, node: config.node, advertise: config.advertiseAddress,
             leaseSeconds: Double(Instant.Span(config.lease).milliseconds) / 1000,
             snapshotEvery: options.snapshotEvery, keepOps: keepOps, keepSnapshotBytes: options.keepSnapshotBytes,
-            keepOpBytes: options.keepOpBytes, pipelineDepth: config.storePipeline)
+            keepOpBytes: options.keepOpBytes, pipelineDepth: config.storePipeline,
+            writers: config.storePipeline > 1 ? 1 : config.storeWriters)
     }
 }
 

@@ -24,7 +24,9 @@ import Testing
         #expect(hub.boardCreationRate == Rate(perSecond: 0.5, burst: 30))
         #expect(hub.defaultTemplate == .colors && hub.createBoards && hub.uncappedAddresses.isEmpty && hub.auth == nil)
         #expect(config.httpTimeout == .seconds(15) && config.streamStall == .seconds(30))
-        #expect(config.forwardTimeout == .seconds(3) && config.lease == .seconds(5) && config.storePipeline == 1)
+        #expect(
+            config.forwardTimeout == .seconds(3) && config.lease == .seconds(5) && config.storePipeline == 1
+                && config.storeWriters == 4)
     }
 
     @Test func durationsBecomeWholeSecondsForLwsRoundedUp() {

@@ -77,7 +77,9 @@ final class StoreSpace {
     var url: String { database?.url ?? "" }
 
     /// A store on this space. PostgreSQL's is the node "test", which claims each board a batch
-    /// writes before writing it (`ClaimingStore`), as a clustered server does before it writes.
+    /// writes before writing it (`ClaimingStore`), as a clustered server does before it writes,
+    /// over three writer connections (`--store-writers`): a batch of one writer's boards goes on
+    /// its connection, one of several writers' on the first with every writer locked.
     func open(snapshotEvery: Int = 100, keepOps: Int = 10_000) throws -> any BoardStore {
         switch backend {
         case .sqlite: return try SQLiteStore(directory: directory.path, snapshotEvery: snapshotEvery, keepOps: keepOps)
@@ -85,7 +87,8 @@ final class StoreSpace {
         case .postgres:
             return ClaimingStore(
                 try PostgresStore(
-                    url: url, node: "test", advertise: "127.0.0.1:1", snapshotEvery: snapshotEvery, keepOps: keepOps))
+                    url: url, node: "test", advertise: "127.0.0.1:1", snapshotEvery: snapshotEvery, keepOps: keepOps,
+                    pipelineDepth: 1, writers: 3))
         }
     }
 

@@ -62,6 +62,8 @@ def test_version_prints_the_version(tmp_path):
         (["serve", "--lease", "0.1"], "--lease"),
         (["serve", "--store-pipeline", "0"], "--store-pipeline"),
         (["serve", "--store-pipeline", "17"], "--store-pipeline"),
+        (["serve", "--store-writers", "0"], "--store-writers"),
+        (["serve", "--store-writers", "17"], "--store-writers"),
         (["serve", "--lease", "soon"], "--lease"),
         (["export"], "export"),
         (["import"], "import"),
@@ -133,7 +135,8 @@ SERVE_FLAGS = [
     "--max-streams-per-address", "--max-unstored-ops", "--max-users-per-board", "--max-write-bytes",
     "--memory", "--message-rate", "--metrics-token", "--metrics-top-boards", "--node", "--node-links",
     "--op-rate", "--port", "--presence-limit", "--ring-bytes", "--shutdown-write-retry",
-    "--snapshot-every", "--store", "--store-pipeline", "--stream-keepalive", "--stream-stall-seconds",
+    "--snapshot-every", "--store", "--store-pipeline", "--store-writers",
+    "--stream-keepalive", "--stream-stall-seconds",
     "--tls-cert", "--tls-key", "--trusted-proxy", "--unsent-bytes", "--web",
 ]
 
