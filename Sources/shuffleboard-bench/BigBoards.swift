@@ -150,7 +150,8 @@ struct BigBoards {
         let perColumn = (cards + 4) / 5
         let zones = (0..<5).map { z in
             Zone(
-                id: ZoneID("col\(z + 1)")!, items: Array(items[min(z * perColumn, cards)..<min((z + 1) * perColumn, cards)].map(\.id)),
+                id: ZoneID("col\(z + 1)")!,
+                items: Array(items[min(z * perColumn, cards)..<min((z + 1) * perColumn, cards)].map(\.id)),
                 title: "Column \(z + 1)", layout: .list)
         }
         var board = Board(id: id, title: "Big board", columns: 4, zones: zones, items: items)

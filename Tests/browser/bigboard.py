@@ -8,15 +8,17 @@ from pathlib import Path
 
 def write_big_board(binary, data_dir, board_id, columns, per_column, title="Big board"):
     """Imports a board of `columns` list zones (`col1`…) of `per_column` cards each (`c1`… in
-    order) into `data_dir`; returns the zones as {zone id: [item ids]}."""
+    order; `per_column` may be a list, a size per column) into `data_dir`; returns the zones as
+    {zone id: [item ids]}."""
+    sizes = per_column if isinstance(per_column, list) else [per_column] * columns
     data_dir = Path(data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
     palette = ["#ffe08a", "#b5e3ff", "#c8f2c2", "#ffc9de", "#e2d6ff"]
     items, zones, placed = [], [], {}
     n = 0
-    for z in range(columns):
+    for z, size in enumerate(sizes):
         ids = []
-        for _ in range(per_column):
+        for _ in range(size):
             n += 1
             ids.append(f"c{n}")
             items.append({"id": f"c{n}", "label": f"Card {n}", "color": palette[n % len(palette)], "on": False})
