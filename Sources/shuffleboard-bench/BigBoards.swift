@@ -114,7 +114,7 @@ struct BigBoards {
         for _ in 0..<requests {
             let at = Int.random(in: 1...(ops / 2), using: &rng)
             let start = JoinStall.now()
-            let answer = try Scenarios.httpGet("/api/boards/big?at=\(at)", port: port)
+            let answer = try Scenarios.httpGet("/api/boards/big?at=\(at)", port: port, timeout: 60)
             guard answer.hasPrefix("HTTP/1.1 200") || answer.hasPrefix("HTTP/1.0 200") else {
                 throw BenchError(description: "?at=\(at): \(answer.prefix(80))")
             }
