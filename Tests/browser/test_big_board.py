@@ -1,7 +1,8 @@
 """Issue 36, boards of many cards, in Chromium: a board of 3,000 cards (three columns of 1,000)
 renders only the cards on screen (virtual.js); a column scrolls on its own and renders the cards
 it scrolls to; a card dragged between columns commits and the other page shows it; a card is
-moved from the keyboard; the focus walks down a column past the cards first rendered.
+moved from the keyboard; the focus walks down a column past the cards first rendered, and
+comes back to a card far down it when its card panel closes.
 
 Waits are Playwright expectations with timeouts; nothing sleeps to synchronise.
 """
@@ -77,6 +78,13 @@ def test_a_card_far_down_a_column_is_focused_and_moved_from_the_keyboard(clients
     last = zones["col1"][-1]
     expect(ann.tile(last)).to_have_count(0)
     ann.page.keyboard.press("End")
+    expect(ann.tile(last)).to_be_focused()
+    # Enter opens its card panel; closing it gives the focus back to the card.
+    ann.page.keyboard.press("Enter")
+    dialog = ann.page.get_by_role("dialog")
+    expect(dialog).to_be_visible()
+    ann.page.keyboard.press("Escape")
+    expect(dialog).to_be_hidden()
     expect(ann.tile(last)).to_be_focused()
     # Up from there walks the column.
     ann.page.keyboard.press("ArrowUp")
