@@ -98,8 +98,8 @@ def run_once(browser, url, zones, shots, cards, run):
     if shots and run == 0:
         page.screenshot(path=str(Path(shots) / f"big-{cards}-open.png"))
 
-    # The drag: lift the third card of col1, one move a frame.
-    card = zones["col1"][2]
+    # The drag: lift a card near the top of col1 (another each run: the last run's was moved).
+    card = zones["col1"][2 + run]
     x, y = center(page, f'[data-item="{card}"]')
     page.mouse.move(x, y)
     page.mouse.down()
