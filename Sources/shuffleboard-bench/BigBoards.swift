@@ -12,7 +12,8 @@ import Foundation
 /// `--ops` moves after it. A server on that store then measures, one client at a time:
 /// - a cold join: hello → welcome to a board not in memory (each cold board is joined once);
 /// - a warm join: hello → welcome to the first board while another connection keeps it open;
-/// - `GET /api/boards/{id}?at=SEQ` of a random seq in the older half of its history;
+/// - `GET /api/boards/{id}?at=SEQ` of a random seq in the older half of its history, alternated
+///   with the plain `GET /api/boards/{id}` of the same board (the reference: the same bytes to send);
 /// - a `moveMany` of 200 cards from one column to another, sent → committed op received;
 /// - a `restore` to a random older seq, sent → committed op (with its board) received.
 struct BigBoards {
@@ -50,6 +51,7 @@ struct BigBoards {
         var cold: [Double] = []
         var warm: [Double] = []
         var at: [Double] = []
+        var plain: [Double] = []
         var moveMany: [Double] = []
         var restore: [Double] = []
     }
@@ -59,11 +61,13 @@ struct BigBoards {
         for cards in sizes { all.append(try await measure(cards: cards)) }
         print(
             "boards in SQLite (server defaults: a snapshot every 100 ops), cards in 5 columns, \(ops) moves of history;"
-                + " \(joins) joins of each kind, \(requests) ?at= requests, \(max(joins / 2, 5)) of each op; ms")
+                + " \(joins) joins of each kind, \(requests / 2) ?at= and \(requests / 2) plain GETs, \(max(joins / 2, 5)) of each op; ms"
+        )
         print("cards   snapshot KB   measure                   p50      p99      max")
         for f in all {
             let rows: [(String, [Double])] = [
                 ("hello→welcome cold", f.cold), ("hello→welcome warm", f.warm), ("?at= old seq", f.at),
+                ("GET snapshot (ref.)", f.plain),
                 ("moveMany of 200", f.moveMany), ("restore", f.restore),
             ]
             for (name, samples) in rows {
@@ -111,14 +115,21 @@ struct BigBoards {
             _ = try? await connection.waitForClose(timeout: .seconds(5))
         }
         var rng = SystemRandomNumberGenerator()
-        for _ in 0..<requests {
+        for n in 0..<requests {
+            // Alternated with the plain snapshot of the same board (from memory, the same bytes
+            // to send): the reference for what ?at= adds by reading and replaying the store.
             let at = Int.random(in: 1...(ops / 2), using: &rng)
+            let path = n % 2 == 0 ? "/api/boards/big?at=\(at)" : "/api/boards/big"
             let start = JoinStall.now()
-            let answer = try Scenarios.httpGet("/api/boards/big?at=\(at)", port: port, timeout: 60)
+            let answer = try Scenarios.httpGet(path, port: port, timeout: 60)
             guard answer.hasPrefix("HTTP/1.1 200") || answer.hasPrefix("HTTP/1.0 200") else {
-                throw BenchError(description: "?at=\(at): \(answer.prefix(80))")
+                throw BenchError(description: "\(path): \(answer.prefix(80))")
             }
-            figures.at.append(JoinStall.millis(since: start))
+            if n % 2 == 0 {
+                figures.at.append(JoinStall.millis(since: start))
+            } else {
+                figures.plain.append(JoinStall.millis(since: start))
+            }
         }
         // moveMany: the first 200 cards of column 1 to the front of column 2, then back.
         let perColumn = cards / 5
