@@ -36,6 +36,8 @@ class App {
     this.win = win;
     this.root = root;
     this.view = new View(root);
+    // A windowed column scrolled past what it rendered: render again (virtual.js).
+    this.view.virtual.changed = () => this.render();
     this.session = new Session();
     this.gestures = new Gestures({
       ready: () => this.session.state.loaded,

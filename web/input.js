@@ -129,6 +129,7 @@ export function act(app, intents, event) {
       case 'undo': app.run(s.undo()); break;
       case 'open': app.openCard(i.item); break;
       case 'edit': app.editLabel(i.item); break;
+      case 'step': if (app.view.step(i.item, i.key)) event?.preventDefault?.(); break;
       case 'remove': app.run(s.removeCard(i.item)); break;
       case 'redo': app.run(s.redo()); break;
       case 'mode':

@@ -16,8 +16,8 @@ export const LIMITS = {
   detail: { scalars: 200, bytes: 800, empty: true },
   zoneTitle: { scalars: 100, bytes: 400, empty: false },
   title: { scalars: 200, bytes: 800, empty: false },
-  items: 1000,
-  zones: 16,
+  items: 10000,
+  zones: 64,
 };
 
 /** Why `text` breaks `limit` (a sentence), or null when the server will take it. */
@@ -132,7 +132,7 @@ export function rejectText(reason, by, nameOf = (id) => id, opType = null) {
   switch (reason) {
     case 'conflict': return editing ? `${who} changed that first; the board is as they left it` : `${who} moved that tile first`;
     case 'not_empty': return 'That column still has cards: move or remove them first';
-    case 'board_full': return 'The board is full (at most 1000 cards and 16 columns)';
+    case 'board_full': return 'The board is full (at most 10,000 cards and 64 columns)';
     case 'forbidden': return 'This link only lets you watch';
     case 'held': return `${who} is holding that tile`;
     case 'stale': return 'Your view was too old; the board has been refreshed';

@@ -13,6 +13,7 @@ import { cardFace } from './cardface.js';
 import { edgeSpeed } from './geometry.js';
 import { Ghost } from './ghost.js';
 import { Messages } from './messages.js';
+import { VirtualZones } from './virtual.js';
 
 export { PALETTE } from './view-edit.js';
 
@@ -35,6 +36,12 @@ export class View {
     this.editors = new Editors(this);
     this.ghostView = new Ghost(this);
     this.messages = new Messages(root);
+    this.virtual = new VirtualZones(this);
+    /** The last board rendered and its decorations (a column's scroll renders them again). */
+    this.lastBoard = null;
+    this.lastDeco = {};
+    /** Items to keep rendered in windowed columns until the next render (reveal, focus). */
+    this.pins = new Set();
     /**
      * True while renderBoard moves elements: a field that loses the focus because its tile or
      * zone was moved or rebuilt has not been left by the person typing in it, so its editor
@@ -80,6 +87,8 @@ export class View {
    * Reorders keep the tile elements (keyed by item id) and animate them (FLIP).
    */
   renderBoard(board, deco = {}) {
+    this.lastBoard = board;
+    this.lastDeco = deco;
     const held = deco.held ?? new Map();
     // While a drag is under way (scroll snapping waits: board.css).
     this.root.toggleAttribute('data-dragging', !!(deco.dragging || deco.lifted));
@@ -100,9 +109,10 @@ export class View {
     const onHandle = !!active?.matches?.('[data-handle]');
     this.rendering = true;
     try {
-      this.placeTiles(board, held, deco);
+      this.placeTiles(board, held, deco, focused);
     } finally {
       this.rendering = false;
+      this.pins.clear();
     }
     if (field && field.el.isConnected && this.doc.activeElement !== field.el) {
       field.el.focus({ preventScroll: true });
@@ -120,23 +130,40 @@ export class View {
   }
 
   /** Builds the zones when their layout changed, and puts every tile in its place. */
-  placeTiles(board, held, deco) {
+  placeTiles(board, held, deco, focused) {
     const key = layoutKey(board);
     if (key !== this.zoneKey) this.buildZones(board, key);
     const items = new Map(board.items.map((i) => [i.id, i]));
     const seen = new Set();
+    const decoration = { ...deco, tags: board.tags, hiddenItems: deco.hiddenItems };
+    // What a windowed column keeps rendered wherever it is scrolled to (virtual.js).
+    const pins = new Set(this.pins);
+    for (const id of [deco.dragging, deco.lifted, deco.over, deco.keyboardTarget?.over, focused]) if (id) pins.add(id);
+    for (const [id, tile] of this.tiles) if (tile.querySelector('.card-editor, .inline-edit')) pins.add(id);
     for (const zone of board.zones) {
       const list = this.zoneEls.get(zone.id);
-      let cursor = list.firstElementChild;
-      zone.items.forEach((id, index) => {
+      const lay = this.layouts.get(zone.id);
+      const place = (id, index, count) => {
         const item = items.get(id);
-        if (!item) return;
+        if (!item) return null;
         seen.add(id);
         const el = this.tile(item);
-        this.decorate(el, item, { held, deco: { ...deco, tags: board.tags, hiddenItems: deco.hiddenItems }, lay: this.layouts.get(zone.id), index, count: zone.items.length });
-        if (el !== cursor) list.insertBefore(el, cursor);
-        else cursor = cursor.nextElementSibling;
-      });
+        this.decorate(el, item, { held, deco: decoration, lay, index, count });
+        return el;
+      };
+      if (this.virtual.windowed(lay, zone.items.length)) {
+        this.placeWindow(zone, list, place, pins, deco.hiddenItems);
+      } else {
+        for (const pad of list.querySelectorAll(':scope > .virtual-pad')) pad.remove();
+        list.classList.remove('is-windowed');
+        let cursor = list.firstElementChild;
+        zone.items.forEach((id, index) => {
+          const el = place(id, index, zone.items.length);
+          if (!el) return;
+          if (el !== cursor) list.insertBefore(el, cursor);
+          else cursor = cursor.nextElementSibling;
+        });
+      }
       list.parentElement.dataset.empty = zone.items.length === 0 ? 'true' : 'false';
       const zoneTarget = deco.keyboardTarget && deco.keyboardTarget.over == null && deco.keyboardTarget.zone === zone.id;
       const pointerZone = deco.overZone === zone.id;
@@ -145,6 +172,42 @@ export class View {
     for (const [id, el] of this.tiles) {
       if (!seen.has(id)) { el.remove(); this.tiles.delete(id); }
     }
+  }
+
+  /**
+   * A windowed column (virtual.js): tiles for the rows in its box and a screen around it, and
+   * for the pinned items wherever they are; spacers for the rest. Filtered-out cards are left out
+   * of the window (they would be hidden tiles of no height).
+   */
+  placeWindow(zone, list, place, pins, hidden) {
+    const shown = hidden?.size ? zone.items.filter((id) => !hidden.has(id)) : zone.items;
+    const position = hidden?.size ? new Map(zone.items.map((id, i) => [id, i])) : null;
+    list.classList.add('is-windowed');
+    list.dataset.count = String(shown.length);
+    const pinned = [];
+    for (const id of pins) {
+      const i = shown.indexOf(id);
+      if (i >= 0) pinned.push(i);
+    }
+    const gap = parseFloat(this.doc.defaultView.getComputedStyle(list).rowGap) || 0;
+    const pads = [...list.querySelectorAll(':scope > .virtual-pad')];
+    let cursor = list.firstElementChild;
+    for (const seg of this.virtual.plan(zone.id, list, shown.length, pinned)) {
+      let node;
+      if (seg.pad) {
+        node = pads.shift() ?? el(this.doc, 'li', { className: 'virtual-pad', attrs: { 'aria-hidden': 'true' } });
+        node.dataset.next = shown[seg.from];
+        this.virtual.size(node, zone.id, seg.pad, gap);
+      } else {
+        const id = shown[seg.index];
+        node = place(id, position ? position.get(id) : seg.index, zone.items.length);
+        if (!node) continue;
+      }
+      if (node !== cursor) list.insertBefore(node, cursor);
+      else cursor = cursor.nextElementSibling;
+    }
+    for (const pad of pads) pad.remove();
+    if (this.virtual.measure(zone.id, list)) this.placeWindow(zone, list, place, pins, hidden);
   }
 
   /**
@@ -168,6 +231,7 @@ export class View {
     this.zonesEl.replaceChildren();
     this.zoneEls.clear();
     this.layouts.clear();
+    this.virtual.reset();
     this.zoneKey = key;
     for (const band of arrangeZones(zoneLayouts(board))) {
       let parent = this.zonesEl;
@@ -403,11 +467,51 @@ export class View {
 
   /** Scrolls the tile of `id` into sight (its zone and the page), as little as needed. */
   reveal(id) {
+    this.bringIn(id);
     this.tiles.get(id)?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }
+
+  /**
+   * Makes sure the tile of `id` is rendered: in a windowed column, scrolls the column to its row
+   * and renders again (with it pinned, in case the measure is off). False when it is not on the board.
+   */
+  bringIn(id) {
+    if (this.tiles.has(id)) return true;
+    const board = this.lastBoard;
+    const zone = board?.zones.find((z) => z.items.includes(id));
+    if (!zone) return false;
+    const list = this.zoneEls.get(zone.id);
+    if (list && this.virtual.windowed(this.layouts.get(zone.id), zone.items.length)) {
+      const hidden = this.lastDeco.hiddenItems;
+      const shown = hidden?.size ? zone.items.filter((i) => !hidden.has(i)) : zone.items;
+      this.virtual.bringIntoBox(zone.id, list, Math.max(0, shown.indexOf(id)));
+    }
+    this.pins.add(id);
+    if (this.virtual.changed) this.virtual.changed();
+    else this.renderBoard(board, { ...this.lastDeco, firstRects: undefined });
+    return this.tiles.has(id);
+  }
+
+  /**
+   * Moves the focus from the card `id` along its column (a list zone): `key` ArrowUp/ArrowDown
+   * one card, Home/End to the first/last. True when it moved (elsewhere the key keeps its use).
+   */
+  step(id, key) {
+    const zone = this.lastBoard?.zones.find((z) => z.items.includes(id));
+    if (!zone || this.layouts.get(zone.id)?.layout !== 'list') return false;
+    const hidden = this.lastDeco.hiddenItems;
+    const shown = hidden?.size ? zone.items.filter((i) => !hidden.has(i)) : zone.items;
+    const at = shown.indexOf(id);
+    const to = { ArrowUp: at - 1, ArrowDown: at + 1, Home: 0, End: shown.length - 1 }[key];
+    if (to == null || to < 0 || to >= shown.length || to === at) return false;
+    this.reveal(shown[to]);
+    this.focusItem(shown[to]);
+    return true;
   }
 
   /** Focuses the control of an item: its handle in a handle-only zone, else the tile. */
   focusItem(id) {
+    this.bringIn(id);
     const el = this.tiles.get(id);
     if (!el) return;
     (el.querySelector(':scope > [data-handle]') ?? el).focus({ preventScroll: true });
@@ -417,7 +521,11 @@ export class View {
   layout() {
     const zones = [];
     for (const [id, list] of this.zoneEls) {
-      const tiles = [...list.children].map((el) => ({ id: el.dataset.item, rect: el.getBoundingClientRect() }));
+      // A windowed column's spacers stand for the cards they hide: one is the card after it
+      // (a drop on it goes before that card, which the next render puts on screen).
+      const tiles = [...list.children]
+        .filter((el) => el.dataset.item || el.dataset.next)
+        .map((el) => ({ id: el.dataset.item ?? el.dataset.next, rect: el.getBoundingClientRect() }));
       zones.push({ id, rect: list.getBoundingClientRect(), layout: this.layouts.get(id)?.layout, tiles });
     }
     return zones;

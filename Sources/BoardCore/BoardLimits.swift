@@ -3,10 +3,11 @@
 /// Texts are bounded in Unicode scalars and in UTF-8 bytes, and never hold control characters
 /// (see `Text`).
 package enum BoardLimits {
-    /// The most zones on a board.
-    package static let zones = 16
-    /// The most items on a board.
-    package static let items = 1000
+    /// The most zones on a board: 64.
+    package static let zones = 64
+    /// The most items on a board, archived ones included: 10,000. (The byte bound below applies
+    /// too: 10,000 cards fit in it at about 400 bytes each, a short description each does not.)
+    package static let items = 10_000
     /// The most columns of a grid.
     package static let columns = 64
     /// A board title: 1–200 scalars, at most 800 bytes.

@@ -16,12 +16,13 @@ extension Scenarios {
         throw BenchError(description: "fewer than \(count) users joined within \(timeout) s")
     }
 
-    /// The body of one HTTP/1.0 GET to 127.0.0.1 (the whole answer, read to its end).
-    static func httpGet(_ path: String, port: Int) throws -> String {
+    /// The body of one HTTP/1.0 GET to 127.0.0.1 (the whole answer, read to its end), waiting at
+    /// most `timeout` seconds for each read.
+    static func httpGet(_ path: String, port: Int, timeout: Int = 5) throws -> String {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw BenchError(description: "socket") }
         defer { close(fd) }
-        var time = timeval(tv_sec: 5, tv_usec: 0)
+        var time = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
         guard connectLoopback(fd, port: port) else { throw BenchError(description: "connect") }
         let request = Array("GET \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)

@@ -16,6 +16,7 @@ import Foundation
 //        shuffleboard-bench store [--postgres URL] [--ops N]   (StoreWrites.swift: a store's cost per op)
 //        shuffleboard-bench history [--ops N] [--requests N] [--size-ops N]   (HistoryBench.swift: ?at= latency, store size)
 //        shuffleboard-bench events [options]   (Events.swift: SSE fan-out and REST ops/s beside WebSocket)
+//        shuffleboard-bench big-boards [options]   (BigBoards.swift: joins, ?at=, moveMany, restore on 10,000 cards)
 
 struct Scenario {
     var clients: Int
@@ -198,6 +199,14 @@ if arguments.first == "history" {
     try await history.run()
     exit(0)
 }
+if arguments.first == "big-boards" {
+    guard let bigBoards = BigBoards(arguments: arguments.dropFirst()) else {
+        FileHandle.standardError.write(Data((BigBoards.usage + "\n").utf8))
+        exit(2)
+    }
+    try await bigBoards.run()
+    exit(0)
+}
 if arguments.first == "http-stall" {
     guard let httpStall = HTTPStall(arguments: arguments.dropFirst()) else {
         FileHandle.standardError.write(Data((HTTPStall.usage + "\n").utf8))
@@ -239,7 +248,7 @@ while let argument = arguments.popFirst() {
     default:
         FileHandle.standardError.write(
             Data(
-                "usage: shuffleboard-bench [--ops N] [--quick] | scenarios [options] | join-stall [options] | history-joins [options] | http-stall [options] | store [options] | history [options] | events [options]\n"
+                "usage: shuffleboard-bench [--ops N] [--quick] | scenarios [options] | join-stall [options] | history-joins [options] | http-stall [options] | store [options] | history [options] | events [options] | big-boards [options]\n"
                     .utf8))
         exit(2)
     }

@@ -22,7 +22,7 @@ import Testing
             #"{"title":"t","columns":3,"zones":[{"id":"z","items":[{"label":"a","color":"red"},{"label":"b"}]}]}"#,
             "zones[0].items[1].color must be a string"
         ),
-        (#"{"title":"t","columns":3,"zones":[]}"#, "a board has 1–16 zones"),
+        (#"{"title":"t","columns":3,"zones":[]}"#, "a board has 1–64 zones"),
         (
             #"{"title":"t","columns":2,"zones":[{"id":"z","items":[{"label":"a","color":"<b>"}]}]}"#,
             "color of t1 is not a CSS color"

@@ -131,7 +131,7 @@ extension SequencerTests {
             name: "addZone before a zone removed after base", history: [.removeZone(zone: zone("tray"))], base: 0,
             op: .addZone(before: zone("tray"), zone: column("B")), expected: .conflict),
         Case(
-            name: "addZone on a board with 16 zones",
+            name: "addZone on a board with 64 zones",
             history: Array(repeating: .addZone(before: nil, zone: column("Z")), count: BoardLimits.zones - 2),
             base: BoardLimits.zones - 2, op: .addZone(before: nil, zone: column("one too many")), expected: .boardFull),
         Case(
