@@ -76,6 +76,7 @@ final class BoardLog<Rows: BoardRows> {
         try rows.appendOps(ops, of: id)
         if ops.contains(where: \.op.isCommentOp) { try rows.writeComments(ops, of: id) }
         for op in ops {
+            try writeNotices(of: op, on: replica.state.board, id: id)
             replica.state.board.apply(op.op)
             replica.state.seq = op.seq
             replica.addOp(op.seq, bytes: Self.bytes(of: op))
@@ -114,7 +115,9 @@ final class BoardLog<Rows: BoardRows> {
         for append in appends {
             let id = append.id
             var replica = append.replica
+            if append.ops.contains(where: \.op.isCommentOp) { try rows.writeComments(append.ops, of: id) }
             for op in append.ops {
+                try writeNotices(of: op, on: replica.state.board, id: id)
                 replica.state.board.apply(op.op)
                 replica.state.seq = op.seq
                 replica.addOp(op.seq, bytes: Self.bytes(of: op))
@@ -122,6 +125,12 @@ final class BoardLog<Rows: BoardRows> {
             }
             replicas[id] = replica
         }
+    }
+
+    /// Stores the notices `op` makes on `board` (as it was before the op), in this transaction.
+    private func writeNotices(of op: CommittedOp, on board: Board, id: BoardID) throws(StoreError) {
+        guard Notice.mayNotify(op.op) else { return }
+        for notice in Notice.made(by: op, on: board, id: id) { try rows.putNotice(notice) }
     }
 
     /// Removes the board, its snapshots and its log.

@@ -14,6 +14,8 @@ package struct StoreCapabilities: Sendable {
     package let pipeline: (any PipelinedWrites)?
     /// Share links made in the app, when the store keeps them.
     package let links: (any LinkStore)?
+    /// Members' inboxes, when the store keeps them.
+    package let inbox: (any InboxStore)?
 
     /// What `store` can do.
     package init(_ store: any BoardStore) {
@@ -22,6 +24,7 @@ package struct StoreCapabilities: Sendable {
         revocations = store.asRevocationStore
         pipeline = store.asPipelinedWrites
         links = store.asLinkStore
+        inbox = store.asInboxStore
     }
 }
 
