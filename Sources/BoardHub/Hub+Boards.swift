@@ -51,7 +51,7 @@ extension Hub {
             log(.error, "reading board \(board) failed: \(error.message)")
             view = .failed
         case .board, .boardAndOwner, .list, .encoded, .nodes, .revoked, .revocations, .boardAsOf, .streamReset,
-            .linkAdded, .links, .linkRevoked:
+            .linkAdded, .links, .linkRevoked, .notices:
             preconditionFailure("a board decision got a \(answer) answer")
         }
         while let work = queue.first {

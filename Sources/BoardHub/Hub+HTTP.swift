@@ -37,6 +37,7 @@ extension Hub {
         }
         if segments == ["cluster"] { return clusterRequest(request, exchange: exchange) }
         if segments == ["revocations"] { return revocationRequest(request, exchange: exchange) }
+        if segments.first == "inbox" { return inboxRequest(request, rest: Array(segments.dropFirst()), exchange: exchange) }
         guard segments.first == "boards" else {
             return emit(.respond(exchange, .error(404, "not_found", "no such API route")))
         }
@@ -270,6 +271,8 @@ extension Hub {
             revoked(revocation, exchange: exchange)
         case (.link(let route), _):
             linkAnswered(route, answer, exchange: exchange)
+        case (.inbox, .encoded(let response?)), (.inboxRead, .encoded(let response?)):
+            emit(.respond(exchange, response))
         default:
             preconditionFailure("HTTP read \(route) got \(answer)")
         }

@@ -47,6 +47,12 @@ package enum StoreRead: Equatable, Sendable {
     /// No question for the store: the board as an event stream's opening `event: reset` at
     /// `seq`, encoded off the service thread (Hub+Streams.swift).
     case encodeStreamReset(Board, seq: Seq)
+    /// `GET /api/inbox`: the member's newest notices, encoded off the service thread (Hub+Inbox.swift).
+    case inbox(MemberID, limit: Int)
+    /// `POST /api/inbox/read`: mark the member's notices up to an id read (a write).
+    case markRead(MemberID, upTo: Int64)
+    /// The notices stored after an id (nil: only the greatest id), for connected clients.
+    case notices(after: Int64?, limit: Int)
 }
 
 extension StoreRead {
@@ -57,9 +63,9 @@ extension StoreRead {
     package var waitsBehindJoins: Bool {
         switch self {
         case .load, .exists, .claim, .revoke, .revocations, .encodeSnapshot, .encodeStreamReset: false
-        case .addLink, .links, .revokeLink: false
+        case .addLink, .links, .revokeLink, .markRead, .notices: false
         case .snapshot, .list, .opsPage, .boardAt, .boardAtAnswer, .historyPage, .commentsPage, .nodes,
-            .snapshotAndOwner:
+            .snapshotAndOwner, .inbox:
             true
         }
     }
@@ -98,6 +104,8 @@ package enum StoreAnswer: Sendable {
     case boardAsOf(BoardAsOf, bytes: Int)
     /// The answer to `encodeStreamReset`: the event's bytes.
     case streamReset(seq: Seq, bytes: [UInt8])
+    /// The answer to `notices`.
+    case notices(NoticeFeed)
     /// The store failed.
     case failed(StoreError)
 }

@@ -41,6 +41,8 @@ enum Continuation {
     case restore(BoardID, UserID, OpRequest)
     /// The answer is the board encoded as an event stream's `reset` (Hub+Streams.swift).
     case streamReset(BoardID)
+    /// The answer is the notices stored since the last read (Hub+Inbox.swift).
+    case notices
 }
 
 /// An HTTP request waiting for a read.
@@ -65,11 +67,15 @@ enum HTTPRead {
     case revoke
     /// `/api/boards/{id}/links…` (Hub+Links.swift).
     case link(LinkRead)
+    /// `GET /api/inbox`: the page comes encoded.
+    case inbox
+    /// `POST /api/inbox/read`: the read marks are stored once the answer comes.
+    case inboxRead
 
     /// A write, which goes on when its client goes away: it was asked for.
     var writes: Bool {
         switch self {
-        case .revoke, .link(.add), .link(.revoke): true
+        case .revoke, .link(.add), .link(.revoke), .inboxRead: true
         default: false
         }
     }
