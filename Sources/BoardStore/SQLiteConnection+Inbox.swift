@@ -55,14 +55,13 @@ extension SQLiteConnection: InboxRows {
 
 extension SQLiteStore: InboxStore {
     package func inbox(of member: MemberID, limit: Int) throws(StoreError) -> InboxPage {
+        // One read transaction (`onReader`): the page and the count agree.
         try onReader { (db: SQLiteConnection) throws(StoreError) -> InboxPage in
-            try db.transaction(.deferred) { () throws(StoreError) -> InboxPage in
-                let notices = try db.noticeRows(of: member, limit: min(max(limit, 1), maximumInboxPage))
-                let unread =
-                    try db.int("SELECT count(*) FROM notices WHERE member = ? AND read = 0", [.text(member.rawValue)])
-                    ?? 0
-                return InboxPage(notices: notices, unread: unread)
-            }
+            let notices = try db.noticeRows(of: member, limit: min(max(limit, 1), maximumInboxPage))
+            let unread =
+                try db.int("SELECT count(*) FROM notices WHERE member = ? AND read = 0", [.text(member.rawValue)])
+                ?? 0
+            return InboxPage(notices: notices, unread: unread)
         }
     }
 
@@ -80,12 +79,10 @@ extension SQLiteStore: InboxStore {
 
     package func notices(after: Int64?, limit: Int) throws(StoreError) -> NoticeFeed {
         try onReader { (db: SQLiteConnection) throws(StoreError) -> NoticeFeed in
-            try db.transaction(.deferred) { () throws(StoreError) -> NoticeFeed in
-                let latest = Int64(try db.int("SELECT coalesce(max(id), 0) FROM notices") ?? 0)
-                guard let after else { return NoticeFeed(notices: [], latest: latest) }
-                let notices = try db.noticeRows(after: after, limit: min(max(limit, 1), maximumInboxPage))
-                return NoticeFeed(notices: notices, latest: latest)
-            }
+            let latest = Int64(try db.int("SELECT coalesce(max(id), 0) FROM notices") ?? 0)
+            guard let after else { return NoticeFeed(notices: [], latest: latest) }
+            let notices = try db.noticeRows(after: after, limit: min(max(limit, 1), maximumInboxPage))
+            return NoticeFeed(notices: notices, latest: latest)
         }
     }
 }

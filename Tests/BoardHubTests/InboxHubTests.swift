@@ -97,13 +97,14 @@ import Testing
         #expect(page["notices"]?.arrayValue?.first?["label"]?.stringValue != nil)
         let read = try #require(
             try Self.request(h, store, .post, "/api/inbox/read", query: ["member": "bo"], body: #"{"upTo":1}"#))
-        #expect(read.status == 200 && (try JSON.parse(read.body))["unread"]?.intValue == 0)
+        #expect(read.status == 200)
+        #expect(try JSON.parse(read.body)["unread"]?.intValue == 0)
         let after = try JSON.parse(
             #require(try Self.request(h, store, .get, "/api/inbox", query: ["member": "bo", "limit": "5"])).body)
         #expect(after["unread"]?.intValue == 0 && after["notices"]?.arrayValue?.first?["read"] == .bool(true))
-        #expect(
-            try JSON.parse(#require(try Self.request(h, store, .get, "/api/inbox", query: ["member": "ada"])).body)[
-                "unread"]?.intValue == 1)
+        let adaInbox = try JSON.parse(
+            #require(try Self.request(h, store, .get, "/api/inbox", query: ["member": "ada"])).body)
+        #expect(adaInbox["unread"]?.intValue == 1)
     }
 
     @Test func badInboxRequestsGetClearErrors() throws {
@@ -149,17 +150,21 @@ import Testing
         else { Issue.record("not committed"); return }
         try store.write([.append(board("demo"), [op])])
         let mine = try #require(try Self.request(h, store, .get, "/api/inbox", query: ["member": "ann"], token: bo))
-        #expect(mine.status == 200 && (try JSON.parse(mine.body))["unread"]?.intValue == 1)
+        #expect(mine.status == 200)
+        #expect(try JSON.parse(mine.body)["unread"]?.intValue == 1)
         let read = try #require(try Self.request(h, store, .post, "/api/inbox/read", body: #"{"upTo":1}"#, token: bo))
-        #expect(read.status == 200 && (try JSON.parse(read.body))["unread"]?.intValue == 0)
+        #expect(read.status == 200)
+        #expect(try JSON.parse(read.body)["unread"]?.intValue == 0)
     }
 
     @Test func theFeedReadsAfterTheGreatestIdSeenAndPollsOnlyInACluster() {
         var feed = InboxFeed()
         let t0 = Instant(milliseconds: 0)
         // The first read asks for the greatest id, and tells nothing.
-        #expect(feed.shouldRead(due: false, clustered: false, now: t0) == .some(nil))
-        #expect(feed.shouldRead(due: true, clustered: false, now: t0) == nil)  // one read at a time; again after
+        let step1 = feed.shouldRead(due: false, clustered: false, now: t0)
+        #expect(step1 == .some(nil))
+        let step2 = feed.shouldRead(due: true, clustered: false, now: t0)
+        #expect(step2 == nil)  // one read at a time; again after
         let old = Notice(
             id: 7, member: MemberID("bo")!, kind: .mention, board: board("demo"), item: ItemID("t1")!, label: "",
             by: Assignee(member: MemberID("ann")!, name: "Ann"), at: 0, seq: 1)
@@ -167,27 +172,35 @@ import Testing
         #expect(first.tell.isEmpty && first.again)
         #expect(feed.phase == .idle(seen: 7))
         // Without a cluster, only a durable op that may notify makes a read.
-        #expect(feed.shouldRead(due: false, clustered: false, now: t0 + .init(milliseconds: 5000)) == nil)
-        #expect(feed.shouldRead(due: true, clustered: false, now: t0) == .some(7))
+        let step3 = feed.shouldRead(due: false, clustered: false, now: t0 + .init(milliseconds: 5000))
+        #expect(step3 == nil)
+        let step4 = feed.shouldRead(due: true, clustered: false, now: t0)
+        #expect(step4 == .some(7))
         var new = old
         new.id = 8
         let second = feed.answered(NoticeFeed(notices: [old, new], latest: 8))
         #expect(second.tell == [new] && !second.again)
         // In a cluster, a poll each second.
-        #expect(feed.shouldRead(due: false, clustered: true, now: t0 + .init(milliseconds: 500)) == nil)
-        #expect(feed.shouldRead(due: false, clustered: true, now: t0 + .init(milliseconds: 1000)) == .some(8))
+        let step5 = feed.shouldRead(due: false, clustered: true, now: t0 + .init(milliseconds: 500))
+        #expect(step5 == nil)
+        let step6 = feed.shouldRead(due: false, clustered: true, now: t0 + .init(milliseconds: 1000))
+        #expect(step6 == .some(8))
         feed.failed()
         #expect(feed.phase == .idle(seen: 8))
         // Ops wait for their durability: another board's durable seq does not count.
         var op = CommittedOp(
-            seq: 3, opID: OpID("o")!, by: UserID("u")!, op: .assign(item: ItemID("t1")!, add: [old.by], remove: []),
+            seq: 3, opID: OpID("o")!, by: UserID("u"), op: .assign(item: ItemID("t1")!, add: [old.by], remove: []),
             time: UnixTime(milliseconds: 0))
         feed.persisting(op, on: board("demo"))
         op.op = .toggle(item: ItemID("t1")!, on: true)
         feed.persisting(op, on: board("other"))
-        #expect(!feed.durable([board("other"): 3]))
-        #expect(!feed.durable([board("demo"): 2]))
-        #expect(feed.durable([board("demo"): 3]))
-        #expect(!feed.durable([board("demo"): 4]))
+        let step7 = feed.durable([board("other"): 3])
+        #expect(!step7)
+        let step8 = feed.durable([board("demo"): 2])
+        #expect(!step8)
+        let step9 = feed.durable([board("demo"): 3])
+        #expect(step9)
+        let step10 = feed.durable([board("demo"): 4])
+        #expect(!step10)
     }
 }

@@ -96,7 +96,9 @@ import Testing
         try withSpace(backend) { space in
             var s = Sequencer(board: .defaultTemplate(id: boardA))
             let ops = CommentStoreTests.commit(
-                (0..<520).map { _ in Self.comment(mentioning: [Self.bo]) } + [Self.comment(mentioning: [Self.cy])],
+                // Spread over cards: a card takes at most 500 comments.
+                (0..<520).map { Self.comment(mentioning: [Self.bo], on: "t\($0 % 4 + 1)") }
+                    + [Self.comment(mentioning: [Self.cy])],
                 on: &s)
             #expect(ops.count == 521)
             let store = try space.open()
