@@ -37,7 +37,9 @@ extension Hub {
         }
         if segments == ["cluster"] { return clusterRequest(request, exchange: exchange) }
         if segments == ["revocations"] { return revocationRequest(request, exchange: exchange) }
-        if segments.first == "inbox" { return inboxRequest(request, rest: Array(segments.dropFirst()), exchange: exchange) }
+        if segments.first == "inbox" {
+            return inboxRequest(request, rest: Array(segments.dropFirst()), exchange: exchange)
+        }
         guard segments.first == "boards" else {
             return emit(.respond(exchange, .error(404, "not_found", "no such API route")))
         }

@@ -115,7 +115,9 @@ extension Hub {
             let wanted = Set(tell.map(\.member))
             for host in boards.hosts {
                 for user in host.room.users where wanted.contains(user.member) {
-                    if let connection = host.connection(of: user.id) { clients[user.member, default: []].append(connection) }
+                    if let connection = host.connection(of: user.id) {
+                        clients[user.member, default: []].append(connection)
+                    }
                 }
             }
             for notice in tell {

@@ -73,11 +73,12 @@ extension StoreRead {
                 return .encoded(try inboxStore(capabilities).inbox(of: member, limit: limit).response)
             case .markRead(let member, let upTo):
                 let unread = try inboxStore(capabilities).markRead(member, upTo: upTo)
-                return .encoded(.json(200) { w in
-                    w.beginObject()
-                    w.write("unread", unread)
-                    w.endObject()
-                })
+                return .encoded(
+                    .json(200) { w in
+                        w.beginObject()
+                        w.write("unread", unread)
+                        w.endObject()
+                    })
             case .notices(let after, let limit):
                 guard let inbox = capabilities.inbox else { return .notices(NoticeFeed(notices: [], latest: 0)) }
                 return .notices(try inbox.notices(after: after, limit: limit))

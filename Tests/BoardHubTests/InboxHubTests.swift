@@ -111,7 +111,8 @@ import Testing
         let h = HubHarness()
         let store = MemoryStore()
         func status(
-            _ method: HTTPRequest.Method, _ path: String, _ query: [String: String] = ["member": "bo"], _ body: String = ""
+            _ method: HTTPRequest.Method, _ path: String, _ query: [String: String] = ["member": "bo"],
+            _ body: String = ""
         ) throws -> Int? {
             try Self.request(h, store, method, path, query: query, body: body)?.status
         }

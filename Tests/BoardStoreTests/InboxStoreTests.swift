@@ -137,8 +137,9 @@ import Testing
             let notices = try Self.inboxOf(store).inbox(of: Self.bo, limit: 10).notices
             #expect(Set(notices.map(\.board)) == [boardA, boardB])
             for board in [boardA, boardB] {
-                guard case .comments(let comments, _) = try store.comments(
-                    of: board, item: ItemID("t1")!, before: nil, limit: 10)
+                guard
+                    case .comments(let comments, _) = try store.comments(
+                        of: board, item: ItemID("t1")!, before: nil, limit: 10)
                 else { Issue.record("no comments on \(board)"); continue }
                 #expect(comments.count == 1)
             }
