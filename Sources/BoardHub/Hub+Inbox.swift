@@ -97,9 +97,11 @@ extension Hub {
 
     private func readNotices(due: Bool) {
         guard !stopping,
-            let after = inbox.shouldRead(due: due, clustered: config.cluster != nil, now: now)
+            let after = inbox.shouldRead(due: due, clustered: config.cluster != nil, now: now, wall: wall)
         else { return }
-        read(.notices(after: after, limit: InboxFeed.readLimit), then: .notices)
+        read(
+            .notices(after: after, madeBefore: inbox.started ?? wall.milliseconds, limit: InboxFeed.readLimit),
+            then: .notices)
     }
 
     /// New notices came back: each goes to every connected client of its member.

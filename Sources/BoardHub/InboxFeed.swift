@@ -26,6 +26,10 @@ struct InboxFeed {
     }
 
     private(set) var phase = Phase.starting
+    /// Where the hub begins (ms since 1970): the notices made before are old; those made since
+    /// are told. The earlier of its first read and the first op that may notify it committed
+    /// (whose durability may be what starts that read).
+    private(set) var started: Int64?
     /// When the last read was asked.
     private(set) var lastRead: Instant?
     /// Per board, the newest op that may make a notice and is not durable yet (one entry a board;
@@ -39,6 +43,7 @@ struct InboxFeed {
     /// `op` of `board` was committed and is on its way to the store.
     mutating func persisting(_ op: CommittedOp, on board: BoardID) {
         guard Notice.mayNotify(op.op) else { return }
+        if phase == .starting { started = min(started ?? op.time.milliseconds, op.time.milliseconds) }
         if awaiting[board] == nil && awaiting.count >= Self.awaitingLimit {
             awaiting.removeAll()
             overflowed = true
@@ -61,7 +66,7 @@ struct InboxFeed {
 
     /// Whether to ask for new notices now: `due` when something was stored; otherwise only to
     /// start, or in a cluster each `pollEvery`. Returns the read's `after` (nil: the greatest id).
-    mutating func shouldRead(due: Bool, clustered: Bool, now: Instant) -> Int64?? {
+    mutating func shouldRead(due: Bool, clustered: Bool, now: Instant, wall: UnixTime) -> Int64?? {
         switch phase {
         case .reading(let seen, let again):
             if due && !again { phase = .reading(seen: seen, again: true) }
@@ -77,16 +82,19 @@ struct InboxFeed {
         }
         phase = .reading(seen: nil, again: false)
         lastRead = now
+        started = min(started ?? wall.milliseconds, wall.milliseconds)
         return .some(nil)
     }
 
-    /// The read came back: the notices to tell (none for the first read), and whether to read
-    /// again at once (more were there than one read brings, or something was stored meanwhile).
+    /// The read came back: the notices to tell (none for the first read, which is always read
+    /// after at once), and whether to read again at once (more were there than one read brings,
+    /// or something was stored meanwhile).
     mutating func answered(_ feed: NoticeFeed) -> (tell: [Notice], again: Bool) {
         guard case .reading(let seen, let again) = phase else { return ([], false) }
         guard let seen else {
+            // The greatest id made before the start: what came after is read at once.
             phase = .idle(seen: feed.latest)
-            return ([], again)
+            return ([], true)
         }
         let fresh = feed.notices.filter { $0.id > seen }
         phase = .idle(seen: max(seen, fresh.last?.id ?? seen))

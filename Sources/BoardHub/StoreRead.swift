@@ -51,8 +51,9 @@ package enum StoreRead: Equatable, Sendable {
     case inbox(MemberID, limit: Int)
     /// `POST /api/inbox/read`: mark the member's notices up to an id read (a write).
     case markRead(MemberID, upTo: Int64)
-    /// The notices stored after an id (nil: only the greatest id), for connected clients.
-    case notices(after: Int64?, limit: Int)
+    /// The notices stored after an id, for connected clients (nil: only the greatest id of the
+    /// notices made before `madeBefore`, ms since 1970: where a starting hub begins).
+    case notices(after: Int64?, madeBefore: Int64, limit: Int)
 }
 
 extension StoreRead {

@@ -79,9 +79,9 @@ extension StoreRead {
                         w.write("unread", unread)
                         w.endObject()
                     })
-            case .notices(let after, let limit):
+            case .notices(let after, let madeBefore, let limit):
                 guard let inbox = capabilities.inbox else { return .notices(NoticeFeed(notices: [], latest: 0)) }
-                return .notices(try inbox.notices(after: after, limit: limit))
+                return .notices(try inbox.notices(after: after, madeBefore: madeBefore, limit: limit))
             case .encodeStreamReset(let board, let seq):
                 return .streamReset(seq: seq, bytes: StreamEvent.reset(board, seq: seq).encoded())
             }

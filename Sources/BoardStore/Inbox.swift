@@ -26,7 +26,7 @@ package struct InboxPage: Equatable, Sendable {
 package struct NoticeFeed: Equatable, Sendable {
     /// The notices with greater ids than asked for (none when asked from nil), oldest first.
     package var notices: [Notice]
-    /// The greatest id stored when read (0: none yet).
+    /// The greatest id stored when read (0: none yet; from nil, of the notices made before the time asked).
     package var latest: Int64
 
     /// A feed page.
@@ -46,8 +46,10 @@ package protocol InboxStore: BoardStore {
     /// Marks the member's notices up to id `upTo` read (a write); returns how many stay unread.
     func markRead(_ member: MemberID, upTo: Int64) throws(StoreError) -> Int
     /// Up to `limit` notices of every member with ids greater than `after`, oldest first, and the
-    /// greatest id stored; from nil, only that id.
-    func notices(after: Int64?, limit: Int) throws(StoreError) -> NoticeFeed
+    /// greatest id stored. From nil, none, and as `latest` the greatest id of the notices made
+    /// before `madeBefore` (ms since 1970): where a server that starts then begins, so that a
+    /// notice its own ops make while this read is on its way is not taken for an old one.
+    func notices(after: Int64?, madeBefore: Int64, limit: Int) throws(StoreError) -> NoticeFeed
 }
 
 extension InboxStore {

@@ -45,8 +45,11 @@ struct MemoryInbox {
         return list.count(where: { !$0.read })
     }
 
-    func feed(after: Int64?, limit: Int) -> NoticeFeed {
-        guard let after else { return NoticeFeed(notices: [], latest: last) }
+    func feed(after: Int64?, madeBefore: Int64, limit: Int) -> NoticeFeed {
+        guard let after else {
+            let old = byMember.values.joined().filter { $0.at < madeBefore }.map(\.id).max() ?? 0
+            return NoticeFeed(notices: [], latest: old)
+        }
         var found: [Notice] = []
         for (id, member) in members.filter({ $0.key > after }).sorted(by: { $0.key < $1.key })
             .prefix(min(max(limit, 1), maximumInboxPage))
@@ -66,7 +69,7 @@ extension MemoryStore: InboxStore {
         inbox.withLock { $0.markRead(member, upTo: upTo) }
     }
 
-    package func notices(after: Int64?, limit: Int) throws(StoreError) -> NoticeFeed {
-        inbox.withLock { $0.feed(after: after, limit: limit) }
+    package func notices(after: Int64?, madeBefore: Int64, limit: Int) throws(StoreError) -> NoticeFeed {
+        inbox.withLock { $0.feed(after: after, madeBefore: madeBefore, limit: limit) }
     }
 }

@@ -71,10 +71,14 @@ extension PostgresStore: InboxStore {
         }
     }
 
-    package func notices(after: Int64?, limit: Int) throws(StoreError) -> NoticeFeed {
+    package func notices(after: Int64?, madeBefore: Int64, limit: Int) throws(StoreError) -> NoticeFeed {
         try onReadOnly { (db: PostgresConnection) throws(StoreError) -> NoticeFeed in
+            guard let after else {
+                let old = try db.int(
+                    "SELECT id FROM notices WHERE at < $1 ORDER BY id DESC LIMIT 1", [.int(Int(madeBefore))])
+                return NoticeFeed(notices: [], latest: Int64(old ?? 0))
+            }
             let latest = Int64(try db.int("SELECT next FROM inbox_counter") ?? 0)
-            guard let after else { return NoticeFeed(notices: [], latest: latest) }
             let notices = try db.noticeRows(
                 where: "id > $1 ORDER BY id LIMIT $2", [.int(Int(after)), .int(min(max(limit, 1), maximumInboxPage))])
             return NoticeFeed(notices: notices, latest: latest)

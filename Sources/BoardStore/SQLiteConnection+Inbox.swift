@@ -77,10 +77,14 @@ extension SQLiteStore: InboxStore {
         }
     }
 
-    package func notices(after: Int64?, limit: Int) throws(StoreError) -> NoticeFeed {
+    package func notices(after: Int64?, madeBefore: Int64, limit: Int) throws(StoreError) -> NoticeFeed {
         try onReader { (db: SQLiteConnection) throws(StoreError) -> NoticeFeed in
+            guard let after else {
+                let old = try db.int(
+                    "SELECT id FROM notices WHERE at < ? ORDER BY id DESC LIMIT 1", [.int(Int(madeBefore))])
+                return NoticeFeed(notices: [], latest: Int64(old ?? 0))
+            }
             let latest = Int64(try db.int("SELECT coalesce(max(id), 0) FROM notices") ?? 0)
-            guard let after else { return NoticeFeed(notices: [], latest: latest) }
             let notices = try db.noticeRows(after: after, limit: min(max(limit, 1), maximumInboxPage))
             return NoticeFeed(notices: notices, latest: latest)
         }

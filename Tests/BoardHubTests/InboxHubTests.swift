@@ -107,6 +107,33 @@ import Testing
         #expect(adaInbox["unread"]?.intValue == 1)
     }
 
+    @Test func aNoticeMadeBeforeTheFirstReadIsToldToo() throws {
+        // A restarted server: an old notice in the store, and a new one its first op makes
+        // before the hub has read where to begin.
+        let store = MemoryStore()
+        try store.write([.create(.defaultTemplate(id: board("demo")))])
+        var s = Sequencer(board: .defaultTemplate(id: board("demo")))
+        let mention = OpRequest(
+            opID: OpID("old")!, base: 0,
+            op: .assign(item: ItemID("t1")!, add: [Assignee(member: MemberID("bo")!, name: "Bo")], remove: []))
+        guard
+            case .committed(let old) = s.submit(
+                mention, by: UserID("u9"), name: "Ann", member: MemberID("ann"),
+                time: UnixTime(milliseconds: 5), holder: { _ in nil })
+        else { Issue.record("not committed"); return }
+        try store.write([.append(board("demo"), [old])])
+        let h = HubHarness()
+        let ada = h.open(1)
+        let bo = h.open(2)
+        let joined = h.send(ada, #"{"type":"hello","board":"demo","name":"Ada","member":"ada"}"#)
+        try Self.settle(h, store, joined)
+        try Self.settle(h, store, h.send(bo, #"{"type":"hello","board":"demo","name":"Bo","member":"bo"}"#))
+        let made = try Self.settle(
+            h, store,
+            h.send(ada, #"{"type":"assign","op":"a1","base":1,"item":"t2","add":[{"member":"bo","name":"Bo"}]}"#))
+        #expect(Self.notices(to: bo, in: made).map(\.seq) == [2])
+    }
+
     @Test func badInboxRequestsGetClearErrors() throws {
         let h = HubHarness()
         let store = MemoryStore()
@@ -161,10 +188,20 @@ import Testing
     @Test func theFeedReadsAfterTheGreatestIdSeenAndPollsOnlyInACluster() {
         var feed = InboxFeed()
         let t0 = Instant(milliseconds: 0)
+        let wall = UnixTime(milliseconds: 1_000)
         // The first read asks for the greatest id, and tells nothing.
-        let step1 = feed.shouldRead(due: false, clustered: false, now: t0)
-        #expect(step1 == .some(nil))
-        let step2 = feed.shouldRead(due: true, clustered: false, now: t0)
+        let step1 = feed.shouldRead(due: false, clustered: false, now: t0, wall: wall)
+        #expect(step1 == .some(nil) && feed.started == 1_000)
+        var early = InboxFeed()
+        early.persisting(
+            CommittedOp(
+                seq: 1, opID: OpID("o")!, by: UserID("u"),
+                op: .assign(item: ItemID("t1")!, add: [Assignee(member: MemberID("bo")!, name: "Bo")], remove: []),
+                time: UnixTime(milliseconds: 900)),
+            on: board("demo"))
+        _ = early.shouldRead(due: true, clustered: false, now: t0, wall: wall)
+        #expect(early.started == 900)  // the op that started the read is not taken for an old one
+        let step2 = feed.shouldRead(due: true, clustered: false, now: t0, wall: wall)
         #expect(step2 == nil)  // one read at a time; again after
         let old = Notice(
             id: 7, member: MemberID("bo")!, kind: .mention, board: board("demo"), item: ItemID("t1")!, label: "",
@@ -173,18 +210,18 @@ import Testing
         #expect(first.tell.isEmpty && first.again)
         #expect(feed.phase == .idle(seen: 7))
         // Without a cluster, only a durable op that may notify makes a read.
-        let step3 = feed.shouldRead(due: false, clustered: false, now: t0 + .init(milliseconds: 5000))
+        let step3 = feed.shouldRead(due: false, clustered: false, now: t0 + .init(milliseconds: 5000), wall: wall)
         #expect(step3 == nil)
-        let step4 = feed.shouldRead(due: true, clustered: false, now: t0)
+        let step4 = feed.shouldRead(due: true, clustered: false, now: t0, wall: wall)
         #expect(step4 == .some(7))
         var new = old
         new.id = 8
         let second = feed.answered(NoticeFeed(notices: [old, new], latest: 8))
         #expect(second.tell == [new] && !second.again)
         // In a cluster, a poll each second.
-        let step5 = feed.shouldRead(due: false, clustered: true, now: t0 + .init(milliseconds: 500))
+        let step5 = feed.shouldRead(due: false, clustered: true, now: t0 + .init(milliseconds: 500), wall: wall)
         #expect(step5 == nil)
-        let step6 = feed.shouldRead(due: false, clustered: true, now: t0 + .init(milliseconds: 1000))
+        let step6 = feed.shouldRead(due: false, clustered: true, now: t0 + .init(milliseconds: 1000), wall: wall)
         #expect(step6 == .some(8))
         feed.failed()
         #expect(feed.phase == .idle(seen: 8))

@@ -81,12 +81,15 @@ import Testing
             #expect(try inbox.inbox(of: Self.cy, limit: 50).unread == 2)
             #expect(try inbox.inbox(of: Self.bo, limit: 2).notices.count == 2)
             // The feed: oldest first after an id; from nil, only the greatest id.
-            let latest = try inbox.notices(after: nil, limit: 10)
+            let latest = try inbox.notices(after: nil, madeBefore: .max, limit: 10)
             #expect(latest.notices.isEmpty && latest.latest >= bo[0].id)
-            let feed = try inbox.notices(after: 0, limit: 10)
+            let feed = try inbox.notices(after: 0, madeBefore: 0, limit: 10)
             #expect(feed.notices.map(\.seq) == [1, 2, 2, 4, 5])
             #expect(feed.notices.map(\.id) == feed.notices.map(\.id).sorted())
-            #expect(try inbox.notices(after: feed.notices[2].id, limit: 1).notices.map(\.seq) == [4])
+            #expect(try inbox.notices(after: feed.notices[2].id, madeBefore: 0, limit: 1).notices.map(\.seq) == [4])
+            // From nil: the greatest id of the notices made before a time (ops 1 and 2, at 1,001 and 1,002 ms).
+            #expect(try inbox.notices(after: nil, madeBefore: 1_003, limit: 10).latest == feed.notices[2].id)
+            #expect(try inbox.notices(after: nil, madeBefore: 1_000, limit: 10).latest == 0)
             store.close()
         }
     }

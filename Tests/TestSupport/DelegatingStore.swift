@@ -86,7 +86,7 @@ extension DelegatingStore where Self: InboxStore, Inner: InboxStore {
         try inner.markRead(member, upTo: upTo)
     }
     /// As `inner`.
-    package func notices(after: Int64?, limit: Int) throws(StoreError) -> NoticeFeed {
-        try inner.notices(after: after, limit: limit)
+    package func notices(after: Int64?, madeBefore: Int64, limit: Int) throws(StoreError) -> NoticeFeed {
+        try inner.notices(after: after, madeBefore: madeBefore, limit: limit)
     }
 }
