@@ -20,10 +20,12 @@ def test_a_mention_reaches_the_member_on_every_node(clusters):
     bo_far = member(n3, "desk", "Bo", "bo")  # n3 owns "desk"
     bo_near = member(n2, "talk", "Bo", "bo")  # n2 forwards to n1, the owner of "talk"
     try:
-        assert cluster.owner("talk") == "n1" and cluster.owner("desk") == "n3"
+        bo_far.send({"type": "toggle", "op": "b1", "base": 0, "item": "t1", "on": True})
+        assert bo_far.result_of("b1")["type"] == "toggle"
         ann.send({"type": "comment", "op": "a1", "base": 0, "item": "t1", "text": "@Bo please",
                   "mentions": [{"member": "bo", "name": "Bo"}]})
         assert ann.result_of("a1")["type"] == "comment"
+        assert cluster.owner("talk") == "n1" and cluster.owner("desk") == "n3"
         seen = [c.expect(lambda m: m["type"] == "notice", timeout=15) for c in (bo_far, bo_near)]
         assert seen[0] == seen[1]
         assert seen[0]["board"] == "talk" and seen[0]["by"] == {"member": "ann", "name": "Ann"}
