@@ -60,11 +60,15 @@ extension Hub {
             }
             return member
         }
-        guard let text = request.query["member"], let member = MemberID(text) else {
+        // No member named: nobody whose inbox it could be (403, as for a token that names none).
+        guard let text = request.query["member"] else {
             emit(
                 .respond(
-                    exchange,
-                    .error(400, "bad_request", "without access control, name the inbox's member: ?member=ID")))
+                    exchange, .error(403, "forbidden", "without access control, name the inbox's member: ?member=ID")))
+            return nil
+        }
+        guard let member = MemberID(text) else {
+            emit(.respond(exchange, .error(400, "bad_request", "member must be a member id (1–64 of A–Z a–z 0–9 _ -)")))
             return nil
         }
         return member

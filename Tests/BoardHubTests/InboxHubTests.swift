@@ -143,7 +143,7 @@ import Testing
         ) throws -> Int? {
             try Self.request(h, store, method, path, query: query, body: body)?.status
         }
-        #expect(try status(.get, "/api/inbox", [:]) == 400)
+        #expect(try status(.get, "/api/inbox", [:]) == 403)
         #expect(try status(.get, "/api/inbox", ["member": "not an id"]) == 400)
         #expect(try status(.get, "/api/inbox", ["member": "bo", "limit": "0"]) == 400)
         #expect(try status(.get, "/api/inbox", ["member": "bo", "limit": "501"]) == 400)

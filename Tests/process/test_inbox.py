@@ -45,7 +45,7 @@ def test_notices_reach_the_member_on_any_board_and_the_inbox_survives_a_restart(
     status, read = server.http("POST", "/api/inbox/read?member=bo", body={"upTo": notice["id"]})
     assert status == 200 and read == {"unread": 1}
     # Clear errors for bad requests.
-    assert server.get("/api/inbox")[0] == 400
+    assert server.get("/api/inbox")[0] == 403
     assert server.get("/api/inbox?member=bo&limit=501")[0] == 400
     assert server.http("POST", "/api/inbox/read?member=bo", body={"upTo": "all"})[0] == 400
     assert server.http("DELETE", "/api/inbox?member=bo")[0] == 405
