@@ -30,7 +30,10 @@ extension Hub {
                         exchange,
                         .error(400, "bad_request", #"send a JSON object {"upTo": ID}, ID a notice id from 0 to 2^53"#)))
             }
-            return read(.markRead(member, upTo: upTo), then: .http(exchange, .inboxRead))
+            // Counted as the reads are: a client looping on it queues no more work for the reader.
+            guard admitHistoryRead(from: request.peer, exchange: exchange) else { return }
+            reads.ask(.markRead(member, upTo: upTo), then: .http(exchange, .inboxRead), historyOf: request.peer)
+            return
         }
         var limit = Self.inboxPageDefault
         if let text = request.query["limit"] {
