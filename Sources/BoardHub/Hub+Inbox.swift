@@ -28,7 +28,9 @@ extension Hub {
                 return emit(
                     .respond(
                         exchange,
-                        .error(400, "bad_request", #"send a JSON object {"upTo": ID}, ID a notice id from 0 to 2^53"#)))
+                        .error(
+                            400, "bad_request", #"send a JSON object {"upTo": ID}, ID a notice id from 0 to 2^53 - 1"#))
+                )
             }
             // Counted as the reads are: a client looping on it queues no more work for the reader.
             guard admitHistoryRead(from: request.peer, exchange: exchange) else { return }
@@ -50,6 +52,10 @@ extension Hub {
 
     /// The member whose inbox the request is for, or nil after answering.
     private func inboxMember(_ request: HTTPRequest, exchange: ExchangeID) -> MemberID? {
+        if let text = request.query["member"], MemberID(text) == nil {
+            emit(.respond(exchange, .error(400, "bad_request", "member must be a member id (1–64 of A–Z a–z 0–9 _ -)")))
+            return nil
+        }
         if config.auth != nil {
             guard let claims = authorize(request, exchange: exchange) else { return nil }
             guard let member = claims.member else {
@@ -70,17 +76,14 @@ extension Hub {
                     exchange, .error(403, "forbidden", "without access control, name the inbox's member: ?member=ID")))
             return nil
         }
-        guard let member = MemberID(text) else {
-            emit(.respond(exchange, .error(400, "bad_request", "member must be a member id (1–64 of A–Z a–z 0–9 _ -)")))
-            return nil
-        }
-        return member
+        return MemberID(text)
     }
 
-    /// `{"upTo": ID}` strictly: one member, a whole number from 0 to 2^53.
+    /// `{"upTo": ID}` strictly: one member, a whole number from 0 to 2^53 − 1 (the numbers a
+    /// double holds exactly: a larger one may have been rounded on its way here).
     static func readUpTo(_ body: [UInt8]) -> Int64? {
         guard case .object(let fields)? = try? JSON.parse(body), fields.count == 1,
-            case .number(let n)? = fields["upTo"], n >= 0, n <= 9_007_199_254_740_992, n == n.rounded()
+            case .number(let n)? = fields["upTo"], n >= 0, n <= 9_007_199_254_740_991, n == n.rounded()
         else { return nil }
         return Int64(n)
     }
