@@ -277,6 +277,9 @@ class App {
     });
     c.on('welcome', () => {
       this.stalled = false;
+      // Notices made while this page was not connected (the socket brings only new ones).
+      if (this.welcomed) this.inbox?.refresh();
+      this.welcomed = true;
       if (this.cardToOpen) {
         const item = this.cardToOpen;
         this.cardToOpen = null;
