@@ -93,7 +93,7 @@ extension Hub {
     /// A committed op is on its way to the store: if it may make a notice, read the new notices
     /// once it is durable.
     func inboxPersisting(_ op: CommittedOp, on board: BoardID) {
-        inbox.persisting(op, on: board)
+        if config.inbox { inbox.persisting(op, on: board) }
     }
 
     /// The store made boards durable: read the notices their ops made.
@@ -106,7 +106,7 @@ extension Hub {
     func inboxTick() { readNotices(due: false) }
 
     private func readNotices(due: Bool) {
-        guard !stopping,
+        guard config.inbox, !stopping,
             let after = inbox.shouldRead(due: due, clustered: config.cluster != nil, now: now, wall: wall)
         else { return }
         read(

@@ -54,7 +54,7 @@ import Testing
     }
 
     @Test func aMentionReachesTheMembersClientOnAnotherBoardAndTheInboxCountsIt() throws {
-        let h = HubHarness()
+        let h = HubHarness { $0.inbox = true }
         let store = MemoryStore()
         let ada = h.open(1)
         let bo = h.open(2)
@@ -122,7 +122,7 @@ import Testing
                 time: UnixTime(milliseconds: 5), holder: { _ in nil })
         else { Issue.record("not committed"); return }
         try store.write([.append(board("demo"), [old])])
-        let h = HubHarness()
+        let h = HubHarness { $0.inbox = true }
         let ada = h.open(1)
         let bo = h.open(2)
         let joined = h.send(ada, #"{"type":"hello","board":"demo","name":"Ada","member":"ada"}"#)
@@ -135,7 +135,7 @@ import Testing
     }
 
     @Test func badInboxRequestsGetClearErrors() throws {
-        let h = HubHarness()
+        let h = HubHarness { $0.inbox = true }
         let store = MemoryStore()
         func status(
             _ method: HTTPRequest.Method, _ path: String, _ query: [String: String] = ["member": "bo"],
@@ -161,7 +161,10 @@ import Testing
 
     @Test func withTokensTheInboxIsTheTokensMember() throws {
         let authority = TokenAuthority(secrets: [Array("a secret of at least sixteen bytes".utf8)])
-        let h = HubHarness { $0.auth = authority }
+        let h = HubHarness {
+            $0.auth = authority
+            $0.inbox = true
+        }
         let store = MemoryStore()
         let expires = h.wall.milliseconds / 1000 + 600
         let bo = authority.mint(Claims(board: nil, role: .view, expires: expires, member: MemberID("bo")))
