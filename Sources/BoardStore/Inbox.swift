@@ -1,7 +1,7 @@
 package import BoardCore
 
 // The inbox in the store (issue 34): the notices of each member, in a table of their own
-// (SQLite schema migration 7, PostgreSQL's 8). `BoardLog` writes a committed op's notices
+// (a migration of its own in each database). `BoardLog` writes a committed op's notices
 // (`Notice.made`) in the transaction that appends the op, so a notice is durable exactly when its
 // op is, and keeps the newest `Notice.keptPerMember` of each member it wrote to. Ids count up in
 // the order notices commit (SQLite has one writer; PostgreSQL takes them from one counter row,

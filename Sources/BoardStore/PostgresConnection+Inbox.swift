@@ -1,6 +1,6 @@
 package import BoardCore
 
-/// The notice rows in PostgreSQL (schema migration 8), every value a bound parameter. Both
+/// The notice rows in PostgreSQL (the notices table of its migrations), every value a bound parameter. Both
 /// statements are only sent (`send`), so a pipelined batch of appends stays one round trip.
 extension PostgresConnection: InboxRows {
     func putNotice(_ notice: Notice) throws(StoreError) {

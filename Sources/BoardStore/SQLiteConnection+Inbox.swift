@@ -1,6 +1,6 @@
 package import BoardCore
 
-/// The notice rows in SQLite (schema migration 7).
+/// The notice rows in SQLite (the notices table of its migrations).
 extension SQLiteConnection: InboxRows {
     func putNotice(_ notice: Notice) throws(StoreError) {
         // A member is told of one comment once: an edit that mentions them again adds nothing.
