@@ -23,6 +23,7 @@ import { PendingChanges } from './pending.js';
 import { installShare, keepToken, takeToken } from './share.js';
 import { installMultiCard } from './multicard.js';
 import { installExportMenu, installTrelloImport } from './transfer.js';
+import { installInbox } from './inbox.js';
 
 const NAME_KEY = 'shuffleboard.name';
 /** The mode last picked on a board, per board: `shuffleboard.mode.<board id>`. */
@@ -157,6 +158,17 @@ class App {
     title.addEventListener('click', editTitle);
     title.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); editTitle(); } });
 
+    // The bell (issue 34), on the start page and the board page; `?card=` opens that card once
+    // the board is here (a notice's link).
+    const card = params.get('card');
+    this.cardToOpen = P.isValidId(card) ? card : null;
+    this.inbox = installInbox(this.root, {
+      win: this.win,
+      member: () => this.member,
+      token: () => this.token,
+      boardId: () => (P.isValidId(this.boardId) ? this.boardId : null),
+      openCard: (item) => this.openCard(item),
+    });
     if (!this.boardId || !P.isValidId(this.boardId)) {
       if (this.boardId) this.view.toast(BAD_ID);
       startHome(this.root, this.view, this.win, (name) => this.rename(name, false), this.token);
@@ -270,7 +282,22 @@ class App {
       this.view.setConnection('stalled');
       this.view.toast(`The board has not answered for ${Math.round(s.after / 1000)} s; still trying…`);
     });
-    c.on('welcome', () => { this.stalled = false; });
+    c.on('welcome', () => {
+      this.stalled = false;
+      // Notices made while this page was not connected (the socket brings only new ones).
+      if (this.welcomed) this.inbox?.refresh();
+      this.welcomed = true;
+      if (this.cardToOpen) {
+        const item = this.cardToOpen;
+        this.cardToOpen = null;
+        // After the session has the board (its 'message' listener runs after this one).
+        this.win.setTimeout(() => this.openCard(item), 0);
+        const url = new URL(this.win.location.href);
+        url.searchParams.delete('card');
+        this.win.history.replaceState(this.win.history.state, '', url);
+      }
+    });
+    c.on('notice', (n) => this.inbox?.notice(n));
     // A new socket: the session starts its connection over (the client's hello resumes from the
     // same seq the session has applied, or asks for the board after a resync), with the token
     // the client has now (a fresh one after a 4401), which links made from now on carry.

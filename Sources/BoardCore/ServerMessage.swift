@@ -29,6 +29,8 @@ package enum ServerMessage: Equatable, Sendable {
     /// The answer to an accepted `auth`: what the session may do from now on (`view`, `edit`,
     /// `admin`) and when its new token expires, in seconds since 1970 (nil: never).
     case auth(role: String, expires: Int64?)
+    /// A new entry in the inbox of the session's member (Notice.swift), on whatever board it is.
+    indirect case notice(Notice)
 
     /// The `welcome` payload.
     package struct Welcome: Equatable, Sendable {
@@ -185,6 +187,9 @@ extension ServerMessage {
             w.write("type", "auth")
             w.write("role", role)
             if let expires { w.write("exp", Int(expires)) }
+        case .notice(let notice):
+            w.write("type", "notice")
+            notice.writeFields(into: &w)
         }
         w.endObject()
     }

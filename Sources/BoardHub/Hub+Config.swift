@@ -90,6 +90,9 @@ extension Hub {
         package var maxHistoryReadsPerAddress = 4
         /// The revoked tokens in the store at start (the hub reloads them every second).
         package var revoked: [Revocation] = []
+        /// Whether the store keeps members' inboxes (the transport says, from the store's
+        /// capabilities): then the hub reads new notices and tells connected clients (Hub+Inbox.swift).
+        package var inbox = false
         /// The defaults.
         package init() {}
     }

@@ -37,6 +37,9 @@ extension Hub {
         }
         if segments == ["cluster"] { return clusterRequest(request, exchange: exchange) }
         if segments == ["revocations"] { return access.request(request, exchange: exchange) }
+        if segments.first == "inbox" {
+            return inboxRequest(request, rest: Array(segments.dropFirst()), exchange: exchange)
+        }
         guard segments.first == "boards" else {
             return emit(.respond(exchange, .error(404, "not_found", "no such API route")))
         }
@@ -289,6 +292,8 @@ extension Hub {
             emit(.respond(exchange, response))
         case (.export(let id), .encoded(nil)):
             emit(.respond(exchange, Self.unknownBoard(id)))
+        case (.inbox, .encoded(let response?)), (.inboxRead, .encoded(let response?)):
+            emit(.respond(exchange, response))
         default:
             preconditionFailure("HTTP read \(route) got \(answer)")
         }

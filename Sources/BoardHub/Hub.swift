@@ -146,6 +146,8 @@ package final class Hub {
     let restOps: RESTOps
     /// Event streams, loading or open (EventStreams.swift).
     let streams: EventStreams
+    /// The notices connected clients were told of (InboxFeed.swift, Hub+Inbox.swift).
+    var inbox = InboxFeed()
 
     /// Serving, stopping (closing everything, until the grace period is over) or stopped.
     var lifecycle = Lifecycle.serving
@@ -275,6 +277,7 @@ package final class Hub {
                     emit(.persist(.create(host.room.published), ticket: ticket))
                 }
                 emit(.persist(.append(host.room.id, [op]), ticket: nil))
+                inboxPersisting(op, on: host.room.id)
             case .readBoard(let request, let user):
                 guard case .restore(let to, _) = request.op else { continue }
                 read(.boardAt(host.room.id, to), then: .restore(host.room.id, user, request))
@@ -310,6 +313,7 @@ package final class Hub {
             if let id = done.created, let host = boards[id] { evictIfIdle(host) }
             if let (exchange, response) = done.answer { emit(.respond(exchange, response)) }
         }
+        inboxDurable(seqs)
     }
 
     /// Cancels the reads made only to answer `exchange`. A write (`POST /api/revocations`) goes
@@ -328,6 +332,7 @@ package final class Hub {
         case .revocations: revocationsLoaded(answer)
         case .restore(let board, let user, let request): restoreRead(answer, board: board, user: user, request: request)
         case .streamReset(let board): streams.resetEncoded(answer, read: id, on: boards[board])
+        case .notices: noticesAnswered(answer)
         }
     }
 
@@ -339,6 +344,7 @@ package final class Hub {
         expireTokens()
         streams.expire()
         access.reload(stopping: stopping)
+        inboxTick()
         gate.tick()
         if config.cluster != nil { clusterTick() }
         for host in boards.hosts {

@@ -37,7 +37,8 @@ package enum ClientMessageType: String, MetricLabels, CaseIterable {
 package enum ServerMessageType: String, MetricLabels, CaseIterable {
     case welcome, join, leave, swap, move, toggle, add, edit, remove, addZone, editZone, removeZone, retitle, restore,
         tag, assign, addTag, editTag, removeTag, addCheck, editCheck, removeCheck, comment, editComment, removeComment,
-        moveMany, archive, unarchive, ack, reject, dragStart, hover, drop, error, pong, presence, auth
+        moveMany, archive, unarchive, ack, reject, dragStart, hover, drop, error, pong, presence, auth,
+        notice
 
     /// `type`.
     package static let names = ["type"]
@@ -60,6 +61,7 @@ package enum ServerMessageType: String, MetricLabels, CaseIterable {
         case .pong: self = .pong
         case .presence: self = .presence
         case .auth: self = .auth
+        case .notice: self = .notice
         }
     }
 }

@@ -60,6 +60,13 @@ package enum StoreRead: Equatable, Sendable {
     case parseTrello(BoardID, [UInt8], maxBoardBytes: Int)
     /// `GET /api/boards/{id}/export(.csv)`: the board's archive, read and encoded off the service thread.
     case export(ExportRequest)
+    /// `GET /api/inbox`: the member's newest notices, encoded off the service thread (Hub+Inbox.swift).
+    case inbox(MemberID, limit: Int)
+    /// `POST /api/inbox/read`: mark the member's notices up to an id read (a write).
+    case markRead(MemberID, upTo: Int64)
+    /// The notices stored after an id, for connected clients (nil: only the greatest id of the
+    /// notices made before `madeBefore`, ms since 1970: where a starting hub begins).
+    case notices(after: Int64?, madeBefore: Int64, limit: Int)
 }
 
 extension StoreRead {
@@ -70,10 +77,10 @@ extension StoreRead {
     package var waitsBehindJoins: Bool {
         switch self {
         case .load, .exists, .claim, .revoke, .revocations, .encodeSnapshot, .encodeStreamReset: false
-        case .addLink, .links, .revokeLink: false
+        case .addLink, .links, .revokeLink, .markRead, .notices: false
         case .addWebhook, .webhooks, .removeWebhook, .enableWebhook: false
         case .snapshot, .list, .opsPage, .boardAt, .boardAtAnswer, .historyPage, .commentsPage, .nodes,
-            .snapshotAndOwner, .parseTrello, .export:
+            .snapshotAndOwner, .parseTrello, .export, .inbox:
             true
         }
     }
@@ -120,6 +127,8 @@ package enum StoreAnswer: Sendable {
     case streamReset(seq: Seq, bytes: [UInt8])
     /// The answer to `parseTrello`: the board to make, or why not.
     case trello(Result<TrelloImport, TrelloImport.Refusal>)
+    /// The answer to `notices`.
+    case notices(NoticeFeed)
     /// The store failed.
     case failed(StoreError)
 }

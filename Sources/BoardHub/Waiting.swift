@@ -44,6 +44,8 @@ enum Continuation {
     case restore(BoardID, UserID, OpRequest)
     /// The answer is the board encoded as an event stream's `reset` (EventStreams.swift).
     case streamReset(BoardID)
+    /// The answer is the notices stored since the last read (Hub+Inbox.swift).
+    case notices
 }
 
 /// An HTTP request waiting for a read.
@@ -74,11 +76,15 @@ enum HTTPRead {
     case trello(BoardID)
     /// `GET /api/boards/{id}/export(.csv)`: the answer comes encoded (or nil: no such board).
     case export(BoardID)
+    /// `GET /api/inbox`: the page comes encoded.
+    case inbox
+    /// `POST /api/inbox/read`: the read marks are stored once the answer comes.
+    case inboxRead
 
     /// A write, which goes on when its client goes away: it was asked for.
     var writes: Bool {
         switch self {
-        case .revoke, .link(.add), .link(.revoke): true
+        case .revoke, .link(.add), .link(.revoke), .inboxRead: true
         case .webhook(.add), .webhook(.remove), .webhook(.enable): true
         default: false
         }

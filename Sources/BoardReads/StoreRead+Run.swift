@@ -78,6 +78,19 @@ extension StoreRead {
             case .boardAtAnswer(let request): return .encoded(try request.run(on: store))
             case .historyPage(let request): return .encoded(try request.run(on: store))
             case .commentsPage(let request): return .encoded(try request.run(on: store))
+            case .inbox(let member, let limit):
+                return .encoded(try inboxStore(capabilities).inbox(of: member, limit: limit).response)
+            case .markRead(let member, let upTo):
+                let unread = try inboxStore(capabilities).markRead(member, upTo: upTo)
+                return .encoded(
+                    .json(200) { w in
+                        w.beginObject()
+                        w.write("unread", unread)
+                        w.endObject()
+                    })
+            case .notices(let after, let madeBefore, let limit):
+                guard let inbox = capabilities.inbox else { return .notices(NoticeFeed(notices: [], latest: 0)) }
+                return .notices(try inbox.notices(after: after, madeBefore: madeBefore, limit: limit))
             case .encodeStreamReset(let board, let seq):
                 return .streamReset(seq: seq, bytes: StreamEvent.reset(board, seq: seq).encoded())
             case .parseTrello(let id, let bytes, let maxBoardBytes):
@@ -92,6 +105,12 @@ extension StoreRead {
             return .failed(error)
         }
     }
+}
+
+/// The store's inboxes, or a failure saying it keeps none.
+private func inboxStore(_ capabilities: StoreCapabilities) throws(StoreError) -> any InboxStore {
+    guard let inbox = capabilities.inbox else { throw StoreError("this store keeps no inboxes") }
+    return inbox
 }
 
 /// The store's webhooks, or a failure saying it keeps none.

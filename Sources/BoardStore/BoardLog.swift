@@ -79,6 +79,7 @@ final class BoardLog<Rows: BoardRows> {
         if ops.contains(where: \.op.isCommentOp) { try rows.writeComments(ops, of: id) }
         let title = replica.state.board.title
         for op in ops {
+            try writeNotices(of: op, on: replica.state.board, id: id)
             replica.state.board.apply(op.op)
             replica.state.seq = op.seq
             replica.addOp(op.seq, bytes: Self.bytes(of: op))
@@ -119,7 +120,9 @@ final class BoardLog<Rows: BoardRows> {
             let id = append.id
             var replica = append.replica
             let title = replica.state.board.title
+            if append.ops.contains(where: \.op.isCommentOp) { try rows.writeComments(append.ops, of: id) }
             for op in append.ops {
+                try writeNotices(of: op, on: replica.state.board, id: id)
                 replica.state.board.apply(op.op)
                 replica.state.seq = op.seq
                 replica.addOp(op.seq, bytes: Self.bytes(of: op))
@@ -128,6 +131,12 @@ final class BoardLog<Rows: BoardRows> {
             try keepTitle(of: replica, was: title, id: id)
             replicas[id] = replica
         }
+    }
+
+    /// Stores the notices `op` makes on `board` (as it was before the op), in this transaction.
+    private func writeNotices(of op: CommittedOp, on board: Board, id: BoardID) throws(StoreError) {
+        guard Notice.mayNotify(op.op) else { return }
+        for notice in Notice.made(by: op, on: board, id: id) { try rows.putNotice(notice) }
     }
 
     /// The board row's title follows a `retitle` or a `restore` (the board list reads it there,

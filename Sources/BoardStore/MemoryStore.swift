@@ -42,6 +42,8 @@ package final class MemoryStore: BoardStore {
     let links = Mutex<[String: ShareLink]>([:])
     /// Webhooks, oldest first (MemoryStore+Webhooks.swift); a board's go with it.
     let webhookRows = Mutex<[Webhook]>([])
+    /// Every member's notices (MemoryStore+Inbox.swift); taken inside `boards`' lock when written.
+    let inbox = Mutex(MemoryInbox())
 
     /// An empty store.
     package init() {}
@@ -58,6 +60,9 @@ package final class MemoryStore: BoardStore {
                     if boards[board.id] == nil { boards[board.id] = Entry(board: board, log: [], base: board) }
                 case .append(let id, let ops):
                     for op in ops {
+                        if let board = boards[id]?.board, Notice.mayNotify(op.op) {
+                            inbox.withLock { $0.put(Notice.made(by: op, on: board, id: id)) }
+                        }
                         boards[id]?.board.apply(op.op)
                         boards[id]?.log.append(op)
                         boards[id]?.note(op)

@@ -163,6 +163,28 @@ enum PostgresSchema {
         );
         CREATE INDEX webhooks_by_board ON webhooks (board, created);
         """,
+        // Each member's inbox (Inbox.swift), shared by every node. Ids come from the one row
+        // of inbox_counter, which a writing transaction holds locked until it ends: ids count up
+        // in commit order, so a node that read up to an id missed none below it.
+        """
+        CREATE TABLE notices (
+            id        int8 PRIMARY KEY,
+            member    text COLLATE "C" NOT NULL,  -- whose inbox
+            kind      text NOT NULL,              -- mention, assign
+            board     text COLLATE "C" NOT NULL,
+            item      text COLLATE "C" NOT NULL,
+            label     bytea NOT NULL,             -- the card's label then
+            by_member text NOT NULL,
+            by_name   bytea NOT NULL,
+            at        int8 NOT NULL,              -- milliseconds since 1970
+            seq       int8 NOT NULL,              -- the op that made it
+            comment   int8 NOT NULL,              -- a mention's comment (its seq); 0 for assign
+            read      int8 NOT NULL DEFAULT 0
+        );
+        CREATE INDEX notices_by_member ON notices (member, id);
+        CREATE TABLE inbox_counter (next int8 NOT NULL);
+        INSERT INTO inbox_counter (next) VALUES (0);
+        """,
     ]
 
     /// The SQLSTATE `shuffleboard_fence` raises when a board is fenced (class SB is no standard one).

@@ -105,6 +105,25 @@ enum Schema {
         CREATE TRIGGER webhooks_go_with_their_board AFTER DELETE ON boards
         BEGIN DELETE FROM webhooks WHERE board = old.id; END;
         """,
+        // Each member's inbox (Inbox.swift): mentions and assignments, written with the op
+        // that made them; ids count up in commit order (AUTOINCREMENT: never reused).
+        """
+        CREATE TABLE notices (
+            id        INTEGER PRIMARY KEY AUTOINCREMENT,
+            member    TEXT NOT NULL,              -- whose inbox
+            kind      TEXT NOT NULL,              -- mention, assign
+            board     TEXT NOT NULL,
+            item      TEXT NOT NULL,
+            label     TEXT NOT NULL,              -- the card's label then
+            by_member TEXT NOT NULL,
+            by_name   TEXT NOT NULL,
+            at        INTEGER NOT NULL,           -- milliseconds since 1970
+            seq       INTEGER NOT NULL,           -- the op that made it
+            comment   INTEGER NOT NULL,           -- a mention's comment (its seq); 0 for assign
+            read      INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX notices_by_member ON notices (member, id);
+        """,
     ]
 
     /// The version this code writes.

@@ -16,6 +16,8 @@ package struct StoreCapabilities: Sendable {
     package let links: (any LinkStore)?
     /// Webhooks and their cursors, when the store keeps them.
     package let webhooks: (any WebhookStore)?
+    /// Members' inboxes, when the store keeps them.
+    package let inbox: (any InboxStore)?
 
     /// What `store` can do.
     package init(_ store: any BoardStore) {
@@ -25,6 +27,7 @@ package struct StoreCapabilities: Sendable {
         pipeline = store.asPipelinedWrites
         links = store.asLinkStore
         webhooks = store.asWebhookStore
+        inbox = store.asInboxStore
     }
 }
 

@@ -121,6 +121,7 @@ func types(_ messages: [ServerMessage]) -> [String] {
         case .pong: "pong"
         case .presence: "presence"
         case .auth: "auth"
+        case .notice: "notice"
         }
     }
 }

@@ -75,3 +75,18 @@ extension DelegatingStore where Self: ClusterStore, Inner: ClusterStore {
     /// As `inner`.
     package func clusterSecret() throws(StoreError) -> [UInt8] { try inner.clusterSecret() }
 }
+
+extension DelegatingStore where Self: InboxStore, Inner: InboxStore {
+    /// As `inner`.
+    package func inbox(of member: MemberID, limit: Int) throws(StoreError) -> InboxPage {
+        try inner.inbox(of: member, limit: limit)
+    }
+    /// As `inner`.
+    package func markRead(_ member: MemberID, upTo: Int64) throws(StoreError) -> Int {
+        try inner.markRead(member, upTo: upTo)
+    }
+    /// As `inner`.
+    package func notices(after: Int64?, madeBefore: Int64, limit: Int) throws(StoreError) -> NoticeFeed {
+        try inner.notices(after: after, madeBefore: madeBefore, limit: limit)
+    }
+}

@@ -102,8 +102,9 @@ extra=("$@")
 token=""
 check "without access control"
 # With access control every request carries an admin token for every board; requests without
-# one (schemathesis's ignored_auth check) must get 401.
+# one (schemathesis's ignored_auth check) must get 401. It names a member (`--user`), whose inbox
+# `/api/inbox` is.
 printf 'a secret for the API test, long enough\n' >"$work/secrets"
-token=$("$SHUFFLEBOARD_BIN" token '*' --role admin --ttl 1h --auth-secret "$work/secrets")
+token=$("$SHUFFLEBOARD_BIN" token '*' --role admin --ttl 1h --user schemathesis --auth-secret "$work/secrets")
 check "with --auth-secret" --auth-secret "$work/secrets"
 exit "$status"

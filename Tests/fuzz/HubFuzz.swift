@@ -733,7 +733,7 @@ final class HubDriver {
             require(at <= client.seq, "\(message) for \(id) names seq \(at); it has seen \(client.seq)")
         case .join, .leave, .presence:
             require(client.welcomed, "\(message) for \(id) before its welcome")
-        case .error, .pong, .auth:
+        case .error, .pong, .auth, .notice:
             break
         }
     }

@@ -26,6 +26,7 @@ board.on('op', (op: CommittedOp) => {
 board.on('dragStart', (d) => console.log(`${d.by} lifted ${d.item}`));
 board.on('hover', (h) => console.log(h.over, h.zone, h.mode));
 board.on('drop', (d) => console.log(d.reason ?? 'dropped'));
+board.on('notice', (n) => console.log(`${n.by.name} ${n.kind === 'mention' ? 'mentioned you on' : 'assigned you'} ${n.label} (${n.board})`, n.id, n.read));
 board.on('presence', (p: Presence) => console.log(p.users.length, p.userCount));
 board.on('expired', () => console.log('access expired'));
 board.on('close', ({ code, reason }) => console.log(code, reason));

@@ -265,10 +265,31 @@ export interface JoinMessage { type: 'join'; user: User }
 export interface LeaveMessage { type: 'leave'; user: User }
 export interface PresenceMessage { type: 'presence'; userCount: number; users?: User[] }
 export interface PongMessage { type: 'pong' }
+/**
+ * A new entry in the inbox of this client's member (a mention or an assignment), on any board:
+ * sent to every connected client of the member once its op is durable (docs/protocol.md,
+ * Mentions and the inbox). `GET /api/inbox` lists the same notices, by the same `id`.
+ */
+export interface NoticeMessage {
+  type: 'notice';
+  /** Unique in the server's store; greater for a notice committed later. */
+  id: number;
+  kind: 'mention' | 'assign';
+  board: string;
+  item: string;
+  /** The card's label when the op was committed. */
+  label: string;
+  by: { member: string; name: string };
+  /** Milliseconds since 1970. */
+  at: number;
+  /** The op that made it, on `board`. */
+  seq: number;
+  read: boolean;
+}
 
 export type ServerMessage =
   | Welcome | CommittedOp | DragStartMessage | HoverMessage | DropMessage | RejectMessage | AckMessage
-  | ErrorMessage | AuthAnswer | JoinMessage | LeaveMessage | PresenceMessage | PongMessage;
+  | ErrorMessage | AuthAnswer | JoinMessage | LeaveMessage | PresenceMessage | PongMessage | NoticeMessage;
 
 // ---- The client.
 
@@ -294,6 +315,8 @@ export interface ClientEvents {
   error: ErrorMessage;
   auth: AuthAnswer;
   pong: PongMessage;
+  /** A new notice in the inbox of the client's member (from any board). */
+  notice: NoticeMessage;
   dragStart: DragStartMessage;
   hover: HoverMessage;
   drop: DropMessage;

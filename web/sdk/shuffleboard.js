@@ -63,6 +63,8 @@ export function connect(options) {
  *   'welcome'     the server's welcome (with `board`, or `ops` when resumed)
  *   'op'          a committed op, in seq order, gapless: live, or one a resuming welcome carried
  *   'ack', 'reject', 'error', 'auth', 'pong'   the server's message of that type
+ *   'notice'      a new notice in the inbox of the client's member, from any board (a mention or
+ *                 an assignment: {id, kind, board, item, label, by, at, seq, read})
  *   'dragStart', 'hover', 'drop'               other people's (and one's own) drags
  *   'join', 'leave'                            a user came or went
  *   'presence'    who is here changed: {users, userCount} (userCount only on a large board)

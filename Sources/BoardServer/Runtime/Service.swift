@@ -103,6 +103,7 @@ final class Service {
             leaseKeeper = nil
         }
         if hubConfig.auth != nil { hubConfig.revoked = Self.revocations(in: capabilities.revocations, log: log) }
+        hubConfig.inbox = capabilities.inbox != nil
         hub = Hub(config: hubConfig)
         clientLog = ClientLog(log, budget: hub.logBudget)
         meters = TransportMeters(hub.metrics)
