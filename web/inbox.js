@@ -9,6 +9,7 @@
 import { el } from './dom.js';
 import { icon } from './icons.js';
 import { apiHeaders, isValidId } from './protocol.js';
+import { tokenMember } from './sdk/wire.js';
 
 /** The most notices the page keeps (the server keeps 500 per member). */
 export const MAX_NOTICES = 500;
@@ -115,7 +116,10 @@ export function installInbox(root, ctx) {
       el(doc, 'span', { className: 'inbox-where', text: `${n.board} · ${new Date(n.at).toLocaleString()}` })))));
   };
 
-  const refresh = () => api(`/api/inbox?limit=${PAGE}`)
+  // An inbox is the token's member (`sub`): a token that names none has no inbox to show (the
+  // server would answer 403), so the bell stays away and nothing is asked.
+  const hasInbox = () => !ctx.token() || tokenMember(ctx.token()) !== null;
+  const refresh = () => (!hasInbox() ? Promise.resolve((slot.hidden = true)) : api(`/api/inbox?limit=${PAGE}`))
     .then((r) => (r.ok ? r.json() : null))
     .then((page) => { if (list.load(page)) draw(); })
     .catch(() => {});

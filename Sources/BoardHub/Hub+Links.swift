@@ -50,6 +50,10 @@ extension Hub {
         }
         switch request.method {
         case .get, .head:
+            // A board `hello` made is stored with its first op (or its first link): none yet.
+            if let host = boards[id], host.unsaved, !isDeleting(id) {
+                return linkAnswered(.list(id), .links([]), exchange: exchange)
+            }
             read(.links(id, now: nowSeconds), then: .http(exchange, .link(.list(id))))
         case .post:
             let asked: (role: Role, ttl: Int64)
@@ -67,9 +71,15 @@ extension Hub {
                 .info,
                 "\(request.peer) makes \(asked.role == .edit ? "an" : "a") \(asked.role.rawValue) link \(link.id) for board \(id)"
             )
-            read(
-                .addLink(link, maximum: Self.maxLinksPerBoard, now: nowSeconds),
-                then: .http(exchange, .link(.add(link, token: token))))
+            let request = StoreRead.addLink(link, maximum: Self.maxLinksPerBoard, now: nowSeconds)
+            let continuation = Continuation.http(exchange, .link(.add(link, token: token)))
+            if let host = boards[id], host.unsaved, !isDeleting(id) {
+                // The store has only boards it was given: this one is stored now, and the link
+                // added once that is durable (a link is made only for a stored board).
+                let ticket = storeNow(host)
+                return boards.pending.after(ticket, read: request, then: continuation, exchange: exchange)
+            }
+            read(request, then: continuation)
         default:
             emit(.respond(exchange, .methodNotAllowed("GET, POST")))
         }

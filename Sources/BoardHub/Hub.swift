@@ -247,6 +247,15 @@ package final class Hub {
     /// True while the board's deletion is not yet durable.
     func isDeleting(_ id: BoardID) -> Bool { boards.pending.isDeleting(id) }
 
+    /// Stores a board `hello` made (`unsaved`) now; the ticket of its creation.
+    func storeNow(_ host: BoardHost) -> Ticket {
+        host.unsaved = false
+        let ticket = makeTicket()
+        boards.pending.create(host.room.id, ticket: ticket)
+        emit(.persist(.create(host.room.published), ticket: ticket))
+        return ticket
+    }
+
     /// A room for a new `board` as the config says.
     func makeRoom(board: Board) -> Room { Room(board: board, settings: config.room) }
 
@@ -269,13 +278,8 @@ package final class Hub {
                 guard !host.members.isEmpty else { continue }
                 emit(.broadcast(message, to: host.members, except: except.flatMap(host.connection(of:))))
             case .persist(let op):
-                if host.unsaved {
-                    // A board made by `hello` is stored with its first op, not before.
-                    host.unsaved = false
-                    let ticket = makeTicket()
-                    boards.pending.create(host.room.id, ticket: ticket)
-                    emit(.persist(.create(host.room.published), ticket: ticket))
-                }
+                // A board made by `hello` is stored with its first op, not before.
+                if host.unsaved { _ = storeNow(host) }
                 emit(.persist(.append(host.room.id, [op]), ticket: nil))
                 inboxPersisting(op, on: host.room.id)
             case .readBoard(let request, let user):
@@ -312,6 +316,7 @@ package final class Hub {
             if settlesAt != nil, boards.pending.isSettling, !access.isLoading { access.reloadSoon() }
             if let id = done.created, let host = boards[id] { evictIfIdle(host) }
             if let (exchange, response) = done.answer { emit(.respond(exchange, response)) }
+            if let (request, continuation) = done.read { read(request, then: continuation) }
         }
         inboxDurable(seqs)
     }

@@ -16,6 +16,9 @@ struct PendingWrites {
     /// (a board made again under it would honour the old links' tokens).
     private var settling: [BoardID: Int] = [:]
     private var answers: [Ticket: (ExchangeID, HTTPResponse)] = [:]
+    /// Reads that wait for a creation to be durable (a share link made on a board `hello` made,
+    /// which the store has only once this is), with the exchange they answer.
+    private var followUps: [Ticket: (read: StoreRead, then: Continuation, exchange: ExchangeID)] = [:]
 
     /// What a durable ticket finished.
     struct Done {
@@ -23,6 +26,8 @@ struct PendingWrites {
         var created: BoardID?
         /// The answer that waited for it.
         var answer: (ExchangeID, HTTPResponse)?
+        /// The read that waited for it, to ask now.
+        var read: (StoreRead, Continuation)?
     }
 
     /// What a failed ticket leaves.
@@ -37,6 +42,11 @@ struct PendingWrites {
     mutating func create(_ board: BoardID, ticket: Ticket, answer: (ExchangeID, HTTPResponse)? = nil) {
         creating[ticket] = board
         if let answer { answers[ticket] = answer }
+    }
+
+    /// `read` is asked once `ticket` (a creation) is durable; if it fails, `exchange` gets 503.
+    mutating func after(_ ticket: Ticket, read: StoreRead, then: Continuation, exchange: ExchangeID) {
+        followUps[ticket] = (read, then, exchange)
     }
 
     /// The board's deletion is queued under `ticket`; `answer` goes out once it is durable.
@@ -58,7 +68,10 @@ struct PendingWrites {
     /// come back (`revocationsLoaded`), when given.
     mutating func durable(_ ticket: Ticket, settlesAt load: Int? = nil) -> Done {
         if let board = deleting.removeValue(forKey: ticket), let load { settling[board] = load }
-        return Done(created: creating.removeValue(forKey: ticket), answer: answers.removeValue(forKey: ticket))
+        let followUp = followUps.removeValue(forKey: ticket)
+        return Done(
+            created: creating.removeValue(forKey: ticket), answer: answers.removeValue(forKey: ticket),
+            read: followUp.map { ($0.read, $0.then) })
     }
 
     /// Revocation load `load` came back: the deletions it settles are over; their boards, by id.
@@ -75,7 +88,9 @@ struct PendingWrites {
     /// be loaded again).
     mutating func failed(_ ticket: Ticket) -> Failed {
         deleting[ticket] = nil
+        let followUp = followUps.removeValue(forKey: ticket)
         return Failed(
-            creationLost: creating.removeValue(forKey: ticket) != nil, exchange: answers.removeValue(forKey: ticket)?.0)
+            creationLost: creating.removeValue(forKey: ticket) != nil,
+            exchange: answers.removeValue(forKey: ticket)?.0 ?? followUp?.exchange)
     }
 }

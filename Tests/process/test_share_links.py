@@ -79,6 +79,22 @@ def test_a_link_is_made_used_listed_kept_and_revoked(servers, tmp_path, secrets)
     bystander.close()
 
 
+def test_a_board_hello_made_gets_links_before_its_first_op(servers, tmp_path, secrets):
+    """A board made by `hello` is stored with its first op; its admin's Share dialog lists no
+    links (not 404), and making one stores the board first, then the link."""
+    server = servers("--port", "0", "--data", str(tmp_path / "data"), "--auth-secret", secrets)
+    admin = mint(tmp_path, "fresh", "--role", "admin")
+    c = Client(server)
+    c.send({"type": "hello", "board": "fresh", "name": "Admin", "token": admin})
+    c.expect(lambda m: m["type"] == "welcome")
+    assert server.http("GET", "/api/boards/fresh/links", token=admin) == (200, {"links": []})
+    status, made = server.http("POST", "/api/boards/fresh/links", body={"role": "view"}, token=admin)
+    assert status == 201, made
+    status, listed = server.http("GET", "/api/boards/fresh/links", token=admin)
+    assert status == 200 and [l["id"] for l in listed["links"]] == [made["id"]]
+    c.close()
+
+
 def test_a_deleted_boards_links_end_with_it(servers, tmp_path, secrets):
     """A board's links go with the board: its list is 404, and a board made again under the same
     id (by an admin, or by the old link's own hello, which may create boards) does not honour

@@ -41,6 +41,22 @@ export function tokenExpiry(token) {
   }
 }
 
+/**
+ * The member a token's payload names (`sub`), or null when it names none (or is not a
+ * `v1.PAYLOAD.SIGNATURE` token). Unverified: the page only uses it to know whether the server
+ * can say whose inbox it is.
+ */
+export function tokenMember(token) {
+  const parts = typeof token === 'string' ? token.split('.') : [];
+  if (parts.length !== 3 || parts[0] !== 'v1' || !/^[A-Za-z0-9_-]{1,2048}$/.test(parts[1])) return null;
+  try {
+    const json = JSON.parse(atob(parts[1].replace(/-/g, '+').replace(/_/g, '/')));
+    return typeof json?.sub === 'string' && json.sub ? json.sub : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The close code for a refused token: the client must not reconnect on its own. */
 export const CLOSE_UNAUTHORIZED = 4401;
 
