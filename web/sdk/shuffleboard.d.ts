@@ -481,6 +481,8 @@ export function isValidId(s: unknown): s is string;
 export function isToken(token: unknown): token is string;
 /** A token's expiry (seconds since 1970) as its payload says, unverified; null when it says none. */
 export function tokenExpiry(token: string | null | undefined): number | null;
+/** The member a token's payload names (`sub`), or null; unverified (the server decides). */
+export function tokenMember(token: string | null | undefined): string | null;
 export function newOpId(): string;
 /** The messages in one server frame, in order (throws on text that is not JSON). */
 export function parseFrame(text: string): ServerMessage[];
