@@ -58,6 +58,7 @@ final class BoardLog<Rows: BoardRows> {
         guard try rows.insertBoard(board, seq: 0, created: Self.now(), ignoringExisting: true) else { return }
         let json = board.encoded(stored: true)
         try rows.putSnapshot(json, of: board.id, at: 0)
+        try rows.reindex(board, comments: [], seq: 0)
         replicas[board.id] = Replica(
             state: BoardState(board: board, seq: 0, latestSnapshot: 0, baseSeq: 0), snapshots: [(0, json.count)],
             ops: [])
@@ -81,6 +82,7 @@ final class BoardLog<Rows: BoardRows> {
             replica.addOp(op.seq, bytes: Self.bytes(of: op))
             if snapshotDue(replica) { try snapshot(&replica, of: id) }
         }
+        try rows.index(SearchChanges(ops), board: replica.state.board)
         replicas[id] = replica
     }
 
@@ -120,6 +122,7 @@ final class BoardLog<Rows: BoardRows> {
                 replica.addOp(op.seq, bytes: Self.bytes(of: op))
                 if snapshotDue(replica) { try snapshot(&replica, of: id) }
             }
+            try rows.index(SearchChanges(append.ops), board: replica.state.board)
             replicas[id] = replica
         }
     }
@@ -127,6 +130,7 @@ final class BoardLog<Rows: BoardRows> {
     /// Removes the board, its snapshots and its log.
     func delete(_ id: BoardID) throws(StoreError) {
         try rows.deleteComments(of: id)
+        try rows.deleteSearchDocs(of: id)
         try rows.deleteBoard(id)
         replicas[id] = nil
     }
@@ -149,8 +153,22 @@ final class BoardLog<Rows: BoardRows> {
         if archive.seq - archive.baseSeq >= snapshotEvery {
             try rows.putSnapshot(archive.current.encoded(stored: true), of: archive.id, at: archive.seq)
         }
+        try rows.reindex(
+            archive.current, comments: try rows.commentRows(of: archive.id, through: archive.seq), seq: archive.seq)
         // The next write reads the board back, with the sizes of what it keeps.
         replicas[archive.id] = nil
+    }
+
+    /// Rebuilds the search documents of up to `limit` boards whose index is behind their log
+    /// (`boardsBehindIndex`): each board as its snapshot and ops make it, with its comments.
+    /// Returns how many it rebuilt; the caller repeats, one transaction each time, until none.
+    func reindexBehind(limit: Int) throws(StoreError) -> Int {
+        let ids = try rows.boardsBehindIndex(limit: limit)
+        for id in ids where try rows.lockBehindIndex(id) {
+            guard let state = try rows.boardState(of: id) else { continue }
+            try rows.reindex(state.board, comments: try rows.commentRows(of: id, through: state.seq), seq: state.seq)
+        }
+        return ids.count
     }
 
     /// Whether appending `ops` may read the database (a compaction, which reads a snapshot and
