@@ -37,6 +37,7 @@ extension Hub {
         }
         if segments == ["cluster"] { return clusterRequest(request, exchange: exchange) }
         if segments == ["revocations"] { return revocationRequest(request, exchange: exchange) }
+        if segments == ["search"] { return searchRequest(request, exchange: exchange) }
         guard segments.first == "boards" else {
             return emit(.respond(exchange, .error(404, "not_found", "no such API route")))
         }

@@ -44,6 +44,8 @@ package enum StoreRead: Equatable, Sendable {
     case historyPage(HistoryPageRequest)
     /// `GET /api/boards/{id}/items/{item}/comments`: a page of comments, encoded off the service thread.
     case commentsPage(CommentsPageRequest)
+    /// `GET /api/search`: the store's search index asked, the results encoded off the service thread.
+    case search(SearchRequest)
     /// No question for the store: the board as an event stream's opening `event: reset` at
     /// `seq`, encoded off the service thread (Hub+Streams.swift).
     case encodeStreamReset(Board, seq: Seq)
@@ -59,7 +61,7 @@ extension StoreRead {
         case .load, .exists, .claim, .revoke, .revocations, .encodeSnapshot, .encodeStreamReset: false
         case .addLink, .links, .revokeLink: false
         case .snapshot, .list, .opsPage, .boardAt, .boardAtAnswer, .historyPage, .commentsPage, .nodes,
-            .snapshotAndOwner:
+            .snapshotAndOwner, .search:
             true
         }
     }

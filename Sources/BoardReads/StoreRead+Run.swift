@@ -69,6 +69,7 @@ extension StoreRead {
             case .boardAtAnswer(let request): return .encoded(try request.run(on: store))
             case .historyPage(let request): return .encoded(try request.run(on: store))
             case .commentsPage(let request): return .encoded(try request.run(on: store))
+            case .search(let request): return .encoded(try request.run(on: store))
             case .encodeStreamReset(let board, let seq):
                 return .streamReset(seq: seq, bytes: StreamEvent.reset(board, seq: seq).encoded())
             }

@@ -115,6 +115,8 @@ final class BoardLog<Rows: BoardRows> {
         try rows.appendOps(ofBoards: appends.map { ($0.id, $0.ops) })
         for append in appends {
             let id = append.id
+            // As `append` does: the comments table follows the comment ops in the same transaction.
+            if append.ops.contains(where: \.op.isCommentOp) { try rows.writeComments(append.ops, of: id) }
             var replica = append.replica
             for op in append.ops {
                 replica.state.board.apply(op.op)

@@ -58,19 +58,19 @@ extension PostgresConnection: SearchRows {
     }
 
     func searchRows(_ query: SearchQuery, board: BoardID?, limit: Int) throws(StoreError) -> [SearchRow] {
-        // ts_rank with the default weights (A 1.0, B 0.4); a comment counts only while its card
+        // ts_rank with the default weights (A 1.0, B 0.4), divided by 1 + the log of the length; a comment counts only while its card
         // has a document (is on the board), and shows its card's label.
         var rows: [SearchRow] = []
         try self.query(
             """
             WITH q AS (SELECT to_tsquery('simple', $1) AS q)
             SELECT d.board, coalesce(t.label, ''), d.item, d.seq, coalesce(c.label, d.label),
-                   coalesce(c.archived, d.archived)::int8, d.body
+                   coalesce(c.archived, d.archived)::int4::int8, d.body
             FROM q, search_docs d
             LEFT JOIN search_docs c ON d.seq > 0 AND c.board = d.board AND c.item = d.item AND c.seq = 0
             LEFT JOIN search_docs t ON t.board = d.board AND t.item = '' AND t.seq = 0
             WHERE d.doc @@ q.q AND (d.seq = 0 OR c.board IS NOT NULL) AND ($3 = '' OR d.board = $3)
-            ORDER BY ts_rank(d.doc, q.q) DESC, d.board, d.item, d.seq LIMIT $2
+            ORDER BY ts_rank(d.doc, q.q, 1) DESC, d.board, d.item, d.seq LIMIT $2
             """,
             [.text(query.tsquery), .int(limit), .text(board?.rawValue ?? "")]
         ) { row in
