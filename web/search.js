@@ -11,8 +11,8 @@ import { apiHeaders, tokenFragment } from './protocol.js';
 export const SEARCH_PAUSE_MS = 200;
 /** How many results one search shows. */
 export const SEARCH_LIMIT = 20;
-/** The most characters of a query the box sends (the server takes at most 256 bytes). */
-export const SEARCH_MAX_CHARS = 80;
+/** The most characters of a query the box sends (the server takes 64, at most 256 bytes). */
+export const SEARCH_MAX_CHARS = 64;
 
 const WORD = /[\p{L}\p{N}\p{Co}][\p{L}\p{M}\p{N}\p{Co}]*/gu;
 

@@ -19,10 +19,13 @@ extension Hub {
         guard let text = request.query["q"] else {
             return emit(.respond(exchange, .error(400, "bad_request", "q (the words to look for) is missing")))
         }
-        guard text.utf8.count <= SearchQuery.maximumBytes else {
+        guard text.unicodeScalars.count <= SearchQuery.maximumScalars else {
             return emit(
                 .respond(
-                    exchange, .error(400, "bad_request", "q must be at most \(SearchQuery.maximumBytes) bytes")))
+                    exchange,
+                    .error(
+                        400, "bad_request",
+                        "q must be at most \(SearchQuery.maximumScalars) characters (256 bytes)")))
         }
         var limit = Self.searchDefault
         if let text = request.query["limit"] {

@@ -16,6 +16,36 @@ extension PostgresConnection: SearchRows {
             ])
     }
 
+    /// Up to 100 documents an INSERT: a round trip and a statement each cost more than a row (a
+    /// restore of a board of 1,000 cards writes them all again).
+    func putSearchDocs(_ docs: [SearchDoc]) throws(StoreError) {
+        var start = docs.startIndex
+        while start < docs.endIndex {
+            let chunk = docs[start..<min(start + 100, docs.endIndex)]
+            var values: [PostgresValue] = []
+            var tuples: [String] = []
+            for doc in chunk {
+                let n = values.count
+                let (label, body) = ("$\(n + 5)", "$\(n + 6)")
+                tuples.append(
+                    "($\(n + 1), $\(n + 2), $\(n + 3), $\(n + 4), \(label), \(body), "
+                        + "setweight(to_tsvector('simple', \(label)), 'A') || setweight(to_tsvector('simple', \(body)), 'B'))"
+                )
+                values += [
+                    .text(doc.board.rawValue), .text(doc.item), .int(doc.seq), .bool(doc.archived),
+                    .text(Self.indexable(doc.label)), .text(Self.indexable(doc.body)),
+                ]
+            }
+            try send(
+                "INSERT INTO search_docs (board, item, seq, archived, label, body, doc) VALUES "
+                    + tuples.joined(separator: ", ")
+                    + " ON CONFLICT (board, item, seq) DO UPDATE SET archived = EXCLUDED.archived, "
+                    + "label = EXCLUDED.label, body = EXCLUDED.body, doc = EXCLUDED.doc",
+                values)
+            start = chunk.endIndex
+        }
+    }
+
     func deleteSearchDoc(of id: BoardID, item: String, seq: Seq) throws(StoreError) {
         try send(
             "DELETE FROM search_docs WHERE board = $1 AND item = $2 AND seq = $3",

@@ -9,8 +9,9 @@ package import BoardCore
 
 /// A search, as the words of its text.
 package struct SearchQuery: Equatable, Sendable {
-    /// The most bytes of query text `GET /api/search` takes.
-    package static let maximumBytes = 256
+    /// The most characters (Unicode scalars) of query text `GET /api/search` takes: at most 256
+    /// bytes of UTF-8, and a bound a JSON schema can state (docs/openapi.yaml).
+    package static let maximumScalars = 64
     /// The most words a query keeps (the first ones).
     package static let maximumWords = 8
     /// The most bytes a word keeps (longer ones are cut, so still match as prefixes).
@@ -70,12 +71,16 @@ package struct SearchQuery: Equatable, Sendable {
     }
 
     /// The FTS5 MATCH expression: each word a quoted prefix, all of them needed.
-    var fts5: String { words.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"*" }.joined(separator: " ") }
+    var fts5: String {
+        words.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"*" }.joined(separator: " ")
+    }
 
     /// The `to_tsquery('simple', …)` text: each word a quoted prefix (`:*`), all of them needed.
     var tsquery: String {
-        words.map { "'" + $0.replacingOccurrences(of: "'", with: "''").replacingOccurrences(of: "\\", with: "\\\\") + "':*" }
-            .joined(separator: " & ")
+        words.map {
+            "'" + $0.replacingOccurrences(of: "'", with: "''").replacingOccurrences(of: "\\", with: "\\\\") + "':*"
+        }
+        .joined(separator: " & ")
     }
 
     /// Whether `word` (lowercased) begins with one of the query's words.

@@ -5,6 +5,8 @@ internal import BoardCore
 protocol SearchRows {
     /// Inserts or replaces a document.
     func putSearchDoc(_ doc: SearchDoc) throws(StoreError)
+    /// Inserts or replaces documents (distinct keys); a store may write them in fewer statements.
+    func putSearchDocs(_ docs: [SearchDoc]) throws(StoreError)
     /// Deletes the document of a card (`seq` 0) or of a comment.
     func deleteSearchDoc(of id: BoardID, item: String, seq: Seq) throws(StoreError)
     /// Deletes every document of the board.
@@ -68,21 +70,29 @@ struct SearchChanges {
 }
 
 extension SearchRows {
+    /// One statement per document.
+    func putSearchDocs(_ docs: [SearchDoc]) throws(StoreError) {
+        for doc in docs { try putSearchDoc(doc) }
+    }
+
     /// Writes what a batch of ops changed, reading the board as it is after them (`appendOps`
     /// marked the board indexed at their last seq, in the same transaction).
     func index(_ changes: SearchChanges, board: Board) throws(StoreError) {
         if changes.everyCard {
             try deleteCardSearchDocs(of: board.id)
+            try putSearchDocs([.title(of: board)] + board.items.map { .card($0, of: board) })
+        } else if changes.title {
             try putSearchDoc(.title(of: board))
-            for item in board.items { try putSearchDoc(.card(item, of: board)) }
-        } else if changes.title { try putSearchDoc(.title(of: board)) }
+        }
+        var cards: [SearchDoc] = []
         for id in changes.cards {
             if let item = board.item(id) {
-                try putSearchDoc(.card(item, of: board))
+                cards.append(.card(item, of: board))
             } else {
                 try deleteSearchDoc(of: board.id, item: id.rawValue, seq: 0)
             }
         }
+        if !cards.isEmpty { try putSearchDocs(cards) }
         for c in changes.comments { try indexComment(c, of: board.id) }
     }
 
@@ -98,7 +108,7 @@ extension SearchRows {
     /// indexed at `seq`.
     func reindex(_ board: Board, comments: [ItemComment], seq: Seq) throws(StoreError) {
         try deleteSearchDocs(of: board.id)
-        for doc in SearchDoc.all(of: board, comments: comments) { try putSearchDoc(doc) }
+        try putSearchDocs(SearchDoc.all(of: board, comments: comments))
         try markIndexed(board.id, seq: seq)
     }
 

@@ -72,7 +72,10 @@ import Testing
 
             // "log" begins login, logo; not blogroll or catalogue (inside a word).
             let log = try Self.find(store, "log")
-            #expect(Set(Self.keys(log)) == ["alpha/Login page", "alpha/Release notes", "alpha/Old login screen", "beta/Water the login plants"])
+            #expect(
+                Set(Self.keys(log)) == [
+                    "alpha/Login page", "alpha/Release notes", "alpha/Old login screen", "beta/Water the login plants",
+                ])
             // A word in a label ranks above the same word only in a description.
             let login = Self.keys(try Self.find(store, "login"))
             #expect(login.count == 4 && login.last == "alpha/Release notes")
@@ -123,13 +126,19 @@ import Testing
                     .remove(item: Self.id("Release notes", a)),
                     .removeComment(item: catalogue, comment: CommentID("n7")!),
                     .unarchive(items: [Self.id("Old login screen", a)], zone: ZoneID("tray")!, before: nil),
-                    .editCheck(item: catalogue, check: a.board.item(catalogue)?.checklist.first?.id ?? CheckID("k1")!, changes: CheckEdit(text: "Weblog links")),
+                    .editCheck(
+                        item: catalogue, check: a.board.item(catalogue)?.checklist.first?.id ?? CheckID("k1")!,
+                        changes: CheckEdit(text: "Weblog links")),
                 ], on: &a)
             #expect(ops.count == 5)
             try store.write([.append(boardA, ops)])
-            #expect(Set(Self.keys(try Self.find(store, "login"))) == ["alpha/Old login screen", "beta/Water the login plants"])
-            #expect(try Self.find(store, "login")
-                .first { $0.label == "Old login screen" }?.archived == false)
+            #expect(
+                Set(Self.keys(try Self.find(store, "login"))) == [
+                    "alpha/Old login screen", "beta/Water the login plants",
+                ])
+            #expect(
+                try Self.find(store, "login")
+                    .first { $0.label == "Old login screen" }?.archived == false)
             #expect(Self.keys(try Self.find(store, "sign")) == ["alpha/Sign-in page"])
             #expect(try Self.find(store, "zebra").isEmpty)
             #expect(try Self.find(store, "blogroll").isEmpty)
@@ -148,8 +157,9 @@ import Testing
             let (a, _) = try Self.fill(store)
             // The comment is in the comments table, which the rebuild reads (on PostgreSQL the
             // batch of two boards goes the pipelined way, which once left comments out).
-            guard case .comments(let comments, _) = try store.comments(
-                of: boardA, item: Self.id("Catalogue", a), before: nil, limit: 10)
+            guard
+                case .comments(let comments, _) = try store.comments(
+                    of: boardA, item: Self.id("Catalogue", a), before: nil, limit: 10)
             else { Issue.record("no comments page"); return }
             #expect(comments.map(\.text) == ["Zebra crossing near the office"])
             store.close()
@@ -158,7 +168,10 @@ import Testing
             try space.execute("UPDATE boards SET indexed = -1")
             #expect(try space.count("search_docs") == 0)
             store = try space.open(snapshotEvery: 3, keepOps: 2)
-            #expect(Set(Self.keys(try Self.find(store, "log"))) == ["alpha/Login page", "alpha/Release notes", "alpha/Old login screen", "beta/Water the login plants"])
+            #expect(
+                Set(Self.keys(try Self.find(store, "log"))) == [
+                    "alpha/Login page", "alpha/Release notes", "alpha/Old login screen", "beta/Water the login plants",
+                ])
             #expect(Self.keys(try Self.find(store, "zebra")) == ["alpha/Catalogue#n7"])
             #expect(try Self.find(store, "old").first?.archived == true)
             store.close()
@@ -169,7 +182,10 @@ import Testing
             #expect(Self.keys(try Self.find(store, "garden")) == ["beta/-"])
             // `shuffleboard reindex` rebuilds every board.
             #expect(try store.reindex(all: true) == 2)
-            #expect(Set(Self.keys(try Self.find(store, "log"))) == ["alpha/Login page", "alpha/Release notes", "alpha/Old login screen", "beta/Water the login plants"])
+            #expect(
+                Set(Self.keys(try Self.find(store, "log"))) == [
+                    "alpha/Login page", "alpha/Release notes", "alpha/Old login screen", "beta/Water the login plants",
+                ])
             store.close()
         }
     }
