@@ -203,6 +203,24 @@ import Testing
                 guard let query = SearchQuery(text) else { continue }
                 _ = try store.search(query, board: nil, limit: 10)
             }
+            // 300 texts of scalars from every plane (a fixed seed: the same ones each run).
+            var seed: UInt64 = 0x5eed
+            let planes: [ClosedRange<UInt32>] = [
+                0x20...0x7e, 0xa0...0x2fff, 0x3000...0xd7ff, 0xe000...0xffff, 0x1_0000...0x1_ffff,
+            ]
+            for _ in 0..<300 {
+                var text = ""
+                for _ in 0..<12 {
+                    seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                    let plane = planes[Int(seed >> 60) % planes.count]
+                    let span = UInt64(plane.upperBound - plane.lowerBound + 1)
+                    if let scalar = Unicode.Scalar(plane.lowerBound + UInt32((seed >> 20) % span)) {
+                        text.unicodeScalars.append(scalar)
+                    }
+                }
+                guard let query = SearchQuery(text) else { continue }
+                _ = try store.search(query, board: nil, limit: 5)
+            }
             #expect(SearchQuery("\" * : ( ) ' !") == nil)
             // Operators are words like any other: "OR" does not widen the search.
             #expect(try Self.find(store, "login OR zebra").isEmpty)
