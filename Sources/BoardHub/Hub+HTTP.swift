@@ -36,7 +36,7 @@ extension Hub {
             return emit(.respond(exchange, Self.templateList))
         }
         if segments == ["cluster"] { return clusterRequest(request, exchange: exchange) }
-        if segments == ["revocations"] { return revocationRequest(request, exchange: exchange) }
+        if segments == ["revocations"] { return access.request(request, exchange: exchange) }
         if segments == ["search"] { return searchRequest(request, exchange: exchange) }
         guard segments.first == "boards" else {
             return emit(.respond(exchange, .error(404, "not_found", "no such API route")))
@@ -47,7 +47,7 @@ extension Hub {
             // A browser's EventSource cannot send headers: the stream takes its token in the URL.
             request.authorization = "Bearer " + token
         }
-        guard let claims = authorize(request, exchange: exchange) else { return }
+        guard let claims = access.authorize(request, exchange: exchange) else { return }
         if rest.isEmpty {
             switch request.method {
             case .get:
@@ -62,6 +62,9 @@ extension Hub {
         }
         if rest.count >= 2 && rest.count <= 3 && rest[1] == "links" {
             return linksRequest(id, request, rest: rest, claims: claims, exchange: exchange)
+        }
+        if rest.count >= 2 && rest[1] == "webhooks" {
+            return webhooksRequest(id, request, rest: rest, claims: claims, exchange: exchange)
         }
         let needed: Role = request.method == .delete ? .admin : .view
         guard claims.allow(needed, on: id) else {
@@ -271,6 +274,8 @@ extension Hub {
             revoked(revocation, exchange: exchange)
         case (.link(let route), _):
             linkAnswered(route, answer, exchange: exchange)
+        case (.webhook(let route), _):
+            webhookAnswered(route, answer, exchange: exchange)
         default:
             preconditionFailure("HTTP read \(route) got \(answer)")
         }

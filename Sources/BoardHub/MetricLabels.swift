@@ -146,6 +146,8 @@ package enum LimitName: String, MetricLabels, CaseIterable {
     case revocations
     /// Live share links of one board (`POST /api/boards/{id}/links` gets 507).
     case shareLinks = "share_links"
+    /// Webhooks of one board (`POST /api/boards/{id}/webhooks` gets 507).
+    case webhooks
     /// `--max-unstored-ops`: a board's ops waiting for a failing store (`unavailable`).
     case unstoredOps = "unstored_ops"
     /// `--max-streams` (503 `busy` for an event stream).

@@ -36,6 +36,14 @@ package enum StoreRead: Equatable, Sendable {
     case links(BoardID, now: Int64)
     /// Remove a board's share link and revoke its token, in one transaction: a write.
     case revokeLink(String, of: BoardID, now: Int64)
+    /// Store a webhook unless its board has `maximum` or is not stored (Hub+Webhooks.swift): a write.
+    case addWebhook(Webhook, maximum: Int)
+    /// A board's webhooks.
+    case webhooks(BoardID)
+    /// Remove a board's webhook: a write.
+    case removeWebhook(String, of: BoardID)
+    /// Enable a board's webhook again: a write.
+    case enableWebhook(String, of: BoardID)
     /// The board as it was right after op `seq`, for a restore.
     case boardAt(BoardID, Seq)
     /// `GET /api/boards/{id}?at=SEQ`: the board as of a seq, read and encoded off the service thread.
@@ -47,7 +55,7 @@ package enum StoreRead: Equatable, Sendable {
     /// `GET /api/search`: the store's search index asked, the results encoded off the service thread.
     case search(SearchRequest)
     /// No question for the store: the board as an event stream's opening `event: reset` at
-    /// `seq`, encoded off the service thread (Hub+Streams.swift).
+    /// `seq`, encoded off the service thread (EventStreams.swift).
     case encodeStreamReset(Board, seq: Seq)
 }
 
@@ -60,6 +68,7 @@ extension StoreRead {
         switch self {
         case .load, .exists, .claim, .revoke, .revocations, .encodeSnapshot, .encodeStreamReset: false
         case .addLink, .links, .revokeLink: false
+        case .addWebhook, .webhooks, .removeWebhook, .enableWebhook: false
         case .snapshot, .list, .opsPage, .boardAt, .boardAtAnswer, .historyPage, .commentsPage, .nodes,
             .snapshotAndOwner, .search:
             true
@@ -90,12 +99,18 @@ package enum StoreAnswer: Sendable {
     case revoked(Revocation)
     /// The answer to `revocations`, made into a set on the reader thread.
     case revocations(RevocationSet)
-    /// The answer to `addLink`: stored (false: the board has its most links).
-    case linkAdded(Bool)
-    /// The answer to `links`.
-    case links([ShareLink])
+    /// The answer to `addLink`.
+    case linkAdded(LinkAddition)
+    /// The answer to `links`: nil when there is no such board.
+    case links([ShareLink]?)
     /// The answer to `revokeLink`: the link removed and revoked, or nil when there was none.
     case linkRevoked(ShareLink?)
+    /// The answer to `addWebhook`: what the store did, and the webhook.
+    case webhookAdded(WebhookAdded, Webhook)
+    /// The answer to `webhooks`: nil when the store has no such board.
+    case webhooks([Webhook]?)
+    /// The answer to `removeWebhook` and `enableWebhook`: the webhook, or nil when there was none.
+    case webhookChanged(Webhook?)
     /// The answer to `boardAt`, and the board's size as JSON (0 when there is none).
     case boardAsOf(BoardAsOf, bytes: Int)
     /// The answer to `encodeStreamReset`: the event's bytes.

@@ -13,7 +13,7 @@ enum Deferred {
     case delete(ExchangeID)
     /// `POST /api/boards/{id}/ops` (Hub+REST.swift).
     case op(ExchangeID, RESTOp.Pending)
-    /// `GET /api/boards/{id}/events` (Hub+Streams.swift).
+    /// `GET /api/boards/{id}/events` (EventStreams.swift).
     case stream(ExchangeID)
     /// `GET /api/boards/{id}/members` (Hub+Members.swift), the request kept to relay in a cluster.
     case members(ExchangeID, HTTPRequest)
@@ -35,11 +35,11 @@ enum Continuation {
     case claimed(BoardID, sent: Instant, force: Bool)
     /// The answer completes an HTTP read.
     case http(ExchangeID, HTTPRead)
-    /// The answer is the store's revocations (Hub+Revocations.swift).
+    /// The answer is the store's revocations (Access.swift).
     case revocations
     /// The answer is the board as of a restore's `to`, for this user's restore (Hub+History.swift).
     case restore(BoardID, UserID, OpRequest)
-    /// The answer is the board encoded as an event stream's `reset` (Hub+Streams.swift).
+    /// The answer is the board encoded as an event stream's `reset` (EventStreams.swift).
     case streamReset(BoardID)
 }
 
@@ -65,11 +65,14 @@ enum HTTPRead {
     case revoke
     /// `/api/boards/{id}/links…` (Hub+Links.swift).
     case link(LinkRead)
+    /// `/api/boards/{id}/webhooks…` (Hub+Webhooks.swift).
+    case webhook(WebhookRead)
 
     /// A write, which goes on when its client goes away: it was asked for.
     var writes: Bool {
         switch self {
         case .revoke, .link(.add), .link(.revoke): true
+        case .webhook(.add), .webhook(.remove), .webhook(.enable): true
         default: false
         }
     }

@@ -37,11 +37,16 @@ package final class MemoryStore: BoardStore {
     }
 
     private let boards = Mutex<[BoardID: Entry]>([:])
+    /// `body`'s result when board `id` is stored, run with the boards' lock held (taken before
+    /// `links`' and `revoked`'s, never after); nil when it is not.
+    func whileStored<R>(_ id: BoardID, _ body: () -> R) -> R? { boards.withLock { $0[id] == nil ? nil : body() } }
     private let revoked = Mutex<[String: Revocation]>([:])
     /// Share links by id (MemoryStore+Links.swift).
     let links = Mutex<[String: ShareLink]>([:])
     /// The search index (MemorySearchIndex.swift), written under `boards`' lock with the boards.
     let searchIndex = Mutex(MemorySearchIndex())
+    /// Webhooks, oldest first (MemoryStore+Webhooks.swift); a board's go with it.
+    let webhookRows = Mutex<[Webhook]>([])
 
     /// An empty store.
     package init() {}
@@ -70,6 +75,8 @@ package final class MemoryStore: BoardStore {
                     case .delete(let id):
                         boards[id] = nil
                         index.deleteSearchDocs(of: id)
+                        webhookRows.withLock { $0.removeAll { $0.board == id } }
+                        revokeLinks(of: id)
                     }
                 }
             }
@@ -168,6 +175,7 @@ package final class MemoryStore: BoardStore {
             entry.baseComments = archive.comments
             for c in archive.comments { entry.comments[c.comment.id.seq ?? 0] = c }
             for op in archive.ops { entry.note(op) }
+            if boards[archive.id] != nil { revokeLinks(of: archive.id) }
             boards[archive.id] = entry
             searchIndex.withLock { index in
                 index.deleteSearchDocs(of: archive.id)

@@ -144,7 +144,26 @@ enum PostgresSchema {
         """
         ALTER TABLE boards ADD COLUMN template text NOT NULL DEFAULT '';
         """,
-        // 8: the search index (Search.swift), as SQLite's: one document per card (seq 0),
+        // Webhooks (Webhook.swift): where a board's ops are posted, and the durable cursor of
+        // each; they go with their board. 0 and '' stand for "none" in the status columns.
+        """
+        CREATE TABLE webhooks (
+            id            text PRIMARY KEY,
+            board         text COLLATE "C" NOT NULL REFERENCES boards (id) ON DELETE CASCADE,
+            url           text NOT NULL,
+            events        text NOT NULL,             -- op types joined by commas, or *
+            secret        text NOT NULL,             -- the HMAC key of its signatures
+            created       int8 NOT NULL,             -- seconds since 1970
+            delivered     int8 NOT NULL,             -- the cursor: the last seq delivered
+            failing_since int8 NOT NULL DEFAULT 0,
+            last_status   int8 NOT NULL DEFAULT 0,
+            last_error    text NOT NULL DEFAULT '',
+            last_attempt  int8 NOT NULL DEFAULT 0,
+            disabled      int8 NOT NULL DEFAULT 0    -- 1: failing for 72 h, not delivered
+        );
+        CREATE INDEX webhooks_by_board ON webhooks (board, created);
+        """,
+        // The search index (Search.swift), as SQLite's: one document per card (seq 0),
         // comment (its seq) and board title (item ''), kept in the transaction of the ops that
         // change them. `doc` is the label (weight A) and the body (B) in the 'simple' configuration
         // (no stemming, no stop words: a word matches the words it begins, as in SQLite), with a

@@ -83,7 +83,29 @@ enum Schema {
         """
         ALTER TABLE boards ADD COLUMN template TEXT NOT NULL DEFAULT '';
         """,
-        // 7: the search index (Search.swift): one document per card (seq 0), comment (its seq)
+        // Webhooks (Webhook.swift): where a board's ops are posted, and the durable cursor of
+        // each. A trigger deletes a board's webhooks with the board (a board made again under
+        // its id starts with none). 0 and '' stand for "none" in the status columns.
+        """
+        CREATE TABLE webhooks (
+            id            TEXT PRIMARY KEY NOT NULL,  -- random, base64url
+            board         TEXT NOT NULL,
+            url           TEXT NOT NULL,
+            events        TEXT NOT NULL,              -- op types joined by commas, or *
+            secret        TEXT NOT NULL,              -- the HMAC key of its signatures
+            created       INTEGER NOT NULL,           -- seconds since 1970
+            delivered     INTEGER NOT NULL,           -- the cursor: the last seq delivered
+            failing_since INTEGER NOT NULL DEFAULT 0,
+            last_status   INTEGER NOT NULL DEFAULT 0,
+            last_error    TEXT NOT NULL DEFAULT '',
+            last_attempt  INTEGER NOT NULL DEFAULT 0,
+            disabled      INTEGER NOT NULL DEFAULT 0
+        ) WITHOUT ROWID;
+        CREATE INDEX webhooks_by_board ON webhooks (board, created);
+        CREATE TRIGGER webhooks_go_with_their_board AFTER DELETE ON boards
+        BEGIN DELETE FROM webhooks WHERE board = old.id; END;
+        """,
+        // The search index (Search.swift): one document per card (seq 0), comment (its seq)
         // and board title (item ''), kept in the transaction of the ops that change them, and
         // FTS5 over their label and body. `boards.indexed` is the seq the board's documents are
         // of; -1 (every board a database had before): rebuilt from the log at the next open.

@@ -14,6 +14,8 @@ package struct StoreCapabilities: Sendable {
     package let pipeline: (any PipelinedWrites)?
     /// Share links made in the app, when the store keeps them.
     package let links: (any LinkStore)?
+    /// Webhooks and their cursors, when the store keeps them.
+    package let webhooks: (any WebhookStore)?
 
     /// What `store` can do.
     package init(_ store: any BoardStore) {
@@ -22,6 +24,7 @@ package struct StoreCapabilities: Sendable {
         revocations = store.asRevocationStore
         pipeline = store.asPipelinedWrites
         links = store.asLinkStore
+        webhooks = store.asWebhookStore
     }
 }
 
@@ -34,6 +37,8 @@ extension BoardStore {
     package var asPipelinedWrites: (any PipelinedWrites)? { nil }
     /// Keeps no share links.
     package var asLinkStore: (any LinkStore)? { nil }
+    /// Keeps no webhooks.
+    package var asWebhookStore: (any WebhookStore)? { nil }
 }
 
 extension ClusterStore {
@@ -54,4 +59,9 @@ extension PipelinedWrites {
 extension LinkStore {
     /// This store: it keeps share links.
     package var asLinkStore: (any LinkStore)? { self }
+}
+
+extension WebhookStore {
+    /// This store: it keeps webhooks.
+    package var asWebhookStore: (any WebhookStore)? { self }
 }
