@@ -24,6 +24,7 @@ import { installShare, keepToken, takeToken } from './share.js';
 import { installMultiCard } from './multicard.js';
 import { installExportMenu, installTrelloImport } from './transfer.js';
 import { installInbox } from './inbox.js';
+import { SearchBox } from './search.js';
 
 const NAME_KEY = 'shuffleboard.name';
 /** The mode last picked on a board, per board: `shuffleboard.mode.<board id>`. */
@@ -134,6 +135,16 @@ class App {
     // A `#token=` moves into sessionStorage and off the address bar (share.js).
     const taken = takeToken(this.win, this.boardId);
     this.token = taken.token;
+    // A search result's link (`&card=ITEM`) opens that card once the board is here (search.js).
+    this.pendingCard = P.isValidId(params.get('card')) ? params.get('card') : null;
+    this.search = new SearchBox(this.win.document, this.win, {
+      token: () => this.token,
+      open: (hit) => {
+        if (hit.board !== this.boardId || !this.session.scene()) return false;
+        if (hit.item) this.openCard(hit.item);
+        return true;
+      },
+    });
     // An embedding page may hand out fresh tokens: `window.shuffleboardConfig = { getToken }`,
     // set before this module runs (docs/web-client.md, "Access tokens").
     const getToken = this.win.shuffleboardConfig?.getToken;
@@ -448,6 +459,12 @@ class App {
     const hiddenItems = this.filterBar.hidden(s.board, !!this.session.drag);
     this.view.renderBoard(s.board, { ...s.deco, hiddenItems, firstRects: from ? new Map([[glide, from]]) : undefined });
     if (this.panel.isOpen) this.panel.update(s.board);
+    if (this.pendingCard && this.session.state.loaded) {
+      const card = this.pendingCard;
+      this.pendingCard = null;
+      if (s.board.items.some((i) => i.id === card)) this.openCard(card);
+      else this.view.toast('That card is no longer on this board');
+    }
     this.pending?.rendered();
     this.multiCard?.render();
     this.view.refreshGhost();

@@ -6,7 +6,7 @@ package enum AllowedMethods {
     /// What `path` (without its query) allows, or nil when it is no route of the API (a 404).
     package static func of(_ path: String) -> String? {
         switch path {
-        case "/healthz", "/readyz", "/metrics", "/api/templates", "/api/cluster", "/api/inbox": return "GET"
+        case "/healthz", "/readyz", "/metrics", "/api/templates", "/api/cluster", "/api/inbox", "/api/search": return "GET"
         case "/api/inbox/read": return "POST"
         case "/api/boards", "/api/revocations": return "GET, POST"
         case Hub.trelloImportPath: return "POST"

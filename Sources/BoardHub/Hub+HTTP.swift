@@ -40,6 +40,7 @@ extension Hub {
         if segments.first == "inbox" {
             return inboxRequest(request, rest: Array(segments.dropFirst()), exchange: exchange)
         }
+        if segments == ["search"] { return searchRequest(request, exchange: exchange) }
         guard segments.first == "boards" else {
             return emit(.respond(exchange, .error(404, "not_found", "no such API route")))
         }

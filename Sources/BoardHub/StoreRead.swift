@@ -52,6 +52,8 @@ package enum StoreRead: Equatable, Sendable {
     case historyPage(HistoryPageRequest)
     /// `GET /api/boards/{id}/items/{item}/comments`: a page of comments, encoded off the service thread.
     case commentsPage(CommentsPageRequest)
+    /// `GET /api/search`: the store's search index asked, the results encoded off the service thread.
+    case search(SearchRequest)
     /// No question for the store: the board as an event stream's opening `event: reset` at
     /// `seq`, encoded off the service thread (EventStreams.swift).
     case encodeStreamReset(Board, seq: Seq)
@@ -80,7 +82,7 @@ extension StoreRead {
         case .addLink, .links, .revokeLink, .markRead, .notices: false
         case .addWebhook, .webhooks, .removeWebhook, .enableWebhook: false
         case .snapshot, .list, .opsPage, .boardAt, .boardAtAnswer, .historyPage, .commentsPage, .nodes,
-            .snapshotAndOwner, .parseTrello, .export, .inbox:
+            .snapshotAndOwner, .parseTrello, .export, .inbox, .search:
             true
         }
     }

@@ -91,6 +91,7 @@ extension StoreRead {
             case .notices(let after, let madeBefore, let limit):
                 guard let inbox = capabilities.inbox else { return .notices(NoticeFeed(notices: [], latest: 0)) }
                 return .notices(try inbox.notices(after: after, madeBefore: madeBefore, limit: limit))
+            case .search(let request): return .encoded(try request.run(on: store))
             case .encodeStreamReset(let board, let seq):
                 return .streamReset(seq: seq, bytes: StreamEvent.reset(board, seq: seq).encoded())
             case .parseTrello(let id, let bytes, let maxBoardBytes):

@@ -60,6 +60,7 @@ final class BoardLog<Rows: BoardRows> {
         guard try rows.insertBoard(board, seq: 0, created: Self.now(), ignoringExisting: true) else { return }
         let json = board.encoded(stored: true)
         try rows.putSnapshot(json, of: board.id, at: 0)
+        try rows.reindex(board, comments: [], seq: 0)
         replicas[board.id] = Replica(
             state: BoardState(board: board, seq: 0, latestSnapshot: 0, baseSeq: 0), snapshots: [(0, json.count)],
             ops: [])
@@ -86,6 +87,7 @@ final class BoardLog<Rows: BoardRows> {
             if snapshotDue(replica) { try snapshot(&replica, of: id) }
         }
         try keepTitle(of: replica, was: title, id: id)
+        try rows.index(SearchChanges(ops), board: replica.state.board)
         replicas[id] = replica
     }
 
@@ -118,6 +120,8 @@ final class BoardLog<Rows: BoardRows> {
         try rows.appendOps(ofBoards: appends.map { ($0.id, $0.ops) })
         for append in appends {
             let id = append.id
+            // As `append` does: the comments table follows the comment ops in the same transaction.
+            if append.ops.contains(where: \.op.isCommentOp) { try rows.writeComments(append.ops, of: id) }
             var replica = append.replica
             let title = replica.state.board.title
             if append.ops.contains(where: \.op.isCommentOp) { try rows.writeComments(append.ops, of: id) }
@@ -129,6 +133,7 @@ final class BoardLog<Rows: BoardRows> {
                 if snapshotDue(replica) { try snapshot(&replica, of: id) }
             }
             try keepTitle(of: replica, was: title, id: id)
+            try rows.index(SearchChanges(append.ops), board: replica.state.board)
             replicas[id] = replica
         }
     }
@@ -148,6 +153,7 @@ final class BoardLog<Rows: BoardRows> {
     /// Removes the board, its snapshots, its log and its comments, and revokes its share links.
     func delete(_ id: BoardID) throws(StoreError) {
         try rows.deleteComments(of: id)
+        try rows.deleteSearchDocs(of: id)
         try rows.deleteBoard(id)
         // After the board row: on PostgreSQL a link being added holds that row (FOR SHARE), so
         // the deletion waits for it and this statement, a fresh snapshot, sees the new link.
@@ -174,8 +180,22 @@ final class BoardLog<Rows: BoardRows> {
         if archive.seq - archive.baseSeq >= snapshotEvery {
             try rows.putSnapshot(archive.current.encoded(stored: true), of: archive.id, at: archive.seq)
         }
+        try rows.reindex(
+            archive.current, comments: try rows.commentRows(of: archive.id, through: archive.seq), seq: archive.seq)
         // The next write reads the board back, with the sizes of what it keeps.
         replicas[archive.id] = nil
+    }
+
+    /// Rebuilds the search documents of up to `limit` boards whose index is behind their log
+    /// (`boardsBehindIndex`): each board as its snapshot and ops make it, with its comments.
+    /// Returns how many it rebuilt; the caller repeats, one transaction each time, until none.
+    func reindexBehind(limit: Int) throws(StoreError) -> Int {
+        let ids = try rows.boardsBehindIndex(limit: limit)
+        for id in ids where try rows.lockBehindIndex(id) {
+            guard let state = try rows.boardState(of: id) else { continue }
+            try rows.reindex(state.board, comments: try rows.commentRows(of: id, through: state.seq), seq: state.seq)
+        }
+        return ids.count
     }
 
     /// Whether appending `ops` may read the database (a compaction, which reads a snapshot and

@@ -155,6 +155,12 @@ package protocol BoardStore: AnyObject, Sendable {
     /// A page of a card's comments, newest first: up to `limit` (at most `maximumCommentsPage`)
     /// made before the comment of seq `before` (nil: from the newest).
     func comments(of id: BoardID, item: ItemID, before: Seq?, limit: Int) throws(StoreError) -> CommentsPage
+    /// Up to `limit` (at most `maximumSearchResults`) search hits, best first: over every board,
+    /// or only `board` when given (Search.swift).
+    func search(_ query: SearchQuery, board: BoardID?, limit: Int) throws(StoreError) -> SearchResults
+    /// Rebuilds the search index from the log: the boards whose index is behind their seq, or
+    /// every board when `all`. Returns how many boards it rebuilt.
+    func reindex(all: Bool) throws(StoreError) -> Int
     /// Releases what the store holds (connections, the directory lock); a closed store may refuse later calls.
     /// Safe to call twice.
     func close()
@@ -182,5 +188,10 @@ extension BoardStore {
 
 extension BoardStore {
     package var writesNeverWait: Bool { false }
+    /// A store without a search index (a test's) finds nothing it could be asked for.
+    package func search(_ query: SearchQuery, board: BoardID?, limit: Int) throws(StoreError) -> SearchResults {
+        throw StoreError("this store keeps no search index")
+    }
+    package func reindex(all: Bool) throws(StoreError) -> Int { 0 }
     package func forget(_ id: BoardID) {}
 }

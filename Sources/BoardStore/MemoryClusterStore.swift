@@ -243,6 +243,14 @@ package final class MemoryClusterStore: ClusterStore {
         try database.boards.comments(of: id, item: item, before: before, limit: limit)
     }
 
+    /// Search hits, from the shared boards' index.
+    package func search(_ query: SearchQuery, board: BoardID?, limit: Int) throws(StoreError) -> SearchResults {
+        try database.boards.search(query, board: board, limit: limit)
+    }
+
+    /// Rebuilds the shared boards' index.
+    package func reindex(all: Bool) throws(StoreError) -> Int { try database.boards.reindex(all: all) }
+
     /// Stores an archived board (no lease needed: this is the import path, not a node's writes).
     package func restore(_ archive: BoardArchive, replace: Bool) throws(StoreError) {
         try database.boards.restore(archive, replace: replace)

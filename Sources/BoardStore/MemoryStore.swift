@@ -15,6 +15,9 @@ package final class MemoryStore: BoardStore {
         /// The comments made at `baseSeq` or before (an import's), for archives.
         var baseComments: [ItemComment] = []
 
+        /// The live comments, oldest first.
+        var liveComments: [ItemComment] { comments.sorted { $0.key < $1.key }.map(\.value) }
+
         /// Follows what the op did to comments.
         mutating func note(_ op: CommittedOp) {
             switch op.op {
@@ -40,6 +43,8 @@ package final class MemoryStore: BoardStore {
     private let revoked = Mutex<[String: Revocation]>([:])
     /// Share links by id (MemoryStore+Links.swift).
     let links = Mutex<[String: ShareLink]>([:])
+    /// The search index (MemorySearchIndex.swift), written under `boards`' lock with the boards.
+    let searchIndex = Mutex(MemorySearchIndex())
     /// Webhooks, oldest first (MemoryStore+Webhooks.swift); a board's go with it.
     let webhookRows = Mutex<[Webhook]>([])
     /// Every member's notices (MemoryStore+Inbox.swift); taken inside `boards`' lock when written.
@@ -53,26 +58,38 @@ package final class MemoryStore: BoardStore {
 
     /// Applies the batch; memory is as durable as it gets here.
     package func write(_ batch: [StoreWrite]) throws(StoreError) {
-        boards.withLock { boards in
-            for change in batch {
-                switch change {
-                case .create(let board):
-                    if boards[board.id] == nil { boards[board.id] = Entry(board: board, log: [], base: board) }
-                case .append(let id, let ops):
-                    for op in ops {
-                        if let board = boards[id]?.board, Notice.mayNotify(op.op) {
-                            inbox.withLock { $0.put(Notice.made(by: op, on: board, id: id)) }
+        try boards.withLock { (boards: inout [BoardID: Entry]) throws(StoreError) in
+            try searchIndex.withLock { (index: inout MemorySearchIndex) throws(StoreError) in
+                for change in batch {
+                    switch change {
+                    case .create(let board):
+                        guard boards[board.id] == nil else { continue }
+                        boards[board.id] = Entry(board: board, log: [], base: board)
+                        for doc in SearchDoc.all(of: board, comments: []) { index.putSearchDoc(doc) }
+                    case .append(let id, let ops):
+                        guard boards[id] != nil else { continue }
+                        for op in ops {
+                            if let board = boards[id]?.board, Notice.mayNotify(op.op) {
+                                inbox.withLock { $0.put(Notice.made(by: op, on: board, id: id)) }
+                            }
+                            boards[id]?.board.apply(op.op)
+                            boards[id]?.log.append(op)
+                            boards[id]?.note(op)
                         }
-                        boards[id]?.board.apply(op.op)
-                        boards[id]?.log.append(op)
-                        boards[id]?.note(op)
+                        try index.index(SearchChanges(ops), board: boards[id]!.board)
+                    case .delete(let id):
+                        boards[id] = nil
+                        index.deleteSearchDocs(of: id)
+                        webhookRows.withLock { $0.removeAll { $0.board == id } }
+                        revokeLinks(of: id)
+                    case .restore(let archive):
+                        guard boards[archive.id] == nil else { continue }
+                        let entry = Self.entry(archive)
+                        boards[archive.id] = entry
+                        for doc in SearchDoc.all(of: archive.current, comments: entry.liveComments) {
+                            index.putSearchDoc(doc)
+                        }
                     }
-                case .delete(let id):
-                    boards[id] = nil
-                    webhookRows.withLock { $0.removeAll { $0.board == id } }
-                    revokeLinks(of: id)
-                case .restore(let archive):
-                    if boards[archive.id] == nil { boards[archive.id] = Self.entry(archive) }
                 }
             }
         }
@@ -167,7 +184,12 @@ package final class MemoryStore: BoardStore {
         let stored = boards.withLock { boards in
             guard replace || boards[archive.id] == nil else { return false }
             if boards[archive.id] != nil { revokeLinks(of: archive.id) }
-            boards[archive.id] = Self.entry(archive)
+            let entry = Self.entry(archive)
+            boards[archive.id] = entry
+            searchIndex.withLock { index in
+                index.deleteSearchDocs(of: archive.id)
+                for doc in SearchDoc.all(of: archive.current, comments: entry.liveComments) { index.putSearchDoc(doc) }
+            }
             return true
         }
         if !stored { throw StoreError("board \(archive.id) already exists (replace it to overwrite)") }
@@ -179,6 +201,28 @@ package final class MemoryStore: BoardStore {
         for c in archive.comments { entry.comments[c.comment.id.seq ?? 0] = c }
         for op in archive.ops { entry.note(op) }
         return entry
+    }
+
+    /// Search hits, best first, from the index (never a scan of the boards).
+    package func search(_ query: SearchQuery, board: BoardID?, limit: Int) throws(StoreError) -> SearchResults {
+        ReadGuard.check()
+        return try searchIndex.withLock { (index: inout MemorySearchIndex) throws(StoreError) in
+            try index.search(query, board: board, limit: limit)
+        }
+    }
+
+    /// Rebuilds the index from the boards (it is never behind them: only `all` does anything).
+    package func reindex(all: Bool) throws(StoreError) -> Int {
+        guard all else { return 0 }
+        return boards.withLock { boards in
+            searchIndex.withLock { index in
+                index.clearSearchIndex()
+                for entry in boards.values {
+                    for doc in SearchDoc.all(of: entry.board, comments: entry.liveComments) { index.putSearchDoc(doc) }
+                }
+                return boards.count
+            }
+        }
     }
 
     /// Nothing to release: the boards stay readable, as memory is all there is.

@@ -127,7 +127,9 @@ extension PostgresConnection: BoardRows {
                 ]
             }
             // $2 is the new seq; the UPDATE runs only with the last chunk.
-            let update = final ? "WITH seq AS (UPDATE boards SET seq = $2 WHERE id = $1) " : "WITH seq AS (SELECT $2) "
+            let update =
+                final
+                ? "WITH seq AS (UPDATE boards SET seq = $2, indexed = $2 WHERE id = $1) " : "WITH seq AS (SELECT $2) "
             try send(
                 update + "INSERT INTO ops (board, seq, op_id, \"user\", type, fields, time, name) VALUES "
                     + rows.joined(separator: ", "), values)
@@ -166,7 +168,7 @@ extension PostgresConnection: BoardRows {
             }
             let update =
                 first
-                ? "WITH seq AS (UPDATE boards SET seq = v.seq FROM unnest($1::text[], $2::int8[]) AS v(id, seq) "
+                ? "WITH seq AS (UPDATE boards SET seq = v.seq, indexed = v.seq FROM unnest($1::text[], $2::int8[]) AS v(id, seq) "
                     + "WHERE boards.id = v.id) " : ""
             try send(
                 update + "INSERT INTO ops (board, seq, op_id, \"user\", type, fields, time, name) VALUES "

@@ -185,6 +185,25 @@ enum PostgresSchema {
         CREATE TABLE inbox_counter (next int8 NOT NULL);
         INSERT INTO inbox_counter (next) VALUES (0);
         """,
+        // The search index (Search.swift), as SQLite's: one document per card (seq 0),
+        // comment (its seq) and board title (item ''), kept in the transaction of the ops that
+        // change them. `doc` is the label (weight A) and the body (B) in the 'simple' configuration
+        // (no stemming, no stop words: a word matches the words it begins, as in SQLite), with a
+        // GIN index. `boards.indexed`: the seq the board's documents are of (-1: rebuilt at open).
+        """
+        CREATE TABLE search_docs (
+            board    text COLLATE "C" NOT NULL,
+            item     text COLLATE "C" NOT NULL,    -- '' for the board's title
+            seq      int8 NOT NULL,                -- the comment's op; 0 for a card or the title
+            archived bool NOT NULL,
+            label    text NOT NULL,
+            body     text NOT NULL,
+            doc      tsvector NOT NULL,
+            PRIMARY KEY (board, item, seq)
+        );
+        CREATE INDEX search_docs_by_doc ON search_docs USING gin (doc);
+        ALTER TABLE boards ADD COLUMN indexed int8 NOT NULL DEFAULT -1;
+        """,
     ]
 
     /// The SQLSTATE `shuffleboard_fence` raises when a board is fenced (class SB is no standard one).

@@ -95,6 +95,8 @@ package final class PostgresStore: ClusterStore {
         moreWriters = more
         reader = Mutex(readerDB)
         renewer = Mutex(renewerDB)
+        // An index missing or behind the log (a database from before it) is rebuilt now.
+        if migrate { _ = try reindex(all: false) }
         try onRenewer { db throws(StoreError) in
             // Nodes gone for a day are forgotten, so that restarts under new names do not pile up.
             try db.query("DELETE FROM nodes WHERE last_seen < now() - interval '1 day'")

@@ -106,6 +106,20 @@ final class PostgresWriter {
         replicaEpochs[archive.id] = epoch
     }
 
+    /// Rebuilds the search documents of the boards behind their log (every board's when `all`),
+    /// 64 boards a transaction, each board's row locked while it is rebuilt; returns how many.
+    func reindex(all: Bool) throws(StoreError) -> Int {
+        stashAnswers()
+        if all { try inTransaction { () throws(StoreError) in try db.clearSearchIndex() } }
+        var total = 0
+        while true {
+            var done = 0
+            try inTransaction { () throws(StoreError) in done = try log.reindexBehind(limit: 64) }
+            guard done > 0 else { return total }
+            total += done
+        }
+    }
+
     /// Drops the replica of a board (it left the server's memory); a later write reads it again.
     func forget(_ id: BoardID) {
         log.forget(id)

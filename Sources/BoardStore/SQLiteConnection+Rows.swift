@@ -118,7 +118,8 @@ extension SQLiteConnection: BoardRows {
                     .int(Int(op.time.milliseconds)), .text(op.name ?? ""),
                 ])
         }
-        try query("UPDATE boards SET seq = ?2 WHERE id = ?1", [.text(id.rawValue), .int(last.seq)])
+        // The search index follows in the same transaction (BoardLog.append): it is of this seq too.
+        try query("UPDATE boards SET seq = ?2, indexed = ?2 WHERE id = ?1", [.text(id.rawValue), .int(last.seq)])
     }
 
     func deleteOps(of id: BoardID, through seq: Seq) throws(StoreError) {

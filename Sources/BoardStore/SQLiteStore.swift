@@ -58,6 +58,8 @@ package final class SQLiteStore: BoardStore {
             throw error
         }
         do throws(StoreError) {
+            // An index missing or behind the log (a database from before it) is rebuilt now.
+            _ = try openedWriter.reindex(all: false)
             openedReader = try Self.openReader(path, create: true)
         } catch {
             openedWriter.close()
@@ -197,6 +199,19 @@ package final class SQLiteStore: BoardStore {
     package func comments(of id: BoardID, item: ItemID, before: Seq?, limit: Int) throws(StoreError) -> CommentsPage {
         try read { db throws(StoreError) in
             try db.commentsPage(of: id, item: item, before: before, limit: limit, exists: db.boardSeq(of: id) != nil)
+        }
+    }
+
+    /// Search hits, best first (SQLiteConnection+Search.swift).
+    package func search(_ query: SearchQuery, board: BoardID?, limit: Int) throws(StoreError) -> SearchResults {
+        try read { db throws(StoreError) in try db.search(query, board: board, limit: limit) }
+    }
+
+    /// Rebuilds the search index of the boards behind their log, or of every board.
+    package func reindex(all: Bool) throws(StoreError) -> Int {
+        try writer.withLock { (writer: inout SQLiteWriter?) throws(StoreError) -> Int in
+            guard let writer else { throw closedOrReadOnly() }
+            return try writer.reindex(all: all)
         }
     }
 

@@ -124,6 +124,36 @@ enum Schema {
         );
         CREATE INDEX notices_by_member ON notices (member, id);
         """,
+        // The search index (Search.swift): one document per card (seq 0), comment (its seq)
+        // and board title (item ''), kept in the transaction of the ops that change them, and
+        // FTS5 over their label and body. `boards.indexed` is the seq the board's documents are
+        // of; -1 (every board a database had before): rebuilt from the log at the next open.
+        """
+        CREATE TABLE search_docs (
+            id       INTEGER PRIMARY KEY,
+            board    TEXT NOT NULL,
+            item     TEXT NOT NULL,             -- '' for the board's title
+            seq      INTEGER NOT NULL,          -- the comment's op; 0 for a card or the title
+            archived INTEGER NOT NULL,
+            label    TEXT NOT NULL,
+            body     TEXT NOT NULL
+        );
+        CREATE UNIQUE INDEX search_docs_by_key ON search_docs (board, item, seq);
+        CREATE VIRTUAL TABLE search_fts USING fts5(
+            label, body, content = 'search_docs', content_rowid = 'id',
+            tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3');
+        CREATE TRIGGER search_docs_ai AFTER INSERT ON search_docs BEGIN
+            INSERT INTO search_fts (rowid, label, body) VALUES (new.id, new.label, new.body);
+        END;
+        CREATE TRIGGER search_docs_ad AFTER DELETE ON search_docs BEGIN
+            INSERT INTO search_fts (search_fts, rowid, label, body) VALUES ('delete', old.id, old.label, old.body);
+        END;
+        CREATE TRIGGER search_docs_au AFTER UPDATE ON search_docs BEGIN
+            INSERT INTO search_fts (search_fts, rowid, label, body) VALUES ('delete', old.id, old.label, old.body);
+            INSERT INTO search_fts (rowid, label, body) VALUES (new.id, new.label, new.body);
+        END;
+        ALTER TABLE boards ADD COLUMN indexed INTEGER NOT NULL DEFAULT -1;
+        """,
     ]
 
     /// The version this code writes.

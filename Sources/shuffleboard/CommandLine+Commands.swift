@@ -2,7 +2,7 @@ import BoardAuth
 import BoardCore
 import Foundation
 
-/// The commands other than `serve`: `token`, `revoke`, `export` and `import`.
+/// The commands other than `serve`: `token`, `revoke`, `reindex`, `export` and `import`.
 extension CommandLineParser {
     static func parseToken(_ arguments: [String]) throws(UsageError) -> TokenOptions {
         var reader = ArgumentReader(arguments)
@@ -61,6 +61,21 @@ extension CommandLineParser {
         }
         guard let secretFile else { throw UsageError(message: "revoke needs --auth-secret FILE") }
         return .revoke(token: token, secretFile: secretFile, store: store)
+    }
+
+    static func parseReindex(_ arguments: [String]) throws(UsageError) -> Command {
+        var reader = ArgumentReader(arguments)
+        if let extra = reader.positional() { throw UsageError(message: "reindex takes no argument ('\(extra)')") }
+        var store = StoreLocation.directory("data")
+        var given: String?
+        while let option = try reader.nextOption() {
+            switch option {
+            case "--data", "--store":
+                try StoreLocation.read(option, try reader.value(for: option), into: &store, given: &given)
+            default: throw UsageError(message: "unknown option '\(option)' for reindex")
+            }
+        }
+        return .reindex(store: store)
     }
 
     static func parseBoardCommand(_ name: String, _ arguments: [String]) throws(UsageError) -> Command {

@@ -17,6 +17,10 @@ extension CommandLineParser {
           shuffleboard revoke TOKEN --auth-secret FILE [--data DIR | --store URL]
                                                refuse TOKEN from now on, on every node (a running server
                                                sees it within a second; a SQLite directory must not be in use)
+          shuffleboard reindex [--data DIR | --store URL]
+                                               rebuild the search index from the boards' logs (a SQLite
+                                               directory must not be in use; a server rebuilds what is
+                                               missing or behind by itself when it starts)
           shuffleboard --help | --version
 
         \(Setting.usage)

@@ -19,6 +19,7 @@ enum Command {
     case importTrello(file: String, board: BoardID, store: StoreLocation)
     case token(TokenOptions)
     case revoke(token: String, secretFile: String, store: StoreLocation)
+    case reindex(store: StoreLocation)
     case help(String)
     case version
 }
@@ -31,7 +32,7 @@ enum StoreLocation: Equatable {
     case postgres(url: String)
 
     /// `--data DIR` or `--store URL` (`flag`) into `location`; `given` remembers which was given,
-    /// since they exclude each other (in `serve`, `export`, `import` and `revoke`).
+    /// since they exclude each other (in `serve`, `export`, `import`, `revoke` and `reindex`).
     static func read(
         _ flag: String, _ value: String, into location: inout StoreLocation, given: inout String?
     ) throws(UsageError) {
@@ -147,6 +148,7 @@ enum CommandLineParser {
         case "import-trello": return try parseImportTrello(Array(arguments.dropFirst()))
         case "token": return .token(try parseToken(Array(arguments.dropFirst())))
         case "revoke": return try parseRevoke(Array(arguments.dropFirst()))
+        case "reindex": return try parseReindex(Array(arguments.dropFirst()))
         default: throw UsageError(message: "unknown command '\(first)'")
         }
     }

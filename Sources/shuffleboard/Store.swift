@@ -53,6 +53,25 @@ func openToolStore(_ location: StoreLocation, forExport: Bool) throws(StoreError
     }
 }
 
+/// `shuffleboard reindex`: the search index of every board rebuilt from its snapshot, its log
+/// and its comments (Search.swift), board by board, 64 boards a transaction.
+func reindex(store location: StoreLocation) -> Int32 {
+    do {
+        let store: any BoardStore
+        switch location {
+        case .directory(let directory): store = try SQLiteStore(directory: directory)
+        case .postgres(let url): store = try PostgresStore(url: url, node: toolName("reindex"), advertise: nil)
+        }
+        defer { store.close() }
+        let count = try store.reindex(all: true)
+        print("reindexed \(count) board\(count == 1 ? "" : "s")")
+        return 0
+    } catch {
+        printError("shuffleboard: reindex: \(error.message)")
+        return 1
+    }
+}
+
 /// `shuffleboard export BOARD`: the board's archive on stdout. Works while a server (or a cluster) runs.
 func exportBoard(_ board: String, store location: StoreLocation) -> Int32 {
     guard let id = BoardID(board) else {

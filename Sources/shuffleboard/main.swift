@@ -39,6 +39,8 @@ case .token(let options):
     exit(mintToken(options))
 case .revoke(let token, let secretFile, let store):
     exit(revokeToken(token, secretFile: secretFile, store: store))
+case .reindex(let store):
+    exit(reindex(store: store))
 }
 
 func serve(_ options: ServeOptions) -> Int32 {

@@ -109,6 +109,22 @@ final class StoreSpace {
         }
     }
 
+    /// Runs SQL on the store's database behind its back (SQLite and PostgreSQL; a test's own text).
+    func execute(_ sql: String) throws {
+        switch backend {
+        case .sqlite:
+            let db = try SQLiteConnection(path: directory.file(SQLiteStore.databaseName))
+            defer { db.close() }
+            try db.execute(sql)
+        case .postgres:
+            let db = try PostgresConnection(url: url)
+            defer { db.close() }
+            try db.execute(sql)
+        case .memory:
+            Issue.record("a memory store has no tables")
+        }
+    }
+
     func remove() {
         directory.remove()
         database?.drop()

@@ -39,6 +39,12 @@ extension DelegatingStore {
         try inner.comments(of: id, item: item, before: before, limit: limit)
     }
     /// As `inner`.
+    package func search(_ query: SearchQuery, board: BoardID?, limit: Int) throws(StoreError) -> SearchResults {
+        try inner.search(query, board: board, limit: limit)
+    }
+    /// As `inner`.
+    package func reindex(all: Bool) throws(StoreError) -> Int { try inner.reindex(all: all) }
+    /// As `inner`.
     package func restore(_ archive: BoardArchive, replace: Bool) throws(StoreError) {
         try inner.restore(archive, replace: replace)
     }

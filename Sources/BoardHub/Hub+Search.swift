@@ -1,0 +1,101 @@
+package import BoardCore
+package import BoardStore
+
+/// `GET /api/search?q=TEXT&limit=N` (issue 36): cards, comments and board titles over the boards
+/// the caller may read, best first, from the store's search index on the reader thread. A token
+/// for every board (`*`), or no token on an open server, searches every board; a token for one
+/// board (a share link's among them) searches that board only, as `GET /api/boards` lists only
+/// it. Counted with the history reads (`admitHistoryRead`): a client looping on it queues no
+/// more reads than they.
+extension Hub {
+    /// The default number of results.
+    static let searchDefault = 20
+
+    func searchRequest(_ request: HTTPRequest, exchange: ExchangeID) {
+        guard request.method == .get || request.method == .head else {
+            return emit(.respond(exchange, .methodNotAllowed("GET")))
+        }
+        guard let claims = access.authorize(request, exchange: exchange) else { return }
+        guard let text = request.query["q"] else {
+            return emit(.respond(exchange, .error(400, "bad_request", "q (the words to look for) is missing")))
+        }
+        guard text.unicodeScalars.count <= SearchQuery.maximumScalars else {
+            return emit(
+                .respond(
+                    exchange,
+                    .error(
+                        400, "bad_request",
+                        "q must be at most \(SearchQuery.maximumScalars) characters (256 bytes)")))
+        }
+        var limit = Self.searchDefault
+        if let text = request.query["limit"] {
+            guard let n = Int(text), (1...maximumSearchResults).contains(n) else {
+                return emit(
+                    .respond(
+                        exchange,
+                        .error(400, "bad_request", "limit must be an integer from 1 to \(maximumSearchResults)")))
+            }
+            limit = n
+        }
+        // No word in q (only spaces or punctuation): nothing can match.
+        guard let query = SearchQuery(text) else {
+            return emit(.respond(exchange, SearchRequest.response(SearchResults(hits: [], more: false))))
+        }
+        guard admitHistoryRead(from: request.peer, exchange: exchange) else { return }
+        let search = SearchRequest(
+            query: query, board: claims.board, limit: limit, deleting: Set(boards.pending.deletingBoards))
+        reads.ask(.search(search), then: .http(exchange, .encoded), historyOf: request.peer)
+    }
+}
+
+/// A search, read and encoded off the service thread.
+package struct SearchRequest: Equatable, Sendable {
+    /// The words.
+    package var query: SearchQuery
+    /// Only this board's results (a token for one board), or every board's.
+    package var board: BoardID?
+    /// At most this many results.
+    package var limit: Int
+    /// Boards being deleted: their results are left out.
+    package var deleting: Set<BoardID>
+
+    /// A search.
+    package init(query: SearchQuery, board: BoardID?, limit: Int, deleting: Set<BoardID> = []) {
+        self.query = query
+        self.board = board
+        self.limit = limit
+        self.deleting = deleting
+    }
+
+    /// Asks the store's index and encodes the answer.
+    package func run(on store: any BoardStore) throws(StoreError) -> HTTPResponse {
+        let asked = min(limit + deleting.count, maximumSearchResults)
+        var results = try store.search(query, board: board, limit: asked)
+        let kept = results.hits.filter { !deleting.contains($0.board) }
+        results.more = results.more || kept.count > limit
+        results.hits = Array(kept.prefix(limit))
+        return Self.response(results)
+    }
+
+    /// `{"results":[{board, boardTitle, item, comment, label, snippet, archived}…], "more":BOOL}`.
+    package static func response(_ results: SearchResults) -> HTTPResponse {
+        .json(200) { w in
+            w.beginObject()
+            w.beginArray("results")
+            for hit in results.hits {
+                w.beginObject()
+                w.write("board", hit.board.rawValue)
+                w.write("boardTitle", hit.boardTitle)
+                w.write("item", hit.item?.rawValue)
+                w.write("comment", hit.comment?.rawValue)
+                w.write("label", hit.label)
+                w.write("snippet", hit.snippet)
+                w.write("archived", hit.archived)
+                w.endObject()
+            }
+            w.endArray()
+            w.write("more", results.more)
+            w.endObject()
+        }
+    }
+}

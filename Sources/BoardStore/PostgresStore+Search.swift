@@ -1,0 +1,17 @@
+package import BoardCore
+
+/// Search in PostgreSQL (PostgresConnection+Search.swift).
+extension PostgresStore {
+    /// Search hits, best first, read in one read-only transaction.
+    package func search(_ query: SearchQuery, board: BoardID?, limit: Int) throws(StoreError) -> SearchResults {
+        try onReadOnly { db throws(StoreError) in try db.search(query, board: board, limit: limit) }
+    }
+
+    /// Rebuilds the search index of the boards behind their log, or of every board.
+    package func reindex(all: Bool) throws(StoreError) -> Int {
+        try writer.withLock { (writer: inout PostgresWriter?) throws(StoreError) -> Int in
+            guard let writer else { throw closed() }
+            return try writer.reindex(all: all)
+        }
+    }
+}
