@@ -11,6 +11,11 @@ extension Hub {
     /// The claims of `token` for `board`, or nil after refusing the session with 4401.
     func authorize(_ session: Session, token: String?, board: BoardID) -> Claims? {
         guard let auth = config.auth else { return Self.everything }
+        switch proxySignIn(session, board: board) {
+        case .claims(let claims): return claims
+        case .refused: return nil
+        case .none: break
+        }
         let why: String
         if let token {
             switch auth.verify(token, now: wall.milliseconds / 1000) {
@@ -55,6 +60,11 @@ extension Hub {
     /// The claims of an API request's bearer token, or nil after answering 401.
     func authorize(_ request: HTTPRequest, exchange: ExchangeID) -> Claims? {
         guard let auth = config.auth else { return Self.everything }
+        switch proxySignIn(request, exchange: exchange) {
+        case .claims(let claims): return claims
+        case .refused: return nil
+        case .none: break
+        }
         guard let header = request.authorization, header.count > 7, header.lowercased().hasPrefix("bearer ") else {
             meters.authFailures.add(AuthFailure(.api, .missing))
             emit(.respond(exchange, Self.unauthorized("this server needs Authorization: Bearer TOKEN")))

@@ -87,6 +87,10 @@ extension Hub {
         package var maxHistoryReadsPerAddress = 4
         /// The revoked tokens in the store at start (the hub reloads them every second).
         package var revoked: [Revocation] = []
+        /// Sign-in through a trusted proxy (`--auth-proxy-header`; only with `auth`): nil, none.
+        package var proxy: ProxyAuth?
+        /// The members' grants in the store at start (Hub+Grants.swift).
+        package var grants: [MemberGrant] = []
         /// The defaults.
         package init() {}
     }

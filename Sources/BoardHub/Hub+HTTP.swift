@@ -37,6 +37,7 @@ extension Hub {
         }
         if segments == ["cluster"] { return clusterRequest(request, exchange: exchange) }
         if segments == ["revocations"] { return revocationRequest(request, exchange: exchange) }
+        if segments == ["me"] { return meRequest(request, exchange: exchange) }
         guard segments.first == "boards" else {
             return emit(.respond(exchange, .error(404, "not_found", "no such API route")))
         }
@@ -61,6 +62,9 @@ extension Hub {
         }
         if rest.count >= 2 && rest.count <= 3 && rest[1] == "links" {
             return linksRequest(id, request, rest: rest, claims: claims, exchange: exchange)
+        }
+        if (rest.count == 3 && rest[1] == "members") || (rest.count == 2 && rest[1] == "grants") {
+            return grantsRequest(id, request, rest: rest, claims: claims, exchange: exchange)
         }
         let needed: Role = request.method == .delete ? .admin : .view
         guard claims.allow(needed, on: id) else {
@@ -270,6 +274,8 @@ extension Hub {
             revoked(revocation, exchange: exchange)
         case (.link(let route), _):
             linkAnswered(route, answer, exchange: exchange)
+        case (.grant(let route), _):
+            grantAnswered(route, answer, exchange: exchange)
         default:
             preconditionFailure("HTTP read \(route) got \(answer)")
         }

@@ -36,6 +36,12 @@ package enum StoreRead: Equatable, Sendable {
     case links(BoardID, now: Int64)
     /// Remove a board's share link and revoke its token, in one transaction: a write.
     case revokeLink(String, of: BoardID, now: Int64)
+    /// Store a member's grant on a board (Hub+Grants.swift): a write.
+    case grant(MemberGrant, maximum: Int, boardKnown: Bool)
+    /// Remove a member's grant on a board: a write.
+    case removeGrant(MemberID, on: BoardID)
+    /// Up to `limit` grants on stored boards (a cluster node's reload).
+    case allGrants(limit: Int)
     /// The board as it was right after op `seq`, for a restore.
     case boardAt(BoardID, Seq)
     /// `GET /api/boards/{id}?at=SEQ`: the board as of a seq, read and encoded off the service thread.
@@ -57,7 +63,7 @@ extension StoreRead {
     package var waitsBehindJoins: Bool {
         switch self {
         case .load, .exists, .claim, .revoke, .revocations, .encodeSnapshot, .encodeStreamReset: false
-        case .addLink, .links, .revokeLink: false
+        case .addLink, .links, .revokeLink, .grant, .removeGrant, .allGrants: false
         case .snapshot, .list, .opsPage, .boardAt, .boardAtAnswer, .historyPage, .commentsPage, .nodes,
             .snapshotAndOwner:
             true
@@ -94,6 +100,12 @@ package enum StoreAnswer: Sendable {
     case links([ShareLink])
     /// The answer to `revokeLink`: the link removed and revoked, or nil when there was none.
     case linkRevoked(ShareLink?)
+    /// The answer to `grant`.
+    case granted(GrantOutcome)
+    /// The answer to `removeGrant`: the grant removed, or nil when there was none.
+    case grantRemoved(MemberGrant?)
+    /// The answer to `allGrants`.
+    case grants([MemberGrant])
     /// The answer to `boardAt`, and the board's size as JSON (0 when there is none).
     case boardAsOf(BoardAsOf, bytes: Int)
     /// The answer to `encodeStreamReset`: the event's bytes.

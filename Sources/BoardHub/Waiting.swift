@@ -37,6 +37,8 @@ enum Continuation {
     case http(ExchangeID, HTTPRead)
     /// The answer is the store's revocations (Hub+Revocations.swift).
     case revocations
+    /// The answer is the store's grants (a cluster node's reload, Hub+Grants.swift).
+    case grants
     /// The answer is the board as of a restore's `to`, for this user's restore (Hub+History.swift).
     case restore(BoardID, UserID, OpRequest)
     /// The answer is the board encoded as an event stream's `reset` (Hub+Streams.swift).
@@ -65,11 +67,13 @@ enum HTTPRead {
     case revoke
     /// `/api/boards/{id}/links…` (Hub+Links.swift).
     case link(LinkRead)
+    /// `/api/boards/{id}/members/{member}` (Hub+Grants.swift).
+    case grant(GrantRead)
 
     /// A write, which goes on when its client goes away: it was asked for.
     var writes: Bool {
         switch self {
-        case .revoke, .link(.add), .link(.revoke): true
+        case .revoke, .link(.add), .link(.revoke), .grant: true
         default: false
         }
     }

@@ -61,6 +61,13 @@ extension StoreRead {
             case .links(let board, let now): return .links(try linkStore(capabilities).links(of: board, now: now))
             case .revokeLink(let id, let board, let now):
                 return .linkRevoked(try linkStore(capabilities).revokeLink(id, of: board, now: now))
+            case .grant(let grant, let maximum, let known):
+                return .granted(try grantStore(capabilities).grant(grant, maximum: maximum, boardKnown: known))
+            case .removeGrant(let member, let board):
+                return .grantRemoved(try grantStore(capabilities).removeGrant(of: member, on: board))
+            case .allGrants(let limit):
+                guard let grants = capabilities.grants else { return .grants([]) }
+                return .grants(try grants.allGrants(limit: limit))
             case .boardAt(let id, let seq):
                 let answer = try store.board(id, at: seq)
                 // Its size is what the restore costs the sender (`Hub.restoreRead`), measured here.
@@ -158,4 +165,10 @@ private func readPage<Encoder: PageEncoder>(
         }
     }
     return encoder?.response()
+}
+
+/// The store's grants, or a failure saying it keeps none.
+private func grantStore(_ capabilities: StoreCapabilities) throws(StoreError) -> any GrantStore {
+    guard let grants = capabilities.grants else { throw StoreError("this store keeps no grants") }
+    return grants
 }

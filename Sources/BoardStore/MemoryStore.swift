@@ -37,6 +37,8 @@ package final class MemoryStore: BoardStore {
     private let revoked = Mutex<[String: Revocation]>([:])
     /// Share links by id (MemoryStore+Links.swift).
     let links = Mutex<[String: ShareLink]>([:])
+    /// Grants by board and member (MemoryStore+Grants.swift).
+    let grants = Mutex<[BoardID: [MemberID: MemberGrant]]>([:])
 
     /// An empty store.
     package init() {}
@@ -62,6 +64,7 @@ package final class MemoryStore: BoardStore {
                 }
             }
         }
+        for case .delete(let id) in batch { deleteGrants(of: id) }
     }
 
     /// The board and its newest ops.

@@ -83,6 +83,17 @@ enum Schema {
         """
         ALTER TABLE boards ADD COLUMN template TEXT NOT NULL DEFAULT '';
         """,
+        // Roles given to members on a board (MemberGrant.swift), for people a trusted proxy
+        // signs in; deleted with their board.
+        """
+        CREATE TABLE grants (
+            board   TEXT NOT NULL,
+            member  TEXT NOT NULL,
+            role    TEXT NOT NULL,              -- view, edit, admin
+            granted INTEGER NOT NULL,           -- seconds since 1970
+            PRIMARY KEY (board, member)
+        ) WITHOUT ROWID;
+        """,
     ]
 
     /// The version this code writes.

@@ -14,6 +14,8 @@ package struct StoreCapabilities: Sendable {
     package let pipeline: (any PipelinedWrites)?
     /// Share links made in the app, when the store keeps them.
     package let links: (any LinkStore)?
+    /// Members' roles on boards (for people a trusted proxy signs in), when the store keeps them.
+    package let grants: (any GrantStore)?
 
     /// What `store` can do.
     package init(_ store: any BoardStore) {
@@ -22,6 +24,7 @@ package struct StoreCapabilities: Sendable {
         revocations = store.asRevocationStore
         pipeline = store.asPipelinedWrites
         links = store.asLinkStore
+        grants = store.asGrantStore
     }
 }
 
@@ -34,6 +37,8 @@ extension BoardStore {
     package var asPipelinedWrites: (any PipelinedWrites)? { nil }
     /// Keeps no share links.
     package var asLinkStore: (any LinkStore)? { nil }
+    /// Keeps no grants.
+    package var asGrantStore: (any GrantStore)? { nil }
 }
 
 extension ClusterStore {
@@ -54,4 +59,9 @@ extension PipelinedWrites {
 extension LinkStore {
     /// This store: it keeps share links.
     package var asLinkStore: (any LinkStore)? { self }
+}
+
+extension GrantStore {
+    /// This store: it keeps grants.
+    package var asGrantStore: (any GrantStore)? { self }
 }
