@@ -69,9 +69,10 @@ import Testing
     @Test func headerNamesAreCheckedAndTheServersOwnAreRefused() throws {
         #expect(try ProxyAuth.headerName("X-Forwarded-User").get() == "x-forwarded-user")
         #expect(try ProxyAuth.headerName("Remote-User").get() == "remote-user")
-        for bad in ["", "X Forwarded", "X-User:", "Authorization", "x-forwarded-for", "Host", "Sec-WebSocket-Key",
-            "X-Shuffleboard-Cluster-Key", String(repeating: "x", count: 65), "X-Üser"]
-        {
+        for bad in [
+            "", "X Forwarded", "X-User:", "Authorization", "x-forwarded-for", "Host", "Sec-WebSocket-Key",
+            "X-Shuffleboard-Cluster-Key", String(repeating: "x", count: 65), "X-Üser",
+        ] {
             guard case .failure = ProxyAuth.headerName(bad) else {
                 Issue.record("\(bad) was taken as a header name")
                 continue
