@@ -3,11 +3,15 @@ from --auth-proxy-from (a spoofed one from another address is ignored: that requ
 token, and gets 401 without one), a trusted request without it or with bad bytes in it gets 401,
 a proxy user joins without a token under the proxy's name, and per-board grants (PUT, GET, DELETE
 …/members/{member}, GET …/grants) are kept across a restart, reach a live session at once (a
-downgraded editor is told and refused from then on) and go with their board. Another source
+downgraded editor is told and refused from then on) and go with their board; on two nodes sharing
+PostgreSQL a grant made on one reaches a session on the other. Another source
 address is another loopback address: the client's socket is bound to 127.0.0.2."""
 import http.client
 import json
+import os
 import signal
+import subprocess
+import uuid
 
 import pytest
 from harness import WAIT, Client
@@ -16,6 +20,7 @@ from test_auth import OLD, mint
 PROXY = ("--auth-proxy-header", "X-Forwarded-User", "--auth-proxy-name-header", "X-Forwarded-Name",
          "--auth-proxy-from", "127.0.0.1/32")
 TRUSTED, ELSEWHERE = "127.0.0.1", "127.0.0.2"
+POSTGRES = os.environ.get("SHUFFLEBOARD_TEST_POSTGRES")
 
 
 @pytest.fixture
@@ -164,3 +169,30 @@ def test_grants_are_kept_reach_live_sessions_and_go_with_their_board(servers, tm
                    body={"id": "demo", "template": "colors"})[0] == 201
     assert request(server, "GET", "/api/boards/demo/grants", token=admin)[1]["grants"] == []
     assert request(server, "GET", "/api/me?board=demo", headers=as_user("bob"))[1]["role"] == "edit"
+
+
+@pytest.mark.skipif(not POSTGRES, reason="SHUFFLEBOARD_TEST_POSTGRES is not set: no PostgreSQL server to test against")
+def test_a_grant_made_on_one_node_reaches_a_session_on_another(servers, tmp_path, secrets):
+    name = "g_" + uuid.uuid4().hex
+    admin_db = ["psql", "-q", "-v", "ON_ERROR_STOP=1", POSTGRES, "-c"]
+    subprocess.run([*admin_db, f"CREATE DATABASE {name}"], check=True, capture_output=True)
+    try:
+        database = POSTGRES.rsplit("/", 1)[0] + "/" + name
+        one = servers("--port", "0", "--store", database, "--node", "n1", "--auth-secret", secrets, *PROXY)
+        two = servers("--port", "0", "--store", database, "--node", "n2", "--auth-secret", secrets, *PROXY)
+        alice = join(two, as_user("alice"))
+        welcome = alice.expect(lambda m: m["type"] == "welcome")
+        alice.send({"type": "toggle", "op": "a1", "base": welcome["seq"], "item": "t1", "on": True})
+        assert alice.result_of("a1")["type"] == "toggle"
+        admin = mint(tmp_path, "demo", "--role", "admin")
+        assert request(one, "PUT", "/api/boards/demo/members/alice", token=admin, body={"role": "view"})[0] == 200
+        # Node two reloads the grants each second: its session hears of it without any request there.
+        assert alice.expect(lambda m: m["type"] == "auth")["role"] == "view"
+        alice.send({"type": "toggle", "op": "a2", "base": 1, "item": "t1", "on": False})
+        assert alice.result_of("a2")["reason"] == "forbidden"
+        alice.close()
+        for server in (one, two):
+            server.signal(signal.SIGTERM)
+            assert server.wait() == 0
+    finally:
+        subprocess.run([*admin_db, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"], capture_output=True)
