@@ -86,9 +86,10 @@ extension Hub {
         switch (route, answer) {
         case (.put(let grant, let role), .granted(.granted)):
             guard !isDeleting(grant.board) else { return emit(.respond(exchange, Self.unknownBoard(grant.board))) }
+            let before = proxyRole(of: grant.member, on: grant.board)
             grants.set(grant.member, on: grant.board, to: GrantTable.Grant(role: role, granted: grant.granted))
             grants.lastChanged = now
-            regrant(grant.member, on: grant.board)
+            if role != before { regrant(grant.member, on: grant.board) }
             emit(.respond(exchange, grantAnswer(grant.member, on: grant.board)))
         case (.put(let grant, _), .granted(.full)):
             meters.limitHits.add(.grants)
@@ -102,9 +103,10 @@ extension Hub {
             emit(.respond(exchange, Self.unknownBoard(grant.board)))
         case (.remove(let board, let member), .grantRemoved(let removed)):
             guard removed != nil else { return emit(.respond(exchange, Self.noGrant(member, on: board))) }
+            let before = proxyRole(of: member, on: board)
             grants.set(member, on: board, to: nil)
             grants.lastChanged = now
-            regrant(member, on: board)
+            if proxyRole(of: member, on: board) != before { regrant(member, on: board) }
             emit(
                 .respond(
                     exchange,
@@ -172,15 +174,20 @@ extension Hub {
         guard config.proxy != nil else { return }
         let role = proxyRole(of: member, on: board)
         var changed: [Session] = []
-        for (_, session) in sessions {
-            guard case .user(let user)? = session.token?.proxy, user.member == member, session.role != role else {
-                continue
-            }
+        var relayed: [ConnectionID] = []
+        for (id, session) in sessions {
+            guard case .user(let user)? = session.token?.proxy, user.member == member else { continue }
             switch session.phase {
-            case .joined(let id, _) where id == board: changed.append(session)
-            case .joining(let join) where join.board == board: changed.append(session)
+            case .joined(let id, _) where id == board && session.role != role: changed.append(session)
+            case .joining(let join) where join.board == board && session.role != role: changed.append(session)
+            // Relayed to the board's owner under a token with the old role: it joins again.
+            case .forwarded(let join, _) where join.board == board: relayed.append(id)
             default: continue
             }
+        }
+        for id in relayed.sorted() {
+            log(.info, "\(id): \(member)'s role on board \(board) changed; closing its relayed session with 1012")
+            closeSession(id, code: 1012, reason: "role changed; join again", flush: false)
         }
         for session in changed.sorted(by: { $0.id < $1.id }) {
             let before = session.role

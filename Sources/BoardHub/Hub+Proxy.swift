@@ -114,3 +114,41 @@ extension Hub {
                 }))
     }
 }
+
+/// In a cluster, a proxy user's session or REST op that this node relays to a board's owner:
+/// the owner did not see the proxy's headers (it sees this node), so what is relayed carries a
+/// token minted here for the member, its role on the board and its name. A relayed session's
+/// token outlives any session (`relayedSessionLife`); its client never sees it. A grant change
+/// closes the member's relayed sessions on the board with 1012, and their clients join again
+/// under a fresh token with the new role (Hub+Grants.swift, `regrant`).
+extension Hub {
+    /// How long the token of a relayed proxy session lasts, in seconds.
+    static let relayedSessionLife: Int64 = 30 * 86_400
+    /// How long the token of a relayed proxy REST request lasts, in seconds.
+    static let relayedRequestLife: Int64 = 300
+
+    /// `hello` as the owner gets it: with a token for the session's proxy user, if it is one.
+    func relayable(_ hello: ClientMessage, for session: Session) -> ClientMessage {
+        guard let auth = config.auth, case .user(let user)? = session.token?.proxy,
+            case .hello(let board, let name, let since, _, let member) = hello
+        else { return hello }
+        let claims = Claims(
+            board: board, role: proxyRole(of: user.member, on: board),
+            expires: wall.milliseconds / 1000 + Self.relayedSessionLife, name: user.name, member: user.member)
+        return .hello(board: board, name: name, since: since, token: auth.mint(claims), member: member)
+    }
+
+    /// A REST request as the owner gets it: a proxy user's with a token of theirs for `board`.
+    func relayable(_ request: HTTPRequest, board: BoardID) -> HTTPRequest {
+        guard let auth = config.auth, let proxy = config.proxy, let headers = request.proxy,
+            case .user(let user) = proxy.decide(peer: headers.socketPeer, user: headers.user, name: headers.name)
+        else { return request }
+        var relayed = request
+        let claims = Claims(
+            board: board, role: proxyRole(of: user.member, on: board),
+            expires: wall.milliseconds / 1000 + Self.relayedRequestLife, name: user.name, member: user.member)
+        relayed.authorization = "Bearer " + auth.mint(claims)
+        relayed.proxy = nil
+        return relayed
+    }
+}

@@ -4,7 +4,8 @@ token, and gets 401 without one), a trusted request without it or with bad bytes
 a proxy user joins without a token under the proxy's name, and per-board grants (PUT, GET, DELETE
 …/members/{member}, GET …/grants) are kept across a restart, reach a live session at once (a
 downgraded editor is told and refused from then on) and go with their board; on two nodes sharing
-PostgreSQL a grant made on one reaches a session on the other. Another source
+PostgreSQL a grant made on one reaches a session on the other, and a proxy user's session and
+REST op relayed to the board's owner keep their identity and role. Another source
 address is another loopback address: the client's socket is bound to 127.0.0.2."""
 import http.client
 import json
@@ -190,6 +191,26 @@ def test_a_grant_made_on_one_node_reaches_a_session_on_another(servers, tmp_path
         assert alice.expect(lambda m: m["type"] == "auth")["role"] == "view"
         alice.send({"type": "toggle", "op": "a2", "base": 1, "item": "t1", "on": False})
         assert alice.result_of("a2")["reason"] == "forbidden"
+        # Bob comes in through node one; the board is node two's, so node one relays his session
+        # and his REST op there, each under a token it mints for him.
+        bob = join(one, as_user("bob", "Bob B"))
+        welcome = bob.expect(lambda m: m["type"] == "welcome")
+        me = next(u for u in welcome["users"] if u["id"] == welcome["you"])
+        assert (me["name"], me["member"]) == ("Bob B", "bob")
+        bob.send({"type": "toggle", "op": "b1", "base": welcome["seq"], "item": "t1", "on": False})
+        assert bob.result_of("b1")["member"] == "bob"
+        status, done = request(one, "POST", "/api/boards/demo/ops", headers=as_user("bob"),
+                               body={"type": "toggle", "op": "r1", "base": 2, "item": "t2", "on": True})
+        assert status == 200 and done["op"]["member"] == "bob", done
+        # A grant change closes the relayed session with 1012; joining again brings the new role.
+        assert request(one, "PUT", "/api/boards/demo/members/bob", token=admin, body={"role": "view"})[0] == 200
+        assert bob.wait_closed() == 1012
+        bob.close()
+        bob = join(one, as_user("bob"))
+        welcome = bob.expect(lambda m: m["type"] == "welcome")
+        bob.send({"type": "toggle", "op": "b2", "base": welcome["seq"], "item": "t1", "on": True})
+        assert bob.result_of("b2")["reason"] == "forbidden"
+        bob.close()
         alice.close()
         for server in (one, two):
             server.signal(signal.SIGTERM)
