@@ -66,6 +66,8 @@ class App {
         `/api/boards/${encodeURIComponent(this.boardId)}/items/${encodeURIComponent(item)}/comments?limit=20`
           + (before ? `&before=${encodeURIComponent(before)}` : ''), { headers: P.apiHeaders(this.token) })
         .then((r) => (r.ok ? r.json() : null)),
+      archive: (item) => this.run(this.session.bulk([{ type: 'archive', items: [item] }], 'Archived the card.')),
+      remove: (item) => this.run(this.session.removeCard(item)),
     });
     this.press = null; // where a pointer went down on a tile: a click there that did not move opens the card
     this.openTimer = null;

@@ -1,7 +1,8 @@
 // A card face's content for the view (view.js): tag chips, a description mark, the due badge,
-// checklist progress and the assignees' initials, all as text.
+// checklist progress, the comment count and the assignees' initials, all as text.
 
 import { el } from './dom.js';
+import { icon } from './icons.js';
 import { checklistProgress, dueState, initials } from './cards.js';
 
 /**
@@ -12,6 +13,7 @@ import { checklistProgress, dueState, initials } from './cards.js';
 export function cardFace(doc, meta, item, tags) {
   const due = dueState(item.due, Date.now());
   const key = JSON.stringify([item.tags, item.assignees, item.due, due, checklistProgress(item), !!item.description,
+    item.comments ?? 0,
     (item.tags ?? []).map((t) => tags.find((x) => x.id === t))]);
   if (meta.dataset.key === key) return;
   meta.dataset.key = key;
@@ -30,6 +32,13 @@ export function cardFace(doc, meta, item, tags) {
   }
   const progress = checklistProgress(item);
   if (progress) parts.push(el(doc, 'span', { className: 'progress', text: `☑ ${progress}`, attrs: { 'aria-label': `Checklist ${progress}` } }));
+  // The snapshot carries only how many comments a card has (their texts are read when it opens).
+  const comments = Number.isInteger(item.comments) && item.comments > 0 ? item.comments : 0;
+  if (comments) {
+    const said = comments === 1 ? '1 comment' : `${comments} comments`;
+    parts.push(el(doc, 'span', { className: 'comment-count', attrs: { title: said, 'aria-label': said } },
+      icon(doc, 'comment'), String(comments)));
+  }
   // The assignees' initials stay together, at the end of the line.
   const faces = (item.assignees ?? []).map((p) => el(doc, 'span', {
     className: 'initials', text: initials(p.name), attrs: { title: p.name, 'aria-label': `Assigned to ${p.name}` },

@@ -61,8 +61,11 @@ export class FilterBar {
       return new Set();
     }
     const now = Date.now();
-    const hidden = new Set(board.items.filter((it) => !matchesFilter(it, f, now)).map((it) => it.id));
-    count.textContent = `${board.items.length - hidden.size} of ${board.items.length} cards`;
+    // Archived cards are on no zone: the count is of the cards on the board (the Archive panel has the rest).
+    const archived = new Set(board.archived ?? []);
+    const onBoard = board.items.filter((it) => !archived.has(it.id));
+    const hidden = new Set(onBoard.filter((it) => !matchesFilter(it, f, now)).map((it) => it.id));
+    count.textContent = `${onBoard.length - hidden.size} of ${onBoard.length} cards`;
     return hidden;
   }
 

@@ -18,7 +18,11 @@ export class CardPanel {
    * `people()`: [{member, name}] who can be assigned (on the board and from /members);
    * `me()`: {member, name} of this page; `nameOf(userId)`: a user's display name.
    */
-  constructor(doc, { act, rename, people, me, confirmed = () => null, onClose = () => {}, fetchComments = () => null }) {
+  constructor(doc, { act, rename, people, me, confirmed = () => null, onClose = () => {}, fetchComments = () => null,
+    archive = null, remove = null }) {
+    /** `archive(item)` / `remove(item)`: the card's own actions (undoable), closing the panel. */
+    this.archiveCard = archive;
+    this.removeCard = remove;
     this.comments = new CommentsSection(doc, { act: (body, text) => this.act(body, text), fetchPage: fetchComments, people, me });
     this.confirmed = confirmed;
     /** The description this page saved, until the server's board has it. */
@@ -37,6 +41,24 @@ export class CardPanel {
   }
 
   get isOpen() { return this.root !== null; }
+
+  /** Archive and Delete for this card (the only way to them where a tile has no room for its
+   * own buttons, as on a phone); each is one undoable change, and the panel closes. */
+  actionsRow() {
+    const d = this.doc;
+    const row = el(d, 'div', { className: 'row panel-actions' });
+    for (const [text, run] of [['Archive card', this.archiveCard], ['Delete card', this.removeCard]]) {
+      if (!run) continue;
+      const b = el(d, 'button', { type: 'button', text, className: text === 'Delete card' ? 'danger' : '' });
+      b.addEventListener('click', () => {
+        const item = this.item;
+        this.close(false);
+        run(item);
+      });
+      row.append(b);
+    }
+    return row;
+  }
 
   /** Opens the panel for card `id` of `board`. */
   open(id, board) {
@@ -112,7 +134,8 @@ export class CardPanel {
       section('Due', el(d, 'div', { className: 'row' }, this.due, clearDue)),
       section('Checklist', el(d, 'div', { className: 'row' }, this.progressText), this.progress, this.checklist, this.newCheck),
       this.comments.element,
-      section('History of this card', this.historyList));
+      section('History of this card', this.historyList),
+      this.actionsRow());
     this.root = el(d, 'div', { className: 'card-panel-backdrop' }, this.dialog);
     this.root.addEventListener('pointerdown', (e) => { if (e.target === this.root) this.close(); });
     this.root.addEventListener('keydown', (e) => {

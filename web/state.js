@@ -37,6 +37,8 @@ export function cloneBoard(board) {
       if (Array.isArray(i.tags)) copy.tags = i.tags.slice();
       if (Array.isArray(i.assignees)) copy.assignees = i.assignees.map((p) => ({ member: p.member, name: p.name }));
       if (Array.isArray(i.checklist)) copy.checklist = i.checklist.map((c) => ({ id: c.id, text: c.text, done: !!c.done }));
+      // How many comments it has (issue 34: the snapshot carries only the count).
+      if (Number.isInteger(i.comments) && i.comments > 0) copy.comments = i.comments;
       return copy;
     }),
     ...(Array.isArray(board.tags) ? { tags: board.tags.map((t) => ({ id: t.id, name: t.name, color: t.color })) } : {}),

@@ -10,20 +10,10 @@ final class BoardHost {
     var timings = BoardTimings()
     /// In a cluster: this node's lease on the board, as far as this node knows (nil: one node).
     var lease: LeaseView?
-    /// The open event streams on the board, in the order they opened (Hub+Streams.swift).
-    var streams: [ExchangeID] = []
-    /// Streams whose opening `reset` is being encoded off the service thread, in the order they
-    /// asked; they open when it comes back (Hub+Streams.swift).
-    var awaitingReset: [ExchangeID] = []
-    /// The read encoding it, while one is out.
-    var resetRead: ReadID?
-    /// The last `reset` encoded, shared by every stream that opens at its seq; kept while the
-    /// board has streams.
-    var reset: (seq: Seq, bytes: [UInt8])?
-    /// When the streams last got anything (an op, a keepalive).
-    var streamed = Instant(milliseconds: 0)
+    /// Its event streams (EventStreams.swift, which alone changes them).
+    var streams = BoardStreams()
     /// REST ops on the board waiting for their answer (a restore's read, an op's durability):
-    /// they keep it in memory, so that their answer is never "no such board" (Hub+REST.swift).
+    /// they keep it in memory, so that their answer is never "no such board" (RESTOps.swift).
     var restOps = 0
     /// The connections on the board, in join order (shared, unchanged, by every broadcast action).
     private(set) var members: [ConnectionID] = []

@@ -1,44 +1,27 @@
 internal import BoardAuth
 internal import BoardCore
 
-/// Access control: with `Config.auth` set, `hello` must carry a token for its board, a `view`
-/// token may only watch, and the API wants `Authorization: Bearer TOKEN` (view to read a board,
-/// admin to create or delete). Without it everyone may do everything, as before.
+/// Access control, as far as sessions go: with `Config.auth` set, `hello` must carry a token for
+/// its board (checked by `Access`, Access.swift), and a `view` token may only watch. The API
+/// wants `Authorization: Bearer TOKEN` (view to read a board, admin to create or delete:
+/// `Access.authorize`). Without it everyone may do everything, as before.
 extension Hub {
-    /// What a connection without a token may do when auth is off: everything.
-    static let everything = Claims(board: nil, role: .admin, expires: .max)
-
     /// The claims of `token` for `board`, or nil after refusing the session with 4401.
     func authorize(_ session: Session, token: String?, board: BoardID) -> Claims? {
-        guard let auth = config.auth else { return Self.everything }
-        switch proxySignIn(session, board: board) {
+        switch proxySignIn(session, board: board) {  // Hub+Proxy.swift
         case .claims(let claims): return claims
         case .refused: return nil
         case .none: break
         }
-        let why: String
-        if let token {
-            switch auth.verify(token, now: wall.milliseconds / 1000) {
-            case .success where isRevoked(token):
-                why = "a revoked token"
-                meters.authFailures.add(AuthFailure(.hello, .revoked))
-            case .success(let claims) where claims.allow(.view, on: board): return claims
-            case .success:
-                why = "a token for another board"
-                meters.authFailures.add(AuthFailure(.hello, .otherBoard))
-            case .failure(let problem):
-                why = problem.description
-                meters.authFailures.add(AuthFailure(.hello, AuthFailure.Reason(problem)))
-            }
-        } else {
-            why = "no token"
-            meters.authFailures.add(AuthFailure(.hello, .missing))
+        switch access.check(token, board: board, via: .hello) {
+        case .success(let claims): return claims
+        case .failure(let refusal):
+            log(.warning, "\(session.id) from \(session.peer): hello for board \(board) refused: \(refusal.why)")
+            refuse(
+                session.id, ProtocolError(.unauthorized, "a valid token for board \(board) is needed"), code: 4401,
+                reason: "unauthorized")
+            return nil
         }
-        log(.warning, "\(session.id) from \(session.peer): hello for board \(board) refused: \(why)")
-        refuse(
-            session.id, ProtocolError(.unauthorized, "a valid token for board \(board) is needed"), code: 4401,
-            reason: "unauthorized")
-        return nil
     }
 
     /// Whether `session` may send `message` on its board; a `view` session's drag and op
@@ -57,32 +40,13 @@ extension Hub {
         return false
     }
 
-    /// The claims of an API request's bearer token, or nil after answering 401.
+    /// The claims of an API request: a trusted proxy's user (Hub+Proxy.swift), else its bearer
+    /// token's (`Access.authorize`); nil after answering 401.
     func authorize(_ request: HTTPRequest, exchange: ExchangeID) -> Claims? {
-        guard let auth = config.auth else { return Self.everything }
         switch proxySignIn(request, exchange: exchange) {
         case .claims(let claims): return claims
         case .refused: return nil
-        case .none: break
-        }
-        guard let header = request.authorization, header.count > 7, header.lowercased().hasPrefix("bearer ") else {
-            meters.authFailures.add(AuthFailure(.api, .missing))
-            emit(.respond(exchange, Self.unauthorized("this server needs Authorization: Bearer TOKEN")))
-            return nil
-        }
-        let token = String(header.dropFirst(7)).trimmingWhitespace()
-        switch auth.verify(token, now: wall.milliseconds / 1000) {
-        case .success where isRevoked(token):
-            meters.authFailures.add(AuthFailure(.api, .revoked))
-            log(.warning, "\(request.method.rawValue) \(request.path) from \(request.peer): a revoked token")
-            emit(.respond(exchange, Self.unauthorized("the token has been revoked")))
-            return nil
-        case .success(let claims): return claims
-        case .failure(let problem):
-            meters.authFailures.add(AuthFailure(.api, AuthFailure.Reason(problem)))
-            log(.warning, "\(request.method.rawValue) \(request.path) from \(request.peer): \(problem)")
-            emit(.respond(exchange, Self.unauthorized("the token is not valid")))
-            return nil
+        case .none: return access.authorize(request, exchange: exchange)
         }
     }
 

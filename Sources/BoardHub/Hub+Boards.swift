@@ -104,7 +104,13 @@ extension Hub {
             case .present, .presentNotLoaded: failJoin(id, .unavailable)  // Not reached: loaded above.
             }
         case .create(let exchange, let definition):
-            if boards[board] != nil || isDeleting(board) || view == .present || view == .presentNotLoaded {
+            if isDeleting(board) {
+                return emit(
+                    .respond(
+                        exchange,
+                        .error(409, "deleting", "board \(board) is being deleted; make it again in a moment")))
+            }
+            if boards[board] != nil || view == .present || view == .presentNotLoaded {
                 return emit(.respond(exchange, .error(409, "exists", "board \(board) already exists")))
             }
             if view == .failed { return emit(.respond(exchange, storeFailed)) }
@@ -136,9 +142,9 @@ extension Hub {
             answerMembers(host, exchange: exchange)
         case .stream(let exchange):
             guard let host = boards[board], !isDeleting(board) else {
-                return refuseStream(exchange, view == .failed ? storeFailed : Self.unknownBoard(board))
+                return streams.refuse(exchange, view == .failed ? storeFailed : Self.unknownBoard(board))
             }
-            openStream(exchange, on: host)
+            streams.open(exchange, on: host)
         }
     }
 
@@ -176,8 +182,8 @@ extension Hub {
     /// Deletes a board: everyone on it is closed with 4410; the 200 goes out once it is durable.
     func delete(_ id: BoardID, answering exchange: ExchangeID) {
         if let host = boards.remove(id) {
-            endStreams(of: host, deleted: true)
-            failRESTOps(on: id, .error(404, "unknown_board", "board \(id) was deleted"))
+            streams.end(of: host, deleted: true)
+            restOps.fail(on: id, .error(404, "unknown_board", "board \(id) was deleted"))
             for connection in host.members {
                 closeSession(connection, code: 4410, reason: "board deleted", flush: true)
             }

@@ -69,7 +69,7 @@ extension Hub {
             case .op(let exchange, let pending):
                 forwardREST(exchange, pending.http, board: board, to: node, advertise: advertise)
             case .stream(let exchange):
-                streamElsewhere(exchange, node: node)
+                streams.elsewhere(exchange, node: node)
             case .members(let exchange, let http):
                 forwardREST(exchange, http, board: board, to: node, advertise: advertise)
             case .delete(let exchange):
@@ -271,7 +271,7 @@ extension Hub {
     }
 
     /// 503 `elsewhere` for a REST op on a board another node owns that could not be relayed
-    /// there (`forwardREST`): an event stream opens and ends instead (`streamElsewhere`).
+    /// there (`forwardREST`): an event stream opens and ends instead (`EventStreams.elsewhere`).
     /// Through HAProxy, `?board=ID` in the URL sends the request to the node that board's
     /// WebSocket clients reach, which is the owner unless the board just moved.
     static func ownedElsewhere(_ board: BoardID, by node: String) -> HTTPResponse {

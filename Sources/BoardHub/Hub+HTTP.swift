@@ -36,7 +36,7 @@ extension Hub {
             return emit(.respond(exchange, Self.templateList))
         }
         if segments == ["cluster"] { return clusterRequest(request, exchange: exchange) }
-        if segments == ["revocations"] { return revocationRequest(request, exchange: exchange) }
+        if segments == ["revocations"] { return access.request(request, exchange: exchange) }
         if segments == ["me"] { return meRequest(request, exchange: exchange) }
         guard segments.first == "boards" else {
             return emit(.respond(exchange, .error(404, "not_found", "no such API route")))
@@ -47,7 +47,7 @@ extension Hub {
             // A browser's EventSource cannot send headers: the stream takes its token in the URL.
             request.authorization = "Bearer " + token
         }
-        guard let claims = authorize(request, exchange: exchange) else { return }
+        guard let claims = authorize(request, exchange: exchange) else { return }  // a proxy's user, or a token
         if rest.isEmpty {
             switch request.method {
             case .get:

@@ -146,7 +146,7 @@ extension Hub {
     private func restRestoreRead(_ answer: StoreAnswer, board id: BoardID, user: UserID, request: OpRequest) {
         guard let waiting = restOps[user], case .restore(let to, _) = request.op else { return }
         guard let host = boards[id] else {
-            finishREST(user)
+            restOps.finish(user)
             return emit(.respond(waiting.exchange, Self.unknownBoard(id)))
         }
         switch answer {
@@ -162,7 +162,7 @@ extension Hub {
             perform(host.room.refuseRestore(request, reason: .invalid, from: user), on: host)
         case .failed(let error):
             log(.error, "reading board \(id) as of seq \(to) for a restore over HTTP failed: \(error.message)")
-            finishREST(user)
+            restOps.finish(user)
             emit(
                 .respond(
                     waiting.exchange,

@@ -39,7 +39,7 @@ extension Hub {
             guard TokenAuthority.isValidID(rest[2]) else {
                 return emit(.respond(exchange, .error(404, "unknown_link", "board \(id) has no such link")))
             }
-            guard revocations.inForce.count < RevocationList.maximum else {
+            guard !access.isFull else {
                 meters.limitHits.add(.revocations)
                 return emit(
                     .respond(
@@ -50,7 +50,7 @@ extension Hub {
         }
         switch request.method {
         case .get, .head:
-            read(.links(id, now: nowSeconds), then: .http(exchange, .link(.list)))
+            read(.links(id, now: nowSeconds), then: .http(exchange, .link(.list(id))))
         case .post:
             let asked: (role: Role, ttl: Int64)
             switch Self.linkRequest(request.body) {
@@ -63,7 +63,10 @@ extension Hub {
             let link = ShareLink(
                 id: claims.id ?? "", board: id, role: asked.role.rawValue, created: nowSeconds,
                 expires: claims.expires, tokenID: TokenAuthority.revocationID(of: token))
-            log(.info, "\(request.peer) makes a \(asked.role.rawValue) link \(link.id) for board \(id)")
+            log(
+                .info,
+                "\(request.peer) makes \(asked.role == .edit ? "an" : "a") \(asked.role.rawValue) link \(link.id) for board \(id)"
+            )
             read(
                 .addLink(link, maximum: Self.maxLinksPerBoard, now: nowSeconds),
                 then: .http(exchange, .link(.add(link, token: token))))
@@ -115,7 +118,7 @@ extension Hub {
     /// A links read or write came back.
     func linkAnswered(_ route: LinkRead, _ answer: StoreAnswer, exchange: ExchangeID) {
         switch (route, answer) {
-        case (.add(let link, let token), .linkAdded(true)):
+        case (.add(let link, let token), .linkAdded(.added)):
             emit(
                 .respond(
                     exchange,
@@ -126,7 +129,7 @@ extension Hub {
                         w.write("token", token)
                         w.endObject()
                     }))
-        case (.add(let link, _), .linkAdded(false)):
+        case (.add(let link, _), .linkAdded(.full)):
             meters.limitHits.add(.shareLinks)
             emit(
                 .respond(
@@ -134,7 +137,12 @@ extension Hub {
                     .error(
                         507, "too_many_links",
                         "board \(link.board) has \(Self.maxLinksPerBoard) live links; revoke one or let one expire")))
-        case (.list, .links(let links)):
+        case (.add(let link, _), .linkAdded(.unknownBoard)):
+            // The token minted for it is forgotten: it was never answered, and names no link.
+            emit(.respond(exchange, Self.unknownBoard(link.board)))
+        case (.list(let board), .links(nil)):
+            emit(.respond(exchange, Self.unknownBoard(board)))
+        case (.list, .links(let links?)):
             emit(
                 .respond(
                     exchange,
@@ -151,7 +159,7 @@ extension Hub {
                     }))
         case (.revoke, .linkRevoked(let link?)):
             log(.info, "link \(link.id) of board \(link.board) revoked")
-            revocations.made(link.revocation)
+            access.made(link.revocation)
             closeRevokedSessions()
             emit(
                 .respond(
@@ -187,8 +195,8 @@ struct LinkProblem: Error {
 enum LinkRead {
     /// `POST`: the link, stored once the answer comes, and its token (answered once, never stored).
     case add(ShareLink, token: String)
-    /// `GET`.
-    case list
+    /// `GET` of the board's links.
+    case list(BoardID)
     /// `DELETE`.
     case revoke
 }

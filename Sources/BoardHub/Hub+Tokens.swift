@@ -31,23 +31,14 @@ extension Hub {
         case .joined(let id, _): board = id
         case .forwarded, .closing: return
         }
-        guard let auth = config.auth else {
+        guard config.auth != nil else {
             send(.auth(role: Role.admin.rawValue, expires: nil), to: session.id)
             return
         }
         let why: String
-        switch auth.verify(token, now: wall.milliseconds / 1000) {
-        case .success where isRevoked(token):
-            why = "a revoked token"
-            meters.authFailures.add(AuthFailure(.auth, .revoked))
-        case .success(let claims) where claims.allow(.view, on: board):
-            return adopt(claims, token: token, for: session)
-        case .success:
-            why = "a token for another board"
-            meters.authFailures.add(AuthFailure(.auth, .otherBoard))
-        case .failure(let problem):
-            why = problem.description
-            meters.authFailures.add(AuthFailure(.auth, AuthFailure.Reason(problem)))
+        switch access.check(token, board: board, via: .auth) {
+        case .success(let claims): return adopt(claims, token: token, for: session)
+        case .failure(let refusal): why = refusal.why
         }
         log(.warning, "\(session.id) from \(session.peer): auth for board \(board) refused: \(why)")
         send(

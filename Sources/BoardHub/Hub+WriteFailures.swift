@@ -125,8 +125,8 @@ extension Hub {
                 closeSession(connection, code: 1011, reason: "board unavailable", flush: true)
             }
         }
-        endStreams(of: host, deleted: false)
-        failRESTOps(on: id, storeFailed)
+        streams.end(of: host, deleted: false)
+        restOps.fail(on: id, storeFailed)
         releaseLease(id)
     }
 }

@@ -110,7 +110,7 @@ package final class Hub {
         /// of it (its replica) and, in a cluster, gives up the board's lease.
         case release(BoardID)
         /// Answer the exchange with `200 text/event-stream` and keep it open: an event stream
-        /// (Hub+Streams.swift), which gets `.stream` events until `.endStream` or its client leaves.
+        /// (EventStreams.swift), which gets `.stream` events until `.endStream` or its client leaves.
         case openStream(ExchangeID)
         /// Send one stream event (encoded once) to these open streams, in order after earlier ones.
         case stream(StreamEvent, to: [ExchangeID])
@@ -140,15 +140,15 @@ package final class Hub {
     /// In a cluster: releases out, joins waiting to try again or for an answer, REST requests
     /// relayed to their owner (ClusterState.swift; the rules are Hub+Cluster.swift's).
     var cluster = ClusterState()
-    /// Revoked tokens, as last loaded from the store (Hub+Revocations.swift).
-    var revocations = RevocationList()
+    /// Token checks and the revoked tokens, as last loaded from the store (Access.swift).
+    let access: Access
     /// Members' roles on boards, for people a trusted proxy signs in (Hub+Grants.swift).
     var grants = GrantTable()
     /// `POST /api/boards/{id}/ops` waiting for their op's answer, by the user each was sent as
-    /// (Hub+REST.swift).
-    var restOps: [UserID: RESTOp] = [:]
-    /// Event streams, loading or open, by their exchange (Hub+Streams.swift).
-    var streams: [ExchangeID: EventStream] = [:]
+    /// (RESTOps.swift).
+    let restOps: RESTOps
+    /// Event streams, loading or open (EventStreams.swift).
+    let streams: EventStreams
 
     /// Serving, stopping (closing everything, until the grace period is over) or stopped.
     var lifecycle = Lifecycle.serving
@@ -161,7 +161,10 @@ package final class Hub {
         addresses = AddressBook(config: config, turn: turn)
         reads = StoreReads(addresses: addresses, turn: turn)
         gate = SocketGate(config: config, timers: turn.timers, meters: turn.meters, addresses: addresses, turn: turn)
-        revocations = RevocationList(config.revoked)
+        access = Access(config: config, turn: turn, reads: reads)
+        restOps = RESTOps(config: config, turn: turn, addresses: addresses, boards: boards)
+        streams = EventStreams(config: config, turn: turn, addresses: addresses, reads: reads, boards: boards)
+        streams.whenIdle = { [unowned self] host in self.evictIfIdle(host) }
         grants = GrantTable(config.grants)
     }
 
@@ -192,7 +195,7 @@ package final class Hub {
         case .forwardAnswered(let id): cluster.answered(id)
         case .released(let board): released(board)
         case .transportCounted(let count): meters.count(count)
-        case .streamEnded(let exchange): streamEnded(exchange)
+        case .streamEnded(let exchange): streams.ended(exchange)
         case .forwardedAnswer(let exchange, let response): forwardedAnswer(exchange, response)
         }
         return turn.take()
@@ -258,15 +261,12 @@ package final class Hub {
                 if let connection = host.connection(of: user) {
                     send(message, to: connection)
                 } else {
-                    answerREST(message, to: user)
+                    restOps.answer(message, to: user)
                 }
             case .broadcast(let message, let except):
                 if case .committed(let op) = message {
-                    if !host.streams.isEmpty {
-                        host.streamed = now
-                        emit(.stream(.ops([op]), to: host.streams))
-                    }
-                    answerREST(message, to: op.by)
+                    if !host.streams.open.isEmpty { streams.published(op, on: host) }
+                    restOps.answer(message, to: op.by)
                 }
                 guard !host.members.isEmpty else { continue }
                 emit(.broadcast(message, to: host.members, except: except.flatMap(host.connection(of:))))
@@ -289,7 +289,7 @@ package final class Hub {
     /// Forgets a board nobody is on once nothing waits for the disk; the store has all of it.
     /// The writer forgets it too after its writes (`release`), and in a cluster gives up its lease.
     func evictIfIdle(_ host: BoardHost) {
-        guard host.room.isIdle, host.members.isEmpty, host.streams.isEmpty, host.awaitingReset.isEmpty,
+        guard host.room.isIdle, host.members.isEmpty, host.streams.isIdle,
             host.restOps == 0, !boards.pending.isCreating(host.room.id), boards[host.room.id] === host
         else { return }
         boards.remove(host.room.id)
@@ -306,7 +306,11 @@ package final class Hub {
             evictIfIdle(host)
         }
         for ticket in tickets {
-            let done = boards.pending.durable(ticket)
+            // With access control, a deleted board's id stays taken until the next revocation
+            // load shows its links' tokens revoked (BoardLog.delete revokes them); asked at once.
+            let settlesAt = config.auth == nil ? nil : access.reloadsAsked + 1
+            let done = boards.pending.durable(ticket, settlesAt: settlesAt)
+            if settlesAt != nil, boards.pending.isSettling, !access.isLoading { access.reloadSoon() }
             if let id = done.created, let host = boards[id] { evictIfIdle(host) }
             if let (exchange, response) = done.answer { emit(.respond(exchange, response)) }
         }
@@ -328,7 +332,7 @@ package final class Hub {
         case .revocations: revocationsLoaded(answer)
         case .grants: grantsLoaded(answer)
         case .restore(let board, let user, let request): restoreRead(answer, board: board, user: user, request: request)
-        case .streamReset(let board): resetEncoded(answer, read: id, board: board)
+        case .streamReset(let board): streams.resetEncoded(answer, read: id, on: boards[board])
         }
     }
 
@@ -338,8 +342,8 @@ package final class Hub {
         if let line = logBudget.report(now: now) { turn.logUnbudgeted(.warning, line) }
         enforceTimeouts()
         expireTokens()
-        expireStreams()
-        reloadRevocations()
+        streams.expire()
+        access.reload(stopping: stopping)
         reloadGrants()
         gate.tick()
         if config.cluster != nil { clusterTick() }
@@ -347,7 +351,7 @@ package final class Hub {
             if host.room.hasTimers { perform(host.room.expireHolds(now: now), on: host) }
             perform(host.room.presence(now: now), on: host)
         }
-        if !streams.isEmpty { keepStreamsAlive() }
+        streams.keepAlive()
         if case .stopping(let deadline) = lifecycle, now >= deadline { stop() }
     }
 
@@ -356,7 +360,12 @@ package final class Hub {
         lifecycle = .stopping(until: now + timers.shutdownGrace)
         log(.info, "shutting down: closing \(sessions.count) connection(s) with 1001")
         for id in sessions.ids.sorted() { closeSession(id, code: 1001, reason: "server shutting down", flush: false) }
-        endAllStreams()
+        for id in boards.ids.sorted() {
+            guard let host = boards[id] else { continue }
+            streams.end(of: host, deleted: false)
+            evictIfIdle(host)  // Kept in memory for its streams alone: nothing keeps it now.
+        }
+        streams.refuseWaiting()
         if sessions.isEmpty { stop() }
     }
 

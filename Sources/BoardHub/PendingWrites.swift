@@ -11,6 +11,10 @@ internal import BoardCore
 struct PendingWrites {
     private var creating: [Ticket: BoardID] = [:]
     private var deleting: [Ticket: BoardID] = [:]
+    /// Boards deleted durably whose share links' revocations the hub has not loaded yet, with the
+    /// number of the revocation load that will show them: until then the id may not be used again
+    /// (a board made again under it would honour the old links' tokens).
+    private var settling: [BoardID: Int] = [:]
     private var answers: [Ticket: (ExchangeID, HTTPResponse)] = [:]
 
     /// What a durable ticket finished.
@@ -44,17 +48,28 @@ struct PendingWrites {
     /// True while the board's creation is not yet durable.
     func isCreating(_ id: BoardID) -> Bool { creating.values.contains(id) }
 
-    /// True while the board's deletion is not yet durable.
-    func isDeleting(_ id: BoardID) -> Bool { deleting.values.contains(id) }
+    /// True while the board's deletion is not yet durable, or its links' revocations not yet loaded.
+    func isDeleting(_ id: BoardID) -> Bool { settling[id] != nil || deleting.values.contains(id) }
 
-    /// The boards whose deletion is not yet durable.
-    var deletingBoards: Dictionary<Ticket, BoardID>.Values { deleting.values }
+    /// The boards whose deletion is not yet durable, or not yet settled.
+    var deletingBoards: [BoardID] { Array(deleting.values) + settling.keys }
 
-    /// The ticket's write is durable.
-    mutating func durable(_ ticket: Ticket) -> Done {
-        deleting[ticket] = nil
+    /// The ticket's write is durable. A deletion stays until revocation load `settlesAt` has
+    /// come back (`revocationsLoaded`), when given.
+    mutating func durable(_ ticket: Ticket, settlesAt load: Int? = nil) -> Done {
+        if let board = deleting.removeValue(forKey: ticket), let load { settling[board] = load }
         return Done(created: creating.removeValue(forKey: ticket), answer: answers.removeValue(forKey: ticket))
     }
+
+    /// Revocation load `load` came back: the deletions it settles are over; their boards, by id.
+    mutating func revocationsLoaded(_ load: Int) -> [BoardID] {
+        let settled = settling.filter { $0.value <= load }.keys.sorted()
+        for board in settled { settling[board] = nil }
+        return settled
+    }
+
+    /// True while a deleted board waits for a revocation load.
+    var isSettling: Bool { !settling.isEmpty }
 
     /// The ticket's write cannot be stored. A failed deletion leaves the board as stored (it may
     /// be loaded again).

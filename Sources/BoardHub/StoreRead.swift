@@ -51,7 +51,7 @@ package enum StoreRead: Equatable, Sendable {
     /// `GET /api/boards/{id}/items/{item}/comments`: a page of comments, encoded off the service thread.
     case commentsPage(CommentsPageRequest)
     /// No question for the store: the board as an event stream's opening `event: reset` at
-    /// `seq`, encoded off the service thread (Hub+Streams.swift).
+    /// `seq`, encoded off the service thread (EventStreams.swift).
     case encodeStreamReset(Board, seq: Seq)
 }
 
@@ -94,10 +94,10 @@ package enum StoreAnswer: Sendable {
     case revoked(Revocation)
     /// The answer to `revocations`, made into a set on the reader thread.
     case revocations(RevocationSet)
-    /// The answer to `addLink`: stored (false: the board has its most links).
-    case linkAdded(Bool)
-    /// The answer to `links`.
-    case links([ShareLink])
+    /// The answer to `addLink`.
+    case linkAdded(LinkAddition)
+    /// The answer to `links`: nil when there is no such board.
+    case links([ShareLink]?)
     /// The answer to `revokeLink`: the link removed and revoked, or nil when there was none.
     case linkRevoked(ShareLink?)
     /// The answer to `grant`.

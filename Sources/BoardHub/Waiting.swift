@@ -13,7 +13,7 @@ enum Deferred {
     case delete(ExchangeID)
     /// `POST /api/boards/{id}/ops` (Hub+REST.swift).
     case op(ExchangeID, RESTOp.Pending)
-    /// `GET /api/boards/{id}/events` (Hub+Streams.swift).
+    /// `GET /api/boards/{id}/events` (EventStreams.swift).
     case stream(ExchangeID)
     /// `GET /api/boards/{id}/members` (Hub+Members.swift), the request kept to relay in a cluster.
     case members(ExchangeID, HTTPRequest)
@@ -35,13 +35,13 @@ enum Continuation {
     case claimed(BoardID, sent: Instant, force: Bool)
     /// The answer completes an HTTP read.
     case http(ExchangeID, HTTPRead)
-    /// The answer is the store's revocations (Hub+Revocations.swift).
+    /// The answer is the store's revocations (Access.swift).
     case revocations
     /// The answer is the store's grants (a cluster node's reload, Hub+Grants.swift).
     case grants
     /// The answer is the board as of a restore's `to`, for this user's restore (Hub+History.swift).
     case restore(BoardID, UserID, OpRequest)
-    /// The answer is the board encoded as an event stream's `reset` (Hub+Streams.swift).
+    /// The answer is the board encoded as an event stream's `reset` (EventStreams.swift).
     case streamReset(BoardID)
 }
 

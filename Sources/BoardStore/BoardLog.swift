@@ -77,12 +77,14 @@ final class BoardLog<Rows: BoardRows> {
         // snapshots they call for: compaction only reads and deletes ops at or below the snapshot's seq.
         try rows.appendOps(ops, of: id)
         if ops.contains(where: \.op.isCommentOp) { try rows.writeComments(ops, of: id) }
+        let title = replica.state.board.title
         for op in ops {
             replica.state.board.apply(op.op)
             replica.state.seq = op.seq
             replica.addOp(op.seq, bytes: Self.bytes(of: op))
             if snapshotDue(replica) { try snapshot(&replica, of: id) }
         }
+        try keepTitle(of: replica, was: title, id: id)
         replicas[id] = replica
     }
 
@@ -116,20 +118,31 @@ final class BoardLog<Rows: BoardRows> {
         for append in appends {
             let id = append.id
             var replica = append.replica
+            let title = replica.state.board.title
             for op in append.ops {
                 replica.state.board.apply(op.op)
                 replica.state.seq = op.seq
                 replica.addOp(op.seq, bytes: Self.bytes(of: op))
                 if snapshotDue(replica) { try snapshot(&replica, of: id) }
             }
+            try keepTitle(of: replica, was: title, id: id)
             replicas[id] = replica
         }
     }
 
-    /// Removes the board, its snapshots and its log.
+    /// The board row's title follows a `retitle` or a `restore` (the board list reads it there,
+    /// without a snapshot).
+    private func keepTitle(of replica: Replica, was title: String, id: BoardID) throws(StoreError) {
+        if replica.state.board.title != title { try rows.setTitle(replica.state.board.title, of: id) }
+    }
+
+    /// Removes the board, its snapshots, its log and its comments, and revokes its share links.
     func delete(_ id: BoardID) throws(StoreError) {
         try rows.deleteComments(of: id)
         try rows.deleteBoard(id)
+        // After the board row: on PostgreSQL a link being added holds that row (FOR SHARE), so
+        // the deletion waits for it and this statement, a fresh snapshot, sees the new link.
+        try rows.revokeLinks(of: id)
         replicas[id] = nil
     }
 
@@ -140,6 +153,7 @@ final class BoardLog<Rows: BoardRows> {
             try delete(archive.id)
         }
         _ = try rows.insertBoard(archive.board, seq: archive.seq, created: Self.now(), ignoringExisting: false)
+        if archive.current.title != archive.board.title { try rows.setTitle(archive.current.title, of: archive.id) }
         try rows.putSnapshot(archive.board.encoded(stored: true), of: archive.id, at: archive.baseSeq)
         try rows.appendOps(archive.ops, of: archive.id)
         for c in archive.comments {

@@ -34,6 +34,9 @@ package final class MemoryStore: BoardStore {
     }
 
     private let boards = Mutex<[BoardID: Entry]>([:])
+    /// `body`'s result when board `id` is stored, run with the boards' lock held (taken before
+    /// `links`' and `revoked`'s, never after); nil when it is not.
+    func whileStored<R>(_ id: BoardID, _ body: () -> R) -> R? { boards.withLock { $0[id] == nil ? nil : body() } }
     private let revoked = Mutex<[String: Revocation]>([:])
     /// Share links by id (MemoryStore+Links.swift).
     let links = Mutex<[String: ShareLink]>([:])
@@ -61,6 +64,7 @@ package final class MemoryStore: BoardStore {
                     }
                 case .delete(let id):
                     boards[id] = nil
+                    revokeLinks(of: id)
                 }
             }
         }
@@ -159,6 +163,7 @@ package final class MemoryStore: BoardStore {
             entry.baseComments = archive.comments
             for c in archive.comments { entry.comments[c.comment.id.seq ?? 0] = c }
             for op in archive.ops { entry.note(op) }
+            if boards[archive.id] != nil { revokeLinks(of: archive.id) }
             boards[archive.id] = entry
             return true
         }

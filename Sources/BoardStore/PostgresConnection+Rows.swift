@@ -184,6 +184,18 @@ extension PostgresConnection: BoardRows {
         try send("DELETE FROM boards WHERE id = $1", [.text(id.rawValue)])
     }
 
+    func setTitle(_ title: String, of id: BoardID) throws(StoreError) {
+        try send("UPDATE boards SET title = $2 WHERE id = $1", [.text(id.rawValue), .utf8(title)])
+    }
+
+    func revokeLinks(of id: BoardID) throws(StoreError) {
+        try send(
+            "INSERT INTO revocations (id, board, until) SELECT token_id, board, expires FROM links WHERE board = $1 "
+                + "ON CONFLICT (id) DO UPDATE SET until = greatest(revocations.until, EXCLUDED.until)",
+            [.text(id.rawValue)])
+        try send("DELETE FROM links WHERE board = $1", [.text(id.rawValue)])
+    }
+
     private static func opRow(_ row: PostgresRow) -> OpRow {
         OpRow(
             seq: row.int(0), opID: row.text(1), user: row.text(2), type: row.text(3), fields: row.bytes(4),

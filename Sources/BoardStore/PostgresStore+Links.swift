@@ -3,27 +3,35 @@ package import BoardCore
 /// Share links in the database every node of a cluster shares; a revoked link's token goes on
 /// the shared revocation list, which every node reloads each second.
 extension PostgresStore: LinkStore {
-    package func addLink(_ link: ShareLink, maximum: Int, now: Int64) throws(StoreError) -> Bool {
-        try onWriter { (db: PostgresConnection) throws(StoreError) -> Bool in
-            try db.transaction { () throws(StoreError) -> Bool in
+    package func addLink(_ link: ShareLink, maximum: Int, now: Int64) throws(StoreError) -> LinkAddition {
+        try onWriter { (db: PostgresConnection) throws(StoreError) -> LinkAddition in
+            try db.transaction { () throws(StoreError) -> LinkAddition in
                 // Two nodes adding to one board at once must not both pass the count.
                 try db.query("SELECT pg_advisory_xact_lock(hashtext($1))", [.text("links:" + link.board.rawValue)])
+                // The board row is held until this commits: a deletion of the board waits, and then
+                // revokes this link too (BoardLog.delete); one that went first leaves no row here.
+                guard
+                    try db.int("SELECT 1 FROM boards WHERE id = $1 FOR SHARE", [.text(link.board.rawValue)]) == 1
+                else { return .unknownBoard }
                 try db.query("DELETE FROM links WHERE expires <= $1", [.int(Int(now))])
                 let live = try db.int("SELECT count(*) FROM links WHERE board = $1", [.text(link.board.rawValue)]) ?? 0
-                guard live < maximum else { return false }
+                guard live < maximum else { return .full }
                 try db.query(
                     "INSERT INTO links (id, board, role, created, expires, token_id) VALUES ($1, $2, $3, $4, $5, $6)",
                     [
                         .text(link.id), .text(link.board.rawValue), .text(link.role), .int(Int(link.created)),
                         .int(Int(link.expires)), .text(link.tokenID),
                     ])
-                return true
+                return .added
             }
         }
     }
 
-    package func links(of board: BoardID, now: Int64) throws(StoreError) -> [ShareLink] {
-        try onReadOnly { (db: PostgresConnection) throws(StoreError) -> [ShareLink] in
+    package func links(of board: BoardID, now: Int64) throws(StoreError) -> [ShareLink]? {
+        try onReadOnly { (db: PostgresConnection) throws(StoreError) -> [ShareLink]? in
+            guard try db.int("SELECT count(*) FROM boards WHERE id = $1", [.text(board.rawValue)]) == 1 else {
+                return nil
+            }
             var found: [ShareLink] = []
             try db.query(
                 "SELECT id, role, created, expires, token_id FROM links WHERE board = $1 AND expires > $2 "

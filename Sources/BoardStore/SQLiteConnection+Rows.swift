@@ -132,6 +132,18 @@ extension SQLiteConnection: BoardRows {
         try query("DELETE FROM boards WHERE id = ?1", [key])
     }
 
+    func setTitle(_ title: String, of id: BoardID) throws(StoreError) {
+        try query("UPDATE boards SET title = ?2 WHERE id = ?1", [.text(id.rawValue), .text(title)])
+    }
+
+    func revokeLinks(of id: BoardID) throws(StoreError) {
+        let key = SQLiteValue.text(id.rawValue)
+        try query(
+            "INSERT INTO revocations (id, board, until) SELECT token_id, board, expires FROM links WHERE board = ?1 "
+                + "ON CONFLICT (id) DO UPDATE SET until = max(until, excluded.until)", [key])
+        try query("DELETE FROM links WHERE board = ?1", [key])
+    }
+
     private static func opRow(_ row: SQLiteRow) -> OpRow {
         OpRow(
             seq: row.int(0), opID: row.text(1), user: row.text(2), type: row.text(3), fields: row.bytes(4),

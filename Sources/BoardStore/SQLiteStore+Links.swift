@@ -1,25 +1,31 @@
 package import BoardCore
 
 extension SQLiteStore: LinkStore {
-    package func addLink(_ link: ShareLink, maximum: Int, now: Int64) throws(StoreError) -> Bool {
-        try onWriter { (db: SQLiteConnection) throws(StoreError) -> Bool in
-            try db.transaction(.immediate) { () throws(StoreError) -> Bool in
+    package func addLink(_ link: ShareLink, maximum: Int, now: Int64) throws(StoreError) -> LinkAddition {
+        try onWriter { (db: SQLiteConnection) throws(StoreError) -> LinkAddition in
+            try db.transaction(.immediate) { () throws(StoreError) -> LinkAddition in
+                guard try db.int("SELECT count(*) FROM boards WHERE id = ?", [.text(link.board.rawValue)]) == 1 else {
+                    return .unknownBoard
+                }
                 try db.query("DELETE FROM links WHERE expires <= ?", [.int(Int(now))])
                 let live = try db.int("SELECT count(*) FROM links WHERE board = ?", [.text(link.board.rawValue)]) ?? 0
-                guard live < maximum else { return false }
+                guard live < maximum else { return .full }
                 try db.query(
                     "INSERT INTO links (id, board, role, created, expires, token_id) VALUES (?, ?, ?, ?, ?, ?)",
                     [
                         .text(link.id), .text(link.board.rawValue), .text(link.role), .int(Int(link.created)),
                         .int(Int(link.expires)), .text(link.tokenID),
                     ])
-                return true
+                return .added
             }
         }
     }
 
-    package func links(of board: BoardID, now: Int64) throws(StoreError) -> [ShareLink] {
-        try onReader { (db: SQLiteConnection) throws(StoreError) -> [ShareLink] in
+    package func links(of board: BoardID, now: Int64) throws(StoreError) -> [ShareLink]? {
+        try onReader { (db: SQLiteConnection) throws(StoreError) -> [ShareLink]? in
+            guard try db.int("SELECT count(*) FROM boards WHERE id = ?", [.text(board.rawValue)]) == 1 else {
+                return nil
+            }
             var found: [ShareLink] = []
             try db.query(
                 "SELECT id, role, created, expires, token_id FROM links WHERE board = ? AND expires > ? "

@@ -34,12 +34,22 @@ package struct ShareLink: Equatable, Sendable {
 /// A store that keeps share links: SQLite, PostgreSQL (shared by a cluster) and memory. Every
 /// call may be made from the reader thread; the writes are durable when they return.
 package protocol LinkStore: RevocationStore {
-    /// Stores `link` unless its board already has `maximum` links live at `now` (then false);
-    /// forgets the board's links that expired at or before `now` first.
-    func addLink(_ link: ShareLink, maximum: Int, now: Int64) throws(StoreError) -> Bool
-    /// The board's links live at `now`, oldest first.
-    func links(of board: BoardID, now: Int64) throws(StoreError) -> [ShareLink]
+    /// Stores `link` unless its board is not stored or already has `maximum` links live at
+    /// `now`; forgets the board's links that expired at or before `now` first.
+    func addLink(_ link: ShareLink, maximum: Int, now: Int64) throws(StoreError) -> LinkAddition
+    /// The board's links live at `now`, oldest first; nil when the board is not stored.
+    func links(of board: BoardID, now: Int64) throws(StoreError) -> [ShareLink]?
     /// Removes the board's link `id` and revokes its token, in one transaction; the link, or nil
     /// when the board has no such live link.
     func revokeLink(_ id: String, of board: BoardID, now: Int64) throws(StoreError) -> ShareLink?
+}
+
+/// What `addLink` did.
+package enum LinkAddition: Equatable, Sendable {
+    /// Stored.
+    case added
+    /// Not stored: the board has its most live links.
+    case full
+    /// Not stored: there is no such board (a link must not wait for a board made later).
+    case unknownBoard
 }

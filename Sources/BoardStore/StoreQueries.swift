@@ -85,6 +85,11 @@ protocol BoardRows: CommentRows, GrantRows {
     func deleteOps(of id: BoardID, through seq: Seq) throws(StoreError)
     /// Deletes the board, its snapshots and its ops.
     func deleteBoard(_ id: BoardID) throws(StoreError)
+    /// Sets the board row's title.
+    func setTitle(_ title: String, of id: BoardID) throws(StoreError)
+    /// Puts the tokens of the board's share links on the revocation list and forgets the links:
+    /// a link must not outlive its board (a board made again under that id is another board).
+    func revokeLinks(of id: BoardID) throws(StoreError)
 }
 
 extension BoardRows {

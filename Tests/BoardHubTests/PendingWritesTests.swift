@@ -57,4 +57,24 @@ import Testing
         #expect(!unknown.creationLost, "an unknown ticket finishes nothing")
         #expect(unknown.exchange == nil)
     }
+
+    /// With access control, a deleted board's id stays taken after its deletion is durable until
+    /// the revocation load that shows its links' tokens revoked (an earlier load does not count).
+    @Test func aDeletionSettlesOnlyWithTheRevocationLoadAskedAfterIt() {
+        var writes = PendingWrites()
+        let board = BoardID("gone")!
+        writes.delete(board, ticket: Ticket(3), answer: (ExchangeID(9), .json(200) { _ in }))
+        let done = writes.durable(Ticket(3), settlesAt: 5)
+        #expect(done.answer?.0 == ExchangeID(9), "the 200 goes out once durable")
+        #expect(writes.isDeleting(board) && writes.isSettling && writes.deletingBoards == [board])
+        let early = writes.revocationsLoaded(4)
+        #expect(early.isEmpty && writes.isDeleting(board), "load 4 was asked before: still waiting")
+        let settled = writes.revocationsLoaded(5)
+        #expect(settled == [board])
+        #expect(!writes.isDeleting(board) && !writes.isSettling && writes.deletingBoards.isEmpty)
+        // Without access control there are no links: durable is the end.
+        writes.delete(board, ticket: Ticket(4), answer: (ExchangeID(10), .json(200) { _ in }))
+        _ = writes.durable(Ticket(4))
+        #expect(!writes.isDeleting(board))
+    }
 }

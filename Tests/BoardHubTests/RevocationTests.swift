@@ -167,7 +167,7 @@ import Testing
     @Test func theListOfRevocationsIsBounded() {
         let h = harness()
         for n in 0..<RevocationList.maximum {
-            h.hub.revocations.made(Revocation(id: "\(n)", board: nil, until: start + 100))
+            h.hub.access.made(Revocation(id: "\(n)", board: nil, until: start + 100))
         }
         let (status, body, _) = revoke(h, token(), bearer: token("demo", .admin))
         #expect(status == 507 && body.contains("too_many_revocations"))

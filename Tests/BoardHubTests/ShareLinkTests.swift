@@ -12,7 +12,10 @@ import Testing
 @Suite struct ShareLinkTests {
     let authority = TokenAuthority(secrets: [Array("a secret of at least sixteen bytes".utf8)])
     let start: Int64 = 1_764_000_000
+    /// The reader's store, holding boards `demo` and `other` (a link is made only for a stored board).
     let store = MemoryStore()
+
+    init() throws { try store.write(["demo", "other"].map { .create(.defaultTemplate(id: BoardID($0)!)) }) }
 
     func harness() -> HubHarness { HubHarness { $0.auth = authority } }
 
@@ -66,6 +69,14 @@ import Testing
         let (_, view, _) = call(h, .post, "/api/boards/demo/links", body: #"{"role":"view","ttl":"24h"}"#)
         #expect(view?["exp"]?.intValue == Int(start) + 86_400 && view?["role"]?.stringValue == "view")
         #expect(call(h, .get, "/api/boards/demo/links").1?["links"]?.arrayValue?.count == 2)
+    }
+
+    @Test func aBoardThatIsNotStoredHasNoLinksToMakeOrList() {
+        let h = harness()
+        let admin = token("ghost", .admin)
+        let made = call(h, .post, "/api/boards/ghost/links", body: #"{"role":"edit"}"#, bearer: admin)
+        #expect(made.0 == 404 && made.1?["error"]?.stringValue == "unknown_board")
+        #expect(call(h, .get, "/api/boards/ghost/links", bearer: admin).0 == 404)
     }
 
     @Test func onlyAnAdminOfTheBoardManagesItsLinks() {

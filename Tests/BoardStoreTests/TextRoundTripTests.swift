@@ -75,7 +75,7 @@ extension StoreContract {
 
             let page = try #require(try store.ops(of: boardA, since: 4, limit: 100).ops)
             #expect(TextRoundTripTests.utf8(page) == TextRoundTripTests.utf8(Array(ops[4...])))
-            #expect(try store.list(after: nil, limit: 1000).map { Array($0.title.utf8) } == [Array(board.title.utf8)])
+            #expect(try store.list(after: nil, limit: 1000).map { Array($0.title.utf8) } == [Array(head.title.utf8)])
 
             // Export: the base snapshot (the board at seq 4, rebuilt by compaction) and ops 5…10.
             let archive = try #require(try store.archive(of: boardA))

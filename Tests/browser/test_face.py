@@ -188,6 +188,22 @@ def test_screenshots_of_the_phone_card_panel_and_dark_mode(contexts, server):
     box = dialog.bounding_box()
     assert box["width"] >= 389 and box["height"] >= 800, box  # the whole screen
     keep(page, "phone-panel.png")
+    # The panel's own actions, where a tile has no room for buttons: Archive closes it and
+    # archives the card; Delete removes another, and undo brings it back.
+    dialog.get_by_role("button", name="Archive card").tap()
+    expect(dialog).to_have_count(0)
+    expect(page.locator('[data-item="t1"]')).to_have_count(0)
+    page.wait_for_function("() => document.querySelector('#app').dataset.seq === '1'", polling=100, timeout=5000)
+    assert server.board("kshot")["board"]["archived"] == ["t1"]
+    label = next(i["label"] for i in server.board("kshot")["board"]["items"] if i["id"] == "t2")
+    page.locator('[data-item="t2"] .tile-label').click()
+    page.get_by_role("dialog").get_by_role("button", name="Delete card").tap()
+    expect(page.locator('[data-item="t2"]')).to_have_count(0)
+    page.wait_for_function("() => document.querySelector('#app').dataset.seq === '2'", polling=100, timeout=5000)
+    assert "t2" not in [i["id"] for i in server.board("kshot")["board"]["items"]]
+    expect(page.locator("#toast")).to_contain_text("Removed")
+    page.locator("#toast .toast-action").tap()  # the card comes back whole, under a new id
+    expect(page.locator(".tile-label", has_text=label)).to_have_count(1)
 
 
 def test_the_start_page_offers_kanban_first_and_renames_and_deletes_boards(contexts, server):

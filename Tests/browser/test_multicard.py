@@ -76,6 +76,12 @@ def test_cards_archived_from_a_selection_are_restored_from_the_panel(clients, se
         expect(page.tile(a)).to_have_count(0)
         expect(page.tile(b)).to_have_count(0)
     assert server.board("k2")["board"]["archived"] == [a, b]
+    # The filter counts the cards on the board: archived ones are not among them.
+    on_board = len(server.board("k2")["board"]["items"]) - 2
+    ann.page.get_by_role("button", name="Filter").click()
+    ann.page.get_by_label("Filter by due date").select_option("none")
+    expect(ann.page.locator("#filter-count")).to_have_text(f"{on_board} of {on_board} cards")
+    ann.page.get_by_label("Filter by due date").select_option("")
 
     # Bo finds one in the Archive panel and restores it; Ann sees it come back.
     toggle = bo.page.locator("#archive-toggle")

@@ -247,8 +247,17 @@ class Client:
         context = server.tls_context() if isinstance(server, Server) else None
         if context:
             extra["ssl"] = context
-        self.ws = self.stack.enter_context(
-            connect(server.ws_url + query, subprotocols=[SUBPROTOCOL], open_timeout=WAIT, close_timeout=2, **extra))
+        try:
+            self.ws = self.stack.enter_context(
+                connect(server.ws_url + query, subprotocols=[SUBPROTOCOL], open_timeout=WAIT, close_timeout=2,
+                        **extra))
+        except Exception as error:
+            # Which server refused, and what it said last: a handshake cut short is otherwise only
+            # "stream ends after 0 bytes" deep in the library's traceback.
+            # The exception keeps its type (tests catch some), with a note pytest prints.
+            said = server.log().splitlines()[-15:] if isinstance(server, Server) else []
+            error.add_note(f"no WebSocket to {server.ws_url + query}; its last log lines:\n" + "\n".join(said))
+            raise
         assert self.ws.subprotocol == SUBPROTOCOL
         self.pending: list[dict] = []
         self.welcome: dict | None = None

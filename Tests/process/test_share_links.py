@@ -32,6 +32,9 @@ def test_a_link_is_made_used_listed_kept_and_revoked(servers, tmp_path, secrets)
     data = str(tmp_path / "data")
     server = servers("--port", "0", "--data", data, "--auth-secret", secrets)
     admin = mint(tmp_path, "demo", "--role", "admin")
+    status, problem = server.http("POST", "/api/boards/demo/links", body={"role": "edit"}, token=admin)
+    assert (status, problem["error"]) == (404, "unknown_board"), "a link is made for a board that exists"
+    assert server.http("POST", "/api/boards", body={"id": "demo", "template": "colors"}, token=admin)[0] == 201
     status, made = server.http("POST", "/api/boards/demo/links", body={"role": "edit", "ttl": "2h"}, token=admin)
     assert status == 201, made
     assert made["role"] == "edit" and made["url"] == f"/b/demo#token={made['token']}"
@@ -76,6 +79,44 @@ def test_a_link_is_made_used_listed_kept_and_revoked(servers, tmp_path, secrets)
     bystander.close()
 
 
+def test_a_deleted_boards_links_end_with_it(servers, tmp_path, secrets):
+    """A board's links go with the board: its list is 404, and a board made again under the same
+    id (by an admin, or by the old link's own hello, which may create boards) does not honour
+    the old link's token, at once and after a restart (the store revoked it with the deletion)."""
+    data = str(tmp_path / "data")
+    server = servers("--port", "0", "--data", data, "--auth-secret", secrets)
+    admin = mint(tmp_path, "demo", "--role", "admin")
+    assert server.http("POST", "/api/boards", body={"id": "demo", "template": "colors"}, token=admin)[0] == 201
+    status, made = server.http("POST", "/api/boards/demo/links", body={"role": "edit", "ttl": "2h"}, token=admin)
+    assert status == 201, made
+    guest = joined(server, made["token"])
+    assert server.http("DELETE", "/api/boards/demo", token=admin)[0] == 200
+    assert guest.wait_closed() == 4410
+    status, problem = server.http("GET", "/api/boards/demo/links", token=admin)
+    assert (status, problem["error"]) == (404, "unknown_board"), problem
+    assert server.http("POST", "/api/boards/demo/links", body={"role": "view"}, token=admin)[0] == 404
+    # The old link's hello: refused, and it made no board.
+    late = Client(server)
+    late.send({"type": "hello", "board": "demo", "name": "Late", "token": made["token"]})
+    refused = late.expect(lambda m: m["type"] in ("welcome", "error"))
+    assert refused["type"] == "error", refused
+    late.close()
+    # The id stays taken (409 `deleting`) until the revocations are loaded again, asked at once.
+    server.wait_for_log(r"board demo is deleted, and the tokens of its links are revoked", timeout=10)
+    made_again = server.http("POST", "/api/boards", body={"id": "demo", "template": "colors"}, token=admin)
+    assert made_again[0] == 201, made_again
+    for _ in range(2):
+        assert server.http("GET", "/api/boards/demo/links", token=admin)[1]["links"] == []
+        again = Client(server)
+        again.send({"type": "hello", "board": "demo", "name": "Again", "token": made["token"]})
+        error = again.expect(lambda m: m["type"] in ("welcome", "error"))
+        assert (error["type"], error["code"]) == ("error", "unauthorized"), error
+        again.close()
+        server.signal(signal.SIGTERM)
+        assert server.wait() == 0
+        server = servers("--port", "0", "--data", data, "--auth-secret", secrets)
+
+
 @pytest.mark.skipif(not POSTGRES, reason="SHUFFLEBOARD_TEST_POSTGRES is not set: no PostgreSQL server to test against")
 def test_a_link_revoked_on_one_node_closes_its_session_on_another(servers, tmp_path, secrets):
     name = "l_" + uuid.uuid4().hex
@@ -86,6 +127,7 @@ def test_a_link_revoked_on_one_node_closes_its_session_on_another(servers, tmp_p
         one = servers("--port", "0", "--store", database, "--node", "n1", "--auth-secret", secrets)
         two = servers("--port", "0", "--store", database, "--node", "n2", "--auth-secret", secrets)
         admin = mint(tmp_path, "demo", "--role", "admin")
+        assert one.http("POST", "/api/boards", body={"id": "demo", "template": "colors"}, token=admin)[0] == 201
         status, made = one.http("POST", "/api/boards/demo/links", body={"role": "edit", "ttl": "1h"}, token=admin)
         assert status == 201, made
         assert [l["id"] for l in two.http("GET", "/api/boards/demo/links", token=admin)[1]["links"]] == [made["id"]]

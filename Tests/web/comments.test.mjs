@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { OP_TYPES, comment, editComment, removeComment } from '../../web/sdk/shuffleboard.js';
 import { applyComment, inverseComment, known, learn } from '../../web/comments.js';
-import { applyOp, inverseOp, opBody } from '../../web/state.js';
+import { applyOp, cloneBoard, inverseOp, opBody } from '../../web/state.js';
+import { cardFace } from '../../web/cardface.js';
 
 const board = () => ({
   id: 'b', title: 'B', columns: 2, zones: [{ id: 'z', items: ['t1'] }],
@@ -60,4 +61,38 @@ test('@ suggests after a space or at the start, and a mention stays only while i
   assert.deepEqual(mentionsIn('Thanks @Bo!', picked), [{ member: 'bo', name: 'Bo' }]);
   const many = Array.from({ length: 25 }, (_, i) => ({ member: `m${i}`, name: `M${i}` }));
   assert.equal(mentionsIn(many.map((p) => `@${p.name}`).join(' '), many).length, 20);
+});
+
+test('the count a snapshot carries survives the copy the page keeps, and the card face shows it', () => {
+  const b = board();
+  b.items[0].comments = 2;
+  const copy = cloneBoard(b);
+  assert.equal(copy.items[0].comments, 2, 'the confirmed board keeps the count');
+  applyOp(copy, { type: 'comment', seq: 1, item: 't1', comment: { id: 'n4', text: 'C', member: 'ann', name: 'Ann', at: 1, mentions: [] } });
+  assert.equal(copy.items[0].comments, 3);
+  assert.equal(b.items[0].comments, 2, 'a copy, not the same item');
+  for (const bad of [0, -1, 1.5, '7', null]) {
+    b.items[0].comments = bad;
+    assert.equal('comments' in cloneBoard(b).items[0], false, String(bad));
+  }
+  // The face: its count, named for a screen reader; none at 0.
+  const made = [];
+  const fakeDoc = {
+    createElement: (tag) => {
+      const e = { tag, children: [], dataset: {}, attrs: {}, style: { setProperty() {} }, textContent: '',
+        setAttribute(n, v) { this.attrs[n] = v; }, append(...c) { this.children.push(...c); },
+        replaceChildren(...c) { this.children = c; } };
+      made.push(e);
+      return e;
+    },
+    createElementNS: (_, tag) => ({ tag, setAttribute() {}, append() {} }),
+  };
+  const meta = fakeDoc.createElement('div');
+  cardFace(fakeDoc, meta, { ...copy.items[0] }, []);
+  const count = meta.children.find((c) => c.className === 'comment-count');
+  assert.equal(count?.attrs['aria-label'], '3 comments');
+  assert.ok(count.children.includes('3'));
+  cardFace(fakeDoc, meta, { id: 't1', label: 'Fix' }, []);
+  assert.equal(meta.children.some((c) => c.className === 'comment-count'), false);
+  assert.equal(meta.hidden, true);
 });

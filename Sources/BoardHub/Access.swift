@@ -1,0 +1,296 @@
+internal import BoardAuth
+internal import BoardCore
+internal import BoardStore
+
+/// The revoked tokens the hub knows of, as last loaded from the store.
+struct RevocationList {
+    /// The most revocations in force at once (a `POST` past it gets 507): each is kept only
+    /// until its token would have expired, and only admins make them, but a table a client can
+    /// grow is bounded all the same.
+    static let maximum = 100_000
+    /// How often the store is asked again, in milliseconds: the bound on how late a revocation
+    /// made on another node (or by `shuffleboard revoke`) closes this node's sessions.
+    static let reloadEvery: Int64 = 1_000
+
+    /// In force: the last load, and those made on this node that it did not show yet.
+    private(set) var inForce: RevocationSet
+    /// The fingerprint of the last load: a load with the same one, and nothing made here since,
+    /// changes nothing (the usual case, once a second), and costs the service thread nothing.
+    private var loadedFingerprint: UInt64
+    /// Made on this node and not yet seen in a load (whose read may have raced the write).
+    private var made: [String: Revocation] = [:]
+    /// A reload is out.
+    var loading = false
+    /// How many reloads were asked for: the number of the newest.
+    var asked = 0
+    /// When the last reload was asked for.
+    var lastAsked: Instant?
+
+    /// The list the server started with.
+    init(_ revoked: [Revocation] = []) {
+        inForce = RevocationSet(revoked)
+        loadedFingerprint = inForce.fingerprint
+    }
+
+    /// Takes a load's answer at `nowSeconds`; false when nothing changed.
+    mutating func loaded(_ set: RevocationSet, nowSeconds: Int64) -> Bool {
+        if set.fingerprint == loadedFingerprint && made.isEmpty { return false }
+        var next = set
+        for (id, revocation) in made {
+            if set[id] != nil || revocation.until <= nowSeconds {
+                made[id] = nil
+            } else {
+                next.insert(revocation)
+            }
+        }
+        loadedFingerprint = set.fingerprint
+        inForce = next
+        return true
+    }
+
+    /// Takes a revocation made on this node (durable already).
+    mutating func made(_ revocation: Revocation) {
+        inForce.insert(revocation)
+        made[revocation.id] = revocation
+    }
+}
+
+/// Access: who may do what, by token. With `Config.auth` set, `hello` must carry a token for
+/// its board, `auth` may replace it, and the API wants `Authorization: Bearer TOKEN`; a revoked
+/// token is refused wherever a token is checked. Without it everyone may do everything.
+///
+/// Revocation: `POST /api/revocations {"token": T}` (an `admin` bearer token for T's board, or
+/// `*` for a `*` token) stores T's id in the store, which keeps it until T would have expired
+/// anyway. Every node reloads the store's revocations every second
+/// (`RevocationList.reloadEvery`), so a revocation made on one node, or by `shuffleboard revoke`
+/// without the API, reaches every node within about a second and survives restarts.
+/// `GET /api/revocations` lists them: all for a `*` admin, a board's for its admin.
+///
+/// The part owns the revocation list and the token checks; the hub routes the API's requests,
+/// the reload's answer and the tick here, and closes the sessions and streams whose token is
+/// revoked when the list changes (Hub+Revocations.swift). Its actions: `read` (a reload, a
+/// revocation's write), `respond` (401, the revocations API) and log lines.
+/// Confined to the service thread (with the hub).
+final class Access {
+    /// Revoked tokens, as last loaded from the store, and those made here since.
+    private(set) var revocations: RevocationList
+    private let config: Hub.Config
+    private let turn: Turn
+    private let reads: StoreReads
+    private var meters: HubMeters { turn.meters }
+    private var nowSeconds: Int64 { turn.wall.milliseconds / 1000 }
+
+    init(config: Hub.Config, turn: Turn, reads: StoreReads) {
+        self.config = config
+        self.turn = turn
+        self.reads = reads
+        revocations = RevocationList(config.revoked)
+    }
+
+    /// What a connection without a token may do when auth is off: everything.
+    static let everything = Claims(board: nil, role: .admin, expires: .max)
+
+    /// Why a token is not taken (a log line's words; the failure is counted already).
+    struct Refusal: Error {
+        let why: String
+    }
+
+    // MARK: Tokens
+
+    /// The claims of `token` for viewing `board` (everything without access control), or why
+    /// not, counted as a failure of `via`.
+    func check(_ token: String?, board: BoardID, via: AuthFailure.Via) -> Result<Claims, Refusal> {
+        guard let auth = config.auth else { return .success(Self.everything) }
+        guard let token else {
+            meters.authFailures.add(AuthFailure(via, .missing))
+            return .failure(Refusal(why: "no token"))
+        }
+        switch auth.verify(token, now: nowSeconds) {
+        case .success where isRevoked(token):
+            meters.authFailures.add(AuthFailure(via, .revoked))
+            return .failure(Refusal(why: "a revoked token"))
+        case .success(let claims) where claims.allow(.view, on: board):
+            return .success(claims)
+        case .success:
+            meters.authFailures.add(AuthFailure(via, .otherBoard))
+            return .failure(Refusal(why: "a token for another board"))
+        case .failure(let problem):
+            meters.authFailures.add(AuthFailure(via, AuthFailure.Reason(problem)))
+            return .failure(Refusal(why: problem.description))
+        }
+    }
+
+    /// The claims of an API request's bearer token, or nil after answering 401.
+    func authorize(_ request: HTTPRequest, exchange: ExchangeID) -> Claims? {
+        guard let auth = config.auth else { return Self.everything }
+        guard let header = request.authorization, header.count > 7, header.lowercased().hasPrefix("bearer ") else {
+            meters.authFailures.add(AuthFailure(.api, .missing))
+            turn.emit(.respond(exchange, Hub.unauthorized("this server needs Authorization: Bearer TOKEN")))
+            return nil
+        }
+        let token = String(header.dropFirst(7)).trimmingWhitespace()
+        switch auth.verify(token, now: nowSeconds) {
+        case .success where isRevoked(token):
+            meters.authFailures.add(AuthFailure(.api, .revoked))
+            turn.log(.warning, "\(request.method.rawValue) \(request.path) from \(request.peer): a revoked token")
+            turn.emit(.respond(exchange, Hub.unauthorized("the token has been revoked")))
+            return nil
+        case .success(let claims): return claims
+        case .failure(let problem):
+            meters.authFailures.add(AuthFailure(.api, AuthFailure.Reason(problem)))
+            turn.log(.warning, "\(request.method.rawValue) \(request.path) from \(request.peer): \(problem)")
+            turn.emit(.respond(exchange, Hub.unauthorized("the token is not valid")))
+            return nil
+        }
+    }
+
+    // MARK: Revocations
+
+    /// Whether `token` has been revoked (as far as this node has loaded).
+    func isRevoked(_ token: String) -> Bool {
+        !revocations.inForce.isEmpty && isRevoked(id: TokenAuthority.revocationID(of: token))
+    }
+
+    /// Whether the token whose revocation id is `id` has been revoked.
+    func isRevoked(id: String) -> Bool { revocations.inForce[id] != nil }
+
+    /// Whether any token is revoked.
+    var anyRevoked: Bool { !revocations.inForce.isEmpty }
+
+    /// Whether the list is full: a new revocation is refused (507).
+    var isFull: Bool { revocations.inForce.count >= RevocationList.maximum }
+
+    /// Takes a revocation made on this node (durable already): it holds here at once.
+    func made(_ revocation: Revocation) { revocations.made(revocation) }
+
+    /// On each tick: asks the store for its revocations once a second (not once stopping).
+    func reload(stopping: Bool) {
+        guard config.auth != nil, !revocations.loading, !stopping else { return }
+        if let last = revocations.lastAsked, turn.now - last < RevocationList.reloadEvery { return }
+        revocations.loading = true
+        revocations.lastAsked = turn.now
+        revocations.asked += 1
+        reads.ask(.revocations(now: nowSeconds), then: .revocations)
+    }
+
+    /// The number of the newest reload asked for (a deleted board's id is taken until a reload
+    /// asked after its deletion comes back: `PendingWrites.durable(_:settlesAt:)`).
+    var reloadsAsked: Int { revocations.asked }
+    /// A reload is out.
+    var isLoading: Bool { revocations.loading }
+
+    /// The next tick asks for a reload, however recent the last.
+    func reloadSoon() { revocations.lastAsked = nil }
+
+    /// What a reload's answer did.
+    enum Load: Equatable {
+        /// The store failed; the list is kept.
+        case failed
+        /// The list is as it was: nothing is done at all.
+        case same
+        /// The list changed.
+        case changed
+    }
+
+    /// The store's revocations came back, as a set built on the reader thread: when they changed,
+    /// they replace the list (one made here whose write raced this read stays until the store
+    /// shows it).
+    func loaded(_ answer: StoreAnswer) -> Load {
+        revocations.loading = false
+        switch answer {
+        case .revocations(let loaded):
+            return revocations.loaded(loaded, nowSeconds: nowSeconds) ? .changed : .same
+        case .failed(let error):
+            turn.log(
+                .warning,
+                "cannot load the revoked tokens (\(error.message)); keeping the \(revocations.inForce.count) known")
+            return .failed
+        default:
+            preconditionFailure("revocations got \(answer)")
+        }
+    }
+
+    /// `POST /api/revocations` and `GET /api/revocations`: answered, or a revocation's write
+    /// asked for (its answer comes back as `.http(exchange, .revoke)`).
+    func request(_ request: HTTPRequest, exchange: ExchangeID) {
+        guard request.method == .get || request.method == .head || request.method == .post else {
+            return turn.emit(.respond(exchange, .methodNotAllowed("GET, POST")))
+        }
+        guard let auth = config.auth else {
+            return turn.emit(
+                .respond(exchange, .error(404, "not_found", "this server has no access control (--auth-secret)")))
+        }
+        guard let bearer = authorize(request, exchange: exchange) else { return }
+        guard bearer.role == .admin else {
+            return turn.emit(.respond(exchange, Hub.forbidden("managing revocations")))
+        }
+        if request.method != .post { return turn.emit(.respond(exchange, list(for: bearer))) }
+        guard let json = try? JSON.parse(request.body), let token = json["token"]?.stringValue,
+            token.utf8.count <= 2048
+        else {
+            return turn.emit(.respond(exchange, .error(400, "bad_request", #"send {"token": TOKEN}"#)))
+        }
+        let claims: Claims
+        switch auth.claimsIgnoringExpiry(token) {
+        case .success(let c): claims = c
+        case .failure(let problem):
+            return turn.emit(
+                .respond(exchange, .error(400, "bad_request", "not a token of this server (\(problem))")))
+        }
+        guard claims.board.map({ bearer.allow(.admin, on: $0) }) ?? (bearer.board == nil) else {
+            return turn.emit(
+                .respond(exchange, Hub.forbidden("revoking a token for \(claims.board?.rawValue ?? "*")")))
+        }
+        let revocation = Revocation(
+            id: TokenAuthority.revocationID(of: token), board: claims.board, until: claims.expires)
+        guard revocation.until > nowSeconds else {
+            // Expired already: refused everywhere anyway, and nothing to keep.
+            return turn.emit(.respond(exchange, Self.revokedAnswer(revocation)))
+        }
+        guard !isFull || revocations.inForce[revocation.id] != nil else {
+            meters.limitHits.add(.revocations)
+            return turn.emit(
+                .respond(
+                    exchange,
+                    .error(
+                        507, "too_many_revocations",
+                        "\(RevocationList.maximum) tokens are revoked already; shorter token lives keep the list short")
+                ))
+        }
+        turn.log(
+            .info, "\(request.peer) revokes token \(revocation.id.prefix(12))… (board \(claims.board?.rawValue ?? "*"))"
+        )
+        reads.ask(.revoke(revocation, now: nowSeconds), then: .http(exchange, .revoke))
+    }
+
+    /// The answer to a revocation: its id and until when it is kept.
+    static func revokedAnswer(_ revocation: Revocation) -> HTTPResponse {
+        .json(200) { w in
+            w.beginObject()
+            w.write("revoked", revocation.id)
+            w.write("until", Int(revocation.until))
+            w.endObject()
+        }
+    }
+
+    /// `GET /api/revocations`: those in force that `bearer` (an admin) may see, by id.
+    private func list(for bearer: Claims) -> HTTPResponse {
+        let nowSeconds = nowSeconds
+        let shown = revocations.inForce.byID.values.filter {
+            $0.until > nowSeconds && (bearer.board == nil || $0.board == bearer.board)
+        }.sorted { $0.id < $1.id }
+        return .json(200) { w in
+            w.beginObject()
+            w.beginArray("revocations")
+            for revocation in shown {
+                w.beginObject()
+                w.write("id", revocation.id)
+                w.write("board", revocation.board?.rawValue ?? "*")
+                w.write("until", Int(revocation.until))
+                w.endObject()
+            }
+            w.endArray()
+            w.endObject()
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import BoardAuth
+import BoardCore
+import BoardMetrics
+import BoardStore
+import Testing
+
+@testable import BoardHub
+
+/// `Access` alone, without the hub: a token checked for a board and why it is refused (each
+/// refusal counted), revocations made here, and the reload's cadence.
+@Suite struct AccessTests {
+    let secret = Array("a secret of at least thirty-two bytes!!".utf8)
+    let start: Int64 = 1_764_000_000
+
+    final class Parts {
+        let turn: Turn
+        let access: Access
+        var now = Instant(milliseconds: 1_000)
+        let wall: UnixTime
+
+        init(auth: TokenAuthority?, start: Int64) {
+            var config = Hub.Config()
+            config.auth = auth
+            wall = UnixTime(milliseconds: start * 1000)
+            turn = Turn(config, meters: HubMeters(Metrics()))
+            access = Access(
+                config: config, turn: turn,
+                reads: StoreReads(addresses: AddressBook(config: config, turn: turn), turn: turn))
+            step()
+        }
+
+        func step() { _ = turn.begin(now: now, wall: wall) }
+
+        func actions() -> [Hub.Action] {
+            defer { step() }
+            return turn.take().filter { if case .log = $0 { false } else { true } }
+        }
+    }
+
+    func authority() -> TokenAuthority { TokenAuthority(secrets: [secret]) }
+
+    func token(_ board: String?, _ role: Role, expires: Int64) -> String {
+        authority().mint(Claims(board: board.flatMap(BoardID.init), role: role, expires: expires))
+    }
+
+    @Test func withoutAccessControlEveryoneMayDoEverything() {
+        let p = Parts(auth: nil, start: start)
+        guard case .success(let claims) = p.access.check(nil, board: BoardID("demo")!, via: .hello) else {
+            Issue.record("refused")
+            return
+        }
+        #expect(claims.role == .admin && claims.board == nil)
+        p.access.reload(stopping: false)
+        #expect(p.actions() == [], "nothing to reload")
+    }
+
+    @Test func aTokenIsCheckedForItsBoardAndEachRefusalIsCounted() {
+        let p = Parts(auth: authority(), start: start)
+        let demo = BoardID("demo")!
+        let good = token("demo", .edit, expires: start + 60)
+        #expect((try? p.access.check(good, board: demo, via: .hello).get())?.role == .edit)
+        let refusals: [(String?, String, AuthFailure.Reason)] = [
+            (nil, "no token", .missing),
+            (token("other", .edit, expires: start + 60), "a token for another board", .otherBoard),
+            (token("demo", .edit, expires: start - 1), TokenProblem.expired.description, .expired),
+            ("x", TokenProblem.malformed.description, .malformed),
+        ]
+        for (token, why, reason) in refusals {
+            guard case .failure(let refusal) = p.access.check(token, board: demo, via: .auth) else {
+                Issue.record("\(why) was taken")
+                continue
+            }
+            #expect(refusal.why == why)
+            #expect(p.turn.meters.authFailures.value(AuthFailure(.auth, reason)) == 1)
+        }
+        p.access.made(Revocation(id: TokenAuthority.revocationID(of: good), board: demo, until: start + 60))
+        #expect(p.access.isRevoked(good) && p.access.anyRevoked)
+        guard case .failure(let refusal) = p.access.check(good, board: demo, via: .hello) else {
+            Issue.record("a revoked token was taken")
+            return
+        }
+        #expect(refusal.why == "a revoked token")
+        #expect(p.turn.meters.authFailures.value(AuthFailure(.hello, .revoked)) == 1)
+    }
+
+    @Test func theRevocationsAreReloadedOnceASecondAndNotWhileOneIsOut() {
+        let p = Parts(auth: authority(), start: start)
+        p.access.reload(stopping: false)
+        #expect(p.access.reloadsAsked == 1)
+        let first = p.actions()
+        guard first.count == 1, case .read(_, .revocations) = first[0] else {
+            Issue.record("expected one reload, got \(first)")
+            return
+        }
+        p.now = p.now + 2_000
+        p.step()
+        p.access.reload(stopping: false)
+        #expect(p.actions() == [], "one is out")
+        #expect(p.access.loaded(.revocations(RevocationSet())) == .same, "nothing changed")
+        p.access.reload(stopping: false)
+        #expect(p.actions().count == 1)
+        #expect(p.access.loaded(.revocations(RevocationSet())) == .same)
+        p.access.reload(stopping: false)
+        #expect(p.actions() == [], "within the second")
+        let revocation = Revocation(id: "r1", board: nil, until: start + 60)
+        #expect(p.access.loaded(.revocations(RevocationSet([revocation]))) == .changed, "a change")
+        #expect(p.access.isRevoked(id: "r1"))
+        p.now = p.now + 1_000
+        p.step()
+        p.access.reload(stopping: true)
+        #expect(p.actions() == [], "not once stopping")
+    }
+}
