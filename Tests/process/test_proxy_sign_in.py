@@ -166,6 +166,8 @@ def test_grants_are_kept_reach_live_sessions_and_go_with_their_board(servers, tm
     alice.close()
     assert request(server, "DELETE", "/api/boards/demo", token=admin)[0] == 200
     assert request(server, "GET", "/api/boards/demo/grants", token=admin)[0] == 404
+    # The id stays taken (409 `deleting`) until the revocations are loaded again (share links).
+    server.wait_for_log(r"board demo is deleted", timeout=10)
     assert request(server, "POST", "/api/boards", token=mint(tmp_path, "*", "--role", "admin"),
                    body={"id": "demo", "template": "colors"})[0] == 201
     assert request(server, "GET", "/api/boards/demo/grants", token=admin)[1]["grants"] == []
