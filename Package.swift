@@ -29,6 +29,11 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
         ),
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
 
         // Small data structures every layer uses (the FIFO queue). No dependencies.
         .target(name: "Basics"),
@@ -41,8 +46,17 @@ let package = Package(
         // The metrics registry: counters, gauges and histograms with bounded labels, rendered in the
         // Prometheus text format. No dependencies.
         .target(name: "BoardMetrics"),
+        // Webhooks without I/O: each one's delivery as a state machine (events in, actions out), the
+        // payloads and the address policy.
+        .target(name: "BoardHooks", dependencies: ["BoardCore", "BoardStore"]),
+        // Webhook delivery: a thread of its own running libcurl's multi interface, carrying out
+        // the machines' actions against the store and the network.
+        .target(
+            name: "WebhookDelivery", dependencies: ["BoardCore", "BoardStore", "BoardHooks", "BoardAuth", "CCurl"]),
         // Every session rule as a state machine: events in, actions out. No I/O, no threads, no clock.
-        .target(name: "BoardHub", dependencies: ["Basics", "BoardCore", "BoardStore", "BoardAuth", "BoardMetrics"]),
+        .target(
+            name: "BoardHub",
+            dependencies: ["Basics", "BoardCore", "BoardStore", "BoardAuth", "BoardMetrics", "BoardHooks"]),
         // What runs the hub's reads against a store, on the reader thread (StoreRead.run): the hub
         // describes a read, this asks the store and encodes the answer. No libwebsockets, no threads.
         .target(name: "BoardReads", dependencies: ["BoardCore", "BoardStore", "BoardHub"]),
@@ -53,7 +67,7 @@ let package = Package(
             name: "BoardServer",
             dependencies: [
                 "Basics", "BoardCore", "BoardStore", "BoardHub", "BoardReads", "BoardMetrics", "BoardAuth",
-                "LWSSupport", "CLibWebSockets",
+                "LWSSupport", "CLibWebSockets", "WebhookDelivery",
             ]),
         // A small client on the libwebsockets client API.
         .target(name: "BoardClient", dependencies: ["Basics", "LWSSupport", "CLibWebSockets"]),
@@ -76,6 +90,7 @@ let package = Package(
             name: "BoardHubTests", dependencies: ["BoardHub", "BoardReads", "BoardMetrics", "BoardStore", "BoardCore"]),
         .testTarget(name: "LWSSupportTests", dependencies: ["LWSSupport"]),
         .testTarget(name: "BoardAuthTests", dependencies: ["BoardAuth", "BoardCore"]),
+        .testTarget(name: "BoardHooksTests", dependencies: ["BoardHooks", "BoardStore", "BoardCore", "BoardAuth"]),
         .testTarget(
             name: "BoardServerTests",
             dependencies: ["BoardServer", "BoardClient", "BoardCore", "BoardHub", "TestSupport"]),

@@ -44,7 +44,7 @@ need_venv() {
 
 # What building the server needs.
 need_build_deps() {
-  need_apt pkg-config libwebsockets-dev libwebsockets-evlib-ev libsqlite3-dev libssl-dev libpq-dev
+  need_apt pkg-config libwebsockets-dev libwebsockets-evlib-ev libsqlite3-dev libssl-dev libpq-dev libcurl4-openssl-dev
 }
 
 # What checking the JavaScript SDK's types needs: `tsc` (Debian's TypeScript 4.8).

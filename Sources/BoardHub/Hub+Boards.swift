@@ -51,7 +51,8 @@ extension Hub {
             log(.error, "reading board \(board) failed: \(error.message)")
             view = .failed
         case .board, .boardAndOwner, .list, .encoded, .nodes, .revoked, .revocations, .boardAsOf, .streamReset,
-            .linkAdded, .links, .linkRevoked, .granted, .grantRemoved, .grants:
+            .linkAdded, .links, .linkRevoked, .granted, .grantRemoved, .grants, .webhookAdded, .webhooks,
+            .webhookChanged:
             preconditionFailure("a board decision got a \(answer) answer")
         }
         while let work = queue.first {

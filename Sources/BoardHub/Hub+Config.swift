@@ -11,6 +11,9 @@ extension Hub {
         package var defaultTemplate = Template.colors
         /// Verifies access tokens; nil: no access control (everyone may do everything).
         package var auth: TokenAuthority?
+        /// Webhooks may post to loopback, private, link-local and unique-local addresses
+        /// (`--webhook-allow-private`); refused at creation and at connect time otherwise.
+        package var webhookAllowPrivate = false
         /// The origins API writes may come from (WebSocket upgrades are checked by the transport).
         package var origins = OriginPolicy()
         /// What every room is told: history kept, hold timeout and lifetime, presence limit.

@@ -66,6 +66,9 @@ extension Hub {
         if (rest.count == 3 && rest[1] == "members") || (rest.count == 2 && rest[1] == "grants") {
             return grantsRequest(id, request, rest: rest, claims: claims, exchange: exchange)
         }
+        if rest.count >= 2 && rest[1] == "webhooks" {
+            return webhooksRequest(id, request, rest: rest, claims: claims, exchange: exchange)
+        }
         let needed: Role = request.method == .delete ? .admin : .view
         guard claims.allow(needed, on: id) else {
             return emit(.respond(exchange, Self.forbidden("\(needed.rawValue) access to board \(id)")))
@@ -276,6 +279,8 @@ extension Hub {
             linkAnswered(route, answer, exchange: exchange)
         case (.grant(let route), _):
             grantAnswered(route, answer, exchange: exchange)
+        case (.webhook(let route), _):
+            webhookAnswered(route, answer, exchange: exchange)
         default:
             preconditionFailure("HTTP read \(route) got \(answer)")
         }

@@ -148,6 +148,8 @@ package enum LimitName: String, MetricLabels, CaseIterable {
     case shareLinks = "share_links"
     /// A member's role on a board past `GrantTable.maximumPerBoard` or `.maximum` (507).
     case grants
+    /// Webhooks of one board (`POST /api/boards/{id}/webhooks` gets 507).
+    case webhooks
     /// `--max-unstored-ops`: a board's ops waiting for a failing store (`unavailable`).
     case unstoredOps = "unstored_ops"
     /// `--max-streams` (503 `busy` for an event stream).

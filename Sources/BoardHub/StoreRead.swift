@@ -42,6 +42,14 @@ package enum StoreRead: Equatable, Sendable {
     case removeGrant(MemberID, on: BoardID)
     /// Up to `limit` grants on stored boards (a cluster node's reload).
     case allGrants(limit: Int)
+    /// Store a webhook unless its board has `maximum` or is not stored (Hub+Webhooks.swift): a write.
+    case addWebhook(Webhook, maximum: Int)
+    /// A board's webhooks.
+    case webhooks(BoardID)
+    /// Remove a board's webhook: a write.
+    case removeWebhook(String, of: BoardID)
+    /// Enable a board's webhook again: a write.
+    case enableWebhook(String, of: BoardID)
     /// The board as it was right after op `seq`, for a restore.
     case boardAt(BoardID, Seq)
     /// `GET /api/boards/{id}?at=SEQ`: the board as of a seq, read and encoded off the service thread.
@@ -64,6 +72,7 @@ extension StoreRead {
         switch self {
         case .load, .exists, .claim, .revoke, .revocations, .encodeSnapshot, .encodeStreamReset: false
         case .addLink, .links, .revokeLink, .grant, .removeGrant, .allGrants: false
+        case .addWebhook, .webhooks, .removeWebhook, .enableWebhook: false
         case .snapshot, .list, .opsPage, .boardAt, .boardAtAnswer, .historyPage, .commentsPage, .nodes,
             .snapshotAndOwner:
             true
@@ -106,6 +115,12 @@ package enum StoreAnswer: Sendable {
     case grantRemoved(MemberGrant?)
     /// The answer to `allGrants`.
     case grants([MemberGrant])
+    /// The answer to `addWebhook`: what the store did, and the webhook.
+    case webhookAdded(WebhookAdded, Webhook)
+    /// The answer to `webhooks`: nil when the store has no such board.
+    case webhooks([Webhook]?)
+    /// The answer to `removeWebhook` and `enableWebhook`: the webhook, or nil when there was none.
+    case webhookChanged(Webhook?)
     /// The answer to `boardAt`, and the board's size as JSON (0 when there is none).
     case boardAsOf(BoardAsOf, bytes: Int)
     /// The answer to `encodeStreamReset`: the event's bytes.

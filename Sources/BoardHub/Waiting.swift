@@ -69,11 +69,14 @@ enum HTTPRead {
     case link(LinkRead)
     /// `/api/boards/{id}/members/{member}` (Hub+Grants.swift).
     case grant(GrantRead)
+    /// `/api/boards/{id}/webhooks…` (Hub+Webhooks.swift).
+    case webhook(WebhookRead)
 
     /// A write, which goes on when its client goes away: it was asked for.
     var writes: Bool {
         switch self {
         case .revoke, .link(.add), .link(.revoke), .grant: true
+        case .webhook(.add), .webhook(.remove), .webhook(.enable): true
         default: false
         }
     }

@@ -68,6 +68,15 @@ extension StoreRead {
             case .allGrants(let limit):
                 guard let grants = capabilities.grants else { return .grants([]) }
                 return .grants(try grants.allGrants(limit: limit))
+            case .addWebhook(let hook, let maximum):
+                return .webhookAdded(try webhookStore(capabilities).addWebhook(hook, maximum: maximum), hook)
+            case .webhooks(let board):
+                guard try store.exists(board) else { return .webhooks(nil) }
+                return .webhooks(try webhookStore(capabilities).webhooks(of: board))
+            case .removeWebhook(let id, let board):
+                return .webhookChanged(try webhookStore(capabilities).removeWebhook(id, of: board))
+            case .enableWebhook(let id, let board):
+                return .webhookChanged(try webhookStore(capabilities).enableWebhook(id, of: board))
             case .boardAt(let id, let seq):
                 let answer = try store.board(id, at: seq)
                 // Its size is what the restore costs the sender (`Hub.restoreRead`), measured here.
@@ -83,6 +92,12 @@ extension StoreRead {
             return .failed(error)
         }
     }
+}
+
+/// The store's webhooks, or a failure saying it keeps none.
+private func webhookStore(_ capabilities: StoreCapabilities) throws(StoreError) -> any WebhookStore {
+    guard let hooks = capabilities.webhooks else { throw StoreError("this store keeps no webhooks") }
+    return hooks
 }
 
 /// The store's share links, or a failure saying it keeps none.

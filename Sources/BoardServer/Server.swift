@@ -173,6 +173,7 @@ package final class Server: Sendable {
         service.persister.start()
         service.reader.start()
         service.encoder.start()
+        service.webhooks?.start()
         service.leaseKeeper?.start()
         let port = Int(shuffleboard_listen_port(context))
         state.withLock {
@@ -199,6 +200,7 @@ package final class Server: Sendable {
         ticker.cancel()
         service.reader.stop()
         service.encoder.stop()
+        service.webhooks?.stop()
         service.persister.stop()
         if let keeper = service.leaseKeeper {
             keeper.stop()

@@ -128,6 +128,8 @@ package protocol BoardStore: AnyObject, Sendable {
     var asLinkStore: (any LinkStore)? { get }
     /// The store as one that keeps members' grants, or nil (StoreCapabilities.swift).
     var asGrantStore: (any GrantStore)? { get }
+    /// The store as one that keeps webhooks, or nil (StoreCapabilities.swift).
+    var asWebhookStore: (any WebhookStore)? { get }
     /// Applies `batch` in one transaction; when this returns, the batch is durable.
     func write(_ batch: [StoreWrite]) throws(StoreError)
     /// The board with this id, with up to `recentLimit` of its newest ops; nil when absent.

@@ -42,6 +42,8 @@ package final class MemoryStore: BoardStore {
     let links = Mutex<[String: ShareLink]>([:])
     /// Grants by board and member (MemoryStore+Grants.swift).
     let grants = Mutex<[BoardID: [MemberID: MemberGrant]]>([:])
+    /// Webhooks, oldest first (MemoryStore+Webhooks.swift); a board's go with it.
+    let webhookRows = Mutex<[Webhook]>([])
 
     /// An empty store.
     package init() {}
@@ -64,6 +66,7 @@ package final class MemoryStore: BoardStore {
                     }
                 case .delete(let id):
                     boards[id] = nil
+                    webhookRows.withLock { $0.removeAll { $0.board == id } }
                     revokeLinks(of: id)
                 }
             }

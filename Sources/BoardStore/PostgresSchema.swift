@@ -144,6 +144,25 @@ enum PostgresSchema {
         """
         ALTER TABLE boards ADD COLUMN template text NOT NULL DEFAULT '';
         """,
+        // Webhooks (Webhook.swift): where a board's ops are posted, and the durable cursor of
+        // each; they go with their board. 0 and '' stand for "none" in the status columns.
+        """
+        CREATE TABLE webhooks (
+            id            text PRIMARY KEY,
+            board         text COLLATE "C" NOT NULL REFERENCES boards (id) ON DELETE CASCADE,
+            url           text NOT NULL,
+            events        text NOT NULL,             -- op types joined by commas, or *
+            secret        text NOT NULL,             -- the HMAC key of its signatures
+            created       int8 NOT NULL,             -- seconds since 1970
+            delivered     int8 NOT NULL,             -- the cursor: the last seq delivered
+            failing_since int8 NOT NULL DEFAULT 0,
+            last_status   int8 NOT NULL DEFAULT 0,
+            last_error    text NOT NULL DEFAULT '',
+            last_attempt  int8 NOT NULL DEFAULT 0,
+            disabled      int8 NOT NULL DEFAULT 0    -- 1: failing for 72 h, not delivered
+        );
+        CREATE INDEX webhooks_by_board ON webhooks (board, created);
+        """,
         // Roles given to members on a board (MemberGrant.swift), for people a trusted proxy
         // signs in; deleted with their board.
         """

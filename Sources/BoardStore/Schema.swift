@@ -83,6 +83,28 @@ enum Schema {
         """
         ALTER TABLE boards ADD COLUMN template TEXT NOT NULL DEFAULT '';
         """,
+        // Webhooks (Webhook.swift): where a board's ops are posted, and the durable cursor of
+        // each. A trigger deletes a board's webhooks with the board (a board made again under
+        // its id starts with none). 0 and '' stand for "none" in the status columns.
+        """
+        CREATE TABLE webhooks (
+            id            TEXT PRIMARY KEY NOT NULL,  -- random, base64url
+            board         TEXT NOT NULL,
+            url           TEXT NOT NULL,
+            events        TEXT NOT NULL,              -- op types joined by commas, or *
+            secret        TEXT NOT NULL,              -- the HMAC key of its signatures
+            created       INTEGER NOT NULL,           -- seconds since 1970
+            delivered     INTEGER NOT NULL,           -- the cursor: the last seq delivered
+            failing_since INTEGER NOT NULL DEFAULT 0,
+            last_status   INTEGER NOT NULL DEFAULT 0,
+            last_error    TEXT NOT NULL DEFAULT '',
+            last_attempt  INTEGER NOT NULL DEFAULT 0,
+            disabled      INTEGER NOT NULL DEFAULT 0
+        ) WITHOUT ROWID;
+        CREATE INDEX webhooks_by_board ON webhooks (board, created);
+        CREATE TRIGGER webhooks_go_with_their_board AFTER DELETE ON boards
+        BEGIN DELETE FROM webhooks WHERE board = old.id; END;
+        """,
         // Roles given to members on a board (MemberGrant.swift), for people a trusted proxy
         // signs in; deleted with their board.
         """

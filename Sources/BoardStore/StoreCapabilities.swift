@@ -16,6 +16,8 @@ package struct StoreCapabilities: Sendable {
     package let links: (any LinkStore)?
     /// Members' roles on boards (for people a trusted proxy signs in), when the store keeps them.
     package let grants: (any GrantStore)?
+    /// Webhooks and their cursors, when the store keeps them.
+    package let webhooks: (any WebhookStore)?
 
     /// What `store` can do.
     package init(_ store: any BoardStore) {
@@ -25,6 +27,7 @@ package struct StoreCapabilities: Sendable {
         pipeline = store.asPipelinedWrites
         links = store.asLinkStore
         grants = store.asGrantStore
+        webhooks = store.asWebhookStore
     }
 }
 
@@ -39,6 +42,8 @@ extension BoardStore {
     package var asLinkStore: (any LinkStore)? { nil }
     /// Keeps no grants.
     package var asGrantStore: (any GrantStore)? { nil }
+    /// Keeps no webhooks.
+    package var asWebhookStore: (any WebhookStore)? { nil }
 }
 
 extension ClusterStore {
@@ -64,4 +69,9 @@ extension LinkStore {
 extension GrantStore {
     /// This store: it keeps grants.
     package var asGrantStore: (any GrantStore)? { self }
+}
+
+extension WebhookStore {
+    /// This store: it keeps webhooks.
+    package var asWebhookStore: (any WebhookStore)? { self }
 }

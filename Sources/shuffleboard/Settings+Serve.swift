@@ -83,6 +83,12 @@ extension Setting {
                 "most bytes the kernel holds unsent for one client before more is written (TCP_NOTSENT_LOWAT; 0: "
                     + "the kernel's default)"),
             toggle("--deflate", \.config.deflate, .serve, "offer permessage-deflate"),
+            toggle(
+                "--webhook-allow-private", \.config.hub.webhookAllowPrivate, .serve,
+                "let webhooks post to loopback, private, link-local and unique-local addresses",
+                readme:
+                    "webhooks may post to loopback, private, link-local and unique-local addresses (refused otherwise, at creation and at each connection) ([operations](docs/operations.md#webhooks))"
+            ),
             choice(
                 "--event-loop", \.config.eventLoop, cases(of: EventLoop.self), .serve,
                 "the loop sockets are waited on: lws's poll(), or libev on epoll", value: "poll|libev",

@@ -30,9 +30,11 @@ targets=("$@")
 fuzz=Tests/fuzz
 basics=(Sources/Basics/*.swift)
 core=(Sources/BoardCore/*.swift)
-store=(Sources/BoardStore/{BoardStore,ClusterStore,MemoryStore,MemoryStore+Links,MemoryClusterStore,BoardArchive,ReadGuard,Revocation,PipelinedWrites,StoreCapabilities,Comments,ShareLink,MemberGrant,MemoryStore+Grants}.swift)
+store=(Sources/BoardStore/{BoardStore,ClusterStore,MemoryStore,MemoryStore+Links,MemoryStore+Webhooks,Webhook,MemoryClusterStore,BoardArchive,ReadGuard,Revocation,PipelinedWrites,StoreCapabilities,Comments,ShareLink,MemberGrant,MemoryStore+Grants}.swift)
 auth=(Sources/BoardAuth/*.swift)
 metrics=(Sources/BoardMetrics/*.swift)
+# Webhooks without I/O (the hub checks webhook URLs with it).
+hooks=(Sources/BoardHooks/*.swift)
 hub=(Sources/BoardHub/*.swift)
 # What answers the hub's reads against the store (BoardServer, the transport, is not needed).
 reads=(Sources/BoardReads/*.swift)
@@ -43,7 +45,7 @@ flags=(-swift-version 6 -package-name shuffleboard -parse-as-library -sanitize=f
 hash=$({
   swiftc --version 2>&1
   echo "${flags[@]}"
-  cat "$fuzz/run.sh" "${basics[@]}" "${core[@]}" "${store[@]}" "${auth[@]}" "${metrics[@]}" "${hub[@]}" "${reads[@]}" "$fuzz"/*.swift
+  cat "$fuzz/run.sh" "${basics[@]}" "${core[@]}" "${store[@]}" "${auth[@]}" "${metrics[@]}" "${hooks[@]}" "${hub[@]}" "${reads[@]}" "$fuzz"/*.swift
 } | sha256sum | cut -c1-16)
 out=.build/fuzz/$hash
 
@@ -75,11 +77,12 @@ build() {
       module BoardStore "${store[@]}" &&
       module BoardAuth "${auth[@]}" &&
       module BoardMetrics "${metrics[@]}" &&
+      module BoardHooks "${hooks[@]}" &&
       module BoardHub "${hub[@]}" &&
       module BoardReads "${reads[@]}" &&
       target json "$fuzz/JSONFuzz.swift" "$out.tmp"/{Basics,BoardCore}.o &&
       target message "$fuzz/MessageFuzz.swift" "$out.tmp"/{Basics,BoardCore}.o &&
-      target hub "$fuzz/HubFuzz.swift" "$out.tmp"/{Basics,BoardCore,BoardStore,BoardAuth,BoardMetrics,BoardHub,BoardReads}.o
+      target hub "$fuzz/HubFuzz.swift" "$out.tmp"/{Basics,BoardCore,BoardStore,BoardAuth,BoardMetrics,BoardHooks,BoardHub,BoardReads}.o
   } >"$log" 2>&1 || {
     cat "$log" >&2
     echo "building the fuzz targets failed" >&2

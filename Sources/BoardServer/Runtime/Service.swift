@@ -5,6 +5,7 @@ internal import BoardStore
 internal import CLibWebSockets
 import Foundation
 internal import LWSSupport
+internal import WebhookDelivery
 
 /// The libwebsockets side of the server: turns lws callbacks into hub events, and hub actions
 /// into lws calls. Every session rule lives in the `Hub`; this type knows only what the transport
@@ -22,6 +23,8 @@ final class Service {
     let reader: Reader
     /// Encodes large HTTP answers that need no store (`StoreRead.encodeSnapshot`).
     let encoder: Reader
+    /// Webhook delivery's thread, when the store keeps webhooks (Runtime/Service+Webhooks.swift).
+    let webhooks: WebhookDelivery?
     /// In a cluster (the store is a `ClusterStore`): the renewal thread.
     let leaseKeeper: LeaseKeeper?
     /// Every session rule. Events reach it only through `handle`; the operations endpoints
@@ -75,7 +78,14 @@ final class Service {
         inbox = Inbox()
         // What the store can do is said once, by its type: each part that needs a capability is handed it.
         let capabilities = StoreCapabilities(store)
-        reader = Reader(store: capabilities, inbox: inbox)
+        let webhooks = WebhookDelivery(
+            capabilities, allowPrivate: config.hub.webhookAllowPrivate, warn: { log.warning($0) })
+        self.webhooks = webhooks
+        let answers = inbox
+        reader = Reader(store: capabilities, name: "shuffleboard-reader") { id, answer in
+            Self.tell(webhooks, answer)
+            answers.post(.answered(id, answer))
+        }
         encoder = Reader(store: capabilities, inbox: inbox, name: "shuffleboard-encoder")
         scratch = .allocate(byteCount: Int(shuffleboard_lws_pre()) + config.maxWriteBytes, alignment: 16)
         var hubConfig = config.hub
@@ -152,6 +162,7 @@ final class Service {
     func handle(_ event: Hub.Event) {
         guard !applying else { return later.append(event) }
         if case .tick = event { forgetUnbound() }
+        if case .durable(let seqs, _) = event, !seqs.isEmpty { webhooks?.committed(seqs) }
         let now = Clock.now()
         // The hub closes its sessions; echo connections are the transport's own.
         if case .shutdown = event { webSockets.shutdown(now: now) }

@@ -1,0 +1,198 @@
+internal import BoardAuth
+internal import BoardCore
+internal import BoardHooks
+internal import BoardStore
+
+/// Webhooks of a board: `POST /api/boards/{id}/webhooks {"url","events","secret"?}` makes one
+/// (201 with its secret, generated when none is given, shown only then), `GET …/webhooks` lists
+/// them with their cursor and status (never a secret), `DELETE …/webhooks/{hookId}` removes one,
+/// `POST …/webhooks/{hookId}/enable` enables one that failing disabled. Each needs `admin` on the
+/// board (anyone on a server without access control). The store does the writes on the reader
+/// thread; the delivery thread hears of them from the transport (WebhookDelivery).
+extension Hub {
+    /// The most webhooks one board has (a `POST` past it gets 507).
+    static let maxWebhooksPerBoard = 10
+    /// The bytes a given secret may have.
+    static let webhookSecretBytes = 16...256
+
+    /// `/api/boards/{id}/webhooks…` (`rest`: `[id, "webhooks", …]`).
+    func webhooksRequest(_ id: BoardID, _ request: HTTPRequest, rest: [String], claims: Claims, exchange: ExchangeID) {
+        let allowed: [HTTPRequest.Method]
+        let allow: String
+        switch rest.count {
+        case 2: (allowed, allow) = ([.get, .head, .post], "GET, POST")
+        case 3: (allowed, allow) = ([.delete], "DELETE")
+        default:
+            guard rest.count == 4, rest[3] == "enable" else {
+                return emit(.respond(exchange, .error(404, "not_found", "no such API route")))
+            }
+            (allowed, allow) = ([.post], "POST")
+        }
+        guard allowed.contains(request.method) else { return emit(.respond(exchange, .methodNotAllowed(allow))) }
+        guard claims.allow(.admin, on: id) else {
+            return emit(.respond(exchange, Self.forbidden("managing the webhooks of board \(id)")))
+        }
+        if rest.count >= 3 {
+            guard TokenAuthority.isValidID(rest[2]) else {
+                return emit(.respond(exchange, .error(404, "unknown_webhook", "board \(id) has no such webhook")))
+            }
+            if rest.count == 3 {
+                return read(.removeWebhook(rest[2], of: id), then: .http(exchange, .webhook(.remove)))
+            }
+            return read(.enableWebhook(rest[2], of: id), then: .http(exchange, .webhook(.enable)))
+        }
+        switch request.method {
+        case .post:
+            let asked: (url: String, events: [String], secret: String?)
+            switch Self.webhookRequest(request.body, allowPrivate: config.webhookAllowPrivate) {
+            case .success(let parsed): asked = parsed
+            case .failure(let problem): return emit(.respond(exchange, .error(400, "bad_request", problem.message)))
+            }
+            let hook = Webhook(
+                id: TokenAuthority.newID(), board: id, url: asked.url, events: asked.events,
+                secret: asked.secret ?? WebhookSignature.newSecret(), created: wall.milliseconds / 1000,
+                delivered: 0)
+            log(.info, "\(request.peer) makes webhook \(hook.id) for board \(id)")
+            read(
+                .addWebhook(hook, maximum: Self.maxWebhooksPerBoard), then: .http(exchange, .webhook(.add(hook))))
+        default:
+            read(.webhooks(id), then: .http(exchange, .webhook(.list)))
+        }
+    }
+
+    /// `{"url","events","secret"?}`, strictly: no other member; `url` an http(s) URL with a
+    /// public host (`WebhookTarget`); `events` `["*"]` or distinct op types; `secret` 16–256
+    /// printable ASCII bytes.
+    static func webhookRequest(
+        _ body: [UInt8], allowPrivate: Bool
+    ) -> Result<(url: String, events: [String], secret: String?), WebhookProblem> {
+        guard case .object(let fields)? = try? JSON.parse(body) else {
+            return .failure(WebhookProblem(#"send a JSON object: {"url": "https://…", "events": ["*"]}"#))
+        }
+        guard fields.keys.allSatisfy({ ["url", "events", "secret"].contains($0) }) else {
+            return .failure(WebhookProblem("a webhook request has only url, events and secret"))
+        }
+        guard let url = fields["url"]?.stringValue else { return .failure(WebhookProblem("url must be a string")) }
+        if case .failure(let problem) = WebhookTarget.parse(url, allowPrivate: allowPrivate) {
+            return .failure(problem)
+        }
+        let kinds = Set(Op.kinds)
+        guard let list = fields["events"]?.arrayValue, !list.isEmpty,
+            case let events = list.compactMap(\.stringValue), events.count == list.count,
+            Set(events).count == events.count,
+            events == ["*"] || events.allSatisfy({ kinds.contains($0) })
+        else {
+            return .failure(WebhookProblem(#"events must be ["*"] or a list of distinct op types (such as "move")"#))
+        }
+        var secret: String?
+        if let value = fields["secret"] {
+            guard let text = value.stringValue, webhookSecretBytes.contains(text.utf8.count),
+                text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
+            else {
+                return .failure(
+                    WebhookProblem(
+                        "secret must be \(webhookSecretBytes.lowerBound) to \(webhookSecretBytes.upperBound) "
+                            + "printable ASCII bytes without spaces"))
+            }
+            secret = text
+        }
+        return .success((url, events, secret))
+    }
+
+    /// A webhooks read or write came back.
+    func webhookAnswered(_ route: WebhookRead, _ answer: StoreAnswer, exchange: ExchangeID) {
+        switch (route, answer) {
+        case (.add(let hook), .webhookAdded(.added, _)):
+            emit(
+                .respond(
+                    exchange,
+                    .json(201) { w in
+                        w.beginObject()
+                        w.write("id", hook.id)
+                        w.write("url", hook.url)
+                        w.beginArray("events")
+                        for event in hook.events { w.write(nil, event) }
+                        w.endArray()
+                        w.write("secret", hook.secret)
+                        w.endObject()
+                    }))
+        case (.add(let hook), .webhookAdded(.full, _)):
+            meters.limitHits.add(.webhooks)
+            emit(
+                .respond(
+                    exchange,
+                    .error(
+                        507, "too_many_webhooks",
+                        "board \(hook.board) has \(Self.maxWebhooksPerBoard) webhooks; delete one first")))
+        case (.add(let hook), .webhookAdded(.unknownBoard, _)):
+            emit(.respond(exchange, .error(404, "unknown_board", "there is no stored board \(hook.board)")))
+        case (.list, .webhooks(nil)):
+            emit(.respond(exchange, .error(404, "unknown_board", "there is no stored board with these webhooks")))
+        case (.list, .webhooks(let hooks?)):
+            emit(
+                .respond(
+                    exchange,
+                    .json(200) { w in
+                        w.beginObject()
+                        w.beginArray("webhooks")
+                        for hook in hooks { Self.write(hook, into: &w) }
+                        w.endArray()
+                        w.endObject()
+                    }))
+        case (.remove, .webhookChanged(let hook?)):
+            log(.info, "webhook \(hook.id) of board \(hook.board) deleted")
+            emit(.respond(exchange, .json(200) { w in Self.write(hook, into: &w, deleted: true) }))
+        case (.enable, .webhookChanged(let hook?)):
+            log(.info, "webhook \(hook.id) of board \(hook.board) enabled")
+            emit(.respond(exchange, .json(200) { w in Self.write(hook, into: &w) }))
+        case (.remove, .webhookChanged(nil)), (.enable, .webhookChanged(nil)):
+            emit(.respond(exchange, .error(404, "unknown_webhook", "the board has no such webhook")))
+        default:
+            preconditionFailure("webhook read \(route) got \(answer)")
+        }
+    }
+
+    /// A webhook as `GET …/webhooks` shows it: never its secret.
+    private static func write(_ hook: Webhook, into w: inout JSONWriter, deleted: Bool = false) {
+        let null = Array("null".utf8)
+        w.beginObject()
+        w.write("id", hook.id)
+        w.write("url", hook.url)
+        w.beginArray("events")
+        for event in hook.events { w.write(nil, event) }
+        w.endArray()
+        w.write("delivered", hook.delivered)
+        w.write("failing", hook.status.failingSince != 0)
+        if hook.status.failingSince != 0 {
+            w.write("failingSince", Int(hook.status.failingSince))
+        } else {
+            w.writeRaw("failingSince", null)
+        }
+        if hook.status.lastStatus != 0 {
+            w.write("lastStatus", hook.status.lastStatus)
+        } else {
+            w.writeRaw("lastStatus", null)
+        }
+        w.write("lastError", hook.status.lastError.isEmpty ? nil : hook.status.lastError)
+        if hook.status.lastAttempt != 0 {
+            w.write("lastAttempt", Int(hook.status.lastAttempt))
+        } else {
+            w.writeRaw("lastAttempt", null)
+        }
+        w.write("disabled", hook.status.disabled)
+        if deleted { w.write("deleted", true) }
+        w.endObject()
+    }
+}
+
+/// A webhooks request waiting for the store.
+enum WebhookRead {
+    /// `POST`: the webhook, answered with its secret once stored.
+    case add(Webhook)
+    /// `GET`.
+    case list
+    /// `DELETE …/{hookId}`.
+    case remove
+    /// `POST …/{hookId}/enable`.
+    case enable
+}
