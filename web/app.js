@@ -20,7 +20,7 @@ import { FilterBar } from './filterbar.js';
 import { askToCreate, boardExists } from './boardgate.js';
 import { boardModes } from './layout.js';
 import { PendingChanges } from './pending.js';
-import { installShare, keepToken, takeToken } from './share.js';
+import { installShare, keepToken, signedInByProxy, takeToken } from './share.js';
 import { installMultiCard } from './multicard.js';
 import { installExportMenu, installTrelloImport } from './transfer.js';
 import { installInbox } from './inbox.js';
@@ -195,6 +195,9 @@ class App {
    * `taken`: the link's token as share.js took it off the address bar.
    */
   async openBoard(taken) {
+    // Behind a company's sign-in proxy the server knows this person without a token (share.js).
+    this.signedIn = this.token ? null : await signedInByProxy(this.win, this.boardId);
+    if (this.signedIn) this.useSignIn(this.signedIn);
     if (!this.token && await boardExists(this.win, this.boardId, null) === false) {
       const template = await askToCreate(this.root, this.view, this.win, this.boardId, null);
     }
@@ -260,6 +263,27 @@ class App {
     this.view.copied(ok, link);
   }
 
+  /** The sign-in proxy names this person: its name and member, which the server imposes anyway. */
+  useSignIn(me) {
+    this.name = me.name;
+    this.member = me.member;
+    this.role = me.role;
+    const field = this.root.querySelector('#name');
+    if (field) {
+      field.value = me.name;
+      field.readOnly = true;
+      field.title = 'The name your company\'s sign-in gives you';
+    }
+  }
+
+  /** The server says this session's role changed (a grant, a fresh token): say so once. */
+  roleChanged(role) {
+    if (!['view', 'edit', 'admin'].includes(role) || role === this.role) return;
+    const before = this.role;
+    this.role = role;
+    if (before) this.view.toast(role === 'view' ? 'You can now only watch this board.' : `You can now ${role === 'admin' ? 'manage' : 'edit'} this board.`);
+  }
+
   rename(value, reconnect = true) {
     const name = value.trim().slice(0, 40);
     if (!name || name === this.name) return;
@@ -318,7 +342,10 @@ class App {
     });
     c.on('message', (m) => this.run(this.session.receive(m)));
     c.on('close', () => this.run(this.session.disconnected()));
-    c.on('auth', () => { this.token = c.token; keepToken(this.win, this.boardId, c.token); }); // links made from now on carry the fresh token
+    c.on('auth', (m) => {
+      if (c.token) { this.token = c.token; keepToken(this.win, this.boardId, c.token); } // links made from now on carry the fresh token
+      this.roleChanged(m?.role);
+    });
     // The page has only the token it was opened with: no loop of refused connections.
     c.on('expired', () => {
       this.view.setConnection('expired');

@@ -1,6 +1,9 @@
 // Share links made in the app (issue 34; docs/protocol.md, "Share links"): the token a page was
 // opened with moves from the address bar into sessionStorage, an admin's Share dialog makes,
 // copies, lists and revokes view and edit links, and someone who opened a link picks their name.
+// Behind a company's sign-in proxy (docs/operations.md) a page has no token: the server names the
+// person (`GET /api/me`), and an admin's dialog has a Members section that gives people a role on
+// the board or takes it back (`PUT`/`DELETE /api/boards/{id}/members/{member}`).
 // Everything the server sent is put in the DOM as text, never as markup.
 
 import { el } from './dom.js';
@@ -46,6 +49,25 @@ export function takeToken(win, board) {
 /** Keeps `token` as this tab's for `board` (a pasted one, a refreshed one). */
 export function keepToken(win, board, token) {
   try { win.sessionStorage?.setItem(`${TOKEN_KEY}.${board ?? ''}`, token); } catch { /* storage off */ }
+}
+
+const MEMBER_RE = /^[A-Za-z0-9_-]{1,64}$/;
+const ROLES = [['view', 'can view'], ['edit', 'can edit'], ['admin', 'can manage']];
+
+/**
+ * `{member, name, role}` when a sign-in proxy in front of the server names this page's person
+ * (`GET /api/me` says `via: proxy`), else null (no proxy, or a token is needed).
+ */
+export async function signedInByProxy(win, board) {
+  try {
+    const answer = await win.fetch(`/api/me?board=${encodeURIComponent(board)}`, { headers: { accept: 'application/json' } });
+    if (!answer.ok) return null;
+    const me = await answer.json();
+    if (me?.via !== 'proxy' || !MEMBER_RE.test(me.member ?? '') || typeof me.name !== 'string') return null;
+    return { member: me.member, name: me.name.slice(0, 200), role: ROLES.some(([r]) => r === me.role) ? me.role : 'view' };
+  } catch {
+    return null;
+  }
 }
 
 /** The role a token's payload names (`r`), or null. Unverified: only to show or hide the Share button. */
@@ -98,14 +120,94 @@ export class ShareDialog {
     form.addEventListener('submit', (e) => { e.preventDefault(); this.#makeLink(); });
     const close = el(doc, 'button', { type: 'button', id: 'share-close', text: 'Close' });
     close.addEventListener('click', () => this.close());
+    this.members = this.#membersSection();
     this.dialog = el(doc, 'div', { id: 'share-dialog', className: 'share-dialog', hidden: true, attrs: { role: 'dialog', 'aria-modal': 'true', 'aria-label': 'Share this board', tabindex: '-1' } },
       el(doc, 'h2', { text: 'Share this board' }), form, el(doc, 'div', { className: 'share-made' }, this.made, this.copyButton),
-      el(doc, 'h3', { text: 'Links' }), this.list, close);
+      el(doc, 'h3', { text: 'Links' }), this.list, this.members, close);
     this.dialog.addEventListener('keydown', (e) => { if (e.key === 'Escape') this.close(); });
   }
 
   #headers(extra = {}) {
-    return { accept: 'application/json', authorization: `Bearer ${this.token()}`, ...extra };
+    // Signed in by a proxy, a page has no token: the proxy names the person on every request.
+    const token = this.token();
+    return { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...extra };
+  }
+
+  /** People's roles on the board (for those a sign-in proxy names); shown once the server says it has one. */
+  #membersSection() {
+    const doc = this.doc;
+    this.memberList = el(doc, 'ul', { id: 'share-members', className: 'share-links' });
+    this.memberId = el(doc, 'input', { id: 'share-member-id', maxLength: 64, attrs: { 'aria-label': 'Member id', placeholder: 'member id', autocomplete: 'off' } });
+    this.memberRole = roleSelect(doc, 'edit', { id: 'share-member-role' });
+    this.defaultNote = el(doc, 'p', { className: 'share-note' });
+    const form = el(doc, 'form', { className: 'share-make' }, this.memberId, ' ', this.memberRole,
+      el(doc, 'button', { type: 'submit', id: 'share-member-give', text: 'Give role' }));
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      const member = this.memberId.value.trim();
+      if (!MEMBER_RE.test(member)) return this.toast('A member id is 1 to 64 letters, digits, _ or -.');
+      this.#grant(member, this.memberRole.value).then((ok) => { if (ok) this.memberId.value = ''; });
+    });
+    return el(doc, 'section', { id: 'share-members-section', hidden: true, attrs: { 'aria-label': 'Members' } },
+      el(doc, 'h3', { text: 'Members' }), this.defaultNote, this.memberList, form);
+  }
+
+  #membersPath(member = null) {
+    const base = `/api/boards/${encodeURIComponent(this.board)}`;
+    return member === null ? `${base}/grants` : `${base}/members/${encodeURIComponent(member)}`;
+  }
+
+  /** Reads the grants again; the section shows only on a server with a sign-in proxy. */
+  async refreshMembers() {
+    let listed;
+    try {
+      const answer = await this.fetch(this.#membersPath(), { headers: this.#headers() });
+      if (!answer.ok) return;
+      listed = await answer.json();
+    } catch {
+      return;
+    }
+    if (!ROLES.some(([r]) => r === listed?.role)) return; // no sign-in proxy: nobody to give a role
+    this.members.hidden = false;
+    this.defaultNote.textContent = `People your company's sign-in lets in ${ROLES.find(([r]) => r === listed.role)[1]} this board unless given a role here.`;
+    const grants = (Array.isArray(listed.grants) ? listed.grants : []).filter((g) => MEMBER_RE.test(g?.member ?? ''));
+    this.memberList.replaceChildren(...grants.map((g) => this.#memberRow(g)));
+    if (!grants.length) this.memberList.append(el(this.doc, 'li', { className: 'share-none', text: 'Nobody has a role of their own yet.' }));
+  }
+
+  #memberRow(grant) {
+    const doc = this.doc;
+    const role = roleSelect(doc, grant.role, { dataset: { memberRole: grant.member }, attrs: { 'aria-label': `Role of ${grant.member}` } });
+    role.addEventListener('change', () => this.#grant(grant.member, role.value));
+    const remove = el(doc, 'button', { type: 'button', text: 'Remove', dataset: { memberRemove: grant.member } });
+    remove.addEventListener('click', () => this.#ungrant(grant.member));
+    return el(doc, 'li', { dataset: { member: grant.member } }, el(doc, 'span', { text: grant.member }), ' ', role, ' ', remove);
+  }
+
+  async #grant(member, role) {
+    try {
+      const answer = await this.fetch(this.#membersPath(member), {
+        method: 'PUT', headers: this.#headers({ 'content-type': 'application/json' }), body: JSON.stringify({ role }),
+      });
+      if (!answer.ok) { this.toast(await problem(answer, 'Cannot give the role')); return false; }
+      this.toast(`${member} ${ROLES.find(([r]) => r === role)?.[1] ?? role} this board now.`);
+    } catch {
+      this.toast('Cannot give the role: no answer from the server.');
+      return false;
+    }
+    await this.refreshMembers();
+    return true;
+  }
+
+  async #ungrant(member) {
+    try {
+      const answer = await this.fetch(this.#membersPath(member), { method: 'DELETE', headers: this.#headers() });
+      if (!answer.ok) return this.toast(await problem(answer, 'Cannot remove the role'));
+      this.toast(`${member} has the sign-in's role again.`);
+    } catch {
+      return this.toast('Cannot remove the role: no answer from the server.');
+    }
+    await this.refreshMembers();
   }
 
   #path(rest = '') {
@@ -125,8 +227,9 @@ export class ShareDialog {
     this.button.focus();
   }
 
-  /** Reads the links again and shows them. */
+  /** Reads the links (and the members' roles) again and shows them. */
   async refresh() {
+    this.refreshMembers();
     let links = [];
     try {
       const answer = await this.fetch(this.#path(), { headers: this.#headers() });
@@ -183,6 +286,13 @@ export class ShareDialog {
   }
 }
 
+/** A role picker. */
+function roleSelect(doc, value, props = {}) {
+  const select = el(doc, 'select', props, ...ROLES.map(([v, t]) => el(doc, 'option', { value: v, text: t })));
+  select.value = value;
+  return select;
+}
+
 /** The server's `message` for a refused request, or a plain sentence. */
 async function problem(answer, what) {
   try {
@@ -227,7 +337,7 @@ export function loadStyle(doc) {
 export function installShare(app, { fromLink }) {
   const doc = app.win.document;
   loadStyle(doc);
-  const role = tokenRole(app.token);
+  const role = tokenRole(app.token) ?? app.signedIn?.role ?? null;
   if (role === 'admin') {
     const share = new ShareDialog(doc, {
       board: app.boardId, token: () => app.token, fetch: (p, i) => app.win.fetch(p, i),

@@ -33,6 +33,11 @@ package struct Claims: Equatable, Sendable {
     /// The member it names (`sub`, from `shuffleboard token … --user ID`): it wins over
     /// `hello.member`, so assignees and history name the same person on every connection.
     package var member: MemberID?
+    /// Per-board roles that replace `role` on their boards (a proxy user's grants,
+    /// `PUT /api/boards/{id}/members/{member}`); empty for a token, whose role is its own.
+    package var grants: [BoardID: Role] = [:]
+    /// Whether a trusted proxy named this person (ProxySignIn.swift) rather than a token.
+    package var viaProxy = false
 
     /// Claims.
     package init(
@@ -48,8 +53,11 @@ package struct Claims: Equatable, Sendable {
 
     /// Whether these claims allow `role` on `board`.
     package func allow(_ role: Role, on board: BoardID) -> Bool {
-        (self.board == nil || self.board == board) && self.role >= role
+        (self.board == nil || self.board == board) && self.role(on: board) >= role
     }
+
+    /// The role these claims give on `board` (its grant, else `role`).
+    package func role(on board: BoardID) -> Role { grants[board] ?? role }
 }
 
 /// Why a token was refused. Never shown in detail to the client (it gets `unauthorized`); logged.

@@ -25,6 +25,8 @@ package struct HTTPRequest: Equatable, Sendable {
     package var peer: String
     /// The `Last-Event-ID` header, if any (an `EventSource` resuming `GET /api/boards/{id}/events`).
     package var lastEventID: String?
+    /// With `Hub.Config.proxy`: the socket's own address and the proxy's headers (Hub+Proxy.swift).
+    package var proxy: ProxyHeaders?
     /// Whether another node of the cluster relayed this request (its cluster key checked): such
     /// a request is never relayed again, so that no request goes round between nodes.
     package var forwarded = false

@@ -8,6 +8,11 @@ internal import BoardCore
 extension Hub {
     /// The claims of `token` for `board`, or nil after refusing the session with 4401.
     func authorize(_ session: Session, token: String?, board: BoardID) -> Claims? {
+        switch proxySignIn(session, board: board) {  // Hub+Proxy.swift
+        case .claims(let claims): return claims
+        case .refused: return nil
+        case .none: break
+        }
         switch access.check(token, board: board, via: .hello) {
         case .success(let claims): return claims
         case .failure(let refusal):
@@ -33,6 +38,16 @@ extension Hub {
         }
         send(.reject(rejection, seq: seq), to: session.id)
         return false
+    }
+
+    /// The claims of an API request: a trusted proxy's user (Hub+Proxy.swift), else its bearer
+    /// token's (`Access.authorize`); nil after answering 401.
+    func authorize(_ request: HTTPRequest, exchange: ExchangeID) -> Claims? {
+        switch proxySignIn(request, exchange: exchange) {
+        case .claims(let claims): return claims
+        case .refused: return nil
+        case .none: return access.authorize(request, exchange: exchange)
+        }
     }
 
     static func unauthorized(_ message: String) -> HTTPResponse {

@@ -51,8 +51,8 @@ extension Hub {
             log(.error, "reading board \(board) failed: \(error.message)")
             view = .failed
         case .board, .boardAndOwner, .list, .encoded, .nodes, .revoked, .revocations, .boardAsOf, .streamReset,
-            .linkAdded, .links, .linkRevoked, .webhookAdded, .webhooks, .webhookChanged, .trello,
-            .notices:
+            .linkAdded, .links, .linkRevoked, .granted, .grantRemoved, .grants, .webhookAdded, .webhooks,
+            .webhookChanged, .trello, .notices:
             preconditionFailure("a board decision got a \(answer) answer")
         }
         while let work = queue.first {
@@ -196,6 +196,7 @@ extension Hub {
                 closeSession(connection, code: 4410, reason: "board deleted", flush: true)
             }
         }
+        _ = grants.remove(id)  // The store deletes them with the board.
         let ticket = makeTicket()
         emit(.persist(.delete(id), ticket: ticket))
         let deleted = HTTPResponse.json(200) { w in

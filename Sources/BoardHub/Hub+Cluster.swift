@@ -100,7 +100,7 @@ extension Hub {
             log(.info, "\(id) came forwarded for board \(join.board), which is on node \(node) now; sending it back")
             return closeSession(id, code: 1012, reason: "board moved; try again", flush: false)
         }
-        let messages = [join.hello] + join.queued
+        let messages = [relayable(join.hello, for: session)] + join.queued  // Hub+Proxy.swift
         session.phase = .forwarded(join, node: node)
         log(.info, "\(id) from \(session.peer): board \(join.board) is on node \(node); forwarding to \(advertise)")
         emit(.forward(id, advertise: advertise, messages: messages))
@@ -250,7 +250,7 @@ extension Hub {
         log(
             .debug,
             "\(exchange) from \(request.peer): board \(board) is on node \(node); relaying the op to \(advertise)")
-        emit(.forwardHTTP(exchange, advertise: advertise, request))
+        emit(.forwardHTTP(exchange, advertise: advertise, relayable(request, board: board)))
     }
 
     /// The owner's answer to a relayed request (nil: none came): to its client, unchanged.
@@ -295,7 +295,7 @@ extension Hub {
         guard request.method == .get || request.method == .head else {
             return emit(.respond(exchange, .methodNotAllowed("GET")))
         }
-        guard let claims = access.authorize(request, exchange: exchange) else { return }
+        guard let claims = authorize(request, exchange: exchange) else { return }
         guard claims.board == nil && claims.role == .admin else {
             return emit(.respond(exchange, Self.forbidden("reading the cluster (an admin token for every board can)")))
         }

@@ -93,6 +93,10 @@ extension Hub {
         /// Whether the store keeps members' inboxes (the transport says, from the store's
         /// capabilities): then the hub reads new notices and tells connected clients (Hub+Inbox.swift).
         package var inbox = false
+        /// Sign-in through a trusted proxy (`--auth-proxy-header`; only with `auth`): nil, none.
+        package var proxy: ProxyAuth?
+        /// The members' grants in the store at start (Hub+Grants.swift).
+        package var grants: [MemberGrant] = []
         /// The defaults.
         package init() {}
     }

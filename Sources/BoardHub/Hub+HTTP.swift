@@ -41,6 +41,7 @@ extension Hub {
             return inboxRequest(request, rest: Array(segments.dropFirst()), exchange: exchange)
         }
         if segments == ["search"] { return searchRequest(request, exchange: exchange) }
+        if segments == ["me"] { return meRequest(request, exchange: exchange) }
         guard segments.first == "boards" else {
             return emit(.respond(exchange, .error(404, "not_found", "no such API route")))
         }
@@ -54,7 +55,7 @@ extension Hub {
             // A browser's EventSource cannot send headers: the stream takes its token in the URL.
             request.authorization = "Bearer " + token
         }
-        guard let claims = access.authorize(request, exchange: exchange) else { return }
+        guard let claims = authorize(request, exchange: exchange) else { return }  // a proxy's user, or a token
         if rest.isEmpty {
             switch request.method {
             case .get:
@@ -69,6 +70,9 @@ extension Hub {
         }
         if rest.count >= 2 && rest.count <= 3 && rest[1] == "links" {
             return linksRequest(id, request, rest: rest, claims: claims, exchange: exchange)
+        }
+        if (rest.count == 3 && rest[1] == "members") || (rest.count == 2 && rest[1] == "grants") {
+            return grantsRequest(id, request, rest: rest, claims: claims, exchange: exchange)
         }
         if rest.count >= 2 && rest[1] == "webhooks" {
             return webhooksRequest(id, request, rest: rest, claims: claims, exchange: exchange)
@@ -285,6 +289,8 @@ extension Hub {
             revoked(revocation, exchange: exchange)
         case (.link(let route), _):
             linkAnswered(route, answer, exchange: exchange)
+        case (.grant(let route), _):
+            grantAnswered(route, answer, exchange: exchange)
         case (.webhook(let route), _):
             webhookAnswered(route, answer, exchange: exchange)
         case (.trello(let id), _):

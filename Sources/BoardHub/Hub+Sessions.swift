@@ -72,18 +72,23 @@ final class SessionToken {
     var expires: Int64
     /// Its id, for revocations (Hub+Revocations.swift); nil for a session let in without one.
     var id: String?
+    /// Before `hello`: what a trusted proxy's headers said at the upgrade; after: the member a
+    /// trusted proxy signed in, whose grants set the session's role (Hub+Proxy.swift).
+    var proxy: ProxyAuth.Decision?
 
-    init(expires: Int64, id: String?) {
+    init(expires: Int64, id: String?, proxy: ProxyAuth.Decision? = nil) {
         self.expires = expires
         self.id = id
+        self.proxy = proxy
     }
 }
 
 /// The session rules: phases, hello, joining and leaving a board.
 extension Hub {
-    func opened(_ id: ConnectionID, peer: String, relayed: Bool = false) {
+    func opened(_ id: ConnectionID, peer: String, relayed: Bool = false, proxy: ProxyHeaders? = nil) {
         let session = Session(id: id, peer: peer, relayed: relayed, config: config, now: now, stalled: stalled)
         sessions.add(session)
+        if let proxy { proxyOpened(session, proxy) }
         log(.info, "\(id) opened from \(peer)")
         if stopping { return closeSession(id, code: 1001, reason: "server shutting down", flush: false) }
         guard admit(session) else { return }
@@ -158,7 +163,10 @@ extension Hub {
             guard let claims = authorize(session, token: token, board: board) else { return }
             session.role = claims.role
             if config.auth != nil {
-                session.token = SessionToken(expires: claims.expires, id: token.map(TokenAuthority.revocationID(of:)))
+                session.token =
+                    claims.viaProxy
+                    ? SessionToken(expires: claims.expires, id: nil, proxy: session.token?.proxy)
+                    : SessionToken(expires: claims.expires, id: token.map(TokenAuthority.revocationID(of:)))
             }
             let joinAs = claims.member ?? (config.auth == nil ? member : nil)
             hello(

@@ -27,8 +27,9 @@ package final class Hub {
         case clusterPeer(String)
         /// A WebSocket connection opened from `peer`; `relayed` when another node of the cluster
         /// forwards it here (over a node link, or with the cluster key), taking this node for its
-        /// board's owner.
-        case opened(ConnectionID, peer: String, relayed: Bool = false)
+        /// board's owner. `proxy`: with `Config.proxy`, its socket's address and the proxy's
+        /// headers in its upgrade (Hub+Proxy.swift).
+        case opened(ConnectionID, peer: String, relayed: Bool = false, proxy: ProxyHeaders? = nil)
         /// A complete client message arrived (or failed to parse).
         case received(ConnectionID, Result<ClientMessage, ProtocolError>)
         /// A WebSocket connection closed.
@@ -141,6 +142,8 @@ package final class Hub {
     var cluster = ClusterState()
     /// Token checks and the revoked tokens, as last loaded from the store (Access.swift).
     let access: Access
+    /// Members' roles on boards, for people a trusted proxy signs in (Hub+Grants.swift).
+    var grants = GrantTable()
     /// `POST /api/boards/{id}/ops` waiting for their op's answer, by the user each was sent as
     /// (RESTOps.swift).
     let restOps: RESTOps
@@ -164,6 +167,7 @@ package final class Hub {
         restOps = RESTOps(config: config, turn: turn, addresses: addresses, boards: boards)
         streams = EventStreams(config: config, turn: turn, addresses: addresses, reads: reads, boards: boards)
         streams.whenIdle = { [unowned self] host in self.evictIfIdle(host) }
+        grants = GrantTable(config.grants)
     }
 
     /// Handles one event at monotonic time `now` and wall-clock time `wall`; returns what to do.
@@ -177,7 +181,7 @@ package final class Hub {
         case .upgraded(let id): gate.leftPending(id)
         case .socketClosed(let id): gate.leftPending(id)
         case .clusterPeer(let address): gate.clusterPeer(address)
-        case .opened(let id, let peer, let relayed): opened(id, peer: peer, relayed: relayed)
+        case .opened(let id, let peer, let relayed, let proxy): opened(id, peer: peer, relayed: relayed, proxy: proxy)
         case .received(let id, let message): received(message, on: id)
         case .closed(let id): closed(id)
         case .request(let exchange, let request): route(request, exchange: exchange)
@@ -335,6 +339,7 @@ package final class Hub {
         case .claimed(let board, let sent, let force): decided(board, answer, claim: (sent, force))
         case .http(let exchange, let route): answered(route, answer, exchange: exchange)
         case .revocations: revocationsLoaded(answer)
+        case .grants: grantsLoaded(answer)
         case .restore(let board, let user, let request): restoreRead(answer, board: board, user: user, request: request)
         case .streamReset(let board): streams.resetEncoded(answer, read: id, on: boards[board])
         case .notices: noticesAnswered(answer)
@@ -350,6 +355,7 @@ package final class Hub {
         streams.expire()
         access.reload(stopping: stopping)
         inboxTick()
+        reloadGrants()
         gate.tick()
         if config.cluster != nil { clusterTick() }
         for host in boards.hosts {

@@ -148,6 +148,8 @@ package enum LimitName: String, MetricLabels, CaseIterable {
     case revocations
     /// Live share links of one board (`POST /api/boards/{id}/links` gets 507).
     case shareLinks = "share_links"
+    /// A member's role on a board past `GrantTable.maximumPerBoard` or `.maximum` (507).
+    case grants
     /// Webhooks of one board (`POST /api/boards/{id}/webhooks` gets 507).
     case webhooks
     /// `--max-unstored-ops`: a board's ops waiting for a failing store (`unavailable`).
@@ -195,6 +197,9 @@ package struct AuthFailure: MetricLabels {
         case otherBoard = "other_board"
         /// A token revoked through `POST /api/revocations` (or `shuffleboard revoke`).
         case revoked
+        /// From a trusted proxy's address, a user header that is not a member id (or a name
+        /// header that is not a name): `--auth-proxy-header`.
+        case proxyHeader = "proxy_header"
     }
 
     /// Where.

@@ -36,6 +36,12 @@ package enum StoreRead: Equatable, Sendable {
     case links(BoardID, now: Int64)
     /// Remove a board's share link and revoke its token, in one transaction: a write.
     case revokeLink(String, of: BoardID, now: Int64)
+    /// Store a member's grant on a board (Hub+Grants.swift): a write.
+    case grant(MemberGrant, maximum: Int, boardKnown: Bool)
+    /// Remove a member's grant on a board: a write.
+    case removeGrant(MemberID, on: BoardID)
+    /// Up to `limit` grants on stored boards (a cluster node's reload).
+    case allGrants(limit: Int)
     /// Store a webhook unless its board has `maximum` or is not stored (Hub+Webhooks.swift): a write.
     case addWebhook(Webhook, maximum: Int)
     /// A board's webhooks.
@@ -79,7 +85,7 @@ extension StoreRead {
     package var waitsBehindJoins: Bool {
         switch self {
         case .load, .exists, .claim, .revoke, .revocations, .encodeSnapshot, .encodeStreamReset: false
-        case .addLink, .links, .revokeLink, .markRead, .notices: false
+        case .addLink, .links, .revokeLink, .markRead, .notices, .grant, .removeGrant, .allGrants: false
         case .addWebhook, .webhooks, .removeWebhook, .enableWebhook: false
         case .snapshot, .list, .opsPage, .boardAt, .boardAtAnswer, .historyPage, .commentsPage, .nodes,
             .snapshotAndOwner, .parseTrello, .export, .inbox, .search:
@@ -117,6 +123,12 @@ package enum StoreAnswer: Sendable {
     case links([ShareLink]?)
     /// The answer to `revokeLink`: the link removed and revoked, or nil when there was none.
     case linkRevoked(ShareLink?)
+    /// The answer to `grant`.
+    case granted(GrantOutcome)
+    /// The answer to `removeGrant`: the grant removed, or nil when there was none.
+    case grantRemoved(MemberGrant?)
+    /// The answer to `allGrants`.
+    case grants([MemberGrant])
     /// The answer to `addWebhook`: what the store did, and the webhook.
     case webhookAdded(WebhookAdded, Webhook)
     /// The answer to `webhooks`: nil when the store has no such board.

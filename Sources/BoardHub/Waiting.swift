@@ -40,6 +40,8 @@ enum Continuation {
     case http(ExchangeID, HTTPRead)
     /// The answer is the store's revocations (Access.swift).
     case revocations
+    /// The answer is the store's grants (a cluster node's reload, Hub+Grants.swift).
+    case grants
     /// The answer is the board as of a restore's `to`, for this user's restore (Hub+History.swift).
     case restore(BoardID, UserID, OpRequest)
     /// The answer is the board encoded as an event stream's `reset` (EventStreams.swift).
@@ -70,6 +72,8 @@ enum HTTPRead {
     case revoke
     /// `/api/boards/{id}/links…` (Hub+Links.swift).
     case link(LinkRead)
+    /// `/api/boards/{id}/members/{member}` (Hub+Grants.swift).
+    case grant(GrantRead)
     /// `/api/boards/{id}/webhooks…` (Hub+Webhooks.swift).
     case webhook(WebhookRead)
     /// `POST /api/boards/import/trello?id=`: the export, parsed (Hub+Transfer.swift).
@@ -84,7 +88,7 @@ enum HTTPRead {
     /// A write, which goes on when its client goes away: it was asked for.
     var writes: Bool {
         switch self {
-        case .revoke, .link(.add), .link(.revoke), .inboxRead: true
+        case .revoke, .link(.add), .link(.revoke), .inboxRead, .grant: true
         case .webhook(.add), .webhook(.remove), .webhook(.enable): true
         default: false
         }

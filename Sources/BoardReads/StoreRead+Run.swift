@@ -61,6 +61,13 @@ extension StoreRead {
             case .links(let board, let now): return .links(try linkStore(capabilities).links(of: board, now: now))
             case .revokeLink(let id, let board, let now):
                 return .linkRevoked(try linkStore(capabilities).revokeLink(id, of: board, now: now))
+            case .grant(let grant, let maximum, let known):
+                return .granted(try grantStore(capabilities).grant(grant, maximum: maximum, boardKnown: known))
+            case .removeGrant(let member, let board):
+                return .grantRemoved(try grantStore(capabilities).removeGrant(of: member, on: board))
+            case .allGrants(let limit):
+                guard let grants = capabilities.grants else { return .grants([]) }
+                return .grants(try grants.allGrants(limit: limit))
             case .addWebhook(let hook, let maximum):
                 return .webhookAdded(try webhookStore(capabilities).addWebhook(hook, maximum: maximum), hook)
             case .webhooks(let board):
@@ -200,4 +207,10 @@ private func readPage<Encoder: PageEncoder>(
         }
     }
     return encoder?.response()
+}
+
+/// The store's grants, or a failure saying it keeps none.
+private func grantStore(_ capabilities: StoreCapabilities) throws(StoreError) -> any GrantStore {
+    guard let grants = capabilities.grants else { throw StoreError("this store keeps no grants") }
+    return grants
 }

@@ -49,7 +49,9 @@ final class BoardLog<Rows: BoardRows> {
         switch change {
         case .create(let board): try create(board)
         case .append(let id, let ops): try append(ops, to: id)
-        case .delete(let id): try delete(id)
+        case .delete(let id):
+            try delete(id)
+            try rows.deleteGrants(of: id)  // Not in `delete`: an import that replaces a board keeps them.
         case .restore(let archive):
             if try rows.boardSeq(of: archive.id) == nil { try restore(archive, replace: false) }
         }

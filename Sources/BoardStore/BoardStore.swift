@@ -129,6 +129,8 @@ package protocol BoardStore: AnyObject, Sendable {
     var asPipelinedWrites: (any PipelinedWrites)? { get }
     /// The store as one that keeps share links, or nil (StoreCapabilities.swift).
     var asLinkStore: (any LinkStore)? { get }
+    /// The store as one that keeps members' grants, or nil (StoreCapabilities.swift).
+    var asGrantStore: (any GrantStore)? { get }
     /// The store as one that keeps webhooks, or nil (StoreCapabilities.swift).
     var asWebhookStore: (any WebhookStore)? { get }
     /// The store as one that keeps members' inboxes, or nil (Inbox.swift).

@@ -45,6 +45,8 @@ package final class MemoryStore: BoardStore {
     let links = Mutex<[String: ShareLink]>([:])
     /// The search index (MemorySearchIndex.swift), written under `boards`' lock with the boards.
     let searchIndex = Mutex(MemorySearchIndex())
+    /// Grants by board and member (MemoryStore+Grants.swift).
+    let grants = Mutex<[BoardID: [MemberID: MemberGrant]]>([:])
     /// Webhooks, oldest first (MemoryStore+Webhooks.swift); a board's go with it.
     let webhookRows = Mutex<[Webhook]>([])
     /// Every member's notices (MemoryStore+Inbox.swift); taken inside `boards`' lock when written.
@@ -93,6 +95,7 @@ package final class MemoryStore: BoardStore {
                 }
             }
         }
+        for case .delete(let id) in batch { deleteGrants(of: id) }
     }
 
     /// The board and its newest ops.

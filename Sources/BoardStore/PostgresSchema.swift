@@ -204,6 +204,17 @@ enum PostgresSchema {
         CREATE INDEX search_docs_by_doc ON search_docs USING gin (doc);
         ALTER TABLE boards ADD COLUMN indexed int8 NOT NULL DEFAULT -1;
         """,
+        // Roles given to members on a board (MemberGrant.swift), for people a trusted proxy
+        // signs in; deleted with their board.
+        """
+        CREATE TABLE grants (
+            board   text COLLATE "C" NOT NULL,
+            member  text COLLATE "C" NOT NULL,
+            role    text NOT NULL,                 -- view, edit, admin
+            granted int8 NOT NULL,                 -- seconds since 1970
+            PRIMARY KEY (board, member)
+        );
+        """,
     ]
 
     /// The SQLSTATE `shuffleboard_fence` raises when a board is fenced (class SB is no standard one).

@@ -383,8 +383,6 @@ package final class PostgresStore: ClusterStore {
         return stored
     }
 
-    // MARK: Connections
-
     private var leaseMilliseconds: Int { Int((leaseSeconds * 1000).rounded()) }
 
     /// Upserts this node's row in `nodes` (a tool has none).

@@ -81,6 +81,7 @@ final class PostgresWriter {
                     seqs[id] = last.seq
                 case .delete(let id):
                     try log.delete(id)
+                    try log.rows.deleteGrants(of: id)
                     seqs[id] = nil
                 case .restore(let archive):
                     if let seq = seqs[archive.id] {

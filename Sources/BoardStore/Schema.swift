@@ -154,6 +154,17 @@ enum Schema {
         END;
         ALTER TABLE boards ADD COLUMN indexed INTEGER NOT NULL DEFAULT -1;
         """,
+        // Roles given to members on a board (MemberGrant.swift), for people a trusted proxy
+        // signs in; deleted with their board.
+        """
+        CREATE TABLE grants (
+            board   TEXT NOT NULL,
+            member  TEXT NOT NULL,
+            role    TEXT NOT NULL,              -- view, edit, admin
+            granted INTEGER NOT NULL,           -- seconds since 1970
+            PRIMARY KEY (board, member)
+        ) WITHOUT ROWID;
+        """,
     ]
 
     /// The version this code writes.

@@ -14,6 +14,8 @@ package struct StoreCapabilities: Sendable {
     package let pipeline: (any PipelinedWrites)?
     /// Share links made in the app, when the store keeps them.
     package let links: (any LinkStore)?
+    /// Members' roles on boards (for people a trusted proxy signs in), when the store keeps them.
+    package let grants: (any GrantStore)?
     /// Webhooks and their cursors, when the store keeps them.
     package let webhooks: (any WebhookStore)?
     /// Members' inboxes, when the store keeps them.
@@ -26,6 +28,7 @@ package struct StoreCapabilities: Sendable {
         revocations = store.asRevocationStore
         pipeline = store.asPipelinedWrites
         links = store.asLinkStore
+        grants = store.asGrantStore
         webhooks = store.asWebhookStore
         inbox = store.asInboxStore
     }
@@ -40,6 +43,8 @@ extension BoardStore {
     package var asPipelinedWrites: (any PipelinedWrites)? { nil }
     /// Keeps no share links.
     package var asLinkStore: (any LinkStore)? { nil }
+    /// Keeps no grants.
+    package var asGrantStore: (any GrantStore)? { nil }
     /// Keeps no webhooks.
     package var asWebhookStore: (any WebhookStore)? { nil }
 }
@@ -62,6 +67,11 @@ extension PipelinedWrites {
 extension LinkStore {
     /// This store: it keeps share links.
     package var asLinkStore: (any LinkStore)? { self }
+}
+
+extension GrantStore {
+    /// This store: it keeps grants.
+    package var asGrantStore: (any GrantStore)? { self }
 }
 
 extension WebhookStore {

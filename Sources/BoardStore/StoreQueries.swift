@@ -46,7 +46,7 @@ struct SummaryRow {
 /// Every call runs inside a transaction its caller holds. The rules built on these rows — replay
 /// from the latest snapshot, when a page is `.gone`, snapshots and compaction — exist once, in the
 /// extension below (reads) and in `BoardLog` (writes), so that both stores keep them alike.
-protocol BoardRows: CommentRows, InboxRows, SearchRows {
+protocol BoardRows: CommentRows, InboxRows, SearchRows, GrantRows {
     /// The database, for messages: a file path, or a URL without its password.
     var location: String { get }
     /// The seq of a board, or nil when there is no such board.

@@ -82,6 +82,8 @@ struct ServeOptions {
     var clusterKeyFile: String?
     /// `--metrics-token FILE`: `/metrics` wants this bearer token.
     var metricsTokenFile: String?
+    /// `--auth-proxy-*` (Settings+Proxy.swift).
+    var proxy = ProxyOptions()
 }
 
 /// Options of `shuffleboard token`.
@@ -165,6 +167,7 @@ enum CommandLineParser {
         if options.memory, let given = options.storeGiven {
             throw UsageError(message: "--memory cannot be combined with \(given)")
         }
+        try options.finishProxy()
         if options.config.echoPath != nil && options.config.deflate {
             throw UsageError(message: "--echo-path cannot be combined with --deflate")
         }

@@ -155,7 +155,7 @@ extension Setting {
                 readme:
                     "bytes of snapshots the store keeps per board: past it snapshots are thinned (and the oldest ops go past `--keep-op-bytes`), so a board of 2.5 MB stays under 64 MB of disk ([operations](docs/operations.md))",
                 check: atLeastOneMiB),
-        ] + access
+        ] + access + proxy
     }
 
     /// `--keep-*-bytes`: 0 or a mebibyte at least.

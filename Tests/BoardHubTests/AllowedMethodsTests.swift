@@ -8,7 +8,9 @@ import Testing
 @Suite struct AllowedMethodsTests {
     @Test(arguments: [
         "/healthz", "/api/templates", "/api/boards", "/api/boards/demo", "/api/boards/demo/ops",
-        "/api/boards/demo/events", "/api/boards/demo/history",
+        "/api/boards/demo/events", "/api/boards/demo/history", "/api/me", "/api/boards/demo/grants",
+        "/api/boards/demo/members", "/api/boards/demo/members/ann", "/api/boards/demo/links",
+        "/api/boards/demo/links/x1",
     ])
     func theHubsOwn405SaysTheSame(_ path: String) throws {
         let h = HubHarness()

@@ -92,7 +92,7 @@ final class PeerLog: Sendable {
     private let changed = DispatchSemaphore(value: 0)
 
     func intercept(_ event: Hub.Event) -> [Hub.Action]? {
-        if case .opened(_, let peer, _) = event {
+        if case .opened(_, let peer, _, _) = event {
             peers.withLock { $0.append(peer) }
             changed.signal()
         }

@@ -574,7 +574,7 @@ final class HubDriver {
     private func handle(_ event: Hub.Event) -> [Hub.Action] {
         trace("\(event)")
         switch event {
-        case .opened(let id, let peer, _): peerOf[id] = peer
+        case .opened(let id, let peer, _, _): peerOf[id] = peer
         case .received(let id, .success(.hello(let board, _, _, _, _))) where asked[id] == nil: asked[id] = board
         case .closed(let id): releaseHolds(of: id)
         default: break

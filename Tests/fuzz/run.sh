@@ -30,7 +30,7 @@ targets=("$@")
 fuzz=Tests/fuzz
 basics=(Sources/Basics/*.swift)
 core=(Sources/BoardCore/*.swift)
-store=(Sources/BoardStore/{BoardStore,ClusterStore,MemoryStore,MemoryStore+Links,MemoryStore+Webhooks,Webhook,MemorySearchIndex,Search,SearchIndexing,MemoryClusterStore,BoardArchive,ReadGuard,Revocation,PipelinedWrites,StoreCapabilities,Comments,ShareLink,TrelloImport,TrelloImport+Values,BoardCSV,Inbox,MemoryStore+Inbox}.swift)
+store=(Sources/BoardStore/{BoardStore,ClusterStore,MemoryStore,MemoryStore+Links,MemoryStore+Webhooks,Webhook,MemorySearchIndex,Search,SearchIndexing,MemoryClusterStore,BoardArchive,ReadGuard,Revocation,PipelinedWrites,StoreCapabilities,Comments,ShareLink,TrelloImport,TrelloImport+Values,BoardCSV,Inbox,MemoryStore+Inbox,MemberGrant,MemoryStore+Grants}.swift)
 auth=(Sources/BoardAuth/*.swift)
 metrics=(Sources/BoardMetrics/*.swift)
 # Webhooks without I/O (the hub checks webhook URLs with it).

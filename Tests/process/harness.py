@@ -237,10 +237,12 @@ class Client:
 
     def __init__(self, server: Server, board: str | None = None, name: str = "tester",
                  since: int | None = None, hello: bool = True, query: str = "",
-                 source_address: tuple[str, int] | None = None):
+                 source_address: tuple[str, int] | None = None, headers: dict[str, str] | None = None):
         self.stack = contextlib.ExitStack()
         # `source_address` (such as ("127.0.0.2", 0)) makes the client another address.
         extra: dict[str, Any] = {"source_address": source_address} if source_address else {}
+        if headers:
+            extra["additional_headers"] = headers
         # Anything with a `ws_url` will do (a proxy in front of servers); only a Server has TLS.
         context = server.tls_context() if isinstance(server, Server) else None
         if context:

@@ -1,7 +1,7 @@
 // Unit tests of web/share.js's pure parts: run with `node --test Tests/web/`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { expiresIn, keepToken, takeToken, tokenRole } from '../../web/share.js';
+import { expiresIn, keepToken, signedInByProxy, takeToken, tokenRole } from '../../web/share.js';
 
 const tokenWith = (claims) => `v1.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.c2lnbmF0dXJl`;
 
@@ -59,4 +59,25 @@ test('expiries read as whole days, hours or minutes', () => {
   assert.equal(expiresIn(now / 1000 + 3600, now), 'in 60 minutes');
   assert.equal(expiresIn(now / 1000 + 30, now), 'in 1 minute');
   assert.equal(expiresIn(now / 1000 - 30, now), 'in 1 minute');
+});
+
+test('a sign-in proxy names the person only when the server says so, and nothing odd gets through', async () => {
+  const asked = [];
+  const winAnswering = (status, body) => ({
+    fetch: async (path, init) => {
+      asked.push([path, init]);
+      return { ok: status === 200, status, json: async () => body };
+    },
+  });
+  const me = await signedInByProxy(winAnswering(200, { via: 'proxy', member: 'alice', name: 'Alice Å', role: 'admin' }), 'my board');
+  assert.deepEqual(me, { member: 'alice', name: 'Alice Å', role: 'admin' });
+  assert.equal(asked[0][0], '/api/me?board=my%20board');
+  assert.equal(asked[0][1].headers.authorization, undefined, 'no token, no Authorization: the proxy names the person');
+  assert.equal(await signedInByProxy(winAnswering(200, { via: 'token', member: 'alice', name: 'A', role: 'edit' }), 'b'), null);
+  assert.equal(await signedInByProxy(winAnswering(200, { via: 'open', member: null, name: null, role: 'admin' }), 'b'), null);
+  assert.equal(await signedInByProxy(winAnswering(401, { error: 'unauthorized' }), 'b'), null);
+  assert.equal(await signedInByProxy(winAnswering(200, { via: 'proxy', member: '<img>', name: 'x', role: 'edit' }), 'b'), null);
+  assert.equal((await signedInByProxy(winAnswering(200, { via: 'proxy', member: 'bo', name: 'Bo', role: 'owner' }), 'b')).role, 'view',
+    'an unknown role is the least');
+  assert.equal(await signedInByProxy({ fetch: async () => { throw new Error('offline'); } }, 'b'), null);
 });

@@ -105,6 +105,7 @@ final class HTTP {
             peer: relayedFor ?? runtime.proxiedAddress(wsi, socketPeer: socketPeer) ?? socketPeer,
             lastEventID: Relay.customHeader(wsi, "last-event-id:"))
         request.forwarded = relayedFor != nil
+        if relayedFor == nil { request.proxy = runtime.proxyHeaders?.read(wsi) }
         var framing = HTTPFraming(
             method: method, contentLength: LWS.header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH),
             transferEncoding: LWS.header(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING), maxBodyBytes: maxBodyBytes(path),

@@ -36,6 +36,8 @@ final class Service {
     var context: OpaquePointer?
     /// The WebSocket part: connections, framing, feeds, the pacer, the echo endpoint (WebSocket/).
     private(set) var webSockets: WebSockets!
+    /// With `--auth-proxy-header`: reads the sign-in proxy's headers (ProxyHeaderReader.swift).
+    let proxyHeaders: ProxyHeaderReader?
     /// The relay part: upstreams to boards' owners and the cluster key (Relay/).
     private(set) var relay: Relay!
     /// REST requests relayed to boards' owners (Relay/HTTPForwards.swift).
@@ -104,6 +106,8 @@ final class Service {
         }
         if hubConfig.auth != nil { hubConfig.revoked = Self.revocations(in: capabilities.revocations, log: log) }
         hubConfig.inbox = capabilities.inbox != nil
+        if hubConfig.auth != nil { hubConfig.grants = Self.grants(in: capabilities.grants, log: log) }
+        proxyHeaders = hubConfig.auth == nil ? nil : ProxyHeaderReader(hubConfig.proxy)
         hub = Hub(config: hubConfig)
         clientLog = ClientLog(log, budget: hub.logBudget)
         meters = TransportMeters(hub.metrics)

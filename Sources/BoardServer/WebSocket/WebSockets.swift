@@ -98,7 +98,10 @@ final class WebSockets {
         meters.accepted.add(EndpointLabel(endpoint))
         if deflate { log.debug("\(id) from \(connection.peer) uses permessage-deflate") }
         switch endpoint {
-        case .board: runtime.handle(.opened(id, peer: peer, relayed: forwardedFor != nil))
+        case .board:
+            // A connection another node forwarded is that node's, not a proxy's (Hub+Proxy.swift).
+            let proxy = forwardedFor == nil ? runtime.proxyHeaders?.read(wsi) : nil
+            runtime.handle(.opened(id, peer: peer, relayed: forwardedFor != nil, proxy: proxy))
         case .echo: log.debug("\(id) from \(peer) is on the echo endpoint")
         case .node: linkOpened(connection)
         }

@@ -1,0 +1,245 @@
+internal import BoardAuth
+internal import BoardCore
+internal import BoardStore
+
+/// Members' roles on boards, for people a trusted proxy signs in (Hub+Proxy.swift). With
+/// `Config.auth` set, an admin of a board gives a member a role there with
+/// `PUT /api/boards/{id}/members/{member} {"role":"view"|"edit"|"admin"}`, takes it back with
+/// `DELETE` (the member then has the proxy's default role), reads one with `GET`, and lists them
+/// with `GET /api/boards/{id}/grants`. A grant is durable before it is answered, and then holds
+/// at once for the member's sessions on the board: one whose role changes gets
+/// `{"type":"auth","role":…}`, and one that falls below `edit` lets go of what it held and is
+/// refused (`forbidden`) from then on. A board has at most `GrantTable.maximumPerBoard` grants,
+/// the server `GrantTable.maximum`; they go with their board. In a cluster every node reloads
+/// them each second, so a grant made on one node reaches the others' sessions within about that.
+extension Hub {
+    /// `/api/boards/{id}/members/{member}` (`rest`: `[id, "members", member]`) and
+    /// `/api/boards/{id}/grants`.
+    func grantsRequest(_ id: BoardID, _ request: HTTPRequest, rest: [String], claims: Claims, exchange: ExchangeID) {
+        let one = rest.count == 3
+        let allowed: [HTTPRequest.Method] = one ? [.get, .head, .put, .delete] : [.get, .head]
+        guard allowed.contains(request.method) else {
+            return emit(.respond(exchange, .methodNotAllowed(one ? "GET, PUT, DELETE" : "GET")))
+        }
+        guard config.auth != nil else {
+            return emit(
+                .respond(
+                    exchange,
+                    .error(
+                        409, "no_access_control",
+                        "this server has no access control (--auth-secret): everyone may do everything already")))
+        }
+        guard claims.allow(.admin, on: id) else {
+            return emit(.respond(exchange, Self.forbidden("managing the members of board \(id)")))
+        }
+        guard !isDeleting(id) else { return emit(.respond(exchange, Self.unknownBoard(id))) }
+        guard one else { return whenBoardExists(id, exchange: exchange, then: .list(id)) }
+        guard let member = MemberID(rest[2]) else {
+            return emit(
+                .respond(exchange, .error(400, "bad_request", "a member id is 1-64 of A-Z a-z 0-9 _ -")))
+        }
+        switch request.method {
+        case .put:
+            let role: Role
+            switch Self.grantRole(request.body) {
+            case .success(let r): role = r
+            case .failure(let problem): return emit(.respond(exchange, .error(400, "bad_request", problem.message)))
+            }
+            guard grants.count < GrantTable.maximum || grants.grant(of: member, on: id) != nil else {
+                meters.limitHits.add(.grants)
+                return emit(
+                    .respond(
+                        exchange,
+                        .error(507, "too_many_grants", "the server keeps \(GrantTable.maximum) grants already")))
+            }
+            let grant = MemberGrant(board: id, member: member, role: role.rawValue, granted: wall.milliseconds / 1000)
+            log(.info, "\(request.peer) gives \(member) the role \(role.rawValue) on board \(id)")
+            read(
+                .grant(grant, maximum: GrantTable.maximumPerBoard, boardKnown: boards[id] != nil),
+                then: .http(exchange, .grant(.put(grant, role))))
+        case .delete:
+            log(.info, "\(request.peer) takes back the grant of \(member) on board \(id)")
+            read(.removeGrant(member, on: id), then: .http(exchange, .grant(.remove(id, member))))
+        default:
+            whenBoardExists(id, exchange: exchange, then: .one(id, member))
+        }
+    }
+
+    /// Answers `read` at once when the board is in memory, else once the store says it has it.
+    private func whenBoardExists(_ id: BoardID, exchange: ExchangeID, then route: GrantRead) {
+        if boards[id] != nil { return grantAnswered(route, .exists(true), exchange: exchange) }
+        read(.exists(id), then: .http(exchange, .grant(route)))
+    }
+
+    /// `{"role":"view"|"edit"|"admin"}`, strictly.
+    static func grantRole(_ body: [UInt8]) -> Result<Role, LinkProblem> {
+        guard case .object(let fields)? = try? JSON.parse(body), fields.keys.allSatisfy({ $0 == "role" }),
+            let text = fields["role"]?.stringValue, let role = Role(rawValue: text)
+        else {
+            return .failure(LinkProblem(#"send {"role": "view", "edit" or "admin"}"#))
+        }
+        return .success(role)
+    }
+
+    /// A grants read or write came back.
+    func grantAnswered(_ route: GrantRead, _ answer: StoreAnswer, exchange: ExchangeID) {
+        switch (route, answer) {
+        case (.put(let grant, let role), .granted(.granted)):
+            guard !isDeleting(grant.board) else { return emit(.respond(exchange, Self.unknownBoard(grant.board))) }
+            let before = proxyRole(of: grant.member, on: grant.board)
+            grants.set(grant.member, on: grant.board, to: GrantTable.Grant(role: role, granted: grant.granted))
+            grants.lastChanged = now
+            if role != before { regrant(grant.member, on: grant.board) }
+            emit(.respond(exchange, grantAnswer(grant.member, on: grant.board)))
+        case (.put(let grant, _), .granted(.full)):
+            meters.limitHits.add(.grants)
+            emit(
+                .respond(
+                    exchange,
+                    .error(
+                        507, "too_many_grants",
+                        "board \(grant.board) has \(GrantTable.maximumPerBoard) grants; take one back first")))
+        case (.put(let grant, _), .granted(.unknownBoard)):
+            emit(.respond(exchange, Self.unknownBoard(grant.board)))
+        case (.remove(let board, let member), .grantRemoved(let removed)):
+            guard removed != nil else { return emit(.respond(exchange, Self.noGrant(member, on: board))) }
+            let before = proxyRole(of: member, on: board)
+            grants.set(member, on: board, to: nil)
+            grants.lastChanged = now
+            if proxyRole(of: member, on: board) != before { regrant(member, on: board) }
+            emit(
+                .respond(
+                    exchange,
+                    .json(200) { w in
+                        w.beginObject()
+                        w.write("member", member.rawValue)
+                        w.write("removed", true)
+                        w.endObject()
+                    }))
+        case (.list(let board), .exists(true)):
+            emit(.respond(exchange, grantList(board)))
+        case (.one(let board, let member), .exists(true)):
+            guard grants.grant(of: member, on: board) != nil else {
+                return emit(.respond(exchange, Self.noGrant(member, on: board)))
+            }
+            emit(.respond(exchange, grantAnswer(member, on: board)))
+        case (.list(let board), .exists(false)), (.one(let board, _), .exists(false)):
+            emit(.respond(exchange, Self.unknownBoard(board)))
+        case (_, .failed(let error)):
+            log(.error, "grants: the store failed: \(error.message)")
+            emit(.respond(exchange, .error(503, "unavailable", "the store failed; try again")))
+        default:
+            preconditionFailure("grant read \(route) got \(answer)")
+        }
+    }
+
+    private static func noGrant(_ member: MemberID, on board: BoardID) -> HTTPResponse {
+        .error(404, "no_grant", "\(member) has no grant on board \(board)")
+    }
+
+    /// `{"member","role","granted"}`.
+    private func grantAnswer(_ member: MemberID, on board: BoardID) -> HTTPResponse {
+        let grant = grants.grant(of: member, on: board)
+        return .json(200) { w in
+            w.beginObject()
+            w.write("member", member.rawValue)
+            w.write("role", (grant?.role ?? .view).rawValue)
+            w.write("granted", Int(grant?.granted ?? 0))
+            w.endObject()
+        }
+    }
+
+    /// `{"grants":[{"member","role","granted"}…], "role": the proxy's default or null}`, by member.
+    private func grantList(_ board: BoardID) -> HTTPResponse {
+        let listed = (grants.byBoard[board] ?? [:]).sorted { $0.key.rawValue < $1.key.rawValue }
+        return .json(200) { w in
+            w.beginObject()
+            w.beginArray("grants")
+            for (member, grant) in listed {
+                w.beginObject()
+                w.write("member", member.rawValue)
+                w.write("role", grant.role.rawValue)
+                w.write("granted", Int(grant.granted))
+                w.endObject()
+            }
+            w.endArray()
+            w.write("role", config.proxy?.role.rawValue)
+            w.endObject()
+        }
+    }
+
+    /// The member's role on the board changed (or may have): each of its proxy sessions there
+    /// takes the new one, is told with `auth`, and lets go of what it held when it can no longer edit.
+    func regrant(_ member: MemberID, on board: BoardID) {
+        guard config.proxy != nil else { return }
+        let role = proxyRole(of: member, on: board)
+        var changed: [Session] = []
+        var relayed: [ConnectionID] = []
+        for (id, session) in sessions {
+            guard case .user(let user)? = session.token?.proxy, user.member == member else { continue }
+            switch session.phase {
+            case .joined(let id, _) where id == board && session.role != role: changed.append(session)
+            case .joining(let join) where join.board == board && session.role != role: changed.append(session)
+            // Relayed to the board's owner under a token with the old role: it joins again.
+            case .forwarded(let join, _) where join.board == board: relayed.append(id)
+            default: continue
+            }
+        }
+        for id in relayed.sorted() {
+            log(.info, "\(id): \(member)'s role on board \(board) changed; closing its relayed session with 1012")
+            closeSession(id, code: 1012, reason: "role changed; join again", flush: false)
+        }
+        for session in changed.sorted(by: { $0.id < $1.id }) {
+            let before = session.role
+            session.role = role
+            log(.info, "\(session.id): \(member) is now \(role.rawValue) on board \(board)")
+            if case .joined(let id, let user) = session.phase, before >= .edit, role < .edit, let host = boards[id],
+                host.connection(of: user) == session.id,
+                let held = host.room.holds.first(where: { $0.value.by == user })?.key
+            {
+                perform(
+                    host.room.handle(
+                        .drop(item: held, action: nil), from: user, address: session.peer, now: now, wall: wall),
+                    on: host)
+            }
+            send(.auth(role: role.rawValue, expires: nil), to: session.id)
+        }
+    }
+
+    /// On each tick, in a cluster with a sign-in proxy: asks the store for the grants once a second.
+    func reloadGrants() {
+        guard config.cluster != nil, config.proxy != nil, config.auth != nil, !grants.loading, !stopping else {
+            return
+        }
+        if let last = grants.lastAsked, now - last < GrantTable.reloadEvery { return }
+        grants.loading = true
+        grants.lastAsked = now
+        read(.allGrants(limit: GrantTable.maximum), then: .grants)
+    }
+
+    /// The store's grants came back: the members whose role changed get it on their sessions.
+    func grantsLoaded(_ answer: StoreAnswer) {
+        grants.loading = false
+        switch answer {
+        case .grants(let loaded):
+            if let changed = grants.lastChanged, let asked = grants.lastAsked, changed >= asked { return }
+            for (board, member) in grants.replace(with: GrantTable(loaded)) { regrant(member, on: board) }
+        case .failed(let error):
+            log(.warning, "cannot load the grants (\(error.message)); keeping the \(grants.count) known")
+        default:
+            preconditionFailure("grants got \(answer)")
+        }
+    }
+}
+
+/// A grants request waiting for the store.
+enum GrantRead {
+    /// `PUT`: the grant, kept once the answer comes.
+    case put(MemberGrant, Role)
+    /// `DELETE`.
+    case remove(BoardID, MemberID)
+    /// `GET …/grants`, once the board is known to exist.
+    case list(BoardID)
+    /// `GET …/members/{member}`, once the board is known to exist.
+    case one(BoardID, MemberID)
+}

@@ -1,0 +1,77 @@
+package import BoardCore
+
+/// Grants in the database every node of a cluster shares; each node reloads them (Hub+Grants.swift).
+extension PostgresStore: GrantStore {
+    package func grant(_ grant: MemberGrant, maximum: Int, boardKnown: Bool) throws(StoreError) -> GrantOutcome {
+        try onWriter { (db: PostgresConnection) throws(StoreError) -> GrantOutcome in
+            try db.transaction { () throws(StoreError) -> GrantOutcome in
+                let board = PostgresValue.text(grant.board.rawValue)
+                // Two nodes granting on one board at once must not both pass the count.
+                try db.query("SELECT pg_advisory_xact_lock(hashtext($1))", [.text("grants:" + grant.board.rawValue)])
+                if !boardKnown {
+                    guard try db.int("SELECT count(*) FROM boards WHERE id = $1", [board]) ?? 0 > 0 else {
+                        return .unknownBoard
+                    }
+                }
+                let others =
+                    try db.int(
+                        "SELECT count(*) FROM grants WHERE board = $1 AND member <> $2",
+                        [board, .text(grant.member.rawValue)]) ?? 0
+                guard others < maximum else { return .full }
+                try db.query(
+                    "INSERT INTO grants (board, member, role, granted) VALUES ($1, $2, $3, $4) "
+                        + "ON CONFLICT (board, member) DO UPDATE SET role = EXCLUDED.role, granted = EXCLUDED.granted",
+                    [board, .text(grant.member.rawValue), .text(grant.role), .int(Int(grant.granted))])
+                return .granted
+            }
+        }
+    }
+
+    package func removeGrant(of member: MemberID, on board: BoardID) throws(StoreError) -> MemberGrant? {
+        try onWriter { (db: PostgresConnection) throws(StoreError) -> MemberGrant? in
+            try db.transaction { () throws(StoreError) -> MemberGrant? in
+                var found: MemberGrant?
+                try db.query(
+                    "DELETE FROM grants WHERE board = $1 AND member = $2 RETURNING role, granted",
+                    [.text(board.rawValue), .text(member.rawValue)]
+                ) { row in
+                    found = MemberGrant(board: board, member: member, role: row.text(0), granted: Int64(row.int(1)))
+                }
+                return found
+            }
+        }
+    }
+
+    package func grants(of board: BoardID) throws(StoreError) -> [MemberGrant] {
+        try onReadOnly { (db: PostgresConnection) throws(StoreError) -> [MemberGrant] in
+            var found: [MemberGrant] = []
+            try db.query(
+                "SELECT member, role, granted FROM grants WHERE board = $1 ORDER BY member", [.text(board.rawValue)]
+            ) { row in
+                guard let member = MemberID(row.text(0)) else { return }
+                found.append(MemberGrant(board: board, member: member, role: row.text(1), granted: Int64(row.int(2))))
+            }
+            return found
+        }
+    }
+
+    package func allGrants(limit: Int) throws(StoreError) -> [MemberGrant] {
+        try onReadOnly { (db: PostgresConnection) throws(StoreError) -> [MemberGrant] in
+            var found: [MemberGrant] = []
+            try db.query(
+                "SELECT g.board, g.member, g.role, g.granted FROM grants g JOIN boards b ON b.id = g.board "
+                    + "ORDER BY g.board, g.member LIMIT $1", [.int(limit)]
+            ) { row in
+                guard let board = BoardID(row.text(0)), let member = MemberID(row.text(1)) else { return }
+                found.append(MemberGrant(board: board, member: member, role: row.text(2), granted: Int64(row.int(3))))
+            }
+            return found
+        }
+    }
+}
+
+extension PostgresConnection: GrantRows {
+    func deleteGrants(of id: BoardID) throws(StoreError) {
+        try send("DELETE FROM grants WHERE board = $1", [.text(id.rawValue)])
+    }
+}
