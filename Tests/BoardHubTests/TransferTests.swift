@@ -70,12 +70,12 @@ import Testing
         #expect(refused.map(\.1.status) == [400])
         #expect(refused.first?.1.text.contains(#"\"lists\" must be an array"#) == true)
 
-        let lists = (0...16).map { #"{"id":"l\#($0)","name":"L","pos":\#($0)}"# }.joined(separator: ",")
+        let lists = (0...BoardLimits.zones).map { #"{"id":"l\#($0)","name":"L","pos":\#($0)}"# }.joined(separator: ",")
         let big = Array(#"{"name":"a","lists":[\#(lists)],"cards":[]}"#.utf8)
         guard let (over, overJob) = h.read(in: post(h, big, id: "big", exchange: ExchangeID(3))) else { return }
         let tooLarge = responses(in: h.on(.answered(over, overJob.run(on: MemoryStore()))))
         #expect(tooLarge.map(\.1.status) == [413])
-        #expect(tooLarge.first?.1.text.contains("16 zones") == true)
+        #expect(tooLarge.first?.1.text.contains("\(BoardLimits.zones) zones") == true)
     }
 
     @Test func theImportNeedsAnIdAndPost() {

@@ -58,10 +58,10 @@ import Testing
         guard case .notTrello(let notJSON) = refusal("{") else { Issue.record("not refused"); return }
         #expect(notJSON.hasPrefix("not JSON: "))
         #expect(refusal(#"{"name":"a","lists":[]}"#) == .notTrello(#""cards" must be an array"#))
-        let lists = (0...16).map { #"{"id":"l\#($0)","name":"L","pos":\#($0)}"# }.joined(separator: ",")
+        let lists = (0...BoardLimits.zones).map { #"{"id":"l\#($0)","name":"L","pos":\#($0)}"# }.joined(separator: ",")
         #expect(
             refusal(#"{"name":"a","lists":[\#(lists)],"cards":[]}"#)
-                == .tooLarge("a board has at most 16 zones (open lists)"))
+                == .tooLarge("a board has at most \(BoardLimits.zones) zones (open lists)"))
         // A board whose snapshot would pass the server's limit.
         let big = (0..<200).map {
             #"{"id":"c\#($0)","name":"\#(String(repeating: "x", count: 200))","idList":"l","pos":\#($0)}"#

@@ -165,14 +165,14 @@ def test_what_is_not_a_trello_export_gets_400_naming_what_is_wrong(servers):
 def test_a_board_over_our_limits_is_refused_with_413_naming_the_limit_not_cut(servers):
     server = servers("--port", "0", "--memory")
     many_lists = trello_export.board()
-    many_lists["lists"] = [trello_export.lst(100 + n, f"L{n}", n) for n in range(17)]
+    many_lists["lists"] = [trello_export.lst(100 + n, f"L{n}", n) for n in range(65)]
     many_lists["cards"] = []
     status, answer = post_import(server, "big", many_lists)
-    assert status == 413 and "16 zones" in answer["message"], answer
+    assert status == 413 and "64 zones" in answer["message"], answer
     many_cards = trello_export.board()
-    many_cards["cards"] = [trello_export.card(1000 + n, f"c{n}", 1, n) for n in range(1001)]
+    many_cards["cards"] = [trello_export.card(1000 + n, f"c{n}", 1, n) for n in range(10_001)]
     status, answer = post_import(server, "big", many_cards)
-    assert status == 413 and "1000 items" in answer["message"], answer
+    assert status == 413 and "10000 items" in answer["message"], answer
     long_comment = trello_export.board()
     long_comment["actions"][0]["data"]["text"] = "x" * 4001
     status, answer = post_import(server, "big", long_comment)
