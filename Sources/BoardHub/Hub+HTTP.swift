@@ -47,7 +47,7 @@ extension Hub {
         }
         let rest = Array(segments.dropFirst())
         if rest == ["import", "trello"] {
-            guard let claims = access.authorize(request, exchange: exchange) else { return }
+            guard let claims = authorize(request, exchange: exchange) else { return }  // a proxy user too
             return trelloImportRequest(request, claims: claims, exchange: exchange)
         }
         var request = request

@@ -57,7 +57,7 @@ extension Hub {
             return nil
         }
         if config.auth != nil {
-            guard let claims = access.authorize(request, exchange: exchange) else { return nil }
+            guard let claims = authorize(request, exchange: exchange) else { return nil }  // a proxy user too
             guard let member = claims.member else {
                 emit(
                     .respond(

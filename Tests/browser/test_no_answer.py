@@ -5,6 +5,8 @@ a cluster's owner that never answers a forwarded hello): after 30 s on the page'
 "No answer from the board — still trying…" instead of "Connecting…" forever, drops the socket and
 tries again; the next socket reaches the server and the page connects.
 """
+import time
+
 from playwright.sync_api import expect
 
 
@@ -24,6 +26,13 @@ def test_a_hello_nobody_answers_is_reported_and_retried_until_the_board_answers(
     page.goto(f"{server.url}/?board=silent&name=Ann")
     conn = page.locator("#conn")
     expect(conn).to_have_attribute("data-state", "connecting")
+    # The page's clock runs only when told: it must not run before the first socket is open (the
+    # page asks the server who it is and whether the board is there first), or the 30 s would
+    # start after the time told. Playwright hands the route its socket between the test's calls.
+    deadline = time.monotonic() + 10
+    while not sockets:
+        assert time.monotonic() < deadline, "the page opened no socket"
+        page.wait_for_timeout(50)  # real time: lets Playwright deliver the route's callback
     page.clock.fast_forward(29_000)
     expect(conn).to_have_text("Connecting…")
     assert len(sockets) == 1
