@@ -7,6 +7,9 @@
 // Everything the server sent is put in the DOM as text, never as markup.
 
 import { el } from './dom.js';
+import { tokenRole } from './sdk/wire.js';
+
+export { tokenRole };
 
 /** The page's token per board, for this tab only: `shuffleboard.token.<board id>`. */
 const TOKEN_KEY = 'shuffleboard.token';
@@ -65,18 +68,6 @@ export async function signedInByProxy(win, board) {
     const me = await answer.json();
     if (me?.via !== 'proxy' || !MEMBER_RE.test(me.member ?? '') || typeof me.name !== 'string') return null;
     return { member: me.member, name: me.name.slice(0, 200), role: ROLES.some(([r]) => r === me.role) ? me.role : 'view' };
-  } catch {
-    return null;
-  }
-}
-
-/** The role a token's payload names (`r`), or null. Unverified: only to show or hide the Share button. */
-export function tokenRole(token) {
-  const parts = typeof token === 'string' ? token.split('.') : [];
-  if (parts.length !== 3 || parts[0] !== 'v1' || !/^[A-Za-z0-9_-]{1,2048}$/.test(parts[1])) return null;
-  try {
-    const json = JSON.parse(atob(parts[1].replace(/-/g, '+').replace(/_/g, '/')));
-    return ['view', 'edit', 'admin'].includes(json?.r) ? json.r : null;
   } catch {
     return null;
   }

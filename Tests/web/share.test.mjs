@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { expiresIn, keepToken, signedInByProxy, takeToken, tokenRole } from '../../web/share.js';
+import { tokenMember } from '../../web/sdk/wire.js';
 
 const tokenWith = (claims) => `v1.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.c2lnbmF0dXJl`;
 
@@ -49,6 +50,13 @@ test('a token names its role; anything else names none', () => {
   assert.equal(tokenRole(tokenWith({ b: 'club', r: 'view', e: 5 })), 'view');
   for (const bad of [null, '', 'v1.e30.x', tokenWith({ r: 'owner' }), tokenWith([1]), 'v2.e30.x']) {
     assert.equal(tokenRole(bad), null, String(bad));
+  }
+});
+
+test('a token names its member (sub) for the inbox; one without, or anything else, names none', () => {
+  assert.equal(tokenMember(tokenWith({ b: 'club', r: 'edit', e: 5, sub: 'ann' })), 'ann');
+  for (const bad of [null, '', 'v1.e30.x', tokenWith({ r: 'edit' }), tokenWith({ sub: '' }), tokenWith({ sub: 7 }), 'v2.e30.x']) {
+    assert.equal(tokenMember(bad), null, String(bad));
   }
 });
 

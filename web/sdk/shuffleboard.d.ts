@@ -483,6 +483,8 @@ export function isToken(token: unknown): token is string;
 export function tokenExpiry(token: string | null | undefined): number | null;
 /** The member a token's payload names (`sub`), or null; unverified (the server decides). */
 export function tokenMember(token: string | null | undefined): string | null;
+/** The role a token's payload names (`r`), or null; unverified (the server decides). */
+export function tokenRole(token: string | null | undefined): 'view' | 'edit' | 'admin' | null;
 export function newOpId(): string;
 /** The messages in one server frame, in order (throws on text that is not JSON). */
 export function parseFrame(text: string): ServerMessage[];

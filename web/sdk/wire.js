@@ -26,35 +26,41 @@ export function isToken(token) {
 }
 
 /**
- * A token's expiry (`e`, seconds since 1970) as its payload says, or null when it does not say
- * (not a `v1.PAYLOAD.SIGNATURE` token). Unverified: the page only uses it to plan a refresh and
- * to word a refusal; the server decides.
+ * A `v1.PAYLOAD.SIGNATURE` token's payload, parsed, or null for anything else. Unverified: the
+ * page reads it only to plan, word or show things; the server decides.
  */
-export function tokenExpiry(token) {
+function tokenPayload(token) {
   const parts = typeof token === 'string' ? token.split('.') : [];
   if (parts.length !== 3 || parts[0] !== 'v1' || !/^[A-Za-z0-9_-]{1,2048}$/.test(parts[1])) return null;
   try {
-    const json = JSON.parse(atob(parts[1].replace(/-/g, '+').replace(/_/g, '/')));
-    return Number.isSafeInteger(json?.e) ? json.e : null;
+    return JSON.parse(atob(parts[1].replace(/-/g, '+').replace(/_/g, '/')));
   } catch {
     return null;
   }
 }
 
 /**
- * The member a token's payload names (`sub`), or null when it names none (or is not a
- * `v1.PAYLOAD.SIGNATURE` token). Unverified: the page only uses it to know whether the server
- * can say whose inbox it is.
+ * A token's expiry (`e`, seconds since 1970) as its payload says, or null when it does not say.
+ * Only to plan a refresh and to word a refusal.
+ */
+export function tokenExpiry(token) {
+  const e = tokenPayload(token)?.e;
+  return Number.isSafeInteger(e) ? e : null;
+}
+
+/**
+ * The member a token's payload names (`sub`), or null when it names none. Only to know whether
+ * the server can say whose inbox it is.
  */
 export function tokenMember(token) {
-  const parts = typeof token === 'string' ? token.split('.') : [];
-  if (parts.length !== 3 || parts[0] !== 'v1' || !/^[A-Za-z0-9_-]{1,2048}$/.test(parts[1])) return null;
-  try {
-    const json = JSON.parse(atob(parts[1].replace(/-/g, '+').replace(/_/g, '/')));
-    return typeof json?.sub === 'string' && json.sub ? json.sub : null;
-  } catch {
-    return null;
-  }
+  const sub = tokenPayload(token)?.sub;
+  return typeof sub === 'string' && sub ? sub : null;
+}
+
+/** The role a token's payload names (`r`), or null. Only to show or hide the Share button. */
+export function tokenRole(token) {
+  const r = tokenPayload(token)?.r;
+  return ['view', 'edit', 'admin'].includes(r) ? r : null;
 }
 
 /** The close code for a refused token: the client must not reconnect on its own. */
