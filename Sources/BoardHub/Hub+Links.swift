@@ -77,7 +77,7 @@ extension Hub {
                 // The store has only boards it was given: this one is stored now, and the link
                 // added once that is durable (a link is made only for a stored board).
                 let ticket = storeNow(host)
-                return boards.pending.after(ticket, read: request, then: continuation, exchange: exchange)
+                return boards.pending.after(ticket, read: request, then: continuation)
             }
             read(request, then: continuation)
         default:

@@ -17,8 +17,8 @@ struct PendingWrites {
     private var settling: [BoardID: Int] = [:]
     private var answers: [Ticket: (ExchangeID, HTTPResponse)] = [:]
     /// Reads that wait for a creation to be durable (a share link made on a board `hello` made,
-    /// which the store has only once this is), with the exchange they answer.
-    private var followUps: [Ticket: (read: StoreRead, then: Continuation, exchange: ExchangeID)] = [:]
+    /// which the store has only once this is).
+    private var followUps: [Ticket: (read: StoreRead, then: Continuation)] = [:]
 
     /// What a durable ticket finished.
     struct Done {
@@ -44,9 +44,10 @@ struct PendingWrites {
         if let answer { answers[ticket] = answer }
     }
 
-    /// `read` is asked once `ticket` (a creation) is durable; if it fails, `exchange` gets 503.
-    mutating func after(_ ticket: Ticket, read: StoreRead, then: Continuation, exchange: ExchangeID) {
-        followUps[ticket] = (read, then, exchange)
+    /// `read` is asked once `ticket` (a creation) is durable; if it fails, the exchange `then`
+    /// answers gets 503.
+    mutating func after(_ ticket: Ticket, read: StoreRead, then: Continuation) {
+        followUps[ticket] = (read, then)
     }
 
     /// The board's deletion is queued under `ticket`; `answer` goes out once it is durable.
@@ -68,10 +69,9 @@ struct PendingWrites {
     /// come back (`revocationsLoaded`), when given.
     mutating func durable(_ ticket: Ticket, settlesAt load: Int? = nil) -> Done {
         if let board = deleting.removeValue(forKey: ticket), let load { settling[board] = load }
-        let followUp = followUps.removeValue(forKey: ticket)
         return Done(
             created: creating.removeValue(forKey: ticket), answer: answers.removeValue(forKey: ticket),
-            read: followUp.map { ($0.read, $0.then) })
+            read: followUps.removeValue(forKey: ticket))
     }
 
     /// Revocation load `load` came back: the deletions it settles are over; their boards, by id.
@@ -88,9 +88,10 @@ struct PendingWrites {
     /// be loaded again).
     mutating func failed(_ ticket: Ticket) -> Failed {
         deleting[ticket] = nil
-        let followUp = followUps.removeValue(forKey: ticket)
+        var waiting: ExchangeID?
+        if case .http(let exchange, _) = followUps.removeValue(forKey: ticket)?.then { waiting = exchange }
         return Failed(
             creationLost: creating.removeValue(forKey: ticket) != nil,
-            exchange: answers.removeValue(forKey: ticket)?.0 ?? followUp?.exchange)
+            exchange: answers.removeValue(forKey: ticket)?.0 ?? waiting)
     }
 }
