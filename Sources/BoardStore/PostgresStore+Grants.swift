@@ -9,7 +9,7 @@ extension PostgresStore: GrantStore {
                 // Two nodes granting on one board at once must not both pass the count.
                 try db.query("SELECT pg_advisory_xact_lock(hashtext($1))", [.text("grants:" + grant.board.rawValue)])
                 if !boardKnown {
-                    guard try db.int("SELECT count(*) FROM boards WHERE id = $1", [board]) ?? 0 > 0 else {
+                    guard try db.boardSeq(of: grant.board) != nil else {
                         return .unknownBoard
                     }
                 }

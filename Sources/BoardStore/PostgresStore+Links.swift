@@ -29,7 +29,7 @@ extension PostgresStore: LinkStore {
 
     package func links(of board: BoardID, now: Int64) throws(StoreError) -> [ShareLink]? {
         try onReadOnly { (db: PostgresConnection) throws(StoreError) -> [ShareLink]? in
-            guard try db.int("SELECT count(*) FROM boards WHERE id = $1", [.text(board.rawValue)]) == 1 else {
+            guard try db.boardSeq(of: board) != nil else {
                 return nil
             }
             var found: [ShareLink] = []

@@ -6,7 +6,7 @@ extension SQLiteStore: GrantStore {
             try db.transaction(.immediate) { () throws(StoreError) -> GrantOutcome in
                 let board = SQLiteValue.text(grant.board.rawValue)
                 if !boardKnown {
-                    guard try db.int("SELECT count(*) FROM boards WHERE id = ?", [board]) ?? 0 > 0 else {
+                    guard try db.boardSeq(of: grant.board) != nil else {
                         return .unknownBoard
                     }
                 }

@@ -4,7 +4,7 @@ extension SQLiteStore: LinkStore {
     package func addLink(_ link: ShareLink, maximum: Int, now: Int64) throws(StoreError) -> LinkAddition {
         try onWriter { (db: SQLiteConnection) throws(StoreError) -> LinkAddition in
             try db.transaction(.immediate) { () throws(StoreError) -> LinkAddition in
-                guard try db.int("SELECT count(*) FROM boards WHERE id = ?", [.text(link.board.rawValue)]) == 1 else {
+                guard try db.boardSeq(of: link.board) != nil else {
                     return .unknownBoard
                 }
                 try db.query("DELETE FROM links WHERE expires <= ?", [.int(Int(now))])
@@ -23,7 +23,7 @@ extension SQLiteStore: LinkStore {
 
     package func links(of board: BoardID, now: Int64) throws(StoreError) -> [ShareLink]? {
         try onReader { (db: SQLiteConnection) throws(StoreError) -> [ShareLink]? in
-            guard try db.int("SELECT count(*) FROM boards WHERE id = ?", [.text(board.rawValue)]) == 1 else {
+            guard try db.boardSeq(of: board) != nil else {
                 return nil
             }
             var found: [ShareLink] = []
