@@ -170,7 +170,7 @@ final class Access {
         revocations.loading = true
         revocations.lastAsked = turn.now
         revocations.asked += 1
-        reads.ask(.revocations(now: nowSeconds), then: .revocations)
+        reads.ask(.revocations(now: nowSeconds, Reply { $0.revocationsLoaded($1) }))
     }
 
     /// The number of the newest reload asked for (a deleted board's id is taken until a reload
@@ -195,23 +195,21 @@ final class Access {
     /// The store's revocations came back, as a set built on the reader thread: when they changed,
     /// they replace the list (one made here whose write raced this read stays until the store
     /// shows it).
-    func loaded(_ answer: StoreAnswer) -> Load {
+    func loaded(_ answer: Result<RevocationSet, StoreError>) -> Load {
         revocations.loading = false
         switch answer {
-        case .revocations(let loaded):
+        case .success(let loaded):
             return revocations.loaded(loaded, nowSeconds: nowSeconds) ? .changed : .same
-        case .failed(let error):
+        case .failure(let error):
             turn.log(
                 .warning,
                 "cannot load the revoked tokens (\(error.message)); keeping the \(revocations.inForce.count) known")
             return .failed
-        default:
-            preconditionFailure("revocations got \(answer)")
         }
     }
 
     /// `POST /api/revocations` and `GET /api/revocations`: answered, or a revocation's write
-    /// asked for (its answer comes back as `.http(exchange, .revoke)`).
+    /// asked for (its reply answers the exchange once the revocation is durable: `Hub.revoked`).
     func request(_ request: HTTPRequest, exchange: ExchangeID) {
         guard request.method == .get || request.method == .head || request.method == .post else {
             return turn.emit(.respond(exchange, .methodNotAllowed("GET, POST")))
@@ -260,7 +258,8 @@ final class Access {
         turn.log(
             .info, "\(request.peer) revokes token \(revocation.id.prefix(12))… (board \(claims.board?.rawValue ?? "*"))"
         )
-        reads.ask(.revoke(revocation, now: nowSeconds), then: .http(exchange, .revoke))
+        let reply = Hub.answering(exchange) { $0.revoked($1, exchange: exchange) }
+        reads.ask(.revoke(revocation, now: nowSeconds, reply), for: exchange)
     }
 
     /// The answer to a revocation: its id and until when it is kept.

@@ -179,21 +179,24 @@ final class EventStreams {
         table[exchange] = stream
         host.streams.awaitingReset.append(exchange)
         guard host.streams.resetRead == nil else { return }  // Encoding already: the ops after it follow it.
-        host.streams.resetRead = reads.ask(
-            .encodeStreamReset(host.room.published, seq: seq), then: .streamReset(host.room.id))
+        let board = host.room.id
+        let reply = Reply<[UInt8]>(naming: { hub, read, bytes in
+            hub.streams.resetEncoded(bytes.map { (seq, $0) }, read: read, on: hub.boards[board])
+        })
+        host.streams.resetRead = reads.ask(.encodeStreamReset(host.room.published, seq: seq, reply))
     }
 
     /// The board came back encoded as a `reset` at `seq`: the streams waiting for it open with
     /// it, then the ops published since. `host` is the board in memory now, if any.
-    func resetEncoded(_ answer: StoreAnswer, read: ReadID, on host: BoardHost?) {
+    func resetEncoded(_ answer: Result<(seq: Seq, bytes: [UInt8]), StoreError>, read: ReadID, on host: BoardHost?) {
         // A board deleted (and perhaps made again) meanwhile has ended or refused its streams.
         guard let host, host.streams.resetRead == read else { return }
         host.streams.resetRead = nil
         let waiting = host.streams.awaitingReset
         host.streams.awaitingReset = []
-        guard case .streamReset(let seq, let bytes) = answer else {
+        guard case .success((let seq, let bytes)) = answer else {
             // The encoder asks no store and does not fail; were it to, the board is encoded here.
-            if case .failed(let error) = answer {
+            if case .failure(let error) = answer {
                 turn.log(.warning, "encoding a reset of board \(host.room.id) failed: \(error.message)")
             }
             let fallback: [StreamEvent] = [.reset(host.room.published, seq: host.room.visibleSeq)]

@@ -22,44 +22,41 @@ extension Hub {
         }
         // A join (an op, a stream) needs the whole board; create and delete only need to know it is there.
         if work.needsBoard {
-            read(loadRequest(board), then: .decide(board))
+            read(loadRequest(board))
         } else {
-            read(.exists(board), then: .decide(board))
+            read(.exists(board, Reply { $0.decided(board, $1.map { $0 ? .presentNotLoaded : .absent }) }))
         }
     }
 
     private func loadRequest(_ board: BoardID) -> StoreRead {
-        .load(board, config.room)
+        .load(board, config.room, Reply { $0.decided(board, $1.map(BoardFound.init)) })
     }
 
     /// The store answered for `board`: run the work that waited, in order. `claim` is set when
     /// the read was a claim: when it was sent, and whether it was forced.
-    func decided(_ board: BoardID, _ answer: StoreAnswer, claim: (sent: Instant, force: Bool)? = nil) {
+    func decided(_ board: BoardID, _ answer: Result<BoardFound, StoreError>, claim: (sent: Instant, force: Bool)? = nil)
+    {
         guard var queue = boards.takeWaiting(board) else { return }
         var view: StoreView
         switch answer {
-        case .elsewhere(let node, let advertise):
+        case .success(.elsewhere(let node, let advertise)):
             return ownedElsewhere(board, by: node, advertise: advertise, queue: queue, forced: claim?.force ?? false)
-        case .room(let room?):
+        case .success(.loaded(let room)):
             boards.insert(BoardHost(room: room))
             view = .present
-        case .room(nil), .exists(false):
+        case .success(.absent):
             view = .absent
-        case .exists(true):
+        case .success(.presentNotLoaded):
             view = .presentNotLoaded
-        case .failed(let error):
+        case .failure(let error):
             log(.error, "reading board \(board) failed: \(error.message)")
             view = .failed
-        case .board, .boardAndOwner, .list, .encoded, .nodes, .revoked, .revocations, .boardAsOf, .streamReset,
-            .linkAdded, .links, .linkRevoked, .granted, .grantRemoved, .grants, .webhookAdded, .webhooks,
-            .webhookChanged, .trello, .notices:
-            preconditionFailure("a board decision got a \(answer) answer")
         }
         while let work = queue.first {
             if work.needsBoard, view == .presentNotLoaded {
                 // Only its existence was read; a join needs the board itself.
                 boards.waitAgain(queue, on: board)
-                read(loadRequest(board), then: .decide(board))
+                read(loadRequest(board))
                 return
             }
             _ = queue.popFirst()
@@ -76,6 +73,30 @@ extension Hub {
         }
         // The board may have been loaded for connections that are gone (or closing) by now.
         if let host = boards[board] { evictIfIdle(host) }
+    }
+
+    /// What a load, an existence check or a claim found of a board (each read's answer, as
+    /// `decided` takes it).
+    enum BoardFound {
+        /// Loaded: the board's room.
+        case loaded(Room)
+        /// Stored, not loaded (an existence check).
+        case presentNotLoaded
+        /// Not stored.
+        case absent
+        /// In a cluster: another node owns the board.
+        case elsewhere(node: String, advertise: String)
+
+        /// A load's answer.
+        init(_ room: Room?) { self = room.map(Self.loaded) ?? .absent }
+
+        /// A claim's answer.
+        init(_ claim: ClaimAnswer) {
+            switch claim {
+            case .mine(let room): self.init(room)
+            case .elsewhere(let node, let advertise): self = .elsewhere(node: node, advertise: advertise)
+            }
+        }
     }
 
     /// What the store said of a board whose work is being run.

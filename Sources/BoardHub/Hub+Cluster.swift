@@ -31,7 +31,11 @@ internal import BoardStore
 extension Hub {
     /// Asks the store for the board's lease (and the board, when this node gets it).
     func claim(_ board: BoardID, force: Bool) {
-        read(.claim(board, config.room, force: force), then: .claimed(board, sent: now, force: force))
+        let sent = now
+        read(
+            .claim(
+                board, config.room, force: force,
+                Reply { $0.decided(board, $1.map(BoardFound.init), claim: (sent, force)) }))
     }
 
     /// The board left memory: the writer forgets it once the writes queued before now are done,
@@ -302,7 +306,9 @@ extension Hub {
         guard config.cluster != nil else {
             return emit(.respond(exchange, .error(404, "not_clustered", "this server is not part of a cluster")))
         }
-        read(.nodes, then: .http(exchange, .cluster))
+        read(
+            .nodes(Self.answering(exchange) { hub, nodes in hub.emit(.respond(exchange, hub.clusterAnswer(nodes))) }),
+            for: exchange)
     }
 
     /// `{"node": this node, "nodes": [{"name", "advertise", "alive", "boards"}]}`.

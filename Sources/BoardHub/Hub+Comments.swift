@@ -38,7 +38,11 @@ extension Hub {
         guard admitHistoryRead(from: peer, exchange: exchange) else { return }
         let request = CommentsPageRequest(
             board: id, item: item, before: before, limit: limit, visible: boards[id]?.room.visibleSeq)
-        reads.ask(.commentsPage(request), then: .http(exchange, .comments(id)), historyOf: peer)
+        let reply = Self.answering(exchange) { (hub, page: HTTPResponse?) in
+            guard let page else { return hub.commentsNotStored(id, exchange: exchange) }
+            hub.emit(.respond(exchange, page))
+        }
+        reads.ask(.commentsPage(request, reply), for: exchange, historyOf: peer)
     }
 
     /// The comments of a board the store does not have: none, when it is in memory.

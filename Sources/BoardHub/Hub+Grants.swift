@@ -33,7 +33,9 @@ extension Hub {
             return emit(.respond(exchange, Self.forbidden("managing the members of board \(id)")))
         }
         guard !isDeleting(id) else { return emit(.respond(exchange, Self.unknownBoard(id))) }
-        guard one else { return whenBoardExists(id, exchange: exchange, then: .list(id)) }
+        guard one else {
+            return whenBoardExists(id, exchange: exchange) { hub in hub.emit(.respond(exchange, hub.grantList(id))) }
+        }
         guard let member = MemberID(rest[2]) else {
             return emit(
                 .respond(exchange, .error(400, "bad_request", "a member id is 1-64 of A-Z a-z 0-9 _ -")))
@@ -54,21 +56,36 @@ extension Hub {
             }
             let grant = MemberGrant(board: id, member: member, role: role.rawValue, granted: wall.milliseconds / 1000)
             log(.info, "\(request.peer) gives \(member) the role \(role.rawValue) on board \(id)")
+            let reply = Self.answering(exchange) { $0.granted(grant, role, $1, exchange: exchange) }
             read(
-                .grant(grant, maximum: GrantTable.maximumPerBoard, boardKnown: boards[id] != nil),
-                then: .http(exchange, .grant(.put(grant, role))))
+                .grant(grant, maximum: GrantTable.maximumPerBoard, boardKnown: boards[id] != nil, reply), for: exchange)
         case .delete:
             log(.info, "\(request.peer) takes back the grant of \(member) on board \(id)")
-            read(.removeGrant(member, on: id), then: .http(exchange, .grant(.remove(id, member))))
+            let reply = Self.answering(exchange) { (hub, removed: MemberGrant?) in
+                hub.grantRemoved(id, member, removed: removed != nil, exchange: exchange)
+            }
+            read(.removeGrant(member, on: id, reply), for: exchange)
         default:
-            whenBoardExists(id, exchange: exchange, then: .one(id, member))
+            whenBoardExists(id, exchange: exchange) { hub in
+                guard hub.grants.grant(of: member, on: id) != nil else {
+                    return hub.emit(.respond(exchange, Self.noGrant(member, on: id)))
+                }
+                hub.emit(.respond(exchange, hub.grantAnswer(member, on: id)))
+            }
         }
     }
 
-    /// Answers `read` at once when the board is in memory, else once the store says it has it.
-    private func whenBoardExists(_ id: BoardID, exchange: ExchangeID, then route: GrantRead) {
-        if boards[id] != nil { return grantAnswered(route, .exists(true), exchange: exchange) }
-        read(.exists(id), then: .http(exchange, .grant(route)))
+    /// Answers with `then` at once when the board is in memory, else once the store says it has
+    /// it (404 when it has not).
+    private func whenBoardExists(
+        _ id: BoardID, exchange: ExchangeID, then answer: @escaping @Sendable (Hub) -> Void
+    ) {
+        if boards[id] != nil { return answer(self) }
+        let reply = Self.answering(exchange) { (hub, exists: Bool) in
+            guard exists else { return hub.emit(.respond(exchange, Self.unknownBoard(id))) }
+            answer(hub)
+        }
+        read(.exists(id, reply), for: exchange)
     }
 
     /// `{"role":"view"|"edit"|"admin"}`, strictly.
@@ -81,17 +98,17 @@ extension Hub {
         return .success(role)
     }
 
-    /// A grants read or write came back.
-    func grantAnswered(_ route: GrantRead, _ answer: StoreAnswer, exchange: ExchangeID) {
-        switch (route, answer) {
-        case (.put(let grant, let role), .granted(.granted)):
+    /// `PUT …/members/{member}`: the store kept the grant (it holds here at once), or did not.
+    private func granted(_ grant: MemberGrant, _ role: Role, _ outcome: GrantOutcome, exchange: ExchangeID) {
+        switch outcome {
+        case .granted:
             guard !isDeleting(grant.board) else { return emit(.respond(exchange, Self.unknownBoard(grant.board))) }
             let before = proxyRole(of: grant.member, on: grant.board)
             grants.set(grant.member, on: grant.board, to: GrantTable.Grant(role: role, granted: grant.granted))
             grants.lastChanged = now
             if role != before { regrant(grant.member, on: grant.board) }
             emit(.respond(exchange, grantAnswer(grant.member, on: grant.board)))
-        case (.put(let grant, _), .granted(.full)):
+        case .full:
             meters.limitHits.add(.grants)
             emit(
                 .respond(
@@ -99,38 +116,27 @@ extension Hub {
                     .error(
                         507, "too_many_grants",
                         "board \(grant.board) has \(GrantTable.maximumPerBoard) grants; take one back first")))
-        case (.put(let grant, _), .granted(.unknownBoard)):
+        case .unknownBoard:
             emit(.respond(exchange, Self.unknownBoard(grant.board)))
-        case (.remove(let board, let member), .grantRemoved(let removed)):
-            guard removed != nil else { return emit(.respond(exchange, Self.noGrant(member, on: board))) }
-            let before = proxyRole(of: member, on: board)
-            grants.set(member, on: board, to: nil)
-            grants.lastChanged = now
-            if proxyRole(of: member, on: board) != before { regrant(member, on: board) }
-            emit(
-                .respond(
-                    exchange,
-                    .json(200) { w in
-                        w.beginObject()
-                        w.write("member", member.rawValue)
-                        w.write("removed", true)
-                        w.endObject()
-                    }))
-        case (.list(let board), .exists(true)):
-            emit(.respond(exchange, grantList(board)))
-        case (.one(let board, let member), .exists(true)):
-            guard grants.grant(of: member, on: board) != nil else {
-                return emit(.respond(exchange, Self.noGrant(member, on: board)))
-            }
-            emit(.respond(exchange, grantAnswer(member, on: board)))
-        case (.list(let board), .exists(false)), (.one(let board, _), .exists(false)):
-            emit(.respond(exchange, Self.unknownBoard(board)))
-        case (_, .failed(let error)):
-            log(.error, "grants: the store failed: \(error.message)")
-            emit(.respond(exchange, .error(503, "unavailable", "the store failed; try again")))
-        default:
-            preconditionFailure("grant read \(route) got \(answer)")
         }
+    }
+
+    /// `DELETE …/members/{member}`: the store removed the grant, or had none.
+    private func grantRemoved(_ board: BoardID, _ member: MemberID, removed: Bool, exchange: ExchangeID) {
+        guard removed else { return emit(.respond(exchange, Self.noGrant(member, on: board))) }
+        let before = proxyRole(of: member, on: board)
+        grants.set(member, on: board, to: nil)
+        grants.lastChanged = now
+        if proxyRole(of: member, on: board) != before { regrant(member, on: board) }
+        emit(
+            .respond(
+                exchange,
+                .json(200) { w in
+                    w.beginObject()
+                    w.write("member", member.rawValue)
+                    w.write("removed", true)
+                    w.endObject()
+                }))
     }
 
     private static func noGrant(_ member: MemberID, on board: BoardID) -> HTTPResponse {
@@ -214,32 +220,18 @@ extension Hub {
         if let last = grants.lastAsked, now - last < GrantTable.reloadEvery { return }
         grants.loading = true
         grants.lastAsked = now
-        read(.allGrants(limit: GrantTable.maximum), then: .grants)
+        read(.allGrants(limit: GrantTable.maximum, Reply { $0.grantsLoaded($1) }))
     }
 
     /// The store's grants came back: the members whose role changed get it on their sessions.
-    func grantsLoaded(_ answer: StoreAnswer) {
+    func grantsLoaded(_ answer: Result<[MemberGrant], StoreError>) {
         grants.loading = false
         switch answer {
-        case .grants(let loaded):
+        case .success(let loaded):
             if let changed = grants.lastChanged, let asked = grants.lastAsked, changed >= asked { return }
             for (board, member) in grants.replace(with: GrantTable(loaded)) { regrant(member, on: board) }
-        case .failed(let error):
+        case .failure(let error):
             log(.warning, "cannot load the grants (\(error.message)); keeping the \(grants.count) known")
-        default:
-            preconditionFailure("grants got \(answer)")
         }
     }
-}
-
-/// A grants request waiting for the store.
-enum GrantRead {
-    /// `PUT`: the grant, kept once the answer comes.
-    case put(MemberGrant, Role)
-    /// `DELETE`.
-    case remove(BoardID, MemberID)
-    /// `GET …/grants`, once the board is known to exist.
-    case list(BoardID)
-    /// `GET …/members/{member}`, once the board is known to exist.
-    case one(BoardID, MemberID)
 }

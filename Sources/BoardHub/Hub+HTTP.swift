@@ -59,7 +59,11 @@ extension Hub {
         if rest.isEmpty {
             switch request.method {
             case .get:
-                if let only = claims.board { return read(.snapshot(only), then: .http(exchange, .listOne(only))) }
+                if let only = claims.board {
+                    return read(
+                        .snapshot(only, Self.answering(exchange) { $0.listOne(only, $1, exchange: exchange) }),
+                        for: exchange)
+                }
                 return listRequest(request.query, exchange: exchange)
             case .post: return createRequest(request.body, claims: claims, peer: request.peer, exchange: exchange)
             default: return emit(.respond(exchange, .methodNotAllowed("GET, POST")))
@@ -163,7 +167,11 @@ extension Hub {
             limit = n
         }
         // One more than asked for says whether there is a next page.
-        read(.list(after: after, limit: limit + 1), then: .http(exchange, .list(after: after, limit: limit)))
+        let (first, count) = (after, limit)
+        let reply = Self.answering(exchange) { (hub, stored: [BoardSummary]) in
+            hub.emit(.respond(exchange, hub.boardList(stored, after: first, limit: count)))
+        }
+        read(.list(after: after, limit: limit + 1, reply), for: exchange)
     }
 
     private func createRequest(_ body: [UInt8], claims: Claims, peer: String, exchange: ExchangeID) {
@@ -200,17 +208,30 @@ extension Hub {
             emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(id)")))
         } else {
             // In a cluster the store says which node owns the board (this one does not).
-            read(config.cluster == nil ? .snapshot(id) : .snapshotAndOwner(id), then: .http(exchange, .snapshot(id)))
+            if config.cluster == nil {
+                read(
+                    .snapshot(id, Self.answering(exchange) { $0.snapshotRead(id, $1, owner: nil, exchange: exchange) }),
+                    for: exchange)
+            } else {
+                let reply = Self.answering(exchange) { (hub, stored: StoredBoardAndOwner) in
+                    hub.snapshotRead(id, stored.board, owner: stored.owner, exchange: exchange)
+                }
+                read(.snapshotAndOwner(id, reply), for: exchange)
+            }
         }
     }
 
     /// A board in memory as `GET /api/boards/{id}` shows it (in a cluster, this node owns it),
     /// encoded off the service thread: the board is a value, so the worker gets it as it is now.
     private func encodeSnapshot(of host: BoardHost, exchange: ExchangeID) {
+        encode(host.room.published, seq: host.room.visibleSeq, owner: config.cluster?.node, exchange: exchange)
+    }
+
+    /// `GET /api/boards/{id}` answered with the board, encoded off the service thread.
+    private func encode(_ board: Board, seq: Seq, owner: String?, exchange: ExchangeID) {
         let read = StoreRead.encodeSnapshot(
-            host.room.published, seq: host.room.visibleSeq, clustered: config.cluster != nil,
-            owner: config.cluster?.node)
-        self.read(read, then: .http(exchange, .encoded))
+            board, seq: seq, clustered: config.cluster != nil, owner: owner, Self.answering(exchange) { $0 })
+        self.read(read, for: exchange)
     }
 
     private func opsRequest(_ id: BoardID, query: [String: String], exchange: ExchangeID) {
@@ -227,83 +248,70 @@ extension Hub {
         }
         let request = OpsPageRequest(
             board: id, since: since, limit: limit, visible: boards[id]?.room.visibleSeq, maxBytes: config.maxPageBytes)
-        read(.opsPage(request), then: .http(exchange, .ops(id)))
+        read(.opsPage(request, Self.answering(exchange) { $0.opsRead(id, $1, exchange: exchange) }), for: exchange)
     }
 
-    /// A read for an HTTP request came back.
-    func answered(_ route: HTTPRead, _ answer: StoreAnswer, exchange: ExchangeID) {
-        if case .failed(let error) = answer {
-            log(.error, "HTTP read failed: \(error.message)")
-            return emit(.respond(exchange, storeFailed))
+    /// A reply to a read made for an HTTP request: `then` with the answer; when the store failed,
+    /// a log line and 503.
+    static func answering<Answer>(
+        _ exchange: ExchangeID, _ then: @escaping @Sendable (Hub, Answer) -> Void
+    ) -> Reply<Answer> {
+        Reply { hub, result in
+            switch result {
+            case .success(let answer): then(hub, answer)
+            case .failure(let error):
+                hub.log(.error, "HTTP read failed: \(error.message)")
+                hub.emit(.respond(exchange, hub.storeFailed))
+            }
         }
-        switch (route, answer) {
-        case (.list(let after, let limit), .list(let stored)):
-            emit(.respond(exchange, boardList(stored, after: after, limit: limit)))
-        case (.snapshot(let id), .board(let stored)), (.snapshot(let id), .boardAndOwner(let stored, _)):
-            // The board may have been loaded (or created) while the store was read: memory is newer.
-            if let host = boards[id] {
-                encodeSnapshot(of: host, exchange: exchange)
-            } else if let stored, !isDeleting(id) {
-                var owner: String?
-                if case .boardAndOwner(_, let node) = answer { owner = node }
-                let read = StoreRead.encodeSnapshot(
-                    stored.board, seq: stored.seq, clustered: config.cluster != nil, owner: owner)
-                self.read(read, then: .http(exchange, .encoded))
-            } else {
-                emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(id)")))
-            }
-        case (.listOne(let id), .board(let stored)):
-            var summaries: [BoardSummary] = []
-            if let host = boards[id] {
-                let board = host.room.published
-                summaries = [
-                    BoardSummary(id: id, title: board.title, seq: host.room.visibleSeq, template: board.template)
-                ]
-            } else if let stored, !isDeleting(id) {
-                summaries = [
-                    BoardSummary(id: id, title: stored.board.title, seq: stored.seq, template: stored.board.template)
-                ]
-            }
-            emit(.respond(exchange, boardList(summaries, after: nil, limit: 1, only: id)))
-        case (.ops, .encoded(let response?)), (.encoded, .encoded(let response?)):
-            emit(.respond(exchange, response))
-        case (.at, .encoded(let response?)), (.history, .encoded(let response?)), (.comments, .encoded(let response?)):
-            emit(.respond(exchange, response))
-        case (.at(let id, let seq), .encoded(nil)):
-            atNotStored(id, at: seq, exchange: exchange)
-        case (.history(let id), .encoded(nil)):
-            historyNotStored(id, exchange: exchange)
-        case (.comments(let id), .encoded(nil)):
-            commentsNotStored(id, exchange: exchange)
-        case (.ops(let id), .encoded(nil)):
-            // Not stored yet, but maybe in memory (made by `hello`, nothing changed): no ops.
-            guard let host = boards[id] else {
-                return emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(id)")))
-            }
-            let request = OpsPageRequest(
-                board: id, since: 0, limit: 0, visible: host.room.visibleSeq, maxBytes: config.maxPageBytes)
-            emit(.respond(exchange, request.response(.ops([], current: host.room.visibleSeq))!))
-        case (.cluster, .nodes(let nodes)):
-            emit(.respond(exchange, clusterAnswer(nodes)))
-        case (.revoke, .revoked(let revocation)):
-            revoked(revocation, exchange: exchange)
-        case (.link(let route), _):
-            linkAnswered(route, answer, exchange: exchange)
-        case (.grant(let route), _):
-            grantAnswered(route, answer, exchange: exchange)
-        case (.webhook(let route), _):
-            webhookAnswered(route, answer, exchange: exchange)
-        case (.trello(let id), _):
-            trelloParsed(id, answer, exchange: exchange)
-        case (.export, .encoded(let response?)):
-            emit(.respond(exchange, response))
-        case (.export(let id), .encoded(nil)):
-            emit(.respond(exchange, Self.unknownBoard(id)))
-        case (.inbox, .encoded(let response?)), (.inboxRead, .encoded(let response?)):
-            emit(.respond(exchange, response))
-        default:
-            preconditionFailure("HTTP read \(route) got \(answer)")
+    }
+
+    /// A reply to a read whose answer is the HTTP answer (`response`: how to make it of the
+    /// read's answer; `nil`: the answer for a board the store does not have).
+    static func answering<Answer>(
+        _ exchange: ExchangeID, with response: @escaping @Sendable (Answer) -> HTTPResponse
+    ) -> Reply<Answer> {
+        answering(exchange) { hub, answer in hub.emit(.respond(exchange, response(answer))) }
+    }
+
+    /// `GET /api/boards` for a token of one board: that board, if it exists.
+    private func listOne(_ id: BoardID, _ stored: StoredBoard?, exchange: ExchangeID) {
+        var summaries: [BoardSummary] = []
+        if let host = boards[id] {
+            let board = host.room.published
+            summaries = [
+                BoardSummary(id: id, title: board.title, seq: host.room.visibleSeq, template: board.template)
+            ]
+        } else if let stored, !isDeleting(id) {
+            summaries = [
+                BoardSummary(id: id, title: stored.board.title, seq: stored.seq, template: stored.board.template)
+            ]
         }
+        emit(.respond(exchange, boardList(summaries, after: nil, limit: 1, only: id)))
+    }
+
+    /// `GET /api/boards/{id}` of a board not in memory: the store's, encoded, unless the board was
+    /// loaded (or created) while the store was read: memory is newer.
+    private func snapshotRead(_ id: BoardID, _ stored: StoredBoard?, owner: String?, exchange: ExchangeID) {
+        if let host = boards[id] {
+            encodeSnapshot(of: host, exchange: exchange)
+        } else if let stored, !isDeleting(id) {
+            encode(stored.board, seq: stored.seq, owner: owner, exchange: exchange)
+        } else {
+            emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(id)")))
+        }
+    }
+
+    /// `GET /api/boards/{id}/ops`: the page, or for a board the store does not have (nil), maybe
+    /// one in memory (made by `hello`, nothing changed: no ops).
+    private func opsRead(_ id: BoardID, _ page: HTTPResponse?, exchange: ExchangeID) {
+        if let page { return emit(.respond(exchange, page)) }
+        guard let host = boards[id] else {
+            return emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(id)")))
+        }
+        let request = OpsPageRequest(
+            board: id, since: 0, limit: 0, visible: host.room.visibleSeq, maxBytes: config.maxPageBytes)
+        emit(.respond(exchange, request.response(.ops([], current: host.room.visibleSeq))!))
     }
 
     /// The page: the store's boards after `after` merged with those in memory (newer, and maybe

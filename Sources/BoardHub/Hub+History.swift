@@ -22,7 +22,11 @@ extension Hub {
         }
         guard admitHistoryRead(from: peer, exchange: exchange) else { return }
         let request = BoardAtRequest(board: id, seq: seq, visible: boards[id]?.room.visibleSeq)
-        reads.ask(.boardAtAnswer(request), then: .http(exchange, .at(id, seq)), historyOf: peer)
+        let reply = Self.answering(exchange) { (hub, answer: HTTPResponse?) in
+            guard let answer else { return hub.atNotStored(id, at: seq, exchange: exchange) }
+            hub.emit(.respond(exchange, answer))
+        }
+        reads.ask(.boardAtAnswer(request, reply), for: exchange, historyOf: peer)
     }
 
     /// `GET /api/boards/{id}/history?before=SEQ&limit=N`: `before` from 1 (default: after the
@@ -49,7 +53,11 @@ extension Hub {
         let request = HistoryPageRequest(
             board: id, before: before, limit: limit, visible: boards[id]?.room.visibleSeq,
             maxBytes: config.maxPageBytes)
-        reads.ask(.historyPage(request), then: .http(exchange, .history(id)), historyOf: peer)
+        let reply = Self.answering(exchange) { (hub, page: HTTPResponse?) in
+            guard let page else { return hub.historyNotStored(id, exchange: exchange) }
+            hub.emit(.respond(exchange, page))
+        }
+        reads.ask(.historyPage(request, reply), for: exchange, historyOf: peer)
     }
 
     /// Whether a history read (`?at=`, `/history`) from `peer` may start: at most
@@ -107,13 +115,15 @@ extension Hub {
     /// The board as of a restore's `to` came back: the restore is submitted again with it (and
     /// checked again: the board may have changed meanwhile), or refused. Nothing happens when
     /// its sender has left the board: an op nobody waits for is not committed.
-    func restoreRead(_ answer: StoreAnswer, board id: BoardID, user: UserID, request: OpRequest) {
+    func restoreRead(
+        _ answer: Result<(BoardAsOf, bytes: Int), StoreError>, board id: BoardID, user: UserID, request: OpRequest
+    ) {
         if restOps[user] != nil { return restRestoreRead(answer, board: id, user: user, request: request) }
         guard let host = boards[id], let connection = host.connection(of: user),
             let session = sessions[connection], case .restore(let to, _) = request.op
         else { return }
         switch answer {
-        case .boardAsOf(.board(let board, _), let bytes):
+        case .success((.board(let board, _), let bytes)):
             // A restore writes its whole board into the log and to every client: it is charged
             // against the sender's op rate by that size, as ops of up to 2 KiB each, so one editor
             // cannot grow the store (or everyone's traffic) faster by restoring than by editing.
@@ -125,50 +135,48 @@ extension Hub {
             // Its token may have changed to a view token while the store was read.
             guard permits(session, message, on: host) else { return }
             perform(host.room.handle(message, from: user, now: now, wall: wall), on: host)
-        case .boardAsOf(.compacted, _):
+        case .success((.compacted, _)):
             perform(host.room.refuseRestore(request, reason: .compacted, from: user), on: host)
-        case .boardAsOf(.ahead, _), .boardAsOf(.unknownBoard, _):
+        case .success((.ahead, _)), .success((.unknownBoard, _)):
             perform(host.room.refuseRestore(request, reason: .invalid, from: user), on: host)
-        case .failed(let error):
+        case .failure(let error):
             log(.error, "reading board \(id) as of seq \(to) for a restore failed: \(error.message)")
             send(
                 .error(
                     ProtocolError(
                         .unavailable, "the board as of seq \(to) could not be read; try again",
                         opID: request.opID.rawValue)), to: connection)
-        default:
-            preconditionFailure("a restore's read got \(answer)")
         }
     }
 
     /// The same for a restore sent over REST (`POST /api/boards/{id}/ops`): charged to its client
     /// address's bucket of REST ops, refused or committed as the room says, answered on its exchange.
-    private func restRestoreRead(_ answer: StoreAnswer, board id: BoardID, user: UserID, request: OpRequest) {
+    private func restRestoreRead(
+        _ answer: Result<(BoardAsOf, bytes: Int), StoreError>, board id: BoardID, user: UserID, request: OpRequest
+    ) {
         guard let waiting = restOps[user], case .restore(let to, _) = request.op else { return }
         guard let host = boards[id] else {
             restOps.finish(user)
             return emit(.respond(waiting.exchange, Self.unknownBoard(id)))
         }
         switch answer {
-        case .boardAsOf(.board(let board, _), let bytes):
+        case .success((.board(let board, _), let bytes)):
             addressState(waiting.peer).restOps.charge(
                 Double(bytes) / Double(Self.restoreBytesPerOp), config.opRate, now: now, stalled: stalled)
             var request = request
             request.op = .restore(to: to, board: board)
             perform(host.room.submitDetached(request, as: user, name: waiting.name, now: now, wall: wall), on: host)
-        case .boardAsOf(.compacted, _):
+        case .success((.compacted, _)):
             perform(host.room.refuseRestore(request, reason: .compacted, from: user), on: host)
-        case .boardAsOf(.ahead, _), .boardAsOf(.unknownBoard, _):
+        case .success((.ahead, _)), .success((.unknownBoard, _)):
             perform(host.room.refuseRestore(request, reason: .invalid, from: user), on: host)
-        case .failed(let error):
+        case .failure(let error):
             log(.error, "reading board \(id) as of seq \(to) for a restore over HTTP failed: \(error.message)")
             restOps.finish(user)
             emit(
                 .respond(
                     waiting.exchange,
                     .error(503, "unavailable", "the board as of seq \(to) could not be read; try again")))
-        default:
-            preconditionFailure("a restore's read got \(answer)")
         }
         evictIfIdle(host)
     }

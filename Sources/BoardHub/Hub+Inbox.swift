@@ -34,7 +34,8 @@ extension Hub {
             }
             // Counted as the reads are: a client looping on it queues no more work for the reader.
             guard admitHistoryRead(from: request.peer, exchange: exchange) else { return }
-            reads.ask(.markRead(member, upTo: upTo), then: .http(exchange, .inboxRead), historyOf: request.peer)
+            let marked = StoreRead.markRead(member, upTo: upTo, Self.answering(exchange) { $0 })
+            reads.ask(marked, for: exchange, historyOf: request.peer)
             return
         }
         var limit = Self.inboxPageDefault
@@ -47,7 +48,7 @@ extension Hub {
             limit = n
         }
         guard admitHistoryRead(from: request.peer, exchange: exchange) else { return }
-        reads.ask(.inbox(member, limit: limit), then: .http(exchange, .inbox), historyOf: request.peer)
+        reads.ask(.inbox(member, limit: limit, Self.answering(exchange) { $0 }), for: exchange, historyOf: request.peer)
     }
 
     /// The member whose inbox the request is for, or nil after answering.
@@ -110,14 +111,18 @@ extension Hub {
             let after = inbox.shouldRead(due: due, clustered: config.cluster != nil, now: now, wall: wall)
         else { return }
         read(
-            .notices(after: after, madeBefore: inbox.started ?? wall.milliseconds, limit: InboxFeed.readLimit),
-            then: .notices)
+            .notices(
+                after: after, madeBefore: inbox.started ?? wall.milliseconds, limit: InboxFeed.readLimit,
+                Reply { $0.noticesAnswered($1) }))
     }
 
     /// New notices came back: each goes to every connected client of its member.
-    func noticesAnswered(_ answer: StoreAnswer) {
-        guard case .notices(let feed) = answer else {
-            if case .failed(let error) = answer { log(.warning, "cannot read new notices: \(error.message)") }
+    func noticesAnswered(_ answer: Result<NoticeFeed, StoreError>) {
+        let feed: NoticeFeed
+        switch answer {
+        case .success(let read): feed = read
+        case .failure(let error):
+            log(.warning, "cannot read new notices: \(error.message)")
             inbox.failed()
             return
         }

@@ -46,15 +46,15 @@ extension Hub {
                         exchange,
                         .error(507, "too_many_revocations", "\(RevocationList.maximum) tokens are revoked already")))
             }
-            return read(.revokeLink(rest[2], of: id, now: nowSeconds), then: .http(exchange, .link(.revoke)))
+            let reply = Self.answering(exchange) { $0.linkRevoked($1, exchange: exchange) }
+            return read(.revokeLink(rest[2], of: id, now: nowSeconds, reply), for: exchange)
         }
         switch request.method {
         case .get, .head:
             // A board `hello` made is stored with its first op (or its first link): none yet.
-            if let host = boards[id], host.unsaved, !isDeleting(id) {
-                return linkAnswered(.list(id), .links([]), exchange: exchange)
-            }
-            read(.links(id, now: nowSeconds), then: .http(exchange, .link(.list(id))))
+            if let host = boards[id], host.unsaved, !isDeleting(id) { return linksListed(id, [], exchange: exchange) }
+            let reply = Self.answering(exchange) { $0.linksListed(id, $1, exchange: exchange) }
+            read(.links(id, now: nowSeconds, reply), for: exchange)
         case .post:
             let asked: (role: Role, ttl: Int64)
             switch Self.linkRequest(request.body) {
@@ -71,15 +71,15 @@ extension Hub {
                 .info,
                 "\(request.peer) makes \(asked.role == .edit ? "an" : "a") \(asked.role.rawValue) link \(link.id) for board \(id)"
             )
-            let request = StoreRead.addLink(link, maximum: Self.maxLinksPerBoard, now: nowSeconds)
-            let continuation = Continuation.http(exchange, .link(.add(link, token: token)))
+            let reply = Self.answering(exchange) { $0.linkAdded(link, token: token, $1, exchange: exchange) }
+            let request = StoreRead.addLink(link, maximum: Self.maxLinksPerBoard, now: nowSeconds, reply)
             if let host = boards[id], host.unsaved, !isDeleting(id) {
                 // The store has only boards it was given: this one is stored now, and the link
                 // added once that is durable (a link is made only for a stored board).
                 let ticket = storeNow(host)
-                return boards.pending.after(ticket, read: request, then: continuation)
+                return boards.pending.after(ticket, read: request, for: exchange)
             }
-            read(request, then: continuation)
+            read(request, for: exchange)
         default:
             emit(.respond(exchange, .methodNotAllowed("GET, POST")))
         }
@@ -125,10 +125,10 @@ extension Hub {
         }
     }
 
-    /// A links read or write came back.
-    func linkAnswered(_ route: LinkRead, _ answer: StoreAnswer, exchange: ExchangeID) {
-        switch (route, answer) {
-        case (.add(let link, let token), .linkAdded(.added)):
+    /// `POST …/links`: the store added the link (answered with its token, never stored), or did not.
+    private func linkAdded(_ link: ShareLink, token: String, _ added: LinkAddition, exchange: ExchangeID) {
+        switch added {
+        case .added:
             emit(
                 .respond(
                     exchange,
@@ -139,7 +139,7 @@ extension Hub {
                         w.write("token", token)
                         w.endObject()
                     }))
-        case (.add(let link, _), .linkAdded(.full)):
+        case .full:
             meters.limitHits.add(.shareLinks)
             emit(
                 .respond(
@@ -147,44 +147,48 @@ extension Hub {
                     .error(
                         507, "too_many_links",
                         "board \(link.board) has \(Self.maxLinksPerBoard) live links; revoke one or let one expire")))
-        case (.add(let link, _), .linkAdded(.unknownBoard)):
+        case .unknownBoard:
             // The token minted for it is forgotten: it was never answered, and names no link.
             emit(.respond(exchange, Self.unknownBoard(link.board)))
-        case (.list(let board), .links(nil)):
-            emit(.respond(exchange, Self.unknownBoard(board)))
-        case (.list, .links(let links?)):
-            emit(
-                .respond(
-                    exchange,
-                    .json(200) { w in
-                        w.beginObject()
-                        w.beginArray("links")
-                        for link in links {
-                            w.beginObject()
-                            Self.write(link, into: &w)
-                            w.endObject()
-                        }
-                        w.endArray()
-                        w.endObject()
-                    }))
-        case (.revoke, .linkRevoked(let link?)):
-            log(.info, "link \(link.id) of board \(link.board) revoked")
-            access.made(link.revocation)
-            closeRevokedSessions()
-            emit(
-                .respond(
-                    exchange,
-                    .json(200) { w in
+        }
+    }
+
+    /// `GET …/links`: the board's live links, or nil when there is no such board.
+    private func linksListed(_ board: BoardID, _ links: [ShareLink]?, exchange: ExchangeID) {
+        guard let links else { return emit(.respond(exchange, Self.unknownBoard(board))) }
+        emit(
+            .respond(
+                exchange,
+                .json(200) { w in
+                    w.beginObject()
+                    w.beginArray("links")
+                    for link in links {
                         w.beginObject()
                         Self.write(link, into: &w)
-                        w.write("revoked", true)
                         w.endObject()
-                    }))
-        case (.revoke, .linkRevoked(nil)):
-            emit(.respond(exchange, .error(404, "unknown_link", "the board has no such live link")))
-        default:
-            preconditionFailure("link read \(route) got \(answer)")
+                    }
+                    w.endArray()
+                    w.endObject()
+                }))
+    }
+
+    /// `DELETE …/links/{linkId}`: the link removed and its token revoked, or nil when there was none.
+    private func linkRevoked(_ link: ShareLink?, exchange: ExchangeID) {
+        guard let link else {
+            return emit(.respond(exchange, .error(404, "unknown_link", "the board has no such live link")))
         }
+        log(.info, "link \(link.id) of board \(link.board) revoked")
+        access.made(link.revocation)
+        closeRevokedSessions()
+        emit(
+            .respond(
+                exchange,
+                .json(200) { w in
+                    w.beginObject()
+                    Self.write(link, into: &w)
+                    w.write("revoked", true)
+                    w.endObject()
+                }))
     }
 
     private static func write(_ link: ShareLink, into w: inout JSONWriter) {
@@ -199,14 +203,4 @@ extension Hub {
 struct LinkProblem: Error {
     var message: String
     init(_ message: String) { self.message = message }
-}
-
-/// A links request waiting for the store.
-enum LinkRead {
-    /// `POST`: the link, stored once the answer comes, and its token (answered once, never stored).
-    case add(ShareLink, token: String)
-    /// `GET` of the board's links.
-    case list(BoardID)
-    /// `DELETE`.
-    case revoke
 }

@@ -9,7 +9,7 @@ internal import BoardStore
 extension Hub {
     /// The store's revocations came back: the deleted boards this load settles may be made
     /// again; when the list changed, the sessions and streams using one end.
-    func revocationsLoaded(_ answer: StoreAnswer) {
+    func revocationsLoaded(_ answer: Result<RevocationSet, StoreError>) {
         let load = access.loaded(answer)
         guard load != .failed else { return }
         if boards.pending.isSettling {

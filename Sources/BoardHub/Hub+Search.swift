@@ -44,7 +44,7 @@ extension Hub {
         guard admitHistoryRead(from: request.peer, exchange: exchange) else { return }
         let search = SearchRequest(
             query: query, board: claims.board, limit: limit, deleting: Set(boards.pending.deletingBoards))
-        reads.ask(.search(search), then: .http(exchange, .encoded), historyOf: request.peer)
+        reads.ask(.search(search, Self.answering(exchange) { $0 }), for: exchange, historyOf: request.peer)
     }
 }
 

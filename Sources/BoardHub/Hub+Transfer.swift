@@ -38,14 +38,12 @@ extension Hub {
         log(
             .info, "\(exchange) from \(request.peer): importing a Trello export of \(request.body.count) bytes as \(id)"
         )
-        read(
-            .parseTrello(id, request.body, maxBoardBytes: config.room.maxBoardBytes),
-            then: .http(exchange, .trello(id)))
+        let reply = Self.answering(exchange) { $0.trelloParsed(id, $1, exchange: exchange) }
+        read(.parseTrello(id, request.body, maxBoardBytes: config.room.maxBoardBytes, reply), for: exchange)
     }
 
     /// The export was parsed: refuse it, or make the board once its id is known to be free.
-    func trelloParsed(_ id: BoardID, _ answer: StoreAnswer, exchange: ExchangeID) {
-        guard case .trello(let result) = answer else { preconditionFailure("a Trello import got \(answer)") }
+    func trelloParsed(_ id: BoardID, _ result: Result<TrelloImport, TrelloImport.Refusal>, exchange: ExchangeID) {
         switch result {
         case .failure(.notTrello(let message)):
             emit(.respond(exchange, .error(400, "bad_request", TrelloImport.Refusal.notTrello(message).message)))
@@ -82,7 +80,10 @@ extension Hub {
         if isDeleting(id) { return emit(.respond(exchange, Self.unknownBoard(id))) }
         // A board made by a `hello` is stored with its first op: until then it is only in memory.
         let unsaved = boards[id].flatMap { $0.unsaved ? $0.room.published : nil }
-        read(.export(ExportRequest(board: id, csv: csv, unsaved: unsaved)), then: .http(exchange, .export(id)))
+        let reply = Self.answering(exchange) { (hub, answer: HTTPResponse?) in
+            hub.emit(.respond(exchange, answer ?? Self.unknownBoard(id)))
+        }
+        read(.export(ExportRequest(board: id, csv: csv, unsaved: unsaved), reply), for: exchange)
     }
 }
 

@@ -37,9 +37,11 @@ extension Hub {
                 return emit(.respond(exchange, .error(404, "unknown_webhook", "board \(id) has no such webhook")))
             }
             if rest.count == 3 {
-                return read(.removeWebhook(rest[2], of: id), then: .http(exchange, .webhook(.remove)))
+                let reply = Self.answering(exchange) { $0.webhookRemoved($1, exchange: exchange) }
+                return read(.removeWebhook(rest[2], of: id, reply), for: exchange)
             }
-            return read(.enableWebhook(rest[2], of: id), then: .http(exchange, .webhook(.enable)))
+            let reply = Self.answering(exchange) { $0.webhookEnabled($1, exchange: exchange) }
+            return read(.enableWebhook(rest[2], of: id, reply), for: exchange)
         }
         switch request.method {
         case .post:
@@ -53,10 +55,10 @@ extension Hub {
                 secret: asked.secret ?? WebhookSignature.newSecret(), created: wall.milliseconds / 1000,
                 delivered: 0)
             log(.info, "\(request.peer) makes webhook \(hook.id) for board \(id)")
-            read(
-                .addWebhook(hook, maximum: Self.maxWebhooksPerBoard), then: .http(exchange, .webhook(.add(hook))))
+            let reply = Self.answering(exchange) { $0.webhookAdded(hook, $1, exchange: exchange) }
+            read(.addWebhook(hook, maximum: Self.maxWebhooksPerBoard, reply), for: exchange)
         default:
-            read(.webhooks(id), then: .http(exchange, .webhook(.list)))
+            read(.webhooks(id, Self.answering(exchange) { $0.webhooksListed($1, exchange: exchange) }), for: exchange)
         }
     }
 
@@ -99,10 +101,10 @@ extension Hub {
         return .success((url, events, secret))
     }
 
-    /// A webhooks read or write came back.
-    func webhookAnswered(_ route: WebhookRead, _ answer: StoreAnswer, exchange: ExchangeID) {
-        switch (route, answer) {
-        case (.add(let hook), .webhookAdded(.added, _)):
+    /// `POST …/webhooks`: the store added the webhook, or did not.
+    private func webhookAdded(_ hook: Webhook, _ added: WebhookAdded, exchange: ExchangeID) {
+        switch added {
+        case .added:
             emit(
                 .respond(
                     exchange,
@@ -116,7 +118,7 @@ extension Hub {
                         w.write("secret", hook.secret)
                         w.endObject()
                     }))
-        case (.add(let hook), .webhookAdded(.full, _)):
+        case .full:
             meters.limitHits.add(.webhooks)
             emit(
                 .respond(
@@ -124,33 +126,44 @@ extension Hub {
                     .error(
                         507, "too_many_webhooks",
                         "board \(hook.board) has \(Self.maxWebhooksPerBoard) webhooks; delete one first")))
-        case (.add(let hook), .webhookAdded(.unknownBoard, _)):
+        case .unknownBoard:
             emit(.respond(exchange, .error(404, "unknown_board", "there is no stored board \(hook.board)")))
-        case (.list, .webhooks(nil)):
-            emit(.respond(exchange, .error(404, "unknown_board", "there is no stored board with these webhooks")))
-        case (.list, .webhooks(let hooks?)):
-            emit(
-                .respond(
-                    exchange,
-                    .json(200) { w in
-                        w.beginObject()
-                        w.beginArray("webhooks")
-                        for hook in hooks { Self.write(hook, into: &w) }
-                        w.endArray()
-                        w.endObject()
-                    }))
-        case (.remove, .webhookChanged(let hook?)):
-            log(.info, "webhook \(hook.id) of board \(hook.board) deleted")
-            emit(.respond(exchange, .json(200) { w in Self.write(hook, into: &w, deleted: true) }))
-        case (.enable, .webhookChanged(let hook?)):
-            log(.info, "webhook \(hook.id) of board \(hook.board) enabled")
-            emit(.respond(exchange, .json(200) { w in Self.write(hook, into: &w) }))
-        case (.remove, .webhookChanged(nil)), (.enable, .webhookChanged(nil)):
-            emit(.respond(exchange, .error(404, "unknown_webhook", "the board has no such webhook")))
-        default:
-            preconditionFailure("webhook read \(route) got \(answer)")
         }
     }
+
+    /// `GET …/webhooks`: the board's webhooks, or nil when the store has no such board.
+    private func webhooksListed(_ hooks: [Webhook]?, exchange: ExchangeID) {
+        guard let hooks else {
+            return emit(
+                .respond(exchange, .error(404, "unknown_board", "there is no stored board with these webhooks")))
+        }
+        emit(
+            .respond(
+                exchange,
+                .json(200) { w in
+                    w.beginObject()
+                    w.beginArray("webhooks")
+                    for hook in hooks { Self.write(hook, into: &w) }
+                    w.endArray()
+                    w.endObject()
+                }))
+    }
+
+    /// `DELETE …/webhooks/{hookId}`: the webhook deleted, or nil when there was none.
+    private func webhookRemoved(_ hook: Webhook?, exchange: ExchangeID) {
+        guard let hook else { return emit(.respond(exchange, Self.unknownWebhook)) }
+        log(.info, "webhook \(hook.id) of board \(hook.board) deleted")
+        emit(.respond(exchange, .json(200) { w in Self.write(hook, into: &w, deleted: true) }))
+    }
+
+    /// `POST …/webhooks/{hookId}/enable`: the webhook enabled, or nil when there was none.
+    private func webhookEnabled(_ hook: Webhook?, exchange: ExchangeID) {
+        guard let hook else { return emit(.respond(exchange, Self.unknownWebhook)) }
+        log(.info, "webhook \(hook.id) of board \(hook.board) enabled")
+        emit(.respond(exchange, .json(200) { w in Self.write(hook, into: &w) }))
+    }
+
+    private static let unknownWebhook = HTTPResponse.error(404, "unknown_webhook", "the board has no such webhook")
 
     /// A webhook as `GET …/webhooks` shows it: never its secret.
     private static func write(_ hook: Webhook, into w: inout JSONWriter, deleted: Bool = false) {
@@ -183,16 +196,4 @@ extension Hub {
         if deleted { w.write("deleted", true) }
         w.endObject()
     }
-}
-
-/// A webhooks request waiting for the store.
-enum WebhookRead {
-    /// `POST`: the webhook, answered with its secret once stored.
-    case add(Webhook)
-    /// `GET`.
-    case list
-    /// `DELETE …/{hookId}`.
-    case remove
-    /// `POST …/{hookId}/enable`.
-    case enable
 }

@@ -245,8 +245,9 @@ package final class Hub {
 
     func makeTicket() -> Ticket { reads.makeTicket() }
 
-    /// Asks the store; `then` says what to do with the answer.
-    func read(_ request: StoreRead, then continuation: Continuation) { reads.ask(request, then: continuation) }
+    /// Asks the store; the read's reply says what to do with the answer. A read made for
+    /// `exchange` is of no use once its client goes away (`abandoned`).
+    func read(_ request: StoreRead, for exchange: ExchangeID? = nil) { reads.ask(request, for: exchange) }
 
     /// True while the board's deletion is not yet durable.
     func isDeleting(_ id: BoardID) -> Bool { boards.pending.isDeleting(id) }
@@ -288,7 +289,8 @@ package final class Hub {
                 inboxPersisting(op, on: host.room.id)
             case .readBoard(let request, let user):
                 guard case .restore(let to, _) = request.op else { continue }
-                read(.boardAt(host.room.id, to), then: .restore(host.room.id, user, request))
+                let board = host.room.id
+                read(.boardAt(board, to, Reply { $0.restoreRead($1, board: board, user: user, request: request) }))
             }
         }
     }
@@ -320,7 +322,7 @@ package final class Hub {
             if settlesAt != nil, boards.pending.isSettling, !access.isLoading { access.reloadSoon() }
             if let id = done.created, let host = boards[id] { evictIfIdle(host) }
             if let (exchange, response) = done.answer { emit(.respond(exchange, response)) }
-            if let (request, continuation) = done.read { read(request, then: continuation) }
+            if let (request, exchange) = done.read { read(request, for: exchange) }
         }
         inboxDurable(seqs)
     }
@@ -332,18 +334,10 @@ package final class Hub {
         for _ in 0..<reads.abandon(exchange) { meters.abandonedReads.add() }
     }
 
+    /// A read came back: its reply does what it says, unless nobody wants the answer any more.
     private func answered(_ id: ReadID, _ answer: StoreAnswer) {
-        guard let continuation = reads.answered(id) else { return }
-        switch continuation {
-        case .decide(let board): decided(board, answer)
-        case .claimed(let board, let sent, let force): decided(board, answer, claim: (sent, force))
-        case .http(let exchange, let route): answered(route, answer, exchange: exchange)
-        case .revocations: revocationsLoaded(answer)
-        case .grants: grantsLoaded(answer)
-        case .restore(let board, let user, let request): restoreRead(answer, board: board, user: user, request: request)
-        case .streamReset(let board): streams.resetEncoded(answer, read: id, on: boards[board])
-        case .notices: noticesAnswered(answer)
-        }
+        guard reads.answered(id) else { return }
+        answer.apply(to: self, read: id)
     }
 
     // MARK: Time and shutdown

@@ -18,7 +18,7 @@ struct PendingWrites {
     private var answers: [Ticket: (ExchangeID, HTTPResponse)] = [:]
     /// Reads that wait for a creation to be durable (a share link made on a board `hello` made,
     /// which the store has only once this is).
-    private var followUps: [Ticket: (read: StoreRead, then: Continuation)] = [:]
+    private var followUps: [Ticket: (read: StoreRead, exchange: ExchangeID)] = [:]
 
     /// What a durable ticket finished.
     struct Done {
@@ -26,8 +26,8 @@ struct PendingWrites {
         var created: BoardID?
         /// The answer that waited for it.
         var answer: (ExchangeID, HTTPResponse)?
-        /// The read that waited for it, to ask now.
-        var read: (StoreRead, Continuation)?
+        /// The read that waited for it, to ask now for its exchange.
+        var read: (StoreRead, ExchangeID)?
     }
 
     /// What a failed ticket leaves.
@@ -44,10 +44,10 @@ struct PendingWrites {
         if let answer { answers[ticket] = answer }
     }
 
-    /// `read` is asked once `ticket` (a creation) is durable; if it fails, the exchange `then`
-    /// answers gets 503.
-    mutating func after(_ ticket: Ticket, read: StoreRead, then: Continuation) {
-        followUps[ticket] = (read, then)
+    /// `read` is asked for `exchange` once `ticket` (a creation) is durable; if it fails, the
+    /// exchange gets 503.
+    mutating func after(_ ticket: Ticket, read: StoreRead, for exchange: ExchangeID) {
+        followUps[ticket] = (read, exchange)
     }
 
     /// The board's deletion is queued under `ticket`; `answer` goes out once it is durable.
@@ -88,8 +88,7 @@ struct PendingWrites {
     /// be loaded again).
     mutating func failed(_ ticket: Ticket) -> Failed {
         deleting[ticket] = nil
-        var waiting: ExchangeID?
-        if case .http(let exchange, _) = followUps.removeValue(forKey: ticket)?.then { waiting = exchange }
+        let waiting = followUps.removeValue(forKey: ticket)?.exchange
         return Failed(
             creationLost: creating.removeValue(forKey: ticket) != nil,
             exchange: answers.removeValue(forKey: ticket)?.0 ?? waiting)

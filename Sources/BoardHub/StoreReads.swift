@@ -2,15 +2,16 @@ internal import BoardCore
 
 /// The hub's reads out to the store, and the numbers of its reads and write tickets.
 ///
-/// Each read is asked once (`.read`) and waits here with what to do with its answer (its
-/// `Continuation`) until the answer comes (`answered`) or nobody wants it any more (`abandon`:
-/// `.cancelRead`). A history read (`?at=`, `/history`) also counts against its client's address
+/// Each read is asked once (`.read`, carrying its own `Reply`: what to do with its answer) and
+/// waits here, with the HTTP exchange it answers if any, until the answer comes (`answered`) or
+/// nobody wants it any more (`abandon`: `.cancelRead`). A history read (`?at=`, `/history`) also counts against its client's address
 /// until then (`AddressState.historyReads`; the caps are Hub+History.swift's).
 /// Confined to the service thread (with the hub).
 final class StoreReads {
     /// The last number given to a read or a ticket: both count up from one counter.
     private var lastNumber: UInt64 = 0
-    private var waiting: [ReadID: Continuation] = [:]
+    /// The reads out, each with the exchange it answers (nil: none) and whether it is a write.
+    private var waiting: [ReadID: (exchange: ExchangeID?, writes: Bool)] = [:]
     /// History reads waiting for the store, with their client's address.
     private var history: [ReadID: String] = [:]
     private let addresses: AddressBook
@@ -27,13 +28,14 @@ final class StoreReads {
         return Ticket(lastNumber)
     }
 
-    /// Asks the store (`.read`); the continuation says what to do with the answer. A read made for
-    /// a history request of `historyOf` counts against that address until it ends.
+    /// Asks the store (`.read`); the read's reply says what to do with the answer. A read made
+    /// for `exchange` is cancelled when its client goes away (unless it writes); one made for a
+    /// history request of `historyOf` counts against that address until it ends.
     @discardableResult
-    func ask(_ request: StoreRead, then continuation: Continuation, historyOf peer: String? = nil) -> ReadID {
+    func ask(_ request: StoreRead, for exchange: ExchangeID? = nil, historyOf peer: String? = nil) -> ReadID {
         lastNumber += 1
         let id = ReadID(lastNumber)
-        waiting[id] = continuation
+        waiting[id] = (exchange, request.writes)
         if let peer {
             history[id] = peer
             addresses.state(peer).historyReads += 1
@@ -45,21 +47,19 @@ final class StoreReads {
     /// The history reads waiting for the store.
     var historyCount: Int { history.count }
 
-    /// The read's answer came: what to do with it (nil: nobody waits for it).
-    func answered(_ id: ReadID) -> Continuation? {
-        guard let continuation = waiting.removeValue(forKey: id) else { return nil }
+    /// The read's answer came: whether anybody still waits for it.
+    func answered(_ id: ReadID) -> Bool {
+        guard waiting.removeValue(forKey: id) != nil else { return false }
         ended(id)
-        return continuation
+        return true
     }
 
     /// Cancels the reads made only to answer `exchange` (`.cancelRead`, in the order they were
     /// asked); returns how many. A write (`POST /api/revocations`, a share link's add or revoke)
     /// goes on: it was asked for, and it holds whether or not its client hears of it.
     func abandon(_ exchange: ExchangeID) -> Int {
-        let unwanted = waiting.compactMap { id, continuation -> ReadID? in
-            guard case .http(exchange, let route) = continuation else { return nil }
-            if route.writes { return nil }
-            return id
+        let unwanted = waiting.compactMap { id, read -> ReadID? in
+            read.exchange == exchange && !read.writes ? id : nil
         }
         for id in unwanted.sorted(by: { $0.rawValue < $1.rawValue }) {
             waiting[id] = nil

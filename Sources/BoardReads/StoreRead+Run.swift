@@ -14,105 +14,175 @@ extension StoreRead {
     package func run(on store: any BoardStore) -> StoreAnswer { run(on: StoreCapabilities(store)) }
 
     /// Asks the store, with what it can do besides reads (its cluster's leases, its revocations)
-    /// as the server found it at start. Runs on the reader thread, never on the service thread.
+    /// as the server found it at start, and binds the answer to the read's reply. Runs on the
+    /// reader thread, never on the service thread.
     package func run(on capabilities: StoreCapabilities) -> StoreAnswer {
         let store = capabilities.store
-        do throws(StoreError) {
-            switch self {
-            case .load(let id, let settings):
-                let stored = try store.load(id, recentLimit: settings.historyLimit)
-                return .room(stored.map { Room(board: $0.board, seq: $0.seq, recent: $0.recent, settings: settings) })
-            case .snapshot(let id): return .board(try store.load(id, recentLimit: 0))
-            case .exists(let id): return .exists(try store.exists(id))
-            case .list(let after, let limit): return .list(try store.list(after: after, limit: limit))
-            case .opsPage(let request): return .encoded(try request.run(on: store))
-            case .encodeSnapshot(let board, let seq, let clustered, let owner):
-                return .encoded(Hub.snapshot(board, seq: seq, clustered: clustered, owner: owner))
-            case .claim(let id, let settings, let force):
-                guard let cluster = capabilities.cluster else {
-                    return .failed(StoreError("claim needs a cluster store"))
-                }
+        switch self {
+        case .load(let id, let settings, let reply):
+            let room = Result { () throws(StoreError) in try loadRoom(id, settings, from: store) }
+            return reply(room).noting(loaded(try? room.get()))
+        case .snapshot(let id, let reply):
+            return reply(Result { () throws(StoreError) in try store.load(id, recentLimit: 0) })
+        case .exists(let id, let reply): return reply(Result { () throws(StoreError) in try store.exists(id) })
+        case .list(let after, let limit, let reply):
+            return reply(Result { () throws(StoreError) in try store.list(after: after, limit: limit) })
+        case .opsPage(let request, let reply):
+            return reply(Result { () throws(StoreError) in try request.run(on: store) })
+        case .encodeSnapshot(let board, let seq, let clustered, let owner, let reply):
+            return reply(.success(Hub.snapshot(board, seq: seq, clustered: clustered, owner: owner)))
+        case .claim(let id, let settings, let force, let reply):
+            let claimed = Result { () throws(StoreError) -> ClaimAnswer in
+                guard let cluster = capabilities.cluster else { throw StoreError("claim needs a cluster store") }
                 switch try cluster.claim(id, force: force) {
                 case .owned(let node, let advertise): return .elsewhere(node: node, advertise: advertise)
-                case .mine: return StoreRead.load(id, settings).run(on: capabilities)
+                case .mine: return .mine(try loadRoom(id, settings, from: store))
                 }
-            case .nodes:
-                guard let cluster = capabilities.cluster else {
-                    return .failed(StoreError("nodes needs a cluster store"))
-                }
-                return .nodes(try cluster.nodes())
-            case .snapshotAndOwner(let id):
-                guard let cluster = capabilities.cluster else {
-                    return .failed(StoreError("the owner needs a cluster store"))
-                }
-                let owner = try cluster.owner(of: id)
-                return .boardAndOwner(try store.load(id, recentLimit: 0), owner: owner)
-            case .revoke(let revocation, let now):
-                guard let revocations = capabilities.revocations else {
-                    return .failed(StoreError("this store keeps no revocations"))
-                }
-                try revocations.revoke(revocation, now: now)
-                return .revoked(revocation)
-            case .revocations(let now):
-                guard let revocations = capabilities.revocations else { return .revocations(RevocationSet()) }
-                return .revocations(RevocationSet(try revocations.revocations(now: now)))
-            case .addLink(let link, let maximum, let now):
-                return .linkAdded(try linkStore(capabilities).addLink(link, maximum: maximum, now: now))
-            case .links(let board, let now): return .links(try linkStore(capabilities).links(of: board, now: now))
-            case .revokeLink(let id, let board, let now):
-                return .linkRevoked(try linkStore(capabilities).revokeLink(id, of: board, now: now))
-            case .grant(let grant, let maximum, let known):
-                return .granted(try grantStore(capabilities).grant(grant, maximum: maximum, boardKnown: known))
-            case .removeGrant(let member, let board):
-                return .grantRemoved(try grantStore(capabilities).removeGrant(of: member, on: board))
-            case .allGrants(let limit):
-                guard let grants = capabilities.grants else { return .grants([]) }
-                return .grants(try grants.allGrants(limit: limit))
-            case .addWebhook(let hook, let maximum):
-                return .webhookAdded(try webhookStore(capabilities).addWebhook(hook, maximum: maximum), hook)
-            case .webhooks(let board):
-                guard try store.exists(board) else { return .webhooks(nil) }
-                return .webhooks(try webhookStore(capabilities).webhooks(of: board))
-            case .removeWebhook(let id, let board):
-                return .webhookChanged(try webhookStore(capabilities).removeWebhook(id, of: board))
-            case .enableWebhook(let id, let board):
-                return .webhookChanged(try webhookStore(capabilities).enableWebhook(id, of: board))
-            case .boardAt(let id, let seq):
-                let answer = try store.board(id, at: seq)
-                // Its size is what the restore costs the sender (`Hub.restoreRead`), measured here.
-                if case .board(let board, _) = answer { return .boardAsOf(answer, bytes: board.encoded().count) }
-                return .boardAsOf(answer, bytes: 0)
-            case .boardAtAnswer(let request): return .encoded(try request.run(on: store))
-            case .historyPage(let request): return .encoded(try request.run(on: store))
-            case .commentsPage(let request): return .encoded(try request.run(on: store))
-            case .inbox(let member, let limit):
-                return .encoded(try inboxStore(capabilities).inbox(of: member, limit: limit).response)
-            case .markRead(let member, let upTo):
-                let unread = try inboxStore(capabilities).markRead(member, upTo: upTo)
-                return .encoded(
-                    .json(200) { w in
+            }
+            var room: Room?
+            if case .success(.mine(let mine)) = claimed { room = mine }
+            return reply(claimed).noting(loaded(room))
+        case .nodes(let reply):
+            return reply(
+                Result { () throws(StoreError) in
+                    guard let cluster = capabilities.cluster else { throw StoreError("nodes needs a cluster store") }
+                    return try cluster.nodes()
+                })
+        case .snapshotAndOwner(let id, let reply):
+            return reply(
+                Result { () throws(StoreError) in
+                    guard let cluster = capabilities.cluster else {
+                        throw StoreError("the owner needs a cluster store")
+                    }
+                    let owner = try cluster.owner(of: id)
+                    return StoredBoardAndOwner(board: try store.load(id, recentLimit: 0), owner: owner)
+                })
+        case .revoke(let revocation, let now, let reply):
+            return reply(
+                Result { () throws(StoreError) in
+                    guard let revocations = capabilities.revocations else {
+                        throw StoreError("this store keeps no revocations")
+                    }
+                    try revocations.revoke(revocation, now: now)
+                    return revocation
+                })
+        case .revocations(let now, let reply):
+            return reply(
+                Result { () throws(StoreError) in
+                    guard let revocations = capabilities.revocations else { return RevocationSet() }
+                    return RevocationSet(try revocations.revocations(now: now))
+                })
+        case .addLink(let link, let maximum, let now, let reply):
+            return reply(
+                Result { () throws(StoreError) in
+                    try linkStore(capabilities).addLink(link, maximum: maximum, now: now)
+                })
+        case .links(let board, let now, let reply):
+            return reply(Result { () throws(StoreError) in try linkStore(capabilities).links(of: board, now: now) })
+        case .revokeLink(let id, let board, let now, let reply):
+            return reply(
+                Result { () throws(StoreError) in try linkStore(capabilities).revokeLink(id, of: board, now: now) })
+        case .grant(let grant, let maximum, let known, let reply):
+            return reply(
+                Result { () throws(StoreError) in
+                    try grantStore(capabilities).grant(grant, maximum: maximum, boardKnown: known)
+                })
+        case .removeGrant(let member, let board, let reply):
+            return reply(
+                Result { () throws(StoreError) in try grantStore(capabilities).removeGrant(of: member, on: board) })
+        case .allGrants(let limit, let reply):
+            return reply(
+                Result { () throws(StoreError) in
+                    guard let grants = capabilities.grants else { return [] }
+                    return try grants.allGrants(limit: limit)
+                })
+        case .addWebhook(let hook, let maximum, let reply):
+            let added = Result { () throws(StoreError) in
+                try webhookStore(capabilities).addWebhook(hook, maximum: maximum)
+            }
+            guard case .success(.added) = added else { return reply(added) }
+            return reply(added).noting(.webhookChanged(hook.id))
+        case .webhooks(let board, let reply):
+            return reply(
+                Result { () throws(StoreError) in
+                    guard try store.exists(board) else { return nil }
+                    return try webhookStore(capabilities).webhooks(of: board)
+                })
+        case .removeWebhook(let id, let board, let reply):
+            let removed = Result { () throws(StoreError) in try webhookStore(capabilities).removeWebhook(id, of: board)
+            }
+            return reply(removed).noting(changed(removed))
+        case .enableWebhook(let id, let board, let reply):
+            let enabled = Result { () throws(StoreError) in try webhookStore(capabilities).enableWebhook(id, of: board)
+            }
+            return reply(enabled).noting(changed(enabled))
+        case .boardAt(let id, let seq, let reply):
+            return reply(
+                Result { () throws(StoreError) in
+                    let answer = try store.board(id, at: seq)
+                    // Its size is what the restore costs the sender (`Hub.restoreRead`), measured here.
+                    if case .board(let board, _) = answer { return (answer, bytes: board.encoded().count) }
+                    return (answer, bytes: 0)
+                })
+        case .boardAtAnswer(let request, let reply):
+            return reply(Result { () throws(StoreError) in try request.run(on: store) })
+        case .historyPage(let request, let reply):
+            return reply(Result { () throws(StoreError) in try request.run(on: store) })
+        case .commentsPage(let request, let reply):
+            return reply(Result { () throws(StoreError) in try request.run(on: store) })
+        case .inbox(let member, let limit, let reply):
+            return reply(
+                Result { () throws(StoreError) in try inboxStore(capabilities).inbox(of: member, limit: limit).response
+                })
+        case .markRead(let member, let upTo, let reply):
+            return reply(
+                Result { () throws(StoreError) in
+                    let unread = try inboxStore(capabilities).markRead(member, upTo: upTo)
+                    return .json(200) { w in
                         w.beginObject()
                         w.write("unread", unread)
                         w.endObject()
-                    })
-            case .notices(let after, let madeBefore, let limit):
-                guard let inbox = capabilities.inbox else { return .notices(NoticeFeed(notices: [], latest: 0)) }
-                return .notices(try inbox.notices(after: after, madeBefore: madeBefore, limit: limit))
-            case .search(let request): return .encoded(try request.run(on: store))
-            case .encodeStreamReset(let board, let seq):
-                return .streamReset(seq: seq, bytes: StreamEvent.reset(board, seq: seq).encoded())
-            case .parseTrello(let id, let bytes, let maxBoardBytes):
-                do throws(TrelloImport.Refusal) {
-                    return .trello(.success(try TrelloImport(json: bytes, id: id, maxBoardBytes: maxBoardBytes)))
-                } catch {
-                    return .trello(.failure(error))
-                }
-            case .export(let request): return .encoded(request.response(try store.archive(of: request.board)))
-            }
-        } catch {
-            return .failed(error)
+                    }
+                })
+        case .notices(let after, let madeBefore, let limit, let reply):
+            return reply(
+                Result { () throws(StoreError) in
+                    guard let inbox = capabilities.inbox else { return NoticeFeed(notices: [], latest: 0) }
+                    return try inbox.notices(after: after, madeBefore: madeBefore, limit: limit)
+                })
+        case .search(let request, let reply):
+            return reply(Result { () throws(StoreError) in try request.run(on: store) })
+        case .encodeStreamReset(let board, let seq, let reply):
+            return reply(.success(StreamEvent.reset(board, seq: seq).encoded()))
+        case .parseTrello(let id, let bytes, let maxBoardBytes, let reply):
+            return reply(
+                .success(
+                    Result { () throws(TrelloImport.Refusal) in
+                        try TrelloImport(json: bytes, id: id, maxBoardBytes: maxBoardBytes)
+                    }))
+        case .export(let request, let reply):
+            return reply(Result { () throws(StoreError) in request.response(try store.archive(of: request.board)) })
         }
     }
+}
+
+/// The board as stored, made into a room with up to `historyLimit` ops of history; nil when the
+/// store has none.
+private func loadRoom(_ id: BoardID, _ settings: Room.Settings, from store: any BoardStore) throws(StoreError) -> Room?
+{
+    let stored = try store.load(id, recentLimit: settings.historyLimit)
+    return stored.map { Room(board: $0.board, seq: $0.seq, recent: $0.recent, settings: settings) }
+}
+
+/// What the transport learns of a board this node loaded: its webhooks go on from there.
+private func loaded(_ room: Room?) -> StoreNote? {
+    room.map { .loaded($0.id, $0.visibleSeq) }
+}
+
+/// What the transport learns of a webhook removed or enabled.
+private func changed(_ hook: Result<Webhook?, StoreError>) -> StoreNote? {
+    guard case .success(let hook?) = hook else { return nil }
+    return .webhookChanged(hook.id)
 }
 
 /// The store's inboxes, or a failure saying it keeps none.

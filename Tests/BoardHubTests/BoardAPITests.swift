@@ -109,7 +109,7 @@ import Testing
         let h = HubHarness()
         let asked = post(h, definition("b1"), exchange: x1)
         guard let (read, request) = h.read(in: asked) else { return }
-        #expect(request == .exists(board("b1")))
+        #expect(request == .exists(board("b1"), .any))
         let created = h.on(.answered(read, .exists(false)))
         #expect(responses(in: created).isEmpty)
         #expect(created.contains { if case .persist(.create, _?) = $0 { true } else { false } })
@@ -169,7 +169,7 @@ import Testing
         let actions = h.on(.answered(read, .exists(true)))
         #expect(responses(in: actions).map(\.1.status) == [409])
         guard let (load, request) = h.read(in: actions) else { return }
-        #expect(request == .load(board("b1"), Room.Settings()))
+        #expect(request == .load(board("b1"), Room.Settings(), .any))
         let stored = Room(board: .defaultTemplate(id: board("b1")), seq: 3)
         #expect(types(messages(to: c, in: h.on(.answered(load, .room(stored))))) == ["welcome"])
     }
@@ -202,7 +202,7 @@ import Testing
         let h = HubHarness()
         let asked = h.on(.request(x1, HTTPRequest(method: .delete, path: "/api/boards/b1")))
         guard let (read, request) = h.read(in: asked) else { return }
-        #expect(request == .exists(board("b1")))
+        #expect(request == .exists(board("b1"), .any))
         let deleted = h.on(.answered(read, .exists(true)))
         #expect(deleted.contains(.persist(.delete(board("b1")), ticket: Ticket(2))))
         #expect(responses(in: h.makeDurable()).map(\.1.status) == [200])
@@ -231,12 +231,13 @@ import Testing
         let fromMemory = h.on(.request(x1, HTTPRequest(method: .get, path: "/api/boards/b1")))
         // Encoded off the service thread: the board as it is now goes to the encoder.
         guard let (encode, job) = h.read(in: fromMemory) else { return }
-        #expect(job == .encodeSnapshot(Board.defaultTemplate(id: board("b1")), seq: 0, clustered: false, owner: nil))
+        #expect(
+            job == .encodeSnapshot(Board.defaultTemplate(id: board("b1")), seq: 0, clustered: false, owner: nil, .any))
         let encoded = job.run(on: MemoryStore())
         #expect(responses(in: h.on(.answered(encode, encoded))).map(\.1.status) == [200])
         let asked = h.on(.request(x2, HTTPRequest(method: .get, path: "/api/boards/b2")))
         guard let (read, request) = h.read(in: asked) else { return }
-        #expect(request == .snapshot(board("b2")))
+        #expect(request == .snapshot(board("b2"), .any))
         #expect(responses(in: h.on(.answered(read, .board(nil)))).map(\.1.status) == [404])
     }
 
@@ -262,7 +263,7 @@ import Testing
         h.joinNew(h.open(1), board: "b3")  // In memory only, between stored boards.
         let request = HTTPRequest(method: .get, path: "/api/boards", query: ["after": "b1", "limit": "2"])
         guard let (read, asked) = h.read(in: h.on(.request(x1, request))) else { return }
-        #expect(asked == .list(after: board("b1"), limit: 3), "one more than the page, to know about the next")
+        #expect(asked == .list(after: board("b1"), limit: 3, .any), "one more than the page, to know about the next")
         let stored = ["b2", "b4", "b5"].map { BoardSummary(id: board($0), title: $0, seq: 1) }
         let answer = responses(in: h.on(.answered(read, .list(stored))))
         #expect(
@@ -280,7 +281,9 @@ import Testing
         let request = HTTPRequest(method: .get, path: "/api/boards/b1/ops", query: ["since": "0", "limit": "5"])
         guard let (read, asked) = h.read(in: h.on(.request(x1, request))) else { return }
         #expect(
-            asked == .opsPage(OpsPageRequest(board: board("b1"), since: 0, limit: 5, visible: nil, maxBytes: 1 << 20)))
+            asked
+                == .opsPage(
+                    OpsPageRequest(board: board("b1"), since: 0, limit: 5, visible: nil, maxBytes: 1 << 20), .any))
         #expect(responses(in: h.on(.answered(read, .encoded(nil)))).map(\.1.status) == [404])
         let bad = HTTPRequest(method: .get, path: "/api/boards/b1/ops", query: ["limit": "0"])
         #expect(responses(in: h.on(.request(x2, bad))).map(\.1.status) == [400])

@@ -24,7 +24,7 @@ import Testing
     func claim(in actions: [Hub.Action], sourceLocation: SourceLocation = #_sourceLocation) -> (ReadID, BoardID, Bool)?
     {
         let claims = actions.compactMap { action -> (ReadID, BoardID, Bool)? in
-            if case .read(let id, .claim(let board, _, let force)) = action { (id, board, force) } else { nil }
+            if case .read(let id, .claim(let board, _, let force, _)) = action { (id, board, force) } else { nil }
         }
         #expect(claims.count == 1, "expected one claim in \(actions)", sourceLocation: sourceLocation)
         return claims.first
@@ -62,7 +62,7 @@ import Testing
         let a = h.open(1)
         let asked = h.hello(a)
         guard let (_, request) = h.read(in: asked) else { return }
-        #expect(request == .claim(board("demo"), Room.Settings(), force: false), "a claim, never a plain load")
+        #expect(request == .claim(board("demo"), Room.Settings(), force: false, .any), "a claim, never a plain load")
         guard let (read, _, _) = claim(in: asked) else { return }
         let stored = Room(board: .defaultTemplate(id: board("demo")))
         #expect(types(messages(to: a, in: h.on(.answered(read, .room(stored))))) == ["welcome"])
@@ -392,7 +392,7 @@ import Testing
         #expect(here.first?.1.text.contains(#""owner":"a""#) == true)
         let asked = h.on(.request(x1, HTTPRequest(method: .get, path: "/api/boards/b2")))
         guard let (read, request) = h.read(in: asked) else { return }
-        #expect(request == .snapshotAndOwner(board("b2")))
+        #expect(request == .snapshotAndOwner(board("b2"), .any))
         let stored = StoredBoard(board: .defaultTemplate(id: board("b2")), seq: 7, recent: [])
         let there = responses(in: h.encoding(h.on(.answered(read, .boardAndOwner(stored, owner: "b")))))
         #expect(there.first?.1.text.hasPrefix(#"{"seq":7,"owner":"b","board""#) == true)
@@ -413,7 +413,7 @@ import Testing
         let h = harness()
         let asked = h.on(.request(x1, HTTPRequest(method: .get, path: "/api/cluster")))
         guard let (read, request) = h.read(in: asked) else { return }
-        #expect(request == .nodes)
+        #expect(request == .nodes(.any))
         let nodes = [
             ClusterNode(name: "a", advertise: "127.0.0.1:9001", alive: true, boards: 2),
             ClusterNode(name: "b", advertise: "127.0.0.1:9002", alive: false, boards: 0),

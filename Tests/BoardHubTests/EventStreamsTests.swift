@@ -104,12 +104,12 @@ import Testing
         p.streams.open(x1, on: host)
         p.streams.open(x2, on: host)
         let asked = p.actions()
-        guard asked.count == 1, case .read(let read, .encodeStreamReset(_, seq: 3)) = asked[0] else {
+        guard asked.count == 1, case .read(let read, .encodeStreamReset(_, seq: 3, _)) = asked[0] else {
             Issue.record("expected one encode, got \(asked)")
             return
         }
         #expect(p.streams[x1]?.phase == .encoding)
-        p.streams.resetEncoded(.streamReset(seq: 3, bytes: [1, 2, 3]), read: read, on: host)
+        p.streams.resetEncoded(.success((seq: 3, bytes: [1, 2, 3])), read: read, on: host)
         let reset = StreamEvent.encodedReset(seq: 3, bytes: [1, 2, 3])
         #expect(
             p.actions() == [

@@ -36,7 +36,7 @@ import Testing
         let asked = h.hello(c)
         #expect(messages(to: c, in: asked).isEmpty, "nothing before the store answers")
         guard let (read, request) = h.read(in: asked) else { return }
-        #expect(request == .load(board("demo"), Room.Settings()))
+        #expect(request == .load(board("demo"), Room.Settings(), .any))
         var stored = Board.defaultTemplate(id: board("demo"))
         stored.apply(.swap(a: ItemID("t1")!, b: ItemID("t2")!))
         let answered = h.on(.answered(read, .room(Room(board: stored, seq: 7))))

@@ -51,7 +51,7 @@ import Testing
             method: .post, path: "/api/revocations", body: Array(#"{"token":"\#(revoked)"}"#.utf8),
             authorization: "Bearer \(token("demo", .admin))", contentType: "application/json")
         guard let (read, asked) = h.read(in: h.on(.request(ExchangeID(599), request))),
-            case .revoke(let revocation, _) = asked
+            case .revoke(let revocation, _, _) = asked
         else { return [] }
         return h.on(.answered(read, .revoked(revocation)))
     }
@@ -128,7 +128,7 @@ import Testing
         let encodes = first.compactMap { action -> StoreRead? in
             if case .read(_, let read) = action, case .encodeStreamReset = read { read } else { nil }
         }
-        #expect(encodes == [.encodeStreamReset(h.hub.boards[board("demo")]!.room.published, seq: 0)])
+        #expect(encodes == [.encodeStreamReset(h.hub.boards[board("demo")]!.room.published, seq: 0, .any)])
         #expect(!first.contains { $0 == .openStream(x1) }, "nothing is sent before the reset")
         let second = events(h, x2, token: token(), since: nil)
         #expect(!second.contains { if case .read = $0 { true } else { false } }, "one encode for both")

@@ -31,14 +31,14 @@ import Testing
         let h = HubHarness()
         let body = try Self.fixture()
         guard let (parse, job) = h.read(in: post(h, body, exchange: x1)) else { return }
-        guard case .parseTrello(let id, let bytes, _) = job else {
+        guard case .parseTrello(let id, let bytes, _, _) = job else {
             Issue.record("not a parse: \(job)")
             return
         }
         #expect(id == board("launch") && bytes == body)
         // The parse's answer, as the reader thread gives it: then the store is asked whether the id is free.
         guard let (exists, question) = h.read(in: h.on(.answered(parse, job.run(on: MemoryStore())))) else { return }
-        #expect(question == .exists(board("launch")))
+        #expect(question == .exists(board("launch"), .any))
         let made = h.on(.answered(exists, .exists(false)))
         #expect(responses(in: made).isEmpty, "not before it is durable")
         let writes = made.compactMap { action -> BoardArchive? in

@@ -68,7 +68,7 @@ import Testing
         // The board is read afresh from the store on the next hello.
         let d = h.open(4)
         guard let (read, request) = h.read(in: h.hello(d)) else { return }
-        #expect(request == .load(board("demo"), Room.Settings()))
+        #expect(request == .load(board("demo"), Room.Settings(), .any))
         #expect(
             types(messages(to: d, in: h.on(.answered(read, .room(Room(board: .defaultTemplate(id: board("demo"))))))))
                 == ["welcome"])
@@ -165,7 +165,7 @@ import Testing
         let c = h.open(2)
         guard let (_, request) = h.read(in: h.hello(c, board: "b1")) else { return }
         #expect(
-            request == .load(board("b1"), Room.Settings()),
+            request == .load(board("b1"), Room.Settings(), .any),
             "no longer being deleted")
     }
 

@@ -40,12 +40,12 @@ import Testing
         }
         reader.start()
         defer { reader.stop() }
-        let at = StoreRead.boardAtAnswer(BoardAtRequest(board: board, seq: 0, visible: nil))
+        let at = StoreRead.boardAtAnswer(BoardAtRequest(board: board, seq: 0, visible: nil), Reply { _, _ in })
         reader.submit(at, id: ReadID(1))
         #expect(store.entered.wait(timeout: .now() + 10) == .success, "the first ?at= read is running")
         for n in 2...21 { reader.submit(at, id: ReadID(UInt64(n))) }
-        reader.submit(.load(board, Room.Settings()), id: ReadID(100))
-        reader.submit(.exists(board), id: ReadID(101))
+        reader.submit(.load(board, Room.Settings(), Reply { _, _ in }), id: ReadID(100))
+        reader.submit(.exists(board, Reply { _, _ in }), id: ReadID(101))
         store.gate.signal()
         for _ in 0..<23 { #expect(done.wait(timeout: .now() + 10) == .success) }
         let order = answered.withLock { $0 }

@@ -43,9 +43,11 @@ import Testing
         defer { reader.stop() }
         let board = try #require(BoardID("b1"))
         let page = { (since: Seq) in
-            StoreRead.opsPage(OpsPageRequest(board: board, since: since, limit: 10, visible: nil, maxBytes: 1 << 20))
+            StoreRead.opsPage(
+                OpsPageRequest(board: board, since: since, limit: 10, visible: nil, maxBytes: 1 << 20),
+                Reply { _, _ in })
         }
-        reader.submit(.exists(board), id: ReadID(1))
+        reader.submit(.exists(board, Reply { _, _ in }), id: ReadID(1))
         #expect(store.entered.wait(timeout: .now() + 10) == .success, "the first read is running")
         reader.submit(page(0), id: ReadID(2))
         reader.submit(page(1), id: ReadID(3))

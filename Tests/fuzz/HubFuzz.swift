@@ -176,7 +176,7 @@ final class HubDriver {
             guard !readsToRun.isEmpty else { return }
             let (id, request) = readsToRun.removeFirst()
             let answer =
-                input.below(8) == 0 ? StoreAnswer.failed(StoreError("fuzz: the store failed")) : request.run(on: store)
+                input.below(8) == 0 ? request.failed(StoreError("fuzz: the store failed")) : request.run(on: store)
             answersToDeliver.append((id, answer))
         case .deliverAnswer:
             deliverAnswer()

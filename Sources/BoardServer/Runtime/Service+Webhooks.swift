@@ -9,12 +9,10 @@ extension Service {
     /// another node owned it, go on from their cursors now (a failover) without waiting for an
     /// op. Runs on the reader thread; the delivery thread only takes the id or the seq.
     static func tell(_ webhooks: WebhookDelivery?, _ answer: StoreAnswer) {
-        guard let webhooks else { return }
-        switch answer {
-        case .webhookAdded(.added, let hook): webhooks.changed(hook.id)
-        case .webhookChanged(let hook?): webhooks.changed(hook.id)
-        case .room(let room?): webhooks.committed([room.id: room.visibleSeq])
-        default: break
+        guard let webhooks, let note = answer.note else { return }
+        switch note {
+        case .webhookChanged(let id): webhooks.changed(id)
+        case .loaded(let board, let seq): webhooks.committed([board: seq])
         }
     }
 }

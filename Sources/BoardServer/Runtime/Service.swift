@@ -257,10 +257,8 @@ final class Service {
                 webSockets.close(id, code: code, reason: reason, flush: flush)
             case .persist(let write, let ticket):
                 persist(.write((write, ticket)))
-            case .read(let id, .encodeSnapshot(let board, let seq, let clustered, let owner)):
-                encoder.submit(.encodeSnapshot(board, seq: seq, clustered: clustered, owner: owner), id: id)
-            case .read(let id, .encodeStreamReset(let board, let seq)):
-                encoder.submit(.encodeStreamReset(board, seq: seq), id: id)
+            case .read(let id, let request) where request.encodesOnly:
+                encoder.submit(request, id: id)
             case .read(let id, let request):
                 reader.submit(request, id: id)
             case .cancelRead(let id):
