@@ -151,12 +151,11 @@ export class View {
       const id = e.closest('[data-item]')?.dataset.item;
       if (id) pins.add(id);
     }
-    // Every windowed zone's scroll and box, read before anything is written.
-    const boxes = new Map();
-    for (const zone of board.zones) {
-      const lay = this.layouts.get(zone.id);
-      if (this.virtual.windowed(lay, zone.items.length)) boxes.set(zone.id, this.virtual.read(zone.id, this.zoneEls.get(zone.id), lay));
-    }
+    // Every windowed zone's scroll and box, read before anything else is written (a zone windowed
+    // just now gets its class first: it is what makes it scroll on its own).
+    const windowed = board.zones.filter((zone) => this.virtual.windowed(this.layouts.get(zone.id), zone.items.length));
+    for (const zone of windowed) this.zoneEls.get(zone.id).classList.add('is-windowed');
+    const boxes = new Map(windowed.map((zone) => [zone.id, this.virtual.read(zone.id, this.zoneEls.get(zone.id), this.layouts.get(zone.id))]));
     for (const zone of board.zones) {
       const list = this.zoneEls.get(zone.id);
       const lay = this.layouts.get(zone.id);
@@ -219,7 +218,6 @@ export class View {
   placeWindow(zone, list, box, place, pins, hidden) {
     const shown = hidden?.size ? zone.items.filter((id) => !hidden.has(id)) : zone.items;
     const position = hidden?.size ? new Map(zone.items.map((id, i) => [id, i])) : null;
-    list.classList.add('is-windowed');
     if (list.dataset.count !== String(shown.length)) list.dataset.count = String(shown.length);
     const pinned = [];
     for (const id of pins) {
