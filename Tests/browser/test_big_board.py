@@ -2,7 +2,10 @@
 renders only the cards on screen (virtual.js); a column scrolls on its own and renders the cards
 it scrolls to; a card dragged between columns commits and the other page shows it; a card is
 moved from the keyboard; the focus walks down a column past the cards first rendered, and
-comes back to a card far down it when its card panel closes.
+comes back to a card far down it when its card panel closes. Grid and row zones are windowed
+too: a grid of 1,200 cards keeps a bounded number of tiles, a card dropped into its middle lands
+at the index of the tile it was dropped on (on both pages), the arrows walk it by rows, and a
+Shift+X range runs over cards not rendered.
 
 Waits are Playwright expectations with timeouts; nothing sleeps to synchronise.
 """
@@ -191,3 +194,28 @@ def test_the_focus_walks_a_big_grid_by_rows_and_to_its_end(clients, shapes):
     expect(ann.page.locator("#app")).to_have_attribute("data-seq", str(seq + 1))
     expect(ann.tile(moved)).to_be_focused()
     assert server.zone("shapes", "col2").index(moved) == GRID - 8
+
+
+def test_a_range_selected_in_a_big_grid_runs_over_the_cards_not_rendered(clients, shapes):
+    server, zones = shapes
+    ann = clients("Ann", board="shapes")
+    grid = zones["col2"]
+    bar = ann.page.locator("#selection-bar")
+    ann.tile(grid[0]).focus()
+    ann.page.keyboard.press("x")
+    expect(bar.locator(".selection-count")).to_have_text("1 selected")
+    # 25 rows down (card 150, past the first window), then Shift+X: the range from the first.
+    expect(ann.tile(grid[150])).to_have_count(0)
+    for _ in range(25):
+        ann.page.keyboard.press("ArrowDown")
+    expect(ann.tile(grid[150])).to_be_focused()
+    ann.page.keyboard.press("Shift+X")
+    expect(bar.locator(".selection-count")).to_have_text("151 selected")
+    expect(ann.tile(grid[150])).to_have_attribute("aria-selected", "true")
+    expect(ann.tile(grid[151])).not_to_have_attribute("aria-selected", "true")
+    # Back at the top, the first cards (rendered again) are marked too.
+    ann.page.keyboard.press("Home")
+    expect(ann.tile(grid[0])).to_be_focused()
+    for i in (0, 1, 77):
+        expect(ann.tile(grid[i])).to_have_attribute("aria-selected", "true")
+    assert in_zone(ann, "col2") < 300, in_zone(ann, "col2")
