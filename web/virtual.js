@@ -106,6 +106,7 @@ export class VirtualZones {
     return this.rows.get(zoneId) ?? DEFAULT_ROW;
   }
 
+  /** How a zone is windowed (lineShape), as its last render read it. */
   shape(zoneId) {
     return this.shapes.get(zoneId) ?? { axis: 'y', per: 1 };
   }
