@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The web client on boards of many cards (issue 36), measured in Debian's Chromium (headless).
 
-Usage: scripts/bench-browser-big.py BIN [--cards 1000,10000] [--runs 3] [--screenshot DIR]
+Usage: scripts/bench-browser-big.py BIN [--cards 1000,10000] [--runs 3] [--screenshot DIR] [--profile DIR]
 
 For each size, a board of that many cards in list columns of at most 3,000 (10,000: 3,000 +
 3,000 + 3,000 + 1,000; 1,000: four of 250, the reference in the same run) is imported into a
@@ -17,11 +17,18 @@ fresh page each run:
 - autoscroll: the card held near the bottom edge of the second column for 60 frames (the column
   scrolls under it), the same frame figures.
 
+For the drag, the page's own counters (CDP `Performance.getMetrics`) say what each pointer move
+cost: script, style recalculation and layout (ms a move, and how many style recalculations and
+layouts a move forced). `--profile DIR` also records the first run's drag with the CDP
+`Profiler` (DIR/big-N-drag.cpuprofile, opened by Chromium's DevTools) and prints the functions
+with the most self time.
+
 It prints one line per size and measure with the median and the worst over the runs. It asserts
 nothing: a benchmark, not a test (the browser tests are in Tests/browser/test_big_board.py).
 """
 
 import argparse
+import json
 import statistics
 import sys
 import tempfile
@@ -80,13 +87,49 @@ def frames_of(page):
     }
 
 
+METRICS = ("ScriptDuration", "RecalcStyleDuration", "LayoutDuration", "RecalcStyleCount", "LayoutCount")
+
+
+def metrics(cdp):
+    got = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+    return {k: got.get(k, 0) for k in METRICS}
+
+
+def per_move(before, after, moves):
+    """What each pointer move cost, from two metric readings: ms of script, style and layout, and
+    how many style recalculations and layouts."""
+    d = {k: after[k] - before[k] for k in METRICS}
+    return {
+        "script": d["ScriptDuration"] * 1000 / moves, "style": d["RecalcStyleDuration"] * 1000 / moves,
+        "layout": d["LayoutDuration"] * 1000 / moves, "styles": d["RecalcStyleCount"] / moves,
+        "layouts": d["LayoutCount"] / moves,
+    }
+
+
+def top_functions(profile, n=12):
+    """The functions with the most self time in a CDP profile: [(ms, name, where)]."""
+    nodes = {node["id"]: node for node in profile["nodes"]}
+    self_us = {}
+    for sample, delta in zip(profile["samples"], profile["timeDeltas"]):
+        self_us[sample] = self_us.get(sample, 0) + delta
+    by_fn = {}
+    for node_id, us in self_us.items():
+        f = nodes[node_id]["callFrame"]
+        where = f"{f['url'].rsplit('/', 1)[-1]}:{f['lineNumber'] + 1}" if f["url"] else ""
+        key = (f["functionName"] or "(anonymous)", where)
+        by_fn[key] = by_fn.get(key, 0) + us
+    return sorted(((us / 1000, name, where) for (name, where), us in by_fn.items()), reverse=True)[:n]
+
+
 def start_frames(page):
     page.evaluate("() => { const b = window.__bench; b.frames = []; b.long = []; b.last = null; b.on = true; }")
 
 
-def run_once(browser, url, zones, shots, cards, run):
+def run_once(browser, url, zones, shots, cards, run, profile=None):
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
+    cdp = context.new_cdp_session(page)
+    cdp.send("Performance.enable")
     page.add_init_script(f"({OBSERVE})()")
     page.goto(f"{url}/?board=big&name=Bench")
     page.wait_for_function(
@@ -117,10 +160,21 @@ def run_once(browser, url, zones, shots, cards, run):
     for i in range(30):  # back onto the second
         tx = c3["x"] + c3["width"] / 2 - (c3["x"] - c2["x"]) * i / 29
         path.append((tx, c2["y"] + 150))
+    if profile and run == 0:
+        cdp.send("Profiler.enable")
+        cdp.send("Profiler.setSamplingInterval", {"interval": 100})
+        cdp.send("Profiler.start")
+    before = metrics(cdp)
     for px, py in path:
         page.mouse.move(px, py)
         page.evaluate(NEXT_FRAME)
+    after = metrics(cdp)
     drag = frames_of(page)
+    drag["cost"] = per_move(before, after, len(path))
+    if profile and run == 0:
+        recorded = cdp.send("Profiler.stop")["profile"]
+        (Path(profile) / f"big-{cards}-drag.cpuprofile").write_text(json.dumps(recorded))
+        drag["top"] = top_functions(recorded)
     # Autoscroll: held near the bottom edge of the second column.
     start_frames(page)
     bottom = c2["y"] + c2["height"] - 10
@@ -145,6 +199,7 @@ def main():
     parser.add_argument("--cards", default="1000,10000")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--screenshot", default=None, help="a directory for screenshots of the first run")
+    parser.add_argument("--profile", default=None, help="a directory for a CPU profile of the first run's drag")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     args = parser.parse_args()
     sizes = [int(n) for n in args.cards.split(",")]
@@ -156,7 +211,7 @@ def main():
             zones = write_big_board(args.binary, data, "big", 0, columns_for(cards))
             server = Server(args.binary, f"bench-big-{cards}", data=str(data)).start()
             try:
-                results = [run_once(browser, server.url, zones, args.screenshot, cards, r) for r in range(args.runs)]
+                results = [run_once(browser, server.url, zones, args.screenshot, cards, r, args.profile) for r in range(args.runs)]
             finally:
                 server.stop()
             rows.append((cards, results))
@@ -181,6 +236,15 @@ def main():
                   f"   {med([x['p99'] for x in f]):5.0f} / {max(x['p99'] for x in f):5.0f}"
                   f"   {med([x['over50'] for x in f]):6.0f} / {max(x['over50'] for x in f):3d}"
                   f"   {med([x['longest_task'] for x in f]):5.0f} / {max(x['longest_task'] for x in f):5.0f}   {scrolled}")
+    print("cards   a pointer move of the drag (median over the runs): script ms, style ms, layout ms, style recalcs, layouts")
+    for cards, rs in rows:
+        c = [r["drag"]["cost"] for r in rs]
+        print(f"{cards:5d}   " + "   ".join(f"{k} {med([x[k] for x in c]):5.2f}" for k in ("script", "style", "layout", "styles", "layouts")))
+    for cards, rs in rows:
+        if rs[0]["drag"].get("top"):
+            print(f"{cards:5d}   the first run's drag, most self time (ms, function, where):")
+            for ms, name, where in rs[0]["drag"]["top"]:
+                print(f"          {ms:8.1f}  {name}  {where}")
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@
 //   {type:'paint', item}  {type:'paintEnd'}   a stroke flips each tile it crosses once
 //   {type:'refuse', item, source}       a press on a tile someone else holds
 //   {type:'open', item}  {type:'edit', item}  {type:'remove', item}   Enter, F2, Delete on a tile
-//   {type:'step', item, key}            Up/Down/Home/End on a tile: the focus moves along its column
+//   {type:'step', item, key}            arrows, Home/End on a tile: the focus moves along its zone
 //   {type:'undo'}  {type:'redo'}  {type:'mode', mode}
 //   {type:'wake', after, token}         call wake(token) after `after` ms
 
@@ -28,7 +28,7 @@ export const DRAG_THRESHOLD = 5;
 export const TOUCH_DELAY = 250;
 
 const MODE_KEYS = { s: 'swap', m: 'move', p: 'paint' };
-const STEP_KEYS = ['ArrowUp', 'ArrowDown', 'Home', 'End'];
+const STEP_KEYS = ['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'Home', 'End'];
 
 /**
  * `ctx` answers what the gestures need to know about the session and the page:
@@ -149,8 +149,8 @@ export class Gestures {
     // Backspace removes it.
     if (k.item && !d && k.key === 'Enter') return [{ type: 'prevent' }, { type: 'open', item: k.item }];
     if (k.item && !d && k.key === 'F2') return [{ type: 'prevent' }, { type: 'edit', item: k.item }];
-    // Up/Down, Home/End on a focused card of a column move the focus along the column (a long
-    // one renders only the cards on screen, so Tab alone would skip the others: virtual.js).
+    // Arrows, Home/End on a focused card move the focus along its zone (view.js step: a long one
+    // renders only the cards on screen, so Tab alone would skip the others: virtual.js).
     if (k.item && !d && !k.shift && STEP_KEYS.includes(k.key)) return [{ type: 'step', item: k.item, key: k.key }];
     if (k.item && !d && (k.key === 'Delete' || k.key === 'Backspace')) {
       return [{ type: 'prevent' }, { type: 'remove', item: k.item }];

@@ -50,12 +50,15 @@ export class Ghost {
     g.el.style.setProperty('--tile-color', src.style.getPropertyValue('--tile-color'));
   }
 
-  /** Moves the ghost with the pointer. */
+  /**
+   * Moves the ghost with the pointer: by its `translate` (board.css puts it at the window's
+   * corner), which moves it on the compositor without laying out the page again on every
+   * pointer move (left/top did, and the next rectangle read waited for that layout).
+   */
   move(x, y) {
     if (!this.ghost) return;
     const { el, dx, dy } = this.ghost;
-    el.style.left = `${x - dx}px`;
-    el.style.top = `${y - dy}px`;
+    el.style.translate = `${x - dx}px ${y - dy}px`;
   }
 
   /** Removes the ghost; returns its last rectangle (so the tile can glide from there). */

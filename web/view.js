@@ -2,18 +2,18 @@
 // (labels, details, names, titles) goes in with textContent, never as HTML. Colors are set
 // through the CSSOM (el.style.setProperty), which a strict CSP allows.
 
-import { el, reducedMotion } from './dom.js';
+import { el } from './dom.js';
 import { Hands } from './hands.js';
-import { arrangeZones, layoutKey, zoneLayouts } from './layout.js';
+import { layoutKey } from './layout.js';
 import { StartPage } from './startpage.js';
 import { Toolbar } from './toolbar.js';
 import { Editors } from './view-edit.js';
-import { icon } from './icons.js';
-import { cardFace } from './cardface.js';
-import { edgeSpeed } from './geometry.js';
+import { autoScroll } from './autoscroll.js';
 import { Ghost } from './ghost.js';
 import { Messages } from './messages.js';
 import { VirtualZones } from './virtual.js';
+import { buildZones } from './zone-build.js';
+import { FLIP_MS, decorateTile, fadeCopy, flipTiles, iconButton, newTile, pulseTiles, tileKey } from './tile-view.js';
 
 export { PALETTE } from './view-edit.js';
 
@@ -48,6 +48,12 @@ export class View {
      * stays open (and gets the focus back at the end of the render).
      */
     this.rendering = false;
+    /** The hit-test rectangles of a drag, kept while nothing moved (layout()), and when tiles stop gliding. */
+    this.rects = null;
+    this.settled = 0;
+    /** Where each item is in the last board's `items` (item()). */
+    this.itemIndex = new Map();
+    this.itemIndexOf = null;
   }
 
   /** The connection state, in the toolbar (toolbar.js). */
@@ -94,9 +100,11 @@ export class View {
     this.root.toggleAttribute('data-dragging', !!(deco.dragging || deco.lifted));
     this.titleEl.textContent = board.title;
     this.doc.title = `${board.title} — shuffleboard`;
-    const first = new Map();
-    for (const [id, el] of this.tiles) first.set(id, el.getBoundingClientRect());
+    // Where the tiles are before the render, for FLIP: the hit-test rectangles of this drag when
+    // nothing moved since they were read (no second read of every tile on each new target).
+    const first = this.tileRects();
     if (deco.firstRects) for (const [id, r] of deco.firstRects) first.set(id, r);
+    this.rects = null;
     const active = this.doc.activeElement;
     // A field being typed in (a card's editor, its palette, a column's new title, an "Add card"
     // field) keeps the focus and its caret through the render; otherwise a focused tile (or its
@@ -114,6 +122,8 @@ export class View {
       this.rendering = false;
       this.pins.clear();
     }
+    // The glides first: their reads lay the page out once, which the focus calls below then find done.
+    if (this.flip(first, deco.dragging)) this.settled = performance.now() + FLIP_MS + 20;
     if (field && field.el.isConnected && this.doc.activeElement !== field.el) {
       field.el.focus({ preventScroll: true });
       if (field.caret) {
@@ -125,7 +135,6 @@ export class View {
       const target = (onHandle && el.querySelector('[data-handle]')) || (el.tabIndex >= 0 ? el : el.querySelector('[data-handle]'));
       if (target && this.doc.activeElement !== target) target.focus({ preventScroll: true });
     }
-    this.flip(first, deco.dragging);
     this.hands.run();
   }
 
@@ -133,70 +142,96 @@ export class View {
   placeTiles(board, held, deco, focused) {
     const key = layoutKey(board);
     if (key !== this.zoneKey) this.buildZones(board, key);
-    const items = new Map(board.items.map((i) => [i.id, i]));
     const seen = new Set();
-    const decoration = { ...deco, tags: board.tags, hiddenItems: deco.hiddenItems };
-    // What a windowed column keeps rendered wherever it is scrolled to (virtual.js).
+    const decoration = { ...deco, tags: board.tags, tagsKey: JSON.stringify(board.tags ?? []), hiddenItems: deco.hiddenItems };
+    // What a windowed zone keeps rendered wherever it is scrolled to (virtual.js).
     const pins = new Set(this.pins);
     for (const id of [deco.dragging, deco.lifted, deco.over, deco.keyboardTarget?.over, focused]) if (id) pins.add(id);
-    for (const [id, tile] of this.tiles) if (tile.querySelector('.card-editor, .inline-edit')) pins.add(id);
+    for (const e of this.zonesEl.querySelectorAll('[data-item] .card-editor, [data-item] .inline-edit')) {
+      const id = e.closest('[data-item]')?.dataset.item;
+      if (id) pins.add(id);
+    }
+    // Every windowed zone's scroll and box, read before anything else is written (a zone windowed
+    // just now gets its class first: it is what makes it scroll on its own).
+    const windowed = board.zones.filter((zone) => this.virtual.windowed(this.layouts.get(zone.id), zone.items.length));
+    for (const zone of windowed) this.zoneEls.get(zone.id).classList.add('is-windowed');
+    const boxes = new Map(windowed.map((zone) => [zone.id, this.virtual.read(zone.id, this.zoneEls.get(zone.id), this.layouts.get(zone.id))]));
     for (const zone of board.zones) {
       const list = this.zoneEls.get(zone.id);
       const lay = this.layouts.get(zone.id);
       const place = (id, index, count) => {
-        const item = items.get(id);
+        const item = this.item(board, id);
         if (!item) return null;
         seen.add(id);
-        const el = this.tile(item);
-        this.decorate(el, item, { held, deco: decoration, lay, index, count });
-        return el;
+        const tile = this.tile(item);
+        this.decorate(tile, item, { held, deco: decoration, lay, index, count });
+        return tile;
       };
-      if (this.virtual.windowed(lay, zone.items.length)) {
-        this.placeWindow(zone, list, place, pins, deco.hiddenItems);
+      if (boxes.has(zone.id)) {
+        this.placeWindow(zone, list, boxes.get(zone.id), place, pins, deco.hiddenItems);
       } else {
-        for (const pad of list.querySelectorAll(':scope > .virtual-pad')) pad.remove();
-        list.classList.remove('is-windowed');
+        if (list.classList.contains('is-windowed')) {
+          for (const pad of list.querySelectorAll(':scope > .virtual-pad')) pad.remove();
+          list.classList.remove('is-windowed');
+        }
         let cursor = list.firstElementChild;
         zone.items.forEach((id, index) => {
-          const el = place(id, index, zone.items.length);
-          if (!el) return;
-          if (el !== cursor) list.insertBefore(el, cursor);
+          const tile = place(id, index, zone.items.length);
+          if (!tile) return;
+          if (tile !== cursor) list.insertBefore(tile, cursor);
           else cursor = cursor.nextElementSibling;
         });
       }
-      list.parentElement.dataset.empty = zone.items.length === 0 ? 'true' : 'false';
+      const empty = zone.items.length === 0 ? 'true' : 'false';
+      if (list.parentElement.dataset.empty !== empty) list.parentElement.dataset.empty = empty;
       const zoneTarget = deco.keyboardTarget && deco.keyboardTarget.over == null && deco.keyboardTarget.zone === zone.id;
       const pointerZone = deco.overZone === zone.id;
       list.classList.toggle('is-zone-target', !!(zoneTarget || pointerZone));
     }
-    for (const [id, el] of this.tiles) {
-      if (!seen.has(id)) { el.remove(); this.tiles.delete(id); }
+    for (const [id, tile] of this.tiles) {
+      if (!seen.has(id)) { tile.remove(); this.tiles.delete(id); }
     }
   }
 
   /**
-   * A windowed column (virtual.js): tiles for the rows in its box and a screen around it, and
-   * for the pinned items wherever they are; spacers for the rest. Filtered-out cards are left out
-   * of the window (they would be hidden tiles of no height).
+   * The item `id` of `board`, or null. Found through the index of each id in `board.items`, kept
+   * from render to render and built again only when it no longer matches (cards added or
+   * removed): a map of every card built on each render cost more than the render at 10,000 cards,
+   * and a board copied for a preview keeps its cards in the same order.
    */
-  placeWindow(zone, list, place, pins, hidden) {
+  item(board, id) {
+    let item = board.items[this.itemIndex.get(id)];
+    if (item?.id === id) return item;
+    if (this.itemIndexOf === board.items) return null; // built from this very array: not there
+    this.itemIndex.clear();
+    board.items.forEach((it, i) => this.itemIndex.set(it.id, i));
+    this.itemIndexOf = board.items;
+    item = board.items[this.itemIndex.get(id)];
+    return item?.id === id ? item : null;
+  }
+
+  /**
+   * A windowed zone (virtual.js): tiles for the lines in its box and a screen around it, and for
+   * the lines of the pinned items wherever they are; spacers for the rest. Filtered-out cards are
+   * left out of the window (they would be hidden tiles of no size).
+   */
+  placeWindow(zone, list, box, place, pins, hidden) {
     const shown = hidden?.size ? zone.items.filter((id) => !hidden.has(id)) : zone.items;
     const position = hidden?.size ? new Map(zone.items.map((id, i) => [id, i])) : null;
-    list.classList.add('is-windowed');
-    list.dataset.count = String(shown.length);
+    if (list.dataset.count !== String(shown.length)) list.dataset.count = String(shown.length);
     const pinned = [];
     for (const id of pins) {
       const i = shown.indexOf(id);
       if (i >= 0) pinned.push(i);
     }
-    const gap = parseFloat(this.doc.defaultView.getComputedStyle(list).rowGap) || 0;
+    const gap = this.virtual.gap(zone.id, list);
     const pads = [...list.querySelectorAll(':scope > .virtual-pad')];
     let cursor = list.firstElementChild;
-    for (const seg of this.virtual.plan(zone.id, list, shown.length, pinned)) {
+    for (const seg of this.virtual.plan(zone.id, box, shown.length, pinned)) {
       let node;
       if (seg.pad) {
         node = pads.shift() ?? el(this.doc, 'li', { className: 'virtual-pad', attrs: { 'aria-hidden': 'true' } });
-        node.dataset.next = shown[seg.from];
+        if (node.dataset.next !== shown[seg.from]) node.dataset.next = shown[seg.from];
         this.virtual.size(node, zone.id, seg.pad, gap);
       } else {
         const id = shown[seg.index];
@@ -207,92 +242,18 @@ export class View {
       else cursor = cursor.nextElementSibling;
     }
     for (const pad of pads) pad.remove();
-    if (this.virtual.measure(zone.id, list)) this.placeWindow(zone, list, place, pins, hidden);
+    // Measured now (once a zone): planned again with the real line size, from where it is now.
+    if (this.virtual.measure(zone.id, list)) this.placeWindow(zone, list, this.virtual.box(zone.id, list), place, pins, hidden);
   }
 
-  /**
-   * Builds the zones: each a titled section holding an `<ol data-zone data-layout>` (a grid of
-   * its columns, a row or a list); neighbouring lists stand side by side as lanes.
-   */
+  /** Builds the zones (zone-build.js). */
   buildZones(board, key) {
-    // What someone is typing in an "Add card" field survives a rebuild (another person renamed
-    // or added a column meanwhile), focus and caret included.
-    const typed = new Map();
-    for (const form of this.zonesEl.querySelectorAll('[data-add-card]')) {
-      const input = form.querySelector('input');
-      if (input.value || this.doc.activeElement === input) {
-        typed.set(form.dataset.addCard, { value: input.value, focused: this.doc.activeElement === input, at: input.selectionStart });
-      }
-    }
-    // So does a column title being edited, or a grid's new card being typed (their fields are
-    // moved into the new heading); one for a column that is gone goes with it, unsent.
-    const heads = [...this.zonesEl.querySelectorAll('.zone-head > .inline-edit')]
-      .map((input) => ({ input, zone: input.closest('[data-zone-wrap]')?.dataset.zoneWrap }));
-    this.zonesEl.replaceChildren();
-    this.zoneEls.clear();
-    this.layouts.clear();
-    this.virtual.reset();
-    this.zoneKey = key;
-    for (const band of arrangeZones(zoneLayouts(board))) {
-      let parent = this.zonesEl;
-      if (band.lanes.length > 1) {
-        parent = el(this.doc, 'div', { className: 'lanes', style: { '--lanes': String(band.lanes.length) } });
-        this.zonesEl.append(parent);
-      }
-      for (const lay of band.lanes) {
-        const section = el(this.doc, 'section', {
-          className: `zone-wrap zone-wrap-${lay.layout}`, dataset: { zoneWrap: lay.id },
-        });
-        // The heading, then the zone's editing buttons beside it (a grid adds cards from here:
-        // a field under it would push the zones below it down).
-        const h = el(this.doc, 'div', { className: 'zone-head' },
-          el(this.doc, 'h2', { className: 'zone-title', text: lay.title }));
-        if (lay.layout === 'grid') h.append(this.button('plus', `Add card to ${lay.title}`, { action: 'add-card', column: lay.id }));
-        h.append(
-          this.button('pencil', `Rename ${lay.title}`, { action: 'rename-zone', column: lay.id }),
-          this.button('trash', `Remove ${lay.title}`, { action: 'remove-zone', column: lay.id }),
-        );
-        const list = el(this.doc, 'ol', {
-          className: `zone zone-${lay.layout}${lay.dense ? ' is-dense' : ''}${lay.handle ? ' has-handles' : ''}`,
-          dataset: { zone: lay.id, layout: lay.layout, ...(lay.axis ? { axis: lay.axis } : {}) },
-          attrs: { 'aria-label': lay.title },
-          style: lay.layout === 'grid' ? { '--columns': String(lay.columns) } : {},
-        });
-        const empty = el(this.doc, 'p', { className: 'zone-empty', text: lay.layout === 'list' ? 'No cards yet — add one' : 'Drop here' });
-        // "Add card" at the end of every zone: Enter adds, the input stays for the next one.
-        const input = el(this.doc, 'input', {
-          name: 'label', autocomplete: 'off', maxLength: 200, placeholder: 'Add card',
-          attrs: { 'aria-label': `New card in ${lay.title}` },
-        });
-        const form = el(this.doc, 'form', { className: 'add-card', dataset: { addCard: lay.id } },
-          input, el(this.doc, 'button', { type: 'submit', text: 'Add', attrs: { 'aria-label': `Add card to ${lay.title}` } }));
-        section.append(h, list, empty);
-        if (lay.layout !== 'grid') section.append(form);
-        parent.append(section);
-        this.zoneEls.set(lay.id, list);
-        this.layouts.set(lay.id, lay);
-        for (const { input } of heads.filter((o) => o.zone === lay.id)) {
-          const target = h.querySelector(input.dataset.editOf === 'add' ? '[data-action="add-card"]' : '.zone-title');
-          if (target) input.retarget(target);
-        }
-        const kept = typed.get(lay.id);
-        if (kept && lay.layout !== 'grid') {
-          input.value = kept.value;
-          if (kept.focused) {
-            input.focus({ preventScroll: true });
-            input.setSelectionRange(kept.at, kept.at);
-          }
-        }
-      }
-    }
+    buildZones(this, board, key);
   }
 
   /** A small icon button carrying `data-action` (and the other `data` members given), named `label`. */
   button(name, label, data) {
-    return el(this.doc, 'button', {
-      type: 'button', className: `icon-button ${data.action}`, title: label, attrs: { 'aria-label': label },
-      dataset: data,
-    }, icon(this.doc, name));
+    return iconButton(this.doc, name, label, data);
   }
 
   /** Editing in place (view-edit.js): a text, a card, a column title, a new card, the board title. */
@@ -308,144 +269,34 @@ export class View {
    */
   fade(id) {
     const src = this.tiles.get(id);
-    if (!src || reducedMotion()) return;
-    const r = src.getBoundingClientRect();
-    const g = el(this.doc, 'div', {
-      className: 'tile fading', attrs: { 'aria-hidden': 'true' },
-      style: {
-        '--tile-color': src.style.getPropertyValue('--tile-color'),
-        left: `${r.left}px`, top: `${r.top}px`, width: `${r.width}px`, height: `${r.height}px`,
-      },
-    }, el(this.doc, 'span', { className: 'tile-label', text: src.querySelector('.tile-label')?.textContent ?? '' }));
-    this.root.append(g);
-    setTimeout(() => g.remove(), 600);
+    if (src) fadeCopy(this.doc, this.root, src);
   }
 
   tile(item) {
     let tile = this.tiles.get(item.id);
     if (!tile) {
-      const remove = this.button('close', 'Remove', { action: 'remove-card' }); // the card: its tile
-      remove.tabIndex = -1; // Delete on the focused tile does it from the keyboard
-      tile = el(this.doc, 'li', { className: 'tile', dataset: { item: item.id } },
-        el(this.doc, 'span', { className: 'tile-text' },
-          el(this.doc, 'span', { className: 'tile-label' }), el(this.doc, 'span', { className: 'tile-detail' }),
-          el(this.doc, 'span', { className: 'tile-meta' })),
-        el(this.doc, 'span', { className: 'tile-on', attrs: { 'aria-hidden': 'true' } }),
-        el(this.doc, 'span', { className: 'tile-holder' }),
-        remove);
+      tile = newTile(this.doc, item.id);
       this.tiles.set(item.id, tile);
     }
     return tile;
   }
 
-  decorate(el, item, { held, deco, lay, index, count }) {
-    const label = el.querySelector('.tile-label');
-    if (label.textContent !== item.label) label.textContent = item.label;
-    const detail = el.querySelector('.tile-detail');
-    const detailText = typeof item.detail === 'string' ? item.detail : '';
-    if (detail.textContent !== detailText) detail.textContent = detailText;
-    el.style.setProperty('--tile-color', item.color);
-    cardFace(this.doc, el.querySelector('.tile-meta'), item, deco.tags ?? []);
-    el.hidden = !!deco.hiddenItems?.has(item.id);
-    if (item.on) el.dataset.on = 'true';
-    else delete el.dataset.on;
-    el.querySelector('.tile-on').textContent = item.on ? 'ON' : '';
-    const holder = held.get(item.id);
-    const badge = el.querySelector('.tile-holder');
-    if (holder && holder.id !== deco.me) {
-      el.dataset.heldBy = holder.id;
-      el.style.setProperty('--holder-color', holder.color || '#333');
-      badge.textContent = holder.name || holder.id;
-    } else if (holder) {
-      el.dataset.heldBy = holder.id;
-      badge.textContent = '';
-    } else {
-      delete el.dataset.heldBy;
-      badge.textContent = '';
-    }
-    const remote = deco.remoteOver?.get(item.id);
-    if (remote) el.style.setProperty('--remote-color', remote.color || '#333');
-    el.classList.toggle('is-remote-over', !!remote);
-    el.classList.toggle('is-placeholder', deco.dragging === item.id);
-    el.classList.toggle('is-lifted', deco.lifted === item.id);
-    el.classList.toggle('is-over', deco.over === item.id);
-    el.classList.toggle('is-kbd-target', !!deco.keyboardTarget && deco.keyboardTarget.over === item.id && deco.lifted !== item.id);
-    const state = item.on ? ', on' : '';
-    const who = holder && holder.id !== deco.me ? `, held by ${holder.name || holder.id}` : '';
-    const place = `${lay?.title ?? ''} ${index + 1} of ${count}`.trim();
-    const name = `${item.label}${detailText ? ` (${detailText})` : ''}${state}, ${place}${who}`;
-    const remove = el.querySelector(':scope > [data-action="remove-card"]');
-    if (remove) {
-      remove.setAttribute('aria-label', `Remove ${item.label}`);
-      remove.disabled = !!(holder && holder.id !== deco.me); // someone is dragging it
-    }
-    // Handle-only zones: the row is plain text (it scrolls and selects); its handle is the
-    // control that lifts it, the tab stop and what screen readers name.
-    const handle = this.handle(el, !!lay?.handle);
-    if (handle) {
-      el.removeAttribute('tabindex');
-      el.removeAttribute('role');
-      el.removeAttribute('aria-roledescription');
-      el.removeAttribute('aria-describedby');
-      el.removeAttribute('aria-label');
-      el.removeAttribute('aria-pressed');
-      handle.setAttribute('aria-label', `Move ${name}`);
-    } else if (el.getAttribute('role') !== 'button') {
-      el.tabIndex = 0;
-      el.setAttribute('role', 'button');
-      el.setAttribute('aria-roledescription', 'draggable tile');
-      el.setAttribute('aria-describedby', 'kbd-help');
-    }
-    if (!handle) {
-      el.setAttribute('aria-label', name);
-      el.setAttribute('aria-pressed', item.on ? 'true' : 'false');
-    }
+  /** Decorates a tile (tile-view.js), unless what it shows is what it showed at the last render. */
+  decorate(tile, item, opts) {
+    const key = tileKey(item, opts);
+    if (tile.shown === key) return;
+    tile.shown = key;
+    decorateTile(this.doc, tile, item, opts);
   }
 
-  /** Gives `tile` its drag handle (a button at the row's end) or takes it away; returns it. */
-  handle(tile, wanted) {
-    let h = tile.querySelector(':scope > [data-handle]');
-    if (wanted && !h) {
-      h = el(this.doc, 'button', {
-        type: 'button', className: 'tile-handle', dataset: { handle: '' },
-        attrs: { 'aria-roledescription': 'drag handle', 'aria-describedby': 'kbd-help' },
-      }, el(this.doc, 'span', { text: '⠿', attrs: { 'aria-hidden': 'true' } }));
-      tile.append(h);
-    } else if (!wanted && h) {
-      h.remove();
-      h = null;
-    }
-    return h;
-  }
-
-  /** FLIP: animates tiles from their previous rectangles to where they are now. */
+  /** FLIP: animates tiles from their previous rectangles to where they are now; true when one glides. */
   flip(first, skip) {
-    if (reducedMotion()) return;
-    for (const [id, el] of this.tiles) {
-      const a = first.get(id);
-      if (!a || id === skip) continue;
-      const b = el.getBoundingClientRect();
-      const dx = a.left - b.left;
-      const dy = a.top - b.top;
-      if (Math.abs(dx) < 1 && Math.abs(dy) < 1) continue;
-      el.animate?.(
-        [{ transform: `translate(${dx}px, ${dy}px)` }, { transform: 'none' }],
-        { duration: 220, easing: 'cubic-bezier(.2,.8,.2,1)' },
-      );
-    }
+    return flipTiles(this.tiles, first, skip);
   }
 
   /** Shakes tiles (a rejected op) and flashes tiles another person changed. */
   pulse(ids, kind, color) {
-    for (const id of ids) {
-      const el = this.tiles.get(id);
-      if (!el) continue;
-      if (color) el.style.setProperty('--pulse-color', color);
-      el.classList.remove(`pulse-${kind}`);
-      void el.offsetWidth;
-      el.classList.add(`pulse-${kind}`);
-      el.addEventListener('animationend', () => el.classList.remove(`pulse-${kind}`), { once: true });
-    }
+    pulseTiles(ids.map((id) => this.tiles.get(id)).filter(Boolean), kind, color);
   }
 
   /** The tile element for an item id. */
@@ -493,16 +344,23 @@ export class View {
   }
 
   /**
-   * Moves the focus from the card `id` along its column (a list zone): `key` ArrowUp/ArrowDown
-   * one card, Home/End to the first/last. True when it moved (elsewhere the key keeps its use).
+   * Moves the focus from the card `id` along its zone: in a list, ArrowUp/ArrowDown one card; in
+   * a grid, ArrowLeft/ArrowRight one card and ArrowUp/ArrowDown one row of its columns; in a row,
+   * ArrowLeft/ArrowRight; Home/End to the zone's first/last card. A card not rendered (a windowed
+   * zone) is brought in first. True when it moved (elsewhere the key keeps its use).
    */
   step(id, key) {
     const zone = this.lastBoard?.zones.find((z) => z.items.includes(id));
-    if (!zone || this.layouts.get(zone.id)?.layout !== 'list') return false;
+    const lay = zone && this.layouts.get(zone.id);
+    if (!lay) return false;
     const hidden = this.lastDeco.hiddenItems;
     const shown = hidden?.size ? zone.items.filter((i) => !hidden.has(i)) : zone.items;
     const at = shown.indexOf(id);
-    const to = { ArrowUp: at - 1, ArrowDown: at + 1, Home: 0, End: shown.length - 1 }[key];
+    const across = lay.layout === 'grid' ? lay.columns : null; // Up/Down in a grid
+    const moves = { Home: -at, End: shown.length - 1 - at };
+    if (lay.layout === 'list') Object.assign(moves, { ArrowUp: -1, ArrowDown: 1 });
+    else Object.assign(moves, { ArrowLeft: -1, ArrowRight: 1 }, across ? { ArrowUp: -across, ArrowDown: across } : {});
+    const to = moves[key] == null ? null : at + moves[key];
     if (to == null || to < 0 || to >= shown.length || to === at) return false;
     this.reveal(shown[to]);
     this.focusItem(shown[to]);
@@ -517,18 +375,50 @@ export class View {
     (el.querySelector(':scope > [data-handle]') ?? el).focus({ preventScroll: true });
   }
 
-  /** Zones and tiles with their rectangles, in layout order, for hit testing. */
+  /**
+   * Zones and tiles with their rectangles, in layout order, for hit testing. During a pointer
+   * drag they are read once and kept until the next render or until something scrolled (every
+   * pointer move asks; reading every tile's rectangle each time is what made a drag's frames long).
+   */
   layout() {
+    const stamp = this.scrollStamp();
+    if (this.rects && this.rects.stamp === stamp) return this.rects.zones;
     const zones = [];
     for (const [id, list] of this.zoneEls) {
-      // A windowed column's spacers stand for the cards they hide: one is the card after it
+      // A windowed zone's spacers stand for the cards they hide: one is the card after it
       // (a drop on it goes before that card, which the next render puts on screen).
-      const tiles = [...list.children]
-        .filter((el) => el.dataset.item || el.dataset.next)
-        .map((el) => ({ id: el.dataset.item ?? el.dataset.next, rect: el.getBoundingClientRect() }));
+      const tiles = [];
+      for (const e of list.children) {
+        if (e.dataset.item) tiles.push({ id: e.dataset.item, rect: e.getBoundingClientRect() });
+        else if (e.dataset.next) tiles.push({ id: e.dataset.next, rect: e.getBoundingClientRect(), pad: true });
+      }
       zones.push({ id, rect: list.getBoundingClientRect(), layout: this.layouts.get(id)?.layout, tiles });
     }
+    // Not while tiles still glide (FLIP): their rectangles are moving.
+    this.rects = this.lastDeco.dragging && performance.now() >= this.settled ? { stamp, zones } : null;
     return zones;
+  }
+
+  /** Where the window and every zone (and the lanes holding them) are scrolled to, as a string. */
+  scrollStamp() {
+    const win = this.doc.defaultView;
+    const parts = [win.scrollX, win.scrollY, win.innerWidth, win.innerHeight];
+    for (const list of this.zoneEls.values()) {
+      parts.push(list.scrollTop, list.scrollLeft);
+      if (list.parentElement?.parentElement?.classList.contains('lanes')) parts.push(list.parentElement.parentElement.scrollLeft);
+    }
+    return parts.join(',');
+  }
+
+  /** Every rendered tile's rectangle (id → DOMRect): from the drag's hit-test rectangles when still current. */
+  tileRects() {
+    const first = new Map();
+    if (this.rects && this.rects.stamp === this.scrollStamp()) {
+      for (const z of this.rects.zones) for (const t of z.tiles) if (!t.pad) first.set(t.id, t.rect);
+      return first;
+    }
+    for (const [id, tile] of this.tiles) first.set(id, tile.getBoundingClientRect());
+    return first;
   }
 
   /** The item id under the viewport point, or null. */
@@ -552,39 +442,8 @@ export class View {
   announce(text) { this.messages.announce(text); }
   announceOthers(text) { this.messages.announceOthers(text); }
 
-  /**
-   * Keeps the pointer's neighbourhood visible during a drag (issue 35: both axes, every layout):
-   * near an edge of a scrolling box under the pointer (a row, the kanban lanes on a phone) or of
-   * the window, that scrolls, faster the nearer the pointer; the innermost box that can still move
-   * along an axis takes it. Returns true while something scrolled.
-   */
+  /** Keeps the pointer's neighbourhood visible during a drag (autoscroll.js); true while something scrolled. */
   autoScroll(x, y) {
-    const win = this.doc.defaultView;
-    const want = { x: 0, y: 0 };
-    let moved = false;
-    const scrolls = (e, axis) => {
-      const overflow = win.getComputedStyle(e)[axis === 'x' ? 'overflowX' : 'overflowY'];
-      return /auto|scroll/.test(overflow) && (axis === 'x' ? e.scrollWidth > e.clientWidth : e.scrollHeight > e.clientHeight);
-    };
-    const done = { x: false, y: false };
-    for (let e = this.doc.elementFromPoint(x, y); e && e !== this.doc.body && e !== this.doc.documentElement; e = e.parentElement) {
-      const r = e.getBoundingClientRect();
-      for (const axis of ['x', 'y']) {
-        if (done[axis] || !scrolls(e, axis)) continue;
-        const v = axis === 'x' ? edgeSpeed(x, r.left, r.right) : edgeSpeed(y, r.top, r.bottom);
-        if (!v) continue;
-        const before = axis === 'x' ? e.scrollLeft : e.scrollTop;
-        e.scrollBy(axis === 'x' ? v : 0, axis === 'y' ? v : 0);
-        if ((axis === 'x' ? e.scrollLeft : e.scrollTop) !== before) { done[axis] = true; moved = true; }
-      }
-    }
-    if (!done.x) want.x = edgeSpeed(x, 0, win.innerWidth);
-    if (!done.y) want.y = edgeSpeed(y, 0, win.innerHeight);
-    if (want.x || want.y) {
-      const [sx, sy] = [win.scrollX, win.scrollY];
-      win.scrollBy(want.x, want.y);
-      if (win.scrollX !== sx || win.scrollY !== sy) moved = true;
-    }
-    return moved;
+    return autoScroll(this.doc, x, y);
   }
 }

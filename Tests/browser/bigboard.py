@@ -6,10 +6,11 @@ import subprocess
 from pathlib import Path
 
 
-def write_big_board(binary, data_dir, board_id, columns, per_column, title="Big board"):
+def write_big_board(binary, data_dir, board_id, columns, per_column, title="Big board", layouts=None):
     """Imports a board of `columns` list zones (`col1`…) of `per_column` cards each (`c1`… in
     order; `per_column` may be a list, a size per column) into `data_dir`; returns the zones as
-    {zone id: [item ids]}."""
+    {zone id: [item ids]}. `layouts`: a zone's layout members instead of a list, one dict a zone
+    (e.g. {"layout": "grid", "columns": 6}; None for a list)."""
     sizes = per_column if isinstance(per_column, list) else [per_column] * columns
     data_dir = Path(data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -23,7 +24,8 @@ def write_big_board(binary, data_dir, board_id, columns, per_column, title="Big 
             ids.append(f"c{n}")
             items.append({"id": f"c{n}", "label": f"Card {n}", "color": palette[n % len(palette)], "on": False})
         zone_id = f"col{z + 1}"
-        zones.append({"id": zone_id, "items": ids, "title": f"Column {z + 1}", "layout": "list"})
+        shape = (layouts[z] if layouts and z < len(layouts) else None) or {"layout": "list"}
+        zones.append({"id": zone_id, "items": ids, "title": f"Column {z + 1}", **shape})
         placed[zone_id] = ids
     archive = {
         "format": "shuffleboard-board", "version": 1,

@@ -2,10 +2,15 @@
 renders only the cards on screen (virtual.js); a column scrolls on its own and renders the cards
 it scrolls to; a card dragged between columns commits and the other page shows it; a card is
 moved from the keyboard; the focus walks down a column past the cards first rendered, and
-comes back to a card far down it when its card panel closes.
+comes back to a card far down it when its card panel closes. Grid and row zones are windowed
+too: a grid of 1,200 cards keeps a bounded number of tiles, a card dropped into its middle lands
+at the index of the tile it was dropped on (on both pages), the arrows walk it by rows, and a
+Shift+X range runs over cards not rendered.
 
 Waits are Playwright expectations with timeouts; nothing sleeps to synchronise.
 """
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -21,9 +26,9 @@ def big(make_server, server_binary, tmp_path):
 
 
 @pytest.fixture
-def server(big):
-    # The `clients` fixture joins this server: the one holding the big board.
-    return big[0]
+def server(request):
+    # The `clients` fixture joins this server: the one holding the test's board (`shapes` or `big`).
+    return request.getfixturevalue("shapes" if "shapes" in request.fixturenames else "big")[0]
 
 
 def rendered(client):
@@ -98,3 +103,119 @@ def test_a_card_far_down_a_column_is_focused_and_moved_from_the_keyboard(clients
     expect(ann.page.locator("#app")).to_have_attribute("data-seq", str(seq + 1))
     assert zone_of(server, card) == "col2"
     expect(ann.page.locator(f'[data-zone="col2"] [data-item="{card}"]')).to_have_count(1)
+
+
+# A board of a short row (col1), a grid of 1,200 cards in 6 columns (col2) and a row of 400
+# (col3): grid and row zones are windowed too.
+GRID = 1200
+
+
+@pytest.fixture
+def shapes(make_server, server_binary, tmp_path):
+    zones = write_big_board(server_binary, tmp_path / "shapes", "shapes", 3, [5, GRID, 400], title="Shapes",
+                            layouts=[{"layout": "row"}, {"layout": "grid", "columns": 6}, {"layout": "row"}])
+    return make_server(data=str(tmp_path / "shapes")), zones
+
+
+def in_zone(client, zone):
+    return client.page.locator(f'[data-zone="{zone}"] [data-item]').count()
+
+
+def before(client, item):
+    """The item rendered just before `item` in its zone (a spacer says so: None)."""
+    return client.page.locator(f'[data-item="{item}"]').evaluate("e => e.previousElementSibling?.dataset.item ?? null")
+
+
+def test_a_big_grid_keeps_few_tiles_and_a_drop_into_it_lands_at_its_index_on_both_pages(clients, shapes):
+    server, zones = shapes
+    ann, bo = clients("Ann", board="shapes"), clients("Bo", board="shapes")
+    grid = ann.page.locator('[data-zone="col2"]')
+    expect(grid).to_have_class(re.compile(r"\bis-windowed\b"))
+    expect(ann.tile(zones["col2"][0])).to_have_count(1)
+    assert 0 < in_zone(ann, "col2") < 300, in_zone(ann, "col2")
+    # The row of 400 is windowed across: a few dozen tiles, and the ones it scrolls to.
+    assert 0 < in_zone(ann, "col3") < 120, in_zone(ann, "col3")
+    ann.page.locator('[data-zone="col3"]').evaluate("e => { e.scrollLeft = e.scrollWidth / 2; }")
+    expect(ann.tile(zones["col3"][200])).to_have_count(1)
+    assert in_zone(ann, "col3") < 120, in_zone(ann, "col3")
+    # The grid scrolls on its own to its middle (line 100 of 200): those cards are rendered, in
+    # their columns, and the first are not.
+    grid.evaluate("e => { e.scrollTop = e.scrollHeight / 2; }")
+    target = zones["col2"][606]
+    expect(ann.tile(target)).to_have_count(1)
+    expect(ann.tile(zones["col2"][0])).to_have_count(0)
+    assert in_zone(ann, "col2") < 300, in_zone(ann, "col2")
+    left = lambda i: ann.tile(zones["col2"][i]).bounding_box()["x"]  # noqa: E731
+    assert abs(left(606) - left(600)) < 1 and left(607) > left(606), "a card keeps its grid column"
+    # A card of the short row dropped on it (move mode: a row is on the board) takes its index.
+    card = zones["col1"][1]
+    seq = ann.seq()
+    ann.lift(card)
+    ann.hover_to(f'[data-item="{target}"]')
+    ann.hover_to(f'[data-item="{target}"]')  # wherever an autoscroll on the way left it
+    ann.page.mouse.up()
+    expect(ann.page.locator(".ghost")).to_have_count(0)
+    expect(ann.page.locator("#app")).to_have_attribute("data-seq", str(seq + 1))
+    items = server.zone("shapes", "col2")
+    assert items.index(card) == 606 and items[607] == target, items[600:610]
+    assert before(ann, target) == card
+    # Bo's grid is at its top: scrolled to the same place, it shows the card there too.
+    expect(bo.page.locator("#app")).to_have_attribute("data-seq", str(seq + 1))
+    expect(bo.tile(card)).to_have_count(0)
+    bo.page.locator('[data-zone="col2"]').evaluate("e => { e.scrollTop = e.scrollHeight / 2; }")
+    expect(bo.page.locator(f'[data-zone="col2"] [data-item="{card}"]')).to_have_count(1)
+    assert before(bo, target) == card
+
+
+def test_the_focus_walks_a_big_grid_by_rows_and_to_its_end(clients, shapes):
+    server, zones = shapes
+    ann = clients("Ann", board="shapes")
+    first = zones["col2"][0]
+    ann.tile(first).focus()
+    ann.page.keyboard.press("ArrowDown")
+    expect(ann.tile(zones["col2"][6])).to_be_focused()
+    ann.page.keyboard.press("ArrowRight")
+    expect(ann.tile(zones["col2"][7])).to_be_focused()
+    # End: the grid's last card, not rendered before; Up from there goes one row up.
+    last = zones["col2"][-1]
+    expect(ann.tile(last)).to_have_count(0)
+    ann.page.keyboard.press("End")
+    expect(ann.tile(last)).to_be_focused()
+    expect(ann.tile(last)).to_be_in_viewport()
+    ann.page.keyboard.press("ArrowUp")
+    expect(ann.tile(zones["col2"][-7])).to_be_focused()
+    assert in_zone(ann, "col2") < 300, in_zone(ann, "col2")
+    # Space lifts it, Left aims before the card before it, Space drops: one move, the focus stays on it.
+    moved = zones["col2"][-7]
+    seq = ann.seq()
+    ann.page.keyboard.press(" ")
+    ann.page.keyboard.press("ArrowLeft")
+    ann.page.keyboard.press(" ")
+    expect(ann.page.locator("#app")).to_have_attribute("data-seq", str(seq + 1))
+    expect(ann.tile(moved)).to_be_focused()
+    assert server.zone("shapes", "col2").index(moved) == GRID - 8
+
+
+def test_a_range_selected_in_a_big_grid_runs_over_the_cards_not_rendered(clients, shapes):
+    server, zones = shapes
+    ann = clients("Ann", board="shapes")
+    grid = zones["col2"]
+    bar = ann.page.locator("#selection-bar")
+    ann.tile(grid[0]).focus()
+    ann.page.keyboard.press("x")
+    expect(bar.locator(".selection-count")).to_have_text("1 selected")
+    # 25 rows down (card 150, past the first window), then Shift+X: the range from the first.
+    expect(ann.tile(grid[150])).to_have_count(0)
+    for _ in range(25):
+        ann.page.keyboard.press("ArrowDown")
+    expect(ann.tile(grid[150])).to_be_focused()
+    ann.page.keyboard.press("Shift+X")
+    expect(bar.locator(".selection-count")).to_have_text("151 selected")
+    expect(ann.tile(grid[150])).to_have_attribute("aria-selected", "true")
+    expect(ann.tile(grid[151])).not_to_have_attribute("aria-selected", "true")
+    # Back at the top, the first cards (rendered again) are marked too.
+    ann.page.keyboard.press("Home")
+    expect(ann.tile(grid[0])).to_be_focused()
+    for i in (0, 1, 77):
+        expect(ann.tile(grid[i])).to_have_attribute("aria-selected", "true")
+    assert in_zone(ann, "col2") < 300, in_zone(ann, "col2")

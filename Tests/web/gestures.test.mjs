@@ -204,9 +204,9 @@ test('on a focused tile Enter opens its card, F2 edits its label and Delete or B
   assert.deepEqual(p.run(p.g.keyDown(key('F2', { item: 't5' }))), [], 'a lifted tile is not edited');
 });
 
-test('Up, Down, Home and End on a focused tile step along its column; not while lifted, typing or with Shift', () => {
+test('arrows, Home and End on a focused tile step along its zone; not while lifted, typing or with Shift', () => {
   const p = page();
-  for (const k of ['ArrowUp', 'ArrowDown', 'Home', 'End']) {
+  for (const k of ['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'Home', 'End']) {
     assert.deepEqual(p.run(p.g.keyDown(key(k, { item: 't5' }))), [{ type: 'step', item: 't5', key: k }]);
     assert.deepEqual(p.run(p.g.keyDown(key(k, { item: 't5', inField: true }))), [], 'typing in a field');
     assert.deepEqual(p.run(p.g.keyDown(key(k, { item: 't5', shift: true }))), [], 'Shift keeps its use');
