@@ -63,6 +63,11 @@ func serviceCallback(
         service.drainInbox()
         return 0
 
+    case LWS_CALLBACK_OPENSSL_LOAD_EXTRA_SERVER_VERIFY_CERTS:
+        // The TLS listener's SSL_CTX (`user`), once, as the context is made: no session tickets.
+        shuffleboard_tls_no_session_tickets(user)
+        return 0
+
     // The WebSocket part.
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         // WebSockets only on /ws (and on the echo path when there is one), from allowed origins.
