@@ -36,7 +36,8 @@ func serviceCallback(
     let id = WSIID.of(wsi)
     // A REST request relayed to a board's owner (Relay/HTTPForwards.swift).
     if id & WSIID.httpForwardTag != 0 {
-        return service.httpForwards.callback(wsi, reason, id & ~WSIID.httpForwardTag, input, length)
+        return service.httpForwards.callback(
+            wsi, reason, HTTPForwards.ID(rawValue: id & ~WSIID.httpForwardTag), input, length)
             ?? lws_callback_http_dummy(wsi, reason, user, input, length)
     }
     // An upstream to a board's owner (Relay/). Its callbacks never reach the server's paths below.
