@@ -353,13 +353,13 @@ private final class ContextSetup {
         "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:"
         + "ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"
 
-    /// Raises the soft open-file limit to the hard one and returns it.
+    /// Raises the soft open-file limit to the hard one (at most `FileLimit.maximum`) and returns it.
     static func raiseFileLimit() -> Int {
         var limit = rlimit()
         getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-        let hard = min(limit.rlim_max, 65_536)
-        if limit.rlim_cur < hard {
-            limit.rlim_cur = hard
+        let raised = FileLimit.raisedSoftLimit(soft: UInt64(limit.rlim_cur), hard: UInt64(limit.rlim_max))
+        if limit.rlim_cur < raised {
+            limit.rlim_cur = rlim_t(raised)
             setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
         }
         getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)

@@ -148,6 +148,25 @@ static inline const char *shuffleboard_tls_verify_error(struct lws *wsi) {
 #endif
 }
 
+/* A TLS listener issues no session tickets (called with its SSL_CTX at lws's
+ * LWS_CALLBACK_OPENSSL_LOAD_EXTRA_SERVER_VERIFY_CERTS). OpenSSL sends TLS 1.3 tickets right after
+ * the handshake, while the client is already writing its request: a client whose reader thread
+ * takes them while another thread writes on the same SSL object (Python's websockets sync client
+ * does, and OpenSSL forbids it) can have that write wait for input that never comes, until this
+ * server closes the connection for want of a request (lws's 5 s). Without tickets nothing arrives
+ * between the handshake and the answer. The cost: no session resumption (each reconnect is a
+ * full handshake, about a millisecond of CPU). */
+static inline void shuffleboard_tls_no_session_tickets(void *ssl_ctx) {
+#if defined(LWS_WITH_TLS) && !defined(LWS_WITH_MBEDTLS)
+    if (!ssl_ctx)
+        return;
+    SSL_CTX_set_options((SSL_CTX *)ssl_ctx, SSL_OP_NO_TICKET);
+    SSL_CTX_set_num_tickets((SSL_CTX *)ssl_ctx, 0);
+#else
+    (void)ssl_ctx;
+#endif
+}
+
 /* The OpenSSL options a TLS listener sets on its SSL_CTX (lws's ssl_options_set): TLS 1.2 and
  * 1.3 only (no SSLv3, TLS 1.0 or 1.1), no compression (CRIME), no renegotiation, and the server's
  * order of cipher suites (AEAD first), not the client's. The SSL_OP_ values are function-like

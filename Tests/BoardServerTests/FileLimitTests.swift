@@ -17,6 +17,14 @@ import Testing
         #expect(limit.refuses(199))
     }
 
+    @Test func theSoftLimitIsRaisedToTheHardOneUpToTheKernelsDefaultCeiling() {
+        #expect(FileLimit.raisedSoftLimit(soft: 1024, hard: 100_100) == 100_100, "100,000 connections (issue 33)")
+        #expect(FileLimit.raisedSoftLimit(soft: 1024, hard: 524_288) == 524_288, "systemd's default hard limit")
+        #expect(FileLimit.raisedSoftLimit(soft: 1024, hard: UInt64.max) == 1 << 20, "an unlimited hard limit")
+        #expect(FileLimit.raisedSoftLimit(soft: 2_000_000, hard: 2_000_000) == 2_000_000, "never lowered")
+        #expect(FileLimit.raisedSoftLimit(soft: 200, hard: 200) == 200)
+    }
+
     @Test func theFirstRefusalIsLoggedAtOnceThenAtMostEveryTenSecondsWithTheCount() throws {
         var limit = FileLimit(limit: 200)
         #expect(limit.accepted(now: at(0)) == nil, "nothing to say before a refusal")

@@ -74,3 +74,22 @@ def test_tls_1_0_and_1_1_are_refused(tls_port, version):
     answer = handshake(tls_port, "DEFAULT:@SECLEVEL=0", version)
     assert isinstance(answer, ssl.SSLError), answer
     assert "PROTOCOL_VERSION" in str(answer).upper() or "UNSUPPORTED_PROTOCOL" in str(answer).upper(), answer
+
+
+def test_no_session_tickets_come_between_the_handshake_and_the_answer(tls_port):
+    """The server issues no session tickets (docs/operations.md, "TLS"): OpenSSL's TLS 1.3 tickets
+    came just after the handshake, while a client wrote its request, and stalled the write of a
+    client that reads on another thread (the cluster TLS test's first WebSocket, 5 s, then EOF).
+    The whole answer is read, so any ticket (sent before it) has been taken by then."""
+    for version in (ssl.TLSVersion.TLSv1_3, ssl.TLSVersion.TLSv1_2):
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+        context.minimum_version = context.maximum_version = version
+        with socket.create_connection(("127.0.0.1", tls_port), timeout=10) as raw, context.wrap_socket(raw) as s:
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            answer = b""
+            while chunk := s.recv(4096):
+                answer += chunk
+            assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
+            assert s.session is None or not s.session.has_ticket, f"a session ticket on {s.version()}"

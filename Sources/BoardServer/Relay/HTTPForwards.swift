@@ -25,9 +25,18 @@ internal import LWSSupport
 /// Confined to the service thread. The hub bounds how many wait (`ClusterSettings.maxHTTPForwards`);
 /// so does this table, in case the hub gave up on some that lws has not ended yet.
 final class HTTPForwards {
+    /// A relayed request, as the transport numbers it (`forward N` in logs; in its wsi's opaque
+    /// user data with `WSIID.httpForwardTag` set).
+    struct ID: Hashable, Comparable, CustomStringConvertible {
+        /// The number (from `Service.makeID`, so never with a tag bit set).
+        let rawValue: UInt64
+        var description: String { "\(rawValue)" }
+        static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+    }
+
     /// One relayed request.
     final class Forward {
-        let id: UInt64
+        let id: ID
         let exchange: ExchangeID
         let host: String
         let port: Int
@@ -40,7 +49,7 @@ final class HTTPForwards {
         var contentType: String?
         var body: [UInt8] = []
 
-        init(id: UInt64, exchange: ExchangeID, host: String, port: Int, request: HTTPRequest, deadline: Instant) {
+        init(id: ID, exchange: ExchangeID, host: String, port: Int, request: HTTPRequest, deadline: Instant) {
             self.id = id
             self.exchange = exchange
             self.host = host
@@ -54,7 +63,7 @@ final class HTTPForwards {
     /// The most relayed requests lws may hold at once (twice the hub's bound: the hub forgets a
     /// request at its deadline, lws a moment later).
     private let limit: Int
-    private(set) var forwards: [UInt64: Forward] = [:]
+    private(set) var forwards: [ID: Forward] = [:]
     private let config: ServerConfig
     private let log: Logger
     private unowned let runtime: Service
@@ -76,7 +85,7 @@ final class HTTPForwards {
             return runtime.handle(.forwardedAnswer(exchange, nil))
         }
         let forward = Forward(
-            id: runtime.makeID(), exchange: exchange, host: host, port: port, request: request,
+            id: ID(rawValue: runtime.makeID()), exchange: exchange, host: host, port: port, request: request,
             deadline: Clock.now() + Instant.Span(config.forwardTimeout))
         // The subprotocol binds an HTTP client's wsi to the local protocol of that name too;
         // unbound, lws 4.1.6 swallows the answer's body instead of handing it to
@@ -85,7 +94,7 @@ final class HTTPForwards {
             host, port: port, path: Self.pathAndQuery(request), tls: config.tlsCertificate != nil)
         connect.method = "POST"
         connect.alpn = "http/1.1"
-        connect.opaqueUserData = WSIID.opaque(forward.id | WSIID.httpForwardTag)
+        connect.opaqueUserData = WSIID.opaque(forward.id.rawValue | WSIID.httpForwardTag)
         forwards[forward.id] = forward
         guard let wsi = connect.start(on: context) else {
             return finish(forward, nil)
@@ -128,7 +137,7 @@ final class HTTPForwards {
 
     /// The callbacks of forward `id`'s wsi; nil for reasons left to lws's defaults.
     func callback(
-        _ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ id: UInt64, _ input: UnsafeMutableRawPointer?,
+        _ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ id: ID, _ input: UnsafeMutableRawPointer?,
         _ length: Int
     ) -> Int32? {
         guard let forward = forwards[id] else {

@@ -9,8 +9,15 @@ internal import LWSSupport
 /// the lws client connection, the frame being reassembled and the write buffer. Confined to the
 /// service thread; `Relay` makes the lws calls.
 final class LinkConnection {
+    /// A node link, as the transport numbers it (`node link N` in logs; in its wsi's opaque user
+    /// data with `WSIID.upstreamTag` set). From `Service.makeID`, like an upstream's.
+    struct ID: Hashable, CustomStringConvertible {
+        let rawValue: UInt64
+        var description: String { "\(rawValue)" }
+    }
+
     /// Its own id (in the wsi's opaque user data, with `WSIID.upstreamTag`).
-    let id: UInt64
+    let id: ID
     /// `advertise` and board, the key it is found by.
     let key: String
     let host: String
@@ -25,7 +32,7 @@ final class LinkConnection {
     private var buffer: UnsafeMutableRawBufferPointer?
     private let headroom: Int
 
-    init(id: UInt64, key: String, host: String, port: Int, link: NodeLink, headroom: Int) {
+    init(id: ID, key: String, host: String, port: Int, link: NodeLink, headroom: Int) {
         self.id = id
         self.key = key
         self.host = host
@@ -64,7 +71,7 @@ extension Relay {
             link = found
         } else {
             let made = LinkConnection(
-                id: runtime.makeID(), key: key, host: host, port: port,
+                id: LinkConnection.ID(rawValue: runtime.makeID()), key: key, host: host, port: port,
                 link: NodeLink(
                     advertise: advertise, board: board,
                     deadline: Clock.now() + Instant.Span(config.forwardTimeout), limit: config.maxPendingBytes),
@@ -76,7 +83,7 @@ extension Relay {
             link = made
             connectLink(made)
         }
-        connection.upstream = link.id
+        connection.upstream = .link(link.id)
         // A forward is a client's, over a link as over an upstream (a retry counts again).
         meters.forwards.add()
         let id = ConnectionID(connection.id)
@@ -96,7 +103,7 @@ extension Relay {
             link.host, port: link.port, path: NodeLinks.path, tls: config.tlsCertificate != nil)
         connect.localProtocol = NodeLinks.localProtocol
         connect.retryPolicy = UnsafeRawPointer(forwarding.retry)
-        connect.opaqueUserData = WSIID.opaque(link.id | WSIID.upstreamTag)
+        connect.opaqueUserData = WSIID.opaque(link.id.rawValue | WSIID.upstreamTag)
         if let wsi = connect.start(on: context) {
             link.wsi = wsi
         } else {
@@ -176,7 +183,9 @@ extension Relay {
                 // One frame, shared by every client's queue (coalescing and bounds as on the owner).
                 let frame = RelayedMessage.frame(payload)
                 for id in to {
-                    guard let connection = webSockets.connections[id], connection.upstream == link.id else { continue }
+                    guard let connection = webSockets.connections[id], connection.upstream == .link(link.id) else {
+                        continue
+                    }
                     meters.relayed.add(.toClient)
                     meters.relayedBytes.add(.toClient, UInt64(payload.count))
                     webSockets.send(frame, to: connection)
@@ -199,10 +208,14 @@ extension Relay {
                 // Only from a WRITEABLE, which handles it.
                 break
             case .answered(let id):
-                guard let connection = webSockets.connections[id], connection.upstream == link.id else { continue }
+                guard let connection = webSockets.connections[id], connection.upstream == .link(link.id) else {
+                    continue
+                }
                 runtime.handle(.forwardAnswered(id))
             case .ended(let id, let code, let answered, let unrelayed):
-                guard let connection = webSockets.connections[id], connection.upstream == link.id else { continue }
+                guard let connection = webSockets.connections[id], connection.upstream == .link(link.id) else {
+                    continue
+                }
                 connection.upstream = nil
                 meters.forwardEnds.add(code != nil ? .closed : link.endHow ?? .closed)
                 // It leaves the link's feed, keeping what it was sent: the hub has it from now on.

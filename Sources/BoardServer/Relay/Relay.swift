@@ -43,11 +43,17 @@ internal import LWSSupport
 /// connections are the WebSocket part's, and the hub hears of ends through the runtime.
 final class Relay {
     /// The upstreams to boards' owners, by their own id (tagged in their wsi, see `WSIID`).
-    private(set) var upstreams: [UInt64: Upstream] = [:]
+    private(set) var upstreams: [Upstream.ID: Upstream] = [:]
     /// The node links to boards' owners (`config.nodeLinks`), by their own id, tagged like
     /// upstreams' (Relay/LinkConnection.swift), and by owner and board.
-    var links: [UInt64: LinkConnection] = [:]
-    var linkByKey: [String: UInt64] = [:]
+    var links: [LinkConnection.ID: LinkConnection] = [:]
+    var linkByKey: [String: LinkConnection.ID] = [:]
+
+    /// Where a forwarded client's messages go: an upstream of its own, or a node link it shares.
+    enum Route: Equatable {
+        case upstream(Upstream.ID)
+        case link(LinkConnection.ID)
+    }
     /// The cluster key this node presents, as the `x-shuffleboard-cluster-key` header carries it
     /// (hex), and as a token to compare a received one with in constant time; nil when not
     /// clustered.
@@ -118,11 +124,11 @@ final class Relay {
     /// after `messages`.
     func forward(_ id: ConnectionID, to advertise: String, messages: [ClientMessage]) {
         guard let connection = runtime.webSockets.connections[id], connection.closeRequest == nil else { return }
-        if let old = connection.upstream.flatMap({ upstreams[$0] }) {
+        if let old = ownUpstream(of: connection) {
             // Forwarded again while an upstream is live: that one is given up, with what it held.
             closeUpstream(old, code: 1001, reason: "forwarded again")
         }
-        if let link = connection.upstream.flatMap({ links[$0] }) {
+        if let link = sharedLink(of: connection) {
             meters.forwardEnds.add(.client)
             carryOut(link.link.handle(.detach(id, code: 1001)), link)
         }
@@ -135,11 +141,11 @@ final class Relay {
             return forwardOverLink(connection, board: board, to: advertise, host: host, port: port, messages: messages)
         }
         let upstream = Upstream(
-            id: runtime.makeID(), connection: id, host: host, port: port,
+            id: Upstream.ID(rawValue: runtime.makeID()), connection: id, host: host, port: port,
             deadline: Clock.now() + Instant.Span(config.forwardTimeout), limit: config.maxPendingBytes,
             headroom: shuffleboard_lws_pre(), hubMessages: messages.map { $0.encoded() })
         guard upstream.heldBytes <= upstream.limit else { return flooded(connection, holding: upstream.heldBytes) }
-        connection.upstream = upstream.id
+        connection.upstream = .upstream(upstream.id)
         upstreams[upstream.id] = upstream
         meters.forwards.add()
         warnIfHostName(host, advertise)
@@ -167,12 +173,24 @@ final class Relay {
         // The Origin goes in CLIENT_APPEND_HANDSHAKE_HEADER: lws would prefix an `origin` with http://.
         connect.retryPolicy = UnsafeRawPointer(forwarding.retry)
         // The id, not a pointer: callbacks find the upstream in `upstreams` (WSIID).
-        connect.opaqueUserData = WSIID.opaque(upstream.id | WSIID.upstreamTag)
+        connect.opaqueUserData = WSIID.opaque(upstream.id.rawValue | WSIID.upstreamTag)
         if let wsi = connect.start(on: context) {
             upstream.wsi = wsi
         } else {
             carryOut(upstream.handle(.failed), upstream)
         }
+    }
+
+    /// The connection's own upstream, if it is forwarded over one.
+    private func ownUpstream(of connection: Connection) -> Upstream? {
+        guard case .upstream(let id)? = connection.upstream else { return nil }
+        return upstreams[id]
+    }
+
+    /// The node link the connection is forwarded over, if any.
+    private func sharedLink(of connection: Connection) -> LinkConnection? {
+        guard case .link(let id)? = connection.upstream else { return nil }
+        return links[id]
     }
 
     /// Handles the callbacks of the upstream `id`'s wsi (which carries the id as opaque user
@@ -181,8 +199,8 @@ final class Relay {
         _ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ id: UInt64, _ input: UnsafeMutableRawPointer?,
         _ length: Int
     ) -> Int32? {
-        if let link = links[id] { return linkCallback(wsi, reason, link, input, length) }
-        guard let upstream = upstreams[id] else {
+        if let link = links[LinkConnection.ID(rawValue: id)] { return linkCallback(wsi, reason, link, input, length) }
+        guard let upstream = upstreams[Upstream.ID(rawValue: id)] else {
             // Ended already: whatever lws still has for it is not wanted.
             switch reason {
             case LWS_CALLBACK_CLIENT_ESTABLISHED, LWS_CALLBACK_CLIENT_RECEIVE, LWS_CALLBACK_CLIENT_WRITEABLE,
@@ -307,11 +325,11 @@ final class Relay {
 
     /// A complete message from a forwarded client: to its upstream, as it came.
     func relay(_ message: [UInt8], from connection: Connection) {
-        if let link = connection.upstream.flatMap({ links[$0] }) {
+        if let link = sharedLink(of: connection) {
             guard connection.closeRequest == nil else { return }
             return carryOut(link.link.handle(.fromClient(ConnectionID(connection.id), message)), link)
         }
-        guard connection.closeRequest == nil, let upstream = connection.upstream.flatMap({ upstreams[$0] }) else {
+        guard connection.closeRequest == nil, let upstream = ownUpstream(of: connection) else {
             return
         }
         guard upstream.enqueue(message) else { return flooded(connection, holding: upstream.heldBytes + message.count) }
@@ -336,12 +354,12 @@ final class Relay {
     /// 1001 otherwise) and the hub hears nothing more of it.
     func clientWent(_ connection: Connection) {
         let clientClosed = connection.closing.map { !$0.byServer } ?? false
-        if let link = connection.upstream.flatMap({ links[$0] }) {
+        if let link = sharedLink(of: connection) {
             let code: UInt16 = clientClosed ? 1000 : 1001
             meters.forwardEnds.add(.client)
             return carryOut(link.link.handle(.detach(ConnectionID(connection.id), code: code)), link)
         }
-        guard let upstream = connection.upstream.flatMap({ upstreams[$0] }) else { return }
+        guard let upstream = ownUpstream(of: connection) else { return }
         closeUpstream(
             upstream, code: clientClosed ? 1000 : 1001, reason: clientClosed ? "client closed" : "client gone")
     }
@@ -396,7 +414,7 @@ final class Relay {
         meters.forwardEnds.add(how)
         defer { upstream.discard() }
         guard how != .client, let connection = runtime.webSockets.connections[upstream.connection],
-            connection.upstream == upstream.id
+            connection.upstream == .upstream(upstream.id)
         else { return }
         connection.upstream = nil
         // The client's own messages passed the transport's checks; one that does not parse was

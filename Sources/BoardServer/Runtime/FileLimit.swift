@@ -28,6 +28,15 @@ struct FileLimit {
     static let headroom = 8
     /// The shortest time between two log lines.
     static let logEvery = Instant.Span(milliseconds: 10_000)
+    /// The most open files the server raises its soft limit to (`raisedSoftLimit`): the kernel's
+    /// default `fs.nr_open`, past which `setrlimit` fails anyway. lws writes two 8-byte entries
+    /// per descriptor of its table at start (`lws_lookup` and the poll array): 1.6 MB at a limit
+    /// of 100,000, 16 MB at this bound, so a hard limit of "infinity" does not cost gigabytes.
+    static let maximum: UInt64 = 1 << 20
+
+    /// The soft open-file limit to ask for, given the current `soft` and `hard` limits: the hard
+    /// one, at most `maximum`; never below `soft` (a soft limit someone set higher stays).
+    static func raisedSoftLimit(soft: UInt64, hard: UInt64) -> UInt64 { max(soft, min(hard, maximum)) }
 
     /// The process's open-file limit.
     let limit: Int

@@ -36,7 +36,8 @@ func serviceCallback(
     let id = WSIID.of(wsi)
     // A REST request relayed to a board's owner (Relay/HTTPForwards.swift).
     if id & WSIID.httpForwardTag != 0 {
-        return service.httpForwards.callback(wsi, reason, id & ~WSIID.httpForwardTag, input, length)
+        return service.httpForwards.callback(
+            wsi, reason, HTTPForwards.ID(rawValue: id & ~WSIID.httpForwardTag), input, length)
             ?? lws_callback_http_dummy(wsi, reason, user, input, length)
     }
     // An upstream to a board's owner (Relay/). Its callbacks never reach the server's paths below.
@@ -61,6 +62,11 @@ func serviceCallback(
 
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
         service.drainInbox()
+        return 0
+
+    case LWS_CALLBACK_OPENSSL_LOAD_EXTRA_SERVER_VERIFY_CERTS:
+        // The TLS listener's SSL_CTX (`user`), once, as the context is made: no session tickets.
+        shuffleboard_tls_no_session_tickets(user)
         return 0
 
     // The WebSocket part.

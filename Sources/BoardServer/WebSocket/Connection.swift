@@ -34,7 +34,7 @@ final class Connection: SendQueue {
 
     private final class Forwarding {
         var origin: String?
-        var upstream: UInt64?
+        var upstream: Relay.Route?
     }
 
     /// The client's `Origin`, kept for an upstream's handshake (so the owner's `--allow-origin`
@@ -47,9 +47,9 @@ final class Connection: SendQueue {
         }
     }
 
-    /// While the hub has the connection forwarded to a board's owner: the upstream's id. Its
-    /// messages go there instead of to the hub.
-    var upstream: UInt64? {
+    /// While the hub has the connection forwarded to a board's owner: its upstream, or the node
+    /// link it shares. Its messages go there instead of to the hub.
+    var upstream: Relay.Route? {
         get { forwarding?.upstream }
         set {
             if forwarding == nil && newValue != nil { forwarding = Forwarding() }
