@@ -71,7 +71,7 @@ extension SQLConnection {
 
 /// A store over either database: its connections, as the shared store methods use them.
 protocol SQLStore {
-    associatedtype Connection: SQLConnection
+    associatedtype Connection: SQLConnection & BoardRows
     /// Runs `body` on the writer connection (writer 0's in PostgreSQL), under its lock.
     func onWriter<Result: Sendable>(
         _ body: (Connection) throws(StoreError) -> Result
@@ -81,3 +81,7 @@ protocol SQLStore {
         _ body: (Connection) throws(StoreError) -> Result
     ) throws(StoreError) -> Result
 }
+
+extension SQLiteStore: SQLStore {}
+
+extension PostgresStore: SQLStore {}

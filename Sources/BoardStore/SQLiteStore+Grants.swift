@@ -39,7 +39,7 @@ extension SQLiteStore: GrantStore {
     }
 
     package func grants(of board: BoardID) throws(StoreError) -> [MemberGrant] {
-        try onReader { (db: SQLiteConnection) throws(StoreError) -> [MemberGrant] in
+        try onReadOnly { (db: SQLiteConnection) throws(StoreError) -> [MemberGrant] in
             var found: [MemberGrant] = []
             try db.query(
                 "SELECT member, role, granted FROM grants WHERE board = ? ORDER BY member", [.text(board.rawValue)]
@@ -52,7 +52,7 @@ extension SQLiteStore: GrantStore {
     }
 
     package func allGrants(limit: Int) throws(StoreError) -> [MemberGrant] {
-        try onReader { (db: SQLiteConnection) throws(StoreError) -> [MemberGrant] in
+        try onReadOnly { (db: SQLiteConnection) throws(StoreError) -> [MemberGrant] in
             var found: [MemberGrant] = []
             try db.query(
                 "SELECT g.board, g.member, g.role, g.granted FROM grants g JOIN boards b ON b.id = g.board "

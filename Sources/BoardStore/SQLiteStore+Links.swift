@@ -22,7 +22,7 @@ extension SQLiteStore: LinkStore {
     }
 
     package func links(of board: BoardID, now: Int64) throws(StoreError) -> [ShareLink]? {
-        try onReader { (db: SQLiteConnection) throws(StoreError) -> [ShareLink]? in
+        try onReadOnly { (db: SQLiteConnection) throws(StoreError) -> [ShareLink]? in
             guard try db.boardSeq(of: board) != nil else {
                 return nil
             }

@@ -19,7 +19,7 @@ extension SQLiteStore: RevocationStore {
 
     /// The revocations still in force at `now`.
     package func revocations(now: Int64) throws(StoreError) -> [Revocation] {
-        try onReader { (db: SQLiteConnection) throws(StoreError) -> [Revocation] in
+        try onReadOnly { (db: SQLiteConnection) throws(StoreError) -> [Revocation] in
             var found: [Revocation] = []
             try db.query("SELECT id, board, until FROM revocations WHERE until > ? ORDER BY id", [.int(Int(now))]) {
                 row in

@@ -242,7 +242,7 @@ package final class SQLiteStore: BoardStore {
     }
 
     /// Runs `body` in a read transaction on the reader connection.
-    func onReader<Result: Sendable>(
+    func onReadOnly<Result: Sendable>(
         _ body: (SQLiteConnection) throws(StoreError) -> Result
     ) throws(StoreError) -> Result {
         try read(body)
