@@ -26,6 +26,21 @@ extension PostgresConnection: SQLConnection {
         try query("SELECT pg_advisory_xact_lock(hashtext($1))", [.text(name + ":" + board.rawValue)])
     }
 
+    /// The board row is held until this transaction commits: a deletion of the board waits, and
+    /// then revokes what this one adds too (BoardLog.delete); one that went first leaves no row.
+    func holdBoard(_ id: BoardID) throws(StoreError) -> Bool {
+        try int("SELECT 1 FROM boards WHERE id = $1 FOR SHARE", [.text(id.rawValue)]) == 1
+    }
+
+    /// A revocation of no board keeps an empty board id there.
+    func putRevocation(_ id: String, of board: BoardID?, until: Int64, now: Int64) throws(StoreError) {
+        try query("DELETE FROM revocations WHERE until <= $1", [.int(Int(now))])
+        try query(
+            "INSERT INTO revocations (id, board, until) VALUES ($1, $2, $3) "
+                + "ON CONFLICT (id) DO UPDATE SET until = greatest(revocations.until, EXCLUDED.until)",
+            [.text(id), .text(board?.rawValue ?? ""), .int(Int(until))])
+    }
+
     /// Client text and JSON as the `bytea` of their UTF-8; this module's ids as `text`.
     private static func value(_ value: SQLValue) -> PostgresValue {
         switch value {

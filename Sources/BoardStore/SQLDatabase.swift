@@ -56,6 +56,12 @@ protocol SQLConnection: AnyObject {
     /// transaction already excludes every other: nothing to do. In PostgreSQL an advisory lock
     /// held until the transaction ends.
     func lockCount(_ name: String, of board: BoardID) throws(StoreError)
+    /// Whether the board is stored, holding its row against a deletion until the transaction
+    /// ends where the database needs that (PostgreSQL: FOR SHARE).
+    func holdBoard(_ id: BoardID) throws(StoreError) -> Bool
+    /// Forgets expired revocations and puts token `id` on the list until `until` (a later
+    /// `until` already there stays). Each store writes the upsert and a missing board its own way.
+    func putRevocation(_ id: String, of board: BoardID?, until: Int64, now: Int64) throws(StoreError)
 }
 
 extension SQLConnection {

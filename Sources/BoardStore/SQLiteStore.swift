@@ -231,7 +231,7 @@ package final class SQLiteStore: BoardStore {
         }
     }
 
-    /// Runs `body` on the writer connection, under its lock (revocations: SQLiteStore+Revocations.swift).
+    /// Runs `body` on the writer connection, under its lock (revocations: SQLStore+Revocations.swift).
     func onWriter<Result: Sendable>(
         _ body: (SQLiteConnection) throws(StoreError) -> Result
     ) throws(StoreError) -> Result {
