@@ -13,7 +13,8 @@ extension SQLStore {
                     guard try db.boardSeq(of: grant.board) != nil else { return .unknownBoard }
                 }
                 let others = try db.intValue(
-                    "SELECT count(*) FROM grants WHERE board = $1 AND member <> $2", [board, .text(grant.member.rawValue)])
+                    "SELECT count(*) FROM grants WHERE board = $1 AND member <> $2",
+                    [board, .text(grant.member.rawValue)])
                 guard others ?? 0 < maximum else { return .full }
                 try db.write(
                     "INSERT INTO grants (board, member, role, granted) VALUES ($1, $2, $3, $4) "

@@ -12,7 +12,8 @@ extension SQLStore {
                 guard let seq = try db.boardSeq(of: hook.board) else { return .unknownBoard }
                 var hook = hook
                 hook.delivered = seq
-                let count = try db.intValue("SELECT count(*) FROM webhooks WHERE board = $1", [.text(hook.board.rawValue)])
+                let count = try db.intValue(
+                    "SELECT count(*) FROM webhooks WHERE board = $1", [.text(hook.board.rawValue)])
                 guard count ?? 0 < maximum else { return .full }
                 try db.write(
                     "INSERT INTO webhooks (\(webhookColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
