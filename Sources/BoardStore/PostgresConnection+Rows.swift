@@ -7,11 +7,8 @@ extension PostgresConnection: BoardRows {
     static let opsPerInsert = 500
 
     func insertBoard(_ board: Board, seq: Seq, created: Int64, ignoringExisting: Bool) throws(StoreError) -> Bool {
-        let values: [PostgresValue] = [
-            .text(board.id.rawValue), .utf8(board.title), .int(board.columns), .int(Int(created)), .int(seq),
-            .text(board.template?.rawValue ?? ""),
-        ]
-        let insert = "INSERT INTO boards (id, title, columns, created, seq, template) VALUES ($1, $2, $3, $4, $5, $6)"
+        let insert = "INSERT INTO boards \(Self.boardColumns)"
+        let values = Self.values(of: board, seq: seq, created: created).map(Self.value)
         return try query(ignoringExisting ? insert + " ON CONFLICT (id) DO NOTHING" : insert, values) == 1
     }
 

@@ -8,12 +8,9 @@ extension PostgresConnection: SQLConnection {
         try query(sql, values.map(Self.value), row: row)
     }
 
+    /// Only sent in a pipelined transaction.
     func write(_ sql: String, _ values: [SQLValue]) throws(StoreError) {
         try send(sql, values.map(Self.value))
-    }
-
-    func changing(_ sql: String, _ values: [SQLValue]) throws(StoreError) -> Int {
-        try query(sql, values.map(Self.value))
     }
 
     func writing<Result>(_ body: () throws(StoreError) -> Result) throws(StoreError) -> Result {
@@ -41,8 +38,26 @@ extension PostgresConnection: SQLConnection {
             [.text(id), .text(board?.rawValue ?? ""), .int(Int(until))])
     }
 
+    // MARK: Notices (the rest of the inbox: SQLStore+Inbox.swift)
+
+    /// Both statements are only sent (`write`): a pipelined batch of appends stays one round trip.
+    func putNotice(_ notice: Notice) throws(StoreError) {
+        // The id from the counter row, which stays locked until this transaction ends: ids count
+        // up in commit order on every node. A member is told of one comment once.
+        try write(
+            "WITH c AS (UPDATE inbox_counter SET next = next + 1 RETURNING next) "
+                + "INSERT INTO notices (id, member, kind, board, item, label, by_member, by_name, at, seq, comment, read) "
+                + "SELECT c.next, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 0 FROM c WHERE $10 = 0 OR NOT EXISTS "
+                + "(SELECT 1 FROM notices WHERE member = $1 AND board = $3 AND comment = $10)", Self.values(of: notice))
+        try trimNotices(of: notice.member)
+    }
+
+    func latestNotice() throws(StoreError) -> Int {
+        try int("SELECT next FROM inbox_counter") ?? 0
+    }
+
     /// Client text and JSON as the `bytea` of their UTF-8; this module's ids as `text`.
-    private static func value(_ value: SQLValue) -> PostgresValue {
+    static func value(_ value: SQLValue) -> PostgresValue {
         switch value {
         case .int(let n): .int(n)
         case .text(let text): .text(text)
@@ -53,3 +68,8 @@ extension PostgresConnection: SQLConnection {
 }
 
 extension PostgresRow: SQLRow {}
+
+/// The inboxes in the database every node of a cluster shares (SQLStore+Inbox.swift).
+extension PostgresStore: InboxStore {}
+
+extension PostgresConnection: InboxRows {}

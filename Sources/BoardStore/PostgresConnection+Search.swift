@@ -4,16 +4,9 @@ internal import BoardCore
 /// 'simple' configuration and a GIN index on it. Every value is a bound parameter; the query is
 /// one, built by `SearchQuery.tsquery`.
 extension PostgresConnection: SearchRows {
+    /// One document is a batch of one: the same statement as many.
     func putSearchDoc(_ doc: SearchDoc) throws(StoreError) {
-        try send(
-            "INSERT INTO search_docs (board, item, seq, archived, label, body, doc) VALUES ($1, $2, $3, $4, $5, $6, "
-                + "setweight(to_tsvector('simple', $5), 'A') || setweight(to_tsvector('simple', $6), 'B')) "
-                + "ON CONFLICT (board, item, seq) DO UPDATE SET archived = EXCLUDED.archived, "
-                + "label = EXCLUDED.label, body = EXCLUDED.body, doc = EXCLUDED.doc",
-            [
-                .text(doc.board.rawValue), .text(doc.item), .int(doc.seq), .bool(doc.archived),
-                .text(Self.indexable(doc.label)), .text(Self.indexable(doc.body)),
-            ])
+        try putSearchDocs([doc])
     }
 
     /// Up to 100 documents an INSERT: a round trip and a statement each cost more than a row (a

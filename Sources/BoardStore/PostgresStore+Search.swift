@@ -10,9 +10,6 @@ extension PostgresStore {
 
     /// Rebuilds the search index of the boards behind their log, or of every board.
     package func reindex(all: Bool) throws(StoreError) -> Int {
-        try writer.withLock { (writer: inout PostgresWriter?) throws(StoreError) -> Int in
-            guard let writer else { throw closed() }
-            return try writer.reindex(all: all)
-        }
+        try withWriter(0) { writer throws(StoreError) in try writer.reindex(all: all) }
     }
 }

@@ -135,24 +135,10 @@ package final class PostgresStore: ClusterStore {
 
     /// Closes every connection; later calls throw. Safe to call twice.
     package func close() {
-        reader.withLock { db in
-            db?.close()
-            db = nil
-        }
-        renewer.withLock { db in
-            db?.close()
-            db = nil
-        }
-        writer.withLock { writer in
-            writer?.close()
-            writer = nil
-        }
-        for slot in moreWriters {
-            slot.writer.withLock { writer in
-                writer?.close()
-                writer = nil
-            }
-        }
+        closeAndEmpty(reader)
+        closeAndEmpty(renewer)
+        closeAndEmpty(writer)
+        for slot in moreWriters { closeAndEmpty(slot.writer) }
     }
 
     /// The address other nodes reach this one at (nil: a tool, not listed as a node).

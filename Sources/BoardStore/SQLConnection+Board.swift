@@ -79,6 +79,20 @@ extension SQLConnection {
         try write("UPDATE boards SET title = $2 WHERE id = $1", [.text(id.rawValue), .utf8(title)])
     }
 
+    /// A board row's columns and their parameters, for each store's INSERT (whose conflict
+    /// clause differs).
+    static var boardColumns: String {
+        "(id, title, columns, created, seq, template) VALUES ($1, $2, $3, $4, $5, $6)"
+    }
+
+    /// The values of `boardColumns`.
+    static func values(of board: Board, seq: Seq, created: Int64) -> [SQLValue] {
+        [
+            .text(board.id.rawValue), .utf8(board.title), .int(board.columns), .int(Int(created)), .int(seq),
+            .text(board.template?.rawValue ?? ""),
+        ]
+    }
+
     /// Each row's seq and a size in bytes, by `sql` (each dialect counts bytes its own way).
     func sizeRows(_ sql: String, of id: BoardID) throws(StoreError) -> [(seq: Seq, bytes: Int)] {
         var sizes: [(seq: Seq, bytes: Int)] = []

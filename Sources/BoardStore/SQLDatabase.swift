@@ -1,4 +1,5 @@
 internal import BoardCore
+import Synchronization
 
 // What SQLite and PostgreSQL have in common, so that a statement whose text and rules are the
 // same in both is written once (SQLRows+Board.swift, SQLStore+Webhooks.swift, …) and only what
@@ -40,12 +41,10 @@ protocol SQLConnection: AnyObject {
     static var greatest: String { get }
     /// Runs one statement, calling `row` for each result row.
     func rows(_ sql: String, _ values: [SQLValue], row: (Row) throws(StoreError) -> Void) throws(StoreError)
-    /// Runs one statement whose only answer is success (an insert, an update, a delete).
-    /// PostgreSQL only sends it in a pipelined transaction (its answer is read with the next
-    /// statement that waits, or at COMMIT).
+    /// Runs one statement whose only answer is success (an insert, an update, a delete): by
+    /// default `rows`; PostgreSQL only sends it in a pipelined transaction (its answer is read
+    /// with the next statement that waits, or at COMMIT).
     func write(_ sql: String, _ values: [SQLValue]) throws(StoreError)
-    /// Runs one statement and answers how many rows it inserted, updated or deleted.
-    func changing(_ sql: String, _ values: [SQLValue]) throws(StoreError) -> Int
     /// Runs `body` in a transaction that writes: SQLite's takes the write lock up front
     /// (BEGIN IMMEDIATE), which is the one writer lock of the file; PostgreSQL's is a plain BEGIN
     /// whose rows are locked as they are written (a count checked before an insert needs
@@ -65,6 +64,10 @@ protocol SQLConnection: AnyObject {
 }
 
 extension SQLConnection {
+    func write(_ sql: String, _ values: [SQLValue]) throws(StoreError) {
+        try rows(sql, values) { _ in }
+    }
+
     /// The first row's first column as an integer, or nil when there is no row or it is NULL.
     func intValue(_ sql: String, _ values: [SQLValue] = []) throws(StoreError) -> Int? {
         var result: Int?
@@ -91,3 +94,24 @@ protocol SQLStore {
 extension SQLiteStore: SQLStore {}
 
 extension PostgresStore: SQLStore {}
+
+/// A connection or writer a store closes once, at `close`.
+protocol Closing: AnyObject {
+    func close()
+}
+
+/// Closes what `slot` holds and empties it: whoever takes the lock later finds the store closed.
+func closeAndEmpty<Value: Closing>(_ slot: borrowing Mutex<Value?>) {
+    slot.withLock { value in
+        value?.close()
+        value = nil
+    }
+}
+
+extension SQLiteConnection: Closing {}
+
+extension SQLiteWriter: Closing {}
+
+extension PostgresConnection: Closing {}
+
+extension PostgresWriter: Closing {}

@@ -5,12 +5,9 @@ extension SQLiteConnection: BoardRows {
     var location: String { path }
 
     func insertBoard(_ board: Board, seq: Seq, created: Int64, ignoringExisting: Bool) throws(StoreError) -> Bool {
-        let values: [SQLiteValue] = [
-            .text(board.id.rawValue), .text(board.title), .int(board.columns), .int(Int(created)), .int(seq),
-            .text(board.template?.rawValue ?? ""),
-        ]
-        let insert = "INTO boards (id, title, columns, created, seq, template) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
-        try query((ignoringExisting ? "INSERT OR IGNORE " : "INSERT ") + insert, values)
+        try write(
+            (ignoringExisting ? "INSERT OR IGNORE INTO boards " : "INSERT INTO boards ") + Self.boardColumns,
+            Self.values(of: board, seq: seq, created: created))
         return changes == 1
     }
 

@@ -8,15 +8,6 @@ extension SQLiteConnection: SQLConnection {
         try query(sql, values.map(Self.value), row: row)
     }
 
-    func write(_ sql: String, _ values: [SQLValue]) throws(StoreError) {
-        try query(sql, values.map(Self.value))
-    }
-
-    func changing(_ sql: String, _ values: [SQLValue]) throws(StoreError) -> Int {
-        try query(sql, values.map(Self.value))
-        return changes
-    }
-
     func writing<Result>(_ body: () throws(StoreError) -> Result) throws(StoreError) -> Result {
         try transaction(.immediate, body)
     }
@@ -38,6 +29,21 @@ extension SQLiteConnection: SQLConnection {
             [.text(id), board.map { .text($0.rawValue) } ?? .null, .int(Int(until))])
     }
 
+    // MARK: Notices (the rest of the inbox: SQLStore+Inbox.swift)
+
+    func putNotice(_ notice: Notice) throws(StoreError) {
+        // A member is told of one comment once: an edit that mentions them again adds nothing.
+        try write(
+            "INSERT INTO notices (member, kind, board, item, label, by_member, by_name, at, seq, comment, read) "
+                + "SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 0 WHERE $10 = 0 OR NOT EXISTS "
+                + "(SELECT 1 FROM notices WHERE member = $1 AND board = $3 AND comment = $10)", Self.values(of: notice))
+        try trimNotices(of: notice.member)
+    }
+
+    func latestNotice() throws(StoreError) -> Int {
+        try int("SELECT coalesce(max(id), 0) FROM notices") ?? 0
+    }
+
     /// Client text and JSON as TEXT: SQLite binds text by its UTF-8 byte count, NUL included.
     private static func value(_ value: SQLValue) -> SQLiteValue {
         switch value {
@@ -49,3 +55,7 @@ extension SQLiteConnection: SQLConnection {
 }
 
 extension SQLiteRow: SQLRow {}
+
+extension SQLiteStore: InboxStore {}
+
+extension SQLiteConnection: InboxRows {}

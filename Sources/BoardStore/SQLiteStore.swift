@@ -112,15 +112,9 @@ package final class SQLiteStore: BoardStore {
 
     /// Closes both connections and unlocks the directory; later calls throw. Safe to call twice.
     package func close() {
-        reader.withLock { db in
-            db?.close()
-            db = nil
-        }
+        closeAndEmpty(reader)
         // The writer closes last: the last connection to close checkpoints and removes the WAL.
-        writer.withLock { writer in
-            writer?.close()
-            writer = nil
-        }
+        closeAndEmpty(writer)
         lock.withLock { directory in
             directory?.unlock()
             directory = nil
@@ -141,18 +135,12 @@ package final class SQLiteStore: BoardStore {
     /// Applies the batch in one transaction; when this returns the batch is on disk. On error
     /// nothing of the batch is stored.
     package func write(_ batch: [StoreWrite]) throws(StoreError) {
-        try writer.withLock { (writer: inout SQLiteWriter?) throws(StoreError) in
-            guard let writer else { throw closedOrReadOnly() }
-            try writer.write(batch)
-        }
+        try withWriter { writer throws(StoreError) in try writer.write(batch) }
     }
 
     /// Stores an archived board (import), refusing to overwrite an existing one unless `replace`.
     package func restore(_ archive: BoardArchive, replace: Bool) throws(StoreError) {
-        try writer.withLock { (writer: inout SQLiteWriter?) throws(StoreError) in
-            guard let writer else { throw closedOrReadOnly() }
-            try writer.restore(archive, replace: replace)
-        }
+        try withWriter { writer throws(StoreError) in try writer.restore(archive, replace: replace) }
     }
 
     /// Drops the writer's replica of the board: it left the server's memory.
@@ -172,10 +160,7 @@ package final class SQLiteStore: BoardStore {
 
     /// Rebuilds the search index of the boards behind their log, or of every board.
     package func reindex(all: Bool) throws(StoreError) -> Int {
-        try writer.withLock { (writer: inout SQLiteWriter?) throws(StoreError) -> Int in
-            guard let writer else { throw closedOrReadOnly() }
-            return try writer.reindex(all: all)
-        }
+        try withWriter { writer throws(StoreError) in try writer.reindex(all: all) }
     }
 
     /// Runs `body` in a read transaction on the reader connection: one consistent view of the database.
@@ -193,9 +178,16 @@ package final class SQLiteStore: BoardStore {
     func onWriter<Result: Sendable>(
         _ body: (SQLiteConnection) throws(StoreError) -> Result
     ) throws(StoreError) -> Result {
+        try withWriter { writer throws(StoreError) in try body(writer.db) }
+    }
+
+    /// Runs `body` with the writer, under its lock; throws when the store is closed or read-only.
+    private func withWriter<Result: Sendable>(
+        _ body: (SQLiteWriter) throws(StoreError) -> Result
+    ) throws(StoreError) -> Result {
         try writer.withLock { (writer: inout SQLiteWriter?) throws(StoreError) -> Result in
             guard let writer else { throw closedOrReadOnly() }
-            return try body(writer.db)
+            return try body(writer)
         }
     }
 
