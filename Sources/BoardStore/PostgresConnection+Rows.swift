@@ -19,14 +19,6 @@ extension PostgresConnection: BoardRows {
             [.text(id.rawValue), .int(seq), .bytes(json)])
     }
 
-    func snapshotSizes(of id: BoardID) throws(StoreError) -> [(seq: Seq, bytes: Int)] {
-        try sizeRows("SELECT seq, octet_length(snapshot)::int8 FROM snapshots WHERE board = $1 ORDER BY seq", of: id)
-    }
-
-    func opSizes(of id: BoardID) throws(StoreError) -> [(seq: Seq, bytes: Int)] {
-        try sizeRows("SELECT seq, octet_length(fields)::int8 FROM ops WHERE board = $1 ORDER BY seq", of: id)
-    }
-
     /// One INSERT per `opsPerInsert` ops: a round trip to the server costs more than the rows.
     /// The last one also sets the board's seq, in the same statement. The SQL names only
     /// parameter numbers; every value is bound.

@@ -2,8 +2,6 @@ internal import BoardCore
 
 /// PostgreSQL as the shared statements use it (SQLDatabase.swift).
 extension PostgresConnection: SQLConnection {
-    static let greatest = "greatest"
-
     func rows(_ sql: String, _ values: [SQLValue], row: (PostgresRow) throws(StoreError) -> Void) throws(StoreError) {
         try query(sql, values.map(Self.value), row: row)
     }
@@ -16,6 +14,9 @@ extension PostgresConnection: SQLConnection {
     func writing<Result>(_ body: () throws(StoreError) -> Result) throws(StoreError) -> Result {
         try transaction(body)
     }
+
+    /// `bytea` and `text` bytes.
+    static func byteCount(of column: String) -> String { "octet_length(\(column))::int8" }
 
     /// Another node's transaction sees none of this one's rows until it commits: an advisory
     /// lock on the name and board, held until this transaction ends, makes the two take turns.

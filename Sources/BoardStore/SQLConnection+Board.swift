@@ -93,8 +93,17 @@ extension SQLConnection {
         ]
     }
 
-    /// Each row's seq and a size in bytes, by `sql` (each dialect counts bytes its own way).
-    func sizeRows(_ sql: String, of id: BoardID) throws(StoreError) -> [(seq: Seq, bytes: Int)] {
+    func snapshotSizes(of id: BoardID) throws(StoreError) -> [(seq: Seq, bytes: Int)] {
+        try sizeRows(
+            "SELECT seq, \(Self.byteCount(of: "snapshot")) FROM snapshots WHERE board = $1 ORDER BY seq", of: id)
+    }
+
+    func opSizes(of id: BoardID) throws(StoreError) -> [(seq: Seq, bytes: Int)] {
+        try sizeRows("SELECT seq, \(Self.byteCount(of: "fields")) FROM ops WHERE board = $1 ORDER BY seq", of: id)
+    }
+
+    /// Each row's seq and a size in bytes, by `sql`.
+    private func sizeRows(_ sql: String, of id: BoardID) throws(StoreError) -> [(seq: Seq, bytes: Int)] {
         var sizes: [(seq: Seq, bytes: Int)] = []
         try rows(sql, [.text(id.rawValue)]) { row in sizes.append((row.int(0), row.int(1))) }
         return sizes

@@ -37,8 +37,8 @@ protocol SQLRow {
 /// A connection to either database, as the shared statements use it.
 protocol SQLConnection: AnyObject {
     associatedtype Row: SQLRow
-    /// What differs in the two dialects' SQL text (a function name), never a value.
-    static var greatest: String { get }
+    /// The SQL of the size in bytes of `column` (one of this module's column names).
+    static func byteCount(of column: String) -> String
     /// Runs one statement, calling `row` for each result row.
     func rows(_ sql: String, _ values: [SQLValue], row: (Row) throws(StoreError) -> Void) throws(StoreError)
     /// Runs one statement whose only answer is success (an insert, an update, a delete): by

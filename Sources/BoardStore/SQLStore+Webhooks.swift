@@ -65,7 +65,7 @@ extension SQLStore {
     package func recordDelivery(_ id: String, delivered: Seq, status: WebhookStatus) throws(StoreError) {
         try onWriter { (db: Connection) throws(StoreError) in
             try db.write(
-                "UPDATE webhooks SET delivered = \(Connection.greatest)(delivered, $1), failing_since = $2, "
+                "UPDATE webhooks SET delivered = CASE WHEN delivered > $1 THEN delivered ELSE $1 END, failing_since = $2, "
                     + "last_status = $3, last_error = $4, last_attempt = $5, disabled = $6 WHERE id = $7",
                 [
                     .int(delivered), .int(Int(status.failingSince)), .int(status.lastStatus), .text(status.lastError),

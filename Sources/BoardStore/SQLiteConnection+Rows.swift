@@ -17,15 +17,6 @@ extension SQLiteConnection: BoardRows {
             [.text(id.rawValue), .int(seq), .text(String(decoding: json, as: UTF8.self))])
     }
 
-    // length() of TEXT counts characters; of a BLOB, bytes.
-    func snapshotSizes(of id: BoardID) throws(StoreError) -> [(seq: Seq, bytes: Int)] {
-        try sizeRows("SELECT seq, length(CAST(snapshot AS BLOB)) FROM snapshots WHERE board = ?1 ORDER BY seq", of: id)
-    }
-
-    func opSizes(of id: BoardID) throws(StoreError) -> [(seq: Seq, bytes: Int)] {
-        try sizeRows("SELECT seq, length(CAST(fields AS BLOB)) FROM ops WHERE board = ?1 ORDER BY seq", of: id)
-    }
-
     func appendOps(_ ops: [CommittedOp], of id: BoardID) throws(StoreError) {
         guard let last = ops.last else { return }
         // One prepared statement, run per op: SQLite has no round trips to save.

@@ -2,8 +2,6 @@ internal import BoardCore
 
 /// SQLite as the shared statements use it (SQLDatabase.swift).
 extension SQLiteConnection: SQLConnection {
-    static let greatest = "max"
-
     func rows(_ sql: String, _ values: [SQLValue], row: (SQLiteRow) throws(StoreError) -> Void) throws(StoreError) {
         try query(sql, values.map(Self.value), row: row)
     }
@@ -11,6 +9,9 @@ extension SQLiteConnection: SQLConnection {
     func writing<Result>(_ body: () throws(StoreError) -> Result) throws(StoreError) -> Result {
         try transaction(.immediate, body)
     }
+
+    /// Bytes, not characters: length() of TEXT counts characters; of a BLOB, bytes.
+    static func byteCount(of column: String) -> String { "length(CAST(\(column) AS BLOB))" }
 
     /// Nothing: the write transaction (BEGIN IMMEDIATE) already holds the file's one write lock.
     func lockCount(_ name: String, of board: BoardID) throws(StoreError) {}

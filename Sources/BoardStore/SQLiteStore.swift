@@ -164,6 +164,8 @@ package final class SQLiteStore: BoardStore {
     }
 
     /// Runs `body` in a read transaction on the reader connection: one consistent view of the database.
+    /// (PostgreSQL's reader, alike in shape, also runs `body` once more after a failover broke its
+    /// connection, PostgresStore.onReader; a file has no failover.)
     private func read<Result: Sendable>(
         _ body: (SQLiteConnection) throws(StoreError) -> Result
     ) throws(StoreError) -> Result {
