@@ -1,49 +1,21 @@
 // What a card holds beyond its label: tags (defined once per board), assignees, a due date and a
 // checklist; and the ids of those parts.
 
+/// Tags.
+package enum TagKind: IDKind {}
 /// The id of a board's tag (`g<seq>` when the server makes it): 1–64 characters `[A-Za-z0-9_-]`.
-package struct TagID: Hashable, Sendable, CustomStringConvertible {
-    /// The id text.
-    package let rawValue: String
-    /// An id, if `rawValue` follows the id rules.
-    package init?(_ rawValue: String) {
-        guard Identifier.isValid(rawValue) else { return nil }
-        self.rawValue = rawValue
-    }
-    /// The id text.
-    package var description: String { rawValue }
-    /// The id an `addTag` request carries until the sequencer assigns a real one (never committed).
-    package static let unassigned = TagID("unassigned")!
-}
+package typealias TagID = WireID<TagKind>
 
+/// Checklist entries.
+package enum CheckKind: IDKind {}
 /// The id of a checklist entry (`k<seq>` when the server makes it), unique on the board.
-package struct CheckID: Hashable, Sendable, CustomStringConvertible {
-    /// The id text.
-    package let rawValue: String
-    /// An id, if `rawValue` follows the id rules.
-    package init?(_ rawValue: String) {
-        guard Identifier.isValid(rawValue) else { return nil }
-        self.rawValue = rawValue
-    }
-    /// The id text.
-    package var description: String { rawValue }
-    /// The id an `addCheck` request carries until the sequencer assigns a real one (never committed).
-    package static let unassigned = CheckID("unassigned")!
-}
+package typealias CheckID = WireID<CheckKind>
 
+/// Members.
+package enum MemberKind: IDKind {}
 /// A stable id for a person, chosen by their client (`hello.member`) or their token (`sub`):
 /// 1–64 characters `[A-Za-z0-9_-]`.
-package struct MemberID: Hashable, Sendable, CustomStringConvertible {
-    /// The id text.
-    package let rawValue: String
-    /// An id, if `rawValue` follows the id rules.
-    package init?(_ rawValue: String) {
-        guard Identifier.isValid(rawValue) else { return nil }
-        self.rawValue = rawValue
-    }
-    /// The id text.
-    package var description: String { rawValue }
-}
+package typealias MemberID = WireID<MemberKind>
 
 /// A label a board defines once and cards carry by id.
 package struct Tag: Equatable, Sendable {
@@ -55,11 +27,7 @@ package struct Tag: Equatable, Sendable {
     package var color: String
 
     /// A tag.
-    package init(id: TagID, name: String, color: String) {
-        self.id = id
-        self.name = name
-        self.color = color
-    }
+    package init(id: TagID, name: String, color: String) { (self.id, self.name, self.color) = (id, name, color) }
 }
 
 /// Someone a card is assigned to: a member id and the name they had when assigned.
@@ -70,10 +38,7 @@ package struct Assignee: Equatable, Sendable {
     package var name: String
 
     /// An assignee.
-    package init(member: MemberID, name: String) {
-        self.member = member
-        self.name = name
-    }
+    package init(member: MemberID, name: String) { (self.member, self.name) = (member, name) }
 }
 
 /// One entry of a card's checklist.
@@ -86,32 +51,40 @@ package struct Check: Equatable, Sendable {
     package var done: Bool
 
     /// An entry.
-    package init(id: CheckID, text: String, done: Bool = false) {
-        self.id = id
-        self.text = text
-        self.done = done
-    }
+    package init(id: CheckID, text: String, done: Bool = false) { (self.id, self.text, self.done) = (id, text, done) }
+}
+
+/// An edit of some fields of a card's part (`TagEdit`, `CheckEdit`): which it changes.
+package protocol PartEdit {
+    associatedtype Field: CaseIterable
+    /// Whether the edit changes `field`.
+    func changes(_ field: Field) -> Bool
+}
+
+extension PartEdit {
+    /// True when the edit changes nothing.
+    package var isEmpty: Bool { !Field.allCases.contains(where: changes) }
+
+    /// The fields it changes, in their declared order: the unit of its conflict rule.
+    package var fields: [Field] { Field.allCases.filter(changes) }
 }
 
 /// The fields an `editTag` changes; nil leaves a field as it is.
-package struct TagEdit: Equatable, Sendable {
+package struct TagEdit: Equatable, Sendable, PartEdit {
     /// The new name.
     package var name: String?
     /// The new color.
     package var color: String?
 
     /// An edit.
-    package init(name: String? = nil, color: String? = nil) {
-        self.name = name
-        self.color = color
-    }
+    package init(name: String? = nil, color: String? = nil) { (self.name, self.color) = (name, color) }
 
-    /// True when the edit changes nothing.
-    package var isEmpty: Bool { name == nil && color == nil }
-
-    /// The fields it changes: the unit of its conflict rule.
-    package var fields: [TagField] {
-        (name != nil ? [.name] : []) + (color != nil ? [.color] : [])
+    /// Whether it changes `field`.
+    package func changes(_ field: TagField) -> Bool {
+        switch field {
+        case .name: name != nil
+        case .color: color != nil
+        }
     }
 }
 
@@ -121,24 +94,21 @@ package enum TagField: String, Equatable, Sendable, CaseIterable {
 }
 
 /// The fields an `editCheck` changes; nil leaves a field as it is.
-package struct CheckEdit: Equatable, Sendable {
+package struct CheckEdit: Equatable, Sendable, PartEdit {
     /// The new text.
     package var text: String?
     /// Ticked or not.
     package var done: Bool?
 
     /// An edit.
-    package init(text: String? = nil, done: Bool? = nil) {
-        self.text = text
-        self.done = done
-    }
+    package init(text: String? = nil, done: Bool? = nil) { (self.text, self.done) = (text, done) }
 
-    /// True when the edit changes nothing.
-    package var isEmpty: Bool { text == nil && done == nil }
-
-    /// The fields it changes: the unit of its conflict rule.
-    package var fields: [CheckField] {
-        (text != nil ? [.text] : []) + (done != nil ? [.done] : [])
+    /// Whether it changes `field`.
+    package func changes(_ field: CheckField) -> Bool {
+        switch field {
+        case .text: text != nil
+        case .done: done != nil
+        }
     }
 }
 

@@ -2,26 +2,19 @@
 // which comment on which card (`CommentRef`, for the rules) and each card's count; the texts
 // live in the store's comments table and travel in the ops.
 
+/// Comments.
+package enum CommentKind: IDKind {}
 /// The id of a comment: `n<seq>`, the seq of the op that made it (unique on the board, never reused).
-package struct CommentID: Hashable, Sendable, CustomStringConvertible {
-    /// The id text.
-    package let rawValue: String
-    /// An id, if `rawValue` follows the id rules.
-    package init?(_ rawValue: String) {
-        guard Identifier.isValid(rawValue) else { return nil }
-        self.rawValue = rawValue
-    }
+package typealias CommentID = WireID<CommentKind>
+
+extension CommentID {
     /// The id of the comment made by op `seq`.
-    package init(seq: Seq) { rawValue = "n\(seq)" }
-    /// The id text.
-    package var description: String { rawValue }
+    package init(seq: Seq) { self.init(unchecked: "n\(seq)") }
     /// The seq the id names (`n<seq>`), or nil for an id of another form.
     package var seq: Seq? {
         guard rawValue.hasPrefix("n"), let seq = Int(rawValue.dropFirst()), seq > 0 else { return nil }
         return "n\(seq)" == rawValue ? seq : nil
     }
-    /// The id a `comment` request carries until the sequencer assigns a real one (never committed).
-    package static let unassigned = CommentID("unassigned")!
 }
 
 /// Someone a comment mentions: a member id and the name shown after `@`.

@@ -20,59 +20,64 @@ package enum Identifier {
     package static func isValidOpID(_ s: String) -> Bool { Text.isValidOpID(s) }
 }
 
-/// The id of a board.
-package struct BoardID: Hashable, Sendable, Comparable, CustomStringConvertible {
+/// What an id names, and the rule its text follows: `Identifier.isValid` unless the kind says
+/// otherwise.
+package protocol IDKind: Sendable {
+    /// Whether `text` may be an id of this kind.
+    static func isValid(_ text: String) -> Bool
+}
+
+extension IDKind {
+    /// Board, item, zone, tag, checklist, member and comment ids: `Identifier.isValid`.
+    package static func isValid(_ text: String) -> Bool { Identifier.isValid(text) }
+}
+
+/// An id of one kind as the wire carries it: text that `init?(_:)` checked against the kind's
+/// rule. Each kind is a type of its own (`BoardID`, `ItemID`, …), so that one is never taken for another.
+package struct WireID<Kind: IDKind>: Hashable, Sendable, CustomStringConvertible {
     /// The id text.
     package let rawValue: String
-    /// An id, if `rawValue` follows the id rules.
+    /// An id, if `rawValue` follows the kind's rule.
     package init?(_ rawValue: String) {
-        guard Identifier.isValid(rawValue) else { return nil }
+        guard Kind.isValid(rawValue) else { return nil }
         self.rawValue = rawValue
     }
+    /// Text made in this module that follows the rule by construction (`CommentID(seq:)`).
+    init(unchecked rawValue: String) { self.rawValue = rawValue }
     /// The id text.
     package var description: String { rawValue }
+    /// The id a request that makes something (`add`, `addZone`, `addTag`, `addCheck`, `comment`)
+    /// carries until the sequencer assigns a real one; never committed.
+    package static var unassigned: Self { Self(unchecked: "unassigned") }
+}
+
+/// Boards.
+package enum BoardKind: IDKind {}
+/// The id of a board.
+package typealias BoardID = WireID<BoardKind>
+
+extension WireID: Comparable where Kind == BoardKind {
     /// Orders ids by their text.
     package static func < (a: BoardID, b: BoardID) -> Bool { a.rawValue < b.rawValue }
 }
 
+/// Items (tiles).
+package enum ItemKind: IDKind {}
 /// The id of an item (a tile).
-package struct ItemID: Hashable, Sendable, CustomStringConvertible {
-    /// The id text.
-    package let rawValue: String
-    /// An id, if `rawValue` follows the id rules.
-    package init?(_ rawValue: String) {
-        guard Identifier.isValid(rawValue) else { return nil }
-        self.rawValue = rawValue
-    }
-    /// The id text.
-    package var description: String { rawValue }
-}
+package typealias ItemID = WireID<ItemKind>
 
+/// Zones.
+package enum ZoneKind: IDKind {}
 /// The id of a zone (`grid`, `tray`, …).
-package struct ZoneID: Hashable, Sendable, CustomStringConvertible {
-    /// The id text.
-    package let rawValue: String
-    /// An id, if `rawValue` follows the id rules.
-    package init?(_ rawValue: String) {
-        guard Identifier.isValid(rawValue) else { return nil }
-        self.rawValue = rawValue
-    }
-    /// The id text.
-    package var description: String { rawValue }
-}
+package typealias ZoneID = WireID<ZoneKind>
 
-/// A client-chosen op id, used to deduplicate resends.
-package struct OpID: Hashable, Sendable, CustomStringConvertible {
-    /// The id text.
-    package let rawValue: String
-    /// An id, if `rawValue` follows `Identifier.isValidOpID`.
-    package init?(_ rawValue: String) {
-        guard Identifier.isValidOpID(rawValue) else { return nil }
-        self.rawValue = rawValue
-    }
-    /// The id text.
-    package var description: String { rawValue }
+/// Op ids: `Identifier.isValidOpID`.
+package enum OpKind: IDKind {
+    /// Client-chosen: 1–128 Unicode scalars, no control characters.
+    package static func isValid(_ text: String) -> Bool { Identifier.isValidOpID(text) }
 }
+/// A client-chosen op id, used to deduplicate resends.
+package typealias OpID = WireID<OpKind>
 
 /// The id of a connected user: one per connection, assigned by the server (`u1`, `u2`, …).
 package struct UserID: Hashable, Sendable, CustomStringConvertible {

@@ -246,16 +246,6 @@ package enum ZoneField: String, Equatable, Sendable, CaseIterable {
     case title, layout, columns
 }
 
-extension ItemID {
-    /// The id an `add` request carries until the sequencer assigns a real one (never committed).
-    package static let unassigned = ItemID("unassigned")!
-}
-
-extension ZoneID {
-    /// The id an `addZone` request carries until the sequencer assigns a real one (never committed).
-    package static let unassigned = ZoneID("unassigned")!
-}
-
 /// An op as committed: numbered, attributed, with the client's op id.
 package struct CommittedOp: Equatable, Sendable {
     /// Its position in the board's history (1 is the first op).

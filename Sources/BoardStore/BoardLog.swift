@@ -71,14 +71,26 @@ final class BoardLog<Rows: BoardRows> {
     /// Appends ops that continue the board's seq. Like `MemoryStore`, ops for a board that is gone
     /// (deleted earlier in the queue) are dropped.
     func append(_ ops: [CommittedOp], to id: BoardID) throws(StoreError) {
-        guard var replica = try replica(of: id), !ops.isEmpty else { return }
+        guard let replica = try replica(of: id), !ops.isEmpty else { return }
+        try checkFollows(ops, replica, id)
+        // All rows and the new seq first (one statement where the database allows), then the
+        // snapshots they call for: compaction only reads and deletes ops at or below the snapshot's seq.
+        try rows.appendOps(ops, of: id)
+        try follow(ops, on: replica, id: id)
+    }
+
+    /// Throws unless the ops continue the replica's seq.
+    private func checkFollows(_ ops: [CommittedOp], _ replica: Replica, _ id: BoardID) throws(StoreError) {
         for (i, op) in ops.enumerated() where op.seq != replica.state.seq + i + 1 {
             throw StoreError(
                 "\(rows.location): op seq \(op.seq) does not follow seq \(replica.state.seq + i) of board \(id)")
         }
-        // All rows and the new seq first (one statement where the database allows), then the
-        // snapshots they call for: compaction only reads and deletes ops at or below the snapshot's seq.
-        try rows.appendOps(ops, of: id)
+    }
+
+    /// What follows the op rows of one board in the same transaction: the comments table, the
+    /// notices, the replica and the snapshots it calls for, the title and the search index.
+    private func follow(_ ops: [CommittedOp], on replica: Replica, id: BoardID) throws(StoreError) {
+        var replica = replica
         if ops.contains(where: \.op.isCommentOp) { try rows.writeComments(ops, of: id) }
         let title = replica.state.board.title
         for op in ops {
@@ -113,31 +125,11 @@ final class BoardLog<Rows: BoardRows> {
         var appends: [(id: BoardID, ops: [CommittedOp], replica: Replica)] = []
         for id in order {
             guard let ops = merged[id], let replica = try replica(of: id) else { continue }
-            for (i, op) in ops.enumerated() where op.seq != replica.state.seq + i + 1 {
-                throw StoreError(
-                    "\(rows.location): op seq \(op.seq) does not follow seq \(replica.state.seq + i) of board \(id)")
-            }
+            try checkFollows(ops, replica, id)
             appends.append((id, ops, replica))
         }
         try rows.appendOps(ofBoards: appends.map { ($0.id, $0.ops) })
-        for append in appends {
-            let id = append.id
-            // As `append` does: the comments table follows the comment ops in the same transaction.
-            if append.ops.contains(where: \.op.isCommentOp) { try rows.writeComments(append.ops, of: id) }
-            var replica = append.replica
-            let title = replica.state.board.title
-            if append.ops.contains(where: \.op.isCommentOp) { try rows.writeComments(append.ops, of: id) }
-            for op in append.ops {
-                try writeNotices(of: op, on: replica.state.board, id: id)
-                replica.state.board.apply(op.op)
-                replica.state.seq = op.seq
-                replica.addOp(op.seq, bytes: Self.bytes(of: op))
-                if snapshotDue(replica) { try snapshot(&replica, of: id) }
-            }
-            try keepTitle(of: replica, was: title, id: id)
-            try rows.index(SearchChanges(append.ops), board: replica.state.board)
-            replicas[id] = replica
-        }
+        for append in appends { try follow(append.ops, on: append.replica, id: append.id) }
     }
 
     /// Stores the notices `op` makes on `board` (as it was before the op), in this transaction.
@@ -188,10 +180,26 @@ final class BoardLog<Rows: BoardRows> {
         replicas[archive.id] = nil
     }
 
+    /// Rebuilds the search documents of the boards behind their log (every board's when `all`),
+    /// 64 boards a transaction opened by `transaction` (the writer's, which forgets the replicas
+    /// when one fails); returns how many.
+    func reindex(
+        all: Bool, in transaction: (() throws(StoreError) -> Void) throws(StoreError) -> Void
+    ) throws(StoreError) -> Int {
+        if all { try transaction { () throws(StoreError) in try rows.clearSearchIndex() } }
+        var total = 0
+        while true {
+            var done = 0
+            try transaction { () throws(StoreError) in done = try reindexBehind(limit: 64) }
+            guard done > 0 else { return total }
+            total += done
+        }
+    }
+
     /// Rebuilds the search documents of up to `limit` boards whose index is behind their log
     /// (`boardsBehindIndex`): each board as its snapshot and ops make it, with its comments.
     /// Returns how many it rebuilt; the caller repeats, one transaction each time, until none.
-    func reindexBehind(limit: Int) throws(StoreError) -> Int {
+    private func reindexBehind(limit: Int) throws(StoreError) -> Int {
         let ids = try rows.boardsBehindIndex(limit: limit)
         for id in ids where try rows.lockBehindIndex(id) {
             guard let state = try rows.boardState(of: id) else { continue }

@@ -67,6 +67,8 @@ protocol InboxRows {
     /// Stores a notice with the next id, unless it is a mention of a comment the member was
     /// already told of; then drops the member's notices past the newest `Notice.keptPerMember`.
     func putNotice(_ notice: Notice) throws(StoreError)
+    /// The newest id given to a notice (0 before the first).
+    func latestNotice() throws(StoreError) -> Int
 }
 
 extension Notice {

@@ -3,65 +3,9 @@ internal import BoardCore
 /// The comment rows in PostgreSQL (schema migration 5), every value a bound parameter.
 extension PostgresConnection: CommentRows {
     func putComment(_ comment: Comment, on item: ItemID, seq: Seq, of id: BoardID) throws(StoreError) {
-        try send(
+        try write(
             "INSERT INTO comments (board, seq, item, member, name, at, text, mentions, edited) "
                 + "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (board, seq) DO NOTHING",
-            [
-                .text(id.rawValue), .int(seq), .text(item.rawValue), .text(comment.member.rawValue),
-                .utf8(comment.name), .int(Int(comment.at)), .utf8(comment.text),
-                .bytes(Comment.encodeMentions(comment.mentions)), .int(Int(comment.edited ?? 0)),
-            ])
-    }
-
-    func editComment(seq: Seq, of id: BoardID, text: String, mentions: [UInt8], edited: Int64) throws(StoreError) {
-        try send(
-            "UPDATE comments SET text = $3, mentions = $4, edited = $5 WHERE board = $1 AND seq = $2",
-            [.text(id.rawValue), .int(seq), .utf8(text), .bytes(mentions), .int(Int(edited))])
-    }
-
-    func deleteComment(seq: Seq, of id: BoardID) throws(StoreError) {
-        try send("DELETE FROM comments WHERE board = $1 AND seq = $2", [.text(id.rawValue), .int(seq)])
-    }
-
-    func deleteComments(of id: BoardID) throws(StoreError) {
-        try send("DELETE FROM comments WHERE board = $1", [.text(id.rawValue)])
-    }
-
-    func commentRows(of id: BoardID, item: ItemID, before: Seq, limit: Int) throws(StoreError) -> [Comment] {
-        var rows: [(Int, String, String, Int, String, [UInt8], Int)] = []
-        try query(
-            "SELECT seq, member, name, at, text, mentions, edited FROM comments "
-                + "WHERE board = $1 AND item = $2 AND seq < $3 ORDER BY seq DESC LIMIT $4",
-            [.text(id.rawValue), .text(item.rawValue), .int(before), .int(limit)]
-        ) { row in
-            rows.append((row.int(0), row.text(1), row.text(2), row.int(3), row.text(4), row.bytes(5), row.int(6)))
-        }
-        var comments: [Comment] = []
-        for r in rows {
-            comments.append(
-                try Comment.row(
-                    seq: r.0, member: r.1, name: r.2, at: r.3, text: r.4, mentions: r.5, edited: r.6, board: id))
-        }
-        return comments
-    }
-
-    func commentRows(of id: BoardID, through seq: Seq) throws(StoreError) -> [ItemComment] {
-        var rows: [(Int, String, String, Int, String, [UInt8], Int, String)] = []
-        try query(
-            "SELECT seq, member, name, at, text, mentions, edited, item FROM comments "
-                + "WHERE board = $1 AND seq <= $2 ORDER BY seq",
-            [.text(id.rawValue), .int(seq)]
-        ) { row in
-            rows.append(
-                (row.int(0), row.text(1), row.text(2), row.int(3), row.text(4), row.bytes(5), row.int(6), row.text(7)))
-        }
-        var comments: [ItemComment] = []
-        for r in rows {
-            guard let item = ItemID(r.7) else { throw StoreError("board \(id): comment n\(r.0) has a bad item") }
-            let comment = try Comment.row(
-                seq: r.0, member: r.1, name: r.2, at: r.3, text: r.4, mentions: r.5, edited: r.6, board: id)
-            comments.append(ItemComment(item: item, comment: comment))
-        }
-        return comments
+            Self.values(of: comment, on: item, seq: seq, of: id))
     }
 }

@@ -6,71 +6,9 @@ extension PostgresConnection: BoardRows {
     /// The most ops in one INSERT (8 parameters each, below PostgreSQL's 65,535).
     static let opsPerInsert = 500
 
-    func boardSeq(of id: BoardID) throws(StoreError) -> Seq? {
-        try int("SELECT seq FROM boards WHERE id = $1", [.text(id.rawValue)])
-    }
-
-    func baseSeq(of id: BoardID) throws(StoreError) -> Seq? {
-        try int("SELECT min(seq) FROM snapshots WHERE board = $1", [.text(id.rawValue)])
-    }
-
-    func snapshotRow(of id: BoardID, _ choice: SnapshotChoice) throws(StoreError) -> (seq: Seq, json: [UInt8])? {
-        let sql =
-            switch choice {
-            case .base: "SELECT seq, snapshot FROM snapshots WHERE board = $1 ORDER BY seq ASC LIMIT 1"
-            case .latest: "SELECT seq, snapshot FROM snapshots WHERE board = $1 ORDER BY seq DESC LIMIT 1"
-            }
-        var found: (seq: Seq, json: [UInt8])?
-        try query(sql, [.text(id.rawValue)]) { row in found = (row.int(0), row.bytes(1)) }
-        return found
-    }
-
-    func snapshotRow(of id: BoardID, atOrBefore seq: Seq) throws(StoreError) -> (seq: Seq, json: [UInt8])? {
-        var found: (seq: Seq, json: [UInt8])?
-        try query(
-            "SELECT seq, snapshot FROM snapshots WHERE board = $1 AND seq <= $2 ORDER BY seq DESC LIMIT 1",
-            [.text(id.rawValue), .int(seq)]
-        ) { row in found = (row.int(0), row.bytes(1)) }
-        return found
-    }
-
-    func opRows(of id: BoardID, after since: Seq, through: Seq, limit: Int?) throws(StoreError) -> [OpRow] {
-        var rows: [OpRow] = []
-        try query(
-            "SELECT seq, op_id, \"user\", type, fields, time, name FROM ops WHERE board = $1 AND seq > $2 AND seq <= $3 "
-                + "ORDER BY seq ASC LIMIT $4",
-            [.text(id.rawValue), .int(since), .int(through), .int(limit ?? .max)]
-        ) { row in rows.append(Self.opRow(row)) }
-        return rows
-    }
-
-    func newestOpRows(of id: BoardID, before: Seq, limit: Int) throws(StoreError) -> [OpRow] {
-        var rows: [OpRow] = []
-        try query(
-            "SELECT seq, op_id, \"user\", type, fields, time, name FROM ops WHERE board = $1 AND seq < $2 "
-                + "ORDER BY seq DESC LIMIT $3",
-            [.text(id.rawValue), .int(before), .int(limit)]
-        ) { row in rows.append(Self.opRow(row)) }
-        return rows
-    }
-
-    func summaryRows(after: BoardID?, limit: Int) throws(StoreError) -> [SummaryRow] {
-        var rows: [SummaryRow] = []
-        try query(
-            "SELECT id, title, seq, template FROM boards WHERE id > $1 ORDER BY id LIMIT $2",
-            [.text(after?.rawValue ?? ""), .int(limit)]
-        ) { row in
-            rows.append(SummaryRow(id: row.text(0), title: row.text(1), seq: row.int(2), template: row.text(3)))
-        }
-        return rows
-    }
-
     func insertBoard(_ board: Board, seq: Seq, created: Int64, ignoringExisting: Bool) throws(StoreError) -> Bool {
-        let values: [PostgresValue] = [
-            .text(board.id.rawValue), .utf8(board.title), .int(board.columns), .int(Int(created)), .int(seq),
-            .text(board.template?.rawValue ?? ""),
-        ]
-        let insert = "INSERT INTO boards (id, title, columns, created, seq, template) VALUES ($1, $2, $3, $4, $5, $6)"
+        let insert = "INSERT INTO boards \(Self.boardColumns)"
+        let values = Self.values(of: board, seq: seq, created: created).map(Self.value)
         return try query(ignoringExisting ? insert + " ON CONFLICT (id) DO NOTHING" : insert, values) == 1
     }
 
@@ -79,31 +17,6 @@ extension PostgresConnection: BoardRows {
             "INSERT INTO snapshots (board, seq, snapshot) VALUES ($1, $2, $3) "
                 + "ON CONFLICT (board, seq) DO UPDATE SET snapshot = EXCLUDED.snapshot",
             [.text(id.rawValue), .int(seq), .bytes(json)])
-    }
-
-    func deleteSnapshot(of id: BoardID, at seq: Seq) throws(StoreError) {
-        try send("DELETE FROM snapshots WHERE board = $1 AND seq = $2", [.text(id.rawValue), .int(seq)])
-    }
-
-    func deleteSnapshots(of id: BoardID, below seq: Seq) throws(StoreError) {
-        try send("DELETE FROM snapshots WHERE board = $1 AND seq < $2", [.text(id.rawValue), .int(seq)])
-    }
-
-    func snapshotSizes(of id: BoardID) throws(StoreError) -> [(seq: Seq, bytes: Int)] {
-        var sizes: [(seq: Seq, bytes: Int)] = []
-        try query(
-            "SELECT seq, octet_length(snapshot)::int8 FROM snapshots WHERE board = $1 ORDER BY seq",
-            [.text(id.rawValue)]
-        ) { row in sizes.append((row.int(0), row.int(1))) }
-        return sizes
-    }
-
-    func opSizes(of id: BoardID) throws(StoreError) -> [(seq: Seq, bytes: Int)] {
-        var sizes: [(seq: Seq, bytes: Int)] = []
-        try query(
-            "SELECT seq, octet_length(fields)::int8 FROM ops WHERE board = $1 ORDER BY seq", [.text(id.rawValue)]
-        ) { row in sizes.append((row.int(0), row.int(1))) }
-        return sizes
     }
 
     /// One INSERT per `opsPerInsert` ops: a round trip to the server costs more than the rows.
@@ -177,17 +90,9 @@ extension PostgresConnection: BoardRows {
         }
     }
 
-    func deleteOps(of id: BoardID, through seq: Seq) throws(StoreError) {
-        try send("DELETE FROM ops WHERE board = $1 AND seq <= $2", [.text(id.rawValue), .int(seq)])
-    }
-
     func deleteBoard(_ id: BoardID) throws(StoreError) {
         // Snapshots and ops go with it (ON DELETE CASCADE).
         try send("DELETE FROM boards WHERE id = $1", [.text(id.rawValue)])
-    }
-
-    func setTitle(_ title: String, of id: BoardID) throws(StoreError) {
-        try send("UPDATE boards SET title = $2 WHERE id = $1", [.text(id.rawValue), .utf8(title)])
     }
 
     func revokeLinks(of id: BoardID) throws(StoreError) {
@@ -196,11 +101,5 @@ extension PostgresConnection: BoardRows {
                 + "ON CONFLICT (id) DO UPDATE SET until = greatest(revocations.until, EXCLUDED.until)",
             [.text(id.rawValue)])
         try send("DELETE FROM links WHERE board = $1", [.text(id.rawValue)])
-    }
-
-    private static func opRow(_ row: PostgresRow) -> OpRow {
-        OpRow(
-            seq: row.int(0), opID: row.text(1), user: row.text(2), type: row.text(3), fields: row.bytes(4),
-            time: Int64(row.int(5)), name: row.text(6))
     }
 }

@@ -4,16 +4,9 @@ internal import BoardCore
 /// 'simple' configuration and a GIN index on it. Every value is a bound parameter; the query is
 /// one, built by `SearchQuery.tsquery`.
 extension PostgresConnection: SearchRows {
+    /// One document is a batch of one: the same statement as many.
     func putSearchDoc(_ doc: SearchDoc) throws(StoreError) {
-        try send(
-            "INSERT INTO search_docs (board, item, seq, archived, label, body, doc) VALUES ($1, $2, $3, $4, $5, $6, "
-                + "setweight(to_tsvector('simple', $5), 'A') || setweight(to_tsvector('simple', $6), 'B')) "
-                + "ON CONFLICT (board, item, seq) DO UPDATE SET archived = EXCLUDED.archived, "
-                + "label = EXCLUDED.label, body = EXCLUDED.body, doc = EXCLUDED.doc",
-            [
-                .text(doc.board.rawValue), .text(doc.item), .int(doc.seq), .bool(doc.archived),
-                .text(Self.indexable(doc.label)), .text(Self.indexable(doc.body)),
-            ])
+        try putSearchDocs([doc])
     }
 
     /// Up to 100 documents an INSERT: a round trip and a statement each cost more than a row (a
@@ -46,32 +39,6 @@ extension PostgresConnection: SearchRows {
         }
     }
 
-    func deleteSearchDoc(of id: BoardID, item: String, seq: Seq) throws(StoreError) {
-        try send(
-            "DELETE FROM search_docs WHERE board = $1 AND item = $2 AND seq = $3",
-            [.text(id.rawValue), .text(item), .int(seq)])
-    }
-
-    func deleteSearchDocs(of id: BoardID) throws(StoreError) {
-        try send("DELETE FROM search_docs WHERE board = $1", [.text(id.rawValue)])
-    }
-
-    func deleteCardSearchDocs(of id: BoardID) throws(StoreError) {
-        try send("DELETE FROM search_docs WHERE board = $1 AND seq = 0", [.text(id.rawValue)])
-    }
-
-    func markIndexed(_ id: BoardID, seq: Seq) throws(StoreError) {
-        try send("UPDATE boards SET indexed = $2 WHERE id = $1", [.text(id.rawValue), .int(seq)])
-    }
-
-    func boardsBehindIndex(limit: Int) throws(StoreError) -> [BoardID] {
-        var ids: [BoardID] = []
-        try query("SELECT id FROM boards WHERE indexed <> seq ORDER BY id LIMIT $1", [.int(limit)]) { row in
-            if let id = BoardID(row.text(0)) { ids.append(id) }
-        }
-        return ids
-    }
-
     func lockBehindIndex(_ id: BoardID) throws(StoreError) -> Bool {
         // The board's row stays locked to the end of the transaction: a node appending to the
         // board waits (its append updates the row), so the documents written are of its last seq.
@@ -90,8 +57,7 @@ extension PostgresConnection: SearchRows {
     func searchRows(_ query: SearchQuery, board: BoardID?, limit: Int) throws(StoreError) -> [SearchRow] {
         // ts_rank with the default weights (A 1.0, B 0.4), divided by 1 + the log of the length; a comment counts only while its card
         // has a document (is on the board), and shows its card's label.
-        var rows: [SearchRow] = []
-        try self.query(
+        try searchRows(
             """
             WITH q AS (SELECT to_tsquery('simple', $1) AS q)
             SELECT d.board, coalesce(t.label, ''), d.item, d.seq, coalesce(c.label, d.label),
@@ -103,14 +69,7 @@ extension PostgresConnection: SearchRows {
             ORDER BY ts_rank(d.doc, q.q, 1) DESC, d.board, d.item, d.seq LIMIT $2
             """,
             [.text(query.tsquery), .int(limit), .text(board?.rawValue ?? "")]
-        ) { row in
-            guard let id = BoardID(row.text(0)) else { return }
-            rows.append(
-                SearchRow(
-                    board: id, boardTitle: row.text(1), item: row.text(2), seq: row.int(3), label: row.text(4),
-                    archived: row.int(5) != 0, body: row.text(6)))
-        }
-        return rows
+        )
     }
 
     /// Text PostgreSQL's `text` can hold (`SearchDoc.clean` made control characters spaces already).

@@ -17,7 +17,7 @@ extension PostgresStore {
     /// The most writer connections.
     package static let maxWriters = 16
 
-    /// Runs `body` on the writer connection, writer 0's, under its lock (revocations: PostgresStore+Revocations.swift).
+    /// Runs `body` on the writer connection, writer 0's, under its lock (revocations: SQLStore+Revocations.swift).
     func onWriter<Result: Sendable>(
         _ body: (PostgresConnection) throws(StoreError) -> Result
     ) throws(StoreError) -> Result {

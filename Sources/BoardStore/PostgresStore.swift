@@ -135,24 +135,10 @@ package final class PostgresStore: ClusterStore {
 
     /// Closes every connection; later calls throw. Safe to call twice.
     package func close() {
-        reader.withLock { db in
-            db?.close()
-            db = nil
-        }
-        renewer.withLock { db in
-            db?.close()
-            db = nil
-        }
-        writer.withLock { writer in
-            writer?.close()
-            writer = nil
-        }
-        for slot in moreWriters {
-            slot.writer.withLock { writer in
-                writer?.close()
-                writer = nil
-            }
-        }
+        closeAndEmpty(reader)
+        closeAndEmpty(renewer)
+        closeAndEmpty(writer)
+        for slot in moreWriters { closeAndEmpty(slot.writer) }
     }
 
     /// The address other nodes reach this one at (nil: a tool, not listed as a node).
@@ -194,50 +180,6 @@ package final class PostgresStore: ClusterStore {
     /// Drops the writer's replica of the board: it left the server's memory.
     package func forget(_ id: BoardID) {
         try? withWriter(writer(of: id)) { writer in writer.forget(id) }
-    }
-
-    // MARK: Reading
-
-    /// The board at its current seq (latest snapshot plus the ops after it) and its newest ops.
-    package func load(_ id: BoardID, recentLimit: Int) throws(StoreError) -> StoredBoard? {
-        try read { db throws(StoreError) in try db.storedBoard(id, recentLimit: recentLimit) }
-    }
-
-    /// Whether the board is stored.
-    package func exists(_ id: BoardID) throws(StoreError) -> Bool {
-        try read { db throws(StoreError) in try db.boardSeq(of: id) != nil }
-    }
-
-    /// A page of boards, by id.
-    package func list(after: BoardID?, limit: Int) throws(StoreError) -> [BoardSummary] {
-        try read { db throws(StoreError) in try db.summaries(after: after, limit: limit) }
-    }
-
-    /// Up to `limit` ops with seq greater than `since`; `.gone` when some of them were compacted away.
-    package func ops(of id: BoardID, since: Seq, limit: Int) throws(StoreError) -> OpsPage {
-        try read { db throws(StoreError) in try db.opsPage(of: id, since: since, limit: limit) }
-    }
-
-    /// The board as it was right after op `seq`: the nearest snapshot and the ops after it.
-    package func board(_ id: BoardID, at seq: Seq) throws(StoreError) -> BoardAsOf {
-        try read { db throws(StoreError) in try db.boardAsOf(id, at: seq) }
-    }
-
-    /// Up to `limit` stored ops before `before`, newest first.
-    package func history(of id: BoardID, before: Seq, limit: Int) throws(StoreError) -> HistoryPage {
-        try read { db throws(StoreError) in try db.historyPage(of: id, before: before, limit: limit) }
-    }
-
-    /// A page of a card's comments, newest first.
-    package func comments(of id: BoardID, item: ItemID, before: Seq?, limit: Int) throws(StoreError) -> CommentsPage {
-        try read { db throws(StoreError) in
-            try db.commentsPage(of: id, item: item, before: before, limit: limit, exists: db.boardSeq(of: id) != nil)
-        }
-    }
-
-    /// The base snapshot and every stored op after it.
-    package func archive(of id: BoardID) throws(StoreError) -> BoardArchive? {
-        try read { db throws(StoreError) in try db.boardArchive(of: id) }
     }
 
     // MARK: Leases

@@ -111,14 +111,7 @@ final class PostgresWriter {
     /// 64 boards a transaction, each board's row locked while it is rebuilt; returns how many.
     func reindex(all: Bool) throws(StoreError) -> Int {
         stashAnswers()
-        if all { try inTransaction { () throws(StoreError) in try db.clearSearchIndex() } }
-        var total = 0
-        while true {
-            var done = 0
-            try inTransaction { () throws(StoreError) in done = try log.reindexBehind(limit: 64) }
-            guard done > 0 else { return total }
-            total += done
-        }
+        return try log.reindex(all: all) { body throws(StoreError) in try inTransaction(body) }
     }
 
     /// Drops the replica of a board (it left the server's memory); a later write reads it again.

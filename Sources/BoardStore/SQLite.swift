@@ -192,8 +192,10 @@ final class SQLiteConnection {
         let db = try handle()
         var statement: OpaquePointer?
         // SQL text is this module's own, never client text, so passing it as a C string is safe.
+        // Shared SQL numbers parameters as PostgreSQL does: `$N` is SQLite's `?N` (SQLDatabase.swift).
+        let text = String(sql.map { $0 == "$" ? "?" : $0 })
         try check(
-            sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil),
+            sqlite3_prepare_v3(db, text, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil),
             "prepare \(sql.prefix(60))")
         guard let statement else { throw StoreError("\(path): \(sql.prefix(60)) holds no statement") }
         statements[sql] = statement

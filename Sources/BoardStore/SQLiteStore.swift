@@ -112,15 +112,9 @@ package final class SQLiteStore: BoardStore {
 
     /// Closes both connections and unlocks the directory; later calls throw. Safe to call twice.
     package func close() {
-        reader.withLock { db in
-            db?.close()
-            db = nil
-        }
+        closeAndEmpty(reader)
         // The writer closes last: the last connection to close checkpoints and removes the WAL.
-        writer.withLock { writer in
-            writer?.close()
-            writer = nil
-        }
+        closeAndEmpty(writer)
         lock.withLock { directory in
             directory?.unlock()
             directory = nil
@@ -141,18 +135,12 @@ package final class SQLiteStore: BoardStore {
     /// Applies the batch in one transaction; when this returns the batch is on disk. On error
     /// nothing of the batch is stored.
     package func write(_ batch: [StoreWrite]) throws(StoreError) {
-        try writer.withLock { (writer: inout SQLiteWriter?) throws(StoreError) in
-            guard let writer else { throw closedOrReadOnly() }
-            try writer.write(batch)
-        }
+        try withWriter { writer throws(StoreError) in try writer.write(batch) }
     }
 
     /// Stores an archived board (import), refusing to overwrite an existing one unless `replace`.
     package func restore(_ archive: BoardArchive, replace: Bool) throws(StoreError) {
-        try writer.withLock { (writer: inout SQLiteWriter?) throws(StoreError) in
-            guard let writer else { throw closedOrReadOnly() }
-            try writer.restore(archive, replace: replace)
-        }
+        try withWriter { writer throws(StoreError) in try writer.restore(archive, replace: replace) }
     }
 
     /// Drops the writer's replica of the board: it left the server's memory.
@@ -165,43 +153,6 @@ package final class SQLiteStore: BoardStore {
 
     // MARK: Reading
 
-    /// The board at its current seq (latest snapshot plus the ops after it) and its newest ops.
-    package func load(_ id: BoardID, recentLimit: Int) throws(StoreError) -> StoredBoard? {
-        try read { db throws(StoreError) in try db.storedBoard(id, recentLimit: recentLimit) }
-    }
-
-    /// Whether the board is stored.
-    package func exists(_ id: BoardID) throws(StoreError) -> Bool {
-        try read { db throws(StoreError) in try db.boardSeq(of: id) != nil }
-    }
-
-    /// A page of boards, by id.
-    package func list(after: BoardID?, limit: Int) throws(StoreError) -> [BoardSummary] {
-        try read { db throws(StoreError) in try db.summaries(after: after, limit: limit) }
-    }
-
-    /// Up to `limit` ops with seq greater than `since`; `.gone` when some of them were compacted away.
-    package func ops(of id: BoardID, since: Seq, limit: Int) throws(StoreError) -> OpsPage {
-        try read { db throws(StoreError) in try db.opsPage(of: id, since: since, limit: limit) }
-    }
-
-    /// The board as it was right after op `seq`: the nearest snapshot and the ops after it.
-    package func board(_ id: BoardID, at seq: Seq) throws(StoreError) -> BoardAsOf {
-        try read { db throws(StoreError) in try db.boardAsOf(id, at: seq) }
-    }
-
-    /// Up to `limit` stored ops before `before`, newest first.
-    package func history(of id: BoardID, before: Seq, limit: Int) throws(StoreError) -> HistoryPage {
-        try read { db throws(StoreError) in try db.historyPage(of: id, before: before, limit: limit) }
-    }
-
-    /// A page of a card's comments, newest first.
-    package func comments(of id: BoardID, item: ItemID, before: Seq?, limit: Int) throws(StoreError) -> CommentsPage {
-        try read { db throws(StoreError) in
-            try db.commentsPage(of: id, item: item, before: before, limit: limit, exists: db.boardSeq(of: id) != nil)
-        }
-    }
-
     /// Search hits, best first (SQLiteConnection+Search.swift).
     package func search(_ query: SearchQuery, board: BoardID?, limit: Int) throws(StoreError) -> SearchResults {
         try read { db throws(StoreError) in try db.search(query, board: board, limit: limit) }
@@ -209,18 +160,12 @@ package final class SQLiteStore: BoardStore {
 
     /// Rebuilds the search index of the boards behind their log, or of every board.
     package func reindex(all: Bool) throws(StoreError) -> Int {
-        try writer.withLock { (writer: inout SQLiteWriter?) throws(StoreError) -> Int in
-            guard let writer else { throw closedOrReadOnly() }
-            return try writer.reindex(all: all)
-        }
-    }
-
-    /// The base snapshot and every stored op after it.
-    package func archive(of id: BoardID) throws(StoreError) -> BoardArchive? {
-        try read { db throws(StoreError) in try db.boardArchive(of: id) }
+        try withWriter { writer throws(StoreError) in try writer.reindex(all: all) }
     }
 
     /// Runs `body` in a read transaction on the reader connection: one consistent view of the database.
+    /// (PostgreSQL's reader, alike in shape, also runs `body` once more after a failover broke its
+    /// connection, PostgresStore.onReader; a file has no failover.)
     private func read<Result: Sendable>(
         _ body: (SQLiteConnection) throws(StoreError) -> Result
     ) throws(StoreError) -> Result {
@@ -231,18 +176,25 @@ package final class SQLiteStore: BoardStore {
         }
     }
 
-    /// Runs `body` on the writer connection, under its lock (revocations: SQLiteStore+Revocations.swift).
+    /// Runs `body` on the writer connection, under its lock (revocations: SQLStore+Revocations.swift).
     func onWriter<Result: Sendable>(
         _ body: (SQLiteConnection) throws(StoreError) -> Result
     ) throws(StoreError) -> Result {
+        try withWriter { writer throws(StoreError) in try body(writer.db) }
+    }
+
+    /// Runs `body` with the writer, under its lock; throws when the store is closed or read-only.
+    private func withWriter<Result: Sendable>(
+        _ body: (SQLiteWriter) throws(StoreError) -> Result
+    ) throws(StoreError) -> Result {
         try writer.withLock { (writer: inout SQLiteWriter?) throws(StoreError) -> Result in
             guard let writer else { throw closedOrReadOnly() }
-            return try body(writer.db)
+            return try body(writer)
         }
     }
 
     /// Runs `body` in a read transaction on the reader connection.
-    func onReader<Result: Sendable>(
+    func onReadOnly<Result: Sendable>(
         _ body: (SQLiteConnection) throws(StoreError) -> Result
     ) throws(StoreError) -> Result {
         try read(body)

@@ -29,14 +29,7 @@ final class SQLiteWriter {
     /// Rebuilds the search documents of the boards behind their log (every board's when `all`),
     /// 64 boards a transaction; returns how many.
     func reindex(all: Bool) throws(StoreError) -> Int {
-        if all { try inTransaction { () throws(StoreError) in try db.clearSearchIndex() } }
-        var total = 0
-        while true {
-            var done = 0
-            try inTransaction { () throws(StoreError) in done = try log.reindexBehind(limit: 64) }
-            guard done > 0 else { return total }
-            total += done
-        }
+        try log.reindex(all: all) { body throws(StoreError) in try inTransaction(body) }
     }
 
     /// Drops the replica of a board (it left the server's memory).

@@ -26,23 +26,19 @@ struct BigBoards {
     var ops = 2_000
 
     init?(arguments: ArraySlice<String>) {
-        var arguments = arguments
-        while let argument = arguments.popFirst() {
-            guard let value = arguments.popFirst() else { return nil }
-            if argument == "--cards" {
-                let sizes = value.split(separator: ",").compactMap { Int($0) }
-                guard !sizes.isEmpty, sizes.allSatisfy({ (5...BoardLimits.items).contains($0) }) else { return nil }
-                self.sizes = sizes
-                continue
-            }
-            guard let n = Int(value), n > 0 else { return nil }
-            switch argument {
-            case "--joins": joins = min(n, 200)
-            case "--requests": requests = min(n, 100_000)
-            case "--ops": ops = max(n, 10)
-            default: return nil
-            }
+        // --ops is raised to 10 at least; --cards is a list of sizes.
+        let cards = BenchOption<Self>(name: "--cards", takesValue: true) { target, value in
+            let sizes = value.split(separator: ",").compactMap { Int($0) }
+            guard !sizes.isEmpty, sizes.allSatisfy({ (5...BoardLimits.items).contains($0) }) else { return false }
+            target.sizes = sizes
+            return true
         }
+        let options: [BenchOption<Self>] = [
+            cards, .count("--joins", \.joins, most: 200), .count("--requests", \.requests, most: 100_000),
+            .int("--ops", \.ops, 1...Int.max),
+        ]
+        guard BenchOption.parse(arguments, into: &self, options) else { return nil }
+        ops = max(ops, 10)
     }
 
     private struct Figures {
@@ -167,21 +163,9 @@ struct BigBoards {
         }
         var board = Board(id: id, title: "Big board", columns: 4, zones: zones, items: items)
         try store.write([.create(board)])
-        var seq = 0
-        while seq < ops {
-            var batch: [CommittedOp] = []
-            while batch.count < 500 && seq < ops {
-                seq += 1
-                // A card from deep in the board to the front of another column.
-                let item = ItemID("c\((seq * 7919) % cards + 1)")!
-                let op = Op.move(item: item, zone: zones[seq % 5].id, before: nil)
-                board.apply(op)
-                batch.append(
-                    CommittedOp(
-                        seq: seq, opID: OpID("h\(seq)")!, by: UserID(number: 1), op: op,
-                        time: UnixTime(milliseconds: 1_764_000_000_000 + Int64(seq) * 1000), name: "Bench"))
-            }
-            try store.write([.append(id, batch)])
+        try writeOps(ops, to: store, board: &board, timeStep: 1000, name: "Bench") { seq in
+            // A card from deep in the board to the front of another column.
+            .move(item: ItemID("c\((seq * 7919) % cards + 1)")!, zone: zones[seq % 5].id, before: nil)
         }
         return board.encoded().count
     }

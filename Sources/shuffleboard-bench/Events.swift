@@ -15,6 +15,9 @@ import Foundation
 /// 2. Throughput: ops/s from 4 REST clients (`POST /api/boards/ev2/ops`, one keep-alive
 ///    connection each, one op in flight), beside 4 WebSocket clients with one op in flight each.
 struct Events {
+    static let usage =
+        "usage: shuffleboard-bench events [--subscribers N] [--ops N] [--rate OPS_PER_S] [--rest-ops N]"
+
     var subscribers = 1000
     var ops = 400
     /// Ops per second from the 4 committers together: the same offered load for both kinds of
@@ -23,21 +26,12 @@ struct Events {
     var rate = 100
     var restOps = 4000
 
-    static let usage =
-        "usage: shuffleboard-bench events [--subscribers N] [--ops N] [--rate OPS_PER_S] [--rest-ops N]"
-
     init?(arguments: ArraySlice<String>) {
-        var arguments = arguments
-        while let argument = arguments.popFirst() {
-            guard let value = arguments.popFirst(), let n = Int(value), n > 0 else { return nil }
-            switch argument {
-            case "--subscribers": subscribers = n
-            case "--ops": ops = n
-            case "--rate": rate = n
-            case "--rest-ops": restOps = n
-            default: return nil
-            }
-        }
+        let options: [BenchOption<Self>] = [
+            .count("--subscribers", \.subscribers, most: .max), .count("--ops", \.ops, most: .max),
+            .count("--rate", \.rate, most: .max), .count("--rest-ops", \.restOps, most: .max),
+        ]
+        guard BenchOption.parse(arguments, into: &self, options) else { return nil }
     }
 
     func run() async throws {

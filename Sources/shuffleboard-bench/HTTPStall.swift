@@ -21,33 +21,22 @@ import Foundation
 /// Only the product API is used (`Server`, `ServerConfig`, `SQLiteStore`, `BoardClient`), so the
 /// same file measures the server before and after its HTTP path changed.
 struct HTTPStall {
-    /// HTTP clients in phases B and C.
-    var clients = 48
-    /// Hovers per second from the sender.
-    var rate = 500
-    /// Length of each measured phase, in seconds.
-    var seconds = 5.0
-    /// Clients on the hot board that receive the hovers.
-    var watchers = 2
-    /// Event-stream open/close loops in phase D.
-    var streams = 16
-
     static let usage =
         "usage: shuffleboard-bench http-stall [--clients N] [--streams N] [--rate HOVERS_PER_S] [--seconds S]"
 
+    /// HTTP clients in phases B and C.
+    var clients = 48
+    /// Event-stream open/close loops in phase D.
+    var streams = 16
+    /// The hovers on the hot board.
+    var load = HoverLoad(rate: 500, watchers: 2)
+
     /// Parses the arguments after `http-stall`; nil on a bad one.
     init?(arguments: ArraySlice<String>) {
-        var arguments = arguments
-        while let argument = arguments.popFirst() {
-            guard let value = arguments.popFirst() else { return nil }
-            switch argument {
-            case "--clients": guard let n = Int(value), (1...1000).contains(n) else { return nil }; clients = n
-            case "--streams": guard let n = Int(value), (1...1000).contains(n) else { return nil }; streams = n
-            case "--rate": guard let n = Int(value), (1...20_000).contains(n) else { return nil }; rate = n
-            case "--seconds": guard let s = Double(value), s > 0, s <= 120 else { return nil }; seconds = s
-            default: return nil
-            }
-        }
+        let options: [BenchOption<Self>] =
+            [.int("--clients", \.clients, 1...1000), .int("--streams", \.streams, 1...1000)]
+            + HoverLoad.options(\.load, watchers: false)
+        guard BenchOption.parse(arguments, into: &self, options) else { return nil }
     }
 
     func run() async throws {
@@ -68,15 +57,15 @@ struct HTTPStall {
         let watcherLoop = try ClientLoop()
         defer { watcherLoop.shutdown() }
         let hot = try await JoinStall.HotBoard.join(
-            port: port, watchers: watchers, senderLoop: senderLoop, watcherLoop: watcherLoop)
+            port: port, watchers: load.watchers, senderLoop: senderLoop, watcherLoop: watcherLoop)
         defer { hot.close() }
 
-        let count = max(1, Int(Double(rate) * seconds))
+        let count = load.hoversPerPhase
         let sizes = (
             snapshot: try Fetcher.fetchOnce(port: port, path: "/api/boards/snap"),
             page: try Fetcher.fetchOnce(port: port, path: "/api/boards/oplog/ops?limit=10000")
         )
-        _ = try await phase(hot, hovers: max(1, rate / 2), port: port, path: nil)
+        _ = try await phase(hot, hovers: load.warmUp, port: port, path: nil)
         let reference = try await phase(hot, hovers: count, port: port, path: nil)
         let snapshots = try await phase(hot, hovers: count, port: port, path: "/api/boards/snap")
         let pages = try await phase(hot, hovers: count, port: port, path: "/api/boards/oplog/ops?limit=10000")
@@ -87,10 +76,7 @@ struct HTTPStall {
         print(
             "answers: GET /api/boards/snap \(sizes.snapshot) bytes, GET /api/boards/oplog/ops?limit=10000 "
                 + "\(sizes.page) bytes; \(clients) keep-alive clients in B and C")
-        print(
-            String(
-                format: "hot board: 1 sender holding a tile, %d hovers/s for %.1f s per phase, %d watchers", rate,
-                seconds, watchers))
+        print(load.summary)
         print("")
         print(
             "phase                           hovers   p50 ms   p99 ms   max ms   answers   answers/s   MB/s   service ms/answer"
@@ -142,48 +128,21 @@ struct HTTPStall {
         }
     }
 
-    enum PhaseOutput {
-        case sent([UInt64])
-        case received([UInt64])
-    }
-
     /// Sends the hovers of one phase while, with a `path`, the HTTP clients fetch it in loops.
     private func phase(
         _ hot: JoinStall.HotBoard, hovers: Int, port: Int, path: String?, clients: Int? = nil
     ) async throws -> PhaseResult {
-        let interval = 1_000_000_000 / UInt64(rate)
-        let start = JoinStall.now() + 20_000_000
         let fetchers =
             path.map { path in (0..<(clients ?? self.clients)).map { _ in Fetcher(port: port, path: path) } } ?? []
         let cpuBefore = Self.serviceThreadCPU()
         let began = JoinStall.now()
         for fetcher in fetchers { fetcher.start() }
-        let outputs = try await withThrowingTaskGroup(of: PhaseOutput.self) { group in
-            for watcher in hot.watchers {
-                group.addTask { .received(try await JoinStall.watch(watcher, hovers: hovers)) }
-            }
-            group.addTask { .sent(try await JoinStall.send(hovers, on: hot.sender, start: start, interval: interval)) }
-            var outputs: [PhaseOutput] = []
-            for try await output in group { outputs.append(output) }
-            return outputs
-        }
+        let (run, _) = try await JoinStall.hovers(hot, count: hovers, rate: load.rate) { _, _ in }
         for fetcher in fetchers { fetcher.stop() }
         let seconds = JoinStall.seconds(since: began)
         let cpu = Self.serviceThreadCPU() - cpuBefore
-        var sent: [UInt64] = []
-        var received: [[UInt64]] = []
-        for output in outputs {
-            switch output {
-            case .sent(let times): sent = times
-            case .received(let times): received.append(times)
-            }
-        }
-        var latencies: [Double] = []
-        for times in received {
-            for (s, r) in zip(sent, times) { latencies.append(Double(r &- s) / 1e6) }
-        }
         return PhaseResult(
-            latencies: latencies, answers: fetchers.reduce(0) { $0 + $1.answers },
+            latencies: run.latencies, answers: fetchers.reduce(0) { $0 + $1.answers },
             bytes: fetchers.reduce(0) { $0 + $1.bytes }, seconds: seconds, serviceCPU: cpu)
     }
 
@@ -291,12 +250,16 @@ final class Fetcher: @unchecked Sendable {
         return fd
     }
 
+    /// Sends `GET path` on the connection; false when it could not send it all.
+    static func sendGet(_ fd: Int32, _ path: String) -> Bool {
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: bench\r\n\r\n".utf8)
+        return request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count
+    }
+
     /// Sends one GET and reads its answer whole; the body's size, or nil when the connection
     /// failed or closed (or the status is not 200).
     static func fetch(_ fd: Int32, _ path: String) -> Int? {
-        let request = Array("GET \(path) HTTP/1.1\r\nHost: bench\r\n\r\n".utf8)
-        guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count
-        else { return nil }
+        guard sendGet(fd, path) else { return nil }
         var buffer = [UInt8](repeating: 0, count: 256 * 1024)
         var head: [UInt8] = []
         var bodyStart = 0
@@ -330,9 +293,7 @@ final class Fetcher: @unchecked Sendable {
     /// Opens the event stream `path` and reads up to the end of its `event: reset`; the bytes
     /// read, or nil when the connection failed or closed first.
     static func readReset(_ fd: Int32, _ path: String) -> Int? {
-        let request = Array("GET \(path) HTTP/1.1\r\nHost: bench\r\n\r\n".utf8)
-        guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count
-        else { return nil }
+        guard sendGet(fd, path) else { return nil }
         var buffer = [UInt8](repeating: 0, count: 256 * 1024)
         var total = 0
         var seen: [UInt8] = []  // Up to the reset's start, then only the last 2 bytes.

@@ -19,16 +19,11 @@ struct HistoryBench {
     var sizeOps = 100_000
 
     init?(arguments: ArraySlice<String>) {
-        var arguments = arguments
-        while let argument = arguments.popFirst() {
-            guard let n = Int(arguments.popFirst() ?? ""), n > 0 else { return nil }
-            switch argument {
-            case "--ops": ops = n
-            case "--requests": requests = n
-            case "--size-ops": sizeOps = n
-            default: return nil
-            }
-        }
+        let options: [BenchOption<Self>] = [
+            .count("--ops", \.ops, most: .max), .count("--requests", \.requests, most: .max),
+            .count("--size-ops", \.sizeOps, most: .max),
+        ]
+        guard BenchOption.parse(arguments, into: &self, options) else { return nil }
     }
 
     func run() async throws {

@@ -36,22 +36,12 @@ struct HistoryJoins {
     var noLimits = false
 
     init?(arguments: ArraySlice<String>) {
-        var arguments = arguments
-        while let argument = arguments.popFirst() {
-            if argument == "--no-limits" {
-                noLimits = true
-                continue
-            }
-            guard let n = Int(arguments.popFirst() ?? ""), n > 0 else { return nil }
-            switch argument {
-            case "--loops": loops = min(n, 1024)
-            case "--addresses": addresses = min(n, 200)
-            case "--joins": joins = min(n, 10_000)
-            case "--ops": ops = n
-            case "--cards": cards = min(n, 1000)
-            default: return nil
-            }
-        }
+        let options: [BenchOption<Self>] = [
+            .count("--loops", \.loops, most: 1024), .count("--addresses", \.addresses, most: 200),
+            .count("--joins", \.joins, most: 10_000), .count("--ops", \.ops, most: .max),
+            .count("--cards", \.cards, most: 1000), .flag("--no-limits", \.noLimits),
+        ]
+        guard BenchOption.parse(arguments, into: &self, options) else { return nil }
     }
 
     func run() async throws {
@@ -119,19 +109,8 @@ struct HistoryJoins {
             id: id, title: "History", columns: 4, zones: [Zone(id: ZoneID("todo")!, items: items.map(\.id))],
             items: items)
         try store.write([.create(board)])
-        var seq = 0
-        while seq < ops {
-            var batch: [CommittedOp] = []
-            while batch.count < 500 && seq < ops {
-                seq += 1
-                let op = Op.edit(item: ItemID("c\(seq % cards + 1)")!, changes: ItemEdit(label: "edit \(seq)"))
-                board.apply(op)
-                batch.append(
-                    CommittedOp(
-                        seq: seq, opID: OpID("h\(seq)")!, by: UserID(number: 1), op: op,
-                        time: UnixTime(milliseconds: 1_764_000_000_000 + Int64(seq))))
-            }
-            try store.write([.append(id, batch)])
+        try writeOps(ops, to: store, board: &board, timeStep: 1) { seq in
+            .edit(item: ItemID("c\(seq % cards + 1)")!, changes: ItemEdit(label: "edit \(seq)"))
         }
         return board.encoded().count
     }
@@ -153,13 +132,7 @@ struct HistoryJoins {
     private func joinAll(_ boards: [BoardID], loop: ClientLoop, port: Int) async throws -> [Double] {
         var welcomes: [Double] = []
         for board in boards.prefix(joins) {
-            let connection = try await loop.connect(port: port)
-            let start = JoinStall.now()
-            connection.send(#"{"type":"hello","board":"\#(board)","name":"joiner"}"#)
-            try await JoinStall.expect("welcome", on: connection)
-            welcomes.append(JoinStall.millis(since: start))
-            connection.close()
-            _ = try? await connection.waitForClose(timeout: .seconds(5))
+            welcomes.append(try await JoinStall.Joiner.join(board, loop: loop, port: port))
         }
         return welcomes
     }

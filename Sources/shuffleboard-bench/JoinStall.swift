@@ -18,38 +18,27 @@ import Foundation
 /// Only the product API is used (`Server`, `ServerConfig`, `SQLiteStore`, `BoardClient`), so that
 /// the scenario measures the same thing before and after the server's internals change.
 struct JoinStall {
-    /// Cold boards written to the store before the server starts.
-    var boards = 20
-    /// Committed ops on each cold board.
-    var opsPerBoard = 10_000
-    /// Hovers per second from the sender.
-    var rate = 1000
-    /// Length of each measured phase, in seconds.
-    var seconds = 5.0
-    /// Clients on the hot board that receive the hovers.
-    var watchers = 4
-    /// Phase C starts one join every this many milliseconds.
-    var joinEvery = 250
-
     static let usage =
         "usage: shuffleboard-bench join-stall [--boards N] [--ops N] [--rate HOVERS_PER_S] [--seconds S] [--watchers N]"
         + " [--join-every MS]"
 
+    /// Cold boards written to the store before the server starts.
+    var boards = 20
+    /// Committed ops on each cold board.
+    var opsPerBoard = 10_000
+    /// The hovers on the hot board.
+    var load = HoverLoad(rate: 1000, watchers: 4)
+    /// Phase C starts one join every this many milliseconds.
+    var joinEvery = 250
+
     /// Parses the arguments after `join-stall`; nil on a bad one.
     init?(arguments: ArraySlice<String>) {
-        var arguments = arguments
-        while let argument = arguments.popFirst() {
-            guard let value = arguments.popFirst() else { return nil }
-            switch argument {
-            case "--boards": guard let n = Int(value), n > 0 else { return nil }; boards = n
-            case "--ops": guard let n = Int(value), n > 0 else { return nil }; opsPerBoard = n
-            case "--rate": guard let n = Int(value), (1...20_000).contains(n) else { return nil }; rate = n
-            case "--seconds": guard let s = Double(value), s > 0, s <= 120 else { return nil }; seconds = s
-            case "--watchers": guard let n = Int(value), (1...100).contains(n) else { return nil }; watchers = n
-            case "--join-every": guard let n = Int(value), (1...60_000).contains(n) else { return nil }; joinEvery = n
-            default: return nil
-            }
-        }
+        let options: [BenchOption<Self>] =
+            [
+                .int("--boards", \.boards, 1...Int.max), .int("--ops", \.opsPerBoard, 1...Int.max),
+                .int("--join-every", \.joinEvery, 1...60_000),
+            ] + HoverLoad.options(\.load, watchers: true)
+        guard BenchOption.parse(arguments, into: &self, options) else { return nil }
     }
 
     /// Upper bound on joins per phase, on top of the phase's time bound.
@@ -88,12 +77,11 @@ struct JoinStall {
         defer { joinerLoop.shutdown() }
 
         let hot = try await HotBoard.join(
-            port: port, watchers: watchers, senderLoop: senderLoop, watcherLoop: watcherLoop)
+            port: port, watchers: load.watchers, senderLoop: senderLoop, watcherLoop: watcherLoop)
         defer { hot.close() }
 
-        let count = max(1, Int(Double(rate) * seconds))
-        let warmUp = max(1, rate / 2)
-        _ = try await phase(hot, hovers: warmUp, joiner: nil)
+        let count = load.hoversPerPhase
+        _ = try await phase(hot, hovers: load.warmUp, joiner: nil)
         let reference = try await phase(hot, hovers: count, joiner: nil)
         let joiner = Joiner(loop: joinerLoop, port: port, boards: cold)
         let backToBack = try await phase(hot, hovers: count, joiner: joiner)
@@ -109,10 +97,7 @@ struct JoinStall {
             String(
                 format: "store.load(recentLimit: 10000) of one cold board, on the store alone: %.1f ms (median of %d)",
                 Self.percentile(direct.sorted(), 0.5), direct.count))
-        print(
-            String(
-                format: "hot board: 1 sender holding a tile, %d hovers/s for %.1f s per phase, %d watchers", rate,
-                seconds, watchers))
+        print(load.summary)
         print("")
         print(
             "phase                                hovers   sent/s   p50 ms   p99 ms   max ms   joins   welcome p50 ms   welcome max ms"
@@ -188,52 +173,65 @@ struct JoinStall {
         }
     }
 
-    /// What each task of a phase hands back.
-    enum PhaseOutput {
-        case sent([UInt64])
-        case received([UInt64])
-        case welcomes([Double])
-    }
-
     /// Sends `hovers` hovers at `rate` and, with a joiner, joins cold boards until the last hover is
     /// due: each join as soon as the one before has closed, or one every `joinEvery` nanoseconds.
     private func phase(
         _ hot: HotBoard, hovers: Int, joiner: Joiner?, joinEvery: UInt64? = nil
     ) async throws -> PhaseResult {
+        let (run, welcomes) = try await Self.hovers(hot, count: hovers, rate: load.rate) { start, end in
+            try await joiner?.run(from: start, until: end, every: joinEvery) ?? []
+        }
+        let sendSeconds = Double((run.sent.last ?? 0) - (run.sent.first ?? 0)) / 1e9
+        return PhaseResult(
+            hovers: hovers, sendRate: sendSeconds > 0 ? Double(hovers - 1) / sendSeconds : 0,
+            latencies: run.latencies, welcomes: welcomes)
+    }
+
+    /// The hovers of one phase: when each was sent, and every watcher's latency of each (ms).
+    struct HoverRun {
+        var sent: [UInt64]
+        var latencies: [Double]
+    }
+
+    /// What each hover task of a phase hands back.
+    private enum HoverOutput {
+        case sent([UInt64])
+        case received([UInt64])
+    }
+
+    /// Sends `count` hovers from the hot board's sender at `rate` a second, starting 20 ms from
+    /// now, while its watchers read them and `alongside(start, end)` runs beside them (`end`: when
+    /// the last hover is due); the hovers' times and latencies and what `alongside` returned.
+    static func hovers<Alongside: Sendable>(
+        _ hot: HotBoard, count: Int, rate: Int,
+        alongside: @escaping @Sendable (_ start: UInt64, _ end: UInt64) async throws -> Alongside
+    ) async throws -> (HoverRun, Alongside) {
         let interval = 1_000_000_000 / UInt64(rate)
-        let start = Self.now() + 20_000_000
-        let end = start + UInt64(hovers) * interval
-        let outputs = try await withThrowingTaskGroup(of: PhaseOutput.self) { group in
+        let start = now() + 20_000_000
+        async let beside = alongside(start, start + UInt64(count) * interval)
+        let outputs = try await withThrowingTaskGroup(of: HoverOutput.self) { group in
             for watcher in hot.watchers {
-                group.addTask { .received(try await Self.watch(watcher, hovers: hovers)) }
+                group.addTask { .received(try await watch(watcher, hovers: count)) }
             }
-            group.addTask { .sent(try await Self.send(hovers, on: hot.sender, start: start, interval: interval)) }
-            if let joiner {
-                group.addTask { .welcomes(try await joiner.run(from: start, until: end, every: joinEvery)) }
-            }
-            var outputs: [PhaseOutput] = []
+            group.addTask { .sent(try await send(count, on: hot.sender, start: start, interval: interval)) }
+            var outputs: [HoverOutput] = []
             for try await output in group { outputs.append(output) }
             return outputs
         }
         var sent: [UInt64] = []
         var received: [[UInt64]] = []
-        var welcomes: [Double] = []
         for output in outputs {
             switch output {
             case .sent(let times): sent = times
             case .received(let times): received.append(times)
-            case .welcomes(let times): welcomes = times
             }
         }
         var latencies: [Double] = []
-        latencies.reserveCapacity(hovers * received.count)
+        latencies.reserveCapacity(count * received.count)
         for times in received {
             for (s, r) in zip(sent, times) { latencies.append(Double(r &- s) / 1e6) }
         }
-        let sendSeconds = Double((sent.last ?? start) - (sent.first ?? start)) / 1e9
-        return PhaseResult(
-            hovers: hovers, sendRate: sendSeconds > 0 ? Double(hovers - 1) / sendSeconds : 0, latencies: latencies,
-            welcomes: welcomes)
+        return (HoverRun(sent: sent, latencies: latencies), try await beside)
     }
 
     /// The `over` of hover number `i`: a cycle through t2…t12 that lets a watcher check the order.
@@ -348,17 +346,24 @@ struct JoinStall {
                 guard JoinStall.now() < end else { break }
                 let board = boards[next % boards.count]
                 next += 1
-                let connection = try await loop.connect(port: port)
-                let start = JoinStall.now()
-                connection.send(#"{"type":"hello","board":"\#(board)","name":"joiner"}"#)
-                try await JoinStall.expect("welcome", on: connection)
-                welcomes.append(JoinStall.millis(since: start))
-                // Wait for the close handshake, so the server has let go of the board (an idle board is
-                // dropped from memory) before the cycle comes back to it.
-                connection.close()
-                _ = try? await connection.waitForClose(timeout: .seconds(5))
+                welcomes.append(try await Self.join(board, loop: loop, port: port))
             }
             return welcomes
+        }
+
+        /// One join: connects, says hello to `board`, waits for the welcome and closes; the
+        /// milliseconds from hello to welcome.
+        static func join(_ board: BoardID, loop: ClientLoop, port: Int) async throws -> Double {
+            let connection = try await loop.connect(port: port)
+            let start = JoinStall.now()
+            connection.send(#"{"type":"hello","board":"\#(board)","name":"joiner"}"#)
+            try await JoinStall.expect("welcome", on: connection)
+            let welcome = JoinStall.millis(since: start)
+            // Wait for the close handshake, so the server has let go of the board (an idle board is
+            // dropped from memory) before anyone comes back to it.
+            connection.close()
+            _ = try? await connection.waitForClose(timeout: .seconds(5))
+            return welcome
         }
     }
 
@@ -372,5 +377,36 @@ struct JoinStall {
     static func percentile(_ sorted: [Double], _ p: Double) -> Double {
         guard !sorted.isEmpty else { return 0 }
         return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+    }
+}
+
+/// The hovers both stall scenarios (join-stall, http-stall) put on the hot board.
+struct HoverLoad {
+    /// Hovers per second from the sender.
+    var rate: Int
+    /// Length of each measured phase, in seconds.
+    var seconds = 5.0
+    /// Clients on the hot board that receive the hovers.
+    var watchers: Int
+
+    /// The hovers of a measured phase.
+    var hoversPerPhase: Int { max(1, Int(Double(rate) * seconds)) }
+    /// The hovers of the warm-up phase: half a second's.
+    var warmUp: Int { max(1, rate / 2) }
+
+    /// The line that says it.
+    var summary: String {
+        String(
+            format: "hot board: 1 sender holding a tile, %d hovers/s for %.1f s per phase, %d watchers", rate,
+            seconds, watchers)
+    }
+
+    /// `--rate` and `--seconds`, and `--watchers` when the scenario lets it be set.
+    static func options<Target>(_ load: WritableKeyPath<Target, HoverLoad>, watchers: Bool) -> [BenchOption<Target>] {
+        [
+            .int("--rate", load.appending(path: \.rate), 1...20_000),
+            .seconds("--seconds", load.appending(path: \.seconds), most: 120),
+        ]
+            + (watchers ? [.int("--watchers", load.appending(path: \.watchers), 1...100)] : [])
     }
 }

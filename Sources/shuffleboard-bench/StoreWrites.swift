@@ -13,16 +13,8 @@ struct StoreWrites {
     var ops = 3_000
 
     init?(arguments: ArraySlice<String>) {
-        var arguments = arguments
-        while let argument = arguments.popFirst() {
-            switch argument {
-            case "--postgres": postgres = arguments.popFirst()
-            case "--ops":
-                guard let n = Int(arguments.popFirst() ?? ""), n > 0 else { return nil }
-                ops = n
-            default: return nil
-            }
-        }
+        let options: [BenchOption<Self>] = [.text("--postgres", \.postgres), .count("--ops", \.ops, most: .max)]
+        guard BenchOption.parse(arguments, into: &self, options) else { return nil }
     }
 
     func run() throws {

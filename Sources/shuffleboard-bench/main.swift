@@ -170,73 +170,17 @@ func measureFanOut(receivers: Int, hovers: Int, framesPerWrite: Int) async throw
 }
 
 var arguments = CommandLine.arguments.dropFirst()
-if arguments.first == "scenarios" {
-    guard let suite = Scenarios(arguments: arguments.dropFirst()) else {
-        FileHandle.standardError.write(Data((Scenarios.usage + "\n").utf8))
-        exit(2)
-    }
-    try await suite.run()
-    exit(0)
-}
-if arguments.first == "store" {
-    guard let storeWrites = StoreWrites(arguments: arguments.dropFirst()) else {
-        FileHandle.standardError.write(Data((StoreWrites.usage + "\n").utf8))
+if let name = arguments.first, let command = benchCommand(named: name) {
+    guard let bench = command.init(arguments: arguments.dropFirst()) else {
+        FileHandle.standardError.write(Data((command.usage + "\n").utf8))
         exit(2)
     }
     do {
-        try storeWrites.run()
+        try await bench.run()
     } catch {
-        FileHandle.standardError.write(Data("shuffleboard-bench store: \(error)\n".utf8))
+        FileHandle.standardError.write(Data("shuffleboard-bench \(name): \(error)\n".utf8))
         exit(1)
     }
-    exit(0)
-}
-if arguments.first == "history" {
-    guard let history = HistoryBench(arguments: arguments.dropFirst()) else {
-        FileHandle.standardError.write(Data((HistoryBench.usage + "\n").utf8))
-        exit(2)
-    }
-    try await history.run()
-    exit(0)
-}
-if arguments.first == "big-boards" {
-    guard let bigBoards = BigBoards(arguments: arguments.dropFirst()) else {
-        FileHandle.standardError.write(Data((BigBoards.usage + "\n").utf8))
-        exit(2)
-    }
-    try await bigBoards.run()
-    exit(0)
-}
-if arguments.first == "http-stall" {
-    guard let httpStall = HTTPStall(arguments: arguments.dropFirst()) else {
-        FileHandle.standardError.write(Data((HTTPStall.usage + "\n").utf8))
-        exit(2)
-    }
-    try await httpStall.run()
-    exit(0)
-}
-if arguments.first == "events" {
-    guard let events = Events(arguments: arguments.dropFirst()) else {
-        FileHandle.standardError.write(Data((Events.usage + "\n").utf8))
-        exit(2)
-    }
-    try await events.run()
-    exit(0)
-}
-if arguments.first == "history-joins" {
-    guard let historyJoins = HistoryJoins(arguments: arguments.dropFirst()) else {
-        FileHandle.standardError.write(Data((HistoryJoins.usage + "\n").utf8))
-        exit(2)
-    }
-    try await historyJoins.run()
-    exit(0)
-}
-if arguments.first == "join-stall" {
-    guard let joinStall = JoinStall(arguments: arguments.dropFirst()) else {
-        FileHandle.standardError.write(Data((JoinStall.usage + "\n").utf8))
-        exit(2)
-    }
-    try await joinStall.run()
     exit(0)
 }
 

@@ -1,0 +1,35 @@
+/// A benchmark run by name (`shuffleboard-bench NAME [options]`): its options parsed from the
+/// arguments after the name (nil on a bad one, and `usage` is printed), then run.
+protocol BenchCommand {
+    /// One line: the command and its options.
+    static var usage: String { get }
+    /// Parses the arguments after the command's name; nil on a bad one.
+    init?(arguments: ArraySlice<String>)
+    /// Runs the benchmark, printing its figures.
+    func run() async throws
+}
+
+/// The benchmark named `name`; without a name the program measures committed ops and fan-out
+/// (main.swift).
+func benchCommand(named name: String) -> (any BenchCommand.Type)? {
+    switch name {
+    case "scenarios": Scenarios.self
+    case "store": StoreWrites.self
+    case "history": HistoryBench.self
+    case "big-boards": BigBoards.self
+    case "http-stall": HTTPStall.self
+    case "events": Events.self
+    case "history-joins": HistoryJoins.self
+    case "join-stall": JoinStall.self
+    default: nil
+    }
+}
+
+extension Scenarios: BenchCommand {}
+extension StoreWrites: BenchCommand {}
+extension HistoryBench: BenchCommand {}
+extension BigBoards: BenchCommand {}
+extension HTTPStall: BenchCommand {}
+extension Events: BenchCommand {}
+extension HistoryJoins: BenchCommand {}
+extension JoinStall: BenchCommand {}
