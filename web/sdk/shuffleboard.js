@@ -19,7 +19,7 @@ import {
 } from './wire.js';
 import { TokenKeeper } from './tokens.js';
 import { OpError, Outbox } from './outbox.js';
-import { Roster } from './roster.js';
+import { BoardStream } from './stream.js';
 
 export * from './wire.js';
 export { TokenKeeper, refreshDelay } from './tokens.js';
@@ -87,6 +87,7 @@ export class Client {
   #snapshotNext = false;
   #attempt = 0;
   #joinTimer = null; // while a socket has no welcome yet: when it is given up ('stalled')
+  #stream; // what the server's messages said: seq, you, roster, drags (stream.js)
 
   /**
    * `url`: the server (`http://HOST:PORT`) or its WebSocket URL; `board`, `name`: whom to join as;
@@ -132,14 +133,8 @@ export class Client {
       after: (ms, fn) => this.#after(ms, fn),
       emit: (type, value) => this.#emit(type, value),
     }, this.queue);
-    /** The last committed seq applied (null before the first welcome). */
-    this.seq = Number.isSafeInteger(since) && since >= 0 ? since : null;
-    /** This connection's user id (from the welcome). */
-    this.you = null;
-    /** Who is on the board (roster.js: `users`, `userCount`). */
-    this.roster = new Roster();
-    /** Items held: item id → the holder's user id. */
-    this.drags = new Map();
+    /** The last seq applied, this connection's user, who is here and who holds what (stream.js). */
+    this.#stream = new BoardStream(since);
     /** The socket (null between connections). */
     this.ws = null;
     /**
@@ -147,6 +142,26 @@ export class Client {
      * (close() was called), 'expired', 'revoked' or 'unauthorized' (stopped on its token).
      */
     this.state = 'idle';
+  }
+
+  /** The last committed seq applied (null before the first welcome). */
+  get seq() {
+    return this.#stream.seq;
+  }
+
+  /** This connection's user id (from the welcome). */
+  get you() {
+    return this.#stream.you;
+  }
+
+  /** Who is on the board (roster.js: `users`, `userCount`). */
+  get roster() {
+    return this.#stream.roster;
+  }
+
+  /** Items held: item id → the holder's user id. */
+  get drags() {
+    return this.#stream.drags;
   }
 
   /** Who is on the board: user id → {id, name, color}. */
@@ -333,7 +348,7 @@ export class Client {
     this.#clearJoinTimer();
     this.ws = null;
     this.#retiring = null;
-    this.drags.clear();
+    this.#stream.closed();
     this.#emit('close', { code, reason });
     if (this.#stopped()) return;
     // A 4401 is the token keeper's: a fresh token and one more try, or no reconnect at all.
@@ -476,15 +491,16 @@ export class Client {
 
   #receive(m) {
     if (isCommitted(m)) {
-      if (this.seq === null || m.seq <= this.seq) return; // before any board, or a duplicate
+      const order = this.#stream.committed(m);
       // A gap: resume from the last seq applied (the server sends what is missing).
-      if (m.seq !== this.seq + 1) return this.resync();
-      this.seq = m.seq;
+      if (order === 'gap') return this.resync();
+      if (order !== 'next') return undefined; // before any board, or a duplicate
       this.#outbox.settle(m.op, m);
       this.#emit('message', m);
       this.#emit('op', m);
       return undefined;
     }
+    let presenceChanged = false;
     switch (m.type) {
       case 'welcome': return this.#welcome(m);
       case 'ack': {
@@ -511,15 +527,8 @@ export class Client {
           this.#outbox.sendAgainLater(m.op);
         }
         break;
-      case 'dragStart':
-        if (typeof m.item === 'string') this.drags.set(m.item, m.by);
-        if (this.roster.apply(m)) this.#presenceChanged = true;
-        break;
-      case 'drop':
-        if (this.drags.get(m.item) === m.by) this.drags.delete(m.item);
-        break;
-      case 'join': case 'leave': case 'presence':
-        if (this.roster.apply(m)) this.#presenceChanged = true;
+      case 'dragStart': case 'drop': case 'join': case 'leave': case 'presence':
+        presenceChanged = this.#stream.apply(m);
         break;
       default:
         break;
@@ -527,43 +536,19 @@ export class Client {
     this.#emit('message', m);
     // `presence` is the client's event (who is here); the server's message of that name is in 'message'.
     if (m.type !== 'presence') this.#emit(m.type, m);
-    this.#afterMessage(m);
-    return undefined;
-  }
-
-  #presenceChanged = false;
-
-  #afterMessage(m) {
-    if (this.#presenceChanged) {
-      this.#presenceChanged = false;
-      this.#emit('presence', { users: [...this.users.values()], userCount: this.userCount });
-    }
+    if (presenceChanged) this.#emit('presence', { users: [...this.users.values()], userCount: this.userCount });
     const now = this.now();
     if (m.type === 'auth') this.#runTokens(this.tokens.answered(m, now));
     else if (m.type === 'error') this.#runTokens(this.tokens.error(m, now));
     // The server's history is not this client's (a restarted in-memory server): the board anew.
     else if (m.type === 'reject' && m.reason === 'bad_base') this.resync({ snapshot: true });
+    return undefined;
   }
 
   #welcome(m) {
-    const applied = [];
-    if (m.board && typeof m.board === 'object') {
-      this.seq = Number.isSafeInteger(m.seq) ? m.seq : 0;
-    } else if (Array.isArray(m.ops) && this.seq !== null) {
-      for (const op of m.ops) {
-        if (!isCommitted(op) || op.seq <= this.seq) continue;
-        if (op.seq !== this.seq + 1) return this.resync({ snapshot: true });
-        this.seq = op.seq;
-        applied.push(op);
-        this.#outbox.settle(op.op, op);
-      }
-      if (this.seq !== m.seq) return this.resync({ snapshot: true });
-    } else {
-      return this.resync({ snapshot: true });
-    }
-    this.you = m.you;
-    this.roster.apply(m);
-    this.drags = new Map((m.drags ?? []).map((d) => [d.item, d.by]));
+    const applied = this.#stream.welcome(m);
+    if (!applied) return this.resync({ snapshot: true });
+    for (const op of applied) this.#outbox.settle(op.op, op);
     this.#attempt = 0;
     this.#clearJoinTimer();
     this.#setState('open');
