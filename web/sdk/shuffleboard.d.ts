@@ -417,7 +417,7 @@ export class Client {
   readonly you: string | null;
   readonly users: Map<string, User>;
   readonly userCount: number | null;
-  /** Items held: item id → holder's user id. */
+  /** Items held: item id → holder's user id (every item of a group's hold names its holder). */
   readonly drags: Map<string, string>;
   readonly state: ClientState;
   /** The token the session runs on. */

@@ -14,39 +14,18 @@
 // a `getToken()` hook, and stops on a refused or expired token instead of looping.
 
 import {
-  CLOSE_UNAUTHORIZED, ID_PATTERN, OP_TYPES, SUBPROTOCOL, WS_PATH, backoffDelay, dragStart, drop, hello, hover,
-  isCommitted, newOpId, opFromDrop, parseFrame,
+  CLOSE_UNAUTHORIZED, ID_PATTERN, OP_TYPES, dragStart, drop, hello, hover, isCommitted, newOpId, opFromDrop,
 } from './wire.js';
 import { TokenKeeper } from './tokens.js';
 import { OpError, Outbox } from './outbox.js';
 import { BoardStream } from './stream.js';
+import { JOIN_TIMEOUT_MS, OPEN, SocketKeeper, boardSocketURL } from './socket.js';
 
 export * from './wire.js';
 export { TokenKeeper, refreshDelay } from './tokens.js';
 export { Roster } from './roster.js';
 export { OpError } from './outbox.js';
-
-/** The WebSocket's readyState when it can send. */
-const OPEN = 1;
-/** How long a socket may go without a welcome before the client says so and tries again (ms):
- * past a cluster's own bound on an unanswered hello at its default lease (docs/protocol.md#clusters). */
-const JOIN_TIMEOUT_MS = 30_000;
-
-/**
- * The WebSocket URL for `url` and `board`: `http(s)://HOST[:PORT]` (or `ws(s)://`) becomes
- * `ws(s)://HOST:PORT/ws`, a path given is kept, and `?board=ID` is added for a load balancer in
- * front of a cluster (docs/cluster.md).
- */
-export function boardSocketURL(url, board) {
-  const u = new URL(url);
-  if (u.protocol === 'http:') u.protocol = 'ws:';
-  else if (u.protocol === 'https:') u.protocol = 'wss:';
-  if (u.protocol !== 'ws:' && u.protocol !== 'wss:') throw new TypeError(`not a server URL: ${url}`);
-  if (u.pathname === '' || u.pathname === '/') u.pathname = WS_PATH;
-  if (board && !u.searchParams.has('board')) u.searchParams.set('board', board);
-  u.hash = '';
-  return u.toString();
-}
+export { boardSocketURL } from './socket.js';
 
 /** Connects to a board (see `Client`); the client starts connecting at once. */
 export function connect(options) {
@@ -81,12 +60,8 @@ export function connect(options) {
 export class Client {
   #listeners = new Map();
   #outbox; // the ops not yet answered (outbox.js)
-  #timers = new Set();
-  #reconnectTimer = null;
-  #retiring = null; // a socket being closed for a resync: what it still says is ignored
+  #socket; // the socket, its timers and backoff (socket.js)
   #snapshotNext = false;
-  #attempt = 0;
-  #joinTimer = null; // while a socket has no welcome yet: when it is given up ('stalled')
   #stream; // what the server's messages said: seq, you, roster, drags (stream.js)
 
   /**
@@ -130,18 +105,28 @@ export class Client {
       isOpen: () => this.state === 'open',
       seq: () => this.seq,
       send: (msg) => this.send(msg),
-      after: (ms, fn) => this.#after(ms, fn),
+      after: (ms, fn) => this.#socket.after(ms, fn),
       emit: (type, value) => this.#emit(type, value),
     }, this.queue);
     /** The last seq applied, this connection's user, who is here and who holds what (stream.js). */
     this.#stream = new BoardStream(since);
-    /** The socket (null between connections). */
-    this.ws = null;
+    this.#socket = new SocketKeeper(this, {
+      open: (ws) => this.#opened(ws),
+      message: (m) => this.#receive(m),
+      closed: (code, reason) => this.#closed(code, reason),
+      stalled: (s) => this.#emit('stalled', s),
+      warning: (w) => this.#emit('warning', w),
+    });
     /**
      * 'idle', 'connecting', 'joining' (hello sent), 'open' (welcomed), 'reconnecting', 'closed'
      * (close() was called), 'expired', 'revoked' or 'unauthorized' (stopped on its token).
      */
     this.state = 'idle';
+  }
+
+  /** The socket (null between connections). */
+  get ws() {
+    return this.#socket.ws;
   }
 
   /** The last committed seq applied (null before the first welcome). */
@@ -272,11 +257,7 @@ export class Client {
    */
   resync({ snapshot = false } = {}) {
     if (snapshot) this.#snapshotNext = true;
-    this.#attempt = 0;
-    const ws = this.ws;
-    if (!ws || this.#retiring === ws) return;
-    this.#retiring = ws;
-    ws.close(1000, 'resync');
+    this.#socket.retire();
   }
 
   #stopped() {
@@ -284,70 +265,23 @@ export class Client {
   }
 
   #open() {
-    this.#clearReconnect();
     this.#outbox.connection += 1;
     this.#setState('connecting');
-    this.#emit('connecting', { attempt: this.#attempt });
-    const WS = this.WebSocket ?? globalThis.WebSocket;
-    let ws;
-    try {
-      ws = new WS(this.url, SUBPROTOCOL);
-    } catch (error) {
-      this.#emit('warning', { message: `cannot open ${this.url}`, error });
-      this.#scheduleReconnect();
-      return;
-    }
-    this.ws = ws;
-    this.#joinTimer = this.#after(this.joinTimeout, () => this.#joinTimedOut(ws));
-    ws.addEventListener('open', () => {
-      if (ws !== this.ws) return;
-      this.#setState('joining');
-      this.#emit('open', {});
-      if (ws !== this.ws || ws.readyState !== OPEN) return;
-      const since = this.#snapshotNext ? undefined : this.seq ?? undefined;
-      this.#snapshotNext = false;
-      ws.send(JSON.stringify(hello(this.board, this.name, since, this.tokens.token, this.member)));
-    });
-    ws.addEventListener('message', (e) => {
-      if (ws !== this.ws || this.#retiring === ws) return;
-      let messages;
-      try {
-        messages = parseFrame(e.data);
-      } catch (error) {
-        this.#emit('warning', { message: 'a frame that is not JSON', error });
-        return;
-      }
-      for (const m of messages) {
-        this.#receive(m);
-        if (ws !== this.ws || this.#retiring === ws) return;
-      }
-    });
-    ws.addEventListener('close', (e) => this.#closed(ws, e.code, e.reason));
+    this.#emit('connecting', { attempt: this.#socket.attempt });
+    if (!this.#socket.open()) this.#scheduleReconnect();
   }
 
-  /**
-   * No welcome within `joinTimeout`: whatever holds it up (a server or an owner that never
-   * answers, a connect that hangs), the user hears of it and the client tries again.
-   */
-  #joinTimedOut(ws) {
-    this.#joinTimer = null;
-    if (ws !== this.ws || this.#stopped()) return;
-    this.#emit('stalled', { after: this.joinTimeout });
-    if (ws.readyState <= OPEN) ws.close(1000, 'no welcome in time');
-    this.#closed(ws, 1006, 'no welcome in time');
+  /** The socket opened: the hello, resuming from the last seq applied unless the board must come anew. */
+  #opened(ws) {
+    this.#setState('joining');
+    this.#emit('open', {});
+    if (ws !== this.ws || ws.readyState !== OPEN) return;
+    const since = this.#snapshotNext ? undefined : this.seq ?? undefined;
+    this.#snapshotNext = false;
+    ws.send(JSON.stringify(hello(this.board, this.name, since, this.tokens.token, this.member)));
   }
 
-  #clearJoinTimer() {
-    if (this.#joinTimer === null) return;
-    this.#cancel(this.#joinTimer);
-    this.#joinTimer = null;
-  }
-
-  #closed(ws, code, reason) {
-    if (ws !== this.ws) return;
-    this.#clearJoinTimer();
-    this.ws = null;
-    this.#retiring = null;
+  #closed(code, reason) {
     this.#stream.closed();
     this.#emit('close', { code, reason });
     if (this.#stopped()) return;
@@ -363,54 +297,19 @@ export class Client {
 
   #scheduleReconnect() {
     this.#setState('reconnecting');
-    const delay = backoffDelay(this.#attempt, { random: this.random });
-    this.#attempt += 1;
-    this.#clearReconnect();
-    this.#reconnectTimer = this.#after(delay, () => {
-      this.#reconnectTimer = null;
-      if (this.state === 'reconnecting') this.#open();
-    });
-  }
-
-  #clearReconnect() {
-    if (this.#reconnectTimer === null) return;
-    this.#cancel(this.#reconnectTimer);
-    this.#reconnectTimer = null;
+    this.#socket.retry(() => { if (this.state === 'reconnecting') this.#open(); });
   }
 
   #stop(state) {
     this.#setState(state);
-    this.#clearReconnect();
-    for (const t of this.#timers) this.clearTimeout(t);
-    this.#timers.clear();
-    this.#joinTimer = null;
-    const ws = this.ws;
-    this.ws = null;
-    this.#retiring = null;
-    if (ws && ws.readyState <= OPEN) ws.close(1000, 'closed');
-  }
-
-  #after(ms, fn) {
-    const t = this.setTimeout(() => {
-      this.#timers.delete(t);
-      fn();
-    }, ms);
-    this.#timers.add(t);
-    return t;
-  }
-
-  #cancel(t) {
-    this.#timers.delete(t);
-    this.clearTimeout(t);
+    this.#socket.stop();
   }
 
   // ---- Sending.
 
   /** Sends `msg` as it is when the socket is open (drags, pings); false when it could not. */
   send(msg) {
-    if (!this.ws || this.ws.readyState !== OPEN) return false;
-    this.ws.send(JSON.stringify(msg));
-    return true;
+    return this.#socket.send(msg);
   }
 
   /**
@@ -549,8 +448,7 @@ export class Client {
     const applied = this.#stream.welcome(m);
     if (!applied) return this.resync({ snapshot: true });
     for (const op of applied) this.#outbox.settle(op.op, op);
-    this.#attempt = 0;
-    this.#clearJoinTimer();
+    this.#socket.joined();
     this.#setState('open');
     // Ops not answered before the connection dropped (or made while it was down): resent with
     // their op ids, so the server acknowledges any it had committed instead of applying it twice.
@@ -578,7 +476,7 @@ export class Client {
     for (const e of effects) {
       switch (e.type) {
         case 'wake':
-          this.#after(e.after, () => this.#runTokens(this.tokens.wake(e.token, this.now())));
+          this.#socket.after(e.after, () => this.#runTokens(this.tokens.wake(e.token, this.now())));
           break;
         case 'fetch':
           this.#fetchToken().then(
