@@ -1,6 +1,6 @@
-// Wiring: the SDK's client (sdk/shuffleboard.js: the socket, its reconnects and tokens), DOM
-// events into gestures, their intents into the session, and the session's effects onto the
-// client and the view. The logic lives in session.js and gestures.js; this is the only module
+// Wiring: DOM events into gestures, their intents into the session, and the session's effects
+// onto the SDK's client (made and heard in connection.js: the socket, its reconnects and tokens)
+// and the view. The logic lives in session.js and gestures.js; this is the only module
 // with side effects at load.
 
 import * as P from './protocol.js';
@@ -13,14 +13,14 @@ import { HistoryPanel, historyPath, restoreNotice, whenText } from './history.js
 import { BAD_ID, startHome } from './home.js';
 import { suggestedMode } from './layout.js';
 import { MODES, Session } from './session.js';
-import { Client } from './sdk/shuffleboard.js';
+import { connect, refused, sendThroughClient } from './connection.js';
 import { View } from './view.js';
 import { CardPanel } from './panel.js';
 import { FilterBar } from './filterbar.js';
 import { askToCreate, boardExists } from './boardgate.js';
 import { boardModes } from './layout.js';
 import { PendingChanges } from './pending.js';
-import { installShare, keepToken, signedInByProxy, takeToken } from './share.js';
+import { installShare, signedInByProxy, takeToken } from './share.js';
 import { installMultiCard } from './multicard.js';
 import { installExportMenu, installTrelloImport } from './transfer.js';
 import { installInbox } from './inbox.js';
@@ -295,99 +295,11 @@ class App {
     if (reconnect) this.client?.rename(name);
   }
 
-  // ---- The client (the socket, its reconnects and tokens: sdk/shuffleboard.js).
+  // ---- The client (the socket, its reconnects and tokens: sdk/shuffleboard.js; connection.js).
 
-  connect() {
-    const c = new Client({
-      url: P.socketURL(this.win.location, this.boardId),
-      board: this.boardId,
-      name: this.name,
-      member: this.member,
-      token: this.token,
-      getToken: this.getToken,
-      WebSocket: this.win.WebSocket,
-      ...this.pending?.clientOptions(),
-    });
-    this.client = c;
-    this.session.useRoster(c.roster); // one list of who is here: the client's
-    this.pending?.attach(c);
-    // A socket that got no welcome in time (a server or a board's owner that never answers):
-    // the page says so until a welcome comes, while the client keeps trying.
-    c.on('connecting', () => this.view.setConnection(this.stalled ? 'stalled' : 'connecting'));
-    c.on('stalled', (s) => {
-      this.stalled = true;
-      this.view.setConnection('stalled');
-      this.view.toast(`The board has not answered for ${Math.round(s.after / 1000)} s; still trying…`);
-    });
-    c.on('welcome', () => {
-      this.stalled = false;
-      // Notices made while this page was not connected (the socket brings only new ones).
-      if (this.welcomed) this.inbox?.refresh();
-      this.welcomed = true;
-      if (this.cardToOpen) {
-        const item = this.cardToOpen;
-        this.cardToOpen = null;
-        // After the session has the board (its 'message' listener runs after this one).
-        this.win.setTimeout(() => this.openCard(item), 0);
-        const url = new URL(this.win.location.href);
-        url.searchParams.delete('card');
-        this.win.history.replaceState(this.win.history.state, '', url);
-      }
-    });
-    c.on('notice', (n) => this.inbox?.notice(n));
-    // A new socket: the session starts its connection over (the client's hello resumes from the
-    // same seq the session has applied, or asks for the board after a resync), with the token
-    // the client has now (a fresh one after a 4401), which links made from now on carry.
-    c.on('open', () => {
-      this.token = c.token;
-      this.session.hello(this.boardId, c.name, c.token, this.member);
-    });
-    c.on('message', (m) => this.run(this.session.receive(m)));
-    c.on('close', () => this.run(this.session.disconnected()));
-    c.on('auth', (m) => {
-      if (c.token) { this.token = c.token; keepToken(this.win, this.boardId, c.token); } // links made from now on carry the fresh token
-      this.roleChanged(m?.role);
-    });
-    // The page has only the token it was opened with: no loop of refused connections.
-    c.on('expired', () => {
-      this.view.setConnection('expired');
-      this.view.toast('Your access has expired: open the link again or ask for a new one.');
-    });
-    c.on('revoked', () => {
-      this.view.setConnection('revoked');
-      this.view.toast('Your access has been revoked.');
-    });
-    c.on('unauthorized', () => this.refused());
-    c.on('warning', (w) => console.warn(`shuffleboard: ${w.message}`, w.error ?? ''));
-    c.start();
-  }
-
-  /**
-   * The server refused the token (or wanted one): no reconnect loop. Asks once for a token;
-   * with one, it goes into the fragment and the page connects again; without, the page says why.
-   */
-  refused() {
-    this.view.setConnection('unauthorized');
-    const asked = this.askedForToken ? null : this.win.prompt?.('This board needs an access token. Paste it here:');
-    this.askedForToken = true;
-    const token = typeof asked === 'string' ? asked.trim() : '';
-    if (!/^[A-Za-z0-9._-]{1,2048}$/.test(token)) {
-      this.view.toast('This board needs a valid access token: open the link you were given.');
-      return;
-    }
-    this.token = token;
-    this.client.setToken(token);
-    keepToken(this.win, this.boardId, token);
-    this.client.reconnect();
-  }
-
-  /** Ops (and drops that carry one) go through the client, which resends them after a reconnect. */
-  send(msg) {
-    if (!this.client) return;
-    const open = this.client.state === 'open';
-    if (P.OP_TYPES.has(msg.type) || (msg.type === 'drop' && msg.op)) this.pending?.sending(msg, open, this.client.submit(msg));
-    else this.client.send(msg);
-  }
+  connect() { connect(this); }
+  refused() { refused(this); }
+  send(msg) { sendThroughClient(this, msg); }
 
   // ---- Effects of the session (see session.js).
 
@@ -395,11 +307,6 @@ class App {
     for (const e of effects) {
       switch (e.type) {
         case 'send': case 'queue': this.send(e.msg); break;
-        case 'resync':
-          // A gap in seq, or an out-of-sync base: reconnect at once (the client, which checks the
-          // same, has usually started already).
-          this.client?.resync({ snapshot: e.snapshot });
-          break;
         case 'connection': this.view.setConnection(e.state); break;
         case 'render':
           this.suggestMode();

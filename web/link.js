@@ -1,8 +1,11 @@
 // The server's side of one page's session with one board (session.js builds on it): what the
-// server said — welcome and resume, committed ops, acks, rejects, who is here (sdk/roster.js),
-// other people's holds and hovers (remote.js) — onto the confirmed board and its pending ops
-// (state.js), and the connection's life (hello, closed, resync). Pure: no DOM, no sockets, no
-// timers, no clock. Effects as session.js lists them.
+// server said — welcome and resume, committed ops, acks, rejects, other people's hovers and drops
+// (remote.js) — onto the confirmed board and its pending ops (state.js). The connection is the SDK
+// client's (sdk/shuffleboard.js, `useClient`): its phase, the hello and resume, the seq checks and
+// resyncs, this connection's user, who is here and who holds what are kept there once, and the
+// session reads them; the client hands the session only messages that fit (committed ops gapless,
+// a welcome whose resumed ops follow the board the session has), so the session checks no seq.
+// Pure: no DOM, no sockets, no timers, no clock. Effects as session.js lists them.
 
 import * as P from './protocol.js';
 import { BoardState } from './state.js';
@@ -10,6 +13,9 @@ import { describeOp } from './announce.js';
 import { isolate } from './bidi.js';
 import { RemoteDrags } from './remote.js';
 import { Roster } from './sdk/roster.js';
+
+/** The client a session has before it is given one (`useClient`): not connected, nobody here. */
+const NO_CLIENT = Object.freeze({ state: 'idle', you: null, roster: new Roster(), drags: new Map() });
 
 /** The render effect; `glide`: the item whose lift ended (it glides from the ghost's place). */
 export function render(glide = null) {
@@ -22,24 +28,39 @@ export class SessionLink {
   constructor() {
     /** Confirmed board + pending ops. */
     this.state = new BoardState();
-    this.me = null;
-    /**
-     * Who is on the board (sdk/roster.js): this session's own, or (`useRoster`) the SDK client's,
-     * which the client keeps up to date before the session hears of a message.
-     */
-    this.roster = new Roster();
-    this.ownsRoster = true;
-    /** Other people's holds, hovers and dropped previews, and this page's asks (remote.js). */
+    /** The SDK client whose connection this is (sdk/shuffleboard.js). */
+    this.client = NO_CLIENT;
+    /** Other people's hovers and dropped previews, and this page's asks (remote.js). */
     this.remote = new RemoteDrags();
-    /** True between a welcome and the end of its connection (or a resync). */
-    this.open = false;
-    this.resyncing = false;
-    this.forceSnapshot = false;
   }
 
-  /** Holds: item → user id (remote.js). */
+  /**
+   * Takes the connection from the SDK client `client`: its phase (`open`), this connection's user
+   * (`me`), who is here (`roster`) and who holds what (`held`). The client keeps them up to date
+   * before it hands the session a message.
+   */
+  useClient(client) {
+    this.client = client;
+  }
+
+  /** True while the client's session is open (welcomed, and the socket not closed since). */
+  get open() {
+    return this.client.state === 'open';
+  }
+
+  /** This connection's user id (the welcome's `you`), or null before one. */
+  get me() {
+    return this.client.you;
+  }
+
+  /** Who is on the board (sdk/roster.js), as the client keeps it. */
+  get roster() {
+    return this.client.roster;
+  }
+
+  /** Holds: item → user id, as the client keeps them. */
   get held() {
-    return this.remote.held;
+    return this.client.drags;
   }
 
   /** Dropped move previews awaiting their op (remote.js). */
@@ -49,18 +70,10 @@ export class SessionLink {
 
   // ---- The connection.
 
-  /** The socket opened: the hello to send. Resumes with `since` unless a snapshot is needed. */
-  hello(board, name, token = null, member = null) {
-    const since = this.state.loaded && !this.forceSnapshot ? this.state.seq : undefined;
-    this.forceSnapshot = false;
-    this.resyncing = false;
-    return P.hello(board, name, since, token, member);
-  }
-
   /**
    * Before any server: the board as last confirmed (`board` at `seq`) and the ops a page before
    * this one left pending (durable, web/pending.js). Shown at once; the next hello resumes from
-   * `seq`, and the client sends the ops again with their op ids.
+   * `seq` (the client is made with it), and the client sends the ops again with their op ids.
    */
   loadSaved(board, seq, ops = []) {
     if (this.state.loaded || !board || !Number.isSafeInteger(seq)) return [];
@@ -72,17 +85,17 @@ export class SessionLink {
 
   /** The socket closed. Holds and hovers died with it; a drag in progress goes on locally. */
   disconnected() {
-    this.open = false;
-    this.resyncing = false;
     // A drag in progress lost its hold: its drop goes as a plain op, or the welcome asks again.
     this.remote.disconnected();
     this.emit({ type: 'connection', state: 'closed' }, { type: 'handEnd', by: null }, render());
     return this.take();
   }
 
-  /** One server message. After a resync the rest of the old connection's messages are ignored. */
+  /**
+   * One server message, as the client hands it on ('message'), after its own bookkeeping: a
+   * committed op is the next in seq; a welcome fits (or the client starts over without it).
+   */
   receive(m) {
-    if (this.resyncing) return [];
     if (P.isCommitted(m)) this.#committed(m);
     else {
       switch (m.type) {
@@ -91,17 +104,15 @@ export class SessionLink {
         case 'ack': this.#acked(m); break;
         case 'dragStart':
           // On a large board a hand names its holder, whom this page may not have been told of.
-          if (this.#who(m)) this.emit(this.#presence());
+          if (m.user?.id) this.emit(this.#presence());
           this.emit(...this.remote.dragStart(m, this.#about()));
           break;
         case 'presence': case 'join':
-          this.#who(m);
           this.emit(this.#presence());
           break;
         case 'hover': this.emit(...this.remote.hover(m, this.#about())); break;
         case 'drop': this.#remoteDrop(m); break;
         case 'leave':
-          this.#who(m);
           if (m.user?.id) {
             this.emit({ type: 'handEnd', by: m.user.id });
             this.remote.left(m.user.id);
@@ -135,23 +146,6 @@ export class SessionLink {
     return this.take();
   }
 
-  /**
-   * Reads who is on the board from the SDK client's roster (the page's: sdk/shuffleboard.js keeps
-   * it) instead of keeping one of its own.
-   */
-  useRoster(roster) {
-    this.roster = roster;
-    this.ownsRoster = false;
-  }
-
-  /**
-   * A message about who is here: applied to this session's own roster; the client's has it
-   * already. True when there may be a presence to show (a dragStart naming its holder).
-   */
-  #who(m) {
-    return this.ownsRoster ? this.roster.apply(m) : !!m.user?.id;
-  }
-
   /** A user by id (a placeholder for one who has left). */
   user(id) {
     return this.roster.user(id);
@@ -159,28 +153,23 @@ export class SessionLink {
 
   // ---- Server messages.
 
+  /**
+   * A welcome with the board, or resuming from the seq the session has: the ops it carries are
+   * applied quietly (the client checked that they follow on). The ops not answered before the
+   * connection dropped go again from the client's outbox, with their op ids.
+   */
   #welcome(m) {
-    this.me = m.you;
-    this.#who(m);
-    this.remote.welcomed(m.drags);
+    this.remote.welcomed();
     if (m.board) {
       this.state.reset(m.board, m.seq);
-    } else if (Array.isArray(m.ops)) {
-      for (const op of m.ops) {
+    } else {
+      for (const op of m.ops ?? []) {
         const r = this.state.applyCommitted(op);
-        if (r.status === 'gap') return this.#resync(true);
         if (r.status === 'applied' && r.own) this.history.committed(op.op, op.seq, op);
       }
-      if (this.state.seq !== m.seq) return this.#resync(true);
-    } else {
-      return this.#resync(true);
     }
-    this.open = true;
     this.emit({ type: 'connection', state: 'open' }, this.#presence());
     for (const d of m.drags ?? []) if (d.by !== this.me) this.emit({ type: 'handStart', user: this.user(d.by), item: d.item });
-    // Ops in flight when the connection dropped: resend with the same op id (the server
-    // answers `ack` for any it had already committed, so none is applied twice).
-    for (const p of this.state.pending) this.send(p);
     if (this.drag) {
       // A drag survived the reconnect: hold the tile again.
       this.send(P.dragStart(this.drag.item));
@@ -193,8 +182,6 @@ export class SessionLink {
     // Said from the board as it was before the op, so a move can tell where the tile came from.
     const change = m.by !== this.me && this.state.loaded ? describeOp(m, this.state.board, (id) => this.user(id).name) : null;
     const r = this.state.applyCommitted(m);
-    // A live gap resumes from the last applied seq (the server sends what is missing).
-    if (r.status === 'gap') return this.#resync(false);
     if (r.status !== 'applied') return undefined;
     if (r.own) this.history.committed(m.op, m.seq, m);
     // A dropped preview gives way to the op that moved its tile: the confirmed board now shows it.
@@ -234,14 +221,14 @@ export class SessionLink {
     const p = this.state.reject(m.op);
     this.history.rejected(m.op);
     if (!p) return;
+    // A bad_base (the server's history is not ours: a restarted in-memory server) has the client
+    // start over from the server's board; the op is taken back like any refused one.
     this.emit(
       render(),
       { type: 'pulse', items: P.involvedItems(p), kind: 'reject' },
       { type: 'toast', text },
       { type: 'announce', text },
     );
-    // The server's history is not ours (a restarted in-memory server): start from its snapshot.
-    if (m.reason === 'bad_base') this.#resync(true);
   }
 
   #acked(m) {
@@ -284,13 +271,5 @@ export class SessionLink {
 
   #presence() {
     return { type: 'presence', users: this.roster.users, me: this.me, count: this.roster.userCount };
-  }
-
-  /** Starts over from a fresh connection (a gap in seq, or an out-of-sync base). */
-  #resync(snapshot) {
-    if (snapshot) this.forceSnapshot = true;
-    this.open = false;
-    this.resyncing = true;
-    this.emit({ type: 'resync', snapshot });
   }
 }

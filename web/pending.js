@@ -120,12 +120,18 @@ export class PendingChanges {
     return { queue: this.store, since: this.app.session.state.loaded ? this.app.session.state.seq : null };
   }
 
-  /** The client is made: it takes back the kept ops, and says when the queue fails. */
+  /**
+   * The client is made: it takes back the kept ops (each one's refusal is listed, like one made
+   * offline here: `submit` of an op id it tracks hands out that op's answer), and says when the
+   * queue fails.
+   */
   attach(client) {
     client.on('queueError', ({ error }) => {
       this.app.view.toast(`This change could not be kept on this device (${error?.message ?? error}); stay on the page until it is saved.`);
     });
-    client.restore().catch((error) => console.warn('shuffleboard: kept changes could not be read', error));
+    client.restore()
+      .then((kept) => { for (const msg of kept) this.sending(msg, false, client.submit(msg)); })
+      .catch((error) => console.warn('shuffleboard: kept changes could not be read', error));
   }
 
   /**

@@ -1,6 +1,7 @@
-// Other people's drags as this page sees them (a part of the session, session.js): who holds which
-// tile, where each holder's tile hovers, the move previews dropped and awaiting their op, and the
-// tiles this page asked for while someone else held them. Pure: the methods take the server's
+// Other people's drags as this page sees them (a part of the session, session.js): where each
+// holder's tile hovers, the move previews dropped and awaiting their op, and the tiles this page
+// asked for while someone else held them. Who holds which tile is the SDK client's (its `drags`,
+// sdk/stream.js), which the session reads. Pure: the methods take the server's
 // messages and return effects (session.js lists them); `me` is this page's user id, `user(id)`
 // gives a user, `dragging` the item this page itself drags (or null).
 
@@ -21,7 +22,6 @@ export class RemoteDrags {
   #tokens = 0; // the last wake token handed out
 
   constructor() {
-    this.held = new Map(); // item → user id
     this.remoteOver = new Map(); // user id → {item, over, zone, mode}
     this.settling = new Map(); // item → {hover, token}: a dropped move preview awaiting its op
     /**
@@ -32,25 +32,17 @@ export class RemoteDrags {
     this.asked = new Set();
   }
 
-  /** A welcome: the holds it names; previews start over. */
-  welcomed(drags) {
-    this.held = new Map((drags ?? []).map((d) => [d.item, d.by]));
+  /** A welcome: hovers and previews start over. */
+  welcomed() {
     this.remoteOver.clear();
     this.clearSettling();
   }
 
-  /** The connection ended: holds, asks, hovers and previews died with it. */
+  /** The connection ended: asks, hovers and previews died with it. */
   disconnected() {
-    this.held.clear();
     this.asked.clear();
     this.remoteOver.clear();
     this.clearSettling();
-  }
-
-  /** True when someone other than `me` holds `item`. */
-  heldByOther(item, me) {
-    const holder = this.held.get(item);
-    return !!holder && holder !== me;
   }
 
   /** Asks for `item` to wait in its line: the dragStart to send, or null when asked already. */
@@ -65,14 +57,12 @@ export class RemoteDrags {
     return this.asked.delete(item) && dragging !== item;
   }
 
-  /** A `dragStart`: someone (maybe this page) holds a tile. */
+  /** A `dragStart`: someone (maybe this page) holds a tile (or a group of them, issue 36). */
   dragStart(m, { me, user, dragging }) {
     if (m.by === me && this.asked.delete(m.item) && dragging !== m.item) {
       // An ask granted because the hold had just ended: nobody is dragging it here, so give it back.
       return [{ type: 'send', msg: P.drop(m.item) }];
     }
-    this.held.set(m.item, m.by);
-    for (const other of Array.isArray(m.items) ? m.items : []) this.held.set(other, m.by); // a group (issue 36)
     this.clearSettling(m.item);
     const fx = m.by !== me ? [{ type: 'handStart', user: user(m.by), item: m.item }, { type: 'taken', item: m.item }] : [];
     return [...fx, render()];
@@ -91,8 +81,6 @@ export class RemoteDrags {
 
   /** A `drop`: a hold ended (the session ends its own lift when the server expired it). */
   drop(m, { me }) {
-    // A drag ends whole: a group's items with its lead (issue 36).
-    if (this.held.get(m.item) === m.by) for (const [item, by] of this.held) if (by === m.by) this.held.delete(item);
     const last = this.remoteOver.get(m.by);
     this.remoteOver.delete(m.by);
     const fx = [];

@@ -1,18 +1,17 @@
 // One page's session with one board, without the socket: what this page does (the drag in
 // progress, paint strokes, undo and redo, editing) on top of what the server said (link.js: the
-// welcome, committed ops, acks, rejects, who is here and other people's drags), and what follows
-// from it. The rules it leans on have modules of their own: editing.js (what an edit sends or
+// welcome, committed ops, acks, rejects and other people's drags), and what follows from it. The
+// connection — its phase, hello and resume, seq checks and resyncs, who is here, who holds what,
+// tokens — is the SDK client's (sdk/shuffleboard.js), which the session reads (`useClient`). The rules it leans on have modules of their own: editing.js (what an edit sends or
 // why it is refused), undo.js (inverses, the stacks, reverting), remote.js (other people's drags),
 // state.js (the confirmed board and pending ops). Pure: no DOM, no sockets, no timers, no clock.
 //
-// In: the socket's life (hello, receive, disconnected), timers running out (wake), and the
-// intents of gestures.js (lift, aim, aimKey, drop, cancel, paint, paintEnd, refuse, setMode,
-// undo, redo, undoChange, and the editing ones). Each of those returns effects, plain objects
-// that the wiring (app.js) carries out in order (hello returns the message to send). Out,
-// besides: scene() for the view.
+// In: the client's messages and its socket's close (receive, disconnected), a saved board
+// (loadSaved), timers running out (wake), and the intents of gestures.js (lift, aim, aimKey,
+// drop, cancel, paint, paintEnd, refuse, setMode, undo, redo, undoChange, and the editing ones).
+// Each of those returns effects, plain objects that the wiring (app.js) carries out in order.
+// Out, besides: scene() for the view.
 //   {type:'send', msg}              send on the socket (asked for only while the session is open)
-//   {type:'resync', snapshot}       close the socket and start over (with the whole board when
-//                                   `snapshot`); the next hello() says how
 //   {type:'connection', state}      'open' or 'closed'
 //   {type:'render', glide}          show scene(); `glide` (or null): the lift ended, so the ghost
 //                                   goes and this item glides from where the ghost was
@@ -88,7 +87,8 @@ export class Session extends SessionLink {
 
   /** True when someone other than this page holds `item`. */
   heldByOther(item) {
-    return this.remote.heldByOther(item, this.me);
+    const holder = this.held.get(item);
+    return !!holder && holder !== this.me;
   }
 
   /** The layout of the zone `item` is in now (layout.js `zoneLayout`), or null. */

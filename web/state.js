@@ -5,7 +5,7 @@
 // order they were made. A remote op changes the confirmed state and the pending ops are
 // replayed again on top, so one's own tile never flickers back and forth.
 
-import { involvedItems } from './protocol.js';
+import { OP_TYPES, involvedItems } from './protocol.js';
 import { CONTENT_OPS, applyContent } from './cards.js';
 import { COMMENT_OPS, applyComment } from './comments.js';
 import { BULK_OPS, applyBulk } from './bulk.js';
@@ -283,13 +283,12 @@ export function opBody(op) {
     };
     case 'editComment': return { type: 'editComment', item: op.item, comment: op.comment, text: op.text, mentions: op.mentions ?? [] };
     case 'removeComment': return { type: 'removeComment', item: op.item, comment: op.comment };
-    case 'edit': case 'editZone': case 'addZone': case 'remove': case 'removeZone': case 'retitle':
-    case 'tag': case 'assign': case 'editTag': case 'removeTag': case 'editCheck': case 'removeCheck':
-    case 'moveMany': case 'archive': case 'unarchive': {
+    default: {
+      // Every other op (ops.js lists them) is its fields as sent.
+      if (!OP_TYPES.has(op.type)) return { type: op.type };
       const { op: _id, base: _base, seq: _seq, by: _by, member: _member, ...body } = op;
       return body;
     }
-    default: return { type: op.type };
   }
 }
 

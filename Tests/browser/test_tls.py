@@ -26,7 +26,8 @@ def tls_server(server_binary, tmp_path, request):
 
 
 def test_the_web_client_loads_over_https_and_plays_over_wss(tls_server, contexts):
-    # `tls_server` first, so that it stops after every page closed (conftest.py, `contexts`).
+    # (The server before `contexts`: its pages close before it stops, so none tries to reconnect to
+    # a stopped server and logs ERR_CONNECTION_REFUSED at teardown, as seen under load.)
     # `contexts` fails the test on any page error of either person, but one: Chromium registers no
     # service worker (web/sw.js: the page's files kept for working offline) from an origin whose
     # certificate it only accepts because it was told to, and says so on the console.

@@ -4,14 +4,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Session } from '../../web/session.js';
+import { hear, reopen } from './wiring.mjs';
 
 const GRID = Array.from({ length: 6 }, (_, i) => `t${i + 1}`);
 
 function joined() {
   let n = 0;
   const s = new Session({ newOpId: () => `op${++n}` });
-  s.hello('b1', 'Ann');
-  s.receive({
+  reopen(s);
+  hear(s, {
     type: 'welcome', you: 'u1', seq: 0, drags: [], users: [{ id: 'u1', name: 'Ann', color: '#a00' }],
     board: {
       id: 'b1', title: 'b1', columns: 3,
@@ -43,10 +44,10 @@ test('lifting a selected card lifts the selection and its drop is one moveMany',
   assert.equal(zone(s, 1), 't4 t2 t5 x');
   assert.equal(zone(s, 0), 't1 t3 t6');
   // The server's commit of it (the lead's drop made one moveMany), then one undo puts back all.
-  s.receive({ type: 'moveMany', op: drop.op, seq: 1, by: 'u1', items: ['t4', 't2', 't5'], zone: 'tray', before: 'x' });
+  hear(s, { type: 'moveMany', op: drop.op, seq: 1, by: 'u1', items: ['t4', 't2', 't5'], zone: 'tray', before: 'x' });
   const undo = sent(s.undo());
   assert.deepEqual(undo.map((m) => m.type), ['moveMany', 'moveMany']);
-  for (const [i, m] of undo.entries()) s.receive({ ...m, seq: 2 + i, by: 'u1' });
+  for (const [i, m] of undo.entries()) hear(s, { ...m, seq: 2 + i, by: 'u1' });
   assert.equal(zone(s, 0), GRID.join(' '));
 });
 
@@ -59,7 +60,7 @@ test('an unselected card lifts alone; bulk ops go out together and come back tog
   const fx = s.bulk([{ type: 'remove', item: 't2' }, { type: 'remove', item: 't3' }], 'Deleted 2 cards.');
   const out = sent(fx);
   assert.deepEqual(out.map((m) => m.type), ['remove', 'remove']);
-  out.forEach((m, i) => s.receive({ ...m, seq: 1 + i, by: 'u1' }));
+  out.forEach((m, i) => hear(s, { ...m, seq: 1 + i, by: 'u1' }));
   assert.equal(zone(s, 0), 't1 t4 t5 t6');
   const undo = sent(s.undo());
   assert.deepEqual(undo.map((m) => m.type), ['add', 'add']);

@@ -8,6 +8,8 @@ import { Client } from '../../web/sdk/shuffleboard.js';
 import { pendingItems, refusedSentence } from '../../web/pending.js';
 import { plain } from '../../web/bidi.js';
 import { fakeIndexedDB } from './fake-indexeddb.mjs';
+import { FakeSocket, clientOf, hear, onSocket, reopen, wire } from './wiring.mjs';
+import { Session } from '../../web/session.js';
 
 const swap = (op, base, a, b) => ({ type: 'swap', op, base, a, b });
 const BOARD = { id: 'b1', title: 'b1', columns: 3, zones: [{ id: 'grid', items: ['t1', 't2'] }], items: [{ id: 't1', label: 'Fix the login page' }, { id: 't2', label: 'B' }] };
@@ -57,57 +59,41 @@ test('a full queue refuses the next op and keeps the ones it has; no IndexedDB i
   await assert.rejects(store.put({ type: 'swap' }), TypeError);
 });
 
-/** A socket the test opens and speaks for; it records what the client sent. */
-function sockets() {
-  const made = [];
-  class Socket {
-    constructor() { this.readyState = 0; this.sent = []; this.on = {}; made.push(this); }
-    addEventListener(type, fn) { this.on[type] = fn; }
-    send(data) { this.sent.push(JSON.parse(data)); }
-    close() { this.readyState = 3; }
-    opened() { this.readyState = 1; this.on.open?.({}); }
-    hear(m) { this.on.message?.({ data: JSON.stringify(m) }); }
-  }
-  return { Socket, last: () => made.at(-1) };
-}
-
 const flush = () => new Promise((resolve) => setTimeout(resolve, 5));
 const welcome = (fields) => ({ type: 'welcome', you: 'u1', users: [], drags: [], ...fields });
 
 test('a client with a queue keeps each op until it is answered; a later client takes back the rest and sends them with their op ids', async () => {
   const idb = fakeIndexedDB();
   const store = await PendingStore.open('b1', { indexedDB: idb });
-  const s1 = sockets();
   let n = 0;
   const options = { url: 'http://127.0.0.1:1', board: 'b1', name: 'Ann', setTimeout: () => 0, clearTimeout: () => {} };
-  const first = new Client({ ...options, WebSocket: s1.Socket, queue: store, newOpId: () => `op${++n}` });
+  const first = new Client({ ...options, WebSocket: FakeSocket, queue: store, newOpId: () => `op${++n}` });
   first.start();
-  s1.last().opened();
-  s1.last().hear(welcome({ seq: 3, board: BOARD }));
+  FakeSocket.made.at(-1).open();
+  FakeSocket.made.at(-1).say(welcome({ seq: 3, board: BOARD }));
   first.op({ type: 'swap', a: 't1', b: 't2' });
   first.op({ type: 'swap', a: 't2', b: 't1' });
   first.op({ type: 'move', item: 't1', zone: 'grid', before: null });
   await flush();
   assert.deepEqual((await store.ops()).map((m) => m.op), ['op1', 'op2', 'op3']);
   // Committed, and refused: forgotten. Unanswered when the page goes: kept.
-  s1.last().hear({ type: 'swap', op: 'op1', a: 't1', b: 't2', seq: 4, by: 'u1' });
-  s1.last().hear({ type: 'reject', op: 'op2', reason: 'conflict', seq: 4, by: 'u2' });
+  FakeSocket.made.at(-1).say({ type: 'swap', op: 'op1', a: 't1', b: 't2', seq: 4, by: 'u1' });
+  FakeSocket.made.at(-1).say({ type: 'reject', op: 'op2', reason: 'conflict', seq: 4, by: 'u2' });
   first.close();
   await flush();
   assert.deepEqual(await store.ops(), [{ type: 'move', item: 't1', zone: 'grid', before: null, op: 'op3', base: 3 }]);
 
   // The next page (a reload): the kept op goes out after the welcome, once, with its id and base.
-  const s2 = sockets();
   const again = await PendingStore.open('b1', { indexedDB: idb });
-  const second = new Client({ ...options, WebSocket: s2.Socket, queue: again, since: 4 });
+  const second = new Client({ ...options, WebSocket: FakeSocket, queue: again, since: 4 });
   assert.deepEqual((await second.restore()).map((m) => m.op), ['op3']);
   second.start();
-  s2.last().opened();
-  assert.deepEqual(s2.last().sent, [{ type: 'hello', board: 'b1', name: 'Ann', since: 4 }]);
-  s2.last().hear(welcome({ seq: 4, ops: [] }));
-  assert.deepEqual(s2.last().sent.slice(1), [{ type: 'move', item: 't1', zone: 'grid', before: null, op: 'op3', base: 3 }]);
+  FakeSocket.made.at(-1).open();
+  assert.deepEqual(FakeSocket.made.at(-1).sent, [{ type: 'hello', board: 'b1', name: 'Ann', since: 4 }]);
+  FakeSocket.made.at(-1).say(welcome({ seq: 4, ops: [] }));
+  assert.deepEqual(FakeSocket.made.at(-1).sent.slice(1), [{ type: 'move', item: 't1', zone: 'grid', before: null, op: 'op3', base: 3 }]);
   // The server had committed it before (its answer was lost): `ack`, nothing applied twice, forgotten.
-  s2.last().hear({ type: 'ack', op: 'op3', seq: 4 });
+  FakeSocket.made.at(-1).say({ type: 'ack', op: 'op3', seq: 4 });
   await flush();
   assert.deepEqual(await again.ops(), []);
   assert.deepEqual(second.pending, []);
@@ -123,18 +109,27 @@ test('pending cards and refusals in plain words', () => {
   assert.equal(plain(refusedSentence({ type: 'add', op: 'o5', base: 0, zone: 'gone', before: null, item: { label: 'Buy milk' } }, BOARD, 'unknown_zone', null)), 'Your new card Buy milk was not applied: what it changed is gone.');
 });
 
-test('a session shows the saved board with the kept ops on top, and a resume that carries one confirms it', async () => {
-  const { Session } = await import('../../web/session.js');
+test('a page shows the saved board with the kept ops on top; its client resumes from it, and a resume that carries one confirms it', async () => {
   const board = { id: 'b1', title: 'b1', columns: 3, zones: [{ id: 'grid', items: ['t1', 't2', 't3'] }], items: ['t1', 't2', 't3'].map((id) => ({ id, label: id })) };
   const kept = [swap('k1', 4, 't1', 't2'), swap('k2', 4, 't2', 't3')];
+  // What a page before this one left in IndexedDB (pending.js): the board it saw and two ops.
+  const store = await PendingStore.open('b1', { indexedDB: fakeIndexedDB() });
+  await store.saveBoard(board, 4);
+  for (const op of kept) await store.put(op);
+  // This page, as pending.js and connection.js start it.
+  const saved = await store.loadBoard();
   const s = new Session();
-  const fx = s.loadSaved(board, 4, kept);
+  const fx = s.loadSaved(saved.board, saved.seq, await store.ops());
   assert.deepEqual(fx.map((e) => e.type), ['render']);
   assert.deepEqual(s.scene().board.zones[0].items, ['t3', 't1', 't2']);
   assert.deepEqual(s.loadSaved(board, 0, []), [], 'once only');
-  assert.equal(s.hello('b1', 'Ann').since, 4);
+  wire(s, { queue: store });
+  await clientOf(s).restore();
+  assert.equal(reopen(s).since, 4);
   // k1 was committed before the page went (its answer lost, by the page's old user id); k2 was not.
-  const back = s.receive({ type: 'welcome', you: 'u9', seq: 5, users: [], drags: [], ops: [{ ...swap('k1', 4, 't1', 't2'), seq: 5, by: 'u1' }] });
+  hear(s, { type: 'welcome', you: 'u9', seq: 5, users: [], drags: [], ops: [{ ...swap('k1', 4, 't1', 't2'), seq: 5, by: 'u1' }] });
   assert.deepEqual(s.state.pending.map((p) => p.op), ['k2']);
-  assert.deepEqual(back.filter((e) => e.type === 'send').map((e) => e.msg), [swap('k2', 4, 't2', 't3')]);
+  assert.deepEqual(onSocket(s), [swap('k2', 4, 't2', 't3')]);
+  await flush();
+  assert.deepEqual((await store.ops()).map((m) => m.op), ['k2'], 'the queue keeps k2 until it is answered');
 });

@@ -1,9 +1,10 @@
-// Who is on a board, written once (web/sdk/roster.js): the SDK client keeps it, and the page's
-// session reads the client's instead of keeping a second one (issue 31).
+// Who is on a board, written once (web/sdk/roster.js): the SDK client keeps it (and who holds
+// what), and the page's session reads the client's instead of keeping a second one (issue 31).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client, Roster } from '../../web/sdk/shuffleboard.js';
+import { Roster } from '../../web/sdk/shuffleboard.js';
 import { Session } from '../../web/session.js';
+import { clientOf, hear, reopen } from './wiring.mjs';
 
 const ANN = { id: 'u1', name: 'Ann', color: '#a00' };
 const BO = { id: 'u2', name: 'Bo', color: '#0b0' };
@@ -23,31 +24,26 @@ test('a roster follows welcome, join, leave, presence and the user a dragStart n
   assert.equal(r.apply({ type: 'hover' }), false);
 });
 
-test("the page's session reads the client's roster: one list of who is here, kept by the client", () => {
-  let socket;
-  class Socket {
-    constructor() { socket = this; this.readyState = 0; this.on = {}; }
-    addEventListener(type, fn) { this.on[type] = fn; }
-    send() {}
-    close() {}
-  }
-  const client = new Client({ url: 'http://127.0.0.1:1', board: 'b1', name: 'Ann', WebSocket: Socket, setTimeout: () => 0, clearTimeout: () => {} });
+test("the page's session reads the client's roster and holds: one list of who is here, kept by the client", () => {
   const session = new Session();
-  session.useRoster(client.roster);
-  const effects = [];
-  client.on('message', (m) => effects.push(...session.receive(m)));
-  client.start();
-  socket.readyState = 1;
-  socket.on.open({});
-  const hear = (m) => socket.on.message({ data: JSON.stringify(m) });
-  hear({ type: 'welcome', you: 'u1', seq: 0, board: BOARD, users: [ANN], drags: [] });
+  reopen(session);
+  const client = clientOf(session);
+  hear(session, { type: 'welcome', you: 'u1', seq: 0, board: BOARD, users: [ANN], drags: [] });
   assert.equal(session.roster, client.roster);
-  hear({ type: 'join', user: BO });
+  assert.equal(session.me, client.you);
+  hear(session, { type: 'join', user: BO });
   assert.deepEqual([...session.roster.users.keys()], ['u1', 'u2']);
   assert.equal(session.user('u2').name, 'Bo');
-  const presence = effects.filter((e) => e.type === 'presence').at(-1);
-  assert.deepEqual([...presence.users.keys()], ['u1', 'u2']);
-  hear({ type: 'leave', user: BO });
+  // A group's hold (issue 36): every card of it is held by its lead's holder, and ends whole.
+  const fx = hear(session, { type: 'dragStart', item: 't1', items: ['t1', 't2'], by: 'u2' });
+  assert.equal(session.held, client.drags);
+  assert.deepEqual([...client.drags], [['t1', 'u2'], ['t2', 'u2']]);
+  assert.equal(session.heldByOther('t2'), true);
+  assert.ok(fx.some((e) => e.type === 'handStart' && e.item === 't1'));
+  hear(session, { type: 'drop', item: 't1', by: 'u2' });
+  assert.equal(client.drags.size, 0);
+  const presence = hear(session, { type: 'leave', user: BO });
   assert.deepEqual([...client.users.keys()], ['u1']);
-  assert.ok(effects.some((e) => e.type === 'handEnd' && e.by === 'u2'));
+  assert.deepEqual([...presence.find((e) => e.type === 'presence').users.keys()], ['u1']);
+  assert.ok(presence.some((e) => e.type === 'handEnd' && e.by === 'u2'));
 });

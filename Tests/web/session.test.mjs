@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { isolate, plain } from '../../web/bidi.js';
 import * as P from '../../web/protocol.js';
 import { SETTLE_MS, Session } from '../../web/session.js';
+import { hear, lastSocket, lose, onSocket, reopen } from './wiring.mjs';
 
 const GRID = Array.from({ length: 12 }, (_, i) => `t${i + 1}`);
 
@@ -26,8 +27,8 @@ function welcome(fields) {
 function joined(seq = 0, fields = {}) {
   let n = 0;
   const s = new Session({ newOpId: () => `op${++n}` });
-  s.hello('b1', 'Ann');
-  s.receive(welcome({ seq, board: board(), ...fields }));
+  reopen(s);
+  hear(s, welcome({ seq, board: board(), ...fields }));
   return s;
 }
 
@@ -57,9 +58,9 @@ function dragOnto(s, item, over, zone = 'grid') {
 
 test('a first hello has no since; a welcome with a board shows it, says who is here and opens', () => {
   const s = new Session();
-  assert.deepEqual(s.hello('b1', 'Ann'), { type: 'hello', board: 'b1', name: 'Ann' });
+  assert.deepEqual(reopen(s), { type: 'hello', board: 'b1', name: 'Ann' });
   assert.equal(s.scene(), null);
-  const fx = s.receive(welcome({ seq: 4, board: board(), drags: [{ item: 't3', by: 'u2' }] }));
+  const fx = hear(s, welcome({ seq: 4, board: board(), drags: [{ item: 't3', by: 'u2' }] }));
   assert.deepEqual(types(fx), ['connection', 'presence', 'handStart', 'render']);
   assert.equal(fx[0].state, 'open');
   assert.deepEqual([...fx[1].users.keys()], ['u1', 'u2']);
@@ -75,14 +76,14 @@ test('a first hello has no since; a welcome with a board shows it, says who is h
 
 test('a reconnect resumes with since and applies the ops the welcome carries', () => {
   const s = joined(0);
-  s.receive(op(1, 'u2', { type: 'swap', a: 't1', b: 't2' }));
-  const fx = s.disconnected();
+  hear(s, op(1, 'u2', { type: 'swap', a: 't1', b: 't2' }));
+  const fx = lose(s);
   assert.deepEqual(types(fx), ['connection', 'handEnd', 'render']);
   assert.equal(fx[0].state, 'closed');
   assert.equal(fx[1].by, null);
   assert.equal(s.open, false);
-  assert.deepEqual(s.hello('b1', 'Ann'), { type: 'hello', board: 'b1', name: 'Ann', since: 1 });
-  const back = s.receive(welcome({
+  assert.deepEqual(reopen(s), { type: 'hello', board: 'b1', name: 'Ann', since: 1 });
+  const back = hear(s, welcome({
     seq: 3,
     ops: [op(2, 'u2', { type: 'move', item: 't3', zone: 'tray', before: null }), op(3, 'u2', { type: 'toggle', item: 't4', on: true })],
   }));
@@ -94,57 +95,64 @@ test('a reconnect resumes with since and applies the ops the welcome carries', (
   assert.equal(s.scene().board.items[3].on, true);
 });
 
+// The seq checks and resyncs are the SDK client's (sdk/stream.js); the session hears only what
+// fits the board it has, so it never shows a board with a hole in it.
+
+/** True when the client closed its socket to start over (a resync). */
+const resyncing = (s) => lastSocket(s).closedWith?.reason === 'resync';
+
 test('a resume that skips a seq starts over with a hello without since', () => {
   const s = joined(2);
-  s.disconnected();
-  assert.equal(s.hello('b1', 'Ann').since, 2);
-  const fx = s.receive(welcome({ seq: 4, ops: [op(4, 'u2', { type: 'toggle', item: 't1', on: true })] }));
-  assert.deepEqual(types(fx), ['resync']);
-  assert.equal(s.open, false);
+  lose(s);
+  assert.equal(reopen(s).since, 2);
+  assert.deepEqual(hear(s, welcome({ seq: 4, ops: [op(4, 'u2', { type: 'toggle', item: 't1', on: true })] })), []);
+  assert.ok(resyncing(s));
   // The rest of the old connection is ignored.
-  assert.deepEqual(s.receive(op(5, 'u2', { type: 'toggle', item: 't2', on: true })), []);
+  assert.deepEqual(hear(s, op(5, 'u2', { type: 'toggle', item: 't2', on: true })), []);
   assert.equal(s.scene().seq, 2);
-  s.disconnected();
-  assert.deepEqual(s.hello('b1', 'Ann'), { type: 'hello', board: 'b1', name: 'Ann' });
-  s.receive(welcome({ seq: 5, board: board() }));
+  lose(s);
+  assert.deepEqual(reopen(s), { type: 'hello', board: 'b1', name: 'Ann' });
+  hear(s, welcome({ seq: 5, board: board() }));
   assert.equal(s.scene().seq, 5);
   // Only once: the next reconnect resumes again.
-  s.disconnected();
-  assert.equal(s.hello('b1', 'Ann').since, 5);
+  lose(s);
+  assert.equal(reopen(s).since, 5);
 });
 
 test('a resume that ends short of the welcome seq, or carries neither board nor ops, also starts over', () => {
   const short = joined(1);
-  short.disconnected();
-  short.hello('b1', 'Ann');
-  assert.deepEqual(types(short.receive(welcome({ seq: 3, ops: [op(2, 'u2', { type: 'toggle', item: 't1', on: true })] }))), ['resync']);
-  short.disconnected();
-  assert.equal(short.hello('b1', 'Ann').since, undefined);
+  lose(short);
+  reopen(short);
+  assert.deepEqual(hear(short, welcome({ seq: 3, ops: [op(2, 'u2', { type: 'toggle', item: 't1', on: true })] })), []);
+  assert.ok(resyncing(short));
+  assert.equal(short.scene().seq, 1, 'nothing of a resume that does not fit is applied');
+  lose(short);
+  assert.equal(reopen(short).since, undefined);
 
   const empty = joined(1);
-  empty.disconnected();
-  empty.hello('b1', 'Ann');
-  assert.deepEqual(types(empty.receive(welcome({ seq: 1 }))), ['resync']);
+  lose(empty);
+  reopen(empty);
+  assert.deepEqual(hear(empty, welcome({ seq: 1 })), []);
+  assert.ok(resyncing(empty));
 });
 
 test('a gap in the live stream resyncs, resuming from the last applied seq', () => {
   const s = joined(0);
-  const fx = s.receive(op(2, 'u2', { type: 'toggle', item: 't1', on: true }));
-  assert.deepEqual(types(fx), ['resync']);
-  assert.equal(s.open, false);
-  assert.deepEqual(s.receive(op(3, 'u2', { type: 'toggle', item: 't2', on: true })), []);
-  s.disconnected();
+  assert.deepEqual(hear(s, op(2, 'u2', { type: 'toggle', item: 't1', on: true })), []);
+  assert.ok(resyncing(s));
+  assert.deepEqual(hear(s, op(3, 'u2', { type: 'toggle', item: 't2', on: true })), []);
+  lose(s);
   // The server still has what is missing: resume rather than reload.
-  assert.equal(s.hello('b1', 'Ann').since, 0);
-  s.receive(welcome({ seq: 2, ops: [op(1, 'u2', { type: 'toggle', item: 't3', on: true }), op(2, 'u2', { type: 'toggle', item: 't1', on: true })] }));
+  assert.equal(reopen(s).since, 0);
+  hear(s, welcome({ seq: 2, ops: [op(1, 'u2', { type: 'toggle', item: 't3', on: true }), op(2, 'u2', { type: 'toggle', item: 't1', on: true })] }));
   assert.equal(s.scene().seq, 2);
   assert.deepEqual(s.scene().board.items.filter((i) => i.on).map((i) => i.id), ['t1', 't3']);
 });
 
 test('duplicates of applied ops change nothing', () => {
   const s = joined(0);
-  s.receive(op(1, 'u2', { type: 'swap', a: 't1', b: 't2' }));
-  assert.deepEqual(s.receive(op(1, 'u2', { type: 'swap', a: 't1', b: 't2' })), []);
+  hear(s, op(1, 'u2', { type: 'swap', a: 't1', b: 't2' }));
+  assert.deepEqual(hear(s, op(1, 'u2', { type: 'swap', a: 't1', b: 't2' })), []);
   assert.equal(grid(s).slice(0, 5), 't2 t1');
 });
 
@@ -152,32 +160,35 @@ test('duplicates of applied ops change nothing', () => {
 
 test('ops made offline stay pending and are sent after the welcome, with their op id and base', () => {
   const s = joined(0);
-  s.disconnected();
+  lose(s);
   assert.deepEqual(sent(dragOnto(s, 't1', 't2')), []);
   assert.deepEqual(sent(dragOnto(s, 't5', 't6')), []);
   assert.deepEqual(sent(dragOnto(s, 't9', 't10')), []);
   assert.equal(grid(s), 't2 t1 t3 t4 t6 t5 t7 t8 t10 t9 t11 t12');
-  s.hello('b1', 'Ann');
-  const fx = s.receive(welcome({ seq: 0, ops: [] }));
-  assert.deepEqual(sent(fx), [
+  reopen(s);
+  // The client's outbox sends them (the session only shows them pending).
+  assert.deepEqual(sent(hear(s, welcome({ seq: 0, ops: [] }))), []);
+  const out = onSocket(s);
+  assert.deepEqual(out, [
     { type: 'swap', op: 'op1', base: 0, a: 't1', b: 't2' },
     { type: 'swap', op: 'op2', base: 0, a: 't5', b: 't6' },
     { type: 'swap', op: 'op3', base: 0, a: 't9', b: 't10' },
   ]);
   // The echo, an ack and a reject each end one.
-  s.receive(echo(sent(fx)[0], 1));
+  hear(s, echo(out[0], 1));
   assert.deepEqual(s.state.pending.map((p) => p.op), ['op2', 'op3']);
-  s.receive({ type: 'ack', op: 'op2', seq: 1 });
+  hear(s, { type: 'ack', op: 'op2', seq: 1 });
   assert.deepEqual(s.state.pending.map((p) => p.op), ['op3']);
-  const rej = s.receive({ type: 'reject', op: 'op3', reason: 'conflict', seq: 1, by: 'u2' });
+  const rej = hear(s, { type: 'reject', op: 'op3', reason: 'conflict', seq: 1, by: 'u2' });
   assert.deepEqual(s.state.pending, []);
   assert.deepEqual(texts(rej), ['Bo moved that tile first']);
   assert.deepEqual(rej.find((e) => e.type === 'pulse'), { type: 'pulse', items: ['t9', 't10'], kind: 'reject' });
   assert.equal(grid(s), 't2 t1 t3 t4 t5 t6 t7 t8 t9 t10 t11 t12');
   // Nothing is resent after the next reconnect.
-  s.disconnected();
-  s.hello('b1', 'Ann');
-  assert.deepEqual(sent(s.receive(welcome({ seq: 1, ops: [] }))), []);
+  lose(s);
+  reopen(s);
+  hear(s, welcome({ seq: 1, ops: [] }));
+  assert.deepEqual(onSocket(s), []);
 });
 
 test('a drop on a held tile carries its op; after a lost connection the op is resent as a plain op', () => {
@@ -186,20 +197,21 @@ test('a drop on a held tile carries its op; after a lost connection the op is re
   s.aim({ over: 't4', zone: 'grid' });
   const drop = sent(s.drop());
   assert.deepEqual(drop, [{ type: 'drop', item: 't1', op: 'op1', base: 0, action: { type: 'swap', with: 't4' } }]);
-  s.disconnected();
-  s.hello('b1', 'Ann');
-  assert.deepEqual(sent(s.receive(welcome({ seq: 0, ops: [] }))), [{ type: 'swap', op: 'op1', base: 0, a: 't1', b: 't4' }]);
-  s.receive(echo(drop[0], 1));
+  lose(s);
+  reopen(s);
+  hear(s, welcome({ seq: 0, ops: [] }));
+  assert.deepEqual(onSocket(s), [{ type: 'swap', op: 'op1', base: 0, a: 't1', b: 't4' }]);
+  hear(s, echo(drop[0], 1));
   assert.deepEqual(s.state.pending, []);
 });
 
 test('a pending op the resume already carries is confirmed by it and not sent again', () => {
   const s = joined(0);
   const [msg] = sent(dragOnto(s, 't1', 't2'));
-  s.disconnected();
-  s.hello('b1', 'Ann');
-  const fx = s.receive(welcome({ seq: 1, ops: [echo(msg, 1)] }));
-  assert.deepEqual(sent(fx), []);
+  lose(s);
+  reopen(s);
+  hear(s, welcome({ seq: 1, ops: [echo(msg, 1)] }));
+  assert.deepEqual(onSocket(s), []);
   assert.deepEqual(s.state.pending, []);
   // And it is committed for undo.
   assert.deepEqual(sent(s.undo()), [{ type: 'swap', op: 'op2', base: 1, a: 't1', b: 't2' }]);
@@ -207,11 +219,11 @@ test('a pending op the resume already carries is confirmed by it and not sent ag
 
 test('an ack for a seq not applied yet waits for the broadcast', () => {
   const s = joined(0);
-  s.receive(op(1, 'u2', { type: 'toggle', item: 't12', on: true }));
+  hear(s, op(1, 'u2', { type: 'toggle', item: 't12', on: true }));
   const [msg] = sent(dragOnto(s, 't1', 't2'));
-  s.receive({ type: 'ack', op: msg.op, seq: 2 });
+  hear(s, { type: 'ack', op: msg.op, seq: 2 });
   assert.equal(s.state.isPending(msg.op), true);
-  s.receive(echo(msg, 2));
+  hear(s, echo(msg, 2));
   assert.equal(s.state.isPending(msg.op), false);
 });
 
@@ -230,7 +242,7 @@ test('every reject reason is said in words, and the tiles shake back', () => {
   for (const [reason, text] of cases) {
     const s = joined(0);
     const [msg] = sent(dragOnto(s, 't1', 't2'));
-    const fx = s.receive({ type: 'reject', op: msg.op, reason, seq: 0, by: 'u2' });
+    const fx = hear(s, { type: 'reject', op: msg.op, reason, seq: 0, by: 'u2' });
     assert.deepEqual(types(fx), ['render', 'pulse', 'toast', 'announce'], reason);
     assert.deepEqual(texts(fx), [text], reason);
     assert.deepEqual(texts(fx, 'announce'), [text], reason);
@@ -241,20 +253,21 @@ test('every reject reason is said in words, and the tiles shake back', () => {
 test('bad_base also reloads the snapshot; a reject of an unknown op changes nothing', () => {
   const s = joined(3);
   const [msg] = sent(dragOnto(s, 't1', 't2'));
-  assert.deepEqual(types(s.receive({ type: 'reject', op: 'nope', reason: 'conflict', seq: 3 })), []);
-  const fx = s.receive({ type: 'reject', op: msg.op, reason: 'bad_base', seq: 0 });
+  assert.deepEqual(types(hear(s, { type: 'reject', op: 'nope', reason: 'conflict', seq: 3 })), []);
+  const fx = hear(s, { type: 'reject', op: msg.op, reason: 'bad_base', seq: 0 });
   assert.deepEqual(texts(fx), ['Out of sync with the server; refreshing']);
-  assert.equal(fx.at(-1).type, 'resync');
-  s.disconnected();
-  assert.equal(s.hello('b1', 'Ann').since, undefined);
+  assert.deepEqual(s.state.pending, [], 'taken back like any refused op');
+  assert.ok(resyncing(s), 'the client starts over from the board');
+  lose(s);
+  assert.equal(reopen(s).since, undefined);
 });
 
 test('a refused dragStart puts the tile back without releasing anything', () => {
   const s = joined(0);
   s.lift('t1', 'pointer');
   // A refusal about another tile is not about this drag.
-  assert.deepEqual(s.receive({ type: 'reject', op: null, reason: 'held', seq: 0, by: 'u2', item: 't7' }), []);
-  const fx = s.receive({ type: 'reject', op: null, reason: 'held', seq: 0, by: 'u2', item: 't1' });
+  assert.deepEqual(hear(s, { type: 'reject', op: null, reason: 'held', seq: 0, by: 'u2', item: 't7' }), []);
+  const fx = hear(s, { type: 'reject', op: null, reason: 'held', seq: 0, by: 'u2', item: 't1' });
   assert.equal(s.drag, null);
   assert.deepEqual(sent(fx), []);
   assert.deepEqual(fx.find((e) => e.type === 'render'), { type: 'render', glide: 't1' });
@@ -264,31 +277,34 @@ test('a refused dragStart puts the tile back without releasing anything', () => 
 
 test('a press on a held tile asks the server once, so the page waits in its line; the refusal is silent', () => {
   const s = joined(0);
-  s.receive({ type: 'dragStart', item: 't3', by: 'u2', at: 0 });
+  hear(s, { type: 'dragStart', item: 't3', by: 'u2', at: 0 });
   const fx = s.refuse('t3', 'pointer');
   assert.deepEqual(texts(fx), ['Bo is holding that tile']);
   assert.deepEqual(sent(fx), [{ type: 'dragStart', item: 't3' }]);
   assert.deepEqual(sent(s.refuse('t3', 'pointer')), [], 'one ask at a time');
-  assert.deepEqual(s.receive({ type: 'reject', op: null, reason: 'held', seq: 0, by: 'u2', item: 't3' }), []);
+  assert.deepEqual(hear(s, { type: 'reject', op: null, reason: 'held', seq: 0, by: 'u2', item: 't3' }), []);
   assert.deepEqual(sent(s.refuse('t3', 'keyboard')), [{ type: 'dragStart', item: 't3' }], 'answered: it may ask again');
 });
 
 test('an ask the server grants because the hold had just ended is given back at once', () => {
   const s = joined(0);
-  s.receive({ type: 'dragStart', item: 't3', by: 'u2', at: 0 });
+  hear(s, { type: 'dragStart', item: 't3', by: 'u2', at: 0 });
   s.refuse('t3', 'pointer');
-  s.receive({ type: 'drop', item: 't3', by: 'u2', at: 0 });
-  const fx = s.receive({ type: 'dragStart', item: 't3', by: 'u1', at: 0 });
+  hear(s, { type: 'drop', item: 't3', by: 'u2', at: 0 });
+  const fx = hear(s, { type: 'dragStart', item: 't3', by: 'u1', at: 0 });
   assert.deepEqual(sent(fx), [{ type: 'drop', item: 't3' }]);
-  assert.equal(s.scene().deco.held.size, 0);
   assert.equal(s.drag, null);
+  // Held by this page until the server has the drop (nobody else is kept from it meanwhile).
+  assert.equal(s.heldByOther('t3'), false);
+  hear(s, { type: 'drop', item: 't3', by: 'u1', at: 0 });
+  assert.equal(s.scene().deco.held.size, 0);
 });
 
 test('a refusal saying the hold is ours already leaves the drag alone', () => {
   const s = joined(0);
   s.lift('t1', 'pointer');
-  s.receive({ type: 'dragStart', item: 't1', by: 'u1', at: 0 });
-  assert.deepEqual(s.receive({ type: 'reject', op: null, reason: 'held', seq: 0, by: 'u1', item: 't1' }), []);
+  hear(s, { type: 'dragStart', item: 't1', by: 'u1', at: 0 });
+  assert.deepEqual(hear(s, { type: 'reject', op: null, reason: 'held', seq: 0, by: 'u1', item: 't1' }), []);
   assert.equal(s.drag.item, 't1');
 });
 
@@ -301,7 +317,7 @@ test('a dragStart refused by the turn rules or the per-address limit puts the ti
   for (const [refusal, text] of cases) {
     const s = joined(0);
     s.lift('t1', 'pointer');
-    const fx = s.receive({ type: 'reject', op: null, seq: 0, item: 't1', ...refusal });
+    const fx = hear(s, { type: 'reject', op: null, seq: 0, item: 't1', ...refusal });
     assert.equal(s.drag, null, text);
     assert.deepEqual(sent(fx), [], text);
     assert.deepEqual(texts(fx), [text]);
@@ -317,18 +333,18 @@ test('undo waits for the commit, then reverts with a new op; redo makes it again
   const early = s.undo();
   assert.deepEqual(texts(early), ['Still saving that change; try again in a moment']);
   assert.deepEqual(sent(early), []);
-  s.receive(echo(msg, 1));
+  hear(s, echo(msg, 1));
   const undo = s.undo();
   assert.deepEqual(sent(undo), [{ type: 'swap', op: 'op2', base: 1, a: 't1', b: 't2' }]);
   assert.deepEqual(texts(undo, 'announce'), ['Undone.']);
   assert.equal(grid(s), GRID.join(' '));
   assert.deepEqual(texts(s.redo()), ['Still saving that change; try again in a moment']);
-  s.receive(echo(sent(undo)[0], 2));
+  hear(s, echo(sent(undo)[0], 2));
   const redo = s.redo();
   assert.deepEqual(sent(redo), [{ type: 'swap', op: 'op3', base: 2, a: 't1', b: 't2' }]);
   assert.deepEqual(texts(redo, 'announce'), ['Redone.']);
   assert.equal(grid(s).slice(0, 5), 't2 t1');
-  s.receive(echo(sent(redo)[0], 3));
+  hear(s, echo(sent(redo)[0], 3));
   assert.deepEqual(texts(s.redo()), ['Nothing to redo']);
   // The redone change can be undone again.
   assert.equal(sent(s.undo()).length, 1);
@@ -339,17 +355,17 @@ test('undo of a move puts the tile back before its old neighbour', () => {
   s.setMode('move');
   const [msg] = sent(dragOnto(s, 't2', null, 'tray'));
   assert.deepEqual(msg.action, { type: 'move', zone: 'tray', before: null });
-  s.receive(echo(msg, 1));
+  hear(s, echo(msg, 1));
   assert.deepEqual(sent(s.undo()), [{ type: 'move', op: 'op2', base: 1, item: 't2', zone: 'grid', before: 't3' }]);
   assert.equal(grid(s), GRID.join(' '));
 });
 
 test('undo is refused when someone else moved those tiles since, and that step is dropped', () => {
   const s = joined(0);
-  s.receive(echo(sent(dragOnto(s, 't1', 't2'))[0], 1));
+  hear(s, echo(sent(dragOnto(s, 't1', 't2'))[0], 1));
   // Someone else's change to other tiles does not matter.
-  s.receive(op(2, 'u2', { type: 'toggle', item: 't9', on: true }));
-  s.receive(op(3, 'u2', { type: 'move', item: 't2', zone: 'tray', before: null }));
+  hear(s, op(2, 'u2', { type: 'toggle', item: 't9', on: true }));
+  hear(s, op(3, 'u2', { type: 'move', item: 't2', zone: 'tray', before: null }));
   const fx = s.undo();
   assert.deepEqual(sent(fx), []);
   assert.deepEqual(texts(fx), ["Can't undo: Bo changed those tiles since"]);
@@ -359,8 +375,8 @@ test('undo is refused when someone else moved those tiles since, and that step i
 
 test('undo further back than the remembered ops is refused as too old', () => {
   const s = joined(0);
-  s.receive(echo(sent(dragOnto(s, 't1', 't2'))[0], 1));
-  for (let seq = 2; seq <= 502; seq += 1) s.receive(op(seq, 'u2', { type: 'toggle', item: 't12', on: seq % 2 === 0 }));
+  hear(s, echo(sent(dragOnto(s, 't1', 't2'))[0], 1));
+  for (let seq = 2; seq <= 502; seq += 1) hear(s, op(seq, 'u2', { type: 'toggle', item: 't12', on: seq % 2 === 0 }));
   assert.deepEqual(texts(s.undo()), ["Can't undo: that change is too old"]);
 });
 
@@ -369,12 +385,12 @@ test('a paint stroke is one change, counting ops answered while it went on', () 
   s.setMode('paint');
   const first = sent(s.paint('t1'));
   assert.deepEqual(first, [{ type: 'toggle', op: 'op1', base: 0, item: 't1', on: true }]);
-  s.receive(echo(first[0], 1));
+  hear(s, echo(first[0], 1));
   const [second] = sent(s.paint('t2'));
-  s.receive({ type: 'reject', op: second.op, reason: 'conflict', seq: 1, by: 'u2' });
+  hear(s, { type: 'reject', op: second.op, reason: 'conflict', seq: 1, by: 'u2' });
   const [third] = sent(s.paint('t3'));
   assert.deepEqual(texts(s.paintEnd(), 'announce'), ['Painted 3 tiles.']);
-  s.receive(echo(third, 2));
+  hear(s, echo(third, 2));
   // The rejected op is not part of it; the others are undone together, newest first.
   assert.deepEqual(sent(s.undo()), [
     { type: 'toggle', op: 'op4', base: 2, item: 't3', on: false },
@@ -493,21 +509,21 @@ test('keyboard lift: arrows walk the targets, Enter drops and focus returns to t
 test('a drag survives a reconnect: the hold is asked for again and hovers wait for it', () => {
   const s = joined(0);
   s.lift('t1', 'pointer');
-  s.disconnected();
+  lose(s);
   assert.equal(s.drag.item, 't1');
   // No hovers while there is no connection.
   assert.deepEqual(types(s.aim({ over: 't2', zone: 'grid' })), ['render']);
-  s.hello('b1', 'Ann');
-  assert.deepEqual(sent(s.receive(welcome({ seq: 0, ops: [] }))), [{ type: 'dragStart', item: 't1' }]);
+  reopen(s);
+  assert.deepEqual(sent(hear(s, welcome({ seq: 0, ops: [] }))), [{ type: 'dragStart', item: 't1' }]);
   assert.equal(sent(s.drop())[0].type, 'drop');
 });
 
 test('a hold that expired ends the lift and says why', () => {
   const s = joined(0);
   s.lift('t1', 'pointer');
-  s.receive({ type: 'dragStart', item: 't1', by: 'u1', at: 0 });
-  assert.equal(s.scene().deco.held.get('t1'), ANN);
-  const fx = s.receive({ type: 'drop', item: 't1', by: 'u1', at: 0, reason: 'expired' });
+  hear(s, { type: 'dragStart', item: 't1', by: 'u1', at: 0 });
+  assert.deepEqual(s.scene().deco.held.get('t1'), ANN);
+  const fx = hear(s, { type: 'drop', item: 't1', by: 'u1', at: 0, reason: 'expired' });
   assert.equal(s.drag, null);
   assert.deepEqual(sent(fx), []);
   assert.deepEqual(texts(fx), ['Your hold expired (30 seconds without movement, or 2 minutes in all); others go first for a few seconds']);
@@ -518,7 +534,7 @@ test('a hold that expired ends the lift and says why', () => {
 
 test('someone else\'s lift marks the tile, stops a press on it and refuses it with their name', () => {
   const s = joined(0);
-  const fx = s.receive({ type: 'dragStart', item: 't2', by: 'u2', at: 0 });
+  const fx = hear(s, { type: 'dragStart', item: 't2', by: 'u2', at: 0 });
   assert.deepEqual(types(fx), ['handStart', 'taken', 'render']);
   assert.deepEqual(fx[1], { type: 'taken', item: 't2' });
   assert.equal(s.heldByOther('t2'), true);
@@ -532,18 +548,18 @@ test('someone else\'s lift marks the tile, stops a press on it and refuses it wi
     { type: 'announce', text: `${isolate('Bo')} is holding that tile` },
   ]);
   assert.deepEqual(s.refuse('t3'), []);
-  s.receive({ type: 'drop', item: 't2', by: 'u2', at: 0 });
+  hear(s, { type: 'drop', item: 't2', by: 'u2', at: 0 });
   assert.equal(s.heldByOther('t2'), false);
 });
 
 test('a swap-mode hover outlines the target; a move-mode hover previews the reorder', () => {
   const s = joined(0);
-  s.receive({ type: 'dragStart', item: 't1', by: 'u2', at: 0 });
-  const swap = s.receive({ type: 'hover', item: 't1', over: 't5', zone: 'grid', mode: 'swap', by: 'u2', at: 0 });
+  hear(s, { type: 'dragStart', item: 't1', by: 'u2', at: 0 });
+  const swap = hear(s, { type: 'hover', item: 't1', over: 't5', zone: 'grid', mode: 'swap', by: 'u2', at: 0 });
   assert.deepEqual(swap[0], { type: 'handHover', by: 'u2', target: { over: 't5', zone: 'grid' } });
   assert.deepEqual(s.scene().deco.remoteOver, new Map([['t5', BO]]));
   assert.equal(grid(s), GRID.join(' '));
-  const move = s.receive({ type: 'hover', item: 't1', over: 't3', zone: 'grid', mode: 'move', by: 'u2', at: 0 });
+  const move = hear(s, { type: 'hover', item: 't1', over: 't3', zone: 'grid', mode: 'move', by: 'u2', at: 0 });
   assert.deepEqual(move[0], { type: 'handHover', by: 'u2', target: { over: 't1', zone: 'grid' } });
   assert.equal(grid(s), 't2 t3 t1 t4 t5 t6 t7 t8 t9 t10 t11 t12');
   assert.equal(s.scene().deco.remoteOver.size, 0);
@@ -554,19 +570,19 @@ test('a swap-mode hover outlines the target; a move-mode hover previews the reor
   s.cancel();
   assert.equal(grid(s).slice(0, 8), 't2 t3 t1');
   // Own hovers echoed back are ignored.
-  assert.deepEqual(s.receive({ type: 'hover', item: 't9', over: 't1', zone: 'grid', mode: 'move', by: 'u1', at: 0 }), []);
+  assert.deepEqual(hear(s, { type: 'hover', item: 't9', over: 't1', zone: 'grid', mode: 'move', by: 'u1', at: 0 }), []);
 });
 
 test('a released move preview stays until its op arrives', () => {
   const s = joined(0);
-  s.receive({ type: 'dragStart', item: 't1', by: 'u2', at: 0 });
-  s.receive({ type: 'hover', item: 't1', over: 't3', zone: 'grid', mode: 'move', by: 'u2', at: 0 });
-  const fx = s.receive({ type: 'drop', item: 't1', by: 'u2', at: 0 });
+  hear(s, { type: 'dragStart', item: 't1', by: 'u2', at: 0 });
+  hear(s, { type: 'hover', item: 't1', over: 't3', zone: 'grid', mode: 'move', by: 'u2', at: 0 });
+  const fx = hear(s, { type: 'drop', item: 't1', by: 'u2', at: 0 });
   const wake = fx.find((e) => e.type === 'wake');
   assert.equal(wake.after, SETTLE_MS);
   assert.ok(types(fx).includes('handEnd'));
   assert.equal(grid(s), 't2 t3 t1 t4 t5 t6 t7 t8 t9 t10 t11 t12');
-  const committed = s.receive(op(1, 'u2', { type: 'move', item: 't1', zone: 'grid', before: 't4' }));
+  const committed = hear(s, op(1, 'u2', { type: 'move', item: 't1', zone: 'grid', before: 't4' }));
   assert.deepEqual(committed.find((e) => e.type === 'pulse'), { type: 'pulse', items: ['t1'], kind: 'remote', color: BO.color });
   assert.equal(grid(s), 't2 t3 t1 t4 t5 t6 t7 t8 t9 t10 t11 t12');
   assert.equal(s.settling.size, 0);
@@ -576,20 +592,20 @@ test('a released move preview stays until its op arrives', () => {
 
 test('a released move preview with no op goes back when its timer runs out; a hold that ended without a drop goes at once', () => {
   const s = joined(0);
-  s.receive({ type: 'hover', item: 't1', over: 't3', zone: 'grid', mode: 'move', by: 'u2', at: 0 });
-  const first = s.receive({ type: 'drop', item: 't1', by: 'u2', at: 0 }).find((e) => e.type === 'wake');
+  hear(s, { type: 'hover', item: 't1', over: 't3', zone: 'grid', mode: 'move', by: 'u2', at: 0 });
+  const first = hear(s, { type: 'drop', item: 't1', by: 'u2', at: 0 }).find((e) => e.type === 'wake');
   // Lifted and released again before the first timer ran out: only the second timer counts.
-  s.receive({ type: 'dragStart', item: 't1', by: 'u2', at: 0 });
-  s.receive({ type: 'hover', item: 't1', over: 't2', zone: 'grid', mode: 'move', by: 'u2', at: 0 });
-  const second = s.receive({ type: 'drop', item: 't1', by: 'u2', at: 0 }).find((e) => e.type === 'wake');
+  hear(s, { type: 'dragStart', item: 't1', by: 'u2', at: 0 });
+  hear(s, { type: 'hover', item: 't1', over: 't2', zone: 'grid', mode: 'move', by: 'u2', at: 0 });
+  const second = hear(s, { type: 'drop', item: 't1', by: 'u2', at: 0 }).find((e) => e.type === 'wake');
   assert.notEqual(first.token, second.token);
   assert.deepEqual(s.wake(first.token), []);
   assert.equal(grid(s).slice(0, 5), 't2 t1');
   assert.deepEqual(types(s.wake(second.token)), ['render']);
   assert.equal(grid(s), GRID.join(' '));
 
-  s.receive({ type: 'hover', item: 't4', over: 't6', zone: 'grid', mode: 'move', by: 'u2', at: 0 });
-  const left = s.receive({ type: 'drop', item: 't4', by: 'u2', at: 0, reason: 'left' });
+  hear(s, { type: 'hover', item: 't4', over: 't6', zone: 'grid', mode: 'move', by: 'u2', at: 0 });
+  const left = hear(s, { type: 'drop', item: 't4', by: 'u2', at: 0, reason: 'left' });
   assert.ok(!types(left).includes('wake'));
   assert.equal(grid(s), GRID.join(' '));
 });
@@ -597,10 +613,10 @@ test('a released move preview with no op goes back when its timer runs out; a ho
 test('join and leave keep the people list; a leave takes the hand and hover with it', () => {
   const s = joined(0);
   const cy = { id: 'u3', name: 'Cy', color: '#00c' };
-  const join = s.receive({ type: 'join', user: cy });
+  const join = hear(s, { type: 'join', user: cy });
   assert.deepEqual([...join[0].users.values()], [ANN, BO, cy]);
-  s.receive({ type: 'hover', item: 't1', over: 't5', zone: 'grid', mode: 'swap', by: 'u3', at: 0 });
-  const leave = s.receive({ type: 'leave', user: cy });
+  hear(s, { type: 'hover', item: 't1', over: 't5', zone: 'grid', mode: 'swap', by: 'u3', at: 0 });
+  const leave = hear(s, { type: 'leave', user: cy });
   assert.deepEqual(types(leave), ['handEnd', 'presence', 'render']);
   assert.equal(leave[0].by, 'u3');
   assert.equal(s.scene().deco.remoteOver.size, 0);
@@ -609,28 +625,28 @@ test('join and leave keep the people list; a leave takes the hand and hover with
 
 test('a disconnect forgets holds, hovers and previews', () => {
   const s = joined(0, { drags: [{ item: 't2', by: 'u2' }] });
-  s.receive({ type: 'hover', item: 't2', over: 't5', zone: 'grid', mode: 'move', by: 'u2', at: 0 });
+  hear(s, { type: 'hover', item: 't2', over: 't5', zone: 'grid', mode: 'move', by: 'u2', at: 0 });
   assert.notEqual(grid(s), GRID.join(' '));
-  s.disconnected();
+  lose(s);
   assert.equal(s.heldByOther('t2'), false);
   assert.equal(grid(s), GRID.join(' '));
 });
 
 test('a remote op flashes its tiles in the author\'s color, not the anchor', () => {
   const s = joined(0);
-  const fx = s.receive(op(1, 'u2', { type: 'move', item: 't1', zone: 'grid', before: 't6' }));
+  const fx = hear(s, op(1, 'u2', { type: 'move', item: 't1', zone: 'grid', before: 't6' }));
   assert.deepEqual(fx.find((e) => e.type === 'pulse'), { type: 'pulse', items: ['t1'], kind: 'remote', color: BO.color });
   // Own ops do not flash.
   const [msg] = sent(dragOnto(s, 't7', 't8'));
-  assert.ok(!types(s.receive(echo(msg, 2))).includes('pulse'));
+  assert.ok(!types(hear(s, echo(msg, 2))).includes('pulse'));
 });
 
 test('server errors are shown and logged; unknown types are ignored', () => {
   const s = joined(0);
-  const fx = s.receive({ type: 'error', code: 'bad_message', message: 'no type' });
+  const fx = hear(s, { type: 'error', code: 'bad_message', message: 'no type' });
   assert.deepEqual(texts(fx), ['Server: no type']);
   assert.equal(fx[0].type, 'warn');
-  assert.deepEqual(s.receive({ type: 'future', x: 1 }), []);
+  assert.deepEqual(hear(s, { type: 'future', x: 1 }), []);
 });
 
 // ---- Layouts and other people's changes.
@@ -649,26 +665,26 @@ function kanban() {
 
 test('someone else\'s committed op is handed to the announcer as a sentence; one\'s own is not', () => {
   const s = joined(0);
-  const fx = s.receive(op(1, 'u2', { type: 'move', item: 't5', zone: 'grid', before: 't2' }));
+  const fx = hear(s, op(1, 'u2', { type: 'move', item: 't5', zone: 'grid', before: 't2' }));
   assert.deepEqual(fx.find((e) => e.type === 'remoteChange').change,
     { by: 'u2', name: 'Bo', kind: 'move', text: `${isolate('Bo')} moved ${isolate('T5')} before ${isolate('T2')}` });
   const mine = dragOnto(s, 't1', 't3');
-  const back = s.receive(echo(sent(mine)[0], 2));
+  const back = hear(s, echo(sent(mine)[0], 2));
   assert.equal(back.some((e) => e.type === 'remoteChange'), false);
   // A duplicate is not said twice.
-  assert.equal(s.receive(op(1, 'u2', { type: 'move', item: 't5', zone: 'grid', before: 't2' })).length, 0);
+  assert.equal(hear(s, op(1, 'u2', { type: 'move', item: 't5', zone: 'grid', before: 't2' })).length, 0);
   // Across zones it says where to.
   const k = new Session();
-  k.hello('k', 'Ann');
-  k.receive(welcome({ seq: 0, board: kanban() }));
-  const moved = k.receive(op(1, 'u2', { type: 'move', item: 'c3', zone: 'done', before: null }));
+  reopen(k);
+  hear(k, welcome({ seq: 0, board: kanban() }));
+  const moved = hear(k, op(1, 'u2', { type: 'move', item: 'c3', zone: 'done', before: null }));
   assert.equal(plain(moved.find((e) => e.type === 'remoteChange').change.text), 'Bo moved Card c3 to the end of Done');
 });
 
 test('keyboard aiming follows the layout: in kanban lists up/down walk a column, left/right change it', () => {
   const s = new Session({ newOpId: () => 'k1' });
-  s.hello('k', 'Ann');
-  s.receive(welcome({ seq: 0, board: kanban() }));
+  reopen(s);
+  hear(s, welcome({ seq: 0, board: kanban() }));
   s.setMode('move');
   s.lift('c1', 'keyboard');
   assert.deepEqual(texts(s.aimKey('ArrowDown'), 'announce'), ['Over Card c2, To do position 2 of 2.']);
@@ -688,23 +704,23 @@ test('keyboard aiming follows the layout: in kanban lists up/down walk a column,
 test('a large board says how many are there, folds joins into presence counts, and names hands', () => {
   const s = joined(0, { userCount: 120 });
   const presence = (fx) => fx.filter((e) => e.type === 'presence');
-  let [p] = presence(s.receive({ type: 'presence', userCount: 130 }));
+  let [p] = presence(hear(s, { type: 'presence', userCount: 130 }));
   assert.equal(p.count, 130);
   assert.deepEqual([...p.users.keys()], ['u1', 'u2']);
   // A hand from someone this page was never told of names them.
   const CY = { id: 'u77', name: 'Cy', color: '#00c' };
-  const fx = s.receive({ type: 'dragStart', item: 't3', by: 'u77', at: 0, user: CY });
+  const fx = hear(s, { type: 'dragStart', item: 't3', by: 'u77', at: 0, user: CY });
   assert.equal(s.user('u77').name, 'Cy');
   assert.equal(presence(fx).length, 1);
   // Small again: the presence carries everyone, and the count goes.
-  [p] = presence(s.receive({ type: 'presence', userCount: 2, users: [ANN, BO] }));
+  [p] = presence(hear(s, { type: 'presence', userCount: 2, users: [ANN, BO] }));
   assert.equal(p.count, null);
   assert.deepEqual([...p.users.keys()], ['u1', 'u2']);
 });
 
 test('a small board has no count', () => {
   const s = joined(0);
-  const [p] = s.receive({ type: 'join', user: { id: 'u3', name: 'Di', color: '#333' } }).filter((e) => e.type === 'presence');
+  const [p] = hear(s, { type: 'join', user: { id: 'u3', name: 'Di', color: '#333' } }).filter((e) => e.type === 'presence');
   assert.equal(p.count, null);
   assert.equal(p.users.size, 3);
 });
@@ -714,15 +730,15 @@ test('an op the server refuses with unavailable is taken back like a rejected on
   const fx = dragOnto(s, 't1', 't2');
   assert.deepEqual(sent(fx), [{ type: 'drop', item: 't1', op: 'op1', base: 0, action: { type: 'swap', with: 't2' } }]);
   assert.equal(grid(s), 't2 t1 t3 t4 t5 t6 t7 t8 t9 t10 t11 t12');
-  const refused = s.receive({ type: 'error', code: 'unavailable', message: 'the store is not keeping up', op: 'op1' });
+  const refused = hear(s, { type: 'error', code: 'unavailable', message: 'the store is not keeping up', op: 'op1' });
   assert.deepEqual(s.state.pending, []);
   assert.equal(grid(s), GRID.join(' '));
   assert.deepEqual(texts(refused), ['The server could not store that just now; try again in a moment']);
   assert.deepEqual(refused.find((e) => e.type === 'pulse'), { type: 'pulse', items: ['t1', 't2'], kind: 'reject' });
-  s.disconnected();
-  s.hello('b1', 'Ann');
-  assert.deepEqual(sent(s.receive(welcome({ seq: 0, ops: [] }))), []);
+  lose(s);
+  reopen(s);
+  assert.deepEqual(sent(hear(s, welcome({ seq: 0, ops: [] }))), []);
   // Any other error is only shown.
-  const other = s.receive({ type: 'error', code: 'bad_message', message: 'what?' });
+  const other = hear(s, { type: 'error', code: 'bad_message', message: 'what?' });
   assert.deepEqual(texts(other), ['Server: what?']);
 });

@@ -2,9 +2,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  applyOp, BoardState, canRevert, cloneBoard, inverseOp, moveTarget, opMovesItem, previewRemoteMoves,
+  applyOp, BoardState, canRevert, cloneBoard, inverseOp, moveTarget, opBody, opMovesItem, previewRemoteMoves,
   UndoHistory,
 } from '../../web/state.js';
+import { OP_TYPES } from '../../web/sdk/ops.js';
 
 function board() {
   const ids = Array.from({ length: 12 }, (_, i) => `t${i + 1}`);
@@ -253,4 +254,13 @@ test('a board copy keeps zone layouts and item details, and adds none where ther
   s.addPending({ type: 'move', op: 'o1', base: 0, item: 't2', zone: 'songs', before: 't1' });
   assert.equal(s.view().zones[0].handle, true);
   assert.equal(s.view().items[0].detail, 'Miles · 5:37');
+});
+
+test('opBody keeps the fields of every op ops.js lists and drops the wire bookkeeping', () => {
+  for (const type of OP_TYPES) {
+    const body = opBody({ type, op: 'x', base: 0, seq: 1, by: 'u1', member: 'm1', item: 't1', zone: 'z1', items: ['t1'], to: 0 });
+    for (const key of ['op', 'base', 'seq', 'by', 'member']) assert.ok(!(key in body), `${type} keeps ${key}`);
+    assert.ok(Object.keys(body).length > 1, `${type} lost its fields`);
+  }
+  assert.deepEqual(opBody({ type: 'future', op: 'x', item: 't1' }), { type: 'future' });
 });

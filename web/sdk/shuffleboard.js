@@ -14,39 +14,18 @@
 // a `getToken()` hook, and stops on a refused or expired token instead of looping.
 
 import {
-  CLOSE_UNAUTHORIZED, ID_PATTERN, OP_TYPES, SUBPROTOCOL, WS_PATH, backoffDelay, dragStart, drop, hello, hover,
-  isCommitted, newOpId, opFromDrop, parseFrame,
+  CLOSE_UNAUTHORIZED, ID_PATTERN, OP_TYPES, dragStart, drop, hello, hover, isCommitted, newOpId, opFromDrop,
 } from './wire.js';
 import { TokenKeeper } from './tokens.js';
 import { OpError, Outbox } from './outbox.js';
-import { Roster } from './roster.js';
+import { BoardStream } from './stream.js';
+import { JOIN_TIMEOUT_MS, OPEN, SocketKeeper, boardSocketURL } from './socket.js';
 
 export * from './wire.js';
 export { TokenKeeper, refreshDelay } from './tokens.js';
 export { Roster } from './roster.js';
 export { OpError } from './outbox.js';
-
-/** The WebSocket's readyState when it can send. */
-const OPEN = 1;
-/** How long a socket may go without a welcome before the client says so and tries again (ms):
- * past a cluster's own bound on an unanswered hello at its default lease (docs/protocol.md#clusters). */
-const JOIN_TIMEOUT_MS = 30_000;
-
-/**
- * The WebSocket URL for `url` and `board`: `http(s)://HOST[:PORT]` (or `ws(s)://`) becomes
- * `ws(s)://HOST:PORT/ws`, a path given is kept, and `?board=ID` is added for a load balancer in
- * front of a cluster (docs/cluster.md).
- */
-export function boardSocketURL(url, board) {
-  const u = new URL(url);
-  if (u.protocol === 'http:') u.protocol = 'ws:';
-  else if (u.protocol === 'https:') u.protocol = 'wss:';
-  if (u.protocol !== 'ws:' && u.protocol !== 'wss:') throw new TypeError(`not a server URL: ${url}`);
-  if (u.pathname === '' || u.pathname === '/') u.pathname = WS_PATH;
-  if (board && !u.searchParams.has('board')) u.searchParams.set('board', board);
-  u.hash = '';
-  return u.toString();
-}
+export { boardSocketURL } from './socket.js';
 
 /** Connects to a board (see `Client`); the client starts connecting at once. */
 export function connect(options) {
@@ -81,12 +60,9 @@ export function connect(options) {
 export class Client {
   #listeners = new Map();
   #outbox; // the ops not yet answered (outbox.js)
-  #timers = new Set();
-  #reconnectTimer = null;
-  #retiring = null; // a socket being closed for a resync: what it still says is ignored
+  #socket; // the socket, its timers and backoff (socket.js)
   #snapshotNext = false;
-  #attempt = 0;
-  #joinTimer = null; // while a socket has no welcome yet: when it is given up ('stalled')
+  #stream; // what the server's messages said: seq, you, roster, drags (stream.js)
 
   /**
    * `url`: the server (`http://HOST:PORT`) or its WebSocket URL; `board`, `name`: whom to join as;
@@ -129,24 +105,48 @@ export class Client {
       isOpen: () => this.state === 'open',
       seq: () => this.seq,
       send: (msg) => this.send(msg),
-      after: (ms, fn) => this.#after(ms, fn),
+      after: (ms, fn) => this.#socket.after(ms, fn),
       emit: (type, value) => this.#emit(type, value),
     }, this.queue);
-    /** The last committed seq applied (null before the first welcome). */
-    this.seq = Number.isSafeInteger(since) && since >= 0 ? since : null;
-    /** This connection's user id (from the welcome). */
-    this.you = null;
-    /** Who is on the board (roster.js: `users`, `userCount`). */
-    this.roster = new Roster();
-    /** Items held: item id → the holder's user id. */
-    this.drags = new Map();
-    /** The socket (null between connections). */
-    this.ws = null;
+    /** The last seq applied, this connection's user, who is here and who holds what (stream.js). */
+    this.#stream = new BoardStream(since);
+    this.#socket = new SocketKeeper(this, {
+      open: (ws) => this.#opened(ws),
+      message: (m) => this.#receive(m),
+      closed: (code, reason) => this.#closed(code, reason),
+      stalled: (s) => this.#emit('stalled', s),
+      warning: (w) => this.#emit('warning', w),
+    });
     /**
      * 'idle', 'connecting', 'joining' (hello sent), 'open' (welcomed), 'reconnecting', 'closed'
      * (close() was called), 'expired', 'revoked' or 'unauthorized' (stopped on its token).
      */
     this.state = 'idle';
+  }
+
+  /** The socket (null between connections). */
+  get ws() {
+    return this.#socket.ws;
+  }
+
+  /** The last committed seq applied (null before the first welcome). */
+  get seq() {
+    return this.#stream.seq;
+  }
+
+  /** This connection's user id (from the welcome). */
+  get you() {
+    return this.#stream.you;
+  }
+
+  /** Who is on the board (roster.js: `users`, `userCount`). */
+  get roster() {
+    return this.#stream.roster;
+  }
+
+  /** Items held: item id → the holder's user id. */
+  get drags() {
+    return this.#stream.drags;
   }
 
   /** Who is on the board: user id → {id, name, color}. */
@@ -257,11 +257,7 @@ export class Client {
    */
   resync({ snapshot = false } = {}) {
     if (snapshot) this.#snapshotNext = true;
-    this.#attempt = 0;
-    const ws = this.ws;
-    if (!ws || this.#retiring === ws) return;
-    this.#retiring = ws;
-    ws.close(1000, 'resync');
+    this.#socket.retire();
   }
 
   #stopped() {
@@ -269,71 +265,24 @@ export class Client {
   }
 
   #open() {
-    this.#clearReconnect();
     this.#outbox.connection += 1;
     this.#setState('connecting');
-    this.#emit('connecting', { attempt: this.#attempt });
-    const WS = this.WebSocket ?? globalThis.WebSocket;
-    let ws;
-    try {
-      ws = new WS(this.url, SUBPROTOCOL);
-    } catch (error) {
-      this.#emit('warning', { message: `cannot open ${this.url}`, error });
-      this.#scheduleReconnect();
-      return;
-    }
-    this.ws = ws;
-    this.#joinTimer = this.#after(this.joinTimeout, () => this.#joinTimedOut(ws));
-    ws.addEventListener('open', () => {
-      if (ws !== this.ws) return;
-      this.#setState('joining');
-      this.#emit('open', {});
-      if (ws !== this.ws || ws.readyState !== OPEN) return;
-      const since = this.#snapshotNext ? undefined : this.seq ?? undefined;
-      this.#snapshotNext = false;
-      ws.send(JSON.stringify(hello(this.board, this.name, since, this.tokens.token, this.member)));
-    });
-    ws.addEventListener('message', (e) => {
-      if (ws !== this.ws || this.#retiring === ws) return;
-      let messages;
-      try {
-        messages = parseFrame(e.data);
-      } catch (error) {
-        this.#emit('warning', { message: 'a frame that is not JSON', error });
-        return;
-      }
-      for (const m of messages) {
-        this.#receive(m);
-        if (ws !== this.ws || this.#retiring === ws) return;
-      }
-    });
-    ws.addEventListener('close', (e) => this.#closed(ws, e.code, e.reason));
+    this.#emit('connecting', { attempt: this.#socket.attempt });
+    if (!this.#socket.open()) this.#scheduleReconnect();
   }
 
-  /**
-   * No welcome within `joinTimeout`: whatever holds it up (a server or an owner that never
-   * answers, a connect that hangs), the user hears of it and the client tries again.
-   */
-  #joinTimedOut(ws) {
-    this.#joinTimer = null;
-    if (ws !== this.ws || this.#stopped()) return;
-    this.#emit('stalled', { after: this.joinTimeout });
-    if (ws.readyState <= OPEN) ws.close(1000, 'no welcome in time');
-    this.#closed(ws, 1006, 'no welcome in time');
+  /** The socket opened: the hello, resuming from the last seq applied unless the board must come anew. */
+  #opened(ws) {
+    this.#setState('joining');
+    this.#emit('open', {});
+    if (ws !== this.ws || ws.readyState !== OPEN) return;
+    const since = this.#snapshotNext ? undefined : this.seq ?? undefined;
+    this.#snapshotNext = false;
+    ws.send(JSON.stringify(hello(this.board, this.name, since, this.tokens.token, this.member)));
   }
 
-  #clearJoinTimer() {
-    if (this.#joinTimer === null) return;
-    this.#cancel(this.#joinTimer);
-    this.#joinTimer = null;
-  }
-
-  #closed(ws, code, reason) {
-    if (ws !== this.ws) return;
-    this.#clearJoinTimer();
-    this.ws = null;
-    this.#retiring = null;
-    this.drags.clear();
+  #closed(code, reason) {
+    this.#stream.closed();
     this.#emit('close', { code, reason });
     if (this.#stopped()) return;
     // A 4401 is the token keeper's: a fresh token and one more try, or no reconnect at all.
@@ -348,54 +297,19 @@ export class Client {
 
   #scheduleReconnect() {
     this.#setState('reconnecting');
-    const delay = backoffDelay(this.#attempt, { random: this.random });
-    this.#attempt += 1;
-    this.#clearReconnect();
-    this.#reconnectTimer = this.#after(delay, () => {
-      this.#reconnectTimer = null;
-      if (this.state === 'reconnecting') this.#open();
-    });
-  }
-
-  #clearReconnect() {
-    if (this.#reconnectTimer === null) return;
-    this.#cancel(this.#reconnectTimer);
-    this.#reconnectTimer = null;
+    this.#socket.retry(() => { if (this.state === 'reconnecting') this.#open(); });
   }
 
   #stop(state) {
     this.#setState(state);
-    this.#clearReconnect();
-    for (const t of this.#timers) this.clearTimeout(t);
-    this.#timers.clear();
-    this.#joinTimer = null;
-    const ws = this.ws;
-    this.ws = null;
-    this.#retiring = null;
-    if (ws && ws.readyState <= OPEN) ws.close(1000, 'closed');
-  }
-
-  #after(ms, fn) {
-    const t = this.setTimeout(() => {
-      this.#timers.delete(t);
-      fn();
-    }, ms);
-    this.#timers.add(t);
-    return t;
-  }
-
-  #cancel(t) {
-    this.#timers.delete(t);
-    this.clearTimeout(t);
+    this.#socket.stop();
   }
 
   // ---- Sending.
 
   /** Sends `msg` as it is when the socket is open (drags, pings); false when it could not. */
   send(msg) {
-    if (!this.ws || this.ws.readyState !== OPEN) return false;
-    this.ws.send(JSON.stringify(msg));
-    return true;
+    return this.#socket.send(msg);
   }
 
   /**
@@ -476,15 +390,16 @@ export class Client {
 
   #receive(m) {
     if (isCommitted(m)) {
-      if (this.seq === null || m.seq <= this.seq) return; // before any board, or a duplicate
+      const order = this.#stream.committed(m);
       // A gap: resume from the last seq applied (the server sends what is missing).
-      if (m.seq !== this.seq + 1) return this.resync();
-      this.seq = m.seq;
+      if (order === 'gap') return this.resync();
+      if (order !== 'next') return undefined; // before any board, or a duplicate
       this.#outbox.settle(m.op, m);
       this.#emit('message', m);
       this.#emit('op', m);
       return undefined;
     }
+    let presenceChanged = false;
     switch (m.type) {
       case 'welcome': return this.#welcome(m);
       case 'ack': {
@@ -511,15 +426,8 @@ export class Client {
           this.#outbox.sendAgainLater(m.op);
         }
         break;
-      case 'dragStart':
-        if (typeof m.item === 'string') this.drags.set(m.item, m.by);
-        if (this.roster.apply(m)) this.#presenceChanged = true;
-        break;
-      case 'drop':
-        if (this.drags.get(m.item) === m.by) this.drags.delete(m.item);
-        break;
-      case 'join': case 'leave': case 'presence':
-        if (this.roster.apply(m)) this.#presenceChanged = true;
+      case 'dragStart': case 'drop': case 'join': case 'leave': case 'presence':
+        presenceChanged = this.#stream.apply(m);
         break;
       default:
         break;
@@ -527,45 +435,20 @@ export class Client {
     this.#emit('message', m);
     // `presence` is the client's event (who is here); the server's message of that name is in 'message'.
     if (m.type !== 'presence') this.#emit(m.type, m);
-    this.#afterMessage(m);
-    return undefined;
-  }
-
-  #presenceChanged = false;
-
-  #afterMessage(m) {
-    if (this.#presenceChanged) {
-      this.#presenceChanged = false;
-      this.#emit('presence', { users: [...this.users.values()], userCount: this.userCount });
-    }
+    if (presenceChanged) this.#emit('presence', { users: [...this.users.values()], userCount: this.userCount });
     const now = this.now();
     if (m.type === 'auth') this.#runTokens(this.tokens.answered(m, now));
     else if (m.type === 'error') this.#runTokens(this.tokens.error(m, now));
     // The server's history is not this client's (a restarted in-memory server): the board anew.
     else if (m.type === 'reject' && m.reason === 'bad_base') this.resync({ snapshot: true });
+    return undefined;
   }
 
   #welcome(m) {
-    const applied = [];
-    if (m.board && typeof m.board === 'object') {
-      this.seq = Number.isSafeInteger(m.seq) ? m.seq : 0;
-    } else if (Array.isArray(m.ops) && this.seq !== null) {
-      for (const op of m.ops) {
-        if (!isCommitted(op) || op.seq <= this.seq) continue;
-        if (op.seq !== this.seq + 1) return this.resync({ snapshot: true });
-        this.seq = op.seq;
-        applied.push(op);
-        this.#outbox.settle(op.op, op);
-      }
-      if (this.seq !== m.seq) return this.resync({ snapshot: true });
-    } else {
-      return this.resync({ snapshot: true });
-    }
-    this.you = m.you;
-    this.roster.apply(m);
-    this.drags = new Map((m.drags ?? []).map((d) => [d.item, d.by]));
-    this.#attempt = 0;
-    this.#clearJoinTimer();
+    const applied = this.#stream.welcome(m);
+    if (!applied) return this.resync({ snapshot: true });
+    for (const op of applied) this.#outbox.settle(op.op, op);
+    this.#socket.joined();
     this.#setState('open');
     // Ops not answered before the connection dropped (or made while it was down): resent with
     // their op ids, so the server acknowledges any it had committed instead of applying it twice.
@@ -593,7 +476,7 @@ export class Client {
     for (const e of effects) {
       switch (e.type) {
         case 'wake':
-          this.#after(e.after, () => this.#runTokens(this.tokens.wake(e.token, this.now())));
+          this.#socket.after(e.after, () => this.#runTokens(this.tokens.wake(e.token, this.now())));
           break;
         case 'fetch':
           this.#fetchToken().then(
