@@ -19,11 +19,11 @@ import Synchronization
 /// the least recently used entries go first, and a snapshot larger than the whole bound is not
 /// kept. One instance per store, shared by its reads and writes: the mutex is its only owner.
 package final class SnapshotCache: Sendable {
-    /// The default bound: 64 MiB, about 14 snapshots of a 10,000-card board (1.1 MB of JSON each).
+    /// The default bound: 64 MiB, about 11 snapshots of a 10,000-card board (1.1 MB of JSON each).
     package static let defaultLimit = 64 << 20
-    /// What a decoded board takes in memory per byte of its JSON (Tests/BoardStoreTests
-    /// SnapshotCacheTests measures it: about 2.5 on boards of short cards; rounded up).
-    package static let decodedBytesPerJSONByte = 3
+    /// What a decoded board takes in memory per byte of its JSON: 3.2 on a 10,000-card board of
+    /// short cards (`shuffleboard-bench big-boards` prints it), rounded up.
+    package static let decodedBytesPerJSONByte = 4
 
     private struct Key: Hashable {
         var board: BoardID

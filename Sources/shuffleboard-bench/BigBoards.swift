@@ -50,8 +50,6 @@ struct BigBoards {
     private struct Figures {
         var cards = 0
         var bytes = 0
-        /// What the decoded board of its snapshot takes in memory, in bytes (`SnapshotCache`'s estimate).
-        var decoded = 0
         var cold: [Double] = []
         var warm: [Double] = []
         var at: [Double] = []
@@ -61,23 +59,19 @@ struct BigBoards {
     }
 
     func run() async throws {
-        // Before anything else has used (and freed) memory, the largest first.
-        var decoded: [Int: Int] = [:]
-        for cards in sizes.sorted(by: >) { decoded[cards] = try Self.decodedBytes(of: Self.board(main, cards: cards)) }
+        // Before anything else has used (and freed) memory: the largest board's.
+        let largest = sizes.max() ?? 0
+        let decoded = try Self.decodedBytes(of: Self.board(main, cards: largest))
         var all: [Figures] = []
-        for cards in sizes {
-            var figures = try await measure(cards: cards)
-            figures.decoded = decoded[cards] ?? 0
-            all.append(figures)
-        }
+        for cards in sizes { all.append(try await measure(cards: cards)) }
         print(
             "boards in SQLite (server defaults: a snapshot every 100 ops), cards in 5 columns, \(ops) moves of history;"
                 + " \(joins) joins of each kind, \(requests / 2) ?at= and \(requests / 2) plain GETs, \(max(joins / 2, 5)) of each op; ms"
         )
-        for f in all {
+        if let f = all.first(where: { $0.cards == largest }) {
             print(
-                "\(f.cards) cards: a decoded snapshot takes \(f.decoded / 1000) KB of memory,"
-                    + String(format: " %.2f× its %d KB of JSON", Double(f.decoded) / Double(f.bytes), f.bytes / 1000))
+                "\(f.cards) cards: a decoded snapshot takes \(decoded / 1000) KB of memory,"
+                    + String(format: " %.2f× its %d KB of JSON", Double(decoded) / Double(f.bytes), f.bytes / 1000))
         }
         print("cards   snapshot KB   measure                   p50      p99      max")
         for f in all {
