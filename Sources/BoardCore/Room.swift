@@ -44,10 +44,11 @@ package struct Room: Sendable {
     package private(set) var sequencer: Sequencer
     /// The board as everyone has been told it is.
     package private(set) var published: Board {
-        didSet { publishedBytes = nil }
+        didSet { publishedText = nil }
     }
-    /// The size of `published` as a welcome's `board`, once a join has needed it.
-    private var publishedBytes: Int?
+    /// The text of `published`, once a join (or a measure of its size) has needed it: encoded
+    /// once per published seq and shared by the welcome of every joiner at that seq.
+    private var publishedText: BoardJSON?
     /// The seq of `published`: the last op that is durable and broadcast.
     package private(set) var visibleSeq: Seq
     /// The users on the board, in join order.
@@ -150,27 +151,35 @@ package struct Room: Sendable {
     package mutating func join(_ user: User, since: Seq?) -> [Effect] {
         users.append(user)
         var state = ServerMessage.Welcome.State.board(published)
+        var text: BoardJSON? = nil
         if let since, let ops = publishedOps(after: since), Self.encodedSize(of: ops, atMost: boardBytes()) != nil {
             state = .ops(ops)
+        } else {
+            text = publishedJSON()
         }
         let drags = holds.map { (item: $0.key, by: $0.value.by) }.sorted { $0.item.rawValue < $1.item.rawValue }
         guard isLarge else {
-            let welcome = ServerMessage.Welcome(you: user.id, seq: visibleSeq, drags: drags, users: users, state: state)
+            let welcome = ServerMessage.Welcome(
+                you: user.id, seq: visibleSeq, drags: drags, users: users, state: state, boardJSON: text)
             return [.send(user.id, .welcome(welcome)), .broadcast(.join(user), except: user.id)]
         }
         presenceChanged = true
         let welcome = ServerMessage.Welcome(
             you: user.id, seq: visibleSeq, drags: drags, users: listedUsers(including: user), state: state,
-            userCount: users.count)
+            userCount: users.count, boardJSON: text)
         return [.send(user.id, .welcome(welcome))]
     }
 
     /// The bytes of `published` as a welcome carries it, measured once per published seq.
-    package mutating func boardBytes() -> Int {
-        if let publishedBytes { return publishedBytes }
-        let bytes = published.encoded().count
-        publishedBytes = bytes
-        return bytes
+    package mutating func boardBytes() -> Int { publishedJSON().bytes.count }
+
+    /// The text of `published`, encoded once per published seq (dropped by the next op, and with
+    /// the room when the board leaves memory).
+    package mutating func publishedJSON() -> BoardJSON {
+        if let publishedText { return publishedText }
+        let text = BoardJSON(published)
+        publishedText = text
+        return text
     }
 
     /// The bytes of `ops` as a welcome's `ops` array, or nil as soon as they pass `limit` (so

@@ -47,6 +47,9 @@ package enum ServerMessage: Equatable, Sendable {
         package var userCount: Int?
         /// A snapshot, or the ops after `since` when resuming.
         package var state: State
+        /// The text of `state`'s board, when the room has it encoded already (shared by every
+        /// joiner at this seq); not part of what a welcome is, so not compared.
+        package var boardJSON: BoardJSON?
 
         /// Snapshot or ops.
         package enum State: Equatable, Sendable {
@@ -59,8 +62,9 @@ package enum ServerMessage: Equatable, Sendable {
         /// A welcome.
         package init(
             you: UserID, seq: Seq, drags: [(item: ItemID, by: UserID)], users: [User], state: State,
-            userCount: Int? = nil
+            userCount: Int? = nil, boardJSON: BoardJSON? = nil
         ) {
+            self.boardJSON = boardJSON
             self.you = you
             self.seq = seq
             self.drags = drags
@@ -117,7 +121,12 @@ extension ServerMessage {
             if let count = welcome.userCount { w.write("userCount", count) }
             switch welcome.state {
             case .board(let board):
-                board.encode(into: &w, key: "board")
+                // The same bytes either way: the shared text is `board.encoded()`.
+                if let json = welcome.boardJSON {
+                    w.writeRaw("board", json.bytes)
+                } else {
+                    board.encode(into: &w, key: "board")
+                }
             case .ops(let ops):
                 w.beginArray("ops")
                 for op in ops { op.encode(into: &w) }

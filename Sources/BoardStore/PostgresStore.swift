@@ -38,6 +38,8 @@ package final class PostgresStore: ClusterStore {
     private let advertised: Mutex<String?>
     /// The cluster secret, once read.
     private let secret = Mutex<[UInt8]?>(nil)
+    /// Decoded snapshots for `board(_:at:)` (SnapshotCache.swift, SQLStore+Reads.swift).
+    package let snapshots: SnapshotCache
 
     /// The longest node name.
     package static let maxNodeBytes = 128
@@ -55,11 +57,14 @@ package final class PostgresStore: ClusterStore {
     /// measures both ways); `pipelineDepth` is how many batches the node's writer keeps on their
     /// way at once (`PipelinedWrites`). `writers` connections write boards side by side, each
     /// board always on the same one (PostgresStore+Writers.swift); more than one needs a depth of 1.
+    /// Reads of old seqs keep up to `snapshotCacheBytes` of decoded snapshots (`SnapshotCache`).
     package init(
         url: String, node: String, advertise: String?, leaseSeconds: Double = 5, snapshotEvery: Int = 100,
         keepOps: Int = 10_000, keepSnapshotBytes: Int = KeptBytes.snapshots, keepOpBytes: Int = KeptBytes.ops,
-        migrate: Bool = true, pipelining: Bool = true, pipelineDepth: Int = 2, writers: Int = 1
+        migrate: Bool = true, pipelining: Bool = true, pipelineDepth: Int = 2, writers: Int = 1,
+        snapshotCacheBytes: Int = SnapshotCache.defaultLimit
     ) throws(StoreError) {
+        snapshots = SnapshotCache(limit: snapshotCacheBytes)
         if let problem = Self.problem(nodeName: node) { throw StoreError(problem) }
         guard leaseSeconds > 0, leaseSeconds <= 3600 else {
             throw StoreError("a lease must last more than 0 and at most 3600 seconds")
@@ -158,6 +163,7 @@ package final class PostgresStore: ClusterStore {
     /// is durable. On error nothing of the batch is stored; `.fenced` names the board.
     package func write(_ batch: [StoreWrite]) throws(StoreError) {
         let epochs = claimed.withLock { $0 }
+        defer { for case .delete(let id) in batch { snapshots.forget(id) } }
         var owners = Set<Int>()
         for change in batch { owners.insert(writer(of: change.boardID)) }
         guard owners.count > 1 else {
@@ -172,6 +178,7 @@ package final class PostgresStore: ClusterStore {
     /// Like a write, it needs this node's lease on the board (`claim` it first).
     package func restore(_ archive: BoardArchive, replace: Bool) throws(StoreError) {
         let epoch = claimed.withLock { $0[archive.id] }
+        defer { snapshots.forget(archive.id) }
         try withWriter(writer(of: archive.id)) { writer throws(StoreError) in
             try writer.restore(archive, replace: replace, epoch: epoch)
         }

@@ -81,6 +81,8 @@ extension SQLConnection {
 /// A store over either database: its connections, as the shared store methods use them.
 protocol SQLStore {
     associatedtype Connection: SQLConnection & BoardRows
+    /// Decoded snapshots for `board(_:at:)` (SnapshotCache.swift).
+    var snapshots: SnapshotCache { get }
     /// Runs `body` on the writer connection (writer 0's in PostgreSQL), under its lock.
     func onWriter<Result: Sendable>(
         _ body: (Connection) throws(StoreError) -> Result

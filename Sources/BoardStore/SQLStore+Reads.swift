@@ -23,9 +23,10 @@ extension SQLStore {
         try onReadOnly { db throws(StoreError) in try db.opsPage(of: id, since: since, limit: limit) }
     }
 
-    /// The board as it was right after op `seq`: the nearest snapshot and the ops after it.
+    /// The board as it was right after op `seq`: the nearest snapshot and the ops after it, the
+    /// snapshot decoded once and kept (`SnapshotCache`).
     package func board(_ id: BoardID, at seq: Seq) throws(StoreError) -> BoardAsOf {
-        try onReadOnly { db throws(StoreError) in try db.boardAsOf(id, at: seq) }
+        try onReadOnly { db throws(StoreError) in try db.boardAsOf(id, at: seq, cache: snapshots) }
     }
 
     /// Up to `limit` stored ops before `before`, newest first.

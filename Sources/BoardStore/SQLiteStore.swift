@@ -18,6 +18,8 @@ package final class SQLiteStore: BoardStore {
     private let writer: Mutex<SQLiteWriter?>
     private let reader: Mutex<SQLiteConnection?>
     private let lock: Mutex<DataDirectory?>
+    /// Decoded snapshots for `board(_:at:)` (SnapshotCache.swift).
+    package let snapshots: SnapshotCache
 
     /// The database file name inside the data directory.
     package static let databaseName = "shuffleboard.sqlite3"
@@ -27,14 +29,17 @@ package final class SQLiteStore: BoardStore {
     ///
     /// A board is snapshotted every `snapshotEvery` ops, and its newest `keepOps` ops stay
     /// available to `ops(of:since:limit:)` within `keepOpBytes`; its snapshots are thinned to
-    /// `keepSnapshotBytes` (`BoardLog`). Errors name the path and the problem.
+    /// `keepSnapshotBytes` (`BoardLog`); reads of old seqs keep up to `snapshotCacheBytes` of
+    /// decoded snapshots (`SnapshotCache`). Errors name the path and the problem.
     ///
     /// `readOnly` opens an existing database for reading only, without the directory lock, so
     /// that `export` works while a server runs on the directory; `write` and `restore` then throw.
     package init(
         directory: String, snapshotEvery: Int = 100, keepOps: Int = 10_000,
-        keepSnapshotBytes: Int = KeptBytes.snapshots, keepOpBytes: Int = KeptBytes.ops, readOnly: Bool = false
+        keepSnapshotBytes: Int = KeptBytes.snapshots, keepOpBytes: Int = KeptBytes.ops, readOnly: Bool = false,
+        snapshotCacheBytes: Int = SnapshotCache.defaultLimit
     ) throws(StoreError) {
+        snapshots = SnapshotCache(limit: snapshotCacheBytes)
         if readOnly {
             try DataDirectory.checkExisting(directory)
             let path = DataDirectory.file(Self.databaseName, in: directory)
@@ -136,11 +141,13 @@ package final class SQLiteStore: BoardStore {
     /// nothing of the batch is stored.
     package func write(_ batch: [StoreWrite]) throws(StoreError) {
         try withWriter { writer throws(StoreError) in try writer.write(batch) }
+        for case .delete(let id) in batch { snapshots.forget(id) }
     }
 
     /// Stores an archived board (import), refusing to overwrite an existing one unless `replace`.
     package func restore(_ archive: BoardArchive, replace: Bool) throws(StoreError) {
         try withWriter { writer throws(StoreError) in try writer.restore(archive, replace: replace) }
+        snapshots.forget(archive.id)
     }
 
     /// Drops the writer's replica of the board: it left the server's memory.

@@ -106,9 +106,17 @@ extension BoardRows {
         try decodedSnapshot(try snapshotRow(of: id, choice), of: id)
     }
 
-    /// The newest snapshot of a board at or before `seq`, and its seq.
-    func snapshot(of id: BoardID, atOrBefore seq: Seq) throws(StoreError) -> (seq: Seq, board: Board)? {
-        try decodedSnapshot(try snapshotRow(of: id, atOrBefore: seq), of: id)
+    /// The newest snapshot of a board at or before `seq`, and its seq: from `cache` when it has
+    /// that very snapshot (the same JSON text), decoded and kept there otherwise.
+    func snapshot(of id: BoardID, atOrBefore seq: Seq, cache: SnapshotCache? = nil) throws(StoreError)
+        -> (seq: Seq, board: Board)?
+    {
+        let row = try snapshotRow(of: id, atOrBefore: seq)
+        guard let cache, let row else { return try decodedSnapshot(row, of: id) }
+        if let board = cache.board(of: id, at: row.seq, json: row.json) { return (row.seq, board) }
+        let decoded = try decodedSnapshot(row, of: id)
+        if let decoded { cache.keep(decoded.board, of: id, at: row.seq, json: row.json) }
+        return decoded
     }
 
     private func decodedSnapshot(_ row: (seq: Seq, json: [UInt8])?, of id: BoardID) throws(StoreError)
@@ -202,13 +210,17 @@ extension BoardRows {
     }
 
     /// `board(_:at:)`: the newest snapshot at or before `seq` with the ops after it replayed (at
-    /// most `--snapshot-every` of them, since every snapshot from the base on is kept).
-    func boardAsOf(_ id: BoardID, at seq: Seq) throws(StoreError) -> BoardAsOf {
-        guard let current = try boardSeq(of: id) else { return .unknownBoard }
+    /// most `--snapshot-every` of them, since every snapshot from the base on is kept), its
+    /// snapshot decoded once for every read through `cache` (SnapshotCache.swift).
+    func boardAsOf(_ id: BoardID, at seq: Seq, cache: SnapshotCache? = nil) throws(StoreError) -> BoardAsOf {
+        guard let current = try boardSeq(of: id) else {
+            cache?.forget(id)
+            return .unknownBoard
+        }
         guard seq <= current else { return .ahead(current: current) }
         let base = try baseSeq(of: id) ?? 0
         guard seq >= base else { return .compacted(oldest: base) }
-        guard let snapshot = try snapshot(of: id, atOrBefore: seq) else {
+        guard let snapshot = try snapshot(of: id, atOrBefore: seq, cache: cache) else {
             throw damaged(id, "it has no snapshot at or before seq \(seq)")
         }
         var board = snapshot.board

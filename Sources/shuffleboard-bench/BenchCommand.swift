@@ -17,6 +17,7 @@ func benchCommand(named name: String) -> (any BenchCommand.Type)? {
     case "store": StoreWrites.self
     case "history": HistoryBench.self
     case "big-boards": BigBoards.self
+    case "big-search": BigSearch.self
     case "http-stall": HTTPStall.self
     case "events": Events.self
     case "history-joins": HistoryJoins.self
@@ -29,6 +30,7 @@ extension Scenarios: BenchCommand {}
 extension StoreWrites: BenchCommand {}
 extension HistoryBench: BenchCommand {}
 extension BigBoards: BenchCommand {}
+extension BigSearch: BenchCommand {}
 extension HTTPStall: BenchCommand {}
 extension Events: BenchCommand {}
 extension HistoryJoins: BenchCommand {}

@@ -41,6 +41,8 @@ struct BigBoards {
         ops = max(ops, 10)
     }
 
+    private let main = BoardID("big")!
+
     private struct Figures {
         var cards = 0
         var bytes = 0
@@ -53,12 +55,20 @@ struct BigBoards {
     }
 
     func run() async throws {
+        // Before anything else has used (and freed) memory: the largest board's.
+        let largest = sizes.max() ?? 0
+        let decoded = try Self.decodedBytes(of: Self.board(main, cards: largest))
         var all: [Figures] = []
         for cards in sizes { all.append(try await measure(cards: cards)) }
         print(
             "boards in SQLite (server defaults: a snapshot every 100 ops), cards in 5 columns, \(ops) moves of history;"
                 + " \(joins) joins of each kind, \(requests / 2) ?at= and \(requests / 2) plain GETs, \(max(joins / 2, 5)) of each op; ms"
         )
+        if let f = all.first(where: { $0.cards == largest }) {
+            print(
+                "\(f.cards) cards: a decoded snapshot takes \(decoded / 1000) KB of memory,"
+                    + String(format: " %.2f× its %d KB of JSON", Double(decoded) / Double(f.bytes), f.bytes / 1000))
+        }
         print("cards   snapshot KB   measure                   p50      p99      max")
         for f in all {
             let rows: [(String, [Double])] = [
@@ -85,10 +95,9 @@ struct BigBoards {
         let store = try SQLiteStore(directory: directory.path)
         defer { store.close() }
         var figures = Figures(cards: cards)
-        let main = BoardID("big")!
-        figures.bytes = try fill(store, main, cards: cards, ops: ops)
+        figures.bytes = try Self.fill(store, main, cards: cards, ops: ops)
         let cold = (0..<joins).map { BoardID("cold\($0)")! }
-        for id in cold { _ = try fill(store, id, cards: cards, ops: 0) }
+        for id in cold { _ = try Self.fill(store, id, cards: cards, ops: 0) }
         let (server, port) = try startServer(store: store)
         defer { server.stop() }
         let loop = try ClientLoop()
@@ -148,9 +157,8 @@ struct BigBoards {
         return figures
     }
 
-    /// A board of `cards` cards in five columns, then `ops` moves between the columns (in
-    /// transactions of 500); its snapshot's size in bytes.
-    private func fill(_ store: SQLiteStore, _ id: BoardID, cards: Int, ops: Int) throws -> Int {
+    /// A board of `cards` cards in five list columns.
+    static func board(_ id: BoardID, cards: Int) -> Board {
         let items = (1...cards).map {
             Item(id: ItemID("c\($0)")!, label: "Card number \($0) of the big board", color: "#ffe08a", detail: "team")
         }
@@ -161,13 +169,36 @@ struct BigBoards {
                 items: Array(items[min(z * perColumn, cards)..<min((z + 1) * perColumn, cards)].map(\.id)),
                 title: "Column \(z + 1)", layout: .list)
         }
-        var board = Board(id: id, title: "Big board", columns: 4, zones: zones, items: items)
+        return Board(id: id, title: "Big board", columns: 4, zones: zones, items: items)
+    }
+
+    /// A board of `cards` cards in five columns, then `ops` moves between the columns (in
+    /// transactions of 500); its snapshot's size in bytes. BigSearch.swift fills its boards so too.
+    static func fill(_ store: SQLiteStore, _ id: BoardID, cards: Int, ops: Int) throws -> Int {
+        var board = Self.board(id, cards: cards)
+        let zones = board.zones
         try store.write([.create(board)])
         try writeOps(ops, to: store, board: &board, timeStep: 1000, name: "Bench") { seq in
             // A card from deep in the board to the front of another column.
             .move(item: ItemID("c\((seq * 7919) % cards + 1)")!, zone: zones[seq % 5].id, before: nil)
         }
         return board.encoded().count
+    }
+
+    /// About what the board of `board`'s snapshot takes once decoded: the growth of the process's
+    /// resident memory while eight decoded copies are held, over eight (the JSON tree each is read
+    /// from is freed, and the next one reuses its memory), before the store or server exist.
+    private static func decodedBytes(of board: Board) throws -> Int {
+        let json = board.encoded(stored: true)
+        func resident() -> Int {
+            let statm = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? ""
+            return (statm.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0) * Int(getpagesize())
+        }
+        let before = resident()
+        var copies: [Board] = []
+        for _ in 0..<8 { copies.append(try Board(json: JSON.parse(json), path: "snapshot")) }
+        let after = resident()
+        return withExtendedLifetime(copies) { max(after - before, 0) / copies.count }
     }
 
     /// Connects, says hello to `board` and waits for the welcome: the connection, the milliseconds

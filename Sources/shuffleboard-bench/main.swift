@@ -17,6 +17,8 @@ import Foundation
 //        shuffleboard-bench history [--ops N] [--requests N] [--size-ops N]   (HistoryBench.swift: ?at= latency, store size)
 //        shuffleboard-bench events [options]   (Events.swift: SSE fan-out and REST ops/s beside WebSocket)
 //        shuffleboard-bench big-boards [options]   (BigBoards.swift: joins, ?at=, moveMany, restore on 10,000 cards)
+//        shuffleboard-bench big-search [options]   (BigSearch.swift: search over 100 boards of 1,000 and of 10,000)
+//        shuffleboard-bench big-search [options]   (BigSearch.swift: search over 100 boards of 10,000 cards)
 
 struct Scenario {
     var clients: Int
@@ -192,7 +194,7 @@ while let argument = arguments.popFirst() {
     default:
         FileHandle.standardError.write(
             Data(
-                "usage: shuffleboard-bench [--ops N] [--quick] | scenarios [options] | join-stall [options] | history-joins [options] | http-stall [options] | store [options] | history [options] | events [options] | big-boards [options]\n"
+                "usage: shuffleboard-bench [--ops N] [--quick] | scenarios [options] | join-stall [options] | history-joins [options] | http-stall [options] | store [options] | history [options] | events [options] | big-boards [options] | big-search [options]\n"
                     .utf8))
         exit(2)
     }

@@ -80,16 +80,27 @@ final class StoreSpace {
     /// writes before writing it (`ClaimingStore`), as a clustered server does before it writes,
     /// over three writer connections (`--store-writers`): a batch of one writer's boards goes on
     /// its connection, one of several writers' on the first with every writer locked.
-    func open(snapshotEvery: Int = 100, keepOps: Int = 10_000) throws -> any BoardStore {
+    func open(
+        snapshotEvery: Int = 100, keepOps: Int = 10_000, snapshotCacheBytes: Int = SnapshotCache.defaultLimit
+    ) throws -> any BoardStore {
         switch backend {
-        case .sqlite: return try SQLiteStore(directory: directory.path, snapshotEvery: snapshotEvery, keepOps: keepOps)
+        case .sqlite:
+            return try SQLiteStore(
+                directory: directory.path, snapshotEvery: snapshotEvery, keepOps: keepOps,
+                snapshotCacheBytes: snapshotCacheBytes)
         case .memory: return memory
         case .postgres:
             return ClaimingStore(
                 try PostgresStore(
                     url: url, node: "test", advertise: "127.0.0.1:1", snapshotEvery: snapshotEvery, keepOps: keepOps,
-                    pipelineDepth: 1, writers: 3))
+                    pipelineDepth: 1, writers: 3, snapshotCacheBytes: snapshotCacheBytes))
         }
+    }
+
+    /// The decoded snapshots `store` (one this space opened) keeps; nil for a memory store, which
+    /// decodes none.
+    func snapshotCache(of store: any BoardStore) -> SnapshotCache? {
+        (store as? SQLiteStore)?.snapshots ?? (store as? ClaimingStore)?.inner.snapshots
     }
 
     /// The number of rows in a table of the store (SQLite and PostgreSQL).
