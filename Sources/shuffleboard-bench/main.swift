@@ -17,7 +17,6 @@ import Foundation
 //        shuffleboard-bench history [--ops N] [--requests N] [--size-ops N]   (HistoryBench.swift: ?at= latency, store size)
 //        shuffleboard-bench events [options]   (Events.swift: SSE fan-out and REST ops/s beside WebSocket)
 //        shuffleboard-bench big-boards [options]   (BigBoards.swift: joins, ?at=, moveMany, restore on 10,000 cards)
-//        shuffleboard-bench big-search [options]   (BigSearch.swift: search over 100 boards of 1,000 and of 10,000)
 //        shuffleboard-bench big-search [options]   (BigSearch.swift: search over 100 boards of 10,000 cards)
 
 struct Scenario {
