@@ -60,6 +60,18 @@ final class BoardLog<Rows: BoardRows> {
     /// Creates the board at seq 0; an existing board is kept as it is.
     func create(_ board: Board) throws(StoreError) {
         guard try rows.insertBoard(board, seq: 0, created: Self.now(), ignoringExisting: true) else { return }
+        try started(board)
+    }
+
+    /// Creates a board its caller knows is not stored (a fenced writer read so, under the board's
+    /// lease), without waiting to learn whether its row was inserted (`insertNewBoard`).
+    func createAbsent(_ board: Board) throws(StoreError) {
+        try rows.insertNewBoard(board, created: Self.now())
+        try started(board)
+    }
+
+    /// The snapshot, search documents and replica of a board whose row was just inserted at seq 0.
+    private func started(_ board: Board) throws(StoreError) {
         let json = board.encoded(stored: true)
         try rows.putSnapshot(json, of: board.id, at: 0)
         try rows.reindex(board, comments: [], seq: 0)
@@ -71,7 +83,7 @@ final class BoardLog<Rows: BoardRows> {
     /// Appends ops that continue the board's seq. Like `MemoryStore`, ops for a board that is gone
     /// (deleted earlier in the queue) are dropped.
     func append(_ ops: [CommittedOp], to id: BoardID) throws(StoreError) {
-        guard var replica = try replica(of: id), !ops.isEmpty else { return }
+        guard !ops.isEmpty, var replica = try takeReplica(of: id) else { return }
         for (i, op) in ops.enumerated() where op.seq != replica.state.seq + i + 1 {
             throw StoreError(
                 "\(rows.location): op seq \(op.seq) does not follow seq \(replica.state.seq + i) of board \(id)")
@@ -112,7 +124,7 @@ final class BoardLog<Rows: BoardRows> {
         }
         var appends: [(id: BoardID, ops: [CommittedOp], replica: Replica)] = []
         for id in order {
-            guard let ops = merged[id], let replica = try replica(of: id) else { continue }
+            guard let ops = merged[id], let replica = try takeReplica(of: id) else { continue }
             for (i, op) in ops.enumerated() where op.seq != replica.state.seq + i + 1 {
                 throw StoreError(
                     "\(rows.location): op seq \(op.seq) does not follow seq \(replica.state.seq + i) of board \(id)")
@@ -120,14 +132,14 @@ final class BoardLog<Rows: BoardRows> {
             appends.append((id, ops, replica))
         }
         try rows.appendOps(ofBoards: appends.map { ($0.id, $0.ops) })
-        for append in appends {
-            let id = append.id
+        // Each replica moved out of the list (reversed, then taken from its end), so that it is
+        // changed in place, not copied.
+        appends.reverse()
+        while case (let id, let ops, var replica)? = appends.popLast() {
             // As `append` does: the comments table follows the comment ops in the same transaction.
-            if append.ops.contains(where: \.op.isCommentOp) { try rows.writeComments(append.ops, of: id) }
-            var replica = append.replica
+            if ops.contains(where: \.op.isCommentOp) { try rows.writeComments(ops, of: id) }
             let title = replica.state.board.title
-            if append.ops.contains(where: \.op.isCommentOp) { try rows.writeComments(append.ops, of: id) }
-            for op in append.ops {
+            for op in ops {
                 try writeNotices(of: op, on: replica.state.board, id: id)
                 replica.state.board.apply(op.op)
                 replica.state.seq = op.seq
@@ -135,7 +147,7 @@ final class BoardLog<Rows: BoardRows> {
                 if snapshotDue(replica) { try snapshot(&replica, of: id) }
             }
             try keepTitle(of: replica, was: title, id: id)
-            try rows.index(SearchChanges(append.ops), board: replica.state.board)
+            try rows.index(SearchChanges(ops), board: replica.state.board)
             replicas[id] = replica
         }
     }
@@ -305,13 +317,17 @@ final class BoardLog<Rows: BoardRows> {
         }
     }
 
-    private func replica(of id: BoardID) throws(StoreError) -> Replica? {
-        if let replica = replicas[id] { return replica }
+    /// The replica of a board, taken out of `replicas` (read from the database when none is
+    /// kept): the caller changes it and puts it back. Taken, not copied, so that it is the only
+    /// reference to its board and its arrays (up to `keepOps` sizes), which are then changed in
+    /// place instead of copied whole at each batch; a batch that throws leaves none, and the
+    /// next write reads the board again.
+    private func takeReplica(of id: BoardID) throws(StoreError) -> Replica? {
+        if let replica = replicas.removeValue(forKey: id) { return replica }
         guard let state = try rows.boardState(of: id) else { return nil }
         var replica = Replica(state: state, snapshots: try rows.snapshotSizes(of: id), ops: [])
         for op in try rows.opSizes(of: id) { replica.addOp(op.seq, bytes: op.bytes + Self.opOverhead) }
         replica.opBytesSinceSnapshot = replica.ops.reduce(0) { $0 + ($1.seq > state.latestSnapshot ? $1.bytes : 0) }
-        replicas[id] = replica
         return replica
     }
 
