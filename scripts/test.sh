@@ -13,8 +13,9 @@
 #
 # Independent steps run side by side, two at a time (docs/testing.md, "How the suite runs"): the
 # build beside the fuzz targets' build, the lint and the API tools' install; then two lanes, one
-# mostly computing (Swift tests, fuzzing, process and browser tests) and one mostly waiting
-# (cluster failovers and timeouts, schemathesis' fixed-length runs, Autobahn, the benchmark smoke).
+# mostly computing (Swift tests, process and browser tests) and one mostly waiting (cluster
+# failovers and timeouts, schemathesis' fixed-length runs, Autobahn, the benchmark smoke) that ends
+# with the fuzzers.
 # Every step writes to a log of its own in test-output/steps/ and is printed when it ends: its last
 # lines when it passed, all of it when it failed (SHUFFLEBOARD_TEST_VERBOSE=1: all of it always).
 # The run ends with the time each step took. One build (.build) serves every step.
@@ -102,26 +103,28 @@ step 900 "what the tests need, installed when missing" bash -c '
   need_typescript
   need_pip playwright=playwright pytest=pytest pytest_timeout=pytest-timeout websockets=websockets prometheus_client=prometheus-client'
 
-# The build, and beside it what needs no build: the fuzz targets (swiftc, their own directory), the
-# lint, the line count, the API tools' virtualenv.
+# The build, then the API tools' virtualenv; beside them what needs no build: the fuzz targets (swiftc,
+# their own directory, the longer of the two), the lint, the line count.
 build_log="$steps_dir/build-output.txt"
-step 900 "build (warnings are errors)" bash -c '
-  swift build --build-tests >"$1" 2>&1; status=$?
-  cat "$1"
-  [ "$status" -eq 0 ] || exit "$status"
-  if grep -E "warning:" "$1" | grep -v "^warning: '\''main'\''" >/dev/null; then
-    echo "the build has warnings:"
-    grep -E "warning:" "$1" | sort -u
-    exit 1
-  fi' - "$build_log" &
+(
+  step 900 "build (warnings are errors)" bash -c '
+    swift build --build-tests >"$1" 2>&1; status=$?
+    cat "$1"
+    [ "$status" -eq 0 ] || exit "$status"
+    if grep -E "warning:" "$1" | grep -v "^warning: '\''main'\''" >/dev/null; then
+      echo "the build has warnings:"
+      grep -E "warning:" "$1" | sort -u
+      exit 1
+    fi' - "$build_log" &&
+    step 600 "the API tools' virtualenv (schemathesis)" bash -c 'source scripts/deps.sh; need_venv .build/api-venv Tests/api/requirements.txt'
+) &
 lane_pids+=($!)
 # The fuzz targets' build had the fuzzing step's 420 s when it ran alone; beside the main build it
 # shares the cores with it, so it has the build's limit.
 (
   step 900 "fuzz targets' build (Tests/fuzz/run.sh build)" Tests/fuzz/run.sh build &&
     step 180 "swift format lint" swift format lint --strict -r Sources Tests Package.swift &&
-    step 30 "no Swift file in Sources/ over 450 lines" scripts/check-file-lines.sh &&
-    step 600 "the API tools' virtualenv (schemathesis)" bash -c 'source scripts/deps.sh; need_venv .build/api-venv Tests/api/requirements.txt'
+    step 30 "no Swift file in Sources/ over 450 lines" scripts/check-file-lines.sh
 ) &
 lane_pids+=($!)
 wait_lanes
@@ -139,10 +142,9 @@ printf 'passed\t%d\t%s\n' $(($(date +%s) - pg_start)) "PostgreSQL started" >>"$t
 export SHUFFLEBOARD_TEST_POSTGRES
 export SHUFFLEBOARD_BIN="$bin/shuffleboard"
 
-# Lane one: the steps that compute.
+# Lane one: the steps that compute (about 530 s on an idle machine).
 (
   step 600 "swift test (the store tests run on SQLite and on PostgreSQL)" swift test --skip-build &&
-    step 420 "fuzzing: libFuzzer targets, 20 s each (docs/fuzzing.md)" Tests/fuzz/run.sh 20 &&
     step 420 "process tests: the real binary (crash and restart, CLI, board API, transport)" Tests/process/run.sh &&
     step 720 "browser tests (playwright + chromium)" Tests/browser/run.sh &&
     step 120 "web client unit tests (node --test)" node --test Tests/web/*.test.mjs &&
@@ -151,7 +153,8 @@ export SHUFFLEBOARD_BIN="$bin/shuffleboard"
   # node --test takes the files, not the directory: `node --test DIR` fails on Node 21 and later.
 ) &
 lane_pids+=($!)
-# Lane two: the steps that mostly wait (timeouts, failovers, fixed-length runs).
+# Lane two: the steps that mostly wait (timeouts, failovers, fixed-length runs), then the fuzzers, which
+# compute: about 470 s with them, so that neither lane waits long for the other.
 (
   step 4860 "cluster tests: PostgreSQL, three nodes and HAProxy; kill -9, SIGSTOP and restart of a board's owner; PostgreSQL failover; partitions" \
     Tests/cluster/run.sh &&
@@ -160,7 +163,8 @@ lane_pids+=($!)
     step 420 "WebSocket conformance: Autobahn|Testsuite fuzzingclient against --echo-path (sections 1-7, 10)" \
       env AUTOBAHN_TIMEOUT=300 Tests/conformance/run.sh &&
     step 300 "benchmark smoke: every shuffleboard-bench scenario, tiny (numbers are not checked)" \
-      bash -c 'SHUFFLEBOARD_LOADGEN="$(scripts/build-loadgen.sh)" "$1/shuffleboard-bench" scenarios --smoke' - "$bin"
+      bash -c 'SHUFFLEBOARD_LOADGEN="$(scripts/build-loadgen.sh)" "$1/shuffleboard-bench" scenarios --smoke' - "$bin" &&
+    step 420 "fuzzing: libFuzzer targets, 20 s each (docs/fuzzing.md)" Tests/fuzz/run.sh 20
 ) &
 lane_pids+=($!)
 wait_lanes

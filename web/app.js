@@ -104,7 +104,9 @@ class App {
       .then((r) => (r.ok ? r.json() : null))
       .then((answer) => {
         if (!Array.isArray(answer?.members)) return;
-        this.members = answer.members.filter((m) => P.isValidId(m?.member)).slice(0, 200)
+        // `api` is every REST op sent without a token (docs/protocol.md): a script, not someone
+        // to give a card to.
+        this.members = answer.members.filter((m) => P.isValidId(m?.member) && m.member !== 'api').slice(0, 200)
           .map((m) => ({ member: m.member, name: typeof m.name === 'string' ? m.name : m.member }));
         this.render();
       })

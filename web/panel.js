@@ -199,8 +199,10 @@ export class CardPanel {
     for (const p of this.people()) if (!people.some((q) => q.member === p.member)) people.push(p);
     this.peopleRow.replaceChildren(...people.map((p) => {
       const on = assigned.some((q) => q.member === p.member);
-      const b = el(d, 'button', { type: 'button', className: 'person', text: `${initials(p.name)} ${p.name}`,
-        attrs: { 'aria-pressed': String(on) }, dataset: { member: p.member } });
+      // The initials are drawn as a small avatar (hidden from readers: the name says it).
+      const b = el(d, 'button', { type: 'button', className: 'person', attrs: { 'aria-pressed': String(on) }, dataset: { member: p.member } },
+        el(d, 'span', { className: 'avatar', text: initials(p.name), attrs: { 'aria-hidden': 'true' } }),
+        el(d, 'bdi', { text: p.name }));
       b.addEventListener('click', () => this.togglePerson(p));
       return b;
     }));

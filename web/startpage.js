@@ -25,7 +25,7 @@ export class StartPage {
       note.textContent = 'This server does not list its boards; open one by name below.';
       return;
     }
-    if (!append) note.textContent = boards.length ? '' : 'No boards yet: make one above.';
+    if (!append) note.textContent = boards.length ? '' : 'No boards yet: make one below.';
     for (const b of boards) {
       const users = Number.isInteger(b.users) ? b.users : (Array.isArray(b.users) ? b.users.length : 0);
       const name = b.title || b.id;

@@ -89,7 +89,7 @@ def test_the_card_panel_fills_a_card_and_the_other_page_sees_it(clients, server)
         assert c.page.evaluate("window.pwned") is None
     # Bo's panel shows Ann's tag, her assignment and the checklist, live.
     expect(bo_panel.get_by_role("button", name="Bug")).to_have_attribute("aria-pressed", "true")
-    expect(bo_panel.locator('[data-member] >> text=Ann')).to_have_attribute("aria-pressed", "true")
+    expect(bo_panel.locator('[data-member]', has_text="Ann")).to_have_attribute("aria-pressed", "true")
     # The card's own history, in words.
     expect(bo_panel.locator(".history-list")).to_contain_text("Ann tagged")
     expect(bo_panel.locator(".history-list")).to_contain_text("Ann assigned Ann to")
