@@ -60,6 +60,18 @@ final class BoardLog<Rows: BoardRows> {
     /// Creates the board at seq 0; an existing board is kept as it is.
     func create(_ board: Board) throws(StoreError) {
         guard try rows.insertBoard(board, seq: 0, created: Self.now(), ignoringExisting: true) else { return }
+        try started(board)
+    }
+
+    /// Creates a board its caller knows is not stored (a fenced writer read so, under the board's
+    /// lease), without waiting to learn whether its row was inserted (`insertNewBoard`).
+    func createAbsent(_ board: Board) throws(StoreError) {
+        try rows.insertNewBoard(board, created: Self.now())
+        try started(board)
+    }
+
+    /// The snapshot, search documents and replica of a board whose row was just inserted at seq 0.
+    private func started(_ board: Board) throws(StoreError) {
         let json = board.encoded(stored: true)
         try rows.putSnapshot(json, of: board.id, at: 0)
         try rows.reindex(board, comments: [], seq: 0)
@@ -71,7 +83,7 @@ final class BoardLog<Rows: BoardRows> {
     /// Appends ops that continue the board's seq. Like `MemoryStore`, ops for a board that is gone
     /// (deleted earlier in the queue) are dropped.
     func append(_ ops: [CommittedOp], to id: BoardID) throws(StoreError) {
-        guard let replica = try replica(of: id), !ops.isEmpty else { return }
+        guard !ops.isEmpty, let replica = try takeReplica(of: id) else { return }
         try checkFollows(ops, replica, id)
         // All rows and the new seq first (one statement where the database allows), then the
         // snapshots they call for: compaction only reads and deletes ops at or below the snapshot's seq.
@@ -89,8 +101,9 @@ final class BoardLog<Rows: BoardRows> {
 
     /// What follows the op rows of one board in the same transaction: the comments table, the
     /// notices, the replica and the snapshots it calls for, the title and the search index.
-    private func follow(_ ops: [CommittedOp], on replica: Replica, id: BoardID) throws(StoreError) {
-        var replica = replica
+    /// The replica comes in owned (taken out of `replicas`, `takeReplica`): it is changed in place,
+    /// not copied (its op-size list holds up to `keepOps` entries), and put back at the end.
+    private func follow(_ ops: [CommittedOp], on replica: consuming Replica, id: BoardID) throws(StoreError) {
         if ops.contains(where: \.op.isCommentOp) { try rows.writeComments(ops, of: id) }
         let title = replica.state.board.title
         for op in ops {
@@ -124,12 +137,15 @@ final class BoardLog<Rows: BoardRows> {
         }
         var appends: [(id: BoardID, ops: [CommittedOp], replica: Replica)] = []
         for id in order {
-            guard let ops = merged[id], let replica = try replica(of: id) else { continue }
+            guard let ops = merged[id], let replica = try takeReplica(of: id) else { continue }
             try checkFollows(ops, replica, id)
             appends.append((id, ops, replica))
         }
         try rows.appendOps(ofBoards: appends.map { ($0.id, $0.ops) })
-        for append in appends { try follow(append.ops, on: append.replica, id: append.id) }
+        // Each replica moved out of the list (reversed, then taken from its end), so that it is
+        // changed in place, not copied.
+        appends.reverse()
+        while case (let id, let ops, let replica)? = appends.popLast() { try follow(ops, on: replica, id: id) }
     }
 
     /// Stores the notices `op` makes on `board` (as it was before the op), in this transaction.
@@ -313,13 +329,17 @@ final class BoardLog<Rows: BoardRows> {
         }
     }
 
-    private func replica(of id: BoardID) throws(StoreError) -> Replica? {
-        if let replica = replicas[id] { return replica }
+    /// The replica of a board, taken out of `replicas` (read from the database when none is
+    /// kept): the caller changes it and puts it back. Taken, not copied, so that it is the only
+    /// reference to its board and its arrays (up to `keepOps` sizes), which are then changed in
+    /// place instead of copied whole at each batch; a batch that throws leaves none, and the
+    /// next write reads the board again.
+    private func takeReplica(of id: BoardID) throws(StoreError) -> Replica? {
+        if let replica = replicas.removeValue(forKey: id) { return replica }
         guard let state = try rows.boardState(of: id) else { return nil }
         var replica = Replica(state: state, snapshots: try rows.snapshotSizes(of: id), ops: [])
         for op in try rows.opSizes(of: id) { replica.addOp(op.seq, bytes: op.bytes + Self.opOverhead) }
         replica.opBytesSinceSnapshot = replica.ops.reduce(0) { $0 + ($1.seq > state.latestSnapshot ? $1.bytes : 0) }
-        replicas[id] = replica
         return replica
     }
 

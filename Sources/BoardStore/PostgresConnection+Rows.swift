@@ -12,6 +12,17 @@ extension PostgresConnection: BoardRows {
         return try query(ignoringExisting ? insert + " ON CONFLICT (id) DO NOTHING" : insert, values) == 1
     }
 
+    /// Sent with the rest of the transaction, its answer not waited for: at the first writes of
+    /// many boards, one round trip per board was most of a batch.
+    func insertNewBoard(_ board: Board, created: Int64) throws(StoreError) {
+        try send(
+            "INSERT INTO boards (id, title, columns, created, seq, template) VALUES ($1, $2, $3, $4, 0, $5)",
+            [
+                .text(board.id.rawValue), .utf8(board.title), .int(board.columns), .int(Int(created)),
+                .text(board.template?.rawValue ?? ""),
+            ])
+    }
+
     func putSnapshot(_ json: [UInt8], of id: BoardID, at seq: Seq) throws(StoreError) {
         try send(
             "INSERT INTO snapshots (board, seq, snapshot) VALUES ($1, $2, $3) "

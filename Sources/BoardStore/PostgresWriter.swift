@@ -63,13 +63,19 @@ final class PostgresWriter {
             if uncertain, Self.isStored(batch, seqs: seqs) { return }
             // After lost answers, some of the batches sent may have committed: under this
             // node's epoch only this writer appends, so the ops already stored are its own.
+            // The appends wait, checked, and go together after the rest (`log.append`: one
+            // INSERT for every board), each board's changes still in order: a board's first op
+            // comes in the batch that creates it, and at the first writes of many boards this
+            // was one INSERT (and its parse and plan) per board.
+            var appends: [(id: BoardID, ops: [CommittedOp])] = []
             for change in uncertain ? Self.unstored(batch, seqs: seqs) : batch {
                 switch change {
                 case .create(let board):
                     if let seq = seqs[board.id] {
                         throw fenced(board.id, "it exists already, at seq \(seq)")
                     }
-                    try log.create(board)
+                    // Known absent under its locked lease: the row goes without waiting for an answer.
+                    try log.createAbsent(board)
                     seqs[board.id] = 0
                 case .append(let id, let ops):
                     // Ops for a board that is gone (deleted earlier in the queue) are dropped, as in SQLite.
@@ -77,9 +83,10 @@ final class PostgresWriter {
                     guard first.seq == stored + 1 else {
                         throw fenced(id, "the batch starts at seq \(first.seq) but the stored seq is \(stored)")
                     }
-                    try log.append(ops, to: id)
+                    appends.append((id, ops))
                     seqs[id] = last.seq
                 case .delete(let id):
+                    try flush(&appends)
                     try log.delete(id)
                     try log.rows.deleteGrants(of: id)
                     seqs[id] = nil
@@ -91,8 +98,16 @@ final class PostgresWriter {
                     seqs[archive.id] = archive.seq
                 }
             }
+            try flush(&appends)
         }
         for id in boards { replicaEpochs[id] = epochs[id] }
+    }
+
+    /// Writes the appends waiting in `write`'s batch (before a deletion, which may be of their board).
+    private func flush(_ appends: inout [(id: BoardID, ops: [CommittedOp])]) throws(StoreError) {
+        guard !appends.isEmpty else { return }
+        try log.append(appends)
+        appends = []
     }
 
     /// Stores an archived board (import) under this node's lease at `epoch`, overwriting an

@@ -66,6 +66,10 @@ protocol BoardRows: CommentRows, InboxRows, SearchRows, GrantRows {
 
     /// Inserts a board row at `seq`; with `ignoringExisting` an existing one is kept. Whether a row was inserted.
     func insertBoard(_ board: Board, seq: Seq, created: Int64, ignoringExisting: Bool) throws(StoreError) -> Bool
+    /// Inserts the row of a board at seq 0 that the caller knows is not stored (its transaction
+    /// read so, under the board's lease), without asking whether it was: a store may send it
+    /// without waiting for its answer (an existing row then fails the transaction).
+    func insertNewBoard(_ board: Board, created: Int64) throws(StoreError)
     /// Inserts or replaces the snapshot at `seq`.
     func putSnapshot(_ json: [UInt8], of id: BoardID, at seq: Seq) throws(StoreError)
     /// Deletes the snapshots older than `seq`.
@@ -93,6 +97,11 @@ protocol BoardRows: CommentRows, InboxRows, SearchRows, GrantRows {
 }
 
 extension BoardRows {
+    /// `insertBoard`, its answer unread.
+    func insertNewBoard(_ board: Board, created: Int64) throws(StoreError) {
+        _ = try insertBoard(board, seq: 0, created: created, ignoringExisting: false)
+    }
+
     /// One board at a time.
     func appendOps(ofBoards appends: [(id: BoardID, ops: [CommittedOp])]) throws(StoreError) {
         for (id, ops) in appends { try appendOps(ops, of: id) }

@@ -206,6 +206,49 @@ struct PostgresClusterTests {
         }
     }
 
+    /// The first writes of many boards: each created with its first ops in one batch, which is
+    /// not pipelined (the fence is read first). The creations go without waiting for answers and
+    /// every board's ops in one INSERT after them, each board's changes still in order: here a
+    /// deletion in the batch (its board's ops before it written first) and the board made again
+    /// after it. Another node sees every board at its seq with its ops, and every board's search
+    /// documents are of its seq.
+    @Test func aBatchCreatingManyBoardsWithTheirFirstOpsStoresEachInOrder() throws {
+        try Self.withCluster { cluster in
+            let a = try cluster.node("a")
+            let ids = (0..<5).map { BoardID("first\($0)")! }
+            var makers = ids.enumerated().map { OpMaker(board: .defaultTemplate(id: $1), seed: 90 + UInt64($0)) }
+            for id in ids { _ = try a.claim(id, force: false) }
+            var batch: [StoreWrite] = []
+            for i in ids.indices { batch += [.create(makers[i].board), .append(ids[i], makers[i].next(3))] }
+            var again = OpMaker(board: .defaultTemplate(id: ids[1]), seed: 99)
+            batch += [
+                .append(ids[0], makers[0].next(2)), .append(ids[1], makers[1].next(1)), .delete(ids[1]),
+                .create(again.board), .append(ids[1], again.next(4)),
+            ]
+            makers[1] = again
+            try a.write(batch)
+            #expect(a.pipelinedWrites == 0)
+            let db = try PostgresConnection(url: cluster.url)
+            defer { db.close() }
+            for (i, id) in ids.enumerated() {
+                let key: [PostgresValue] = [.text(id.rawValue)]
+                #expect(try db.int("SELECT seq FROM boards WHERE id = $1", key) == makers[i].all.count)
+                #expect(try db.int("SELECT indexed FROM boards WHERE id = $1", key) == makers[i].all.count)
+            }
+            // The next appends go pipelined: the writer kept each board it made.
+            try a.write(ids.indices.map { .append(ids[$0], makers[$0].next(2)) })
+            #expect(a.pipelinedWrites == 1)
+            let b = try cluster.node("b")
+            for (i, id) in ids.enumerated() {
+                _ = try b.claim(id, force: true)
+                let loaded = try #require(try b.load(id, recentLimit: 1_000))
+                #expect(loaded.seq == makers[i].all.count)
+                #expect(loaded.recent == makers[i].all)
+                #expect(loaded.board == makers[i].board)
+            }
+        }
+    }
+
     @Test func aPipelinedBatchIsFencedWhenTheStoredSeqMovedBehindTheWritersBack() throws {
         try Self.withCluster { cluster in
             let a = try cluster.node("a")
