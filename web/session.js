@@ -41,7 +41,7 @@
 import * as P from './protocol.js';
 import { render, SessionLink } from './link.js';
 import {
-  applyOp, cloneBoard, inverseOp, isPendingId, itemById, locate, moveTarget, pendingId, previewRemoteMoves,
+  applyOp, inverseOp, isPendingId, itemById, locate, moveTarget, pendingId, previewRemoteMoves, withZonesCopied,
 } from './state.js';
 import { planRevert, UndoHistory, withKnownTags } from './undo.js';
 import { isolate } from './bidi.js';
@@ -322,7 +322,7 @@ export class Session extends SessionLink {
       if (this.mode === 'move' || d.target.over == null) {
         const mt = moveTarget(board, d.item, d.target.over, d.target.zone);
         if (mt && this.mode === 'move') {
-          board = cloneBoard(board);
+          board = withZonesCopied(board);
           applyOp(board, { type: 'move', item: d.item, ...mt });
         }
       } else if (d.target.over !== d.item) {

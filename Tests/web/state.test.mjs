@@ -77,8 +77,11 @@ test('previewRemoteMoves shows a move-mode hover where its drop would put the it
   p = previewRemoteMoves(b, [{ item: 't4', over: null, zone: 'tray', mode: 'move' }]);
   assert.equal(tray(p), 't4');
   assert.equal(grid(p), 't1 t2 t3 t5 t6 t7 t8 t9 t10 t11 t12');
-  // The confirmed board is never touched.
+  // The confirmed board is never touched; the preview copies the zones' lists only and shares
+  // the cards (a 10,000-card board is not copied for each drop target).
   assert.equal(JSON.stringify(b), frozen);
+  assert.equal(p.items, b.items);
+  assert.notEqual(p.zones[0].items, b.zones[0].items);
   // Each preview equals the committed move a drop there makes.
   const committed = cloneBoard(b);
   applyOp(committed, { type: 'move', item: 't1', ...moveTarget(b, 't1', 't3') });
