@@ -69,16 +69,20 @@ package final class MemoryStore: BoardStore {
                         boards[board.id] = Entry(board: board, log: [], base: board)
                         for doc in SearchDoc.all(of: board, comments: []) { index.putSearchDoc(doc) }
                     case .append(let id, let ops):
-                        guard boards[id] != nil else { continue }
+                        // Taken out and put back: one lookup each way, and the entry changed in place.
+                        guard var entry = boards.removeValue(forKey: id) else { continue }
                         for op in ops {
-                            if let board = boards[id]?.board, Notice.mayNotify(op.op) {
+                            if Notice.mayNotify(op.op) {
+                                let board = entry.board
                                 inbox.withLock { $0.put(Notice.made(by: op, on: board, id: id)) }
                             }
-                            boards[id]?.board.apply(op.op)
-                            boards[id]?.log.append(op)
-                            boards[id]?.note(op)
+                            entry.board.apply(op.op)
+                            entry.log.append(op)
+                            entry.note(op)
                         }
-                        try index.index(SearchChanges(ops), board: boards[id]!.board)
+                        boards[id] = entry
+                        let changes = SearchChanges(ops)
+                        if !changes.isEmpty { try index.index(changes, board: entry.board) }
                     case .delete(let id):
                         boards[id] = nil
                         index.deleteSearchDocs(of: id)

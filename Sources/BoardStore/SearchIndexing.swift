@@ -63,6 +63,9 @@ struct SearchChanges {
         }
     }
 
+    /// Nothing to write (moves, swaps, toggles, tags: no text changed).
+    var isEmpty: Bool { cards.isEmpty && !title && !everyCard && comments.isEmpty }
+
     /// The changes of `ops`.
     init(_ ops: [CommittedOp]) {
         for op in ops { note(op) }
