@@ -83,7 +83,7 @@ package final class WebhookDelivery: Sendable {
     /// change something: for a board with a webhook here, or one whose webhooks were not read
     /// within `lookEvery` (another node may have made one). Anything else the thread would take
     /// and drop — and waking it for each write cost the service thread a system call and the two
-    /// cores a thread switch per committed batch (a third of the in-memory ops/s).
+    /// cores a thread switch per committed batch.
     package func committed(_ seqs: [BoardID: Seq]) {
         let now = ContinuousClock.now
         let wake = hints.withLock { hints in
