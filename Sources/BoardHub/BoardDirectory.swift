@@ -27,7 +27,7 @@ final class BoardDirectory: Sequence {
     func makeIterator() -> Dictionary<BoardID, BoardHost>.Iterator { loaded.makeIterator() }
 
     /// The board is in memory from now on (in place of any board of its id).
-    func insert(_ host: BoardHost) { loaded[host.room.id] = host }
+    func insert(_ host: BoardHost) { loaded[host.id] = host }
 
     /// The board leaves memory: its host, if it was in memory.
     @discardableResult

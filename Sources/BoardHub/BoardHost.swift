@@ -2,6 +2,9 @@ internal import BoardCore
 
 /// A board in memory and the connections on it.
 final class BoardHost {
+    /// The board's id, kept here: `room.id` reads the room out of the class first, and a `Room` is
+    /// a large value (a copy of it per op showed up in the service thread's profile).
+    let id: BoardID
     var room: Room
     /// Made from the template by `hello` and not stored yet: it is stored with its first op, so
     /// a board nobody changed leaves nothing on disk.
@@ -20,6 +23,7 @@ final class BoardHost {
     private var byUser: [UserID: ConnectionID] = [:]
 
     init(room: Room, unsaved: Bool = false) {
+        id = room.id
         self.room = room
         self.unsaved = unsaved
     }

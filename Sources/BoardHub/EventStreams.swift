@@ -179,7 +179,7 @@ final class EventStreams {
         table[exchange] = stream
         host.streams.awaitingReset.append(exchange)
         guard host.streams.resetRead == nil else { return }  // Encoding already: the ops after it follow it.
-        let board = host.room.id
+        let board = host.id
         let reply = Reply<[UInt8]>(naming: { hub, read, bytes in
             hub.streams.resetEncoded(bytes.map { (seq, $0) }, read: read, on: hub.boards[board])
         })
@@ -197,7 +197,7 @@ final class EventStreams {
         guard case .success((let seq, let bytes)) = answer else {
             // The encoder asks no store and does not fail; were it to, the board is encoded here.
             if case .failure(let error) = answer {
-                turn.log(.warning, "encoding a reset of board \(host.room.id) failed: \(error.message)")
+                turn.log(.warning, "encoding a reset of board \(host.id) failed: \(error.message)")
             }
             let fallback: [StreamEvent] = [.reset(host.room.published, seq: host.room.visibleSeq)]
             for exchange in waiting where table[exchange] != nil { begin(exchange, on: host, with: fallback) }
@@ -227,7 +227,7 @@ final class EventStreams {
         host.streams.streamed = now
         turn.log(
             .debug,
-            "\(exchange) from \(stream.peer): event stream of board \(host.room.id) from seq \(host.room.visibleSeq)")
+            "\(exchange) from \(stream.peer): event stream of board \(host.id) from seq \(host.room.visibleSeq)")
     }
 
     /// Whether `ops` take no more bytes than the board does, as a WebSocket resume must (Room.join):
@@ -294,7 +294,7 @@ final class EventStreams {
         host.streams.resetRead = nil
         host.streams.reset = nil
         guard !host.streams.open.isEmpty else { return }
-        if deleted { turn.emit(.stream(.deleted(host.room.id), to: host.streams.open)) }
+        if deleted { turn.emit(.stream(.deleted(host.id), to: host.streams.open)) }
         turn.emit(.endStream(host.streams.open))
         for exchange in host.streams.open { forget(exchange) }
         host.streams.open = []

@@ -187,10 +187,10 @@ extension Hub {
         meters.boardUsers.removeAll()
         guard config.metricsTopBoards > 0 else { return }
         let busiest = boards.hosts.filter { !$0.members.isEmpty }.sorted {
-            $0.members.count != $1.members.count ? $0.members.count > $1.members.count : $0.room.id < $1.room.id
+            $0.members.count != $1.members.count ? $0.members.count > $1.members.count : $0.id < $1.id
         }
         for host in busiest.prefix(config.metricsTopBoards) {
-            meters.boardUsers.set(BoardLabel(host.room.id), Double(host.members.count))
+            meters.boardUsers.set(BoardLabel(host.id), Double(host.members.count))
         }
     }
 }

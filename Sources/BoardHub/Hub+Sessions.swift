@@ -211,8 +211,10 @@ extension Hub {
     private func withinStoreBacklog(_ message: ClientMessage, on host: BoardHost, to id: ConnectionID)
         -> ClientMessage
     {
-        let room = host.room
-        guard config.maxUnstoredOps > 0, room.sequencer.seq - room.visibleSeq >= Seq(config.maxUnstoredOps)
+        // Two stored fields read where they are (`let room = host.room` copied the whole room
+        // for each message).
+        guard config.maxUnstoredOps > 0,
+            host.room.sequencer.seq - host.room.visibleSeq >= Seq(config.maxUnstoredOps)
         else { return message }
         let text =
             "the store is not keeping up (\(config.maxUnstoredOps) ops wait for it); not applied, send it again later"

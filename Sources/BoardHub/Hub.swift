@@ -256,7 +256,7 @@ package final class Hub {
     func storeNow(_ host: BoardHost) -> Ticket {
         host.unsaved = false
         let ticket = makeTicket()
-        boards.pending.create(host.room.id, ticket: ticket)
+        boards.pending.create(host.id, ticket: ticket)
         emit(.persist(.create(host.room.published), ticket: ticket))
         return ticket
     }
@@ -285,11 +285,11 @@ package final class Hub {
             case .persist(let op):
                 // A board made by `hello` is stored with its first op, not before.
                 if host.unsaved { _ = storeNow(host) }
-                emit(.persist(.append(host.room.id, [op]), ticket: nil))
-                inboxPersisting(op, on: host.room.id)
+                emit(.persist(.append(host.id, [op]), ticket: nil))
+                inboxPersisting(op, on: host.id)
             case .readBoard(let request, let user):
                 guard case .restore(let to, _) = request.op else { continue }
-                let board = host.room.id
+                let board = host.id
                 read(.boardAt(board, to, Reply { $0.restoreRead($1, board: board, user: user, request: request) }))
             }
         }
@@ -298,12 +298,13 @@ package final class Hub {
     /// Forgets a board nobody is on once nothing waits for the disk; the store has all of it.
     /// The writer forgets it too after its writes (`release`), and in a cluster gives up its lease.
     func evictIfIdle(_ host: BoardHost) {
-        guard host.room.isIdle, host.members.isEmpty, host.streams.isIdle,
-            host.restOps == 0, !boards.pending.isCreating(host.room.id), boards[host.room.id] === host
+        // Cheapest first: a board with people on it goes no further (`room` is read last).
+        guard host.members.isEmpty, host.room.isIdle, host.streams.isIdle,
+            host.restOps == 0, !boards.pending.isCreating(host.id), boards[host.id] === host
         else { return }
-        boards.remove(host.room.id)
+        boards.remove(host.id)
         // A template board nobody changed was never written: the writer keeps nothing of it.
-        if config.cluster != nil || !host.unsaved { releaseLease(host.room.id) }
+        if config.cluster != nil || !host.unsaved { releaseLease(host.id) }
     }
 
     // MARK: Store events

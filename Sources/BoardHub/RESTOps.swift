@@ -88,10 +88,10 @@ final class RESTOps {
 
     /// The op of `pending`, sent as `user` on `host`'s board, waits for its answer on `exchange`.
     func began(_ user: UserID, _ pending: RESTOp.Pending, on host: BoardHost, exchange: ExchangeID) {
-        waiting[user] = RESTOp(exchange: exchange, board: host.room.id, peer: pending.peer, name: pending.name)
+        waiting[user] = RESTOp(exchange: exchange, board: host.id, peer: pending.peer, name: pending.name)
         host.restOps += 1
         turn.log(
-            .debug, "\(exchange) from \(pending.peer): op \(pending.request.opID) on board \(host.room.id) over HTTP")
+            .debug, "\(exchange) from \(pending.peer): op \(pending.request.opID) on board \(host.id) over HTTP")
     }
 
     /// Takes the REST op sent as `user` out of those waiting, and out of its board's count.
