@@ -110,11 +110,7 @@ extension Hub {
                     exchange,
                     .json(201) { w in
                         w.beginObject()
-                        w.write("id", hook.id)
-                        w.write("url", hook.url)
-                        w.beginArray("events")
-                        for event in hook.events { w.write(nil, event) }
-                        w.endArray()
+                        Self.writeHead(hook, into: &w)
                         w.write("secret", hook.secret)
                         w.endObject()
                     }))
@@ -165,15 +161,20 @@ extension Hub {
 
     private static let unknownWebhook = HTTPResponse.error(404, "unknown_webhook", "the board has no such webhook")
 
-    /// A webhook as `GET …/webhooks` shows it: never its secret.
-    private static func write(_ hook: Webhook, into w: inout JSONWriter, deleted: Bool = false) {
-        let null = Array("null".utf8)
-        w.beginObject()
+    /// What every answer about a webhook starts with: its id, URL and events.
+    private static func writeHead(_ hook: Webhook, into w: inout JSONWriter) {
         w.write("id", hook.id)
         w.write("url", hook.url)
         w.beginArray("events")
         for event in hook.events { w.write(nil, event) }
         w.endArray()
+    }
+
+    /// A webhook as `GET …/webhooks` shows it: never its secret.
+    private static func write(_ hook: Webhook, into w: inout JSONWriter, deleted: Bool = false) {
+        let null = Array("null".utf8)
+        w.beginObject()
+        writeHead(hook, into: &w)
         w.write("delivered", hook.delivered)
         w.write("failing", hook.status.failingSince != 0)
         if hook.status.failingSince != 0 {
