@@ -66,14 +66,20 @@ struct RevocationList {
 /// without the API, reaches every node within about a second and survives restarts.
 /// `GET /api/revocations` lists them: all for a `*` admin, a board's for its admin.
 ///
-/// The part owns the revocation list and the token checks; the hub routes the API's requests,
-/// the reload's answer and the tick here, and closes the sessions and streams whose token is
-/// revoked when the list changes (Hub+Revocations.swift). Its actions: `read` (a reload, a
-/// revocation's write), `respond` (401, the revocations API) and log lines.
+/// Grants: members' roles on boards, for people a trusted proxy signs in (`GrantTable`; the API
+/// and what a change does to sessions are Hub+Grants.swift's). In a cluster they are reloaded
+/// every second, as revocations are.
+///
+/// The part owns the revocation list, the grants and the token checks; the hub routes the API's
+/// requests, the reloads' answers and the tick here, and closes the sessions and streams whose
+/// token is revoked when the list changes (Hub+Revocations.swift). Its actions: `read` (a
+/// reload, a revocation's write), `respond` (401, the revocations API) and log lines.
 /// Confined to the service thread (with the hub).
 final class Access {
     /// Revoked tokens, as last loaded from the store, and those made here since.
     private(set) var revocations: RevocationList
+    /// Members' roles on boards: the store's at start, this node's changes, a cluster's reloads.
+    private(set) var grants: GrantTable
     private let config: Hub.Config
     private let turn: Turn
     private let reads: StoreReads
@@ -85,6 +91,7 @@ final class Access {
         self.turn = turn
         self.reads = reads
         revocations = RevocationList(config.revoked)
+        grants = GrantTable(config.grants)
     }
 
     /// What a connection without a token may do when auth is off: everything.
@@ -164,8 +171,8 @@ final class Access {
     func made(_ revocation: Revocation) { revocations.made(revocation) }
 
     /// On each tick: asks the store for its revocations once a second (not once stopping).
-    func reload(stopping: Bool) {
-        guard config.auth != nil, !revocations.loading, !stopping else { return }
+    func reload() {
+        guard config.auth != nil, !revocations.loading, !turn.stopping else { return }
         if let last = revocations.lastAsked, turn.now - last < RevocationList.reloadEvery { return }
         revocations.loading = true
         revocations.lastAsked = turn.now
@@ -205,6 +212,44 @@ final class Access {
                 .warning,
                 "cannot load the revoked tokens (\(error.message)); keeping the \(revocations.inForce.count) known")
             return .failed
+        }
+    }
+
+    // MARK: Grants
+
+    /// Sets (or, with nil, removes) the member's grant on the board: a change of this node's, made
+    /// durable already (a reload asked before it is dropped).
+    func setGrant(_ member: MemberID, on board: BoardID, to grant: GrantTable.Grant?) {
+        grants.set(member, on: board, to: grant)
+        grants.lastChanged = turn.now
+    }
+
+    /// Forgets the board's grants (it was deleted: the store deletes them with it).
+    func removeGrants(of board: BoardID) { _ = grants.remove(board) }
+
+    /// On each tick, in a cluster with a sign-in proxy: asks the store for the grants once a
+    /// second (not once stopping).
+    func reloadGrants() {
+        guard config.cluster != nil, config.proxy != nil, config.auth != nil, !grants.loading, !turn.stopping
+        else { return }
+        if let last = grants.lastAsked, turn.now - last < GrantTable.reloadEvery { return }
+        grants.loading = true
+        grants.lastAsked = turn.now
+        reads.ask(.allGrants(limit: GrantTable.maximum, Reply { $0.grantsLoaded($1) }))
+    }
+
+    /// The store's grants came back: the (board, member) pairs whose role changed. A load asked
+    /// before this node's last change is dropped (the next one shows it); a failed one keeps the
+    /// grants known.
+    func loadedGrants(_ answer: Result<[MemberGrant], StoreError>) -> [(BoardID, MemberID)] {
+        grants.loading = false
+        switch answer {
+        case .success(let loaded):
+            if let changed = grants.lastChanged, let asked = grants.lastAsked, changed >= asked { return [] }
+            return grants.replace(with: GrantTable(loaded))
+        case .failure(let error):
+            turn.log(.warning, "cannot load the grants (\(error.message)); keeping the \(grants.count) known")
+            return []
         }
     }
 

@@ -2,9 +2,10 @@ internal import BoardAuth
 internal import BoardCore
 internal import BoardStore
 
-/// The grants the hub knows (Hub+Grants.swift): the store's at start, then this node's own
-/// changes as they become durable; in a cluster reloaded from the shared store every second, as
-/// revocations are, so that a grant made on another node reaches this node's sessions.
+/// The grants the hub knows (kept by `Access`; the API is Hub+Grants.swift's): the store's at
+/// start, then this node's own changes as they become durable; in a cluster reloaded from the
+/// shared store every second, as revocations are, so that a grant made on another node reaches
+/// this node's sessions.
 package struct GrantTable {
     /// The most grants one board has (a `PUT` for another member past it gets 507).
     static let maximumPerBoard = 200

@@ -217,7 +217,7 @@ extension Hub {
                 closeSession(connection, code: 4410, reason: "board deleted", flush: true)
             }
         }
-        _ = grants.remove(id)  // The store deletes them with the board.
+        access.removeGrants(of: id)  // The store deletes them with the board.
         let ticket = makeTicket()
         emit(.persist(.delete(id), ticket: ticket))
         let deleted = HTTPResponse.json(200) { w in

@@ -47,7 +47,7 @@ extension Hub {
             case .success(let r): role = r
             case .failure(let problem): return emit(.respond(exchange, .error(400, "bad_request", problem.message)))
             }
-            guard grants.count < GrantTable.maximum || grants.grant(of: member, on: id) != nil else {
+            guard access.grants.count < GrantTable.maximum || access.grants.grant(of: member, on: id) != nil else {
                 meters.limitHits.add(.grants)
                 return emit(
                     .respond(
@@ -67,7 +67,7 @@ extension Hub {
             read(.removeGrant(member, on: id, reply), for: exchange)
         default:
             whenBoardExists(id, exchange: exchange) { hub in
-                guard hub.grants.grant(of: member, on: id) != nil else {
+                guard hub.access.grants.grant(of: member, on: id) != nil else {
                     return hub.emit(.respond(exchange, Self.noGrant(member, on: id)))
                 }
                 hub.emit(.respond(exchange, hub.grantAnswer(member, on: id)))
@@ -104,8 +104,7 @@ extension Hub {
         case .granted:
             guard !isDeleting(grant.board) else { return emit(.respond(exchange, Self.unknownBoard(grant.board))) }
             let before = proxyRole(of: grant.member, on: grant.board)
-            grants.set(grant.member, on: grant.board, to: GrantTable.Grant(role: role, granted: grant.granted))
-            grants.lastChanged = now
+            access.setGrant(grant.member, on: grant.board, to: GrantTable.Grant(role: role, granted: grant.granted))
             if role != before { regrant(grant.member, on: grant.board) }
             emit(.respond(exchange, grantAnswer(grant.member, on: grant.board)))
         case .full:
@@ -125,8 +124,7 @@ extension Hub {
     private func grantRemoved(_ board: BoardID, _ member: MemberID, removed: Bool, exchange: ExchangeID) {
         guard removed else { return emit(.respond(exchange, Self.noGrant(member, on: board))) }
         let before = proxyRole(of: member, on: board)
-        grants.set(member, on: board, to: nil)
-        grants.lastChanged = now
+        access.setGrant(member, on: board, to: nil)
         if proxyRole(of: member, on: board) != before { regrant(member, on: board) }
         emit(
             .respond(
@@ -145,7 +143,7 @@ extension Hub {
 
     /// `{"member","role","granted"}`.
     private func grantAnswer(_ member: MemberID, on board: BoardID) -> HTTPResponse {
-        let grant = grants.grant(of: member, on: board)
+        let grant = access.grants.grant(of: member, on: board)
         return .json(200) { w in
             w.beginObject()
             w.write("member", member.rawValue)
@@ -157,7 +155,7 @@ extension Hub {
 
     /// `{"grants":[{"member","role","granted"}…], "role": the proxy's default or null}`, by member.
     private func grantList(_ board: BoardID) -> HTTPResponse {
-        let listed = (grants.byBoard[board] ?? [:]).sorted { $0.key.rawValue < $1.key.rawValue }
+        let listed = (access.grants.byBoard[board] ?? [:]).sorted { $0.key.rawValue < $1.key.rawValue }
         return .json(200) { w in
             w.beginObject()
             w.beginArray("grants")
@@ -212,26 +210,8 @@ extension Hub {
         }
     }
 
-    /// On each tick, in a cluster with a sign-in proxy: asks the store for the grants once a second.
-    func reloadGrants() {
-        guard config.cluster != nil, config.proxy != nil, config.auth != nil, !grants.loading, !stopping else {
-            return
-        }
-        if let last = grants.lastAsked, now - last < GrantTable.reloadEvery { return }
-        grants.loading = true
-        grants.lastAsked = now
-        read(.allGrants(limit: GrantTable.maximum, Reply { $0.grantsLoaded($1) }))
-    }
-
     /// The store's grants came back: the members whose role changed get it on their sessions.
     func grantsLoaded(_ answer: Result<[MemberGrant], StoreError>) {
-        grants.loading = false
-        switch answer {
-        case .success(let loaded):
-            if let changed = grants.lastChanged, let asked = grants.lastAsked, changed >= asked { return }
-            for (board, member) in grants.replace(with: GrantTable(loaded)) { regrant(member, on: board) }
-        case .failure(let error):
-            log(.warning, "cannot load the grants (\(error.message)); keeping the \(grants.count) known")
-        }
+        for (board, member) in access.loadedGrants(answer) { regrant(member, on: board) }
     }
 }

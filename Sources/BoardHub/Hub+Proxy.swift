@@ -56,7 +56,7 @@ extension Hub {
         case .ignored, .missing: return .none
         case .user(let user):
             var claims = Claims(board: nil, role: proxy.role, expires: .max, name: user.name, member: user.member)
-            claims.grants = grants.roles(of: user.member)
+            claims.grants = access.grants.roles(of: user.member)
             claims.viaProxy = true
             return .claims(claims)
         case .invalid(let why):
@@ -78,7 +78,7 @@ extension Hub {
 
     /// A proxy user's role on a board: its grant, else the proxy's default.
     func proxyRole(of member: MemberID, on board: BoardID) -> Role {
-        grants.grant(of: member, on: board)?.role ?? config.proxy?.role ?? .view
+        access.grants.grant(of: member, on: board)?.role ?? config.proxy?.role ?? .view
     }
 
     /// `GET /api/me?board=ID`: who the server takes the sender for, so that a page behind the

@@ -101,7 +101,7 @@ extension Hub {
         log(.debug, "\(id) closed")
         release(session)
         leaveBoard(session)
-        if case .stopping = lifecycle, sessions.isEmpty { stop() }
+        if case .stopping = turn.lifecycle, sessions.isEmpty { stop() }
     }
 
     /// Closes a connection as the protocol says; it is deaf from now on.

@@ -140,10 +140,9 @@ package final class Hub {
     /// In a cluster: releases out, joins waiting to try again or for an answer, REST requests
     /// relayed to their owner (ClusterState.swift; the rules are Hub+Cluster.swift's).
     var cluster = ClusterState()
-    /// Token checks and the revoked tokens, as last loaded from the store (Access.swift).
+    /// Token checks, the revoked tokens and members' grants, as last loaded from the store
+    /// (Access.swift).
     let access: Access
-    /// Members' roles on boards, for people a trusted proxy signs in (Hub+Grants.swift).
-    var grants = GrantTable()
     /// `POST /api/boards/{id}/ops` waiting for their op's answer, by the user each was sent as
     /// (RESTOps.swift).
     let restOps: RESTOps
@@ -151,9 +150,6 @@ package final class Hub {
     let streams: EventStreams
     /// The notices connected clients were told of (InboxFeed.swift, Hub+Inbox.swift).
     var inbox = InboxFeed()
-
-    /// Serving, stopping (closing everything, until the grace period is over) or stopped.
-    var lifecycle = Lifecycle.serving
 
     /// A hub with no sessions and no boards.
     package init(config: Config) {
@@ -167,7 +163,6 @@ package final class Hub {
         restOps = RESTOps(config: config, turn: turn, addresses: addresses, boards: boards)
         streams = EventStreams(config: config, turn: turn, addresses: addresses, reads: reads, boards: boards)
         streams.whenIdle = { [unowned self] host in self.evictIfIdle(host) }
-        grants = GrantTable(config.grants)
     }
 
     /// Handles one event at monotonic time `now` and wall-clock time `wall`; returns what to do.
@@ -220,7 +215,7 @@ package final class Hub {
     /// The config's durations, converted once for the timers.
     var timers: Timers { turn.timers }
     /// True once shutdown has begun (stopping or stopped).
-    var stopping: Bool { lifecycle != .serving }
+    var stopping: Bool { turn.stopping }
     /// In a cluster: this node's settings.
     package var clusterSettings: ClusterSettings? { config.cluster }
 
@@ -348,9 +343,9 @@ package final class Hub {
         enforceTimeouts()
         expireTokens()
         streams.expire()
-        access.reload(stopping: stopping)
+        access.reload()
         inboxTick()
-        reloadGrants()
+        access.reloadGrants()
         gate.tick()
         if config.cluster != nil { clusterTick() }
         for host in boards.hosts {
@@ -358,12 +353,12 @@ package final class Hub {
             perform(host.room.presence(now: now), on: host)
         }
         streams.keepAlive()
-        if case .stopping(let deadline) = lifecycle, now >= deadline { stop() }
+        if case .stopping(let deadline) = turn.lifecycle, now >= deadline { stop() }
     }
 
     private func beginShutdown() {
-        guard case .serving = lifecycle else { return }
-        lifecycle = .stopping(until: now + timers.shutdownGrace)
+        guard case .serving = turn.lifecycle else { return }
+        turn.stop(at: now + timers.shutdownGrace)
         log(.info, "shutting down: closing \(sessions.count) connection(s) with 1001")
         for id in sessions.ids.sorted() { closeSession(id, code: 1001, reason: "server shutting down", flush: false) }
         for id in boards.ids.sorted() {
@@ -386,7 +381,7 @@ package final class Hub {
     }
 
     func stop() {
-        lifecycle = .stopped
+        turn.stopped()
         // The leases of the boards still in memory go after their final writes, so that other
         // nodes take them at once instead of waiting for them to run out.
         if config.cluster != nil {

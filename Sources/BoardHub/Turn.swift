@@ -1,8 +1,9 @@
 internal import BoardCore
 
 /// The handling of one event: its time (with the hub's durations in the units of that time, and
-/// the server's stalled time so far), and what the hub and its sub-machines decide: actions and
-/// log lines, in order, and counts in the hub's metric families. Every sub-machine writes here;
+/// the server's stalled time so far), the hub's phase (serving, stopping, stopped), and what the
+/// hub and its sub-machines decide: actions and log lines, in order, and counts in the hub's
+/// metric families. Every sub-machine writes here and may ask whether the hub is stopping;
 /// `Hub.handle` begins a turn before it routes an event and takes the actions after.
 /// Confined to the service thread (with the hub).
 final class Turn {
@@ -15,6 +16,9 @@ final class Turn {
     private(set) var stalled: Int64 = 0
     /// When the last event was handled.
     private var lastEvent: Instant?
+    /// Serving, stopping (closing everything, until the grace period is over) or stopped; the
+    /// hub's shutdown alone changes it (Hub.swift: `beginShutdown`, `stop`).
+    private(set) var lifecycle = Hub.Lifecycle.serving
     /// What has been decided so far; `take` returns and clears it.
     private var actions: [Hub.Action] = []
     private let logLevel: LogLevel
@@ -43,6 +47,15 @@ final class Turn {
         stalled += now - lastEvent
         return now - lastEvent
     }
+
+    /// True once shutdown has begun (stopping or stopped).
+    var stopping: Bool { lifecycle != .serving }
+
+    /// Shutdown began: whatever is still open at `deadline` is left behind.
+    func stop(at deadline: Instant) { lifecycle = .stopping(until: deadline) }
+
+    /// `.stop` is emitted: nothing more happens.
+    func stopped() { lifecycle = .stopped }
 
     /// The actions decided, in order; the turn starts empty again.
     func take() -> [Hub.Action] {

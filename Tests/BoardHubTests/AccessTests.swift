@@ -50,7 +50,7 @@ import Testing
             return
         }
         #expect(claims.role == .admin && claims.board == nil)
-        p.access.reload(stopping: false)
+        p.access.reload()
         #expect(p.actions() == [], "nothing to reload")
     }
 
@@ -85,7 +85,7 @@ import Testing
 
     @Test func theRevocationsAreReloadedOnceASecondAndNotWhileOneIsOut() {
         let p = Parts(auth: authority(), start: start)
-        p.access.reload(stopping: false)
+        p.access.reload()
         #expect(p.access.reloadsAsked == 1)
         let first = p.actions()
         guard first.count == 1, case .read(_, .revocations) = first[0] else {
@@ -94,20 +94,21 @@ import Testing
         }
         p.now = p.now + 2_000
         p.step()
-        p.access.reload(stopping: false)
+        p.access.reload()
         #expect(p.actions() == [], "one is out")
         #expect(p.access.loaded(.success(RevocationSet())) == .same, "nothing changed")
-        p.access.reload(stopping: false)
+        p.access.reload()
         #expect(p.actions().count == 1)
         #expect(p.access.loaded(.success(RevocationSet())) == .same)
-        p.access.reload(stopping: false)
+        p.access.reload()
         #expect(p.actions() == [], "within the second")
         let revocation = Revocation(id: "r1", board: nil, until: start + 60)
         #expect(p.access.loaded(.success(RevocationSet([revocation]))) == .changed, "a change")
         #expect(p.access.isRevoked(id: "r1"))
         p.now = p.now + 1_000
         p.step()
-        p.access.reload(stopping: true)
+        p.turn.stop(at: p.now + 1_000)
+        p.access.reload()
         #expect(p.actions() == [], "not once stopping")
     }
 }
