@@ -338,3 +338,79 @@ final class Access {
         }
     }
 }
+
+/// Access's rules for sessions, as decisions returned as values: what `auth` with a fresh token
+/// does to a session (`refresh`), and when a session's token no longer holds (`ends`: expired, or
+/// revoked). The sessions are the hub's: it hands a session's board, role and token in, and
+/// carries the decision out on the session (Hub+Tokens.swift, Hub+Revocations.swift).
+///
+/// - **Expiry.** On the first tick at or after the expiry of the session's token (ticks come
+///   every 250 ms) the session gets `error unauthorized` "token expired" and is closed with
+///   **4401** after it; a drag it held is released with `reason: left`, as for any close.
+/// - **Refresh.** `{"type":"auth","token":T}` replaces the token of a joining or joined session
+///   when T is valid for the session's board (or `*`): the answer is `{"type":"auth","role","exp"}`,
+///   and the new role and expiry apply from the next message on. A session whose role falls below
+///   `edit` lets go of the item it holds at once (a plain `drop`, no op). A token that is not valid
+///   (forged, expired, malformed, another board's, revoked) gets `error unauthorized`, and the
+///   session goes on under its old token.
+/// - **Revocation.** A session whose token is revoked gets `error unauthorized` "token revoked"
+///   and is closed with **4401**, once the list that shows it is loaded (or made here).
+extension Access {
+    /// What `auth` does to a session.
+    enum Refresh: Equatable {
+        /// No access control: the session may do everything, and nothing expires.
+        case everything
+        /// The session takes `claims` and the token whose revocation id is `tokenID`; `letsGo`:
+        /// its role falls below `edit`, so it lets go of the item it holds.
+        case adopt(Claims, tokenID: String, letsGo: Bool)
+        /// The token is not taken (`why`, for the log): the session is told so and keeps its own.
+        case refused(why: String)
+    }
+
+    /// What `auth` with `token` does to a session on `board` whose role is now `role`; a token
+    /// refused is counted (`AuthFailure.Via.auth`).
+    func refresh(_ token: String, board: BoardID, role: Role) -> Refresh {
+        guard config.auth != nil else { return .everything }
+        switch check(token, board: board, via: .auth) {
+        case .success(let claims):
+            return .adopt(
+                claims, tokenID: TokenAuthority.revocationID(of: token), letsGo: role >= .edit && claims.role < .edit)
+        case .failure(let refusal): return .refused(why: refusal.why)
+        }
+    }
+
+    /// The error a session gets when its `auth` is refused.
+    static func refusedRefresh(on board: BoardID) -> ProtocolError {
+        ProtocolError(.unauthorized, "the token is not valid for board \(board); the session keeps its current token")
+    }
+
+    /// Why a session's token no longer holds (4401 either way).
+    enum Ending {
+        /// It expired.
+        case expired
+        /// It was revoked.
+        case revoked
+
+        /// What the session is told before it is closed.
+        var error: ProtocolError { ProtocolError(.unauthorized, reason) }
+        /// The close frame's reason.
+        var reason: String { self == .expired ? "token expired" : "token revoked" }
+        /// The log line's words.
+        var happened: String { self == .expired ? "expired" : "was revoked" }
+    }
+
+    /// Whether any session may end for `ending` (nothing expires without access control; nothing
+    /// is revoked while the list is empty), so that the sessions need not be looked at.
+    func anyMayEnd(for ending: Ending) -> Bool { ending == .expired ? config.auth != nil : anyRevoked }
+
+    /// Whether a session under `token` must end now for `ending`: its token expired (at or
+    /// before this second), or its token's id is revoked. A session without a token (no access
+    /// control, or a proxy's user, whose token has no id) never ends for a revocation.
+    func ends(_ token: SessionToken?, for ending: Ending) -> Bool {
+        guard let token else { return false }
+        switch ending {
+        case .expired: return token.expires <= turn.wall.milliseconds / 1000
+        case .revoked: return token.id.map(isRevoked(id:)) ?? false
+        }
+    }
+}

@@ -27,18 +27,7 @@ extension Hub {
     func closeRevokedSessions() {
         guard access.anyRevoked else { return }
         streams.endRevoked(by: access)
-        var closing: [ConnectionID] = []
-        for (id, session) in sessions {
-            guard let tokenID = session.token?.id, access.isRevoked(id: tokenID) else { continue }
-            switch session.phase {
-            case .joining, .joined: closing.append(id)
-            case .awaitingHello, .forwarded, .closing: break
-            }
-        }
-        for id in closing.sorted() {
-            log(.info, "\(id): its token was revoked; closing with 4401")
-            refuse(id, ProtocolError(.unauthorized, "token revoked"), code: 4401, reason: "token revoked")
-        }
+        endSessions(.revoked)
     }
 
     /// The store has the revocation: it holds on this node at once, and the answer goes out.

@@ -1,24 +1,15 @@
 internal import BoardAuth
 internal import BoardCore
 
-/// Tokens that end: with `Config.auth` set, a session is bound to its token's expiry.
+/// Tokens that end, routed: with `Config.auth` set, a session is bound to its token's expiry,
+/// `auth` may replace its token, and a revoked token ends it. The rules are `Access`'s
+/// (`refresh`, `ends`: Access.swift); this carries its decisions out on the sessions.
 ///
-/// - **Expiry.** On the first tick at or after the expiry of the session's token (ticks come
-///   every 250 ms) the session gets `error unauthorized` "token expired" and is closed with
-///   **4401** after it; a drag it held is released with `reason: left`, as for any close.
-/// - **Refresh.** `{"type":"auth","token":T}` replaces the token of a joining or joined session
-///   when T is valid for the session's board (or `*`): the answer is `{"type":"auth","role","exp"}`,
-///   and the new role and expiry apply from the next message on. A session whose role falls below
-///   `edit` lets go of the item it holds at once (a plain `drop`, no op). A token that is not valid
-///   (forged, expired, malformed, another board's) gets `error unauthorized`, and the session goes
-///   on under its old token. The new token's name is not applied: the user keeps the name it
-///   joined with.
 /// - **Clusters.** A forwarded session is the owner's to expire: its `auth` messages are relayed
 ///   to the owner like any other, the owner closes it with 4401, and the forwarding node passes
 ///   that code on. An `auth` accepted while the session waits for its board replaces the token
-///   in its `hello`, so a forward carries the fresh token.
-///
-/// Without access control `auth` is answered with `admin` and no expiry, and nothing expires.
+///   in its `hello`, so a forward carries the fresh token. The new token's name is not applied:
+///   the user keeps the name it joined with.
 extension Hub {
     /// Handles `auth` from `session`.
     func refresh(_ session: Session, token: String) {
@@ -31,28 +22,21 @@ extension Hub {
         case .joined(let id, _): board = id
         case .forwarded, .closing: return
         }
-        guard config.auth != nil else {
-            send(.auth(role: Role.admin.rawValue, expires: nil), to: session.id)
-            return
+        switch access.refresh(token, board: board, role: session.role) {
+        case .everything: send(.auth(role: Role.admin.rawValue, expires: nil), to: session.id)
+        case .adopt(let claims, let tokenID, let letsGo):
+            adopt(claims, token: token, id: tokenID, letsGo: letsGo, for: session)
+        case .refused(let why):
+            log(.warning, "\(session.id) from \(session.peer): auth for board \(board) refused: \(why)")
+            send(.error(Access.refusedRefresh(on: board)), to: session.id)
         }
-        let why: String
-        switch access.check(token, board: board, via: .auth) {
-        case .success(let claims): return adopt(claims, token: token, for: session)
-        case .failure(let refusal): why = refusal.why
-        }
-        log(.warning, "\(session.id) from \(session.peer): auth for board \(board) refused: \(why)")
-        send(
-            .error(
-                ProtocolError(
-                    .unauthorized, "the token is not valid for board \(board); the session keeps its current token")),
-            to: session.id)
     }
 
-    /// Puts `session` under `claims`, the claims of `token`.
-    private func adopt(_ claims: Claims, token: String, for session: Session) {
-        let before = session.role
+    /// Puts `session` under `claims`, the claims of `token` (whose revocation id is `id`); with
+    /// `letsGo`, the item it holds is let go.
+    private func adopt(_ claims: Claims, token: String, id: String, letsGo: Bool, for session: Session) {
         session.role = claims.role
-        session.token = SessionToken(expires: claims.expires, id: TokenAuthority.revocationID(of: token))
+        session.token = SessionToken(expires: claims.expires, id: id)
         log(.info, "\(session.id): new token, \(claims.role.rawValue) until \(claims.expires)")
         switch session.phase {
         case .joining(var join):
@@ -61,7 +45,7 @@ extension Hub {
                 join.hello = .hello(board: board, name: name, since: since, token: token, member: member)
                 session.phase = .joining(join)
             }
-        case .joined(let board, let user) where before >= .edit && claims.role < .edit:
+        case .joined(let board, let user) where letsGo:
             // A viewer holds nothing: the item it held is let go as if it had dropped it.
             guard let host = boards[board], host.connection(of: user) == session.id,
                 let held = host.room.holds.first(where: { $0.value.by == user })?.key
@@ -74,21 +58,21 @@ extension Hub {
         send(.auth(role: claims.role.rawValue, expires: claims.expires), to: session.id)
     }
 
-    /// Closes every session of this node whose token has expired (forwarded ones are their
-    /// owner's), in connection order.
-    func expireTokens() {
-        guard config.auth != nil else { return }
-        let wallMilliseconds = wall.milliseconds
-        var expired: [ConnectionID] = []
-        for (id, session) in sessions where (session.token?.expires ?? .max) <= wallMilliseconds / 1000 {
+    /// Closes, in connection order, every session of this node whose token no longer holds for
+    /// `ending` (`Access.ends`): it is told why and closed with 4401. Forwarded sessions are their
+    /// owner's; one awaiting `hello` or closing has nothing to end.
+    func endSessions(_ ending: Access.Ending) {
+        guard access.anyMayEnd(for: ending) else { return }
+        var ended: [ConnectionID] = []
+        for (id, session) in sessions where access.ends(session.token, for: ending) {
             switch session.phase {
-            case .joining, .joined: expired.append(id)
+            case .joining, .joined: ended.append(id)
             case .awaitingHello, .forwarded, .closing: break
             }
         }
-        for id in expired.sorted() {
-            log(.info, "\(id): its token expired; closing with 4401")
-            refuse(id, ProtocolError(.unauthorized, "token expired"), code: 4401, reason: "token expired")
+        for id in ended.sorted() {
+            log(.info, "\(id): its token \(ending.happened); closing with 4401")
+            refuse(id, ending.error, code: 4401, reason: ending.reason)
         }
     }
 }

@@ -341,7 +341,7 @@ package final class Hub {
     private func tick() {
         if let line = logBudget.report(now: now) { turn.logUnbudgeted(.warning, line) }
         enforceTimeouts()
-        expireTokens()
+        endSessions(.expired)
         streams.expire()
         access.reload()
         inboxTick()

@@ -111,4 +111,76 @@ import Testing
         p.access.reload()
         #expect(p.actions() == [], "not once stopping")
     }
+
+    @Test func aRefreshAdoptsAValidTokenAndLetsGoOfTheHeldItemOnlyWhenTheRoleFallsBelowEdit() {
+        let demo = BoardID("demo")!
+        #expect(Parts(auth: nil, start: start).access.refresh("x", board: demo, role: .view) == .everything)
+        let p = Parts(auth: authority(), start: start)
+        let viewer = token("demo", .view, expires: start + 60)
+        let editor = token(nil, .edit, expires: start + 90)
+        guard let viewerClaims = try? p.access.check(viewer, board: demo, via: .auth).get() else {
+            Issue.record("a valid view token was refused")
+            return
+        }
+        #expect(viewerClaims.role == .view && viewerClaims.board == demo && viewerClaims.expires == start + 60)
+        let id = TokenAuthority.revocationID(of: viewer)
+        #expect(p.access.refresh(viewer, board: demo, role: .edit) == .adopt(viewerClaims, tokenID: id, letsGo: true))
+        #expect(p.access.refresh(viewer, board: demo, role: .view) == .adopt(viewerClaims, tokenID: id, letsGo: false))
+        guard case .adopt(let claims, _, let letsGo) = p.access.refresh(editor, board: demo, role: .view) else {
+            Issue.record("a `*` edit token was refused")
+            return
+        }
+        #expect(claims.role == .edit && claims.board == nil && !letsGo)
+        #expect(
+            p.access.refresh(token("other", .edit, expires: start + 60), board: demo, role: .edit)
+                == .refused(why: "a token for another board"))
+        #expect(p.turn.meters.authFailures.value(AuthFailure(.auth, .otherBoard)) == 1, "counted as an auth's")
+        p.access.made(Revocation(id: id, board: demo, until: start + 60))
+        #expect(p.access.refresh(viewer, board: demo, role: .edit) == .refused(why: "a revoked token"))
+        #expect(Access.refusedRefresh(on: demo).message.contains("keeps its current token"))
+    }
+
+    @Test func aSessionsTokenEndsAtItsExpirySecondOrOnceItsIdIsRevoked() {
+        #expect(!Parts(auth: nil, start: start).access.anyMayEnd(for: .expired), "nothing expires without auth")
+        let p = Parts(auth: authority(), start: start)
+        #expect(p.access.anyMayEnd(for: .expired) && !p.access.anyMayEnd(for: .revoked))
+        let now = SessionToken(expires: start, id: "r1")
+        let later = SessionToken(expires: start + 1, id: "r2")
+        let proxied = SessionToken(expires: .max, id: nil)
+        #expect(p.access.ends(now, for: .expired), "at the second it expires")
+        #expect(!p.access.ends(later, for: .expired) && !p.access.ends(proxied, for: .expired))
+        #expect(!p.access.ends(nil, for: .expired) && !p.access.ends(nil, for: .revoked))
+        #expect(!p.access.ends(later, for: .revoked))
+        p.access.made(Revocation(id: "r2", board: nil, until: start + 60))
+        #expect(p.access.anyMayEnd(for: .revoked))
+        #expect(p.access.ends(later, for: .revoked) && !p.access.ends(now, for: .revoked))
+        #expect(!p.access.ends(proxied, for: .revoked), "a token without an id is never revoked")
+        #expect(Access.Ending.expired.error == ProtocolError(.unauthorized, "token expired"))
+        #expect(Access.Ending.revoked.reason == "token revoked")
+    }
+
+    @Test func grantsChangedHereHoldAtOnceAndAReloadAskedBeforeTheChangeIsDropped() {
+        var config = Hub.Config()
+        config.auth = authority()
+        config.cluster = ClusterSettings(node: "a", lease: .seconds(5))
+        config.proxy = ProxyAuth(header: "x-forwarded-user", trusted: [try! CIDR.parse("10.0.0.0/24").get()])
+        let turn = Turn(config, meters: HubMeters(Metrics()))
+        let access = Access(
+            config: config, turn: turn,
+            reads: StoreReads(addresses: AddressBook(config: config, turn: turn), turn: turn))
+        let demo = BoardID("demo")!
+        let ann = MemberID("ann")!
+        _ = turn.begin(now: Instant(milliseconds: 1_000), wall: UnixTime(milliseconds: start * 1000))
+        access.reloadGrants()
+        #expect(turn.take().contains { if case .read(_, .allGrants) = $0 { true } else { false } })
+        access.setGrant(ann, on: demo, to: GrantTable.Grant(role: .admin, granted: start))
+        #expect(access.grants.grant(of: ann, on: demo)?.role == .admin)
+        #expect(access.loadedGrants(.success([])).isEmpty, "asked before the change: dropped")
+        #expect(access.grants.grant(of: ann, on: demo)?.role == .admin)
+        _ = turn.begin(now: Instant(milliseconds: 2_000), wall: UnixTime(milliseconds: start * 1000 + 1_000))
+        access.reloadGrants()
+        let changed = access.loadedGrants(.success([]))
+        #expect(changed.count == 1 && changed.first?.0 == demo && changed.first?.1 == ann, "taken back elsewhere")
+        #expect(access.grants.grant(of: ann, on: demo) == nil)
+    }
 }
