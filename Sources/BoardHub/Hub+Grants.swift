@@ -47,7 +47,7 @@ extension Hub {
             case .success(let r): role = r
             case .failure(let problem): return emit(.respond(exchange, .error(400, "bad_request", problem.message)))
             }
-            guard access.grants.count < GrantTable.maximum || access.grants.grant(of: member, on: id) != nil else {
+            guard access.mayGrant(member, on: id) else {
                 meters.limitHits.add(.grants)
                 return emit(
                     .respond(
@@ -67,7 +67,7 @@ extension Hub {
             read(.removeGrant(member, on: id, reply), for: exchange)
         default:
             whenBoardExists(id, exchange: exchange) { hub in
-                guard hub.access.grants.grant(of: member, on: id) != nil else {
+                guard hub.access.grant(of: member, on: id) != nil else {
                     return hub.emit(.respond(exchange, Self.noGrant(member, on: id)))
                 }
                 hub.emit(.respond(exchange, hub.grantAnswer(member, on: id)))
@@ -103,7 +103,7 @@ extension Hub {
         switch outcome {
         case .granted:
             guard !isDeleting(grant.board) else { return emit(.respond(exchange, Self.unknownBoard(grant.board))) }
-            let before = proxyRole(of: grant.member, on: grant.board)
+            let before = access.proxyRole(of: grant.member, on: grant.board)
             access.setGrant(grant.member, on: grant.board, to: GrantTable.Grant(role: role, granted: grant.granted))
             if role != before { regrant(grant.member, on: grant.board) }
             emit(.respond(exchange, grantAnswer(grant.member, on: grant.board)))
@@ -123,9 +123,9 @@ extension Hub {
     /// `DELETE …/members/{member}`: the store removed the grant, or had none.
     private func grantRemoved(_ board: BoardID, _ member: MemberID, removed: Bool, exchange: ExchangeID) {
         guard removed else { return emit(.respond(exchange, Self.noGrant(member, on: board))) }
-        let before = proxyRole(of: member, on: board)
+        let before = access.proxyRole(of: member, on: board)
         access.setGrant(member, on: board, to: nil)
-        if proxyRole(of: member, on: board) != before { regrant(member, on: board) }
+        if access.proxyRole(of: member, on: board) != before { regrant(member, on: board) }
         emit(
             .respond(
                 exchange,
@@ -143,7 +143,7 @@ extension Hub {
 
     /// `{"member","role","granted"}`.
     private func grantAnswer(_ member: MemberID, on board: BoardID) -> HTTPResponse {
-        let grant = access.grants.grant(of: member, on: board)
+        let grant = access.grant(of: member, on: board)
         return .json(200) { w in
             w.beginObject()
             w.write("member", member.rawValue)
@@ -155,7 +155,7 @@ extension Hub {
 
     /// `{"grants":[{"member","role","granted"}…], "role": the proxy's default or null}`, by member.
     private func grantList(_ board: BoardID) -> HTTPResponse {
-        let listed = (access.grants.byBoard[board] ?? [:]).sorted { $0.key.rawValue < $1.key.rawValue }
+        let listed = access.grants(on: board).sorted { $0.key.rawValue < $1.key.rawValue }
         return .json(200) { w in
             w.beginObject()
             w.beginArray("grants")
@@ -176,7 +176,7 @@ extension Hub {
     /// takes the new one, is told with `auth`, and lets go of what it held when it can no longer edit.
     func regrant(_ member: MemberID, on board: BoardID) {
         guard config.proxy != nil else { return }
-        let role = proxyRole(of: member, on: board)
+        let role = access.proxyRole(of: member, on: board)
         var changed: [Session] = []
         var relayed: [ConnectionID] = []
         for (id, session) in sessions {

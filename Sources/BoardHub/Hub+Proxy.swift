@@ -56,7 +56,7 @@ extension Hub {
         case .ignored, .missing: return .none
         case .user(let user):
             var claims = Claims(board: nil, role: proxy.role, expires: .max, name: user.name, member: user.member)
-            claims.grants = access.grants.roles(of: user.member)
+            claims.grants = access.roles(of: user.member)
             claims.viaProxy = true
             return .claims(claims)
         case .invalid(let why):
@@ -70,15 +70,10 @@ extension Hub {
     /// The claims of a proxy user on one board: its grant there, else the proxy's role.
     func proxyClaims(_ user: ProxyUser, on board: BoardID) -> Claims {
         var claims = Claims(
-            board: board, role: proxyRole(of: user.member, on: board), expires: .max, name: user.name,
+            board: board, role: access.proxyRole(of: user.member, on: board), expires: .max, name: user.name,
             member: user.member)
         claims.viaProxy = true
         return claims
-    }
-
-    /// A proxy user's role on a board: its grant, else the proxy's default.
-    func proxyRole(of member: MemberID, on board: BoardID) -> Role {
-        access.grants.grant(of: member, on: board)?.role ?? config.proxy?.role ?? .view
     }
 
     /// `GET /api/me?board=ID`: who the server takes the sender for, so that a page behind the
@@ -133,7 +128,7 @@ extension Hub {
             case .hello(let board, let name, let since, _, let member) = hello
         else { return hello }
         let claims = Claims(
-            board: board, role: proxyRole(of: user.member, on: board),
+            board: board, role: access.proxyRole(of: user.member, on: board),
             expires: wall.milliseconds / 1000 + Self.relayedSessionLife, name: user.name, member: user.member)
         return .hello(board: board, name: name, since: since, token: auth.mint(claims), member: member)
     }
@@ -145,7 +140,7 @@ extension Hub {
         else { return request }
         var relayed = request
         let claims = Claims(
-            board: board, role: proxyRole(of: user.member, on: board),
+            board: board, role: access.proxyRole(of: user.member, on: board),
             expires: wall.milliseconds / 1000 + Self.relayedRequestLife, name: user.name, member: user.member)
         relayed.authorization = "Bearer " + auth.mint(claims)
         relayed.proxy = nil
