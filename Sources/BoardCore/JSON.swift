@@ -316,29 +316,28 @@ package struct JSONWriter: Sendable {
     }
 
     /// Opens an object (as a value, or as the member `key` when given).
-    package mutating func beginObject(_ key: String? = nil) {
-        if let key { writeKey(key) } else { separator() }
-        bytes.append(UInt8(ascii: "{"))
-        needsComma.append(false)
-    }
+    package mutating func beginObject(_ key: String? = nil) { open(key, UInt8(ascii: "{")) }
 
     /// Closes the innermost object.
-    package mutating func endObject() {
-        needsComma.removeLast()
-        bytes.append(UInt8(ascii: "}"))
-    }
+    package mutating func endObject() { close(UInt8(ascii: "}")) }
 
     /// Opens an array (as a value, or as the member `key` when given).
-    package mutating func beginArray(_ key: String? = nil) {
+    package mutating func beginArray(_ key: String? = nil) { open(key, UInt8(ascii: "[")) }
+
+    /// Closes the innermost array.
+    package mutating func endArray() { close(UInt8(ascii: "]")) }
+
+    /// Opens an object or an array with `bracket`.
+    private mutating func open(_ key: String?, _ bracket: UInt8) {
         if let key { writeKey(key) } else { separator() }
-        bytes.append(UInt8(ascii: "["))
+        bytes.append(bracket)
         needsComma.append(false)
     }
 
-    /// Closes the innermost array.
-    package mutating func endArray() {
+    /// Closes the innermost object or array with `bracket`.
+    private mutating func close(_ bracket: UInt8) {
         needsComma.removeLast()
-        bytes.append(UInt8(ascii: "]"))
+        bytes.append(bracket)
     }
 
     private mutating func writeKey(_ key: String) {
