@@ -180,20 +180,6 @@ package struct SearchHit: Equatable, Sendable {
     package var snippet: String
     /// Whether the card is archived.
     package var archived: Bool
-
-    /// A hit.
-    package init(
-        board: BoardID, boardTitle: String, item: ItemID?, comment: CommentID?, label: String, snippet: String,
-        archived: Bool
-    ) {
-        self.board = board
-        self.boardTitle = boardTitle
-        self.item = item
-        self.comment = comment
-        self.label = label
-        self.snippet = snippet
-        self.archived = archived
-    }
 }
 
 /// The results of a search, best first.
