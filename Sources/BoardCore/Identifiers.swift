@@ -56,7 +56,7 @@ package struct WireID<Kind: IDKind>: Hashable, Sendable, CustomStringConvertible
 }
 
 /// Boards.
-package enum BoardKind: IDKind { package static var expected: String { identifier("an id") } }
+package enum BoardKind: IDKind { package static let expected = identifier("an id") }
 /// The id of a board.
 package typealias BoardID = WireID<BoardKind>
 
@@ -66,12 +66,12 @@ extension WireID: Comparable where Kind == BoardKind {
 }
 
 /// Items (tiles).
-package enum ItemKind: IDKind { package static var expected: String { identifier("an item id") } }
+package enum ItemKind: IDKind { package static let expected = identifier("an item id") }
 /// The id of an item (a tile).
 package typealias ItemID = WireID<ItemKind>
 
 /// Zones.
-package enum ZoneKind: IDKind { package static var expected: String { identifier("a zone id") } }
+package enum ZoneKind: IDKind { package static let expected = identifier("a zone id") }
 /// The id of a zone (`grid`, `tray`, …).
 package typealias ZoneID = WireID<ZoneKind>
 
