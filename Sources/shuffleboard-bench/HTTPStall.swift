@@ -72,15 +72,13 @@ struct HTTPStall {
             print(
                 "answers: GET /api/boards/snap \(sizes.snapshot) bytes, GET /api/boards/oplog/ops?limit=10000 "
                     + "\(sizes.page) bytes; \(clients) keep-alive clients in B and C")
-            print(load.summary)
-            print("")
-            print(
-                "phase                           hovers   p50 ms   p99 ms   max ms   answers   answers/s   MB/s   service ms/answer"
-            )
-            print(reference.line("A: hovers only (reference)"))
-            print(snapshots.line("B: + \(clients) snapshot loops"))
-            print(pages.line("C: + \(clients) ops-page loops"))
-            print(streamed.line("D: + \(streams) stream open/close"))
+            load.printPhases(
+                "phase                           hovers   p50 ms   p99 ms   max ms   answers   answers/s   MB/s   service ms/answer",
+                reference: reference.line("A: hovers only (reference)"),
+                [
+                    snapshots.line("B: + \(clients) snapshot loops"), pages.line("C: + \(clients) ops-page loops"),
+                    streamed.line("D: + \(streams) stream open/close"),
+                ])
         }
     }
 

@@ -94,14 +94,10 @@ struct JoinStall {
                     format: "store.load(recentLimit: 10000) of one cold board, on the store alone: "
                         + "%.1f ms (median of %d)",
                     Self.percentile(direct.sorted(), 0.5), direct.count))
-            print(load.summary)
-            print("")
-            print(
-                "phase                                hovers   sent/s   p50 ms   p99 ms   max ms   joins   welcome p50 ms   welcome max ms"
-            )
-            print(reference.line("A: hovers only (reference)"))
-            print(backToBack.line("B: + joins back to back"))
-            print(paced.line("C: + one join every \(joinEvery) ms"))
+            load.printPhases(
+                "phase                                hovers   sent/s   p50 ms   p99 ms   max ms   joins   welcome p50 ms   welcome max ms",
+                reference: reference.line("A: hovers only (reference)"),
+                [backToBack.line("B: + joins back to back"), paced.line("C: + one join every \(joinEvery) ms")])
         }
     }
 
@@ -397,6 +393,16 @@ struct HoverLoad {
         String(
             format: "hot board: 1 sender holding a tile, %d hovers/s for %.1f s per phase, %d watchers", rate,
             seconds, watchers)
+    }
+
+    /// Prints the line that says it, then the table of phases: `header`, phase A (`reference`:
+    /// hovers only) and the phases that add their load to it.
+    func printPhases(_ header: String, reference: String, _ phases: [String]) {
+        print(summary)
+        print("")
+        print(header)
+        print(reference)
+        for phase in phases { print(phase) }
     }
 
     /// `--rate` and `--seconds`, and `--watchers` when the scenario lets it be set.
