@@ -105,10 +105,4 @@ package struct ProxyUser: Equatable, Sendable {
     package var member: MemberID
     /// Their display name (the name header's value, else the member id).
     package var name: String
-
-    /// A proxy user.
-    package init(member: MemberID, name: String) {
-        self.member = member
-        self.name = name
-    }
 }

@@ -69,7 +69,7 @@ extension Board {
     /// Reads and validates a snapshot; errors name the wrong member by its path from `path`.
     package init(json: JSON, path: String = "board") throws(JSON.DecodingError) {
         guard case .object = json else { throw JSON.DecodingError("\(path) must be an object") }
-        let id = try json.boardID("id", named: "\(path).id")
+        let id: BoardID = try json.id("id", named: "\(path).id")
         let title = try json.string("title", named: "\(path).title")
         let columns = try json.int("columns", named: "\(path).columns")
         let zoneValues = try json.array("zones", named: "\(path).zones")
@@ -77,11 +77,11 @@ extension Board {
         var zones: [Zone] = []
         for (i, value) in zoneValues.enumerated() {
             let zone = "\(path).zones[\(i)]"
-            let zoneID = try value.zoneID("id", named: "\(zone).id")
+            let zoneID: ZoneID = try value.id("id", named: "\(zone).id")
             let members = try value.array("items", named: "\(zone).items")
             var ids: [ItemID] = []
             for (j, member) in members.enumerated() {
-                ids.append(try member.itemID(named: "\(zone).items[\(j)]"))
+                ids.append(try member.id(named: "\(zone).items[\(j)]"))
             }
             var decoded = Zone(id: zoneID, items: ids)
             try decoded.readPresentation(from: value, path: zone)
@@ -91,7 +91,7 @@ extension Board {
         for (i, value) in itemValues.enumerated() {
             let item = "\(path).items[\(i)]"
             var decoded = Item(
-                id: try value.itemID("id", named: "\(item).id"),
+                id: try value.id("id", named: "\(item).id"),
                 label: try value.string("label", named: "\(item).label"),
                 color: try value.string("color", named: "\(item).color"),
                 on: try value.bool("on", named: "\(item).on"),
@@ -113,7 +113,7 @@ extension Board {
         var archived: [ItemID] = []
         if json.hasValue("archived") {
             for (i, value) in try json.array("archived", named: "\(path).archived").enumerated() {
-                archived.append(try value.itemID(named: "\(path).archived[\(i)]"))
+                archived.append(try value.id(named: "\(path).archived[\(i)]"))
             }
         }
         if let problem = Board.validate(
@@ -137,10 +137,10 @@ extension Board {
                 let at = "\(path).commentRefs[\(i)]"
                 let parts = try ref.array(nil, named: at)
                 guard parts.count == 3 else { throw JSON.DecodingError("\(at) must be [comment, item, member]") }
-                let id = try parts[0].commentID(named: "\(at)[0]")
+                let id: CommentID = try parts[0].id(named: "\(at)[0]")
                 guard commentRefs[id] == nil else { throw JSON.DecodingError("\(at): comment \(id) twice") }
                 commentRefs[id] = CommentRef(
-                    item: try parts[1].itemID(named: "\(at)[1]"), member: try parts[2].memberID(named: "\(at)[2]"))
+                    item: try parts[1].id(named: "\(at)[1]"), member: try parts[2].id(named: "\(at)[2]"))
             }
             recountComments()
             if items.contains(where: { $0.comments > BoardLimits.commentsPerItem }) {

@@ -56,14 +56,6 @@ package struct TextLimit: Equatable, Sendable {
     /// Whether newlines and tabs are allowed (descriptions); other control characters never are.
     package var allowsLineBreaks = false
 
-    /// A bound.
-    package init(scalars: Int, bytes: Int, allowsEmpty: Bool, allowsLineBreaks: Bool = false) {
-        self.scalars = scalars
-        self.bytes = bytes
-        self.allowsEmpty = allowsEmpty
-        self.allowsLineBreaks = allowsLineBreaks
-    }
-
     /// Whether `s` is within the bound and holds no control character.
     package func allows(_ s: String) -> Bool {
         guard (allowsEmpty || !s.isEmpty) && s.utf8.count <= bytes else { return false }

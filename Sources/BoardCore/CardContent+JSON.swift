@@ -63,7 +63,7 @@ extension Item {
         }
         if json.hasValue("tags") {
             tags = try json.array("tags", named: "\(path).tags").enumerated().map {
-                (i, value) throws(JSON.DecodingError) in try value.tagID(named: "\(path).tags[\(i)]")
+                (i, value) throws(JSON.DecodingError) in try value.id(named: "\(path).tags[\(i)]")
             }
         }
         if json.hasValue("assignees") {
@@ -77,7 +77,7 @@ extension Item {
                 (i, value) throws(JSON.DecodingError) in
                 let at = "\(path).checklist[\(i)]"
                 return Check(
-                    id: try value.checkID("id", named: "\(at).id"), text: try value.string("text", named: "\(at).text"),
+                    id: try value.id("id", named: "\(at).id"), text: try value.string("text", named: "\(at).text"),
                     done: try value.bool("done", named: "\(at).done"))
             }
         }
@@ -97,7 +97,7 @@ extension Tag {
     /// Reads `{id, name, color}`.
     init(json: JSON, path: String) throws(JSON.DecodingError) {
         self.init(
-            id: try json.tagID("id", named: "\(path).id"), name: try json.string("name", named: "\(path).name"),
+            id: try json.id("id", named: "\(path).id"), name: try json.string("name", named: "\(path).name"),
             color: try json.string("color", named: "\(path).color"))
     }
 }
@@ -113,7 +113,7 @@ extension Assignee {
 
     /// Reads `{member, name}`, the name a display name (`Text.displayName` leaves it unchanged).
     init(json: JSON, path: String) throws(JSON.DecodingError) {
-        let member = try json.memberID("member", named: "\(path).member")
+        let member: MemberID = try json.id("member", named: "\(path).member")
         let name = try json.read("name", named: "\(path).name", mustBe: "a name of 1–64 characters (at most 256 bytes)")
         {
             $0.stringValue.flatMap { Assignee.isValidName($0) ? $0 : nil }
@@ -134,27 +134,6 @@ extension Check {
 }
 
 extension JSON {
-    /// A tag id.
-    func tagID(_ key: String? = nil, named name: String? = nil) throws(DecodingError) -> TagID {
-        try read(key, named: name, mustBe: "a tag id of 1–64 characters [A-Za-z0-9_-]") {
-            $0.stringValue.flatMap(TagID.init)
-        }
-    }
-
-    /// A checklist entry id.
-    func checkID(_ key: String? = nil, named name: String? = nil) throws(DecodingError) -> CheckID {
-        try read(key, named: name, mustBe: "a check id of 1–64 characters [A-Za-z0-9_-]") {
-            $0.stringValue.flatMap(CheckID.init)
-        }
-    }
-
-    /// A member id.
-    func memberID(_ key: String? = nil, named name: String? = nil) throws(DecodingError) -> MemberID {
-        try read(key, named: name, mustBe: "a member id of 1–64 characters [A-Za-z0-9_-]") {
-            $0.stringValue.flatMap(MemberID.init)
-        }
-    }
-
     /// A due date: `YYYY-MM-DD` or `YYYY-MM-DDTHH:MMZ`, a day that exists.
     func dueDate(_ key: String? = nil, named name: String? = nil) throws(DecodingError) -> String {
         try read(key, named: name, mustBe: "a date YYYY-MM-DD or YYYY-MM-DDTHH:MMZ (a real calendar date, UTC)") {

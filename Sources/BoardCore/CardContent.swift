@@ -2,17 +2,17 @@
 // checklist; and the ids of those parts.
 
 /// Tags.
-package enum TagKind: IDKind {}
+package enum TagKind: IDKind { package static let expected = identifier("a tag id") }
 /// The id of a board's tag (`g<seq>` when the server makes it): 1–64 characters `[A-Za-z0-9_-]`.
 package typealias TagID = WireID<TagKind>
 
 /// Checklist entries.
-package enum CheckKind: IDKind {}
+package enum CheckKind: IDKind { package static let expected = identifier("a check id") }
 /// The id of a checklist entry (`k<seq>` when the server makes it), unique on the board.
 package typealias CheckID = WireID<CheckKind>
 
 /// Members.
-package enum MemberKind: IDKind {}
+package enum MemberKind: IDKind { package static let expected = identifier("a member id") }
 /// A stable id for a person, chosen by their client (`hello.member`) or their token (`sub`):
 /// 1–64 characters `[A-Za-z0-9_-]`.
 package typealias MemberID = WireID<MemberKind>

@@ -101,7 +101,7 @@ extension ClientMessage {
     private static func decode(_ type: String, members json: JSON) throws(JSON.DecodingError) -> ClientMessage? {
         switch type {
         case "hello":
-            let board = try json.boardID("board")
+            let board: BoardID = try json.id("board")
             let name: String
             switch Text.displayName(try json.string("name")) {
             case .success(let n): name = n
@@ -112,7 +112,7 @@ extension ClientMessage {
             }
             let since = try json.hasValue("since") ? json.seq("since") : nil
             let token = try json.hasValue("token") ? self.token(in: json) : nil
-            let member = try json.hasValue("member") ? json.memberID("member") : nil
+            let member: MemberID? = try json.hasValue("member") ? json.id("member") : nil
             return .hello(board: board, name: name, since: since, token: token, member: member)
         case _ where Op.kinds.contains(type):
             // Every op the same way, so each new one is parsed where the others are.
@@ -126,23 +126,23 @@ extension ClientMessage {
                     throw JSON.DecodingError("\"items\" must name 1–\(Op.maximumBulkItems) items")
                 }
                 var items: [ItemID] = []
-                for (i, value) in values.enumerated() { items.append(try value.itemID(named: "\"items[\(i)]\"")) }
+                for (i, value) in values.enumerated() { items.append(try value.id(named: "\"items[\(i)]\"")) }
                 guard Set(items).count == items.count else {
                     throw JSON.DecodingError("\"items\" may name an item only once")
                 }
                 return .dragStart(item: items[0], with: Array(items.dropFirst()))
             }
-            return .dragStart(item: try json.itemID("item"))
+            return .dragStart(item: try json.id("item"))
         case "hover":
-            let item = try json.itemID("item")
-            let over = try json.hasValue("over") ? json.itemID("over") : nil
-            let zone = try json.hasValue("zone") ? json.zoneID("zone") : nil
+            let item: ItemID = try json.id("item")
+            let over: ItemID? = try json.hasValue("over") ? json.id("over") : nil
+            let zone: ZoneID? = try json.hasValue("zone") ? json.id("zone") : nil
             let mode = try json.hasValue("mode") ? dragMode("mode", in: json) : nil
             // The sender's own timestamp, relayed as is (clients and benchmarks time hand to screen).
             let t = try json.hasValue("t") ? json.read("t", named: "\"t\"", mustBe: "a number") { $0.numberValue } : nil
             return .hover(item: item, over: over, zone: zone, mode: mode, t: t)
         case "drop":
-            let item = try json.itemID("item")
+            let item: ItemID = try json.id("item")
             guard let action = json["action"], !action.isNull else { return .drop(item: item, action: nil) }
             guard case .object = action, action["type"]?.stringValue != nil else {
                 throw JSON.DecodingError("\"action\" must be an object with a string \"type\"")
@@ -171,7 +171,7 @@ extension ClientMessage {
 
     /// A client op's `op` id and `base` seq, read before the op's own members.
     private static func header(_ json: JSON) throws(JSON.DecodingError) -> (OpID, Seq) {
-        (try json.opID("op"), try json.seq("base"))
+        (try json.id("op"), try json.seq("base"))
     }
 
     /// A hover's `mode` or a drop action's `type`: `swap` or `move`.

@@ -24,7 +24,7 @@ extension Comment {
                 $0.stringValue.flatMap(CommentID.init)
             },
             text: try Op.text("text", in: json, named: "\(path).text", limit: BoardLimits.commentText, input: false),
-            member: try json.memberID("member", named: "\(path).member"),
+            member: try json.id("member", named: "\(path).member"),
             name: try json.read("name", named: "\(path).name", mustBe: "a name of 1–64 characters") {
                 $0.stringValue.flatMap { Assignee.isValidName($0) ? $0 : nil }
             },
@@ -52,15 +52,6 @@ extension Comment {
             throw JSON.DecodingError("\"mentions\" may name a member only once")
         }
         return mentions
-    }
-}
-
-extension JSON {
-    /// A comment id.
-    func commentID(_ key: String? = nil, named name: String? = nil) throws(DecodingError) -> CommentID {
-        try read(key, named: name, mustBe: "a comment id of 1–64 characters [A-Za-z0-9_-]") {
-            $0.stringValue.flatMap(CommentID.init)
-        }
     }
 }
 
@@ -93,7 +84,7 @@ extension Op {
 
     /// Reads a comment op of kind `kind` (comment, editComment, removeComment).
     init(commentType kind: Kind, fields: JSON, assigned: Bool) throws(JSON.DecodingError) {
-        let item = try fields.itemID("item")
+        let item: ItemID = try fields.id("item")
         switch kind {
         case .comment:
             if assigned {
@@ -109,13 +100,13 @@ extension Op {
                         mentions: mentions))
             }
         case .editComment:
-            let comment = try fields.commentID("comment")
+            let comment: CommentID = try fields.id("comment")
             let text = try Self.text("text", in: fields, limit: BoardLimits.commentText, input: !assigned)
             let mentions = try Comment.readMentions(from: fields)
             let edited = assigned ? Int64(try fields.int("edited")) : 0
             self = .editComment(item: item, comment: comment, text: text, mentions: mentions, edited: edited)
         default:
-            self = .removeComment(item: item, comment: try fields.commentID("comment"))
+            self = .removeComment(item: item, comment: try fields.id("comment"))
         }
     }
 }

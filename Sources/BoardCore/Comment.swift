@@ -3,7 +3,7 @@
 // live in the store's comments table and travel in the ops.
 
 /// Comments.
-package enum CommentKind: IDKind {}
+package enum CommentKind: IDKind { package static let expected = identifier("a comment id") }
 /// The id of a comment: `n<seq>`, the seq of the op that made it (unique on the board, never reused).
 package typealias CommentID = WireID<CommentKind>
 

@@ -25,11 +25,15 @@ package enum Identifier {
 package protocol IDKind: Sendable {
     /// Whether `text` may be an id of this kind.
     static func isValid(_ text: String) -> Bool
+    /// What a decoding error says such an id must be (`JSON.id`).
+    static var expected: String { get }
 }
 
 extension IDKind {
     /// Board, item, zone, tag, checklist, member and comment ids: `Identifier.isValid`.
     package static func isValid(_ text: String) -> Bool { Identifier.isValid(text) }
+    /// `Identifier.isValid`'s rule for an id called `what` ("a tag id").
+    static func identifier(_ what: String) -> String { "\(what) of 1–64 characters [A-Za-z0-9_-]" }
 }
 
 /// An id of one kind as the wire carries it: text that `init?(_:)` checked against the kind's
@@ -52,7 +56,7 @@ package struct WireID<Kind: IDKind>: Hashable, Sendable, CustomStringConvertible
 }
 
 /// Boards.
-package enum BoardKind: IDKind {}
+package enum BoardKind: IDKind { package static let expected = identifier("an id") }
 /// The id of a board.
 package typealias BoardID = WireID<BoardKind>
 
@@ -62,12 +66,12 @@ extension WireID: Comparable where Kind == BoardKind {
 }
 
 /// Items (tiles).
-package enum ItemKind: IDKind {}
+package enum ItemKind: IDKind { package static let expected = identifier("an item id") }
 /// The id of an item (a tile).
 package typealias ItemID = WireID<ItemKind>
 
 /// Zones.
-package enum ZoneKind: IDKind {}
+package enum ZoneKind: IDKind { package static let expected = identifier("a zone id") }
 /// The id of a zone (`grid`, `tray`, …).
 package typealias ZoneID = WireID<ZoneKind>
 
@@ -75,6 +79,7 @@ package typealias ZoneID = WireID<ZoneKind>
 package enum OpKind: IDKind {
     /// Client-chosen: 1–128 Unicode scalars, no control characters.
     package static func isValid(_ text: String) -> Bool { Identifier.isValidOpID(text) }
+    package static var expected: String { "a string of 1–128 characters (at most 256 bytes, no control characters)" }
 }
 /// A client-chosen op id, used to deduplicate resends.
 package typealias OpID = WireID<OpKind>

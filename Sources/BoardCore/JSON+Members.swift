@@ -53,31 +53,8 @@ extension JSON {
         try read(key, named: name, mustBe: "a non-negative integer") { $0.intValue.flatMap { $0 >= 0 ? $0 : nil } }
     }
 
-    /// A board id.
-    func boardID(_ key: String? = nil, named name: String? = nil) throws(DecodingError) -> BoardID {
-        try read(key, named: name, mustBe: "an id of 1–64 characters [A-Za-z0-9_-]") {
-            $0.stringValue.flatMap(BoardID.init)
-        }
-    }
-
-    /// An item id.
-    func itemID(_ key: String? = nil, named name: String? = nil) throws(DecodingError) -> ItemID {
-        try read(key, named: name, mustBe: "an item id of 1–64 characters [A-Za-z0-9_-]") {
-            $0.stringValue.flatMap(ItemID.init)
-        }
-    }
-
-    /// A zone id.
-    func zoneID(_ key: String? = nil, named name: String? = nil) throws(DecodingError) -> ZoneID {
-        try read(key, named: name, mustBe: "a zone id of 1–64 characters [A-Za-z0-9_-]") {
-            $0.stringValue.flatMap(ZoneID.init)
-        }
-    }
-
-    /// An op id.
-    func opID(_ key: String? = nil, named name: String? = nil) throws(DecodingError) -> OpID {
-        try read(key, named: name, mustBe: "a string of 1–128 characters (at most 256 bytes, no control characters)") {
-            $0.stringValue.flatMap(OpID.init)
-        }
+    /// An id of one kind, checked against the kind's rule.
+    func id<Kind: IDKind>(_ key: String? = nil, named name: String? = nil) throws(DecodingError) -> WireID<Kind> {
+        try read(key, named: name, mustBe: Kind.expected) { $0.stringValue.flatMap(WireID<Kind>.init) }
     }
 }

@@ -137,16 +137,7 @@ extension JSON {
                 guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
                 index += 1
                 members[key] = try parseValue(depth: depth + 1)
-                skipWhitespace()
-                guard index < bytes.count else { throw error("unexpected end of input") }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                } else if bytes[index] == UInt8(ascii: "}") {
-                    index += 1
-                    return .object(members)
-                } else {
-                    throw error("expected ',' or '}'")
-                }
+                if try closes(UInt8(ascii: "}"), else: "expected ',' or '}'") { return .object(members) }
             }
         }
 
@@ -160,17 +151,19 @@ extension JSON {
             }
             while true {
                 elements.append(try parseValue(depth: depth + 1))
-                skipWhitespace()
-                guard index < bytes.count else { throw error("unexpected end of input") }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                } else if bytes[index] == UInt8(ascii: "]") {
-                    index += 1
-                    return .array(elements)
-                } else {
-                    throw error("expected ',' or ']'")
-                }
+                if try closes(UInt8(ascii: "]"), else: "expected ',' or ']'") { return .array(elements) }
             }
+        }
+
+        /// After a member or an element: true at the `bracket` that closes its object or array,
+        /// false at a comma (either is consumed); anything else is the error `reason`.
+        mutating func closes(_ bracket: UInt8, else reason: String) throws(ParseError) -> Bool {
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of input") }
+            let byte = bytes[index]
+            guard byte == UInt8(ascii: ",") || byte == bracket else { throw error(reason) }
+            index += 1
+            return byte == bracket
         }
 
         mutating func parseHex4() throws(ParseError) -> UInt32 {
@@ -316,29 +309,28 @@ package struct JSONWriter: Sendable {
     }
 
     /// Opens an object (as a value, or as the member `key` when given).
-    package mutating func beginObject(_ key: String? = nil) {
-        if let key { writeKey(key) } else { separator() }
-        bytes.append(UInt8(ascii: "{"))
-        needsComma.append(false)
-    }
+    package mutating func beginObject(_ key: String? = nil) { open(key, UInt8(ascii: "{")) }
 
     /// Closes the innermost object.
-    package mutating func endObject() {
-        needsComma.removeLast()
-        bytes.append(UInt8(ascii: "}"))
-    }
+    package mutating func endObject() { close(UInt8(ascii: "}")) }
 
     /// Opens an array (as a value, or as the member `key` when given).
-    package mutating func beginArray(_ key: String? = nil) {
+    package mutating func beginArray(_ key: String? = nil) { open(key, UInt8(ascii: "[")) }
+
+    /// Closes the innermost array.
+    package mutating func endArray() { close(UInt8(ascii: "]")) }
+
+    /// Opens an object or an array with `bracket`.
+    private mutating func open(_ key: String?, _ bracket: UInt8) {
         if let key { writeKey(key) } else { separator() }
-        bytes.append(UInt8(ascii: "["))
+        bytes.append(bracket)
         needsComma.append(false)
     }
 
-    /// Closes the innermost array.
-    package mutating func endArray() {
+    /// Closes the innermost object or array with `bracket`.
+    private mutating func close(_ bracket: UInt8) {
         needsComma.removeLast()
-        bytes.append(UInt8(ascii: "]"))
+        bytes.append(bracket)
     }
 
     private mutating func writeKey(_ key: String) {

@@ -34,17 +34,17 @@ extension Op {
         }
         var items: [ItemID] = []
         items.reserveCapacity(values.count)
-        for (i, value) in values.enumerated() { items.append(try value.itemID(named: "\"items[\(i)]\"")) }
+        for (i, value) in values.enumerated() { items.append(try value.id(named: "\"items[\(i)]\"")) }
         guard Set(items).count == items.count else { throw JSON.DecodingError("\"items\" may name an item only once") }
         if kind == .archive {
             self = .archive(items: items)
             return
         }
-        let zone = try fields.zoneID("zone")
+        let zone: ZoneID = try fields.id("zone")
         guard fields["before"] != nil else {
             throw JSON.DecodingError("\"before\" is required (an item id, or null to append)")
         }
-        let before = try fields.hasValue("before") ? fields.itemID("before") : nil
+        let before: ItemID? = try fields.hasValue("before") ? fields.id("before") : nil
         if kind == .moveMany {
             self = .moveMany(items: items, zone: zone, before: before)
         } else {

@@ -66,22 +66,22 @@ extension Op {
     init(contentType kind: Kind, fields: JSON, assigned: Bool) throws(JSON.DecodingError) {
         switch kind {
         case .tag:
-            let item = try fields.itemID("item")
-            let add = try Self.list("add", in: fields) { (value, name) throws(JSON.DecodingError) in
-                try value.tagID(named: name)
+            let item: ItemID = try fields.id("item")
+            let add = try Self.list("add", in: fields) { (value, name) throws(JSON.DecodingError) -> TagID in
+                try value.id(named: name)
             }
-            let remove = try Self.list("remove", in: fields) { (value, name) throws(JSON.DecodingError) in
-                try value.tagID(named: name)
+            let remove = try Self.list("remove", in: fields) { (value, name) throws(JSON.DecodingError) -> TagID in
+                try value.id(named: name)
             }
             try Self.checkLists(add, remove, of: "tag")
             self = .tag(item: item, add: add, remove: remove)
         case .assign:
-            let item = try fields.itemID("item")
+            let item: ItemID = try fields.id("item")
             let add = try Self.list("add", in: fields) { (value, name) throws(JSON.DecodingError) in
                 try Assignee(json: value, path: name)
             }
-            let remove = try Self.list("remove", in: fields) { (value, name) throws(JSON.DecodingError) in
-                try value.memberID(named: name)
+            let remove = try Self.list("remove", in: fields) { (value, name) throws(JSON.DecodingError) -> MemberID in
+                try value.id(named: name)
             }
             try Self.checkLists(add.map(\.member), remove, of: "member")
             self = .assign(item: item, add: add, remove: remove)
@@ -89,20 +89,20 @@ extension Op {
             guard let object = fields["tag"], case .object = object else {
                 throw JSON.DecodingError("\"tag\" must be an object {name, color}")
             }
-            let id = assigned ? try object.tagID("id", named: "\"tag.id\"") : .unassigned
+            let id: TagID = assigned ? try object.id("id", named: "\"tag.id\"") : .unassigned
             let name = try Self.text(
                 "name", in: object, named: "\"tag.name\"", limit: BoardLimits.tagName, input: !assigned)
             let color = try Self.color("color", in: object, named: "\"tag.color\"")
             // Optional: cards to put the new tag on at once (the undo of a removeTag), each once.
             let items = try Self.list("items", in: fields, maximum: BoardLimits.items) {
-                (value, name) throws(JSON.DecodingError) in try value.itemID(named: name)
+                (value, name) throws(JSON.DecodingError) -> ItemID in try value.id(named: name)
             }
             guard Set(items).count == items.count else {
                 throw JSON.DecodingError("\"items\" may name an item only once")
             }
             self = .addTag(tag: Tag(id: id, name: name, color: color), items: items)
         case .editTag:
-            let tag = try fields.tagID("tag")
+            let tag: TagID = try fields.id("tag")
             var changes = TagEdit()
             if fields["name"] != nil {
                 changes.name = try Self.text("name", in: fields, limit: BoardLimits.tagName, input: !assigned)
@@ -111,20 +111,20 @@ extension Op {
             guard !changes.isEmpty else { throw JSON.DecodingError("an editTag needs \"name\" or \"color\"") }
             self = .editTag(tag: tag, changes: changes)
         case .removeTag:
-            self = .removeTag(tag: try fields.tagID("tag"))
+            self = .removeTag(tag: try fields.id("tag"))
         case .addCheck:
-            let item = try fields.itemID("item")
+            let item: ItemID = try fields.id("item")
             guard fields["before"] != nil else {
                 throw JSON.DecodingError("\"before\" is required (a check id, or null for last)")
             }
-            let before = try fields.hasValue("before") ? fields.checkID("before") : nil
+            let before: CheckID? = try fields.hasValue("before") ? fields.id("before") : nil
             let check: Check
             if assigned {
                 guard let object = fields["check"], case .object = object else {
                     throw JSON.DecodingError("\"check\" must be an object {id, text, done}")
                 }
                 check = Check(
-                    id: try object.checkID("id", named: "\"check.id\""),
+                    id: try object.id("id", named: "\"check.id\""),
                     text: try Self.text(
                         "text", in: object, named: "\"check.text\"", limit: BoardLimits.checkText, input: !assigned),
                     done: try object.bool("done", named: "\"check.done\""))
@@ -135,8 +135,8 @@ extension Op {
             }
             self = .addCheck(item: item, before: before, check: check)
         case .editCheck:
-            let item = try fields.itemID("item")
-            let check = try fields.checkID("check")
+            let item: ItemID = try fields.id("item")
+            let check: CheckID = try fields.id("check")
             var changes = CheckEdit()
             if fields["text"] != nil {
                 changes.text = try Self.text("text", in: fields, limit: BoardLimits.checkText, input: !assigned)
@@ -145,7 +145,7 @@ extension Op {
             guard !changes.isEmpty else { throw JSON.DecodingError("an editCheck needs \"text\" or \"done\"") }
             self = .editCheck(item: item, check: check, changes: changes)
         case .removeCheck:
-            self = .removeCheck(item: try fields.itemID("item"), check: try fields.checkID("check"))
+            self = .removeCheck(item: try fields.id("item"), check: try fields.id("check"))
         default:
             // Not content: `init(type:fields:assigned:)` reads the others itself.
             throw JSON.DecodingError("\"\(kind.rawValue)\" is not an op about card content")
@@ -162,7 +162,7 @@ extension Op {
         }
         if object.hasValue("due") { item.due = try object.dueDate("due", named: "\"item.due\"") }
         item.tags = try list("tags", in: object) { (value, name) throws(JSON.DecodingError) in
-            try value.tagID(named: "\"item.\(name.dropFirst())")
+            try value.id(named: "\"item.\(name.dropFirst())")
         }
         item.assignees = try list("assignees", in: object) { (value, name) throws(JSON.DecodingError) in
             try Assignee(json: value, path: "\"item.\(name.dropFirst())")

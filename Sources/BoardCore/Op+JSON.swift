@@ -91,20 +91,20 @@ extension Op {
         }
         switch kind {
         case .swap:
-            self = .swap(a: try fields.itemID("a"), b: try fields.itemID("b"))
+            self = .swap(a: try fields.id("a"), b: try fields.id("b"))
         case .move:
             let before = try Self.anchor(in: fields)
-            self = .move(item: try fields.itemID("item"), zone: try fields.zoneID("zone"), before: before)
+            self = .move(item: try fields.id("item"), zone: try fields.id("zone"), before: before)
         case .toggle:
             let on = try fields.bool("on")
-            self = .toggle(item: try fields.itemID("item"), on: on)
+            self = .toggle(item: try fields.id("item"), on: on)
         case .add:
-            let zone = try fields.zoneID("zone")
+            let zone: ZoneID = try fields.id("zone")
             let before = try Self.anchor(in: fields)
             guard let object = fields["item"], case .object = object else {
                 throw JSON.DecodingError("\"item\" must be an object {label, color?, detail?, on?}")
             }
-            let id = assigned ? try object.itemID("id", named: "\"item.id\"") : .unassigned
+            let id: ItemID = assigned ? try object.id("id", named: "\"item.id\"") : .unassigned
             let label = try Self.text(
                 "label", in: object, named: "\"item.label\"", limit: BoardLimits.label, input: !assigned)
             var color = BoardLimits.defaultColor
@@ -129,7 +129,7 @@ extension Op {
             }
             self = .add(zone: zone, before: before, item: item)
         case .edit:
-            let item = try fields.itemID("item")
+            let item: ItemID = try fields.id("item")
             var changes = ItemEdit()
             if fields["label"] != nil {
                 changes.label = try Self.text("label", in: fields, limit: BoardLimits.label, input: !assigned)
@@ -155,16 +155,16 @@ extension Op {
             }
             self = .edit(item: item, changes: changes)
         case .remove:
-            self = .remove(item: try fields.itemID("item"))
+            self = .remove(item: try fields.id("item"))
         case .addZone:
             guard fields["before"] != nil else {
                 throw JSON.DecodingError("\"before\" is required (a zone id, or null for last)")
             }
-            let before = try fields.hasValue("before") ? fields.zoneID("before") : nil
+            let before: ZoneID? = try fields.hasValue("before") ? fields.id("before") : nil
             guard let object = fields["zone"], case .object = object else {
                 throw JSON.DecodingError("\"zone\" must be an object {title, layout?, columns?, handle?, axis?}")
             }
-            let id = assigned ? try object.zoneID("id", named: "\"zone.id\"") : .unassigned
+            let id: ZoneID = assigned ? try object.id("id", named: "\"zone.id\"") : .unassigned
             let title = try Self.text(
                 "title", in: object, named: "\"zone.title\"", limit: BoardLimits.zoneTitle, input: !assigned)
             var zone = Zone(id: id, items: [], title: title, layout: .list)
@@ -180,7 +180,7 @@ extension Op {
             }
             self = .addZone(before: before, zone: zone)
         case .editZone:
-            let zone = try fields.zoneID("zone")
+            let zone: ZoneID = try fields.id("zone")
             var changes = ZoneEdit()
             if fields["title"] != nil {
                 changes.title = try Self.text("title", in: fields, limit: BoardLimits.zoneTitle, input: !assigned)
@@ -204,7 +204,7 @@ extension Op {
             }
             self = .editZone(zone: zone, changes: changes)
         case .removeZone:
-            self = .removeZone(zone: try fields.zoneID("zone"))
+            self = .removeZone(zone: try fields.id("zone"))
         case .retitle:
             self = .retitle(title: try Self.text("title", in: fields, limit: BoardLimits.title, input: !assigned))
         case .restore:
@@ -256,10 +256,10 @@ extension Op {
     package init(dropping item: ItemID, as mode: DragMode, action: JSON) throws(JSON.DecodingError) {
         switch mode {
         case .swap:
-            self = .swap(a: item, b: try action.itemID("with"))
+            self = .swap(a: item, b: try action.id("with"))
         case .move:
             let before = try Self.anchor(in: action)
-            self = .move(item: item, zone: try action.zoneID("zone"), before: before)
+            self = .move(item: item, zone: try action.id("zone"), before: before)
         }
     }
 
@@ -268,7 +268,7 @@ extension Op {
         guard object["before"] != nil else {
             throw JSON.DecodingError("\"before\" is required (an item id, or null to append)")
         }
-        return try object.hasValue("before") ? object.itemID("before") : nil
+        return try object.hasValue("before") ? object.id("before") : nil
     }
 }
 
@@ -302,7 +302,7 @@ extension CommittedOp {
     /// which broadcasts leave out, are read when present (0 and nil otherwise).
     package init(json: JSON) throws(JSON.DecodingError) {
         let op = try Op(type: try json.string("type"), fields: json)
-        let opID = try json.opID("op")
+        let opID: OpID = try json.id("op")
         let by = try json.read("by", named: nil, mustBe: "a non-empty string") {
             $0.stringValue.flatMap { $0.isEmpty ? nil : $0 }
         }
@@ -318,7 +318,7 @@ extension CommittedOp {
                 $0.stringValue.flatMap { (try? Text.displayName($0).get()) == $0 ? $0 : nil }
             }
         }
-        let member = try json.hasValue("member") ? json.memberID("member") : nil
+        let member: MemberID? = try json.hasValue("member") ? json.id("member") : nil
         self.init(seq: seq, opID: opID, by: UserID(by), op: op, time: time, name: name, member: member)
     }
 }

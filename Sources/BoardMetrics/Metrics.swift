@@ -87,34 +87,45 @@ protocol MetricFamily: AnyObject {
     func render(into text: inout MetricsText)
 }
 
-/// A count that only goes up (until the process restarts).
-package final class Counter<L: MetricLabels>: MetricFamily {
+/// The series of a counter or a gauge: one number per label set, those of `L.initial` from zero.
+struct Series<L: MetricLabels, Value: AdditiveArithmetic> {
     let name: String
     let help: String
-    private var values: [L: UInt64] = [:]
+    var values: [L: Value] = [:]
 
     init(name: String, help: String) {
         self.name = name
         self.help = help
-        for labels in L.initial { values[labels] = 0 }
+        for labels in L.initial { values[labels] = .zero }
     }
 
+    /// `# HELP`, `# TYPE type`, then a line per series, sorted by labels.
+    func render(type: String, into text: inout MetricsText, _ format: (Value) -> String) {
+        text.header(name, help, type: type)
+        for (labels, value) in MetricsText.sorted(values) {
+            text.sample(name, L.names, labels.values, format(value))
+        }
+    }
+}
+
+/// A count that only goes up (until the process restarts).
+package final class Counter<L: MetricLabels>: MetricFamily {
+    private var series: Series<L, UInt64>
+    var name: String { series.name }
+
+    init(name: String, help: String) { series = Series(name: name, help: help) }
+
     /// Adds `n` to the series `labels`.
-    package func add(_ labels: L, _ n: UInt64 = 1) { values[labels, default: 0] &+= n }
+    package func add(_ labels: L, _ n: UInt64 = 1) { series.values[labels, default: 0] &+= n }
 
     /// The value of the series `labels`.
-    package func value(_ labels: L) -> UInt64 { values[labels] ?? 0 }
+    package func value(_ labels: L) -> UInt64 { series.values[labels] ?? 0 }
 
     /// Sets the series `labels` to a count kept elsewhere (another thread's, copied at scrape
     /// time), which only goes up too.
-    package func set(_ labels: L, _ value: UInt64) { values[labels] = value }
+    package func set(_ labels: L, _ value: UInt64) { series.values[labels] = value }
 
-    func render(into text: inout MetricsText) {
-        text.header(name, help, type: "counter")
-        for (labels, value) in MetricsText.sorted(values) {
-            text.sample(name, L.names, labels.values, MetricsText.format(value))
-        }
-    }
+    func render(into text: inout MetricsText) { series.render(type: "counter", into: &text, MetricsText.format) }
 }
 
 extension Counter where L == NoLabels {
@@ -126,31 +137,21 @@ extension Counter where L == NoLabels {
 
 /// A value that goes up and down, set when it changes or just before rendering.
 package final class Gauge<L: MetricLabels>: MetricFamily {
-    let name: String
-    let help: String
-    private var values: [L: Double] = [:]
+    private var series: Series<L, Double>
+    var name: String { series.name }
 
-    init(name: String, help: String) {
-        self.name = name
-        self.help = help
-        for labels in L.initial { values[labels] = 0 }
-    }
+    init(name: String, help: String) { series = Series(name: name, help: help) }
 
     /// Sets the series `labels`.
-    package func set(_ labels: L, _ value: Double) { values[labels] = value }
+    package func set(_ labels: L, _ value: Double) { series.values[labels] = value }
 
     /// The value of the series `labels`.
-    package func value(_ labels: L) -> Double { values[labels] ?? 0 }
+    package func value(_ labels: L) -> Double { series.values[labels] ?? 0 }
 
     /// Forgets every series (for a family whose series come and go, such as the top boards).
-    package func removeAll() { values.removeAll(keepingCapacity: true) }
+    package func removeAll() { series.values.removeAll(keepingCapacity: true) }
 
-    func render(into text: inout MetricsText) {
-        text.header(name, help, type: "gauge")
-        for (labels, value) in MetricsText.sorted(values) {
-            text.sample(name, L.names, labels.values, MetricsText.format(value))
-        }
-    }
+    func render(into text: inout MetricsText) { series.render(type: "gauge", into: &text, MetricsText.format) }
 }
 
 extension Gauge where L == NoLabels {

@@ -38,12 +38,6 @@ package struct ItemComment: Equatable, Sendable {
     package var item: ItemID
     /// The comment.
     package var comment: Comment
-
-    /// A comment on a card.
-    package init(item: ItemID, comment: Comment) {
-        self.item = item
-        self.comment = comment
-    }
 }
 
 extension Comment {

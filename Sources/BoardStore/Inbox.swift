@@ -14,12 +14,6 @@ package struct InboxPage: Equatable, Sendable {
     package var notices: [Notice]
     /// How many of the member's notices are unread (all of them, not only those on the page).
     package var unread: Int
-
-    /// A page.
-    package init(notices: [Notice], unread: Int) {
-        self.notices = notices
-        self.unread = unread
-    }
 }
 
 /// Notices committed after some id, oldest first, for the hub to tell connected clients.

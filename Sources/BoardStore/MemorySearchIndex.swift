@@ -139,8 +139,9 @@ final class MemorySearchIndex: SearchRows {
             let title = docs[Key(board: s.key.board, item: "", seq: 0)]?.doc.label ?? ""
             let card = s.card?.doc ?? s.entry.doc
             return SearchRow(
-                board: s.key.board, boardTitle: title, item: s.key.item, seq: s.key.seq, label: card.label,
-                archived: card.archived, body: s.entry.doc.body)
+                doc: SearchDoc(
+                    board: s.key.board, item: s.key.item, seq: s.key.seq, archived: card.archived, label: card.label,
+                    body: s.entry.doc.body), boardTitle: title)
         }
     }
 }

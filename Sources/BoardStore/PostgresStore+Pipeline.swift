@@ -8,9 +8,8 @@ extension PostgresStore: PipelinedWrites {
     package func send(_ batch: [StoreWrite]) throws(StoreError) -> Bool {
         guard pipelineDepth > 1 else { return false }
         let epochs = claimed.withLock { $0 }
-        return try writer.withLock { (writer: inout PostgresWriter?) throws(StoreError) -> Bool in
-            guard let writer else { throw closed() }
-            return try writer.send(batch, epochs: epochs)
+        return try writer.whileOpen(orThrow: closed) { (writer: PostgresWriter) throws(StoreError) in
+            try writer.send(batch, epochs: epochs)
         }
     }
 

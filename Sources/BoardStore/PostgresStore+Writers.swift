@@ -21,10 +21,7 @@ extension PostgresStore {
     func onWriter<Result: Sendable>(
         _ body: (PostgresConnection) throws(StoreError) -> Result
     ) throws(StoreError) -> Result {
-        try writer.withLock { (writer: inout PostgresWriter?) throws(StoreError) -> Result in
-            guard let writer else { throw closed() }
-            return try body(writer.db)
-        }
+        try writer.whileOpen(orThrow: closed) { (writer: PostgresWriter) throws(StoreError) in try body(writer.db) }
     }
 
     /// The writer whose connection writes the board: FNV-1a of its id, so the same in every run.
@@ -52,19 +49,8 @@ extension PostgresStore {
     func withWriter<Result: Sendable>(
         _ index: Int, _ body: (PostgresWriter) throws(StoreError) -> Result
     ) throws(StoreError) -> Result {
-        func run(_ writer: inout PostgresWriter?) throws(StoreError) -> Result {
-            guard let writer else { throw closed() }
-            return try body(writer)
-        }
-        if index == 0 {
-            return try writer.withLock { (writer: inout PostgresWriter?) throws(StoreError) -> Result in
-                try run(&writer)
-            }
-        }
-        return try moreWriters[index - 1].writer.withLock {
-            (writer: inout PostgresWriter?) throws(StoreError) -> Result in
-            try run(&writer)
-        }
+        if index == 0 { return try writer.whileOpen(orThrow: closed, body) }
+        return try moreWriters[index - 1].writer.whileOpen(orThrow: closed, body)
     }
 
     /// A batch whose boards belong to several writers: one transaction on writer 0 while every

@@ -366,8 +366,7 @@ package final class PostgresStore: ClusterStore {
         _ body: (PostgresConnection) throws(StoreError) -> Result
     ) throws(StoreError) -> Result {
         ReadGuard.check()
-        return try reader.withLock { (db: inout PostgresConnection?) throws(StoreError) -> Result in
-            guard let db else { throw closed() }
+        return try reader.whileOpen(orThrow: closed) { db throws(StoreError) in
             do throws(StoreError) {
                 return try body(db)
             } catch {
@@ -382,10 +381,7 @@ package final class PostgresStore: ClusterStore {
     private func onRenewer<Result: Sendable>(
         _ body: (PostgresConnection) throws(StoreError) -> Result
     ) throws(StoreError) -> Result {
-        try renewer.withLock { (db: inout PostgresConnection?) throws(StoreError) -> Result in
-            guard let db else { throw closed() }
-            return try body(db)
-        }
+        try renewer.whileOpen(orThrow: closed, body)
     }
 
     func closed() -> StoreError { StoreError("\(location): the store is closed") }

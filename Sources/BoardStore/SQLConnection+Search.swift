@@ -39,8 +39,9 @@ extension SQLConnection {
             guard let id = BoardID(row.text(0)) else { return }
             found.append(
                 SearchRow(
-                    board: id, boardTitle: row.text(1), item: row.text(2), seq: row.int(3), label: row.text(4),
-                    archived: row.int(5) != 0, body: row.text(6)))
+                    doc: SearchDoc(
+                        board: id, item: row.text(2), seq: row.int(3), archived: row.int(5) != 0, label: row.text(4),
+                        body: row.text(6)), boardTitle: row.text(1)))
         }
         return found
     }

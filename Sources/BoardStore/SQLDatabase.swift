@@ -117,3 +117,16 @@ extension SQLiteWriter: Closing {}
 extension PostgresConnection: Closing {}
 
 extension PostgresWriter: Closing {}
+
+extension Mutex {
+    /// Runs `body` with the connection (or writer) this lock guards, under the lock; once the
+    /// store has closed it (nil), throws `closed` instead.
+    func whileOpen<Connection, Result: Sendable>(
+        orThrow closed: () -> StoreError, _ body: (Connection) throws(StoreError) -> Result
+    ) throws(StoreError) -> Result where Value == Connection? {
+        try withLock { (value: inout Connection?) throws(StoreError) -> Result in
+            guard let value else { throw closed() }
+            return try body(value)
+        }
+    }
+}

@@ -177,9 +177,8 @@ package final class SQLiteStore: BoardStore {
         _ body: (SQLiteConnection) throws(StoreError) -> Result
     ) throws(StoreError) -> Result {
         ReadGuard.check()
-        return try reader.withLock { (db: inout SQLiteConnection?) throws(StoreError) -> Result in
-            guard let db else { throw closed() }
-            return try db.transaction(.deferred) { () throws(StoreError) -> Result in try body(db) }
+        return try reader.whileOpen(orThrow: closed) { db throws(StoreError) in
+            try db.transaction(.deferred) { () throws(StoreError) -> Result in try body(db) }
         }
     }
 

@@ -151,17 +151,13 @@ struct SearchDoc: Equatable, Sendable {
     }
 }
 
-/// A document the index found, as a store reads it back (before its snippet is cut).
+/// A document the index found, as a store reads it back (before its snippet is cut): for a
+/// comment, `label` and `archived` are its card's; the snippet is cut from `body`, or from
+/// `label` when the body has no match.
 struct SearchRow: Sendable {
-    var board: BoardID
+    var doc: SearchDoc
+    /// The title of the document's board.
     var boardTitle: String
-    var item: String
-    var seq: Seq
-    /// The card's label (a comment's card's), or the board's title.
-    var label: String
-    var archived: Bool
-    /// The text the snippet is cut from: the body, or the label when the body has no match.
-    var body: String
 }
 
 /// One search result.
@@ -180,20 +176,6 @@ package struct SearchHit: Equatable, Sendable {
     package var snippet: String
     /// Whether the card is archived.
     package var archived: Bool
-
-    /// A hit.
-    package init(
-        board: BoardID, boardTitle: String, item: ItemID?, comment: CommentID?, label: String, snippet: String,
-        archived: Bool
-    ) {
-        self.board = board
-        self.boardTitle = boardTitle
-        self.item = item
-        self.comment = comment
-        self.label = label
-        self.snippet = snippet
-        self.archived = archived
-    }
 }
 
 /// The results of a search, best first.
@@ -217,19 +199,21 @@ extension SearchRow {
     /// The hit: ids checked (a damaged row is skipped, not shown), the snippet cut.
     func hit(for query: SearchQuery) -> SearchHit? {
         var item: ItemID?
-        if !self.item.isEmpty {
-            guard let id = ItemID(self.item) else { return nil }
+        if !doc.item.isEmpty {
+            guard let id = ItemID(doc.item) else { return nil }
             item = id
         }
         let source = snippetSource(query)
         return SearchHit(
-            board: board, boardTitle: boardTitle, item: item, comment: seq > 0 ? CommentID(seq: seq) : nil,
-            label: label, snippet: Self.snippet(of: source, around: query), archived: archived)
+            board: doc.board, boardTitle: boardTitle, item: item,
+            comment: doc.seq > 0 ? CommentID(seq: doc.seq) : nil, label: doc.label,
+            snippet: Self.snippet(of: source, around: query), archived: doc.archived)
     }
 
     private func snippetSource(_ query: SearchQuery) -> String {
+        let (body, label) = (doc.body, doc.label)
         if Self.firstMatch(in: body, query) != nil { return body }
-        return seq > 0 || body.isEmpty ? (body.isEmpty ? label : body) : label
+        return doc.seq > 0 || body.isEmpty ? (body.isEmpty ? label : body) : label
     }
 
     /// The most characters of a snippet.

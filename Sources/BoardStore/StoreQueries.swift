@@ -172,12 +172,7 @@ extension BoardRows {
         }
         var board = latest.board
         let ops = try committedOps(of: id, after: latest.seq)
-        for (i, op) in ops.enumerated() {
-            guard op.seq == latest.seq + i + 1 else {
-                throw damaged(id, "its op log jumps from seq \(latest.seq + i) to \(op.seq)")
-            }
-            board.apply(op.op)
-        }
+        try replay(ops, onto: &board, after: latest.seq, of: id)
         guard latest.seq + ops.count == seq else {
             throw damaged(id, "its op log ends at seq \(latest.seq + ops.count) but the board is at seq \(seq)")
         }
@@ -234,12 +229,7 @@ extension BoardRows {
         }
         var board = snapshot.board
         let ops = try committedOps(of: id, after: snapshot.seq, through: seq)
-        for (i, op) in ops.enumerated() {
-            guard op.seq == snapshot.seq + i + 1 else {
-                throw damaged(id, "its op log jumps from seq \(snapshot.seq + i) to \(op.seq)")
-            }
-            board.apply(op.op)
-        }
+        try replay(ops, onto: &board, after: snapshot.seq, of: id)
         guard snapshot.seq + ops.count == seq else {
             throw damaged(id, "its op log ends at seq \(snapshot.seq + ops.count), before seq \(seq)")
         }
@@ -287,6 +277,17 @@ extension BoardRows {
     }
 
     /// An error for data that cannot have been written by this store.
+    /// Applies `ops` to `board`, the board of `id` at `seq`; each must be the next seq, else the
+    /// log is damaged.
+    func replay(_ ops: [CommittedOp], onto board: inout Board, after seq: Seq, of id: BoardID) throws(StoreError) {
+        for (i, op) in ops.enumerated() {
+            guard op.seq == seq + i + 1 else {
+                throw damaged(id, "its op log jumps from seq \(seq + i) to \(op.seq)")
+            }
+            board.apply(op.op)
+        }
+    }
+
     func damaged(_ id: BoardID, _ problem: String) -> StoreError {
         StoreError("\(location): board \(id) is damaged: \(problem)")
     }

@@ -1,5 +1,18 @@
 import BoardCore
 import BoardStore
+import Foundation
+
+/// Runs `body` with a SQLite store in a new directory of its own
+/// (`shuffleboard-bench-NAME-PID` under the temporary directory), then closes the store and
+/// removes the directory.
+func withScratchStore<T>(_ name: String, _ body: (SQLiteStore) async throws -> T) async throws -> T {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "shuffleboard-bench-\(name)-\(getpid())")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let store = try SQLiteStore(directory: directory.path)
+    defer { store.close() }
+    return try await body(store)
+}
 
 /// Writes `count` ops to a stored board, 500 a transaction, applying each to `board` too: op
 /// `seq` is `op(seq)`, committed by user 1 at `timeStep` milliseconds a seq after a fixed time.

@@ -89,72 +89,69 @@ struct BigBoards {
     }
 
     private func measure(cards: Int) async throws -> Figures {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "shuffleboard-bench-big-\(getpid())-\(cards)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try SQLiteStore(directory: directory.path)
-        defer { store.close() }
-        var figures = Figures(cards: cards)
-        figures.bytes = try Self.fill(store, main, cards: cards, ops: ops)
-        let cold = (0..<joins).map { BoardID("cold\($0)")! }
-        for id in cold { _ = try Self.fill(store, id, cards: cards, ops: 0) }
-        let (server, port) = try startServer(store: store)
-        defer { server.stop() }
-        let loop = try ClientLoop()
-        defer { loop.shutdown() }
+        return try await withScratchStore("big-\(cards)") { store in
+            var figures = Figures(cards: cards)
+            figures.bytes = try Self.fill(store, main, cards: cards, ops: ops)
+            let cold = (0..<joins).map { BoardID("cold\($0)")! }
+            for id in cold { _ = try Self.fill(store, id, cards: cards, ops: 0) }
+            let (server, port) = try startServer(store: store)
+            defer { server.stop() }
+            let loop = try ClientLoop()
+            defer { loop.shutdown() }
 
-        for id in cold {
-            let (connection, ms, _) = try await join(id, loop: loop, port: port)
-            figures.cold.append(ms)
-            connection.close()
-            _ = try? await connection.waitForClose(timeout: .seconds(5))
-        }
-        // The holder keeps the board in memory for the warm joins and sends the ops.
-        let (holder, _, welcomeSeq) = try await join(main, loop: loop, port: port)
-        defer { holder.close() }
-        var seq = welcomeSeq
-        for _ in 0..<joins {
-            let (connection, ms, _) = try await join(main, loop: loop, port: port)
-            figures.warm.append(ms)
-            connection.close()
-            _ = try? await connection.waitForClose(timeout: .seconds(5))
-        }
-        var rng = SystemRandomNumberGenerator()
-        for n in 0..<requests {
-            // Alternated with the plain snapshot of the same board (from memory, the same bytes
-            // to send): the reference for what ?at= adds by reading and replaying the store.
-            let at = Int.random(in: 1...(ops / 2), using: &rng)
-            let path = n % 2 == 0 ? "/api/boards/big?at=\(at)" : "/api/boards/big"
-            let start = JoinStall.now()
-            let answer = try Scenarios.httpGet(path, port: port, timeout: 60)
-            guard answer.hasPrefix("HTTP/1.1 200") || answer.hasPrefix("HTTP/1.0 200") else {
-                throw BenchError(description: "\(path): \(answer.prefix(80))")
+            for id in cold {
+                let (connection, ms, _) = try await join(id, loop: loop, port: port)
+                figures.cold.append(ms)
+                connection.close()
+                _ = try? await connection.waitForClose(timeout: .seconds(5))
             }
-            if n % 2 == 0 {
-                figures.at.append(JoinStall.millis(since: start))
-            } else {
-                figures.plain.append(JoinStall.millis(since: start))
+            // The holder keeps the board in memory for the warm joins and sends the ops.
+            let (holder, _, welcomeSeq) = try await join(main, loop: loop, port: port)
+            defer { holder.close() }
+            var seq = welcomeSeq
+            for _ in 0..<joins {
+                let (connection, ms, _) = try await join(main, loop: loop, port: port)
+                figures.warm.append(ms)
+                connection.close()
+                _ = try? await connection.waitForClose(timeout: .seconds(5))
             }
+            var rng = SystemRandomNumberGenerator()
+            for n in 0..<requests {
+                // Alternated with the plain snapshot of the same board (from memory, the same bytes
+                // to send): the reference for what ?at= adds by reading and replaying the store.
+                let at = Int.random(in: 1...(ops / 2), using: &rng)
+                let path = n % 2 == 0 ? "/api/boards/big?at=\(at)" : "/api/boards/big"
+                let start = JoinStall.now()
+                let answer = try Scenarios.httpGet(path, port: port, timeout: 60)
+                guard answer.hasPrefix("HTTP/1.1 200") || answer.hasPrefix("HTTP/1.0 200") else {
+                    throw BenchError(description: "\(path): \(answer.prefix(80))")
+                }
+                if n % 2 == 0 {
+                    figures.at.append(JoinStall.millis(since: start))
+                } else {
+                    figures.plain.append(JoinStall.millis(since: start))
+                }
+            }
+            // moveMany: the first 200 cards of column 1 to the front of column 2, then back.
+            let perColumn = cards / 5
+            let moved = (0..<min(200, perColumn)).map { #""c\#($0 + 1)""# }.joined(separator: ",")
+            for n in 0..<max(joins / 2, 5) {
+                let zone = n % 2 == 0 ? "col2" : "col1"
+                let message =
+                    #"{"type":"moveMany","op":"mm\#(n)","base":\#(seq),"items":[\#(moved)],"zone":"\#(zone)","before":null}"#
+                let (ms, committed) = try await commit(message, op: "mm\(n)", on: holder)
+                figures.moveMany.append(ms)
+                seq = committed
+            }
+            for n in 0..<max(joins / 2, 5) {
+                let to = Int.random(in: 1...(ops / 2), using: &rng)
+                let message = #"{"type":"restore","op":"rs\#(n)","base":\#(seq),"to":\#(to)}"#
+                let (ms, committed) = try await commit(message, op: "rs\(n)", on: holder)
+                figures.restore.append(ms)
+                seq = committed
+            }
+            return figures
         }
-        // moveMany: the first 200 cards of column 1 to the front of column 2, then back.
-        let perColumn = cards / 5
-        let moved = (0..<min(200, perColumn)).map { #""c\#($0 + 1)""# }.joined(separator: ",")
-        for n in 0..<max(joins / 2, 5) {
-            let zone = n % 2 == 0 ? "col2" : "col1"
-            let message =
-                #"{"type":"moveMany","op":"mm\#(n)","base":\#(seq),"items":[\#(moved)],"zone":"\#(zone)","before":null}"#
-            let (ms, committed) = try await commit(message, op: "mm\(n)", on: holder)
-            figures.moveMany.append(ms)
-            seq = committed
-        }
-        for n in 0..<max(joins / 2, 5) {
-            let to = Int.random(in: 1...(ops / 2), using: &rng)
-            let message = #"{"type":"restore","op":"rs\#(n)","base":\#(seq),"to":\#(to)}"#
-            let (ms, committed) = try await commit(message, op: "rs\(n)", on: holder)
-            figures.restore.append(ms)
-            seq = committed
-        }
-        return figures
     }
 
     /// A board of `cards` cards in five list columns.

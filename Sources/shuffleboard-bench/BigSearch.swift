@@ -83,40 +83,37 @@ struct BigSearch {
     }
 
     private func measure(cards: Int) async throws -> Figures {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "shuffleboard-bench-search-\(getpid())-\(cards)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try SQLiteStore(directory: directory.path)
-        defer { store.close() }
-        var figures = Figures(cards: cards)
-        for n in 0..<boards {
-            let start = JoinStall.now()
-            _ = try BigBoards.fill(store, BoardID("search\(n)")!, cards: cards, ops: 0)
-            figures.fill.append(JoinStall.millis(since: start))
-        }
-        let (server, port) = try startServer(store: store)
-        defer { server.stop() }
-        var rng = SystemRandomNumberGenerator()
-        for n in 0..<(queries + commonQueries) {
-            let common = n >= queries
-            let query = common ? "board" : String(Int.random(in: 1...cards, using: &rng))
-            let path = "/api/search?q=\(query)"
-            let start = JoinStall.now()
-            let answer = try Scenarios.httpGet(path, port: port, timeout: 120)
-            let ms = JoinStall.millis(since: start)
-            guard answer.hasPrefix("HTTP/1.1 200") || answer.hasPrefix("HTTP/1.0 200") else {
-                throw BenchError(description: "\(path): \(answer.prefix(80))")
+        return try await withScratchStore("search-\(cards)") { store in
+            var figures = Figures(cards: cards)
+            for n in 0..<boards {
+                let start = JoinStall.now()
+                _ = try BigBoards.fill(store, BoardID("search\(n)")!, cards: cards, ops: 0)
+                figures.fill.append(JoinStall.millis(since: start))
             }
-            let hits = answer.components(separatedBy: #""item":"#).count - 1
-            guard hits > 0 else { throw BenchError(description: "\(path) found nothing") }
-            if common {
-                figures.common.append(ms)
-                figures.commonHits.append(hits)
-            } else {
-                figures.rare.append(ms)
-                figures.rareHits.append(hits)
+            let (server, port) = try startServer(store: store)
+            defer { server.stop() }
+            var rng = SystemRandomNumberGenerator()
+            for n in 0..<(queries + commonQueries) {
+                let common = n >= queries
+                let query = common ? "board" : String(Int.random(in: 1...cards, using: &rng))
+                let path = "/api/search?q=\(query)"
+                let start = JoinStall.now()
+                let answer = try Scenarios.httpGet(path, port: port, timeout: 120)
+                let ms = JoinStall.millis(since: start)
+                guard answer.hasPrefix("HTTP/1.1 200") || answer.hasPrefix("HTTP/1.0 200") else {
+                    throw BenchError(description: "\(path): \(answer.prefix(80))")
+                }
+                let hits = answer.components(separatedBy: #""item":"#).count - 1
+                guard hits > 0 else { throw BenchError(description: "\(path) found nothing") }
+                if common {
+                    figures.common.append(ms)
+                    figures.commonHits.append(hits)
+                } else {
+                    figures.rare.append(ms)
+                    figures.rareHits.append(hits)
+                }
             }
+            return figures
         }
-        return figures
     }
 }

@@ -40,51 +40,46 @@ struct HTTPStall {
     }
 
     func run() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "shuffleboard-bench-http-\(getpid())")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try SQLiteStore(directory: directory.path)
-        defer { store.close() }
-        try prepare(store)
+        try await withScratchStore("http") { store in
+            try prepare(store)
 
-        let (server, port) = try startServer(store: store) {
-            $0.httpTimeout = .seconds(60)
-            $0.hub.maxStreamsPerAddress = 0  // The loops come from one address.
+            let (server, port) = try startServer(store: store) {
+                $0.httpTimeout = .seconds(60)
+                $0.hub.maxStreamsPerAddress = 0  // The loops come from one address.
+            }
+            defer { server.stop() }
+            let senderLoop = try ClientLoop()
+            defer { senderLoop.shutdown() }
+            let watcherLoop = try ClientLoop()
+            defer { watcherLoop.shutdown() }
+            let hot = try await JoinStall.HotBoard.join(
+                port: port, watchers: load.watchers, senderLoop: senderLoop, watcherLoop: watcherLoop)
+            defer { hot.close() }
+
+            let count = load.hoversPerPhase
+            let sizes = (
+                snapshot: try Fetcher.fetchOnce(port: port, path: "/api/boards/snap"),
+                page: try Fetcher.fetchOnce(port: port, path: "/api/boards/oplog/ops?limit=10000")
+            )
+            _ = try await phase(hot, hovers: load.warmUp, port: port, path: nil)
+            let reference = try await phase(hot, hovers: count, port: port, path: nil)
+            let snapshots = try await phase(hot, hovers: count, port: port, path: "/api/boards/snap")
+            let pages = try await phase(hot, hovers: count, port: port, path: "/api/boards/oplog/ops?limit=10000")
+            let streamed = try await phase(
+                hot, hovers: count, port: port, path: "/api/boards/snap/events", clients: streams)
+
+            print("http stall: hover latency on a hot board while HTTP clients fetch large answers (sqlite store)")
+            print(
+                "answers: GET /api/boards/snap \(sizes.snapshot) bytes, GET /api/boards/oplog/ops?limit=10000 "
+                    + "\(sizes.page) bytes; \(clients) keep-alive clients in B and C")
+            load.printPhases(
+                "phase                           hovers   p50 ms   p99 ms   max ms   answers   answers/s   MB/s   service ms/answer",
+                reference: reference.line("A: hovers only (reference)"),
+                [
+                    snapshots.line("B: + \(clients) snapshot loops"), pages.line("C: + \(clients) ops-page loops"),
+                    streamed.line("D: + \(streams) stream open/close"),
+                ])
         }
-        defer { server.stop() }
-        let senderLoop = try ClientLoop()
-        defer { senderLoop.shutdown() }
-        let watcherLoop = try ClientLoop()
-        defer { watcherLoop.shutdown() }
-        let hot = try await JoinStall.HotBoard.join(
-            port: port, watchers: load.watchers, senderLoop: senderLoop, watcherLoop: watcherLoop)
-        defer { hot.close() }
-
-        let count = load.hoversPerPhase
-        let sizes = (
-            snapshot: try Fetcher.fetchOnce(port: port, path: "/api/boards/snap"),
-            page: try Fetcher.fetchOnce(port: port, path: "/api/boards/oplog/ops?limit=10000")
-        )
-        _ = try await phase(hot, hovers: load.warmUp, port: port, path: nil)
-        let reference = try await phase(hot, hovers: count, port: port, path: nil)
-        let snapshots = try await phase(hot, hovers: count, port: port, path: "/api/boards/snap")
-        let pages = try await phase(hot, hovers: count, port: port, path: "/api/boards/oplog/ops?limit=10000")
-        let streamed = try await phase(
-            hot, hovers: count, port: port, path: "/api/boards/snap/events", clients: streams)
-
-        print("http stall: hover latency on a hot board while HTTP clients fetch large answers (sqlite store)")
-        print(
-            "answers: GET /api/boards/snap \(sizes.snapshot) bytes, GET /api/boards/oplog/ops?limit=10000 "
-                + "\(sizes.page) bytes; \(clients) keep-alive clients in B and C")
-        print(load.summary)
-        print("")
-        print(
-            "phase                           hovers   p50 ms   p99 ms   max ms   answers   answers/s   MB/s   service ms/answer"
-        )
-        print(reference.line("A: hovers only (reference)"))
-        print(snapshots.line("B: + \(clients) snapshot loops"))
-        print(pages.line("C: + \(clients) ops-page loops"))
-        print(streamed.line("D: + \(streams) stream open/close"))
     }
 
     // MARK: Boards
@@ -234,16 +229,7 @@ final class Fetcher: @unchecked Sendable {
         guard fd >= 0 else { return -1 }
         var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let ok = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        if ok != 0 {
+        guard Scenarios.connectLoopback(fd, port: port) else {
             close(fd)
             return -1
         }

@@ -45,58 +45,55 @@ struct HistoryJoins {
     }
 
     func run() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "shuffleboard-bench-history-joins-\(getpid())")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try SQLiteStore(directory: directory.path)
-        defer { store.close() }
-        let history = BoardID("hist")!
-        let boardBytes = try fillHistory(store, history)
-        // Cold boards: small kanban boards with 1,000 ops each, joined in turn (each leaves memory
-        // when its joiner closes, so every join reads the store).
-        let cold = (0..<max(joins, 20)).map { BoardID("cold\($0)")! }
-        for id in cold { try fillCold(store, id) }
-        // The server's defaults for what this measures: the history read limits, and the caps
-        // on connections per address, which bound a loop that connects again after each refusal
-        // (startServer turns them off for its single-address scenarios).
-        let (server, port) = try startServer(store: store) { config in
-            let defaults = ServerConfig()
-            config.hub.connectRate = defaults.hub.connectRate
-            config.hub.maxPendingPerAddress = defaults.hub.maxPendingPerAddress
-            config.hub.maxConnectionsPerAddress = defaults.hub.maxConnectionsPerAddress
-            if noLimits {
-                config.hub.maxHistoryReads = 0
-                config.hub.maxHistoryReadsPerAddress = 0
+        try await withScratchStore("history-joins") { store in
+            let history = BoardID("hist")!
+            let boardBytes = try fillHistory(store, history)
+            // Cold boards: small kanban boards with 1,000 ops each, joined in turn (each leaves memory
+            // when its joiner closes, so every join reads the store).
+            let cold = (0..<max(joins, 20)).map { BoardID("cold\($0)")! }
+            for id in cold { try fillCold(store, id) }
+            // The server's defaults for what this measures: the history read limits, and the caps
+            // on connections per address, which bound a loop that connects again after each refusal
+            // (startServer turns them off for its single-address scenarios).
+            let (server, port) = try startServer(store: store) { config in
+                let defaults = ServerConfig()
+                config.hub.connectRate = defaults.hub.connectRate
+                config.hub.maxPendingPerAddress = defaults.hub.maxPendingPerAddress
+                config.hub.maxConnectionsPerAddress = defaults.hub.maxConnectionsPerAddress
+                if noLimits {
+                    config.hub.maxHistoryReads = 0
+                    config.hub.maxHistoryReadsPerAddress = 0
+                }
             }
+            defer { server.stop() }
+            let loop = try ClientLoop()
+            defer { loop.shutdown() }
+
+            let baseline = try await joinAll(cold, loop: loop, port: port)
+            let atBefore = try timedAt(port: port, seq: ops / 2)
+            let load = AtLoops(port: port, loops: loops, addresses: addresses, maxSeq: ops)
+            load.start()
+            // Let every loop get going before measuring.
+            try await Task.sleep(for: .milliseconds(500))
+            let loaded = try await joinAll(cold, loop: loop, port: port)
+            let answers = load.stop()
+
+            print(
+                "joins to stored boards (kanban, 1,000 ops; not in memory), \(joins) per phase; the ?at= board: "
+                    + "\(cards) cards, \(boardBytes / 1000) KB, \(ops) ops; one ?at= alone: "
+                    + String(format: "%.1f ms", atBefore))
+            print("phase                                          p50 ms   p99 ms   max ms")
+            report("no loops (reference)", baseline)
+            report("\(loops) ?at= loops from \(addresses) addresses" + (noLimits ? ", no limits" : ""), loaded)
+            let seconds = answers.seconds
+            print(
+                String(
+                    format:
+                        "?at= answers during the loaded phase (%.1f s): %d 200 (%.0f/s), %d 429, %d 503, %d other;"
+                        + " %d connections ended with no answer",
+                    seconds, answers.ok, Double(answers.ok) / max(seconds, 0.001), answers.limited, answers.busy,
+                    answers.other, answers.closed))
         }
-        defer { server.stop() }
-        let loop = try ClientLoop()
-        defer { loop.shutdown() }
-
-        let baseline = try await joinAll(cold, loop: loop, port: port)
-        let atBefore = try timedAt(port: port, seq: ops / 2)
-        let load = AtLoops(port: port, loops: loops, addresses: addresses, maxSeq: ops)
-        load.start()
-        // Let every loop get going before measuring.
-        try await Task.sleep(for: .milliseconds(500))
-        let loaded = try await joinAll(cold, loop: loop, port: port)
-        let answers = load.stop()
-
-        print(
-            "joins to stored boards (kanban, 1,000 ops; not in memory), \(joins) per phase; the ?at= board: "
-                + "\(cards) cards, \(boardBytes / 1000) KB, \(ops) ops; one ?at= alone: "
-                + String(format: "%.1f ms", atBefore))
-        print("phase                                          p50 ms   p99 ms   max ms")
-        report("no loops (reference)", baseline)
-        report("\(loops) ?at= loops from \(addresses) addresses" + (noLimits ? ", no limits" : ""), loaded)
-        let seconds = answers.seconds
-        print(
-            String(
-                format:
-                    "?at= answers during the loaded phase (%.1f s): %d 200 (%.0f/s), %d 429, %d 503, %d other;"
-                    + " %d connections ended with no answer",
-                seconds, answers.ok, Double(answers.ok) / max(seconds, 0.001), answers.limited, answers.busy,
-                answers.other, answers.closed))
     }
 
     // MARK: The boards

@@ -48,63 +48,57 @@ struct JoinStall {
 
     /// Prepares the store, starts the server, runs the phases and prints one line for each.
     func run() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "shuffleboard-bench-join-\(getpid())")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try SQLiteStore(directory: directory.path)
-        defer { store.close() }
+        try await withScratchStore("join") { store in
 
-        let prepareStart = Self.now()
-        let cold = try prepare(store)
-        let prepareSeconds = Self.seconds(since: prepareStart)
-        // What one join reads from the store (on the service thread, before the Hub change), alone.
-        var direct: [Double] = []
-        for id in cold.prefix(5) {
-            let start = Self.now()
-            _ = try store.load(id, recentLimit: 10_000)
-            direct.append(Self.millis(since: start))
+            let prepareStart = Self.now()
+            let cold = try prepare(store)
+            let prepareSeconds = Self.seconds(since: prepareStart)
+            // What one join reads from the store (on the service thread, before the Hub change), alone.
+            var direct: [Double] = []
+            for id in cold.prefix(5) {
+                let start = Self.now()
+                _ = try store.load(id, recentLimit: 10_000)
+                direct.append(Self.millis(since: start))
+            }
+
+            let (server, port) = try startServer(store: store)
+            defer { server.stop() }
+            // One client loop (one lws service thread) each, so the joiner's and the sender's client
+            // work does not queue behind the watchers'.
+            let senderLoop = try ClientLoop()
+            defer { senderLoop.shutdown() }
+            let watcherLoop = try ClientLoop()
+            defer { watcherLoop.shutdown() }
+            let joinerLoop = try ClientLoop()
+            defer { joinerLoop.shutdown() }
+
+            let hot = try await HotBoard.join(
+                port: port, watchers: load.watchers, senderLoop: senderLoop, watcherLoop: watcherLoop)
+            defer { hot.close() }
+
+            let count = load.hoversPerPhase
+            _ = try await phase(hot, hovers: load.warmUp, joiner: nil)
+            let reference = try await phase(hot, hovers: count, joiner: nil)
+            let joiner = Joiner(loop: joinerLoop, port: port, boards: cold)
+            let backToBack = try await phase(hot, hovers: count, joiner: joiner)
+            let paced = try await phase(hot, hovers: count, joiner: joiner, joinEvery: UInt64(joinEvery) * 1_000_000)
+
+            let idLength = Self.opID(board: cold[0], index: 0).count
+            print("join stall: hover latency on a hot board while another client joins cold boards (sqlite store)")
+            print(
+                String(
+                    format: "cold boards: %d x %d ops (op ids %d chars), written in %.1f s before the server started",
+                    boards, opsPerBoard, idLength, prepareSeconds))
+            print(
+                String(
+                    format: "store.load(recentLimit: 10000) of one cold board, on the store alone: "
+                        + "%.1f ms (median of %d)",
+                    Self.percentile(direct.sorted(), 0.5), direct.count))
+            load.printPhases(
+                "phase                                hovers   sent/s   p50 ms   p99 ms   max ms   joins   welcome p50 ms   welcome max ms",
+                reference: reference.line("A: hovers only (reference)"),
+                [backToBack.line("B: + joins back to back"), paced.line("C: + one join every \(joinEvery) ms")])
         }
-
-        let (server, port) = try startServer(store: store)
-        defer { server.stop() }
-        // One client loop (one lws service thread) each, so the joiner's and the sender's client
-        // work does not queue behind the watchers'.
-        let senderLoop = try ClientLoop()
-        defer { senderLoop.shutdown() }
-        let watcherLoop = try ClientLoop()
-        defer { watcherLoop.shutdown() }
-        let joinerLoop = try ClientLoop()
-        defer { joinerLoop.shutdown() }
-
-        let hot = try await HotBoard.join(
-            port: port, watchers: load.watchers, senderLoop: senderLoop, watcherLoop: watcherLoop)
-        defer { hot.close() }
-
-        let count = load.hoversPerPhase
-        _ = try await phase(hot, hovers: load.warmUp, joiner: nil)
-        let reference = try await phase(hot, hovers: count, joiner: nil)
-        let joiner = Joiner(loop: joinerLoop, port: port, boards: cold)
-        let backToBack = try await phase(hot, hovers: count, joiner: joiner)
-        let paced = try await phase(hot, hovers: count, joiner: joiner, joinEvery: UInt64(joinEvery) * 1_000_000)
-
-        let idLength = Self.opID(board: cold[0], index: 0).count
-        print("join stall: hover latency on a hot board while another client joins cold boards (sqlite store)")
-        print(
-            String(
-                format: "cold boards: %d x %d ops (op ids %d chars), written in %.1f s before the server started",
-                boards, opsPerBoard, idLength, prepareSeconds))
-        print(
-            String(
-                format: "store.load(recentLimit: 10000) of one cold board, on the store alone: %.1f ms (median of %d)",
-                Self.percentile(direct.sorted(), 0.5), direct.count))
-        print(load.summary)
-        print("")
-        print(
-            "phase                                hovers   sent/s   p50 ms   p99 ms   max ms   joins   welcome p50 ms   welcome max ms"
-        )
-        print(reference.line("A: hovers only (reference)"))
-        print(backToBack.line("B: + joins back to back"))
-        print(paced.line("C: + one join every \(joinEvery) ms"))
     }
 
     // MARK: Cold boards
@@ -399,6 +393,16 @@ struct HoverLoad {
         String(
             format: "hot board: 1 sender holding a tile, %d hovers/s for %.1f s per phase, %d watchers", rate,
             seconds, watchers)
+    }
+
+    /// Prints the line that says it, then the table of phases: `header`, phase A (`reference`:
+    /// hovers only) and the phases that add their load to it.
+    func printPhases(_ header: String, reference: String, _ phases: [String]) {
+        print(summary)
+        print("")
+        print(header)
+        print(reference)
+        for phase in phases { print(phase) }
     }
 
     /// `--rate` and `--seconds`, and `--watchers` when the scenario lets it be set.

@@ -48,16 +48,11 @@ extension CommandLineParser {
     static func parseRevoke(_ arguments: [String]) throws(UsageError) -> Command {
         var reader = ArgumentReader(arguments)
         guard let token = reader.positional() else { throw UsageError(message: "revoke needs a token") }
-        var store = StoreLocation.directory("data")
-        var given: String?
         var secretFile: String?
-        while let option = try reader.nextOption() {
-            switch option {
-            case "--data", "--store":
-                try StoreLocation.read(option, try reader.value(for: option), into: &store, given: &given)
-            case "--auth-secret": secretFile = try reader.value(for: option)
-            default: throw UsageError(message: "unknown option '\(option)' for revoke")
-            }
+        let store = try reader.storeOptions(of: "revoke") { option, reader throws(UsageError) in
+            guard option == "--auth-secret" else { return false }
+            secretFile = try reader.value(for: option)
+            return true
         }
         guard let secretFile else { throw UsageError(message: "revoke needs --auth-secret FILE") }
         return .revoke(token: token, secretFile: secretFile, store: store)
@@ -66,16 +61,7 @@ extension CommandLineParser {
     static func parseReindex(_ arguments: [String]) throws(UsageError) -> Command {
         var reader = ArgumentReader(arguments)
         if let extra = reader.positional() { throw UsageError(message: "reindex takes no argument ('\(extra)')") }
-        var store = StoreLocation.directory("data")
-        var given: String?
-        while let option = try reader.nextOption() {
-            switch option {
-            case "--data", "--store":
-                try StoreLocation.read(option, try reader.value(for: option), into: &store, given: &given)
-            default: throw UsageError(message: "unknown option '\(option)' for reindex")
-            }
-        }
-        return .reindex(store: store)
+        return .reindex(store: try reader.storeOptions(of: "reindex"))
     }
 
     static func parseBoardCommand(_ name: String, _ arguments: [String]) throws(UsageError) -> Command {
@@ -83,16 +69,11 @@ extension CommandLineParser {
         guard let subject = reader.positional() else {
             throw UsageError(message: name == "export" ? "export needs a board id" : "import needs a file")
         }
-        var store = StoreLocation.directory("data")
-        var given: String?
         var replace = false
-        while let option = try reader.nextOption() {
-            switch option {
-            case "--data", "--store":
-                try StoreLocation.read(option, try reader.value(for: option), into: &store, given: &given)
-            case "--replace" where name == "import": replace = true
-            default: throw UsageError(message: "unknown option '\(option)' for \(name)")
-            }
+        let store = try reader.storeOptions(of: name) { option, _ throws(UsageError) in
+            guard option == "--replace", name == "import" else { return false }
+            replace = true
+            return true
         }
         return name == "export"
             ? .export(board: subject, store: store) : .importBoard(file: subject, store: store, replace: replace)

@@ -132,6 +132,25 @@ struct ArgumentReader {
         defer { index += 1 }
         return arguments[index]
     }
+
+    /// The options of `command`, a command that works on a store: `--data DIR` or `--store URL`
+    /// make the location it returns (`data` when neither is given); `other` reads any other
+    /// option (its value from the reader it is given) and returns false for one the command
+    /// does not take.
+    mutating func storeOptions(
+        of command: String, _ other: (String, inout ArgumentReader) throws(UsageError) -> Bool = { _, _ in false }
+    ) throws(UsageError) -> StoreLocation {
+        var store = StoreLocation.directory("data")
+        var given: String?
+        while let option = try nextOption() {
+            if option == "--data" || option == "--store" {
+                try StoreLocation.read(option, try value(for: option), into: &store, given: &given)
+            } else if try !other(option, &self) {
+                throw UsageError(message: "unknown option '\(option)' for \(command)")
+            }
+        }
+        return store
+    }
 }
 
 enum CommandLineParser {

@@ -7,21 +7,15 @@ extension CommandLineParser {
     static func parseImportTrello(_ arguments: [String]) throws(UsageError) -> Command {
         var reader = ArgumentReader(arguments)
         guard let file = reader.positional() else { throw UsageError(message: "import-trello needs a file") }
-        var store = StoreLocation.directory("data")
-        var given: String?
         var board: BoardID?
-        while let option = try reader.nextOption() {
-            switch option {
-            case "--data", "--store":
-                try StoreLocation.read(option, try reader.value(for: option), into: &store, given: &given)
-            case "--board":
-                let value = try reader.value(for: option)
-                guard let id = BoardID(value) else {
-                    throw UsageError(message: "'\(value)' is not a board id (1–64 characters of A-Z a-z 0-9 _ -)")
-                }
-                board = id
-            default: throw UsageError(message: "unknown option '\(option)' for import-trello")
+        let store = try reader.storeOptions(of: "import-trello") { option, reader throws(UsageError) in
+            guard option == "--board" else { return false }
+            let value = try reader.value(for: option)
+            guard let id = BoardID(value) else {
+                throw UsageError(message: "'\(value)' is not a board id (1–64 characters of A-Z a-z 0-9 _ -)")
             }
+            board = id
+            return true
         }
         guard let board else { throw UsageError(message: "import-trello needs --board ID") }
         return .importTrello(file: file, board: board, store: store)

@@ -179,6 +179,21 @@ extension Setting {
         }
     }
 
+    /// Text that `isValid` accepts, given to `set`; other text is refused as "FLAG must be
+    /// `rule`, not '…'".
+    static func checked(
+        _ flag: String, value: String, _ section: Section, _ help: String, default defaultText: String,
+        mustBe rule: String, _ isValid: @escaping (String) -> Bool, readme: String? = nil,
+        _ set: @escaping (inout ServeOptions, String) -> Void
+    ) -> Setting {
+        Setting(flag: flag, value: value, section: section, help: help, readme: readme, defaultText: defaultText) {
+            options, text throws(UsageError) in
+            let text = text ?? ""
+            guard isValid(text) else { throw UsageError(message: "\(flag) must be \(rule), not '\(text.prefix(200))'") }
+            set(&options, text)
+        }
+    }
+
     /// `n` over `per` as `--help` writes a number: `30`, `0.5`.
     private static func number(_ n: Int64, per: Int64) -> String {
         n % per == 0 ? "\(n / per)" : "\(Double(n) / Double(per))"

@@ -184,33 +184,19 @@ extension Setting {
 
     static var cluster: [Setting] {
         [
-            Setting(
-                flag: "--node", value: "NAME", section: .cluster,
-                help: "this node's name (letters, digits, . _ -), in GET /api/cluster and board owners",
-                defaultText: "HOSTNAME-PID"
-            ) { options, text throws(UsageError) in
-                let value = text ?? ""
-                guard CommandLineParser.isNodeName(value) else {
-                    throw UsageError(
-                        message: "--node must be 1–128 characters of A-Z a-z 0-9 . _ -, not '\(value.prefix(200))'")
-                }
-                options.config.node = value
-            },
-            Setting(
-                flag: "--advertise", value: "IP:PORT", section: .cluster,
-                help: "how the other nodes reach this one (give it with --port 0): an IP address (10.0.0.5:8080, "
+            checked(
+                "--node", value: "NAME", .cluster,
+                "this node's name (letters, digits, . _ -), in GET /api/cluster and board owners",
+                default: "HOSTNAME-PID", mustBe: "1–128 characters of A-Z a-z 0-9 . _ -", CommandLineParser.isNodeName
+            ) { $0.config.node = $1 },
+            checked(
+                "--advertise", value: "IP:PORT", .cluster,
+                "how the other nodes reach this one (give it with --port 0): an IP address (10.0.0.5:8080, "
                     + "[fd00::5]:8080), not a host name, which would be looked up on the service thread",
-                defaultText: "127.0.0.1:PORT of --port"
-            ) { options, text throws(UsageError) in
-                let value = text ?? ""
-                guard CommandLineParser.isAddressAndPort(value) else {
-                    throw UsageError(
-                        message:
-                            "--advertise must be an IP address and a port, such as 10.0.0.5:8080 or [fd00::5]:8080 "
-                            + "(not a host name), not '\(value.prefix(200))'")
-                }
-                options.config.advertise = value
-            },
+                default: "127.0.0.1:PORT of --port",
+                mustBe: "an IP address and a port, such as 10.0.0.5:8080 or [fd00::5]:8080 (not a host name)",
+                CommandLineParser.isAddressAndPort
+            ) { $0.config.advertise = $1 },
             seconds(
                 "--lease", \.config.lease, 0.5...3600, .cluster,
                 "how long a board's lease lasts; renewed every third of it",
