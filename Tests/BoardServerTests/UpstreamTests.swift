@@ -11,7 +11,7 @@ import Testing
 
     func upstream(limit: Int, hub: [[UInt8]] = []) -> Upstream {
         Upstream(
-            id: Upstream.ID(rawValue: 1), connection: ConnectionID(1), host: "127.0.0.1", port: 1,
+            id: UpstreamID(1), connection: ConnectionID(1), host: "127.0.0.1", port: 1,
             deadline: Instant(milliseconds: 0),
             limit: limit, headroom: 16, hubMessages: hub)
     }
@@ -110,7 +110,7 @@ import Testing
 @Suite struct UpstreamPhaseTests {
     func upstream(deadline: Int64 = 100, wsi: Bool = true) -> Upstream {
         let up = Upstream(
-            id: Upstream.ID(rawValue: 1), connection: ConnectionID(1), host: "127.0.0.1", port: 1,
+            id: UpstreamID(1), connection: ConnectionID(1), host: "127.0.0.1", port: 1,
             deadline: Instant(milliseconds: deadline),
             limit: 1000, headroom: 16, hubMessages: [[1, 2, 3]])
         // Any non-nil pointer: the phase machine only asks whether lws made a wsi, never touches it.

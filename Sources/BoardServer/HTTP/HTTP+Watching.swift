@@ -19,7 +19,7 @@ extension HTTP {
             case .receiving:
                 drop(exchange, "did not send its request body within \(config.httpTimeout.seconds) s")
             case .sending:
-                runtime.handle(.transportCounted(.limit(.sendQueue)))
+                port.handle(.transportCounted(.limit(.sendQueue)))
                 drop(
                     exchange,
                     "took only \(exchange.sent) of the \(exchange.body.count) bytes of its answer within "
@@ -42,7 +42,7 @@ extension HTTP {
             return exchange.queuedBytes > 0 || lws_partial_buffered(exchange.wsi) != 0
         }
         for exchange in stalled.sorted(by: { $0.id.rawValue < $1.id.rawValue }) {
-            runtime.handle(.transportCounted(.limit(.sendQueue)))
+            port.handle(.transportCounted(.limit(.sendQueue)))
             drop(
                 exchange,
                 "took nothing of its event stream for \(config.streamStall.seconds) s "
@@ -109,7 +109,7 @@ extension HTTP {
     /// True when some connection's input sits in lws unparsed (lws then polls without waiting):
     /// perhaps this one's. Connections under rx flow control do not count.
     func lwsHoldsUnparsedInput() -> Bool {
-        lws_service_adjust_timeout(runtime.context, 1, 0) == 0
+        lws_service_adjust_timeout(context, 1, 0) == 0
     }
 
     /// True when the client has sent bytes (or closed its side) that lws has not parsed: in the

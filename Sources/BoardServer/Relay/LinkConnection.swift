@@ -9,15 +9,8 @@ internal import LWSSupport
 /// the lws client connection, the frame being reassembled and the write buffer. Confined to the
 /// service thread; `Relay` makes the lws calls.
 final class LinkConnection {
-    /// A node link, as the transport numbers it (`node link N` in logs; in its wsi's opaque user
-    /// data with `WSIID.upstreamTag` set). From `Service.makeID`, like an upstream's.
-    struct ID: Hashable, CustomStringConvertible {
-        let rawValue: UInt64
-        var description: String { "\(rawValue)" }
-    }
-
     /// Its own id (in the wsi's opaque user data, with `WSIID.upstreamTag`).
-    let id: ID
+    let id: LinkID
     /// `advertise` and board, the key it is found by.
     let key: String
     let host: String
@@ -32,7 +25,7 @@ final class LinkConnection {
     private var buffer: UnsafeMutableRawBufferPointer?
     private let headroom: Int
 
-    init(id: ID, key: String, host: String, port: Int, link: NodeLink, headroom: Int) {
+    init(id: LinkID, key: String, host: String, port: Int, link: NodeLink, headroom: Int) {
         self.id = id
         self.key = key
         self.host = host
@@ -71,7 +64,7 @@ extension Relay {
             link = found
         } else {
             let made = LinkConnection(
-                id: LinkConnection.ID(rawValue: runtime.makeID()), key: key, host: host, port: port,
+                id: LinkID(hub.makeID()), key: key, host: host, port: port,
                 link: NodeLink(
                     advertise: advertise, board: board,
                     deadline: Clock.now() + Instant.Span(config.forwardTimeout), limit: config.maxPendingBytes),
@@ -79,7 +72,7 @@ extension Relay {
             links[made.id] = made
             linkByKey[key] = made.id
             warnIfHostName(host, advertise)
-            log.debug("node link \(made.id) to \(advertise) for board \(board)")
+            log.debug("\(made.id) to \(advertise) for board \(board)")
             link = made
             connectLink(made)
         }
@@ -87,7 +80,7 @@ extension Relay {
         // A forward is a client's, over a link as over an upstream (a retry counts again).
         meters.forwards.add()
         let id = ConnectionID(connection.id)
-        log.debug("\(id) from \(connection.peer) forwarded to \(advertise) over node link \(link.id)")
+        log.debug("\(id) from \(connection.peer) forwarded to \(advertise) over \(link.id)")
         carryOut(
             link.link.handle(
                 .attach(
@@ -98,7 +91,7 @@ extension Relay {
 
     /// Starts the link's lws client connection, as `connect` does an upstream's, on `/node.v1`.
     private func connectLink(_ link: LinkConnection) {
-        guard let context = runtime.context else { return carryOut(link.link.handle(.lost), link) }
+        guard let context else { return carryOut(link.link.handle(.lost), link) }
         var connect = ClientConnect.toNode(
             link.host, port: link.port, path: NodeLinks.path, tls: config.tlsCertificate != nil)
         connect.localProtocol = NodeLinks.localProtocol
@@ -118,7 +111,7 @@ extension Relay {
     ) -> Int32? {
         switch reason {
         case LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER:
-            guard let input, let clusterKey else { return -1 }
+            guard let input, let clusterKey = keys.presented else { return -1 }
             let p = input.assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self)
             guard let start = p.pointee else { return -1 }
             let end = start + length
@@ -157,7 +150,7 @@ extension Relay {
             if link.link.wantsWrite() { lws_callback_on_writable(wsi) }
             return written ? 0 : -1
         case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
-            log.debug("node link \(link.id) to \(link.link.advertise) failed: \(LWS.errorText(input, length))")
+            log.debug("\(link.id) to \(link.link.advertise) failed: \(LWS.errorText(input, length))")
             if let problem = shuffleboard_tls_verify_error(wsi) {
                 untrusted(owner: "\(link.host):\(link.port)", String(cString: problem))
             }
@@ -174,7 +167,7 @@ extension Relay {
 
     /// Carries out what a link's machine asks for.
     func carryOut(_ actions: [NodeLink.Action], _ link: LinkConnection) {
-        let webSockets = runtime.webSockets!
+        let webSockets = clients
         for action in actions {
             switch action {
             case .requestWrite:
@@ -197,7 +190,7 @@ extension Relay {
             case .closeClient(let id, let code, let reason):
                 // It stays attached until its socket goes (`clientWent`): the owner hears it leave.
                 guard let connection = webSockets.connections[id] else { continue }
-                runtime.handle(.transportCounted(.limit(.sendQueue)))
+                hub.handle(.transportCounted(.limit(.sendQueue)))
                 clientLog.warning("\(id) from \(connection.peer) sends faster than its board's owner takes it; closing")
                 connection.close(code: code, reason: reason)
             case .kill:
@@ -211,7 +204,7 @@ extension Relay {
                 guard let connection = webSockets.connections[id], connection.upstream == .link(link.id) else {
                     continue
                 }
-                runtime.handle(.forwardAnswered(id))
+                hub.handle(.forwardAnswered(id))
             case .ended(let id, let code, let answered, let unrelayed):
                 guard let connection = webSockets.connections[id], connection.upstream == .link(link.id) else {
                     continue
@@ -221,13 +214,13 @@ extension Relay {
                 // It leaves the link's feed, keeping what it was sent: the hub has it from now on.
                 connection.feed?.remove(connection, keepingPending: true)
                 let messages = unrelayed.compactMap { try? ClientMessage.parse($0).get() }
-                runtime.handle(.forwardEnded(id, code: code, answered: answered, unrelayed: messages))
+                hub.handle(.forwardEnded(id, code: code, answered: answered, unrelayed: messages))
             }
         }
         if link.link.phase == .ended, links[link.id] != nil {
             links[link.id] = nil
             if linkByKey[link.key] == link.id { linkByKey[link.key] = nil }
-            log.debug("node link \(link.id) to \(link.link.advertise) ended")
+            log.debug("\(link.id) to \(link.link.advertise) ended")
         }
     }
 }

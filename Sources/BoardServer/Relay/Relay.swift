@@ -40,60 +40,47 @@ internal import LWSSupport
 /// also carries this node's cluster key, compared in constant time; otherwise the header is
 /// ignored (logged within the budget) and the socket's address is used.
 /// Confined to the service thread. It owns the upstreams and the cluster key; the client
-/// connections are the WebSocket part's, and the hub hears of ends through the runtime.
+/// connections are the WebSocket part's (`clients`), and the hub hears of ends through its port.
 final class Relay {
     /// The upstreams to boards' owners, by their own id (tagged in their wsi, see `WSIID`).
-    private(set) var upstreams: [Upstream.ID: Upstream] = [:]
+    private(set) var upstreams: [UpstreamID: Upstream] = [:]
     /// The node links to boards' owners (`config.nodeLinks`), by their own id, tagged like
     /// upstreams' (Relay/LinkConnection.swift), and by owner and board.
-    var links: [LinkConnection.ID: LinkConnection] = [:]
-    var linkByKey: [String: LinkConnection.ID] = [:]
+    var links: [LinkID: LinkConnection] = [:]
+    var linkByKey: [String: LinkID] = [:]
 
     /// Where a forwarded client's messages go: an upstream of its own, or a node link it shares.
     enum Route: Equatable {
-        case upstream(Upstream.ID)
-        case link(LinkConnection.ID)
+        case upstream(UpstreamID)
+        case link(LinkID)
     }
-    /// The cluster key this node presents, as the `x-shuffleboard-cluster-key` header carries it
-    /// (hex), and as a token to compare a received one with in constant time; nil when not
-    /// clustered.
-    private(set) var clusterKey: (hex: String, token: StaticToken)?
-    /// Every key a node may present to this one: `clusterKey`'s, and during a rotation the other
-    /// keys of `--cluster-key` (ClusterKey.swift).
-    private(set) var acceptedKeys: [StaticToken]
-    /// New keys from another thread (`Server.useClusterKeys`, on SIGHUP), taken when the service
-    /// thread drains its inbox.
-    let keyInbox = Inbox<[String]>()
     /// The upstreams' ping policy and a warning's state.
     let forwarding: ForwardingSetup
     let config: ServerConfig
     let log: Logger
     let clientLog: ClientLog
     let meters: TransportMeters
-    /// The runtime: the hub's events, the client connections, the lws context and ids.
-    unowned let runtime: Service
+    /// The hub's events and ids.
+    unowned let hub: any HubPort
+    /// The client connections it forwards (the WebSocket part): found by id, and sent to.
+    unowned let clients: WebSockets
+    /// The cluster key it presents to owners.
+    let keys: ClusterKeyRing
+    /// The lws context upstreams and node links are opened on (set once it is made).
+    var context: OpaquePointer?
 
     init(
-        config: ServerConfig, clusterKeys: [String], log: Logger, clientLog: ClientLog, meters: TransportMeters,
-        runtime: Service
+        config: ServerConfig, keys: ClusterKeyRing, log: Logger, clientLog: ClientLog, meters: TransportMeters,
+        hub: any HubPort, clients: WebSockets
     ) {
         self.config = config
         self.log = log
         self.clientLog = clientLog
         self.meters = meters
-        self.runtime = runtime
+        self.hub = hub
+        self.clients = clients
+        self.keys = keys
         forwarding = ForwardingSetup(timeout: config.forwardTimeout)
-        clusterKey = clusterKeys.first.map { ($0, StaticToken(Array($0.utf8))) }
-        acceptedKeys = clusterKeys.map { StaticToken(Array($0.utf8)) }
-    }
-
-    /// From now on presents the first of `keys` and accepts every one (`--cluster-key` re-read):
-    /// connections made before keep going; new ones, and their owners, see the new keys.
-    func useClusterKeys(_ keys: [String]) {
-        guard let first = keys.first, clusterKey != nil else { return }
-        clusterKey = (first, StaticToken(Array(first.utf8)))
-        acceptedKeys = keys.map { StaticToken(Array($0.utf8)) }
-        log.info("cluster keys: \(keys.count) in use, the first presented")
     }
 
     /// Forgets every upstream (after the context is gone: their callbacks found no client).
@@ -102,9 +89,6 @@ final class Relay {
         links.removeAll()
         linkByKey.removeAll()
     }
-
-    /// Whether this node may forward (it has the cluster key), and so keeps clients' origins.
-    var forwards: Bool { clusterKey != nil }
 
     // MARK: The forwarding node's side
 
@@ -123,7 +107,7 @@ final class Relay {
     /// `Action.forward`: from now on the connection's messages go to the owner at `advertise`,
     /// after `messages`.
     func forward(_ id: ConnectionID, to advertise: String, messages: [ClientMessage]) {
-        guard let connection = runtime.webSockets.connections[id], connection.closeRequest == nil else { return }
+        guard let connection = clients.connections[id], connection.closeRequest == nil else { return }
         if let old = ownUpstream(of: connection) {
             // Forwarded again while an upstream is live: that one is given up, with what it held.
             closeUpstream(old, code: 1001, reason: "forwarded again")
@@ -135,13 +119,13 @@ final class Relay {
         connection.upstream = nil
         guard let (host, port) = Self.hostAndPort(advertise) else {
             log.error("\(id): cannot forward to \"\(advertise)\": not HOST:PORT")
-            return runtime.handle(.forwardEnded(id, code: nil, answered: false))
+            return hub.handle(.forwardEnded(id, code: nil, answered: false))
         }
         if config.nodeLinks, case .hello(let board, _, _, _, _) = messages.first {
             return forwardOverLink(connection, board: board, to: advertise, host: host, port: port, messages: messages)
         }
         let upstream = Upstream(
-            id: Upstream.ID(rawValue: runtime.makeID()), connection: id, host: host, port: port,
+            id: UpstreamID(hub.makeID()), connection: id, host: host, port: port,
             deadline: Clock.now() + Instant.Span(config.forwardTimeout), limit: config.maxPendingBytes,
             headroom: shuffleboard_lws_pre(), hubMessages: messages.map { $0.encoded() })
         guard upstream.heldBytes <= upstream.limit else { return flooded(connection, holding: upstream.heldBytes) }
@@ -149,7 +133,7 @@ final class Relay {
         upstreams[upstream.id] = upstream
         meters.forwards.add()
         warnIfHostName(host, advertise)
-        log.debug("\(id) from \(connection.peer) forwarded to \(advertise) (upstream \(upstream.id))")
+        log.debug("\(id) from \(connection.peer) forwarded to \(advertise) (\(upstream.id))")
         connect(upstream)
     }
 
@@ -164,7 +148,7 @@ final class Relay {
 
     /// Starts the upstream's lws client connection; a connection lws cannot even start ends it at once.
     private func connect(_ upstream: Upstream) {
-        guard let context = runtime.context else {
+        guard let context else {
             carryOut(upstream.handle(.failed), upstream)
             return
         }
@@ -199,8 +183,8 @@ final class Relay {
         _ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ id: UInt64, _ input: UnsafeMutableRawPointer?,
         _ length: Int
     ) -> Int32? {
-        if let link = links[LinkConnection.ID(rawValue: id)] { return linkCallback(wsi, reason, link, input, length) }
-        guard let upstream = upstreams[Upstream.ID(rawValue: id)] else {
+        if let link = links[LinkID(id)] { return linkCallback(wsi, reason, link, input, length) }
+        guard let upstream = upstreams[UpstreamID(id)] else {
             // Ended already: whatever lws still has for it is not wanted.
             switch reason {
             case LWS_CALLBACK_CLIENT_ESTABLISHED, LWS_CALLBACK_CLIENT_RECEIVE, LWS_CALLBACK_CLIENT_WRITEABLE,
@@ -218,7 +202,7 @@ final class Relay {
             return 1
         case LWS_CALLBACK_CLIENT_ESTABLISHED:
             forwarding.untrustedOwners.remove("\(upstream.host):\(upstream.port)")
-            guard runtime.webSockets.connections[upstream.connection] != nil else { return -1 }
+            guard clients.connections[upstream.connection] != nil else { return -1 }
             return carryOut(upstream.handle(.established), upstream)
         case LWS_CALLBACK_CLIENT_RECEIVE:
             received(input, length, wsi: wsi, from: upstream)
@@ -233,7 +217,7 @@ final class Relay {
             return 0
         case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
             log.debug(
-                "upstream \(upstream.id) to \(upstream.host):\(upstream.port) failed: \(LWS.errorText(input, length))")
+                "\(upstream.id) to \(upstream.host):\(upstream.port) failed: \(LWS.errorText(input, length))")
             if let problem = shuffleboard_tls_verify_error(wsi) {
                 untrusted(owner: "\(upstream.host):\(upstream.port)", String(cString: problem))
             }
@@ -262,21 +246,21 @@ final class Relay {
     private func appendHandshakeHeaders(
         _ upstream: Upstream, _ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int
     ) -> Bool {
-        guard let input, let connection = runtime.webSockets.connections[upstream.connection] else { return false }
+        guard let input, let connection = clients.connections[upstream.connection] else { return false }
         let p = input.assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self)
         guard let start = p.pointee else { return false }
         let end = start + length
         func add(_ name: String, _ value: String) -> Bool { LWS.addHeader(wsi, name, value, p, end) }
         if let origin = connection.origin, !add("origin:", origin) { return false }
         guard add(Self.forwardedForHeader, connection.address) else { return false }
-        if let clusterKey, !add(Self.clusterKeyHeader, clusterKey.hex) { return false }
+        if let key = keys.presented, !add(Self.clusterKeyHeader, key.hex) { return false }
         return true
     }
 
     /// A piece of a message from the owner: reassembled, then relayed to the client as one frame.
     private func received(_ input: UnsafeMutableRawPointer?, _ length: Int, wsi: OpaquePointer, from upstream: Upstream)
     {
-        guard !upstream.isAbandoned, let connection = runtime.webSockets.connections[upstream.connection] else {
+        guard !upstream.isAbandoned, let connection = clients.connections[upstream.connection] else {
             return
         }
         // The owner sends text only; anything else is not for a browser.
@@ -291,10 +275,10 @@ final class Relay {
             return flooded(connection, holding: bytes, towardsClient: true)
         }
         guard let message = LWS.message(input, length, wsi: wsi, buffer: &upstream.rx) else { return }
-        if upstream.didAnswer() { runtime.handle(.forwardAnswered(upstream.connection)) }
+        if upstream.didAnswer() { hub.handle(.forwardAnswered(upstream.connection)) }
         meters.relayed.add(.toClient)
         meters.relayedBytes.add(.toClient, UInt64(message.count))
-        runtime.webSockets.send(RelayedMessage.frame(message), to: connection)
+        clients.send(RelayedMessage.frame(message), to: connection)
     }
 
     /// An upstream's WRITEABLE: its close, or exactly one `lws_write` of one message (lws masks it).
@@ -339,7 +323,7 @@ final class Relay {
     /// Closes a client whose upstream would hold more than the bound (or whose owner sent more
     /// than it could be sent) with 1008; its upstream goes when it does.
     private func flooded(_ connection: Connection, holding bytes: Int, towardsClient: Bool = false) {
-        runtime.handle(.transportCounted(.limit(.sendQueue)))
+        hub.handle(.transportCounted(.limit(.sendQueue)))
         clientLog.warning(
             towardsClient
                 ? "connection \(connection.id) from \(connection.peer): its board's owner sent a message of "
@@ -377,7 +361,7 @@ final class Relay {
             let before = upstream.phase
             let action = upstream.handle(.tick(now))
             if before == .connecting, upstream.phase == .timedOut {
-                log.debug("upstream \(upstream.id) to \(upstream.host):\(upstream.port): no handshake in time")
+                log.debug("\(upstream.id) to \(upstream.host):\(upstream.port): no handshake in time")
             }
             carryOut(action, upstream)
         }
@@ -413,7 +397,7 @@ final class Relay {
         upstreams[upstream.id] = nil
         meters.forwardEnds.add(how)
         defer { upstream.discard() }
-        guard how != .client, let connection = runtime.webSockets.connections[upstream.connection],
+        guard how != .client, let connection = clients.connections[upstream.connection],
             connection.upstream == .upstream(upstream.id)
         else { return }
         connection.upstream = nil
@@ -422,10 +406,10 @@ final class Relay {
         let unrelayed = upstream.unrelayed().compactMap { try? ClientMessage.parse($0).get() }
         let code = how == .closed ? upstream.peerCloseCode : nil
         log.debug(
-            "upstream \(upstream.id) of connection \(connection.id) ended (\(how.rawValue), "
+            "\(upstream.id) of connection \(connection.id) ended (\(how.rawValue), "
                 + "code \(code.map(String.init) ?? "none"), "
                 + (upstream.answered ? "answered)" : "never answered, \(unrelayed.count) message(s) unrelayed)"))
-        runtime.handle(
+        hub.handle(
             .forwardEnded(upstream.connection, code: code, answered: upstream.answered, unrelayed: unrelayed))
     }
 }

@@ -14,15 +14,8 @@ internal import BoardHub
 /// message that would take it past `limit` is refused: the client is flooding faster than the
 /// owner takes it (or than the owner answers), and is closed with 1008.
 final class Upstream {
-    /// An upstream, as the transport numbers it (`upstream N` in logs; in its wsi's opaque user
-    /// data with `WSIID.upstreamTag` set). From `Service.makeID`, like a node link's.
-    struct ID: Hashable, CustomStringConvertible {
-        let rawValue: UInt64
-        var description: String { "\(rawValue)" }
-    }
-
     /// Its own id (in the wsi's opaque user data), distinct from the client connection's.
-    let id: ID
+    let id: UpstreamID
     /// The client connection it relays.
     let connection: ConnectionID
     /// The owner's address and port (from `advertise`).
@@ -169,7 +162,7 @@ final class Upstream {
 
     /// An upstream that will send `hubMessages` (the `hello` and what followed it), then what comes.
     init(
-        id: ID, connection: ConnectionID, host: String, port: Int, deadline: Instant, limit: Int,
+        id: UpstreamID, connection: ConnectionID, host: String, port: Int, deadline: Instant, limit: Int,
         headroom: Int, hubMessages: [[UInt8]]
     ) {
         self.id = id
