@@ -51,9 +51,8 @@ extension HTTP {
         for id in ids {
             guard let exchange = exchanges[id], exchange.isStreaming, !exchange.ending else { continue }
             if exchange.queuedBytes + bytes.count > config.maxPendingBytes {
-                port.handle(.transportCounted(.limit(.sendQueue)))
                 drop(
-                    exchange,
+                    exchange, over: .sendQueue,
                     "fell behind its event stream (\(exchange.queuedBytes) bytes unsent, over "
                         + "--max-pending-bytes \(config.maxPendingBytes))")
                 continue
@@ -61,9 +60,8 @@ extension HTTP {
             if config.maxHTTPAnswerBytes > 0 && answerTally.bytes + bytes.count > config.maxHTTPAnswerBytes
                 && (exchange.queuedBytes > 0 || bytes.count > config.maxWriteBytes)
             {
-                port.handle(.transportCounted(.limit(.httpAnswers)))
                 drop(
-                    exchange,
+                    exchange, over: .httpAnswers,
                     "is behind on its event stream while \(answerTally.bytes) bytes of answers are held for "
                         + "clients (--max-http-answer-bytes \(config.maxHTTPAnswerBytes))")
                 continue

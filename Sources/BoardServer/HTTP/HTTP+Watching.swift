@@ -19,9 +19,8 @@ extension HTTP {
             case .receiving:
                 drop(exchange, "did not send its request body within \(config.httpTimeout.seconds) s")
             case .sending:
-                port.handle(.transportCounted(.limit(.sendQueue)))
                 drop(
-                    exchange,
+                    exchange, over: .sendQueue,
                     "took only \(exchange.sent) of the \(exchange.body.count) bytes of its answer within "
                         + "\(config.httpTimeout.seconds) s")
             case .waiting, .answered, .written, .streamOpening, .streaming:
@@ -42,9 +41,8 @@ extension HTTP {
             return exchange.queuedBytes > 0 || lws_partial_buffered(exchange.wsi) != 0
         }
         for exchange in stalled.sorted(by: { $0.id.rawValue < $1.id.rawValue }) {
-            port.handle(.transportCounted(.limit(.sendQueue)))
             drop(
-                exchange,
+                exchange, over: .sendQueue,
                 "took nothing of its event stream for \(config.streamStall.seconds) s "
                     + "(\(exchange.queuedBytes) bytes queued)")
         }
@@ -90,6 +88,13 @@ extension HTTP {
                 drop(exchange, "sent more while its answer was still being sent")
             }
         }
+    }
+
+    /// Drops the exchange for a limit it went over (`--max-pending-bytes`, `--max-http-answer-bytes`):
+    /// the hub counts it, and the log says why.
+    func drop(_ exchange: HTTPExchange, over limit: LimitName, _ why: String) {
+        port.handle(.transportCounted(.limit(limit)))
+        drop(exchange, why)
     }
 
     /// Closes the connection at once, without sending what lws still holds for it.

@@ -29,11 +29,7 @@ internal import LWSSupport
 /// - a connection that sends more while part of its answer is still waiting to be sent is
 ///   dropped, since lws cannot send the rest without spinning on the unread input (checked at
 ///   the write, on a re-delivered BODY_COMPLETION, and after every service pass meanwhile).
-final class HTTP {
-    let config: ServerConfig
-    let log: Logger
-    let clientLog: ClientLog
-    let meters: TransportMeters
+final class HTTP: TransportPart {
     /// The web client's files (`--web-root`, or the built-in page).
     let files: StaticFiles
     /// The exchanges under way, by their id (in their wsi's opaque user data, see `WSIID`).
@@ -50,8 +46,6 @@ final class HTTP {
     var sendingWatched: UInt64 = 0
     /// The hub's events and ids, and the process's state for `/readyz` and `/metrics` (Runtime/Ports.swift).
     unowned let port: any HTTPPort
-    /// The cluster keys a relayed REST request must carry.
-    let keys: ClusterKeyRing
     /// Clients' addresses behind a trusted proxy.
     let addresses: ClientAddresses
     /// The runtime's one write buffer (`Service.scratch`).
@@ -59,19 +53,12 @@ final class HTTP {
     /// The lws context, once it is made (`lwsHoldsUnparsedInput`).
     var context: OpaquePointer?
 
-    init(
-        config: ServerConfig, log: Logger, clientLog: ClientLog, meters: TransportMeters, port: any HTTPPort,
-        keys: ClusterKeyRing, addresses: ClientAddresses, scratch: UnsafeMutableRawBufferPointer
-    ) {
-        self.config = config
-        self.log = log
-        self.clientLog = clientLog
-        self.meters = meters
+    init(_ shared: Shared, port: any HTTPPort, addresses: ClientAddresses, scratch: UnsafeMutableRawBufferPointer) {
         self.port = port
-        self.keys = keys
         self.addresses = addresses
         self.scratch = scratch
-        files = StaticFiles(root: config.webRoot)
+        files = StaticFiles(root: shared.config.webRoot)
+        super.init(shared)
         for line in files.skipped { log.log(.warning, "web folder: not served: \(line)") }
     }
 

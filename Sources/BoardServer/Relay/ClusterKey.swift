@@ -1,5 +1,4 @@
 internal import BoardAuth
-internal import BoardCore
 internal import BoardHub
 internal import BoardStore
 internal import CLibWebSockets

@@ -24,7 +24,7 @@ internal import LWSSupport
 ///
 /// Confined to the service thread. The hub bounds how many wait (`ClusterSettings.maxHTTPForwards`);
 /// so does this table, in case the hub gave up on some that lws has not ended yet.
-final class HTTPForwards {
+final class HTTPForwards: TransportPart {
     /// One relayed request.
     final class Forward {
         let id: ForwardID
@@ -55,21 +55,15 @@ final class HTTPForwards {
     /// request at its deadline, lws a moment later).
     private let limit: Int
     private(set) var forwards: [ForwardID: Forward] = [:]
-    private let config: ServerConfig
-    private let log: Logger
     /// The hub's events and ids.
     private unowned let hub: any HubPort
-    /// The cluster key each request carries.
-    private let keys: ClusterKeyRing
     /// The lws context requests are made on (set once it is made).
     var context: OpaquePointer?
 
-    init(config: ServerConfig, maxForwards: Int, log: Logger, hub: any HubPort, keys: ClusterKeyRing) {
-        self.config = config
-        self.log = log
+    init(_ shared: Shared, maxForwards: Int, hub: any HubPort) {
         self.hub = hub
-        self.keys = keys
         limit = 2 * max(1, maxForwards)
+        super.init(shared)
     }
 
     /// `Action.forwardHTTP`: relays the request to the owner at `advertise`.

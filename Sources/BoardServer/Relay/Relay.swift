@@ -1,8 +1,6 @@
 internal import Basics
-internal import BoardAuth
 internal import BoardCore
 internal import BoardHub
-internal import BoardStore
 internal import CLibWebSockets
 import Foundation
 internal import LWSSupport
@@ -41,7 +39,7 @@ internal import LWSSupport
 /// ignored (logged within the budget) and the socket's address is used.
 /// Confined to the service thread. It owns the upstreams and the cluster key; the client
 /// connections are the WebSocket part's (`clients`), and the hub hears of ends through its port.
-final class Relay {
+final class Relay: TransportPart {
     /// The upstreams to boards' owners, by their own id (tagged in their wsi, see `WSIID`).
     private(set) var upstreams: [UpstreamID: Upstream] = [:]
     /// The node links to boards' owners (`config.nodeLinks`), by their own id, tagged like
@@ -56,31 +54,18 @@ final class Relay {
     }
     /// The upstreams' ping policy and a warning's state.
     let forwarding: ForwardingSetup
-    let config: ServerConfig
-    let log: Logger
-    let clientLog: ClientLog
-    let meters: TransportMeters
     /// The hub's events and ids.
     unowned let hub: any HubPort
     /// The client connections it forwards (the WebSocket part): found by id, and sent to.
     unowned let clients: WebSockets
-    /// The cluster key it presents to owners.
-    let keys: ClusterKeyRing
     /// The lws context upstreams and node links are opened on (set once it is made).
     var context: OpaquePointer?
 
-    init(
-        config: ServerConfig, keys: ClusterKeyRing, log: Logger, clientLog: ClientLog, meters: TransportMeters,
-        hub: any HubPort, clients: WebSockets
-    ) {
-        self.config = config
-        self.log = log
-        self.clientLog = clientLog
-        self.meters = meters
+    init(_ shared: Shared, hub: any HubPort, clients: WebSockets) {
         self.hub = hub
         self.clients = clients
-        self.keys = keys
-        forwarding = ForwardingSetup(timeout: config.forwardTimeout)
+        forwarding = ForwardingSetup(timeout: shared.config.forwardTimeout)
+        super.init(shared)
     }
 
     /// Forgets every upstream (after the context is gone: their callbacks found no client).

@@ -122,17 +122,11 @@ final class Service {
             trustedProxies: config.trustedProxies,
             proxyHeaders: hubConfig.auth == nil ? nil : ProxyHeaderReader(hubConfig.proxy), clientLog: clientLog)
         // Each part is handed what it uses: the runtime only as a port to the hub (Runtime/Ports.swift).
-        webSockets = WebSockets(
-            config: config, log: log, clientLog: clientLog, meters: meters, port: self, keys: keys,
-            addresses: addresses)
-        http = HTTP(
-            config: config, log: log, clientLog: clientLog, meters: meters, port: self, keys: keys,
-            addresses: addresses, scratch: scratch)
-        relay = Relay(
-            config: config, keys: keys, log: log, clientLog: clientLog, meters: meters, hub: self,
-            clients: webSockets)
-        httpForwards = HTTPForwards(
-            config: config, maxForwards: hubConfig.cluster?.maxHTTPForwards ?? 1, log: log, hub: self, keys: keys)
+        let shared = TransportPart.Shared(config: config, log: log, clientLog: clientLog, meters: meters, keys: keys)
+        webSockets = WebSockets(shared, port: self, addresses: addresses)
+        http = HTTP(shared, port: self, addresses: addresses, scratch: scratch)
+        relay = Relay(shared, hub: self, clients: webSockets)
+        httpForwards = HTTPForwards(shared, maxForwards: hubConfig.cluster?.maxHTTPForwards ?? 1, hub: self)
     }
 
     deinit { scratch.deallocate() }

@@ -11,11 +11,7 @@ internal import LWSSupport
 /// forwarded, both through its port to the runtime (`WebSocketsPort`).
 ///
 /// Confined to the service thread, like the runtime that owns it.
-final class WebSockets {
-    let config: ServerConfig
-    let log: Logger
-    let clientLog: ClientLog
-    let meters: TransportMeters
+final class WebSockets: TransportPart {
     var connections: [ConnectionID: Connection] = [:]
     /// The timer that wakes feeds whose hovers wait (`--hover-pacing`); nil: hovers are not paced.
     var pacer: Pacer?
@@ -34,8 +30,6 @@ final class WebSockets {
     private var echoCloseDeadline: Instant?
     /// The hub's events and ids, the relay for forwarded clients, the loop's end (Runtime/Ports.swift).
     unowned let port: any WebSocketsPort
-    /// The cluster keys a node link or a forwarded connection must carry.
-    let keys: ClusterKeyRing
     /// Clients' addresses behind a trusted proxy.
     let addresses: ClientAddresses
     /// Connections opened and closed since the heap was last trimmed, and since the last tick.
@@ -44,19 +38,12 @@ final class WebSockets {
     /// Other nodes' links and the sessions of their clients (WebSocket/NodeLinks.swift).
     let nodeLinks = NodeLinks()
 
-    init(
-        config: ServerConfig, log: Logger, clientLog: ClientLog, meters: TransportMeters, port: any WebSocketsPort,
-        keys: ClusterKeyRing, addresses: ClientAddresses
-    ) {
-        self.config = config
-        self.log = log
-        self.clientLog = clientLog
-        self.meters = meters
+    init(_ shared: Shared, port: any WebSocketsPort, addresses: ClientAddresses) {
         self.port = port
-        self.keys = keys
         self.addresses = addresses
-        saturation = Saturation(threshold: config.hoverPacingBusy)
-        pacingInterval = Clock.Reading.Span(config.hoverPacing)
+        saturation = Saturation(threshold: shared.config.hoverPacingBusy)
+        pacingInterval = Clock.Reading.Span(shared.config.hoverPacing)
+        super.init(shared)
     }
 
     /// On every tick: how busy the service thread was (hover pacing turns on and off with it).
