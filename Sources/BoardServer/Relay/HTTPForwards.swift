@@ -29,8 +29,7 @@ final class HTTPForwards: TransportPart {
     final class Forward {
         let id: ForwardID
         let exchange: ExchangeID
-        let host: String
-        let port: Int
+        let owner: NodeAddress
         let request: HTTPRequest
         let deadline: Instant
         var wsi: OpaquePointer?
@@ -40,11 +39,10 @@ final class HTTPForwards: TransportPart {
         var contentType: String?
         var body: [UInt8] = []
 
-        init(id: ForwardID, exchange: ExchangeID, host: String, port: Int, request: HTTPRequest, deadline: Instant) {
+        init(id: ForwardID, exchange: ExchangeID, owner: NodeAddress, request: HTTPRequest, deadline: Instant) {
             self.id = id
             self.exchange = exchange
-            self.host = host
-            self.port = port
+            self.owner = owner
             self.request = request
             self.deadline = deadline
             out = [UInt8](repeating: 0, count: Int(shuffleboard_lws_pre())) + request.body
@@ -68,21 +66,21 @@ final class HTTPForwards: TransportPart {
 
     /// `Action.forwardHTTP`: relays the request to the owner at `advertise`.
     func start(_ exchange: ExchangeID, to advertise: String, _ request: HTTPRequest) {
-        guard let (host, port) = Relay.hostAndPort(advertise), let context,
-            forwards.count < limit, inet_addr(host) != INADDR_NONE || host.contains(":")
+        guard let owner = NodeAddress(advertise: advertise), let context,
+            forwards.count < limit, inet_addr(owner.host) != INADDR_NONE || owner.host.contains(":")
         else {
             // A name would be resolved here, on the service thread: the owner counts as unreachable.
             log.warning("not relaying \(exchange) to \"\(advertise)\": no IP address and port, or too many waiting")
             return hub.handle(.forwardedAnswer(exchange, nil))
         }
         let forward = Forward(
-            id: ForwardID(hub.makeID()), exchange: exchange, host: host, port: port, request: request,
+            id: ForwardID(hub.makeID()), exchange: exchange, owner: owner, request: request,
             deadline: Clock.now() + Instant.Span(config.forwardTimeout))
         // The subprotocol binds an HTTP client's wsi to the local protocol of that name too;
         // unbound, lws 4.1.6 swallows the answer's body instead of handing it to
         // RECEIVE_CLIENT_HTTP_READ.
         var connect = ClientConnect.toNode(
-            host, port: port, path: Self.pathAndQuery(request), tls: config.tlsCertificate != nil)
+            owner, path: Self.pathAndQuery(request), tls: config.tlsCertificate != nil)
         connect.method = "POST"
         connect.alpn = "http/1.1"
         connect.opaqueUserData = WSIID.opaque(forward.id.rawValue | WSIID.httpForwardTag)
@@ -118,7 +116,7 @@ final class HTTPForwards: TransportPart {
     func tick(now: Instant) {
         for forward in forwards.values.sorted(by: { $0.id < $1.id }) where now >= forward.deadline {
             log.debug(
-                "\(forward.id) of \(forward.exchange) to \(forward.host):\(forward.port): no answer in time")
+                "\(forward.id) of \(forward.exchange) to \(forward.owner): no answer in time")
             finish(forward, nil)
         }
     }
@@ -188,10 +186,10 @@ final class HTTPForwards: TransportPart {
         case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
             if let problem = shuffleboard_tls_verify_error(wsi) {
                 log.warning(
-                    "not relaying to the board owner at \(forward.host):\(forward.port): its TLS certificate does "
+                    "not relaying to the board owner at \(forward.owner): its TLS certificate does "
                         + "not verify (\(String(cString: problem)))")
             }
-            log.debug("\(forward.id) to \(forward.host):\(forward.port) failed")
+            log.debug("\(forward.id) to \(forward.owner) failed")
             forward.wsi = nil
             finish(forward, nil)
             return 0

@@ -13,8 +13,8 @@ final class LinkConnection {
     let id: LinkID
     /// `advertise` and board, the key it is found by.
     let key: String
-    let host: String
-    let port: Int
+    /// The owner's address.
+    let owner: NodeAddress
     let link: NodeLink
     var wsi: OpaquePointer?
     /// The owner's frame being reassembled from fragments.
@@ -25,11 +25,10 @@ final class LinkConnection {
     private var buffer: UnsafeMutableRawBufferPointer?
     private let headroom: Int
 
-    init(id: LinkID, key: String, host: String, port: Int, link: NodeLink, headroom: Int) {
+    init(id: LinkID, key: String, owner: NodeAddress, link: NodeLink, headroom: Int) {
         self.id = id
         self.key = key
-        self.host = host
-        self.port = port
+        self.owner = owner
         self.link = link
         self.headroom = headroom
     }
@@ -55,7 +54,7 @@ extension Relay {
     /// `Action.forward` with `config.nodeLinks`: the client joins the link to `advertise` for
     /// `board`, opened now when there is none that takes clients.
     func forwardOverLink(
-        _ connection: Connection, board: BoardID, to advertise: String, host: String, port: Int,
+        _ connection: Connection, board: BoardID, to advertise: String, owner: NodeAddress,
         messages: [ClientMessage]
     ) {
         let key = "\(advertise) \(board)"
@@ -64,14 +63,14 @@ extension Relay {
             link = found
         } else {
             let made = LinkConnection(
-                id: LinkID(hub.makeID()), key: key, host: host, port: port,
+                id: LinkID(hub.makeID()), key: key, owner: owner,
                 link: NodeLink(
                     advertise: advertise, board: board,
                     deadline: Clock.now() + Instant.Span(config.forwardTimeout), limit: config.maxPendingBytes),
                 headroom: shuffleboard_lws_pre())
             links[made.id] = made
             linkByKey[key] = made.id
-            warnIfHostName(host, advertise)
+            warnIfHostName(owner, advertise)
             log.debug("\(made.id) to \(advertise) for board \(board)")
             link = made
             connectLink(made)
@@ -93,7 +92,7 @@ extension Relay {
     private func connectLink(_ link: LinkConnection) {
         guard let context else { return carryOut(link.link.handle(.lost), link) }
         var connect = ClientConnect.toNode(
-            link.host, port: link.port, path: NodeLinks.path, tls: config.tlsCertificate != nil)
+            link.owner, path: NodeLinks.path, tls: config.tlsCertificate != nil)
         connect.localProtocol = NodeLinks.localProtocol
         connect.retryPolicy = UnsafeRawPointer(forwarding.retry)
         connect.opaqueUserData = WSIID.opaque(link.id.rawValue | WSIID.upstreamTag)
@@ -120,7 +119,7 @@ extension Relay {
         case LWS_CALLBACK_CLIENT_CONFIRM_EXTENSION_SUPPORTED:
             return 1
         case LWS_CALLBACK_CLIENT_ESTABLISHED:
-            forwarding.untrustedOwners.remove("\(link.host):\(link.port)")
+            forwarding.untrustedOwners.remove(link.owner)
             carryOut(link.link.handle(.established), link)
             return 0
         case LWS_CALLBACK_CLIENT_RECEIVE:
@@ -152,7 +151,7 @@ extension Relay {
         case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
             log.debug("\(link.id) to \(link.link.advertise) failed: \(LWS.errorText(input, length))")
             if let problem = shuffleboard_tls_verify_error(wsi) {
-                untrusted(owner: "\(link.host):\(link.port)", String(cString: problem))
+                untrusted(owner: link.owner, String(cString: problem))
             }
             link.endHow = link.endHow ?? .failed
             carryOut(link.link.handle(.lost), link)

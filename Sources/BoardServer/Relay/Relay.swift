@@ -77,18 +77,6 @@ final class Relay: TransportPart {
 
     // MARK: The forwarding node's side
 
-    /// `HOST:PORT` (`[V6]:PORT` too) as host and port, or nil.
-    static func hostAndPort(_ advertise: String) -> (host: String, port: Int)? {
-        guard let colon = advertise.lastIndex(of: ":") else { return nil }
-        var host = String(advertise[..<colon])
-        guard let port = Int(advertise[advertise.index(after: colon)...]), (1...65_535).contains(port) else {
-            return nil
-        }
-        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        guard !host.isEmpty, host.utf8.count <= 253 else { return nil }
-        return (host, port)
-    }
-
     /// `Action.forward`: from now on the connection's messages go to the owner at `advertise`,
     /// after `messages`.
     func forward(_ id: ConnectionID, to advertise: String, messages: [ClientMessage]) {
@@ -102,29 +90,29 @@ final class Relay: TransportPart {
             carryOut(link.link.handle(.detach(id, code: 1001)), link)
         }
         connection.upstream = nil
-        guard let (host, port) = Self.hostAndPort(advertise) else {
+        guard let owner = NodeAddress(advertise: advertise) else {
             log.error("\(id): cannot forward to \"\(advertise)\": not HOST:PORT")
             return hub.handle(.forwardEnded(id, code: nil, answered: false))
         }
         if config.nodeLinks, case .hello(let board, _, _, _, _) = messages.first {
-            return forwardOverLink(connection, board: board, to: advertise, host: host, port: port, messages: messages)
+            return forwardOverLink(connection, board: board, to: advertise, owner: owner, messages: messages)
         }
         let upstream = Upstream(
-            id: UpstreamID(hub.makeID()), connection: id, host: host, port: port,
+            id: UpstreamID(hub.makeID()), connection: id, owner: owner,
             deadline: Clock.now() + Instant.Span(config.forwardTimeout), limit: config.maxPendingBytes,
             headroom: shuffleboard_lws_pre(), hubMessages: messages.map { $0.encoded() })
         guard upstream.heldBytes <= upstream.limit else { return flooded(connection, holding: upstream.heldBytes) }
         connection.upstream = .upstream(upstream.id)
         upstreams[upstream.id] = upstream
         meters.forwards.add()
-        warnIfHostName(host, advertise)
+        warnIfHostName(owner, advertise)
         log.debug("\(id) from \(connection.peer) forwarded to \(advertise) (\(upstream.id))")
         connect(upstream)
     }
 
     /// Warns once that `advertise` names a host, which lws resolves on the service thread.
-    func warnIfHostName(_ host: String, _ advertise: String) {
-        guard inet_addr(host) == INADDR_NONE, !forwarding.warnedHostName else { return }
+    func warnIfHostName(_ owner: NodeAddress, _ advertise: String) {
+        guard inet_addr(owner.host) == INADDR_NONE, !forwarding.warnedHostName else { return }
         forwarding.warnedHostName = true
         log.warning(
             "forwarding to \(advertise): a host name is resolved on the service thread, which waits for it; "
@@ -138,7 +126,7 @@ final class Relay: TransportPart {
             return
         }
         var connect = ClientConnect.toNode(
-            upstream.host, port: upstream.port, path: "/ws", tls: config.tlsCertificate != nil)
+            upstream.owner, path: "/ws", tls: config.tlsCertificate != nil)
         // The Origin goes in CLIENT_APPEND_HANDSHAKE_HEADER: lws would prefix an `origin` with http://.
         connect.retryPolicy = UnsafeRawPointer(forwarding.retry)
         // The id, not a pointer: callbacks find the upstream in `upstreams` (WSIID).
@@ -186,7 +174,7 @@ final class Relay: TransportPart {
             // No permessage-deflate between nodes: zlib would read the write buffer after lws_write.
             return 1
         case LWS_CALLBACK_CLIENT_ESTABLISHED:
-            forwarding.untrustedOwners.remove("\(upstream.host):\(upstream.port)")
+            forwarding.untrustedOwners.remove(upstream.owner)
             guard clients.connections[upstream.connection] != nil else { return -1 }
             return carryOut(upstream.handle(.established), upstream)
         case LWS_CALLBACK_CLIENT_RECEIVE:
@@ -202,9 +190,9 @@ final class Relay: TransportPart {
             return 0
         case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
             log.debug(
-                "\(upstream.id) to \(upstream.host):\(upstream.port) failed: \(LWS.errorText(input, length))")
+                "\(upstream.id) to \(upstream.owner) failed: \(LWS.errorText(input, length))")
             if let problem = shuffleboard_tls_verify_error(wsi) {
-                untrusted(owner: "\(upstream.host):\(upstream.port)", String(cString: problem))
+                untrusted(owner: upstream.owner, String(cString: problem))
             }
             carryOut(upstream.handle(.failed), upstream)
             return 0
@@ -219,7 +207,7 @@ final class Relay: TransportPart {
     /// The owner's TLS certificate did not verify: nothing was sent to it (the cluster key goes in
     /// the WebSocket handshake, after TLS). The upstream or node link fails like any unreachable
     /// owner's: the hub tries again while the owner holds the lease, then closes the client with 1013.
-    func untrusted(owner: String, _ problem: String) {
+    func untrusted(owner: NodeAddress, _ problem: String) {
         guard forwarding.untrustedOwners.insert(owner).inserted else { return }
         log.warning(
             "not forwarding to the board owner at \(owner): its TLS certificate does not verify (\(problem)) against "
@@ -346,7 +334,7 @@ final class Relay: TransportPart {
             let before = upstream.phase
             let action = upstream.handle(.tick(now))
             if before == .connecting, upstream.phase == .timedOut {
-                log.debug("\(upstream.id) to \(upstream.host):\(upstream.port): no handshake in time")
+                log.debug("\(upstream.id) to \(upstream.owner): no handshake in time")
             }
             carryOut(action, upstream)
         }

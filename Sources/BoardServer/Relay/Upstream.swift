@@ -19,8 +19,7 @@ final class Upstream {
     /// The client connection it relays.
     let connection: ConnectionID
     /// The owner's address and port (from `advertise`).
-    let host: String
-    let port: Int
+    let owner: NodeAddress
     /// By when the WebSocket handshake must be done (the connect timeout).
     let deadline: Instant
     /// The most bytes held (see above).
@@ -162,13 +161,12 @@ final class Upstream {
 
     /// An upstream that will send `hubMessages` (the `hello` and what followed it), then what comes.
     init(
-        id: UpstreamID, connection: ConnectionID, host: String, port: Int, deadline: Instant, limit: Int,
+        id: UpstreamID, connection: ConnectionID, owner: NodeAddress, deadline: Instant, limit: Int,
         headroom: Int, hubMessages: [[UInt8]]
     ) {
         self.id = id
         self.connection = connection
-        self.host = host
-        self.port = port
+        self.owner = owner
         self.deadline = deadline
         self.limit = limit
         self.headroom = headroom
