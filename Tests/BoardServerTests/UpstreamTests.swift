@@ -104,6 +104,16 @@ import Testing
         }
         #expect(Relay.hex([0, 1, 0xAB, 0xFF]) == "0001abff")
     }
+
+    /// The relay's ids name themselves as the log lines always have (and tests and operators grep).
+    @Test func relayIDsAndOwnersNameThemselvesInLogs() {
+        #expect("\(UpstreamID(7))" == "upstream 7")
+        #expect("\(LinkID(7))" == "node link 7")
+        #expect("\(ForwardID(7))" == "forward 7")
+        #expect(ForwardID(2) < ForwardID(10))
+        #expect("\(NodeAddress(advertise: "[::1]:9")!)" == "::1:9")
+        #expect("\(NodeAddress(advertise: "10.0.0.2:8080")!)" == "10.0.0.2:8080")
+    }
 }
 
 /// The upstream's lifecycle, event by event: one phase, transitions in `handle`, the end read from the phase.
