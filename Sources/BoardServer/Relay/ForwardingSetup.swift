@@ -67,3 +67,34 @@ extension ClientConnect {
         return connect
     }
 }
+
+/// The buffer an upstream or a node link writes from: each message copied after `headroom`
+/// writable bytes (`LWS_PRE`: lws masks the frame in place), kept and grown to the largest
+/// message written since it was last released. One per connection; nothing is allocated per
+/// message once it holds the largest.
+struct WriteBuffer: ~Copyable {
+    private var storage: UnsafeMutableRawBufferPointer?
+    private let headroom: Int
+
+    init(headroom: Int) { self.headroom = headroom }
+
+    deinit { storage?.deallocate() }
+
+    /// `message`, copied after the headroom; valid until the next call or `release`.
+    mutating func place(_ message: [UInt8]) -> UnsafeMutableRawBufferPointer {
+        let needed = headroom + message.count
+        if (storage?.count ?? 0) < needed {
+            release()
+            storage = .allocate(byteCount: needed, alignment: 16)
+        }
+        let bytes = UnsafeMutableRawBufferPointer(rebasing: storage![headroom..<needed])
+        message.withUnsafeBytes { bytes.copyMemory(from: $0) }
+        return bytes
+    }
+
+    /// Gives the memory back (nothing waits to be written).
+    mutating func release() {
+        storage?.deallocate()
+        storage = nil
+    }
+}

@@ -22,31 +22,21 @@ final class LinkConnection {
     /// How the connection ended, once known (`shuffleboard_forward_ends_total` of its clients):
     /// a handshake past its deadline (timeout) or a connection error (failed); otherwise closed.
     var endHow: ForwardEndLabel?
-    private var buffer: UnsafeMutableRawBufferPointer?
-    private let headroom: Int
+    private var buffer: WriteBuffer
 
     init(id: LinkID, key: String, owner: NodeAddress, link: NodeLink, headroom: Int) {
         self.id = id
         self.key = key
         self.owner = owner
         self.link = link
-        self.headroom = headroom
+        buffer = WriteBuffer(headroom: headroom)
     }
-
-    deinit { buffer?.deallocate() }
 
     /// The next frame to write, copied after `headroom` writable bytes (lws masks it in place);
     /// nil when none waits. Valid until the next call.
     func nextWrite() -> UnsafeMutableRawBufferPointer? {
         guard let frame = link.nextWrite() else { return nil }
-        let needed = headroom + frame.count
-        if (buffer?.count ?? 0) < needed {
-            buffer?.deallocate()
-            buffer = .allocate(byteCount: needed, alignment: 16)
-        }
-        let bytes = UnsafeMutableRawBufferPointer(rebasing: buffer![headroom..<needed])
-        frame.withUnsafeBytes { bytes.copyMemory(from: $0) }
-        return bytes
+        return buffer.place(frame)
     }
 }
 

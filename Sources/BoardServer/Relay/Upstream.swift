@@ -153,8 +153,7 @@ final class Upstream {
     private var unanswered: [[UInt8]] = []
     private var unansweredBytes = 0
     private var lastWrite = 0
-    private var buffer: UnsafeMutableRawBufferPointer?
-    private let headroom: Int
+    private var buffer: WriteBuffer
 
     /// The owner's message being reassembled from fragments.
     var rx: [UInt8] = []
@@ -169,12 +168,10 @@ final class Upstream {
         self.owner = owner
         self.deadline = deadline
         self.limit = limit
-        self.headroom = headroom
+        buffer = WriteBuffer(headroom: headroom)
         fromHub = hubMessages.count
         for message in hubMessages { append(message) }
     }
-
-    deinit { buffer?.deallocate() }
 
     /// Every byte held for the owner (see the type's comment).
     var heldBytes: Int { queuedBytes + unansweredBytes + lastWrite }
@@ -214,17 +211,11 @@ final class Upstream {
     /// nil when nothing is queued. Valid until the next call.
     func nextWrite() -> UnsafeMutableRawBufferPointer? {
         guard let message = queue.popFirst() else {
-            releaseBuffer()
+            buffer.release()
             return nil
         }
         queuedBytes -= message.count
-        let needed = headroom + message.count
-        if (buffer?.count ?? 0) < needed {
-            releaseBuffer()
-            buffer = .allocate(byteCount: needed, alignment: 16)
-        }
-        let bytes = UnsafeMutableRawBufferPointer(rebasing: buffer![headroom..<needed])
-        message.withUnsafeBytes { bytes.copyMemory(from: $0) }
+        let bytes = buffer.place(message)
         lastWrite = message.count
         if !answered {
             unanswered.append(message)
@@ -239,7 +230,7 @@ final class Upstream {
     /// else waits; `wentOut` (`lws_partial_buffered` is 0) says lws holds none of it either.
     func wrote(wentOut: Bool) {
         if wentOut { lastWrite = 0 }
-        if queue.isEmpty { releaseBuffer() }
+        if queue.isEmpty { buffer.release() }
     }
 
     /// A complete message came from the owner: what was written before it need not be kept.
@@ -269,12 +260,7 @@ final class Upstream {
         unanswered = []
         unansweredBytes = 0
         rx = []
-        releaseBuffer()
-    }
-
-    private func releaseBuffer() {
-        buffer?.deallocate()
-        buffer = nil
+        buffer.release()
     }
 }
 
