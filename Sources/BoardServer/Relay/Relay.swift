@@ -37,8 +37,9 @@ internal import LWSSupport
 /// come from that address (per-address limits and log lines see the real client) only when it
 /// also carries this node's cluster key, compared in constant time; otherwise the header is
 /// ignored (logged within the budget) and the socket's address is used.
-/// Confined to the service thread. It owns the upstreams and the cluster key; the client
-/// connections are the WebSocket part's (`clients`), and the hub hears of ends through its port.
+/// Confined to the service thread. It owns the upstreams and node links (the cluster keys are
+/// the `ClusterKeyRing`'s); the client connections are the WebSocket part's (`clients`), and the
+/// hub hears of ends through its port.
 final class Relay: TransportPart {
     /// The upstreams to boards' owners, by their own id (tagged in their wsi, see `WSIID`).
     private(set) var upstreams: [UpstreamID: Upstream] = [:]

@@ -46,7 +46,7 @@ final class Service {
     let clusterKeys: ClusterKeyRing
     /// The WebSocket part: connections, framing, feeds, the pacer, the echo endpoint (WebSocket/).
     private(set) var webSockets: WebSockets!
-    /// The relay part: upstreams to boards' owners and the cluster key (Relay/).
+    /// The relay part: upstreams and node links to boards' owners (Relay/).
     private(set) var relay: Relay!
     /// REST requests relayed to boards' owners (Relay/HTTPForwards.swift).
     private(set) var httpForwards: HTTPForwards!
