@@ -37,18 +37,36 @@ final class WebSockets: TransportPart {
     private var churnSinceTick = 0
     /// Other nodes' links and the sessions of their clients (WebSocket/NodeLinks.swift).
     let nodeLinks = NodeLinks()
+    /// Pings and hang-ups (Keepalive.swift).
+    private var keepalive: Keepalive
 
     init(_ shared: Shared, port: any WebSocketsPort, addresses: ClientAddresses) {
         self.port = port
         self.addresses = addresses
         saturation = Saturation(threshold: shared.config.hoverPacingBusy)
         pacingInterval = Clock.Reading.Span(shared.config.hoverPacing)
+        keepalive = Keepalive(pingAfter: shared.config.pingAfter, hangUpAfter: shared.config.hangUpAfter)
         super.init(shared)
     }
 
-    /// On every tick: how busy the service thread was (hover pacing turns on and off with it).
-    func tick() {
+    /// On every tick: how busy the service thread was (hover pacing turns on and off with it);
+    /// once a second, the pings and hang-ups due.
+    func tick(now: Instant) {
         saturation.sample()
+        guard keepalive.sweepDue(now: now) else { return }
+        for connection in connections.values {
+            switch keepalive.step(connection.keepalive, now: now) {
+            case .none: continue
+            case .ping: connection.ping()
+            // Counted and logged when it closes: by the server, 1006 (`logClose`).
+            case .hangUp: connection.hangUp()
+            }
+        }
+    }
+
+    /// A pong: the client is there (RFC 6455 5.5.3; asked for or not).
+    func ponged(_ connection: Connection) {
+        connection.keepalive.confirmed(at: Clock.now())
     }
 
     /// A connection opened or closed (for `trimHeapAfterChurn`).
@@ -97,7 +115,8 @@ final class WebSockets: TransportPart {
             case .board: config.maxPendingBytes
             }
         let connection = Connection(
-            id: id.rawValue, wsi: wsi, deflate: deflate, maxPendingBytes: bound, maxWriteBytes: config.maxWriteBytes)
+            id: id.rawValue, wsi: wsi, deflate: deflate, maxPendingBytes: bound, maxWriteBytes: config.maxWriteBytes,
+            now: Clock.now())
         connection.endpoint = endpoint
         connections[id] = connection
         LWS.limitUnsent(wsi, to: config.unsentBytes, log: log)
