@@ -103,7 +103,7 @@ final class Persister: Sendable {
         guard workers.count > 1 else { return worker.submit(task) }
         let board =
             switch task {
-            case .write(let job): job.write.board
+            case .write(let job): job.write.boardID
             case .release(let board): board
             }
         workers[min(max(store.writer(of: board), 0), workers.count - 1)].submit(task)
@@ -309,7 +309,7 @@ struct Batch {
     /// The boards written, in order of first appearance.
     var boards: [BoardID] {
         var seen = Set<BoardID>()
-        return writes.map(\.board).filter { seen.insert($0).inserted }
+        return writes.map(\.boardID).filter { seen.insert($0).inserted }
     }
 
     /// One batch per board, each in submission order. Writes to different boards never depend
@@ -317,7 +317,7 @@ struct Batch {
     func splitByBoard() -> [Batch] {
         let order = boards
         var parts: [BoardID: Batch] = [:]
-        for job in jobs { parts[job.write.board, default: Batch([])].append(job) }
+        for job in jobs { parts[job.write.boardID, default: Batch([])].append(job) }
         return order.compactMap { parts[$0] }
     }
 
@@ -338,16 +338,5 @@ struct Batch {
             parts.append("\(ops.count) op(s) (seq \(first.seq)…\(last.seq))")
         }
         return parts.isEmpty ? "nothing" : parts.joined(separator: ", ")
-    }
-}
-
-extension StoreWrite {
-    /// The board this write changes.
-    fileprivate var board: BoardID {
-        switch self {
-        case .create(let board): board.id
-        case .append(let id, _), .delete(let id): id
-        case .restore(let archive): archive.id
-        }
     }
 }

@@ -34,7 +34,7 @@ package final class Server: Sendable {
         self.config = config
         log = Logger(level: config.hub.logLevel, format: config.logFormat)
         service = Service(config: config, store: store, log: log)
-        keyInbox = service.relay.keyInbox
+        keyInbox = service.clusterKeys.inbox
         ticker = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
         // Resumed at once, with no schedule (so it never fires until `start` gives one): libdispatch
         // traps when a source that was never resumed is released, and a server that fails to
@@ -163,7 +163,7 @@ package final class Server: Sendable {
         service.context = context
         service.fileLimit = FileLimit(limit: fileLimit)
         service.inbox.attach(context)
-        service.relay.keyInbox.attach(context)
+        service.clusterKeys.inbox.attach(context)
         if config.hoverPacing > .zero {
             service.webSockets.pacer = Pacer(context: context, protocolName: "shuffleboard.v1")
             if service.webSockets.pacer == nil {
@@ -209,7 +209,7 @@ package final class Server: Sendable {
             keeper.releaseAll()
         }
         _ = service.inbox.detach()
-        _ = service.relay.keyInbox.detach()
+        _ = service.clusterKeys.inbox.detach()
         service.webSockets.connections.removeAll()
         // Upstreams still closing end here (their callbacks find no client, so the hub hears nothing).
         lws_context_destroy(context)

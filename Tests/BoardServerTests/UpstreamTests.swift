@@ -11,7 +11,7 @@ import Testing
 
     func upstream(limit: Int, hub: [[UInt8]] = []) -> Upstream {
         Upstream(
-            id: Upstream.ID(rawValue: 1), connection: ConnectionID(1), host: "127.0.0.1", port: 1,
+            id: UpstreamID(1), connection: ConnectionID(1), owner: NodeAddress(host: "127.0.0.1", port: 1),
             deadline: Instant(milliseconds: 0),
             limit: limit, headroom: 16, hubMessages: hub)
     }
@@ -92,11 +92,11 @@ import Testing
     }
 
     @Test func advertisedAddressesAndForwardedForValues() {
-        #expect(Relay.hostAndPort("10.0.0.2:8080")! == ("10.0.0.2", 8080))
-        #expect(Relay.hostAndPort("[::1]:9")! == ("::1", 9))
-        #expect(Relay.hostAndPort("node-b.internal:443")! == ("node-b.internal", 443))
+        #expect(NodeAddress(advertise: "10.0.0.2:8080") == NodeAddress(host: "10.0.0.2", port: 8080))
+        #expect(NodeAddress(advertise: "[::1]:9") == NodeAddress(host: "::1", port: 9))
+        #expect(NodeAddress(advertise: "node-b.internal:443") == NodeAddress(host: "node-b.internal", port: 443))
         for bad in ["10.0.0.2", "10.0.0.2:", ":80", "h:0", "h:65536", "h:x"] {
-            #expect(Relay.hostAndPort(bad) == nil)
+            #expect(NodeAddress(advertise: bad) == nil)
         }
         #expect(Relay.isAddress("203.0.113.7") && Relay.isAddress("2001:db8::1"))
         for bad in ["", "a b", "1.2.3.4\r\nx: y", "?", String(repeating: "1", count: 46)] {
@@ -104,13 +104,23 @@ import Testing
         }
         #expect(Relay.hex([0, 1, 0xAB, 0xFF]) == "0001abff")
     }
+
+    /// The relay's ids name themselves as the log lines always have (and tests and operators grep).
+    @Test func relayIDsAndOwnersNameThemselvesInLogs() {
+        #expect("\(UpstreamID(7))" == "upstream 7")
+        #expect("\(LinkID(7))" == "node link 7")
+        #expect("\(ForwardID(7))" == "forward 7")
+        #expect(ForwardID(2) < ForwardID(10))
+        #expect("\(NodeAddress(advertise: "[::1]:9")!)" == "::1:9")
+        #expect("\(NodeAddress(advertise: "10.0.0.2:8080")!)" == "10.0.0.2:8080")
+    }
 }
 
 /// The upstream's lifecycle, event by event: one phase, transitions in `handle`, the end read from the phase.
 @Suite struct UpstreamPhaseTests {
     func upstream(deadline: Int64 = 100, wsi: Bool = true) -> Upstream {
         let up = Upstream(
-            id: Upstream.ID(rawValue: 1), connection: ConnectionID(1), host: "127.0.0.1", port: 1,
+            id: UpstreamID(1), connection: ConnectionID(1), owner: NodeAddress(host: "127.0.0.1", port: 1),
             deadline: Instant(milliseconds: deadline),
             limit: 1000, headroom: 16, hubMessages: [[1, 2, 3]])
         // Any non-nil pointer: the phase machine only asks whether lws made a wsi, never touches it.

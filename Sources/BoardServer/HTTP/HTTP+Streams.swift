@@ -31,7 +31,7 @@ extension HTTP {
         if resume { lws_rx_flow_control(exchange.wsi, 1) }
         // A stream has no deadline: lws must not time it out either.
         lws_set_timeout(exchange.wsi, NO_PENDING_TIMEOUT, 0)
-        runtime.limitUnsent(exchange.wsi)
+        LWS.limitUnsent(exchange.wsi, to: config.unsentBytes, log: log)
         exchange.progressed = Clock.now().milliseconds
         flushing.insert(id)
         lws_callback_on_writable(exchange.wsi)
@@ -51,9 +51,8 @@ extension HTTP {
         for id in ids {
             guard let exchange = exchanges[id], exchange.isStreaming, !exchange.ending else { continue }
             if exchange.queuedBytes + bytes.count > config.maxPendingBytes {
-                runtime.handle(.transportCounted(.limit(.sendQueue)))
                 drop(
-                    exchange,
+                    exchange, over: .sendQueue,
                     "fell behind its event stream (\(exchange.queuedBytes) bytes unsent, over "
                         + "--max-pending-bytes \(config.maxPendingBytes))")
                 continue
@@ -61,9 +60,8 @@ extension HTTP {
             if config.maxHTTPAnswerBytes > 0 && answerTally.bytes + bytes.count > config.maxHTTPAnswerBytes
                 && (exchange.queuedBytes > 0 || bytes.count > config.maxWriteBytes)
             {
-                runtime.handle(.transportCounted(.limit(.httpAnswers)))
                 drop(
-                    exchange,
+                    exchange, over: .httpAnswers,
                     "is behind on its event stream while \(answerTally.bytes) bytes of answers are held for "
                         + "clients (--max-http-answer-bytes \(config.maxHTTPAnswerBytes))")
                 continue
@@ -104,7 +102,7 @@ extension HTTP {
         exchange.release(exchange.queuedBytes)
         exchange.queue = FIFO()
         exchange.queuedBytes = 0
-        runtime.handle(.streamEnded(exchange.id))
+        port.handle(.streamEnded(exchange.id))
     }
 
     /// The stream's headers, and its first events when they are queued already.
@@ -144,7 +142,7 @@ extension HTTP {
     func writeStreamPiece(_ exchange: HTTPExchange) -> Int32 {
         if exchange.queue.isEmpty { return exchange.ending ? -1 : 0 }
         let pre = shuffleboard_lws_pre()
-        let start = runtime.scratch.baseAddress!.advanced(by: pre).assumingMemoryBound(to: UInt8.self)
+        let start = scratch.baseAddress!.advanced(by: pre).assumingMemoryBound(to: UInt8.self)
         var length = 0
         // Several small events (an op each) go in one write, up to the write size.
         while let first = exchange.queue.first, length < config.maxWriteBytes {

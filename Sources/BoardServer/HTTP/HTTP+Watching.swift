@@ -19,9 +19,8 @@ extension HTTP {
             case .receiving:
                 drop(exchange, "did not send its request body within \(config.httpTimeout.seconds) s")
             case .sending:
-                runtime.handle(.transportCounted(.limit(.sendQueue)))
                 drop(
-                    exchange,
+                    exchange, over: .sendQueue,
                     "took only \(exchange.sent) of the \(exchange.body.count) bytes of its answer within "
                         + "\(config.httpTimeout.seconds) s")
             case .waiting, .answered, .written, .streamOpening, .streaming:
@@ -42,9 +41,8 @@ extension HTTP {
             return exchange.queuedBytes > 0 || lws_partial_buffered(exchange.wsi) != 0
         }
         for exchange in stalled.sorted(by: { $0.id.rawValue < $1.id.rawValue }) {
-            runtime.handle(.transportCounted(.limit(.sendQueue)))
             drop(
-                exchange,
+                exchange, over: .sendQueue,
                 "took nothing of its event stream for \(config.streamStall.seconds) s "
                     + "(\(exchange.queuedBytes) bytes queued)")
         }
@@ -92,6 +90,13 @@ extension HTTP {
         }
     }
 
+    /// Drops the exchange for a limit it went over (`--max-pending-bytes`, `--max-http-answer-bytes`):
+    /// the hub counts it, and the log says why.
+    func drop(_ exchange: HTTPExchange, over limit: LimitName, _ why: String) {
+        port.handle(.transportCounted(.limit(limit)))
+        drop(exchange, why)
+    }
+
     /// Closes the connection at once, without sending what lws still holds for it.
     /// `why` nil: an event stream's client left (not worth a warning).
     func drop(_ exchange: HTTPExchange, _ why: String?) {
@@ -109,7 +114,7 @@ extension HTTP {
     /// True when some connection's input sits in lws unparsed (lws then polls without waiting):
     /// perhaps this one's. Connections under rx flow control do not count.
     func lwsHoldsUnparsedInput() -> Bool {
-        lws_service_adjust_timeout(runtime.context, 1, 0) == 0
+        lws_service_adjust_timeout(context, 1, 0) == 0
     }
 
     /// True when the client has sent bytes (or closed its side) that lws has not parsed: in the

@@ -29,11 +29,7 @@ internal import LWSSupport
 /// - a connection that sends more while part of its answer is still waiting to be sent is
 ///   dropped, since lws cannot send the rest without spinning on the unread input (checked at
 ///   the write, on a re-delivered BODY_COMPLETION, and after every service pass meanwhile).
-final class HTTP {
-    let config: ServerConfig
-    let log: Logger
-    let clientLog: ClientLog
-    let meters: TransportMeters
+final class HTTP: TransportPart {
     /// The web client's files (`--web-root`, or the built-in page).
     let files: StaticFiles
     /// The exchanges under way, by their id (in their wsi's opaque user data, see `WSIID`).
@@ -48,16 +44,21 @@ final class HTTP {
     let answerTally = AnswerTally()
     /// When `watchFlushing` last checked the exchanges sending their answers in pieces (µs).
     var sendingWatched: UInt64 = 0
-    /// The runtime: the hub's events, ids, client addresses, the lws context, the write buffer.
-    unowned let runtime: Service
+    /// The hub's events and ids, and the process's state for `/readyz` and `/metrics` (Runtime/Ports.swift).
+    unowned let port: any HTTPPort
+    /// Clients' addresses behind a trusted proxy.
+    let addresses: ClientAddresses
+    /// The runtime's one write buffer (`Service.scratch`).
+    let scratch: UnsafeMutableRawBufferPointer
+    /// The lws context, once it is made (`lwsHoldsUnparsedInput`).
+    var context: OpaquePointer?
 
-    init(config: ServerConfig, log: Logger, clientLog: ClientLog, meters: TransportMeters, runtime: Service) {
-        self.config = config
-        self.log = log
-        self.clientLog = clientLog
-        self.meters = meters
-        self.runtime = runtime
-        files = StaticFiles(root: config.webRoot)
+    init(_ shared: Shared, port: any HTTPPort, addresses: ClientAddresses, scratch: UnsafeMutableRawBufferPointer) {
+        self.port = port
+        self.addresses = addresses
+        self.scratch = scratch
+        files = StaticFiles(root: shared.config.webRoot)
+        super.init(shared)
         for line in files.skipped { log.log(.warning, "web folder: not served: \(line)") }
     }
 
@@ -66,7 +67,7 @@ final class HTTP {
         guard let exchange = exchanges.removeValue(forKey: id) else { return }
         streamGone(exchange)
         // Gone before its answer: what the hub was reading for it is of no use now.
-        if exchange.isWaiting { runtime.handle(.abandoned(id)) }
+        if exchange.isWaiting { port.handle(.abandoned(id)) }
     }
 
     /// The exchange `id`, while it is under way.
@@ -77,7 +78,7 @@ final class HTTP {
     /// DROP_PROTOCOL).
     func httpRequest(_ wsi: OpaquePointer, previous: UInt64) -> Int32 {
         if previous != 0 { exchanges[ExchangeID(previous)] = nil }
-        let id = ExchangeID(runtime.makeID())
+        let id = ExchangeID(port.makeID())
         WSIID.set(wsi, id.rawValue)
         var uriPointer: UnsafeMutablePointer<CChar>?
         var uriLength: Int32 = 0
@@ -97,15 +98,15 @@ final class HTTP {
             }
         let socketPeer = LWS.peer(of: wsi)
         // A REST op another node of the cluster relayed (Relay/HTTPForwards.swift) is its client's.
-        let relayedFor = runtime.relay.forwardedHTTPAddress(wsi, socketPeer: socketPeer)
+        let relayedFor = keys.forwardedHTTPAddress(wsi, socketPeer: socketPeer)
         var request = HTTPRequest(
             method: method, path: path, query: LWS.query(wsi),
             authorization: LWS.header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION),
             contentType: LWS.header(wsi, WSI_TOKEN_HTTP_CONTENT_TYPE), origin: LWS.header(wsi, WSI_TOKEN_ORIGIN),
-            peer: relayedFor ?? runtime.proxiedAddress(wsi, socketPeer: socketPeer) ?? socketPeer,
+            peer: relayedFor ?? addresses.proxied(wsi, socketPeer: socketPeer) ?? socketPeer,
             lastEventID: Relay.customHeader(wsi, "last-event-id:"))
         request.forwarded = relayedFor != nil
-        if relayedFor == nil { request.proxy = runtime.proxyHeaders?.read(wsi) }
+        if relayedFor == nil { request.proxy = addresses.proxy(wsi) }
         var framing = HTTPFraming(
             method: method, contentLength: LWS.header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH),
             transferEncoding: LWS.header(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING), maxBodyBytes: maxBodyBytes(path),
@@ -196,7 +197,7 @@ final class HTTP {
         } else if Hub.routes(request.path) {
             // The hub hears when a stream's exchange ends, whether or not the stream opened.
             exchange.isStreamRequest = request.method == .get && request.path.hasSuffix("/events")
-            runtime.handle(.request(id, request))
+            port.handle(.request(id, request))
         } else if request.method != .get {
             respond(id, .methodNotAllowed("GET"))
         } else {
@@ -230,7 +231,7 @@ final class HTTP {
         guard let exchange = exchanges[id], exchange.isWaiting else { return }
         var response = response
         if bounded && exchange.request.method == .get && response.body.count > config.maxPendingBytes {
-            runtime.handle(.transportCounted(.limit(.sendQueue)))
+            port.handle(.transportCounted(.limit(.sendQueue)))
             clientLog.warning(
                 "HTTP client \(exchange.request.peer): the answer to \(exchange.request.path) is "
                     + "\(response.body.count) bytes, over the send limit of \(config.maxPendingBytes); answering 503")
@@ -242,7 +243,7 @@ final class HTTP {
             && answerTally.bytes + size > config.maxHTTPAnswerBytes
         {
             // Memory for answers is spent: the client may ask again in a moment.
-            runtime.handle(.transportCounted(.limit(.httpAnswers)))
+            port.handle(.transportCounted(.limit(.httpAnswers)))
             clientLog.warning(
                 "HTTP client \(exchange.request.peer): \(answerTally.bytes) bytes of answers are held for clients, "
                     + "the answer to \(exchange.request.path) would take them over \(config.maxHTTPAnswerBytes); answering 503"
@@ -325,7 +326,7 @@ final class HTTP {
             // only the backstop.
             let left = max(1, (exchange.deadline.milliseconds - Clock.now().milliseconds + 999) / 1000)
             lws_set_timeout(exchange.wsi, PENDING_TIMEOUT_HTTP_CONTENT, Int32(left + 2))
-            runtime.limitUnsent(exchange.wsi)
+            LWS.limitUnsent(exchange.wsi, to: config.unsentBytes, log: log)
             lws_callback_on_writable(exchange.wsi)
             return 0
         }
@@ -343,7 +344,7 @@ final class HTTP {
         let pre = shuffleboard_lws_pre()
         let length = min(config.maxWriteBytes, exchange.body.count - exchange.sent)
         let last = exchange.sent + length == exchange.body.count
-        let start = runtime.scratch.baseAddress!.advanced(by: pre).assumingMemoryBound(to: UInt8.self)
+        let start = scratch.baseAddress!.advanced(by: pre).assumingMemoryBound(to: UInt8.self)
         exchange.body.withUnsafeBufferPointer { body in
             start.update(from: body.baseAddress! + exchange.sent, count: length)
         }

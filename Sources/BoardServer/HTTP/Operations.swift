@@ -14,19 +14,9 @@ extension HTTP {
         return request.path == "/metrics" ? metrics(request) : readiness()
     }
 
-    /// Why the server is not ready (empty when it is): shutting down, the store failing, or (in a
-    /// cluster) no lease renewal for a lease.
-    var unreadiness: [String] {
-        var reasons: [String] = []
-        if runtime.hub.isStopping { reasons.append("shutting_down") }
-        if runtime.persister.stats().failing { reasons.append("store_failing") }
-        if runtime.leaseKeeper?.lapsed == true { reasons.append("leases_lapsed") }
-        return reasons
-    }
-
     /// 200 `{"status":"ready"}`, or 503 `{"status":"not_ready","reasons":[…]}`.
     private func readiness() -> HTTPResponse {
-        let reasons = unreadiness
+        let reasons = port.unreadiness
         return .json(reasons.isEmpty ? 200 : 503) { w in
             w.beginObject()
             w.write("status", reasons.isEmpty ? "ready" : "not_ready")
@@ -43,24 +33,13 @@ extension HTTP {
             let header = request.authorization ?? ""
             let bearer = header.count > 7 && header.lowercased().hasPrefix("bearer ")
             guard bearer, token.matches(String(header.dropFirst(7)).trimmingWhitespace().utf8) else {
-                runtime.handle(.transportCounted(.authFailure(AuthFailure(.metrics, bearer ? .forged : .missing))))
+                port.handle(.transportCounted(.authFailure(AuthFailure(.metrics, bearer ? .forged : .missing))))
                 if bearer { clientLog.warning("GET /metrics from \(request.peer): wrong bearer token") }
                 var response = HTTPResponse.error(401, "unauthorized", "/metrics needs Authorization: Bearer TOKEN")
                 response.headers.append(HTTPResponse.Header("www-authenticate:", "Bearer"))
                 return response
             }
         }
-        let hub = runtime.hub
-        hub.collectMetrics()
-        meters.collect(
-            connections: runtime.webSockets.connections.values,
-            upstreams: runtime.relay.upstreams.count + runtime.relay.links.count,
-            store: runtime.persister.stats(),
-            ready: unreadiness.isEmpty, saturation: runtime.webSockets.saturation,
-            nodeLinks: (
-                runtime.webSockets.nodeLinks.peers.count, runtime.webSockets.nodeLinks.linkOf.count,
-                runtime.webSockets.nodeLinks.linksByNode
-            ))
-        return HTTPResponse(status: 200, contentType: Metrics.contentType, body: Array(hub.metrics.render().utf8))
+        return HTTPResponse(status: 200, contentType: Metrics.contentType, body: Array(port.metricsText().utf8))
     }
 }

@@ -1,5 +1,4 @@
 internal import BoardAuth
-internal import BoardCore
 internal import BoardHub
 internal import BoardStore
 internal import CLibWebSockets
@@ -9,6 +8,8 @@ internal import LWSSupport
 /// The owner's side of the relay: the headers a forwarding node sends, the cluster key they are
 /// checked against, and which address a forwarded connection counts as (see `Relay`).
 extension Relay {
+    /// The header a node link names its node in.
+    static let nodeHeader = "x-shuffleboard-node:"
     /// The longest `Origin` a connection keeps for its upstream's handshake.
     static let maximumOriginBytes = 512
     /// The header naming the client a forwarded connection is for (with the colon lws wants).
@@ -47,56 +48,6 @@ extension Relay {
         }
     }
 
-    /// Whether `key` (a header's value) is one of this node's cluster keys. Each is compared in
-    /// constant time, and all of them every time: how long it takes says nothing of which matched.
-    func acceptsClusterKey(_ key: String) -> Bool {
-        var found = false
-        for token in acceptedKeys where token.matches(key.utf8) { found = true }
-        return found
-    }
-
-    // MARK: The owner's side
-
-    /// The client address a trusted node forwarded this connection for, or nil: no such header,
-    /// or no valid cluster key with it (then the socket's address counts, and the log says so).
-    func forwardedAddress(_ wsi: OpaquePointer, socketPeer: String, id: ConnectionID) -> String? {
-        guard let address = Self.customHeader(wsi, Self.forwardedForHeader) else { return nil }
-        guard let key = Self.customHeader(wsi, Self.clusterKeyHeader), acceptsClusterKey(key) else {
-            clientLog.warning(
-                "\(id) from \(socketPeer) names a forwarded-for address without a valid cluster key; "
-                    + "using the socket's address")
-            return nil
-        }
-        guard Self.isAddress(address) else {
-            clientLog.warning("\(id) from \(socketPeer) names a forwarded-for value that is not an address; ignored")
-            return nil
-        }
-        return address
-    }
-
-    /// The header a node link names its node in.
-    static let nodeHeader = "x-shuffleboard-node:"
-
-    /// The node a link's upgrade names (`nodeHeader`): letters, digits, `.`, `_`, `-`, at most
-    /// 128 bytes; nil when it names none or anything else.
-    func linkNodeName(_ wsi: OpaquePointer) -> String? {
-        guard let name = Self.customHeader(wsi, Self.nodeHeader), (1...128).contains(name.utf8.count),
-            name.utf8.allSatisfy({ c in
-                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(c)
-                    || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(c)
-                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(c) || c == UInt8(ascii: ".")
-                    || c == UInt8(ascii: "_") || c == UInt8(ascii: "-")
-            })
-        else { return nil }
-        return name
-    }
-
-    /// Whether the upgrade carries this node's cluster key (compared in constant time).
-    func presentsClusterKey(_ wsi: OpaquePointer) -> Bool {
-        guard let key = Self.customHeader(wsi, Self.clusterKeyHeader) else { return false }
-        return acceptsClusterKey(key)
-    }
-
     /// A header lws does not know, by its lower-case name with the colon; "" when it is longer
     /// than `maximumHeaderValue` or holds a control byte, nil when the request has none.
     static func customHeader(_ wsi: OpaquePointer, _ name: String) -> String? {
@@ -127,6 +78,104 @@ extension Relay {
                     return false
                 }
             }
+    }
+}
+
+/// The cluster keys of this node: the one it presents (to the owners it forwards to) and every
+/// one it accepts (from the nodes that forward to it, and on their node links), and which address
+/// a forwarded connection or REST request counts as. Shared by the parts that read or send them
+/// (WebSockets, HTTP, Relay, HTTPForwards); confined to the service thread but for `inbox`.
+final class ClusterKeyRing {
+    /// The cluster key this node presents, as the `x-shuffleboard-cluster-key` header carries it
+    /// (hex), and as a token to compare a received one with in constant time; nil when not
+    /// clustered.
+    private(set) var presented: (hex: String, token: StaticToken)?
+    /// Every key a node may present to this one: `presented`'s, and during a rotation the other
+    /// keys of `--cluster-key` (`ClusterKeys`).
+    private var accepted: [StaticToken]
+    /// New keys from another thread (`Server.useClusterKeys`, on SIGHUP), taken when the service
+    /// thread drains its inbox.
+    let inbox = Inbox<[String]>()
+    private let log: Logger
+    private let clientLog: ClientLog
+
+    init(_ keys: [String], log: Logger, clientLog: ClientLog) {
+        presented = keys.first.map { ($0, StaticToken(Array($0.utf8))) }
+        accepted = keys.map { StaticToken(Array($0.utf8)) }
+        self.log = log
+        self.clientLog = clientLog
+    }
+
+    /// From now on presents the first of `keys` and accepts every one (`--cluster-key` re-read):
+    /// connections made before keep going; new ones, and their owners, see the new keys.
+    func use(_ keys: [String]) {
+        guard let first = keys.first, presented != nil else { return }
+        presented = (first, StaticToken(Array(first.utf8)))
+        accepted = keys.map { StaticToken(Array($0.utf8)) }
+        log.info("cluster keys: \(keys.count) in use, the first presented")
+    }
+
+    /// Whether this node may forward (it has the cluster key), and so keeps clients' origins.
+    var forwards: Bool { presented != nil }
+
+    /// Whether `key` (a header's value) is one of this node's cluster keys. Each is compared in
+    /// constant time, and all of them every time: how long it takes says nothing of which matched.
+    func acceptsClusterKey(_ key: String) -> Bool {
+        var found = false
+        for token in accepted where token.matches(key.utf8) { found = true }
+        return found
+    }
+
+    /// The client address a trusted node forwarded this connection for, or nil: no such header,
+    /// or no valid cluster key with it (then the socket's address counts, and the log says so).
+    func forwardedAddress(_ wsi: OpaquePointer, socketPeer: String, id: ConnectionID) -> String? {
+        guard let address = Relay.customHeader(wsi, Relay.forwardedForHeader) else { return nil }
+        guard let key = Relay.customHeader(wsi, Relay.clusterKeyHeader), acceptsClusterKey(key) else {
+            clientLog.warning(
+                "\(id) from \(socketPeer) names a forwarded-for address without a valid cluster key; "
+                    + "using the socket's address")
+            return nil
+        }
+        guard Relay.isAddress(address) else {
+            clientLog.warning("\(id) from \(socketPeer) names a forwarded-for value that is not an address; ignored")
+            return nil
+        }
+        return address
+    }
+
+    /// The node a link's upgrade names (`nodeHeader`): letters, digits, `.`, `_`, `-`, at most
+    /// 128 bytes; nil when it names none or anything else.
+    func linkNodeName(_ wsi: OpaquePointer) -> String? {
+        guard let name = Relay.customHeader(wsi, Relay.nodeHeader), (1...128).contains(name.utf8.count),
+            name.utf8.allSatisfy({ c in
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(c)
+                    || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(c)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(c) || c == UInt8(ascii: ".")
+                    || c == UInt8(ascii: "_") || c == UInt8(ascii: "-")
+            })
+        else { return nil }
+        return name
+    }
+
+    /// Whether the upgrade carries this node's cluster key (compared in constant time).
+    func presentsClusterKey(_ wsi: OpaquePointer) -> Bool {
+        guard let key = Relay.customHeader(wsi, Relay.clusterKeyHeader) else { return false }
+        return acceptsClusterKey(key)
+    }
+
+    /// The client address a node of the cluster relayed this HTTP request for (`HTTPForwards`),
+    /// or nil: no such header, or no valid cluster key with it (then the socket's address counts).
+    func forwardedHTTPAddress(_ wsi: OpaquePointer, socketPeer: String) -> String? {
+        guard let address = Relay.customHeader(wsi, Relay.forwardedForHeader) else { return nil }
+        guard let key = Relay.customHeader(wsi, Relay.clusterKeyHeader), acceptsClusterKey(key),
+            Relay.isAddress(address)
+        else {
+            clientLog.warning(
+                "an HTTP request from \(socketPeer) names a forwarded-for address without a valid cluster key; "
+                    + "using the socket's address")
+            return nil
+        }
+        return address
     }
 }
 

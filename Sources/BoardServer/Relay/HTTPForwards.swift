@@ -24,22 +24,12 @@ internal import LWSSupport
 ///
 /// Confined to the service thread. The hub bounds how many wait (`ClusterSettings.maxHTTPForwards`);
 /// so does this table, in case the hub gave up on some that lws has not ended yet.
-final class HTTPForwards {
-    /// A relayed request, as the transport numbers it (`forward N` in logs; in its wsi's opaque
-    /// user data with `WSIID.httpForwardTag` set).
-    struct ID: Hashable, Comparable, CustomStringConvertible {
-        /// The number (from `Service.makeID`, so never with a tag bit set).
-        let rawValue: UInt64
-        var description: String { "\(rawValue)" }
-        static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
-    }
-
+final class HTTPForwards: TransportPart {
     /// One relayed request.
     final class Forward {
-        let id: ID
+        let id: ForwardID
         let exchange: ExchangeID
-        let host: String
-        let port: Int
+        let owner: NodeAddress
         let request: HTTPRequest
         let deadline: Instant
         var wsi: OpaquePointer?
@@ -49,11 +39,10 @@ final class HTTPForwards {
         var contentType: String?
         var body: [UInt8] = []
 
-        init(id: ID, exchange: ExchangeID, host: String, port: Int, request: HTTPRequest, deadline: Instant) {
+        init(id: ForwardID, exchange: ExchangeID, owner: NodeAddress, request: HTTPRequest, deadline: Instant) {
             self.id = id
             self.exchange = exchange
-            self.host = host
-            self.port = port
+            self.owner = owner
             self.request = request
             self.deadline = deadline
             out = [UInt8](repeating: 0, count: Int(shuffleboard_lws_pre())) + request.body
@@ -63,35 +52,35 @@ final class HTTPForwards {
     /// The most relayed requests lws may hold at once (twice the hub's bound: the hub forgets a
     /// request at its deadline, lws a moment later).
     private let limit: Int
-    private(set) var forwards: [ID: Forward] = [:]
-    private let config: ServerConfig
-    private let log: Logger
-    private unowned let runtime: Service
+    private(set) var forwards: [ForwardID: Forward] = [:]
+    /// The hub's events and ids.
+    private unowned let hub: any HubPort
+    /// The lws context requests are made on (set once it is made).
+    var context: OpaquePointer?
 
-    init(config: ServerConfig, maxForwards: Int, log: Logger, runtime: Service) {
-        self.config = config
-        self.log = log
-        self.runtime = runtime
+    init(_ shared: Shared, maxForwards: Int, hub: any HubPort) {
+        self.hub = hub
         limit = 2 * max(1, maxForwards)
+        super.init(shared)
     }
 
     /// `Action.forwardHTTP`: relays the request to the owner at `advertise`.
     func start(_ exchange: ExchangeID, to advertise: String, _ request: HTTPRequest) {
-        guard let (host, port) = Relay.hostAndPort(advertise), let context = runtime.context,
-            forwards.count < limit, inet_addr(host) != INADDR_NONE || host.contains(":")
+        guard let owner = NodeAddress(advertise: advertise), let context,
+            forwards.count < limit, inet_addr(owner.host) != INADDR_NONE || owner.host.contains(":")
         else {
             // A name would be resolved here, on the service thread: the owner counts as unreachable.
             log.warning("not relaying \(exchange) to \"\(advertise)\": no IP address and port, or too many waiting")
-            return runtime.handle(.forwardedAnswer(exchange, nil))
+            return hub.handle(.forwardedAnswer(exchange, nil))
         }
         let forward = Forward(
-            id: ID(rawValue: runtime.makeID()), exchange: exchange, host: host, port: port, request: request,
+            id: ForwardID(hub.makeID()), exchange: exchange, owner: owner, request: request,
             deadline: Clock.now() + Instant.Span(config.forwardTimeout))
         // The subprotocol binds an HTTP client's wsi to the local protocol of that name too;
         // unbound, lws 4.1.6 swallows the answer's body instead of handing it to
         // RECEIVE_CLIENT_HTTP_READ.
         var connect = ClientConnect.toNode(
-            host, port: port, path: Self.pathAndQuery(request), tls: config.tlsCertificate != nil)
+            owner, path: Self.pathAndQuery(request), tls: config.tlsCertificate != nil)
         connect.method = "POST"
         connect.alpn = "http/1.1"
         connect.opaqueUserData = WSIID.opaque(forward.id.rawValue | WSIID.httpForwardTag)
@@ -100,7 +89,7 @@ final class HTTPForwards {
             return finish(forward, nil)
         }
         forward.wsi = wsi
-        log.debug("\(exchange) from \(request.peer): relayed to \(advertise) (forward \(forward.id))")
+        log.debug("\(exchange) from \(request.peer): relayed to \(advertise) (\(forward.id))")
     }
 
     /// The request's path (percent-encoded again) and its query.
@@ -120,14 +109,14 @@ final class HTTPForwards {
     private func finish(_ forward: Forward, _ response: HTTPResponse?) {
         guard forwards.removeValue(forKey: forward.id) != nil else { return }
         if let wsi = forward.wsi { lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC) }
-        runtime.handle(.forwardedAnswer(forward.exchange, response))
+        hub.handle(.forwardedAnswer(forward.exchange, response))
     }
 
     /// On every tick: a forward past its deadline ends without an answer.
     func tick(now: Instant) {
         for forward in forwards.values.sorted(by: { $0.id < $1.id }) where now >= forward.deadline {
             log.debug(
-                "forward \(forward.id) of \(forward.exchange) to \(forward.host):\(forward.port): no answer in time")
+                "\(forward.id) of \(forward.exchange) to \(forward.owner): no answer in time")
             finish(forward, nil)
         }
     }
@@ -137,7 +126,7 @@ final class HTTPForwards {
 
     /// The callbacks of forward `id`'s wsi; nil for reasons left to lws's defaults.
     func callback(
-        _ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ id: ID, _ input: UnsafeMutableRawPointer?,
+        _ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ id: ForwardID, _ input: UnsafeMutableRawPointer?,
         _ length: Int
     ) -> Int32? {
         guard let forward = forwards[id] else {
@@ -182,7 +171,7 @@ final class HTTPForwards {
         case LWS_CALLBACK_RECEIVE_CLIENT_HTTP_READ:
             guard forward.body.count + length <= config.maxPendingBytes else {
                 log.warning(
-                    "forward \(forward.id) of \(forward.exchange): the owner's answer is over --max-pending-bytes "
+                    "\(forward.id) of \(forward.exchange): the owner's answer is over --max-pending-bytes "
                         + "(\(config.maxPendingBytes)); dropped")
                 finish(forward, nil)
                 return -1
@@ -197,10 +186,10 @@ final class HTTPForwards {
         case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
             if let problem = shuffleboard_tls_verify_error(wsi) {
                 log.warning(
-                    "not relaying to the board owner at \(forward.host):\(forward.port): its TLS certificate does "
+                    "not relaying to the board owner at \(forward.owner): its TLS certificate does "
                         + "not verify (\(String(cString: problem)))")
             }
-            log.debug("forward \(forward.id) to \(forward.host):\(forward.port) failed")
+            log.debug("\(forward.id) to \(forward.owner) failed")
             forward.wsi = nil
             finish(forward, nil)
             return 0
@@ -241,24 +230,7 @@ final class HTTPForwards {
             add("content-length:", String(request.body.count)),
             add(Relay.forwardedForHeader, request.peer)
         else { return false }
-        if let clusterKey = runtime.relay.clusterKey, !add(Relay.clusterKeyHeader, clusterKey.hex) { return false }
+        if let clusterKey = keys.presented, !add(Relay.clusterKeyHeader, clusterKey.hex) { return false }
         return true
-    }
-}
-
-extension Relay {
-    /// The client address a node of the cluster relayed this HTTP request for (`HTTPForwards`),
-    /// or nil: no such header, or no valid cluster key with it (then the socket's address counts).
-    func forwardedHTTPAddress(_ wsi: OpaquePointer, socketPeer: String) -> String? {
-        guard let address = Self.customHeader(wsi, Self.forwardedForHeader) else { return nil }
-        guard let key = Self.customHeader(wsi, Self.clusterKeyHeader), acceptsClusterKey(key),
-            Self.isAddress(address)
-        else {
-            clientLog.warning(
-                "an HTTP request from \(socketPeer) names a forwarded-for address without a valid cluster key; "
-                    + "using the socket's address")
-            return nil
-        }
-        return address
     }
 }

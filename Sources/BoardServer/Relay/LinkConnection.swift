@@ -9,19 +9,12 @@ internal import LWSSupport
 /// the lws client connection, the frame being reassembled and the write buffer. Confined to the
 /// service thread; `Relay` makes the lws calls.
 final class LinkConnection {
-    /// A node link, as the transport numbers it (`node link N` in logs; in its wsi's opaque user
-    /// data with `WSIID.upstreamTag` set). From `Service.makeID`, like an upstream's.
-    struct ID: Hashable, CustomStringConvertible {
-        let rawValue: UInt64
-        var description: String { "\(rawValue)" }
-    }
-
     /// Its own id (in the wsi's opaque user data, with `WSIID.upstreamTag`).
-    let id: ID
+    let id: LinkID
     /// `advertise` and board, the key it is found by.
     let key: String
-    let host: String
-    let port: Int
+    /// The owner's address.
+    let owner: NodeAddress
     let link: NodeLink
     var wsi: OpaquePointer?
     /// The owner's frame being reassembled from fragments.
@@ -29,32 +22,21 @@ final class LinkConnection {
     /// How the connection ended, once known (`shuffleboard_forward_ends_total` of its clients):
     /// a handshake past its deadline (timeout) or a connection error (failed); otherwise closed.
     var endHow: ForwardEndLabel?
-    private var buffer: UnsafeMutableRawBufferPointer?
-    private let headroom: Int
+    private var buffer: WriteBuffer
 
-    init(id: ID, key: String, host: String, port: Int, link: NodeLink, headroom: Int) {
+    init(id: LinkID, key: String, owner: NodeAddress, link: NodeLink, headroom: Int) {
         self.id = id
         self.key = key
-        self.host = host
-        self.port = port
+        self.owner = owner
         self.link = link
-        self.headroom = headroom
+        buffer = WriteBuffer(headroom: headroom)
     }
-
-    deinit { buffer?.deallocate() }
 
     /// The next frame to write, copied after `headroom` writable bytes (lws masks it in place);
     /// nil when none waits. Valid until the next call.
     func nextWrite() -> UnsafeMutableRawBufferPointer? {
         guard let frame = link.nextWrite() else { return nil }
-        let needed = headroom + frame.count
-        if (buffer?.count ?? 0) < needed {
-            buffer?.deallocate()
-            buffer = .allocate(byteCount: needed, alignment: 16)
-        }
-        let bytes = UnsafeMutableRawBufferPointer(rebasing: buffer![headroom..<needed])
-        frame.withUnsafeBytes { bytes.copyMemory(from: $0) }
-        return bytes
+        return buffer.place(frame)
     }
 }
 
@@ -62,7 +44,7 @@ extension Relay {
     /// `Action.forward` with `config.nodeLinks`: the client joins the link to `advertise` for
     /// `board`, opened now when there is none that takes clients.
     func forwardOverLink(
-        _ connection: Connection, board: BoardID, to advertise: String, host: String, port: Int,
+        _ connection: Connection, board: BoardID, to advertise: String, owner: NodeAddress,
         messages: [ClientMessage]
     ) {
         let key = "\(advertise) \(board)"
@@ -71,15 +53,15 @@ extension Relay {
             link = found
         } else {
             let made = LinkConnection(
-                id: LinkConnection.ID(rawValue: runtime.makeID()), key: key, host: host, port: port,
+                id: LinkID(hub.makeID()), key: key, owner: owner,
                 link: NodeLink(
                     advertise: advertise, board: board,
                     deadline: Clock.now() + Instant.Span(config.forwardTimeout), limit: config.maxPendingBytes),
                 headroom: shuffleboard_lws_pre())
             links[made.id] = made
             linkByKey[key] = made.id
-            warnIfHostName(host, advertise)
-            log.debug("node link \(made.id) to \(advertise) for board \(board)")
+            warnIfHostName(owner, advertise)
+            log.debug("\(made.id) to \(advertise) for board \(board)")
             link = made
             connectLink(made)
         }
@@ -87,7 +69,7 @@ extension Relay {
         // A forward is a client's, over a link as over an upstream (a retry counts again).
         meters.forwards.add()
         let id = ConnectionID(connection.id)
-        log.debug("\(id) from \(connection.peer) forwarded to \(advertise) over node link \(link.id)")
+        log.debug("\(id) from \(connection.peer) forwarded to \(advertise) over \(link.id)")
         carryOut(
             link.link.handle(
                 .attach(
@@ -98,9 +80,9 @@ extension Relay {
 
     /// Starts the link's lws client connection, as `connect` does an upstream's, on `/node.v1`.
     private func connectLink(_ link: LinkConnection) {
-        guard let context = runtime.context else { return carryOut(link.link.handle(.lost), link) }
+        guard let context else { return carryOut(link.link.handle(.lost), link) }
         var connect = ClientConnect.toNode(
-            link.host, port: link.port, path: NodeLinks.path, tls: config.tlsCertificate != nil)
+            link.owner, path: NodeLinks.path, tls: config.tlsCertificate != nil)
         connect.localProtocol = NodeLinks.localProtocol
         connect.retryPolicy = UnsafeRawPointer(forwarding.retry)
         connect.opaqueUserData = WSIID.opaque(link.id.rawValue | WSIID.upstreamTag)
@@ -118,7 +100,7 @@ extension Relay {
     ) -> Int32? {
         switch reason {
         case LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER:
-            guard let input, let clusterKey else { return -1 }
+            guard let input, let clusterKey = keys.presented else { return -1 }
             let p = input.assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self)
             guard let start = p.pointee else { return -1 }
             let end = start + length
@@ -127,7 +109,7 @@ extension Relay {
         case LWS_CALLBACK_CLIENT_CONFIRM_EXTENSION_SUPPORTED:
             return 1
         case LWS_CALLBACK_CLIENT_ESTABLISHED:
-            forwarding.untrustedOwners.remove("\(link.host):\(link.port)")
+            forwarding.untrustedOwners.remove(link.owner)
             carryOut(link.link.handle(.established), link)
             return 0
         case LWS_CALLBACK_CLIENT_RECEIVE:
@@ -157,9 +139,9 @@ extension Relay {
             if link.link.wantsWrite() { lws_callback_on_writable(wsi) }
             return written ? 0 : -1
         case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
-            log.debug("node link \(link.id) to \(link.link.advertise) failed: \(LWS.errorText(input, length))")
+            log.debug("\(link.id) to \(link.link.advertise) failed: \(LWS.errorText(input, length))")
             if let problem = shuffleboard_tls_verify_error(wsi) {
-                untrusted(owner: "\(link.host):\(link.port)", String(cString: problem))
+                untrusted(owner: link.owner, String(cString: problem))
             }
             link.endHow = link.endHow ?? .failed
             carryOut(link.link.handle(.lost), link)
@@ -174,7 +156,7 @@ extension Relay {
 
     /// Carries out what a link's machine asks for.
     func carryOut(_ actions: [NodeLink.Action], _ link: LinkConnection) {
-        let webSockets = runtime.webSockets!
+        let webSockets = clients
         for action in actions {
             switch action {
             case .requestWrite:
@@ -197,7 +179,7 @@ extension Relay {
             case .closeClient(let id, let code, let reason):
                 // It stays attached until its socket goes (`clientWent`): the owner hears it leave.
                 guard let connection = webSockets.connections[id] else { continue }
-                runtime.handle(.transportCounted(.limit(.sendQueue)))
+                hub.handle(.transportCounted(.limit(.sendQueue)))
                 clientLog.warning("\(id) from \(connection.peer) sends faster than its board's owner takes it; closing")
                 connection.close(code: code, reason: reason)
             case .kill:
@@ -211,7 +193,7 @@ extension Relay {
                 guard let connection = webSockets.connections[id], connection.upstream == .link(link.id) else {
                     continue
                 }
-                runtime.handle(.forwardAnswered(id))
+                hub.handle(.forwardAnswered(id))
             case .ended(let id, let code, let answered, let unrelayed):
                 guard let connection = webSockets.connections[id], connection.upstream == .link(link.id) else {
                     continue
@@ -221,13 +203,13 @@ extension Relay {
                 // It leaves the link's feed, keeping what it was sent: the hub has it from now on.
                 connection.feed?.remove(connection, keepingPending: true)
                 let messages = unrelayed.compactMap { try? ClientMessage.parse($0).get() }
-                runtime.handle(.forwardEnded(id, code: code, answered: answered, unrelayed: messages))
+                hub.handle(.forwardEnded(id, code: code, answered: answered, unrelayed: messages))
             }
         }
         if link.link.phase == .ended, links[link.id] != nil {
             links[link.id] = nil
             if linkByKey[link.key] == link.id { linkByKey[link.key] = nil }
-            log.debug("node link \(link.id) to \(link.link.advertise) ended")
+            log.debug("\(link.id) to \(link.link.advertise) ended")
         }
     }
 }

@@ -1,8 +1,6 @@
 internal import Basics
-internal import BoardAuth
 internal import BoardCore
 internal import BoardHub
-internal import BoardStore
 internal import CLibWebSockets
 import Foundation
 internal import LWSSupport
@@ -39,61 +37,36 @@ internal import LWSSupport
 /// come from that address (per-address limits and log lines see the real client) only when it
 /// also carries this node's cluster key, compared in constant time; otherwise the header is
 /// ignored (logged within the budget) and the socket's address is used.
-/// Confined to the service thread. It owns the upstreams and the cluster key; the client
-/// connections are the WebSocket part's, and the hub hears of ends through the runtime.
-final class Relay {
+/// Confined to the service thread. It owns the upstreams and node links (the cluster keys are
+/// the `ClusterKeyRing`'s); the client connections are the WebSocket part's (`clients`), and the
+/// hub hears of ends through its port.
+final class Relay: TransportPart {
     /// The upstreams to boards' owners, by their own id (tagged in their wsi, see `WSIID`).
-    private(set) var upstreams: [Upstream.ID: Upstream] = [:]
+    private(set) var upstreams: [UpstreamID: Upstream] = [:]
     /// The node links to boards' owners (`config.nodeLinks`), by their own id, tagged like
     /// upstreams' (Relay/LinkConnection.swift), and by owner and board.
-    var links: [LinkConnection.ID: LinkConnection] = [:]
-    var linkByKey: [String: LinkConnection.ID] = [:]
+    var links: [LinkID: LinkConnection] = [:]
+    var linkByKey: [String: LinkID] = [:]
 
     /// Where a forwarded client's messages go: an upstream of its own, or a node link it shares.
     enum Route: Equatable {
-        case upstream(Upstream.ID)
-        case link(LinkConnection.ID)
+        case upstream(UpstreamID)
+        case link(LinkID)
     }
-    /// The cluster key this node presents, as the `x-shuffleboard-cluster-key` header carries it
-    /// (hex), and as a token to compare a received one with in constant time; nil when not
-    /// clustered.
-    private(set) var clusterKey: (hex: String, token: StaticToken)?
-    /// Every key a node may present to this one: `clusterKey`'s, and during a rotation the other
-    /// keys of `--cluster-key` (ClusterKey.swift).
-    private(set) var acceptedKeys: [StaticToken]
-    /// New keys from another thread (`Server.useClusterKeys`, on SIGHUP), taken when the service
-    /// thread drains its inbox.
-    let keyInbox = Inbox<[String]>()
     /// The upstreams' ping policy and a warning's state.
     let forwarding: ForwardingSetup
-    let config: ServerConfig
-    let log: Logger
-    let clientLog: ClientLog
-    let meters: TransportMeters
-    /// The runtime: the hub's events, the client connections, the lws context and ids.
-    unowned let runtime: Service
+    /// The hub's events and ids.
+    unowned let hub: any HubPort
+    /// The client connections it forwards (the WebSocket part): found by id, and sent to.
+    unowned let clients: WebSockets
+    /// The lws context upstreams and node links are opened on (set once it is made).
+    var context: OpaquePointer?
 
-    init(
-        config: ServerConfig, clusterKeys: [String], log: Logger, clientLog: ClientLog, meters: TransportMeters,
-        runtime: Service
-    ) {
-        self.config = config
-        self.log = log
-        self.clientLog = clientLog
-        self.meters = meters
-        self.runtime = runtime
-        forwarding = ForwardingSetup(timeout: config.forwardTimeout)
-        clusterKey = clusterKeys.first.map { ($0, StaticToken(Array($0.utf8))) }
-        acceptedKeys = clusterKeys.map { StaticToken(Array($0.utf8)) }
-    }
-
-    /// From now on presents the first of `keys` and accepts every one (`--cluster-key` re-read):
-    /// connections made before keep going; new ones, and their owners, see the new keys.
-    func useClusterKeys(_ keys: [String]) {
-        guard let first = keys.first, clusterKey != nil else { return }
-        clusterKey = (first, StaticToken(Array(first.utf8)))
-        acceptedKeys = keys.map { StaticToken(Array($0.utf8)) }
-        log.info("cluster keys: \(keys.count) in use, the first presented")
+    init(_ shared: Shared, hub: any HubPort, clients: WebSockets) {
+        self.hub = hub
+        self.clients = clients
+        forwarding = ForwardingSetup(timeout: shared.config.forwardTimeout)
+        super.init(shared)
     }
 
     /// Forgets every upstream (after the context is gone: their callbacks found no client).
@@ -103,27 +76,12 @@ final class Relay {
         linkByKey.removeAll()
     }
 
-    /// Whether this node may forward (it has the cluster key), and so keeps clients' origins.
-    var forwards: Bool { clusterKey != nil }
-
     // MARK: The forwarding node's side
-
-    /// `HOST:PORT` (`[V6]:PORT` too) as host and port, or nil.
-    static func hostAndPort(_ advertise: String) -> (host: String, port: Int)? {
-        guard let colon = advertise.lastIndex(of: ":") else { return nil }
-        var host = String(advertise[..<colon])
-        guard let port = Int(advertise[advertise.index(after: colon)...]), (1...65_535).contains(port) else {
-            return nil
-        }
-        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        guard !host.isEmpty, host.utf8.count <= 253 else { return nil }
-        return (host, port)
-    }
 
     /// `Action.forward`: from now on the connection's messages go to the owner at `advertise`,
     /// after `messages`.
     func forward(_ id: ConnectionID, to advertise: String, messages: [ClientMessage]) {
-        guard let connection = runtime.webSockets.connections[id], connection.closeRequest == nil else { return }
+        guard let connection = clients.connections[id], connection.closeRequest == nil else { return }
         if let old = ownUpstream(of: connection) {
             // Forwarded again while an upstream is live: that one is given up, with what it held.
             closeUpstream(old, code: 1001, reason: "forwarded again")
@@ -133,29 +91,29 @@ final class Relay {
             carryOut(link.link.handle(.detach(id, code: 1001)), link)
         }
         connection.upstream = nil
-        guard let (host, port) = Self.hostAndPort(advertise) else {
+        guard let owner = NodeAddress(advertise: advertise) else {
             log.error("\(id): cannot forward to \"\(advertise)\": not HOST:PORT")
-            return runtime.handle(.forwardEnded(id, code: nil, answered: false))
+            return hub.handle(.forwardEnded(id, code: nil, answered: false))
         }
         if config.nodeLinks, case .hello(let board, _, _, _, _) = messages.first {
-            return forwardOverLink(connection, board: board, to: advertise, host: host, port: port, messages: messages)
+            return forwardOverLink(connection, board: board, to: advertise, owner: owner, messages: messages)
         }
         let upstream = Upstream(
-            id: Upstream.ID(rawValue: runtime.makeID()), connection: id, host: host, port: port,
+            id: UpstreamID(hub.makeID()), connection: id, owner: owner,
             deadline: Clock.now() + Instant.Span(config.forwardTimeout), limit: config.maxPendingBytes,
             headroom: shuffleboard_lws_pre(), hubMessages: messages.map { $0.encoded() })
         guard upstream.heldBytes <= upstream.limit else { return flooded(connection, holding: upstream.heldBytes) }
         connection.upstream = .upstream(upstream.id)
         upstreams[upstream.id] = upstream
         meters.forwards.add()
-        warnIfHostName(host, advertise)
-        log.debug("\(id) from \(connection.peer) forwarded to \(advertise) (upstream \(upstream.id))")
+        warnIfHostName(owner, advertise)
+        log.debug("\(id) from \(connection.peer) forwarded to \(advertise) (\(upstream.id))")
         connect(upstream)
     }
 
     /// Warns once that `advertise` names a host, which lws resolves on the service thread.
-    func warnIfHostName(_ host: String, _ advertise: String) {
-        guard inet_addr(host) == INADDR_NONE, !forwarding.warnedHostName else { return }
+    func warnIfHostName(_ owner: NodeAddress, _ advertise: String) {
+        guard inet_addr(owner.host) == INADDR_NONE, !forwarding.warnedHostName else { return }
         forwarding.warnedHostName = true
         log.warning(
             "forwarding to \(advertise): a host name is resolved on the service thread, which waits for it; "
@@ -164,12 +122,12 @@ final class Relay {
 
     /// Starts the upstream's lws client connection; a connection lws cannot even start ends it at once.
     private func connect(_ upstream: Upstream) {
-        guard let context = runtime.context else {
+        guard let context else {
             carryOut(upstream.handle(.failed), upstream)
             return
         }
         var connect = ClientConnect.toNode(
-            upstream.host, port: upstream.port, path: "/ws", tls: config.tlsCertificate != nil)
+            upstream.owner, path: "/ws", tls: config.tlsCertificate != nil)
         // The Origin goes in CLIENT_APPEND_HANDSHAKE_HEADER: lws would prefix an `origin` with http://.
         connect.retryPolicy = UnsafeRawPointer(forwarding.retry)
         // The id, not a pointer: callbacks find the upstream in `upstreams` (WSIID).
@@ -199,8 +157,8 @@ final class Relay {
         _ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ id: UInt64, _ input: UnsafeMutableRawPointer?,
         _ length: Int
     ) -> Int32? {
-        if let link = links[LinkConnection.ID(rawValue: id)] { return linkCallback(wsi, reason, link, input, length) }
-        guard let upstream = upstreams[Upstream.ID(rawValue: id)] else {
+        if let link = links[LinkID(id)] { return linkCallback(wsi, reason, link, input, length) }
+        guard let upstream = upstreams[UpstreamID(id)] else {
             // Ended already: whatever lws still has for it is not wanted.
             switch reason {
             case LWS_CALLBACK_CLIENT_ESTABLISHED, LWS_CALLBACK_CLIENT_RECEIVE, LWS_CALLBACK_CLIENT_WRITEABLE,
@@ -217,8 +175,8 @@ final class Relay {
             // No permessage-deflate between nodes: zlib would read the write buffer after lws_write.
             return 1
         case LWS_CALLBACK_CLIENT_ESTABLISHED:
-            forwarding.untrustedOwners.remove("\(upstream.host):\(upstream.port)")
-            guard runtime.webSockets.connections[upstream.connection] != nil else { return -1 }
+            forwarding.untrustedOwners.remove(upstream.owner)
+            guard clients.connections[upstream.connection] != nil else { return -1 }
             return carryOut(upstream.handle(.established), upstream)
         case LWS_CALLBACK_CLIENT_RECEIVE:
             received(input, length, wsi: wsi, from: upstream)
@@ -233,9 +191,9 @@ final class Relay {
             return 0
         case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
             log.debug(
-                "upstream \(upstream.id) to \(upstream.host):\(upstream.port) failed: \(LWS.errorText(input, length))")
+                "\(upstream.id) to \(upstream.owner) failed: \(LWS.errorText(input, length))")
             if let problem = shuffleboard_tls_verify_error(wsi) {
-                untrusted(owner: "\(upstream.host):\(upstream.port)", String(cString: problem))
+                untrusted(owner: upstream.owner, String(cString: problem))
             }
             carryOut(upstream.handle(.failed), upstream)
             return 0
@@ -250,7 +208,7 @@ final class Relay {
     /// The owner's TLS certificate did not verify: nothing was sent to it (the cluster key goes in
     /// the WebSocket handshake, after TLS). The upstream or node link fails like any unreachable
     /// owner's: the hub tries again while the owner holds the lease, then closes the client with 1013.
-    func untrusted(owner: String, _ problem: String) {
+    func untrusted(owner: NodeAddress, _ problem: String) {
         guard forwarding.untrustedOwners.insert(owner).inserted else { return }
         log.warning(
             "not forwarding to the board owner at \(owner): its TLS certificate does not verify (\(problem)) against "
@@ -262,21 +220,21 @@ final class Relay {
     private func appendHandshakeHeaders(
         _ upstream: Upstream, _ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int
     ) -> Bool {
-        guard let input, let connection = runtime.webSockets.connections[upstream.connection] else { return false }
+        guard let input, let connection = clients.connections[upstream.connection] else { return false }
         let p = input.assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self)
         guard let start = p.pointee else { return false }
         let end = start + length
         func add(_ name: String, _ value: String) -> Bool { LWS.addHeader(wsi, name, value, p, end) }
         if let origin = connection.origin, !add("origin:", origin) { return false }
         guard add(Self.forwardedForHeader, connection.address) else { return false }
-        if let clusterKey, !add(Self.clusterKeyHeader, clusterKey.hex) { return false }
+        if let key = keys.presented, !add(Self.clusterKeyHeader, key.hex) { return false }
         return true
     }
 
     /// A piece of a message from the owner: reassembled, then relayed to the client as one frame.
     private func received(_ input: UnsafeMutableRawPointer?, _ length: Int, wsi: OpaquePointer, from upstream: Upstream)
     {
-        guard !upstream.isAbandoned, let connection = runtime.webSockets.connections[upstream.connection] else {
+        guard !upstream.isAbandoned, let connection = clients.connections[upstream.connection] else {
             return
         }
         // The owner sends text only; anything else is not for a browser.
@@ -291,10 +249,10 @@ final class Relay {
             return flooded(connection, holding: bytes, towardsClient: true)
         }
         guard let message = LWS.message(input, length, wsi: wsi, buffer: &upstream.rx) else { return }
-        if upstream.didAnswer() { runtime.handle(.forwardAnswered(upstream.connection)) }
+        if upstream.didAnswer() { hub.handle(.forwardAnswered(upstream.connection)) }
         meters.relayed.add(.toClient)
         meters.relayedBytes.add(.toClient, UInt64(message.count))
-        runtime.webSockets.send(RelayedMessage.frame(message), to: connection)
+        clients.send(RelayedMessage.frame(message), to: connection)
     }
 
     /// An upstream's WRITEABLE: its close, or exactly one `lws_write` of one message (lws masks it).
@@ -339,7 +297,7 @@ final class Relay {
     /// Closes a client whose upstream would hold more than the bound (or whose owner sent more
     /// than it could be sent) with 1008; its upstream goes when it does.
     private func flooded(_ connection: Connection, holding bytes: Int, towardsClient: Bool = false) {
-        runtime.handle(.transportCounted(.limit(.sendQueue)))
+        hub.handle(.transportCounted(.limit(.sendQueue)))
         clientLog.warning(
             towardsClient
                 ? "connection \(connection.id) from \(connection.peer): its board's owner sent a message of "
@@ -377,7 +335,7 @@ final class Relay {
             let before = upstream.phase
             let action = upstream.handle(.tick(now))
             if before == .connecting, upstream.phase == .timedOut {
-                log.debug("upstream \(upstream.id) to \(upstream.host):\(upstream.port): no handshake in time")
+                log.debug("\(upstream.id) to \(upstream.owner): no handshake in time")
             }
             carryOut(action, upstream)
         }
@@ -413,7 +371,7 @@ final class Relay {
         upstreams[upstream.id] = nil
         meters.forwardEnds.add(how)
         defer { upstream.discard() }
-        guard how != .client, let connection = runtime.webSockets.connections[upstream.connection],
+        guard how != .client, let connection = clients.connections[upstream.connection],
             connection.upstream == .upstream(upstream.id)
         else { return }
         connection.upstream = nil
@@ -422,10 +380,10 @@ final class Relay {
         let unrelayed = upstream.unrelayed().compactMap { try? ClientMessage.parse($0).get() }
         let code = how == .closed ? upstream.peerCloseCode : nil
         log.debug(
-            "upstream \(upstream.id) of connection \(connection.id) ended (\(how.rawValue), "
+            "\(upstream.id) of connection \(connection.id) ended (\(how.rawValue), "
                 + "code \(code.map(String.init) ?? "none"), "
                 + (upstream.answered ? "answered)" : "never answered, \(unrelayed.count) message(s) unrelayed)"))
-        runtime.handle(
+        hub.handle(
             .forwardEnded(upstream.connection, code: code, answered: upstream.answered, unrelayed: unrelayed))
     }
 }

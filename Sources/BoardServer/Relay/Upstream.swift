@@ -14,20 +14,12 @@ internal import BoardHub
 /// message that would take it past `limit` is refused: the client is flooding faster than the
 /// owner takes it (or than the owner answers), and is closed with 1008.
 final class Upstream {
-    /// An upstream, as the transport numbers it (`upstream N` in logs; in its wsi's opaque user
-    /// data with `WSIID.upstreamTag` set). From `Service.makeID`, like a node link's.
-    struct ID: Hashable, CustomStringConvertible {
-        let rawValue: UInt64
-        var description: String { "\(rawValue)" }
-    }
-
     /// Its own id (in the wsi's opaque user data), distinct from the client connection's.
-    let id: ID
+    let id: UpstreamID
     /// The client connection it relays.
     let connection: ConnectionID
     /// The owner's address and port (from `advertise`).
-    let host: String
-    let port: Int
+    let owner: NodeAddress
     /// By when the WebSocket handshake must be done (the connect timeout).
     let deadline: Instant
     /// The most bytes held (see above).
@@ -161,29 +153,25 @@ final class Upstream {
     private var unanswered: [[UInt8]] = []
     private var unansweredBytes = 0
     private var lastWrite = 0
-    private var buffer: UnsafeMutableRawBufferPointer?
-    private let headroom: Int
+    private var buffer: WriteBuffer
 
     /// The owner's message being reassembled from fragments.
     var rx: [UInt8] = []
 
     /// An upstream that will send `hubMessages` (the `hello` and what followed it), then what comes.
     init(
-        id: ID, connection: ConnectionID, host: String, port: Int, deadline: Instant, limit: Int,
+        id: UpstreamID, connection: ConnectionID, owner: NodeAddress, deadline: Instant, limit: Int,
         headroom: Int, hubMessages: [[UInt8]]
     ) {
         self.id = id
         self.connection = connection
-        self.host = host
-        self.port = port
+        self.owner = owner
         self.deadline = deadline
         self.limit = limit
-        self.headroom = headroom
+        buffer = WriteBuffer(headroom: headroom)
         fromHub = hubMessages.count
         for message in hubMessages { append(message) }
     }
-
-    deinit { buffer?.deallocate() }
 
     /// Every byte held for the owner (see the type's comment).
     var heldBytes: Int { queuedBytes + unansweredBytes + lastWrite }
@@ -223,17 +211,11 @@ final class Upstream {
     /// nil when nothing is queued. Valid until the next call.
     func nextWrite() -> UnsafeMutableRawBufferPointer? {
         guard let message = queue.popFirst() else {
-            releaseBuffer()
+            buffer.release()
             return nil
         }
         queuedBytes -= message.count
-        let needed = headroom + message.count
-        if (buffer?.count ?? 0) < needed {
-            releaseBuffer()
-            buffer = .allocate(byteCount: needed, alignment: 16)
-        }
-        let bytes = UnsafeMutableRawBufferPointer(rebasing: buffer![headroom..<needed])
-        message.withUnsafeBytes { bytes.copyMemory(from: $0) }
+        let bytes = buffer.place(message)
         lastWrite = message.count
         if !answered {
             unanswered.append(message)
@@ -248,7 +230,7 @@ final class Upstream {
     /// else waits; `wentOut` (`lws_partial_buffered` is 0) says lws holds none of it either.
     func wrote(wentOut: Bool) {
         if wentOut { lastWrite = 0 }
-        if queue.isEmpty { releaseBuffer() }
+        if queue.isEmpty { buffer.release() }
     }
 
     /// A complete message came from the owner: what was written before it need not be kept.
@@ -278,12 +260,7 @@ final class Upstream {
         unanswered = []
         unansweredBytes = 0
         rx = []
-        releaseBuffer()
-    }
-
-    private func releaseBuffer() {
-        buffer?.deallocate()
-        buffer = nil
+        buffer.release()
     }
 }
 

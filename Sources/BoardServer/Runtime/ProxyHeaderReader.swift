@@ -83,3 +83,33 @@ extension Service {
         }
     }
 }
+
+/// Who a WebSocket or HTTP client is behind a proxy this server trusts: the address
+/// `--trusted-proxy`'s `X-Forwarded-For` names, and the sign-in headers of `--auth-proxy-header`.
+/// Made once by the runtime; the WebSocket and HTTP parts each hold a copy.
+struct ClientAddresses {
+    /// `--trusted-proxy`.
+    let trustedProxies: [String]
+    /// With `--auth-proxy-header`: reads the sign-in proxy's headers.
+    let proxyHeaders: ProxyHeaderReader?
+    let clientLog: ClientLog
+
+    /// Behind a proxy in `--trusted-proxy`, the client address it added to `X-Forwarded-For` (the
+    /// last one: those before it are whatever the client sent); nil for anyone else, or when the
+    /// header is missing or its last entry is not an address.
+    func proxied(_ wsi: OpaquePointer, socketPeer: String) -> String? {
+        guard trustedProxies.contains(socketPeer),
+            let header = LWS.header(wsi, WSI_TOKEN_X_FORWARDED_FOR)
+        else { return nil }
+        let last = header.split(separator: ",").last.map { $0.filter { $0 != " " && $0 != "\t" } } ?? ""
+        guard Relay.isAddress(last) else {
+            clientLog.warning(
+                "a request through proxy \(socketPeer) names no client address in X-Forwarded-For; using the proxy's")
+            return nil
+        }
+        return last
+    }
+
+    /// The sign-in proxy's headers on `wsi`, with `--auth-proxy-header`.
+    func proxy(_ wsi: OpaquePointer) -> ProxyHeaders? { proxyHeaders?.read(wsi) }
+}

@@ -37,7 +37,7 @@ func serviceCallback(
     // A REST request relayed to a board's owner (Relay/HTTPForwards.swift).
     if id & WSIID.httpForwardTag != 0 {
         return service.httpForwards.callback(
-            wsi, reason, HTTPForwards.ID(rawValue: id & ~WSIID.httpForwardTag), input, length)
+            wsi, reason, ForwardID(id & ~WSIID.httpForwardTag), input, length)
             ?? lws_callback_http_dummy(wsi, reason, user, input, length)
     }
     // An upstream to a board's owner (Relay/). Its callbacks never reach the server's paths below.

@@ -81,21 +81,6 @@ extension Service {
         lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
     }
 
-    /// Lets the kernel hold at most `--unsent-bytes` not yet sent to the client
-    /// (`TCP_NOTSENT_LOWAT`): lws hears the socket is writable only below that. Without it a
-    /// client that stops reading gets megabytes of stale hovers buffered in the kernel (TCP
-    /// autotuning grows the send buffer to 4 MiB) before the server sees it as behind and
-    /// coalesces them; with it, what a slow reader has not taken stays where the server can
-    /// coalesce and bound it.
-    func limitUnsent(_ wsi: OpaquePointer) {
-        guard config.unsentBytes > 0 else { return }
-        var bytes = Int32(config.unsentBytes)
-        let fd = lws_get_socket_fd(wsi)
-        if setsockopt(fd, Int32(IPPROTO_TCP), TCP_NOTSENT_LOWAT, &bytes, socklen_t(MemoryLayout<Int32>.size)) != 0 {
-            log.debug("TCP_NOTSENT_LOWAT on socket \(fd): errno \(errno)")
-        }
-    }
-
     /// The peer's address as `LWS.peer(of:)` writes it, from the accepted socket's address.
     private static func address(_ args: UnsafeMutablePointer<lws_filter_network_conn_args>) -> String? {
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
@@ -115,5 +100,22 @@ extension Service {
         }
         guard written != nil else { return nil }
         return LWS.text(of: buffer)
+    }
+}
+
+extension LWS {
+    /// Lets the kernel hold at most `--unsent-bytes` not yet sent to the client
+    /// (`TCP_NOTSENT_LOWAT`): lws hears the socket is writable only below that. Without it a
+    /// client that stops reading gets megabytes of stale hovers buffered in the kernel (TCP
+    /// autotuning grows the send buffer to 4 MiB) before the server sees it as behind and
+    /// coalesces them; with it, what a slow reader has not taken stays where the server can
+    /// coalesce and bound it.
+    static func limitUnsent(_ wsi: OpaquePointer, to unsentBytes: Int, log: Logger) {
+        guard unsentBytes > 0 else { return }
+        var bytes = Int32(unsentBytes)
+        let fd = lws_get_socket_fd(wsi)
+        if setsockopt(fd, Int32(IPPROTO_TCP), TCP_NOTSENT_LOWAT, &bytes, socklen_t(MemoryLayout<Int32>.size)) != 0 {
+            log.debug("TCP_NOTSENT_LOWAT on socket \(fd): errno \(errno)")
+        }
     }
 }

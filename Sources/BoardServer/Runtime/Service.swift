@@ -33,12 +33,20 @@ final class Service {
     /// The transport's metric families, in the hub's registry.
     let meters: TransportMeters
 
-    var context: OpaquePointer?
+    /// The lws context, once it is made; the parts that open client connections, or ask lws
+    /// about its input, are handed it.
+    var context: OpaquePointer? {
+        didSet {
+            http.context = context
+            relay.context = context
+            httpForwards.context = context
+        }
+    }
+    /// The cluster keys this node presents and accepts (Relay/ClusterKey.swift).
+    let clusterKeys: ClusterKeyRing
     /// The WebSocket part: connections, framing, feeds, the pacer, the echo endpoint (WebSocket/).
     private(set) var webSockets: WebSockets!
-    /// With `--auth-proxy-header`: reads the sign-in proxy's headers (ProxyHeaderReader.swift).
-    let proxyHeaders: ProxyHeaderReader?
-    /// The relay part: upstreams to boards' owners and the cluster key (Relay/).
+    /// The relay part: upstreams and node links to boards' owners (Relay/).
     private(set) var relay: Relay!
     /// REST requests relayed to boards' owners (Relay/HTTPForwards.swift).
     private(set) var httpForwards: HTTPForwards!
@@ -57,9 +65,6 @@ final class Service {
     private(set) var finished = false
     /// The hub said stop while echo connections were still closing.
     private var stopRequested = false
-    /// Connections opened and closed since the heap was last trimmed, and since the last tick.
-    private var churnSinceTrim = 0
-    private var churnSinceTick = 0
     /// True while the hub's actions are being carried out: an event that an lws call made during
     /// them causes (an upstream that failed at once) waits in `later` instead of re-entering the hub.
     private var applying = false
@@ -107,18 +112,21 @@ final class Service {
         if hubConfig.auth != nil { hubConfig.revoked = Self.revocations(in: capabilities.revocations, log: log) }
         hubConfig.inbox = capabilities.inbox != nil
         if hubConfig.auth != nil { hubConfig.grants = Self.grants(in: capabilities.grants, log: log) }
-        proxyHeaders = hubConfig.auth == nil ? nil : ProxyHeaderReader(hubConfig.proxy)
         hub = Hub(config: hubConfig)
         clientLog = ClientLog(log, budget: hub.logBudget)
         meters = TransportMeters(hub.metrics)
-        webSockets = WebSockets(config: config, log: log, clientLog: clientLog, meters: meters, runtime: self)
-        http = HTTP(config: config, log: log, clientLog: clientLog, meters: meters, runtime: self)
-        relay = Relay(
-            config: config, clusterKeys: Relay.clusterKeys(config: config, cluster: cluster, log: log), log: log,
-            clientLog: clientLog, meters: meters, runtime: self)
-        httpForwards = HTTPForwards(
-            config: config,
-            maxForwards: hubConfig.cluster?.maxHTTPForwards ?? 1, log: log, runtime: self)
+        let keys = ClusterKeyRing(
+            Relay.clusterKeys(config: config, cluster: cluster, log: log), log: log, clientLog: clientLog)
+        clusterKeys = keys
+        let addresses = ClientAddresses(
+            trustedProxies: config.trustedProxies,
+            proxyHeaders: hubConfig.auth == nil ? nil : ProxyHeaderReader(hubConfig.proxy), clientLog: clientLog)
+        // Each part is handed what it uses: the runtime only as a port to the hub (Runtime/Ports.swift).
+        let shared = TransportPart.Shared(config: config, log: log, clientLog: clientLog, meters: meters, keys: keys)
+        webSockets = WebSockets(shared, port: self, addresses: addresses)
+        http = HTTP(shared, port: self, addresses: addresses, scratch: scratch)
+        relay = Relay(shared, hub: self, clients: webSockets)
+        httpForwards = HTTPForwards(shared, maxForwards: hubConfig.cluster?.maxHTTPForwards ?? 1, hub: self)
     }
 
     deinit { scratch.deallocate() }
@@ -185,59 +193,21 @@ final class Service {
             http.sweepExchanges()
             relay.tick(now: now)
             httpForwards.tick(now: now)
-            trimHeapAfterChurn()
+            webSockets.trimHeapAfterChurn()
         }
         finishIfStopped(now: now)
         while !later.isEmpty { handle(later.removeFirst()) }
     }
 
     func drainInbox() {
-        if let keys = relay.keyInbox.drain().last { relay.useClusterKeys(keys) }
+        if let keys = clusterKeys.inbox.drain().last { clusterKeys.use(keys) }
         for event in inbox.drain() { handle(event) }
-    }
-
-    /// A connection opened or closed (for `trimHeapAfterChurn`).
-    func churned() {
-        churnSinceTrim += 1
-        churnSinceTick += 1
-    }
-
-    /// Once a burst of connections opening or closing (at least 256 of them) has been over for a
-    /// tick, gives the freed heap pages back to the kernel (`shuffleboard_trim_heap`): their
-    /// handshake buffers are freed, but glibc keeps the pages between the connections that stay.
-    /// A trim walks the free lists (a few milliseconds for a heap of thousands of connections),
-    /// so it happens only after such a burst.
-    private func trimHeapAfterChurn() {
-        defer { churnSinceTick = 0 }
-        guard churnSinceTrim >= 256, churnSinceTick == 0 else { return }
-        let churn = churnSinceTrim
-        churnSinceTrim = 0
-        let (released, micros) = Clock.timed { shuffleboard_trim_heap() != 0 }
-        log.debug(
-            "heap trimmed after \(churn) connections opened or closed in \(micros) µs"
-                + (released ? "" : " (nothing to release)"))
     }
 
     /// Ends the loop once the hub has stopped and no echo connection is left (or their grace is over).
     func finishIfStopped(now: Instant) {
         guard stopRequested, !finished else { return }
         if !webSockets.echoClosing(now: now) { finished = true }
-    }
-
-    /// Behind a proxy in `--trusted-proxy`, the client address it added to `X-Forwarded-For` (the
-    /// last one: those before it are whatever the client sent); nil for anyone else, or when the
-    /// header is missing or its last entry is not an address.
-    func proxiedAddress(_ wsi: OpaquePointer, socketPeer: String) -> String? {
-        guard config.trustedProxies.contains(socketPeer),
-            let header = LWS.header(wsi, WSI_TOKEN_X_FORWARDED_FOR)
-        else { return nil }
-        let last = header.split(separator: ",").last.map { $0.filter { $0 != " " && $0 != "\t" } } ?? ""
-        guard Relay.isAddress(last) else {
-            clientLog.warning(
-                "a request through proxy \(socketPeer) names no client address in X-Forwarded-For; using the proxy's")
-            return nil
-        }
-        return last
     }
 
     // MARK: Actions out

@@ -38,7 +38,7 @@ extension WebSockets {
             limit = NodeLinks.maxFrameBytes(config)
         }
         guard connection.rx.count + length <= limit else {
-            runtime.handle(.transportCounted(.limit(.messageSize)))
+            port.handle(.transportCounted(.limit(.messageSize)))
             return refuse(connection, 1009, "message too large", because: "sent a message over \(limit) bytes")
         }
         guard let message = LWS.message(input, length, wsi: wsi, buffer: &connection.rx) else { return }

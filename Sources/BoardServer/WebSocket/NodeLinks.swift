@@ -43,7 +43,7 @@ extension WebSockets {
     func linkOpened(_ connection: Connection) {
         let id = ConnectionID(connection.id)
         nodeLinks.peers[id] = NodeLinkPeer(maxClients: NodeLinks.maxClientsPerLink)
-        let node = runtime.relay.linkNodeName(connection.wsi) ?? "?"
+        let node = keys.linkNodeName(connection.wsi) ?? "?"
         nodeLinks.nodeOf[id] = node
         log.info("node link \(id) from node \(node) at \(connection.peer) opened")
     }
@@ -56,7 +56,7 @@ extension WebSockets {
         log.info("node link \(connection.id) from \(connection.peer) closed with \(sessions.count) client(s)")
         for id in sessions {
             nodeLinks.linkOf[id] = nil
-            runtime.handle(.closed(id))
+            port.handle(.closed(id))
         }
     }
 
@@ -64,7 +64,7 @@ extension WebSockets {
     func linkReceived(_ bytes: [UInt8], on connection: Connection) {
         let linkID = ConnectionID(connection.id)
         guard let peer = nodeLinks.peers[linkID], connection.closeRequest == nil else { return }
-        switch peer.received(bytes, makeID: { ConnectionID(runtime.makeID()) }) {
+        switch peer.received(bytes, makeID: { ConnectionID(port.makeID()) }) {
         case nil:
             return
         case .opened(let id, let address, let origin):
@@ -74,10 +74,10 @@ extension WebSockets {
                 return closeOverLink(id, code: 1008, reason: "origin not allowed", tellHub: false)
             }
             let peerAddress = Relay.isAddress(address) ? address : connection.address
-            runtime.handle(.opened(id, peer: peerAddress, relayed: true))
+            port.handle(.opened(id, peer: peerAddress, relayed: true))
         case .received(let id, let payload):
             guard payload.count <= config.maxMessageBytes else {
-                runtime.handle(.transportCounted(.limit(.messageSize)))
+                port.handle(.transportCounted(.limit(.messageSize)))
                 return closeOverLink(id, code: 1009, reason: "message too large")
             }
             guard String(validating: payload, as: UTF8.self) != nil else {
@@ -87,10 +87,10 @@ extension WebSockets {
             let type = ClientMessageType(parsed)
             meters.received.add(type)
             meters.receivedBytes.add(type, UInt64(payload.count))
-            runtime.handle(.received(id, parsed))
+            port.handle(.received(id, parsed))
         case .closed(let id):
             nodeLinks.linkOf[id] = nil
-            runtime.handle(.closed(id))
+            port.handle(.closed(id))
         case .violation(let why):
             clientLog.warning(
                 "node link \(linkID) from \(connection.peer) broke the protocol: \(why); closing with 1002")
@@ -137,6 +137,6 @@ extension WebSockets {
         if let bytes = peer.close(id, code: code, reason: reason), let link = connections[linkID] {
             send(Frame(payload: bytes, binary: true), to: link)
         }
-        if tellHub { runtime.handle(.closed(id)) }
+        if tellHub { port.handle(.closed(id)) }
     }
 }

@@ -35,7 +35,7 @@ extension WebSockets {
         }
         if endpoint(of: wsi) == .node {
             // Another node: its key, not an Origin, admits it (its clients' Origins come in `open` frames).
-            guard runtime.relay.presentsClusterKey(wsi) else {
+            guard keys.presentsClusterKey(wsi) else {
                 meters.upgradesRefused.add(.path)
                 clientLog.warning("node link from \(LWS.peer(of: wsi)) refused: no valid cluster key")
                 refuseUpgrade(wsi, .error(403, "forbidden", "a node link needs the cluster key"))

@@ -7,15 +7,11 @@ internal import LWSSupport
 /// The WebSocket part of the transport: the connections on `/ws` and the echo endpoint, their
 /// framing checks (WebSocket/Framing.swift), send queues, the boards' feeds and rings, and the
 /// pacer that wakes feeds whose hovers wait. The hub's `send`, `broadcast` and `close` actions
-/// land here; what a client sends goes to the hub through the runtime, or to the relay when the
-/// connection is forwarded.
+/// land here; what a client sends goes to the hub, or to the relay when the connection is
+/// forwarded, both through its port to the runtime (`WebSocketsPort`).
 ///
 /// Confined to the service thread, like the runtime that owns it.
-final class WebSockets {
-    let config: ServerConfig
-    let log: Logger
-    let clientLog: ClientLog
-    let meters: TransportMeters
+final class WebSockets: TransportPart {
     var connections: [ConnectionID: Connection] = [:]
     /// The timer that wakes feeds whose hovers wait (`--hover-pacing`); nil: hovers are not paced.
     var pacer: Pacer?
@@ -32,22 +28,25 @@ final class WebSockets {
     /// When shutdown began: echo connections (which the hub does not know) get the same grace
     /// as the hub's sessions to take their 1001 before the loop ends.
     private var echoCloseDeadline: Instant?
-    /// The runtime: the hub's events, the relay, ids, client addresses and the heap trim.
-    unowned let runtime: Service
+    /// The hub's events and ids, the relay for forwarded clients, the loop's end (Runtime/Ports.swift).
+    unowned let port: any WebSocketsPort
+    /// Clients' addresses behind a trusted proxy.
+    let addresses: ClientAddresses
+    /// Connections opened and closed since the heap was last trimmed, and since the last tick.
+    private var churnSinceTrim = 0
+    private var churnSinceTick = 0
     /// Other nodes' links and the sessions of their clients (WebSocket/NodeLinks.swift).
     let nodeLinks = NodeLinks()
     /// Pings and hang-ups (Keepalive.swift).
     private var keepalive: Keepalive
 
-    init(config: ServerConfig, log: Logger, clientLog: ClientLog, meters: TransportMeters, runtime: Service) {
-        self.config = config
-        self.log = log
-        self.clientLog = clientLog
-        self.meters = meters
-        self.runtime = runtime
-        saturation = Saturation(threshold: config.hoverPacingBusy)
-        pacingInterval = Clock.Reading.Span(config.hoverPacing)
-        keepalive = Keepalive(pingAfter: config.pingAfter, hangUpAfter: config.hangUpAfter)
+    init(_ shared: Shared, port: any WebSocketsPort, addresses: ClientAddresses) {
+        self.port = port
+        self.addresses = addresses
+        saturation = Saturation(threshold: shared.config.hoverPacingBusy)
+        pacingInterval = Clock.Reading.Span(shared.config.hoverPacing)
+        keepalive = Keepalive(pingAfter: shared.config.pingAfter, hangUpAfter: shared.config.hangUpAfter)
+        super.init(shared)
     }
 
     /// On every tick: how busy the service thread was (hover pacing turns on and off with it);
@@ -70,12 +69,34 @@ final class WebSockets {
         connection.keepalive.confirmed(at: Clock.now())
     }
 
+    /// A connection opened or closed (for `trimHeapAfterChurn`).
+    private func churned() {
+        churnSinceTrim += 1
+        churnSinceTick += 1
+    }
+
+    /// Once a burst of connections opening or closing (at least 256 of them) has been over for a
+    /// tick, gives the freed heap pages back to the kernel (`shuffleboard_trim_heap`): their
+    /// handshake buffers are freed, but glibc keeps the pages between the connections that stay.
+    /// A trim walks the free lists (a few milliseconds for a heap of thousands of connections),
+    /// so it happens only after such a burst.
+    func trimHeapAfterChurn() {
+        defer { churnSinceTick = 0 }
+        guard churnSinceTrim >= 256, churnSinceTick == 0 else { return }
+        let churn = churnSinceTrim
+        churnSinceTrim = 0
+        let (released, micros) = Clock.timed { shuffleboard_trim_heap() != 0 }
+        log.debug(
+            "heap trimmed after \(churn) connections opened or closed in \(micros) µs"
+                + (released ? "" : " (nothing to release)"))
+    }
+
     /// The endpoint a WebSocket upgrade asks for, or nil when its path has none.
     func endpoint(of wsi: OpaquePointer) -> Endpoint? {
         let path = LWS.header(wsi, WSI_TOKEN_GET_URI)
         if path == "/ws" { return .board }
         if let echo = config.echoPath, path == echo { return .echo }
-        if path == NodeLinks.path, runtime.relay.forwards { return .node }
+        if path == NodeLinks.path, keys.forwards { return .node }
         return nil
     }
 
@@ -83,8 +104,8 @@ final class WebSockets {
 
     /// ESTABLISHED: a new connection; returns its id (for the wsi's opaque user data).
     func opened(_ wsi: OpaquePointer, endpoint: Endpoint) -> UInt64 {
-        let id = ConnectionID(runtime.makeID())
-        runtime.churned()
+        let id = ConnectionID(port.makeID())
+        churned()
         let deflate = config.deflate && LWS.header(wsi, WSI_TOKEN_EXTENSIONS)?.contains("permessage-deflate") == true
         // An echo connection's bound fits one message as large as the echo endpoint takes.
         let bound =
@@ -98,18 +119,18 @@ final class WebSockets {
             now: Clock.now())
         connection.endpoint = endpoint
         connections[id] = connection
-        runtime.limitUnsent(wsi)
+        LWS.limitUnsent(wsi, to: config.unsentBytes, log: log)
         let socketPeer = LWS.peer(of: wsi)
-        let proxied = runtime.proxiedAddress(wsi, socketPeer: socketPeer)
+        let proxied = addresses.proxied(wsi, socketPeer: socketPeer)
         let direct = proxied ?? socketPeer
-        let forwardedFor = endpoint == .board ? runtime.relay.forwardedAddress(wsi, socketPeer: direct, id: id) : nil
-        if forwardedFor != nil, proxied == nil { runtime.handle(.clusterPeer(socketPeer)) }
+        let forwardedFor = endpoint == .board ? keys.forwardedAddress(wsi, socketPeer: direct, id: id) : nil
+        if forwardedFor != nil, proxied == nil { port.handle(.clusterPeer(socketPeer)) }
         let peer = forwardedFor ?? direct
         connection.address = peer
         connection.peer =
             forwardedFor.map { "\($0) (via \(socketPeer))" } ?? proxied.map { "\($0) (via proxy \(socketPeer))" }
             ?? socketPeer
-        if runtime.relay.forwards {  // Only a cluster node forwards, and so needs it later.
+        if keys.forwards {  // Only a cluster node forwards, and so needs it later.
             connection.origin = LWS.header(wsi, WSI_TOKEN_ORIGIN).flatMap {
                 $0.utf8.count <= Relay.maximumOriginBytes ? $0 : nil
             }
@@ -119,8 +140,8 @@ final class WebSockets {
         switch endpoint {
         case .board:
             // A connection another node forwarded is that node's, not a proxy's (Hub+Proxy.swift).
-            let proxy = forwardedFor == nil ? runtime.proxyHeaders?.read(wsi) : nil
-            runtime.handle(.opened(id, peer: peer, relayed: forwardedFor != nil, proxy: proxy))
+            let proxy = forwardedFor == nil ? addresses.proxy(wsi) : nil
+            port.handle(.opened(id, peer: peer, relayed: forwardedFor != nil, proxy: proxy))
         case .echo: log.debug("\(id) from \(peer) is on the echo endpoint")
         case .node: linkOpened(connection)
         }
@@ -130,13 +151,13 @@ final class WebSockets {
     /// CLOSED: the connection is gone.
     func closed(_ id: UInt64) {
         guard let connection = connections.removeValue(forKey: ConnectionID(id)) else { return }
-        runtime.churned()
+        churned()
         connection.closed()
         logClose(of: connection)
-        if connection.upstream != nil { runtime.relay.clientWent(connection) }
+        if connection.upstream != nil { port.forwardedClientWent(connection) }
         switch connection.endpoint {
-        case .board: runtime.handle(.closed(ConnectionID(id)))
-        case .echo: runtime.finishIfStopped(now: Clock.now())
+        case .board: port.handle(.closed(ConnectionID(id)))
+        case .echo: port.echoClosed()
         case .node: linkClosed(connection)
         }
     }
@@ -187,12 +208,12 @@ final class WebSockets {
     /// A complete text message from a client on `/ws`: to the hub, or to the board's owner when
     /// the connection is forwarded.
     func received(_ bytes: [UInt8], on connection: Connection) {
-        if connection.upstream != nil { return runtime.relay.relay(bytes, from: connection) }
+        if connection.upstream != nil { return port.relay(bytes, from: connection) }
         let parsed = ClientMessage.parse(bytes)
         let type = ClientMessageType(parsed)
         meters.received.add(type)
         meters.receivedBytes.add(type, UInt64(bytes.count))
-        runtime.handle(.received(ConnectionID(connection.id), parsed))
+        port.handle(.received(ConnectionID(connection.id), parsed))
     }
 
     /// A complete message on the echo endpoint goes back to its sender, under the same send
@@ -326,7 +347,7 @@ final class WebSockets {
     /// A frame would take `connection` to `held` bytes, over `--max-pending-bytes`: it is closed
     /// with 1008.
     private func overBound(_ connection: Connection, holding held: Int) {
-        runtime.handle(.transportCounted(.limit(.sendQueue)))
+        port.handle(.transportCounted(.limit(.sendQueue)))
         clientLog.warning(
             "connection \(connection.id) from \(connection.peer) would hold \(held) bytes of output, "
                 + "over its send limit of \(config.maxPendingBytes) bytes; closing with 1008")
