@@ -3,7 +3,9 @@
 /// A label value is never a string a client sent: label types are enums of the server's own
 /// reasons and codes (or, for the top boards, validated board ids, at most N of them), so the
 /// number of series is bounded whatever clients do.
-package protocol MetricLabels: Hashable, Sendable {
+///
+/// Public (as `Counter` and its `add`), only so that other modules may specialize `add`.
+public protocol MetricLabels: Hashable, Sendable {
     /// The label names, in order.
     static var names: [String] { get }
     /// The series rendered (at zero) before anything is counted, so that rates start at zero.
@@ -88,10 +90,15 @@ protocol MetricFamily: AnyObject {
 }
 
 /// A count that only goes up (until the process restarts).
-package final class Counter<L: MetricLabels>: MetricFamily {
+///
+/// `add` is inlinable, so that the module that counts specializes it for its labels:
+/// unspecialized, every `add` looked up the metadata of `[L: UInt64]` at run time (most of its
+/// cost, for the several adds of every op). Public rather than package only for that: Swift
+/// 6.3 specializes no `@inlinable package` function in another module.
+public final class Counter<L: MetricLabels>: MetricFamily {
     let name: String
     let help: String
-    private var values: [L: UInt64] = [:]
+    @usableFromInline var values: [L: UInt64] = [:]
 
     init(name: String, help: String) {
         self.name = name
@@ -100,7 +107,7 @@ package final class Counter<L: MetricLabels>: MetricFamily {
     }
 
     /// Adds `n` to the series `labels`.
-    package func add(_ labels: L, _ n: UInt64 = 1) { values[labels, default: 0] &+= n }
+    @inlinable public func add(_ labels: L, _ n: UInt64 = 1) { values[labels, default: 0] &+= n }
 
     /// The value of the series `labels`.
     package func value(_ labels: L) -> UInt64 { values[labels] ?? 0 }
