@@ -79,6 +79,16 @@ package enum Op: Equatable, Sendable {
         /// is stored as one byte, its case's place in the declaration (`allCases`' order);
         /// `OpLayoutTests` checks it for every kind, and the cast traps if the size changes.
         package var index: Int { Int(unsafeBitCast(self, to: UInt8.self)) }
+
+        /// The kind whose wire name is `name`, or nil: a scan of `Op.kinds` (most ops are among
+        /// the first), cheaper than `init(rawValue:)`'s hashed lookup for every op a client sends.
+        package init?(named name: String) {
+            guard let place = Op.kinds.firstIndex(of: name) else { return nil }
+            self = Self.inOrder[place]
+        }
+
+        /// `allCases`, made once.
+        private static let inOrder = allCases
     }
 
     /// The op's kind.
