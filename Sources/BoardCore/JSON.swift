@@ -131,6 +131,9 @@ extension JSON {
                 index += 1
                 return .object([:])
             }
+            // Room for the members of a few small objects at once, made at the first object (grown
+            // from nothing, an op's frame reallocated it three times).
+            if pending.capacity == 0 { pending.reserveCapacity(16) }
             let first = pending.count
             defer { pending.removeSubrange(first...) }
             while true {
