@@ -288,8 +288,11 @@ private final class ContextSetup {
 
         retry = .allocate(capacity: 1)
         retry.initialize(to: lws_retry_bo_t())
-        retry.pointee.secs_since_valid_ping = UInt16(clamping: config.pingAfter.wholeSeconds)
-        retry.pointee.secs_since_valid_hangup = UInt16(clamping: config.hangUpAfter.wholeSeconds)
+        // No hang-up: lws keeps no validity timer per connection (its sorted list costs every
+        // insert a walk over all connections); the server pings and hangs up itself
+        // (WebSocket/Keepalive.swift). Without a policy lws would use its default (300 s).
+        retry.pointee.secs_since_valid_ping = 0
+        retry.pointee.secs_since_valid_hangup = 0
 
         lwsLogger.withLock { $0 = Logger(level: config.hub.logLevel, format: config.logFormat) }
         lws_set_log_level(config.hub.logLevel == .debug ? Int32(LLL_ERR | LLL_WARN) : 0, lwsLog)

@@ -48,10 +48,10 @@ package struct ServerConfig: Sendable {
     package var deflate = false
     /// The loop lws waits for sockets on (`--event-loop`).
     package var eventLoop = EventLoop.poll
-    /// Idle time before the server pings a connection, and before it hangs up on a silent one
-    /// (lws counts both in whole seconds).
+    /// Time since a WebSocket connection upgraded or last answered a ping before the server pings
+    /// it (`--ping-after`; WebSocket/Keepalive.swift, looked at once a second).
     package var pingAfter: Duration = .seconds(20)
-    /// See `pingAfter`.
+    /// Time since then before the server hangs up on it (`--hang-up-after`; at least `pingAfter`).
     package var hangUpAfter: Duration = .seconds(60)
     /// The most bytes of HTTP answers held for clients at once, over all connections (answers made
     /// for their request; the web client's files are shared); a read that would go past it gets

@@ -133,6 +133,14 @@ extension Setting {
             seconds(
                 "--http-timeout", \.config.httpTimeout, 1...3600, .limits,
                 "time for an HTTP request's headers, then for its body and answer", whole: true),
+            seconds(
+                "--ping-after", \.config.pingAfter, 1...86_400, .limits,
+                "a WebSocket connection is pinged once it has been this long since it upgraded or last answered a "
+                    + "ping", whole: true),
+            seconds(
+                "--hang-up-after", \.config.hangUpAfter, 1...86_400, .limits,
+                "a WebSocket connection is hung up on (no close frame) once it has been this long since it upgraded "
+                    + "or last answered a ping; at least --ping-after", whole: true),
             bytes(
                 "--max-header-bytes", \.config.maxHeaderBytes, 1024...(1 << 20), .limits,
                 "most bytes of HTTP request headers; more closes the connection"),

@@ -2,6 +2,7 @@
 import base64
 import json
 import os
+import select
 import socket
 import struct
 import time
@@ -271,3 +272,82 @@ def test_readers_behind_the_ring_joining_midway_or_leaving_each_get_their_stream
     got = [middle.result_of(f"r{i}")["seq"] for i in range(ops // 2, ops + 1)]
     assert got == list(range(ops // 2 + 1, ops + 2))
     slow.close()
+
+
+def send_frame(s: socket.socket, opcode: int, payload: bytes = b"") -> None:
+    mask = os.urandom(4)
+    assert len(payload) < 126
+    s.sendall(bytes([0x80 | opcode, 0x80 | len(payload)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+
+
+def next_frame(s: socket.socket, buf: bytes, deadline: float) -> tuple[tuple[int, bytes] | None, bytes]:
+    """The next frame from the server as (opcode, payload), None when the TCP connection ended
+    instead, and the bytes after it."""
+    while True:
+        frames, rest = server_frames(buf)
+        if frames:
+            opcode, payload = frames[0]
+            # server_frames took every whole frame: give back all but the first.
+            header = 2 if len(payload) < 126 else 4 if len(payload) < 65536 else 10
+            return (opcode, payload), buf[header + len(payload):]
+        assert time.monotonic() < deadline, "no frame in time"
+        s.settimeout(max(0.05, deadline - time.monotonic()))
+        try:
+            chunk = s.recv(65536)
+        except ConnectionResetError:
+            return None, b""
+        if not chunk:
+            return None, b""
+        buf += chunk
+
+
+def test_the_server_pings_and_hangs_up_on_a_client_that_does_not_answer(servers):
+    """Issue 33: the server pings and hangs up itself (WebSocket/Keepalive.swift), not with lws's
+    per-connection validity timers, whose sorted list cost every join a walk over all connections.
+    --ping-after 1 --hang-up-after 2: a client that answers each ping with a pong stays, one that
+    answers none is hung up on without a close frame, and a client on the Python library (which
+    answers pings itself) keeps working."""
+    server = servers("--memory", "--ping-after", "1", "--hang-up-after", "2")
+    library = Client(server, "k", name="Lib")
+    answering = raw_websocket(server.port, receive_buffer=65536)
+    silent = raw_websocket(server.port, receive_buffer=65536)
+    opened = time.monotonic()
+    deadline = opened + 20
+
+    # Both are read side by side: the answering one answers each ping with its pong, the silent
+    # one gets its ping, answers none, and is hung up on without a close frame.
+    bufs = {answering: b"", silent: b""}
+    pings = {answering: 0, silent: 0}
+    hung_up_after = None
+    while hung_up_after is None or pings[answering] < 3:
+        ready, _, _ = select.select([c for c in bufs if c is not silent or hung_up_after is None], [], [], 0.5)
+        assert time.monotonic() < deadline, f"pings {pings}, silent hung up after {hung_up_after}"
+        for c in ready:
+            frame, bufs[c] = next_frame(c, bufs[c], deadline)
+            if c is silent and frame is None:
+                hung_up_after = time.monotonic() - opened
+                continue
+            assert frame is not None, "the answering client was hung up on"
+            assert frame[0] == 0x9, f"a frame other than a ping: {frame}"
+            pings[c] += 1
+            if c is answering:
+                send_frame(answering, 0xA, frame[1])
+    assert pings[silent] == 1, pings  # pinged once, not again before its pong
+    assert hung_up_after >= 1.9, hung_up_after  # not before --hang-up-after
+
+    # The answering client outlived the silent one and was pinged again after each pong; it works.
+    send_text(answering, '{"type":"hello","board":"k","name":"Raw"}')
+    buf = bufs[answering]
+    while True:
+        frame, buf = next_frame(answering, buf, deadline)
+        assert frame is not None, "the answering client was hung up on"
+        if frame[0] == 0x1 and json.loads(frame[1]).get("type") == "welcome":
+            break
+        if frame[0] == 0x9:
+            send_frame(answering, 0xA, frame[1])
+
+    # The library's client answered its pings too, and works.
+    library.send({"type": "toggle", "op": "k1", "base": 0, "item": "t1", "on": True})
+    assert library.result_of("k1")["seq"] == 1
+    _, closes = server.get("/metrics")
+    assert 'shuffleboard_closes_total{code="1006",initiator="server"} 1' in closes, closes

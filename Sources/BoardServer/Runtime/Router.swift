@@ -87,7 +87,7 @@ func serviceCallback(
 
     case LWS_CALLBACK_RECEIVE_PONG:
         guard let connection = webSockets.connections[ConnectionID(id)] else { return 0 }
-        webSockets.checkMasked(wsi, on: connection)
+        if webSockets.checkMasked(wsi, on: connection) { webSockets.ponged(connection) }
         return 0
 
     case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:

@@ -181,7 +181,7 @@ final class Service {
             persister.run(tasks) { later.append($0) }
         }
         if case .tick = event {
-            webSockets.tick()
+            webSockets.tick(now: now)
             http.sweepExchanges()
             relay.tick(now: now)
             httpForwards.tick(now: now)

@@ -1,3 +1,4 @@
+internal import BoardCore
 internal import CLibWebSockets
 internal import LWSSupport
 
@@ -31,6 +32,8 @@ final class Connection: SendQueue {
     var rxRefused = false
     /// Where the connection was opened: `/ws` or the echo endpoint. Set once, at ESTABLISHED.
     var endpoint = Endpoint.board
+    /// When it was last valid and whether it was pinged since (Keepalive.swift).
+    var keepalive: Keepalive.State
 
     private final class Forwarding {
         var origin: String?
@@ -78,9 +81,10 @@ final class Connection: SendQueue {
         }
     }
 
-    init(id: UInt64, wsi: OpaquePointer, deflate: Bool, maxPendingBytes: Int, maxWriteBytes: Int) {
+    init(id: UInt64, wsi: OpaquePointer, deflate: Bool, maxPendingBytes: Int, maxWriteBytes: Int, now: Instant) {
         self.wsi = wsi
         self.deflate = deflate
+        keepalive = Keepalive.State(validSince: now)
         super.init(limit: maxPendingBytes, writeLimit: maxWriteBytes, headroom: shuffleboard_lws_pre(), id: id)
     }
 
@@ -118,6 +122,19 @@ final class Connection: SendQueue {
         requestWrite()
     }
 
+    /// Asks for a ping from the next WRITEABLE (Keepalive.swift).
+    func ping() {
+        keepalive.pinged = true
+        keepalive.pingDue = true
+        requestWrite()
+    }
+
+    /// Hangs up at once, without a close frame: the client answered no ping (Keepalive.swift).
+    func hangUp() {
+        closing = (1006, "no answer to a ping", true)
+        lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
+    }
+
     /// The connection is gone: it leaves its board's feed.
     func closed() {
         feed?.remove(self, keepingPending: false)
@@ -140,6 +157,18 @@ final class Connection: SendQueue {
         if let request = closeRequest, isEmpty {
             return LWS.closeFromWriteable(
                 wsi, code: request.code, reason: request.reason, handedOver: &closeState!.handedOver)
+        }
+        if keepalive.pingDue {
+            // The ping alone in this write; what is queued goes in the next one, which runs the
+            // rest of this callback's work (rejoining the feed, resuming reads).
+            keepalive.pingDue = false
+            requestWrite()
+            // With a payload: lws 4.1.6 hands the server no RECEIVE_PONG for an empty pong.
+            let payload = scratch.baseAddress! + headroom
+            for (i, byte) in Keepalive.pingPayload.enumerated() {
+                payload.storeBytes(of: byte, toByteOffset: i, as: UInt8.self)
+            }
+            return LWS.write(wsi, payload, Keepalive.pingPayload.count, LWS_WRITE_PING) ? 0 : -1
         }
         var written = true
         if deflate {

@@ -36,6 +36,8 @@ final class WebSockets {
     unowned let runtime: Service
     /// Other nodes' links and the sessions of their clients (WebSocket/NodeLinks.swift).
     let nodeLinks = NodeLinks()
+    /// Pings and hang-ups (Keepalive.swift).
+    private var keepalive: Keepalive
 
     init(config: ServerConfig, log: Logger, clientLog: ClientLog, meters: TransportMeters, runtime: Service) {
         self.config = config
@@ -45,11 +47,27 @@ final class WebSockets {
         self.runtime = runtime
         saturation = Saturation(threshold: config.hoverPacingBusy)
         pacingInterval = Clock.Reading.Span(config.hoverPacing)
+        keepalive = Keepalive(pingAfter: config.pingAfter, hangUpAfter: config.hangUpAfter)
     }
 
-    /// On every tick: how busy the service thread was (hover pacing turns on and off with it).
-    func tick() {
+    /// On every tick: how busy the service thread was (hover pacing turns on and off with it);
+    /// once a second, the pings and hang-ups due.
+    func tick(now: Instant) {
         saturation.sample()
+        guard keepalive.sweepDue(now: now) else { return }
+        for connection in connections.values {
+            switch keepalive.step(connection.keepalive, now: now) {
+            case .none: continue
+            case .ping: connection.ping()
+            // Counted and logged when it closes: by the server, 1006 (`logClose`).
+            case .hangUp: connection.hangUp()
+            }
+        }
+    }
+
+    /// A pong: the client is there (RFC 6455 5.5.3; asked for or not).
+    func ponged(_ connection: Connection) {
+        connection.keepalive.confirmed(at: Clock.now())
     }
 
     /// The endpoint a WebSocket upgrade asks for, or nil when its path has none.
@@ -76,7 +94,8 @@ final class WebSockets {
             case .board: config.maxPendingBytes
             }
         let connection = Connection(
-            id: id.rawValue, wsi: wsi, deflate: deflate, maxPendingBytes: bound, maxWriteBytes: config.maxWriteBytes)
+            id: id.rawValue, wsi: wsi, deflate: deflate, maxPendingBytes: bound, maxWriteBytes: config.maxWriteBytes,
+            now: Clock.now())
         connection.endpoint = endpoint
         connections[id] = connection
         runtime.limitUnsent(wsi)
