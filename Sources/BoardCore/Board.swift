@@ -157,6 +157,10 @@ package struct Board: Equatable, Sendable {
         itemIndex[id].map { items[$0] }
     }
 
+    /// True when the board has this item (in a zone or archived): `item(id) != nil` without
+    /// copying the item out.
+    package func hasItem(_ id: ItemID) -> Bool { itemIndex[id] != nil }
+
     /// True when `item` is in the board's archive.
     package func isArchived(_ item: ItemID) -> Bool { archivedSet.contains(item) }
 
@@ -203,8 +207,10 @@ package struct Board: Equatable, Sendable {
             } else {
                 zones[target].items.append(item.id)
             }
-        case .toggle, .edit, .tag, .assign, .addCheck, .editCheck, .removeCheck:
-            guard let item = op.involvedItems.first, let i = itemIndex[item] else { return }
+        case .toggle(let item, _), .edit(let item, _), .tag(let item, _, _), .assign(let item, _, _),
+            .addCheck(let item, _, _), .editCheck(let item, _, _), .removeCheck(let item, _):
+            // The item bound here, not `involvedItems.first`: that builds an array, for every op.
+            guard let i = itemIndex[item] else { return }
             items[i].apply(op)
         case .addTag(let tag, let tagged):
             guard !tags.contains(where: { $0.id == tag.id }) else { return }

@@ -99,6 +99,11 @@ extension ClientMessage {
 
     /// The message of type `type` from the members of `json`, or nil when the type is unknown.
     private static func decode(_ type: String, members json: JSON) throws(JSON.DecodingError) -> ClientMessage? {
+        if let kind = Op.Kind(named: type) {
+            // Every op the same way, so each new one is parsed where the others are.
+            let (opID, base) = try header(json)
+            return .op(OpRequest(opID: opID, base: base, op: try Op(kind: kind, fields: json, assigned: false)))
+        }
         switch type {
         case "hello":
             let board: BoardID = try json.id("board")
@@ -114,10 +119,6 @@ extension ClientMessage {
             let token = try json.hasValue("token") ? self.token(in: json) : nil
             let member: MemberID? = try json.hasValue("member") ? json.id("member") : nil
             return .hello(board: board, name: name, since: since, token: token, member: member)
-        case _ where Op.kinds.contains(type):
-            // Every op the same way, so each new one is parsed where the others are.
-            let (opID, base) = try header(json)
-            return .op(OpRequest(opID: opID, base: base, op: try Op(type: type, fields: json, assigned: false)))
         case "dragStart":
             // A group: `items` (1–200 distinct ids, the first one leads: hovers and drops name it).
             if json["items"] != nil {

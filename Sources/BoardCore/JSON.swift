@@ -84,6 +84,10 @@ extension JSON {
     private struct Parser {
         let bytes: [UInt8]
         var index = 0
+        /// The members of the objects being parsed, innermost last: each object's dictionary is
+        /// made once its members are all read, at its size (grown member by member, a small
+        /// object's dictionary was reallocated and rehashed three or four times).
+        var pending: [(key: String, value: JSON)] = []
 
         func error(_ reason: String) -> ParseError { ParseError(offset: index, reason: reason) }
 
@@ -112,21 +116,26 @@ extension JSON {
             }
         }
 
-        mutating func expectLiteral(_ literal: String) throws(ParseError) {
-            let lit = Array(literal.utf8)
-            guard index + lit.count <= bytes.count else { throw error("unexpected end of input") }
-            guard bytes[index..<index + lit.count].elementsEqual(lit) else { throw error("invalid literal") }
-            index += lit.count
+        mutating func expectLiteral(_ literal: StaticString) throws(ParseError) {
+            let count = literal.utf8CodeUnitCount
+            guard index + count <= bytes.count else { throw error("unexpected end of input") }
+            let matches = literal.withUTF8Buffer { bytes[index..<index + count].elementsEqual($0) }
+            guard matches else { throw error("invalid literal") }
+            index += count
         }
 
         mutating func parseObject(depth: Int) throws(ParseError) -> JSON {
             index += 1
-            var members: [String: JSON] = [:]
             skipWhitespace()
             if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
                 index += 1
-                return .object(members)
+                return .object([:])
             }
+            // Room for the members of a few small objects at once, made at the first object (grown
+            // from nothing, an op's frame reallocated it three times).
+            if pending.capacity == 0 { pending.reserveCapacity(16) }
+            let first = pending.count
+            defer { pending.removeSubrange(first...) }
             while true {
                 skipWhitespace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
@@ -136,8 +145,13 @@ extension JSON {
                 skipWhitespace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
                 index += 1
-                members[key] = try parseValue(depth: depth + 1)
-                if try closes(UInt8(ascii: "}"), else: "expected ',' or '}'") { return .object(members) }
+                pending.append((key, try parseValue(depth: depth + 1)))
+                if try closes(UInt8(ascii: "}"), else: "expected ',' or '}'") {
+                    // A repeated key keeps its last value, as assigning member by member did.
+                    var members = [String: JSON](minimumCapacity: pending.count - first)
+                    for (key, value) in pending[first...] { members[key] = value }
+                    return .object(members)
+                }
             }
         }
 

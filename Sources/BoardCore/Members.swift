@@ -10,6 +10,12 @@ package struct Members: Sendable {
         package var name: String?
         /// When, by the wall clock; nil for someone only assigned.
         package var last: UnixTime?
+
+        /// They committed an op at `time`, under `name` (nil: the name they had stays).
+        mutating func note(name: String?, at time: UnixTime) {
+            if let name { self.name = name }
+            last = time
+        }
     }
 
     /// The most people remembered.
@@ -25,7 +31,9 @@ package struct Members: Sendable {
     /// `op` was committed: its member's name and time are the newest.
     package mutating func note(_ op: CommittedOp) {
         guard let member = op.member else { return }
-        entries[member] = Entry(member: member, name: op.name ?? entries[member]?.name, last: op.time)
+        // Changed in place: one lookup of the member per op (this runs for every op).
+        let name = op.name
+        entries[member, default: Entry(member: member)].note(name: name, at: op.time)
         if entries.count > limit, let oldest = entries.values.min(by: Self.older) {
             entries[oldest.member] = nil
         }

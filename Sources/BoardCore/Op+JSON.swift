@@ -86,9 +86,14 @@ extension Op {
     /// carry no id and get `unassigned`; otherwise (a broadcast, an archive, a stored row) their
     /// ids are read. Every text is checked against `BoardLimits`.
     package init(type: String, fields: JSON, assigned: Bool = true) throws(JSON.DecodingError) {
-        guard let kind = Kind(rawValue: type) else {
+        guard let kind = Kind(named: type) else {
             throw JSON.DecodingError("\"type\" must be one of \(Op.kinds.map { "\"\($0)\"" }.joined(separator: ", "))")
         }
+        try self.init(kind: kind, fields: fields, assigned: assigned)
+    }
+
+    /// Reads an op of `kind` from its members in the object `fields`, as `init(type:fields:assigned:)`.
+    package init(kind: Kind, fields: JSON, assigned: Bool = true) throws(JSON.DecodingError) {
         switch kind {
         case .swap:
             self = .swap(a: try fields.id("a"), b: try fields.id("b"))

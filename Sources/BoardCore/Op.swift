@@ -74,6 +74,21 @@ package enum Op: Equatable, Sendable {
         case tag, assign, addTag, editTag, removeTag, addCheck, editCheck, removeCheck
         case comment, editComment, removeComment
         case moveMany, archive, unarchive
+
+        /// The kind's place in `allCases`, in O(1): a payload-free enum of fewer than 256 cases
+        /// is stored as one byte, its case's place in the declaration (`allCases`' order);
+        /// `OpLayoutTests` checks it for every kind, and the cast traps if the size changes.
+        package var index: Int { Int(unsafeBitCast(self, to: UInt8.self)) }
+
+        /// The kind whose wire name is `name`, or nil: a scan of `Op.kinds` (most ops are among
+        /// the first), cheaper than `init(rawValue:)`'s hashed lookup for every op a client sends.
+        package init?(named name: String) {
+            guard let place = Op.kinds.firstIndex(of: name) else { return nil }
+            self = Self.inOrder[place]
+        }
+
+        /// `allCases`, made once.
+        private static let inOrder = allCases
     }
 
     /// The op's kind.

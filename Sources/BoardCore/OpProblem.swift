@@ -86,7 +86,7 @@ extension Board {
     /// Why `op` cannot apply to this board, or nil when it can. Unknown ids come first (items in
     /// `involvedItems` order, then zones), then the ops that make no sense here.
     package func problem(applying op: Op) -> OpProblem? {
-        for item in op.involvedItems where self.item(item) == nil { return .unknownItem(item) }
+        for item in op.involvedItems where !hasItem(item) { return .unknownItem(item) }
         for zone in op.involvedZones where !hasZone(zone) { return .unknownZone(zone) }
         if let tag = unknownTag(in: op) { return .unknownTag(tag) }
         if let check = unknownCheck(in: op) { return .unknownCheck(check) }

@@ -39,7 +39,7 @@ extension Room {
         let refuse = { (rejection: Rejection) in [Effect.send(user, .reject(rejection, seq: seq))] }
         let all = [item] + group
         for item in all {
-            guard sequencer.board.item(item) != nil else { return refuse(Rejection(.unknownItem, item: item)) }
+            guard sequencer.board.hasItem(item) else { return refuse(Rejection(.unknownItem, item: item)) }
             if sequencer.board.isArchived(item) { return refuse(Rejection(.archived, item: item)) }
         }
         for item in all {
@@ -82,7 +82,7 @@ extension Room {
         _ item: ItemID, over: ItemID?, zone: ZoneID?, mode: DragMode?, t: Double?, by user: UserID, now: Instant
     ) -> [Effect] {
         let board = sequencer.board
-        guard board.item(item) != nil, over.map({ board.item($0) != nil }) ?? true else {
+        guard board.hasItem(item), over.map(board.hasItem) ?? true else {
             return [.send(user, .reject(Rejection(.unknownItem, item: item), seq: visibleSeq))]
         }
         if let zone, !board.hasZone(zone) {

@@ -241,7 +241,12 @@ package struct Sequencer: Sendable {
         func newest(_ touches: [Touch?]) -> Touch? { touches.compactMap { $0 }.max { $0.seq < $1.seq } }
         switch op {
         case .swap, .move, .toggle, .add, .moveMany, .archive, .unarchive:
-            return newest(op.involvedItems.map { itemTouches[$0]?.place })
+            // Every op takes this way: no array of touches is made for it.
+            var latest: Touch?
+            for item in op.involvedItems {
+                if let touch = itemTouches[item]?.place, touch.seq > latest?.seq ?? Seq.min { latest = touch }
+            }
+            return latest
         case .edit(let item, let changes):
             return newest(changes.fields.map { itemTouches[item]?.fields[$0] })
         case .editTag(let tag, let changes):

@@ -27,10 +27,11 @@ package enum ClientMessageType: String, MetricLabels, CaseIterable {
         }
     }
 
-    private init(_ op: Op) {
-        // The same names (`OpType` lists every op kind).
-        self = ClientMessageType(rawValue: OpType(op).rawValue)!
-    }
+    private init(_ op: Op) { self = Self.byKind[op.opKind.index] }
+
+    /// The type of each op kind, by `Op.Kind.index`: the same names (built once, so that counting
+    /// an op's message looks up no name).
+    private static let byKind = Op.Kind.allCases.map { ClientMessageType(rawValue: $0.rawValue)! }
 }
 
 /// A server message's `type`.
@@ -49,9 +50,7 @@ package enum ServerMessageType: String, MetricLabels, CaseIterable {
         case .welcome: self = .welcome
         case .join: self = .join
         case .leave: self = .leave
-        case .committed(let op):
-            // The same names (`OpType` lists every op kind).
-            self = ServerMessageType(rawValue: OpType(op.op).rawValue)!
+        case .committed(let op): self = Self.byKind[op.op.opKind.index]
         case .ack: self = .ack
         case .reject: self = .reject
         case .dragStart: self = .dragStart
@@ -64,6 +63,9 @@ package enum ServerMessageType: String, MetricLabels, CaseIterable {
         case .notice: self = .notice
         }
     }
+
+    /// The type of each op kind, by `Op.Kind.index` (as `ClientMessageType.byKind`).
+    private static let byKind = Op.Kind.allCases.map { ServerMessageType(rawValue: $0.rawValue)! }
 }
 
 /// A committed op's kind.
@@ -76,9 +78,10 @@ package enum OpType: String, MetricLabels, CaseIterable {
     package static let names = ["type"]
 
     /// The kind of `op`: its wire name (`Op.kind`), one of these cases.
-    package init(_ op: Op) {
-        self = OpType(rawValue: op.kind)!
-    }
+    package init(_ op: Op) { self = Self.byKind[op.opKind.index] }
+
+    /// Each op kind's case, by `Op.Kind.index` (as `ClientMessageType.byKind`).
+    private static let byKind = Op.Kind.allCases.map { OpType(rawValue: $0.rawValue)! }
 }
 
 extension RejectReason: MetricLabels {

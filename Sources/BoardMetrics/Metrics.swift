@@ -3,7 +3,9 @@
 /// A label value is never a string a client sent: label types are enums of the server's own
 /// reasons and codes (or, for the top boards, validated board ids, at most N of them), so the
 /// number of series is bounded whatever clients do.
-package protocol MetricLabels: Hashable, Sendable {
+///
+/// Public (as `Counter` and its `add`), only so that other modules may specialize `add`.
+public protocol MetricLabels: Hashable, Sendable {
     /// The label names, in order.
     static var names: [String] { get }
     /// The series rendered (at zero) before anything is counted, so that rates start at zero.
@@ -88,10 +90,11 @@ protocol MetricFamily: AnyObject {
 }
 
 /// The series of a counter or a gauge: one number per label set, those of `L.initial` from zero.
+@usableFromInline
 struct Series<L: MetricLabels, Value: AdditiveArithmetic> {
     let name: String
     let help: String
-    var values: [L: Value] = [:]
+    @usableFromInline var values: [L: Value] = [:]
 
     init(name: String, help: String) {
         self.name = name
@@ -109,14 +112,19 @@ struct Series<L: MetricLabels, Value: AdditiveArithmetic> {
 }
 
 /// A count that only goes up (until the process restarts).
-package final class Counter<L: MetricLabels>: MetricFamily {
-    private var series: Series<L, UInt64>
+///
+/// `add` is inlinable, so that the module that counts specializes it for its labels:
+/// unspecialized, every `add` looked up the metadata of `[L: UInt64]` at run time (most of its
+/// cost, for the several adds of every op). Public rather than package only for that: Swift
+/// 6.3 specializes no `@inlinable package` function in another module.
+public final class Counter<L: MetricLabels>: MetricFamily {
+    @usableFromInline var series: Series<L, UInt64>
     var name: String { series.name }
 
     init(name: String, help: String) { series = Series(name: name, help: help) }
 
     /// Adds `n` to the series `labels`.
-    package func add(_ labels: L, _ n: UInt64 = 1) { series.values[labels, default: 0] &+= n }
+    @inlinable public func add(_ labels: L, _ n: UInt64 = 1) { series.values[labels, default: 0] &+= n }
 
     /// The value of the series `labels`.
     package func value(_ labels: L) -> UInt64 { series.values[labels] ?? 0 }

@@ -301,10 +301,13 @@ struct Batch {
     var seqs: [BoardID: Seq] {
         var seqs: [BoardID: Seq] = [:]
         for case .append(let board, let ops) in writes {
-            if let last = ops.last { seqs[board] = max(seqs[board] ?? 0, last.seq) }
+            // One lookup of the board (the dictionary's modify), not two.
+            if let last = ops.last { Self.raise(&seqs[board, default: 0], to: last.seq) }
         }
         return seqs
     }
+
+    private static func raise(_ seq: inout Seq, to last: Seq) { seq = max(seq, last) }
 
     /// The boards written, in order of first appearance.
     var boards: [BoardID] {

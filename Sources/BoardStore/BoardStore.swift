@@ -38,16 +38,20 @@ package struct BoardSummary: Equatable, Sendable {
 }
 
 /// A change to the store. The server's writer thread applies a batch of these in one transaction.
+///
+/// A write is copied several times on its way (an action, a job, a batch) for every op: the rare
+/// cases with a whole board are boxed (`indirect`), so that an append copies only its own size
+/// (`StoreWriteLayoutTests`).
 package enum StoreWrite: Equatable, Sendable {
     /// Create a board at seq 0.
-    case create(Board)
+    indirect case create(Board)
     /// Append committed ops (in seq order) to a board's log.
     case append(BoardID, [CommittedOp])
     /// Remove a board, its snapshots and its log.
     case delete(BoardID)
     /// Create a board from an archive at its seq, with its comments (`POST
     /// /api/boards/import/trello`); like `create`, an existing board is kept as it is.
-    case restore(BoardArchive)
+    indirect case restore(BoardArchive)
 }
 
 /// A page of a board's op log.

@@ -18,6 +18,18 @@ package final class MemoryStore: BoardStore {
         /// The live comments, oldest first.
         var liveComments: [ItemComment] { comments.sorted { $0.key < $1.key }.map(\.value) }
 
+        /// Applies `op` and keeps it.
+        mutating func append(_ op: CommittedOp) {
+            board.apply(op.op)
+            log.append(op)
+            note(op)
+        }
+
+        /// Applies `ops` and keeps them, in order.
+        mutating func append(_ ops: [CommittedOp]) {
+            for op in ops { append(op) }
+        }
+
         /// Follows what the op did to comments.
         mutating func note(_ op: CommittedOp) {
             switch op.op {
@@ -68,17 +80,21 @@ package final class MemoryStore: BoardStore {
                         guard boards[board.id] == nil else { continue }
                         boards[board.id] = Entry(board: board, log: [], base: board)
                         for doc in SearchDoc.all(of: board, comments: []) { index.putSearchDoc(doc) }
+                    case .append(let id, let ops) where !ops.contains(where: { Notice.mayNotify($0.op) }):
+                        // Changed where it is (the dictionary's modify): one lookup, no copy.
+                        guard boards[id]?.append(ops) != nil else { continue }
+                        let changes = SearchChanges(ops)
+                        if !changes.isEmpty, let board = boards[id]?.board { try index.index(changes, board: board) }
                     case .append(let id, let ops):
-                        // Taken out and put back: one lookup each way, and the entry changed in place.
+                        // A notice is made from the board before its op: taken out and put back,
+                        // one lookup each way, and the entry changed in place.
                         guard var entry = boards.removeValue(forKey: id) else { continue }
                         for op in ops {
                             if Notice.mayNotify(op.op) {
                                 let board = entry.board
                                 inbox.withLock { $0.put(Notice.made(by: op, on: board, id: id)) }
                             }
-                            entry.board.apply(op.op)
-                            entry.log.append(op)
-                            entry.note(op)
+                            entry.append(op)
                         }
                         boards[id] = entry
                         let changes = SearchChanges(ops)

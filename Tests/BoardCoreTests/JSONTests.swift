@@ -8,6 +8,20 @@ import Testing
         #expect(v["b"]?["c"]?.stringValue == "d\né😀")
     }
 
+    /// Objects within objects and arrays each get their own members, however deep; a repeated
+    /// key keeps its last value; `{}` is an empty object.
+    @Test func objectsKeepTheirOwnMembersAndARepeatedKeysLastValue() throws {
+        let v = try JSON.parse(#"{"a":1,"o":{"a":2,"p":{"a":3},"a":4},"l":[{"a":5},{},{"b":6}],"a":7,"e":{}}"#)
+        #expect(v["a"] == .number(7))
+        #expect(v["o"] == .object(["a": .number(4), "p": .object(["a": .number(3)])]))
+        #expect(v["l"] == .array([.object(["a": .number(5)]), .object([:]), .object(["b": .number(6)])]))
+        #expect(v["e"] == .object([:]))
+        if case .object(let members) = v { #expect(members.count == 4) } else { Issue.record("not an object") }
+        #expect(try JSON.parse("[true,false,null]") == .array([.bool(true), .bool(false), .null]))
+        #expect(throws: JSON.ParseError.self) { try JSON.parse("[nul]") }
+        #expect(throws: JSON.ParseError.self) { try JSON.parse("fals") }
+    }
+
     @Test(arguments: ["", "{", "[1,]", "{\"a\":}", "tru", "01", "\"\u{01}\"", "{\"a\":1} x", "\"\\ud800\"", "1e999"])
     func rejectsInvalidText(_ text: String) {
         #expect(throws: JSON.ParseError.self) { try JSON.parse(text) }

@@ -30,4 +30,13 @@ import Testing
         }
         #expect(original.label == "Write the docs")
     }
+
+    /// `Op.Kind.index` reads the case's stored byte: it must be the kind's place in `allCases`
+    /// (tables indexed by it, such as the metrics' labels, rely on it).
+    @Test func anOpKindsIndexIsItsPlaceInAllCases() {
+        #expect(MemoryLayout<Op.Kind>.size == 1)
+        for (place, kind) in Op.Kind.allCases.enumerated() {
+            #expect(kind.index == place, "\(kind) has index \(kind.index), place \(place)")
+        }
+    }
 }
