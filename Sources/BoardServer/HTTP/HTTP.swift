@@ -155,7 +155,11 @@ final class HTTP: TransportPart {
 
     /// A piece of the body. Returns -1 to close the connection.
     func httpBody(_ id: ExchangeID, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
-        guard let exchange = exchanges[id], exchange.phase == .receiving else { return 0 }
+        // Dropped (`drop`, e.g. by the tick for a late body): its kill is a timeout of 0, which
+        // lws 4.1.6 puts back to its own content timeout when it reads more of the body, so a
+        // client that keeps dripping would never be closed. Another piece closes it here.
+        guard let exchange = exchanges[id] else { return -1 }
+        guard exchange.phase == .receiving else { return 0 }
         if Clock.now().milliseconds > exchange.deadline.milliseconds {
             log.warning(
                 "HTTP client \(LWS.peer(of: exchange.wsi)) did not send its request body within \(config.httpTimeout.seconds) s; closing"
