@@ -3,21 +3,15 @@ page says application/json and carries the page's Origin, its WebSocket too, so 
 cross-site rules; a page served from another origin may neither create a board nor connect."""
 import http.server
 import re
-import socket
 import threading
 import urllib.request
 
 import pytest
 from playwright.sync_api import expect
 
-from harness import Server
+from harness import Server, free_port
 
 
-def free_port():
-    """A port nothing listens on now (the server is told its own origin before it starts)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture

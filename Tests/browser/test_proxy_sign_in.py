@@ -6,7 +6,6 @@ editor's page is told and its drags change nothing from then on."""
 import json
 import os
 import shutil
-import socket
 import subprocess
 import time
 import urllib.error
@@ -16,15 +15,12 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from harness import free_port
 from test_auth import SECRET, pointer_drag, token  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def answers(url):

@@ -11,7 +11,6 @@ import contextlib
 import csv
 import io
 import os
-import random
 import re
 import shutil
 import signal
@@ -23,7 +22,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from harness import WAIT, Server
+from harness import WAIT, Server, free_port  # noqa: F401 (free_port: test_browsers imports it from here)
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
@@ -31,25 +30,6 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 NO_ADDRESS_LIMITS = ("--op-rate", "0", "--message-rate", "0", "--max-connections-per-address", "0",
                      "--max-pending-per-address", "0", "--connect-rate", "0", "--board-creations", "0",
                      "--max-holds-per-address", "0")
-
-
-def free_port() -> int:
-    """A port nothing listens on now, below the kernel's ephemeral range; a node binds it moments
-    later. Not the kernel's pick: that comes from the ephemeral range, where by then another
-    test's outgoing connection may have taken it as its source port, and the node would fail
-    with "cannot listen" (seen once in CI while the process and browser lanes ran beside)."""
-    with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
-        low = int(f.read().split()[0])
-    pick = random.SystemRandom()  # not the module's generator, which tests may seed
-    for _ in range(500):
-        port = pick.randrange(max(1024, low - 12000), low)
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise AssertionError("no free port below the ephemeral range")
 
 
 def wait_until(what: str, check, timeout: float, interval: float = 0.1) -> Any:

@@ -10,7 +10,6 @@ import contextlib
 import json
 import os
 import shutil
-import socket
 import subprocess
 import time
 import urllib.error
@@ -18,7 +17,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from harness import SUBPROTOCOL, WAIT
+from harness import SUBPROTOCOL, WAIT, free_port
 from test_auth import OLD, mint
 from websockets.sync.client import connect
 
@@ -29,10 +28,6 @@ PEOPLE = """userlist people
 """
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def crypt(password: str) -> str:
