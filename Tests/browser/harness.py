@@ -5,10 +5,8 @@ The server runs as a subprocess on a port it picks (`--port 0`); the port is rea
 """
 import json
 import os
-import random
 import re
 import signal
-import socket
 import subprocess
 import threading
 import urllib.error
@@ -19,25 +17,6 @@ ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "web"
 OUTPUT = Path(os.environ.get("SHUFFLEBOARD_TEST_OUTPUT", ROOT / "test-output"))
 LISTENING = re.compile(r"listening on (https?://[^\s/]+:(\d+))/?")
-
-
-def free_port() -> int:
-    """A port nothing listens on now, below the kernel's ephemeral range; a server binds it moments
-    later. Not the kernel's pick: that comes from the ephemeral range, where by then another
-    test's outgoing connection may have taken it as its source port, and the server would fail
-    with "cannot listen" (seen once in CI while the lanes ran side by side)."""
-    with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
-        low = int(f.read().split()[0])
-    pick = random.SystemRandom()  # not the module's generator, which tests may seed
-    for _ in range(500):
-        port = pick.randrange(max(1024, low - 12000), low)
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise AssertionError("no free port below the ephemeral range")
 
 
 class Server:

@@ -9,7 +9,8 @@ import urllib.request
 import pytest
 from playwright.sync_api import expect
 
-from harness import Server, free_port
+from harness import Server
+from ports import free_port
 
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from harness import free_port
+from ports import free_port
 from test_auth import SECRET, pointer_drag, token  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[2]

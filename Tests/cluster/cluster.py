@@ -22,7 +22,8 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from harness import WAIT, Server, free_port  # noqa: F401 (free_port: test_browsers imports it from here)
+from harness import WAIT, Server
+from ports import free_port  # test_browsers imports it from here too
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 

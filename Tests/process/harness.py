@@ -11,11 +11,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import random
 import re
 import resource
 import signal
-import socket
 import ssl
 import subprocess
 import threading
@@ -52,25 +50,6 @@ def cpu_seconds(pid: int) -> float:
 def run_cli(args: list[str], cwd: str, timeout: float = 30.0) -> subprocess.CompletedProcess:
     """Runs the binary to completion (never longer than `timeout`), capturing text output."""
     return subprocess.run([BIN, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
-
-
-def free_port() -> int:
-    """A port nothing listens on now, below the kernel's ephemeral range; a server binds it moments
-    later. Not the kernel's pick: that comes from the ephemeral range, where by then another
-    test's outgoing connection may have taken it as its source port, and the server would fail
-    with "cannot listen" (seen once in CI while the lanes ran side by side)."""
-    with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
-        low = int(f.read().split()[0])
-    pick = random.SystemRandom()  # not the module's generator, which tests may seed
-    for _ in range(500):
-        port = pick.randrange(max(1024, low - 12000), low)
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise AssertionError("no free port below the ephemeral range")
 
 
 class Server:

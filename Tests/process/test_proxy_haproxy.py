@@ -17,7 +17,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from harness import SUBPROTOCOL, WAIT, free_port
+from harness import SUBPROTOCOL, WAIT
+from ports import free_port
 from test_auth import OLD, mint
 from websockets.sync.client import connect
 
