@@ -167,6 +167,15 @@ package enum LWS {
         return nil
     }
 
+    /// True when lws ended the request line before its HTTP version. lws 4.1.6 ends the URI at a
+    /// CR or LF even when it decoded it from `%0D` or `%0A`, and reads what followed as header
+    /// lines: the path it hands over is a shorter one than the client asked for
+    /// (`/webhooks/a%0Ab/enable` arrives as `/webhooks/a`), and it must not be routed as if it
+    /// were asked for.
+    package static func requestLineWasCut(_ wsi: OpaquePointer) -> Bool {
+        lws_hdr_total_length(wsi, WSI_TOKEN_HTTP) <= 0
+    }
+
     /// A control byte in a header value: below 0x20 but horizontal tab, and DEL.
     package static func isControl(_ byte: UInt8) -> Bool {
         (byte < 0x20 && byte != 0x09) || byte == 0x7F

@@ -115,6 +115,37 @@ def test_http_requests_with_a_control_byte_in_a_header_get_400(servers):
     assert server.get("/api/boards/ctl")[0] == 404
 
 
+
+def test_a_percent_encoded_cr_or_lf_in_the_path_gets_404_on_every_route(servers):
+    """lws 4.1.6 ends the request line at a CR or LF even when it decoded it from %0D or %0A, and
+    hands over the path up to there: `POST /api/boards/B/webhooks/a%0Ab/enable` arrived as
+    `/api/boards/B/webhooks/a` and got that route's 405 (found by schemathesis). No route's path
+    holds one: each such request gets 404, whatever the shorter path would have answered."""
+    server = servers("--port", "0", "--memory")
+    status, _ = server.http("POST", "/api/boards", {"id": "ctl", "template": "kanban"})
+    assert status == 201
+    for method, path in (("POST", "/api/boards/ctl/webhooks/%C2%8E%0A%13%C2%B5%29/enable"),
+                         ("POST", "/api/boards/ctl/webhooks/a%0Db/enable"), ("DELETE", "/api/boards/ctl/links/a%0Ab"),
+                         ("GET", "/api/boards/ctl%0A/ops"), ("GET", "/api/boards/ctl/ops%0A"), ("GET", "/healthz%0A")):
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
+            s.sendall(f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n".encode())
+            answer = b""
+            while chunk := s.recv(4096):
+                answer += chunk
+        assert answer.split(b"\r\n", 1)[0].endswith(b" 404 Not Found"), (path, answer[:200])
+        assert json.loads(answer.partition(b"\r\n\r\n")[2])["error"] == "not_found", (path, answer)
+    server.wait_for_log(r"HTTP request from 127\.0\.0\.1 refused: its request line ends before its HTTP version")
+    # A WebSocket upgrade on `/ws%0Ax` (which lws would hand over as `/ws`) is refused the same way.
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
+        s.sendall(b"GET /ws%0Ax HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                  b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+                  b"Sec-WebSocket-Protocol: shuffleboard.v1\r\n\r\n")
+        answer = b""
+        while chunk := s.recv(4096):
+            answer += chunk
+    assert b" 404 " in answer.split(b"\r\n", 1)[0] and b"101" not in answer.split(b"\r\n", 1)[0], answer[:200]
+    assert server.get("/api/boards/ctl/ops")[0] == 200
+
 def self_signed(tmp_path):
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),

@@ -118,6 +118,17 @@ final class HTTP: TransportPart {
             clientLog.warning("HTTP request from \(request.peer) refused: its \(header) header holds a control byte")
             framing = .refused(.error(400, "bad_request", "the \(header) header holds a control character"))
         }
+        if LWS.requestLineWasCut(wsi) {
+            // No route's path holds a CR or LF; the path lws kept is not the one asked for.
+            clientLog.warning(
+                "HTTP request from \(request.peer) refused: its request line ends before its HTTP version"
+                    + " (a CR or LF in the path)")
+            framing = .refused(
+                .error(
+                    404, "not_found",
+                    "the request line ends before its HTTP version: a CR or LF in the path (%0D, %0A) ends it,"
+                        + " and no route has one"))
+        }
         let now = Clock.now()
         let deadline = now + Instant.Span(config.httpTimeout)
         // lws set its own 5 s timeout just before this callback; the exchange gets the configured one.

@@ -93,6 +93,8 @@ final class WebSockets: TransportPart {
 
     /// The endpoint a WebSocket upgrade asks for, or nil when its path has none.
     func endpoint(of wsi: OpaquePointer) -> Endpoint? {
+        // `/ws%0Aanything` arrives as `/ws`: a request line lws cut short asks for no endpoint.
+        guard !LWS.requestLineWasCut(wsi) else { return nil }
         let path = LWS.header(wsi, WSI_TOKEN_GET_URI)
         if path == "/ws" { return .board }
         if let echo = config.echoPath, path == echo { return .echo }
