@@ -1,4 +1,5 @@
 internal import Basics
+internal import BoardAuth
 internal import BoardCore
 internal import BoardStore
 
@@ -32,12 +33,13 @@ extension Hub {
         .load(board, config.room, Reply { $0.decided(board, $1.map(BoardFound.init)) })
     }
 
-    /// The store answered for `board`: run the work that waited, in order. `claim` is set when
-    /// the read was a claim: when it was sent, and whether it was forced.
+    /// The store answered for `board`: run the work that waited, in order, as `BoardLoading`
+    /// decides. `claim` is set when the read was a claim: when it was sent, and whether it was
+    /// forced.
     func decided(_ board: BoardID, _ answer: Result<BoardFound, StoreError>, claim: (sent: Instant, force: Bool)? = nil)
     {
         guard var queue = boards.takeWaiting(board) else { return }
-        var view: StoreView
+        var view: BoardLoading.View
         switch answer {
         case .success(.elsewhere(let node, let advertise)):
             return ownedElsewhere(board, by: node, advertise: advertise, queue: queue, forced: claim?.force ?? false)
@@ -53,14 +55,14 @@ extension Hub {
             view = .failed
         }
         while let work = queue.first {
-            if work.needsBoard, view == .presentNotLoaded {
-                // Only its existence was read; a join needs the board itself.
+            let decision = BoardLoading.decide(work, view: view, board: loadingView(of: board), joiner: joiner(work))
+            if case .loadFirst = decision {
                 boards.waitAgain(queue, on: board)
                 read(loadRequest(board))
                 return
             }
             _ = queue.popFirst()
-            run(work, on: board, view: &view)
+            view = view.after(decision, made: carryOut(decision, on: board))
         }
         if let claim, config.cluster != nil {
             if let host = boards[board] {
@@ -99,82 +101,48 @@ extension Hub {
         }
     }
 
-    /// What the store said of a board whose work is being run.
-    enum StoreView {
-        case present, presentNotLoaded, absent, failed
+    /// What the hub has of `board` now, for `BoardLoading`.
+    private func loadingView(of board: BoardID) -> BoardLoading.Board {
+        BoardLoading.Board(
+            id: board, inMemory: boards[board] != nil, deleting: isDeleting(board),
+            createsOnHello: config.createBoards)
     }
 
-    private func run(_ work: Deferred, on board: BoardID, view: inout StoreView) {
-        switch work {
+    /// A join's connection's role while it is still joining; nil for other work.
+    private func joiner(_ work: Deferred) -> Role? {
+        guard case .join(let id) = work, let session = sessions[id], case .joining = session.phase else { return nil }
+        return session.role
+    }
+
+    /// Carries out one of `BoardLoading`'s decisions; true when it made the board.
+    private func carryOut(_ decision: BoardLoading.Decision, on board: BoardID) -> Bool {
+        switch decision {
+        case .loadFirst, .none: break
         case .join(let id):
-            guard let session = sessions[id], case .joining = session.phase else { return }
-            if isDeleting(board) { return failJoin(id, .deleted) }
-            if let host = boards[board] { return join(session, host) }
-            switch view {
-            case .absent where config.createBoards && session.role >= .edit:
-                guard mayCreate(for: session) else { return }
-                let host = createFromTemplate(board)
-                view = .present
-                join(session, host)
-            case .absent where config.createBoards:
-                // Viewing never creates: a `view` token's hello would otherwise make the board (and
-                // squat its id, so that an admin's create of it gets 409).
+            if let session = sessions[id], let host = boards[board] { join(session, host) }
+        case .createAndJoin(let id):
+            guard let session = sessions[id], mayCreate(for: session) else { return false }
+            join(session, createFromTemplate(board))
+            return true
+        case .viewerMayNotCreate(let id):
+            if let session = sessions[id] {
                 log(.warning, "\(id) from \(session.peer) may only view; board \(board) does not exist")
-                failJoin(id, .unknownForViewer)
-            case .absent: failJoin(id, .unknown)
-            case .failed: failJoin(id, .unavailable)
-            case .present, .presentNotLoaded: failJoin(id, .unavailable)  // Not reached: loaded above.
             }
-        case .create(let exchange, let definition):
-            if isDeleting(board) {
-                return emit(
-                    .respond(
-                        exchange,
-                        .error(409, "deleting", "board \(board) is being deleted; make it again in a moment")))
-            }
-            if boards[board] != nil || view == .present || view == .presentNotLoaded {
-                return emit(.respond(exchange, .error(409, "exists", "board \(board) already exists")))
-            }
-            if view == .failed { return emit(.respond(exchange, storeFailed)) }
-            create(definition, answering: exchange)
-            view = .present
-        case .importBoard(let exchange, let made):
-            if boards[board] != nil || isDeleting(board) || view == .present || view == .presentNotLoaded {
-                return emit(.respond(exchange, .error(409, "exists", "board \(board) already exists")))
-            }
-            if view == .failed { return emit(.respond(exchange, storeFailed)) }
-            importBoard(made, answering: exchange)
-            view = .present
-        case .delete(let exchange):
-            if isDeleting(board) {
-                return emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(board)")))
-            }
-            if boards[board] == nil {
-                switch view {
-                case .absent:
-                    return emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(board)")))
-                case .failed: return emit(.respond(exchange, storeFailed))
-                case .present, .presentNotLoaded: break
-                }
-            }
-            delete(board, answering: exchange)
-            view = .absent
-        case .op(let exchange, let pending):
-            guard let host = boards[board], !isDeleting(board) else {
-                return emit(.respond(exchange, view == .failed ? storeFailed : Self.unknownBoard(board)))
-            }
-            submitREST(pending, on: host, exchange: exchange, evict: false)
-        case .members(let exchange, _):
-            guard let host = boards[board], !isDeleting(board) else {
-                return emit(.respond(exchange, view == .failed ? storeFailed : Self.unknownBoard(board)))
-            }
-            answerMembers(host, exchange: exchange)
-        case .stream(let exchange):
-            guard let host = boards[board], !isDeleting(board) else {
-                return streams.refuse(exchange, view == .failed ? storeFailed : Self.unknownBoard(board))
-            }
-            streams.open(exchange, on: host)
+            failJoin(id, .unknownForViewer)
+        case .failJoin(let id, let why): failJoin(id, why)
+        case .respond(let exchange, let response): emit(.respond(exchange, response))
+        case .create(let exchange, let made): create(made, answering: exchange)
+        case .importBoard(let exchange, let made): importBoard(made, answering: exchange)
+        case .delete(let exchange): delete(board, answering: exchange)
+        case .submit(let exchange, let pending):
+            if let host = boards[board] { submitREST(pending, on: host, exchange: exchange, evict: false) }
+        case .members(let exchange):
+            if let host = boards[board] { answerMembers(host, exchange: exchange) }
+        case .openStream(let exchange):
+            if let host = boards[board] { streams.open(exchange, on: host) }
+        case .refuseStream(let exchange, let response): streams.refuse(exchange, response)
         }
+        return false
     }
 
     /// 404 `unknown_board`.
@@ -182,7 +150,7 @@ extension Hub {
         .error(404, "unknown_board", "there is no board \(id)")
     }
 
-    var storeFailed: HTTPResponse { .error(503, "unavailable", "the store failed; try again") }
+    var storeFailed: HTTPResponse { BoardLoading.storeFailed }
 
     /// A new board from the default template, for a `hello` that named an unknown board. It is
     /// stored with its first op (see `BoardHost.unsaved`).
