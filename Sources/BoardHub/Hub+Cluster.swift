@@ -173,10 +173,10 @@ extension Hub {
         guard config.cluster != nil else {
             return emit(.respond(exchange, .error(404, "not_clustered", "this server is not part of a cluster")))
         }
-        let node = config.cluster?.node
-        read(
-            .nodes(Self.answering(exchange) { hub, nodes in hub.emit(.respond(exchange, Cluster.answer(node: node, nodes))) }),
-            for: exchange)
+        let answer = Self.answering(exchange) { hub, nodes in
+            hub.emit(.respond(exchange, Cluster.answer(node: hub.config.cluster?.node, nodes)))
+        }
+        read(.nodes(answer), for: exchange)
     }
 
     /// Carries out what `Cluster` decided, in order.

@@ -119,14 +119,17 @@ struct Cluster {
         for id in lost.sorted() {
             actions.append(
                 .log(
-                    .warning, "board \(id): this node's lease on it was not renewed (another node has it, or it ran out)"
+                    .warning,
+                    "board \(id): this node's lease on it was not renewed (another node has it, or it ran out)"
                 ))
             actions.append(.drop(id))
         }
         for (id, forward) in forwards.sorted(by: { $0.key < $1.key }) {
             guard case .relayed(let node) = forward.phase, !alive.contains(node) else { continue }
             actions.append(
-                .log(.info, "\(id): board \(forward.board)'s owner, node \(node), is no longer alive; closing with 1012"))
+                .log(
+                    .info, "\(id): board \(forward.board)'s owner, node \(node), is no longer alive; closing with 1012")
+            )
             actions.append(.close(id, code: 1012, reason: "board owner gone; reconnect", flush: false))
         }
         return actions
@@ -214,7 +217,8 @@ struct Cluster {
         guard queued <= maxMessagesWhileJoining else {
             forwards[id] = nil
             return [
-                .limitHit(.joiningQueue), .close(id, code: 1008, reason: "too many messages before welcome", flush: false),
+                .limitHit(.joiningQueue),
+                .close(id, code: 1008, reason: "too many messages before welcome", flush: false),
             ]
         }
         guard now + retry.delay <= retry.giveUpAt else {
@@ -254,7 +258,9 @@ struct Cluster {
         for (exchange, forward) in waits.lateRelays(now: now) {
             // The transport drops the owner's answer if it still comes.
             actions.append(
-                .log(.info, "\(exchange): node \(forward.node), owner of board \(forward.board), did not answer in time"))
+                .log(
+                    .info, "\(exchange): node \(forward.node), owner of board \(forward.board), did not answer in time")
+            )
             actions.append(.respond(exchange, Self.elsewhere(forward.board, by: forward.node)))
         }
         for id in waits.lateJoins(now: now) { actions.append(.lateJoin(id)) }
@@ -262,7 +268,9 @@ struct Cluster {
         for (id, view) in leases where now >= view.until { expired.append(id) }
         for id in expired.sorted() {
             actions.append(
-                .log(.warning, "board \(id): no renewal of its lease for a whole lease; it may be another node's by now"))
+                .log(
+                    .warning, "board \(id): no renewal of its lease for a whole lease; it may be another node's by now")
+            )
             actions.append(.drop(id))
         }
         for id in waits.retries {
@@ -296,13 +304,16 @@ struct Cluster {
         guard waits.forwardCount < maxHTTPForwards else {
             return [
                 .limitHit(.httpForwards),
-                .log(.warning, "\(exchange): \(waits.forwardCount) REST requests wait for their owners already; answering 503"),
+                .log(
+                    .warning,
+                    "\(exchange): \(waits.forwardCount) REST requests wait for their owners already; answering 503"),
                 .respond(exchange, Self.elsewhere(board, by: node)),
             ]
         }
         waits.relay(exchange, HTTPForward(board: board, node: node, deadline: now + forwardTimeout))
         return [
-            .log(.debug, "\(exchange) from \(peer): board \(board) is on node \(node); relaying the op to \(advertise)"),
+            .log(
+                .debug, "\(exchange) from \(peer): board \(board) is on node \(node); relaying the op to \(advertise)"),
             .relay(exchange, advertise: advertise),
         ]
     }
@@ -312,7 +323,9 @@ struct Cluster {
         guard let forward = waits.relayEnded(exchange) else { return [] }
         if let response { return [.respond(exchange, response)] }
         return [
-            .log(.info, "\(exchange): node \(forward.node), owner of board \(forward.board), did not answer a relayed op"),
+            .log(
+                .info, "\(exchange): node \(forward.node), owner of board \(forward.board), did not answer a relayed op"
+            ),
             .respond(exchange, Self.elsewhere(forward.board, by: forward.node)),
         ]
     }
