@@ -67,15 +67,15 @@ struct Cluster {
     }
 
     /// One lease.
-    let lease: Instant.Span
+    private let lease: Instant.Span
     /// How long a relayed REST request waits for its owner's answer.
-    let forwardTimeout: Instant.Span
+    private let forwardTimeout: Instant.Span
     /// How many relayed REST requests may wait at once; zero on one node (nothing is relayed).
-    let maxHTTPForwards: Int
+    private let maxHTTPForwards: Int
     /// The most messages a joining connection keeps for its owner.
-    let maxMessagesWhileJoining: Int
+    private let maxMessagesWhileJoining: Int
     /// False on one node: nothing is relayed.
-    let clustered: Bool
+    private let clustered: Bool
 
     /// Releases out, retries waiting, join deadlines, relays.
     private var waits = ClusterState()
