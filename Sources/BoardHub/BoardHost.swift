@@ -11,8 +11,6 @@ final class BoardHost {
     var unsaved = false
     /// When its unpublished ops arrived and its holds began, for the metrics (Hub+Metrics.swift).
     var timings = BoardTimings()
-    /// In a cluster: this node's lease on the board, as far as this node knows (nil: one node).
-    var lease: LeaseView?
     /// Its event streams (EventStreams.swift, which alone changes them).
     var streams = BoardStreams()
     /// REST ops on the board waiting for their answer (a restore's read, an op's durability):

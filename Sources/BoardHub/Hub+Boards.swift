@@ -65,9 +65,9 @@ extension Hub {
             view = view.after(decision, made: carryOut(decision, on: board))
         }
         if let claim, config.cluster != nil {
-            if let host = boards[board] {
+            if boards[board] != nil {
                 // Held from the claim's sending for one lease at least; renewals extend it.
-                host.lease = LeaseView(until: claim.sent + timers.lease, claimAnswered: now)
+                cluster.claimed(board, sent: claim.sent, now: now)
             } else {
                 // Claimed (or maybe claimed: a failed load) for nothing in memory.
                 releaseLease(board)

@@ -140,7 +140,7 @@ extension Hub {
         /// In a cluster: `ClusterSettings.forwardTimeout` (zero for one node).
         let forwardTimeout: Instant.Span
         /// In a cluster: how long after its `hello` a session with no answer is closed anyway
-        /// (`Hub.expireJoins`): four leases and two forward timeouts, past the end of every
+        /// (`Cluster.tick`): four leases and two forward timeouts, past the end of every
         /// retry (`ForwardRetry`: three leases after the first failed forward, which took up to
         /// a forward timeout, and the last try's own).
         let joinDeadline: Instant.Span

@@ -33,8 +33,6 @@ final class Session {
         var hello: ClientMessage
         /// What it sent after `hello`, not handled yet.
         var queued: [ClientMessage] = []
-        /// In a cluster: when it tries its board again after forwards that never got through.
-        var retry: ForwardRetry?
     }
 
     let id: ConnectionID
@@ -97,7 +95,7 @@ extension Hub {
 
     func closed(_ id: ConnectionID) {
         guard let session = sessions.remove(id) else { return }
-        cluster.answered(id)
+        cluster.ended(id)
         log(.debug, "\(id) closed")
         release(session)
         leaveBoard(session)
@@ -109,7 +107,7 @@ extension Hub {
         guard let session = sessions[id] else { return }
         if case .closing = session.phase { return }
         leaveBoard(session)
-        cluster.answered(id)
+        cluster.ended(id)
         session.phase = .closing
         emit(.close(id, code: code, reason: reason, flush: flush))
     }

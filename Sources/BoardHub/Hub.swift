@@ -137,9 +137,9 @@ package final class Hub {
     let boards = BoardDirectory()
     /// The reads out to the store, with what to do with each answer (StoreReads.swift).
     let reads: StoreReads
-    /// In a cluster: releases out, joins waiting to try again or for an answer, REST requests
-    /// relayed to their owner (ClusterState.swift; the rules are Hub+Cluster.swift's).
-    var cluster = ClusterState()
+    /// In a cluster: the leases, releases out, forwards and their retries, joins waiting for an
+    /// answer, REST requests relayed to their owner (Cluster/Cluster.swift, routed by Hub+Cluster.swift).
+    var cluster: Cluster
     /// Token checks, the revoked tokens and members' grants, as last loaded from the store
     /// (Access.swift).
     let access: Access
@@ -158,6 +158,9 @@ package final class Hub {
         self.turn = turn
         addresses = AddressBook(config: config, turn: turn)
         reads = StoreReads(addresses: addresses, turn: turn)
+        cluster = Cluster(
+            settings: config.cluster, lease: turn.timers.lease, forwardTimeout: turn.timers.forwardTimeout,
+            maxMessagesWhileJoining: config.maxMessagesWhileJoining)
         gate = SocketGate(config: config, timers: turn.timers, meters: turn.meters, addresses: addresses, turn: turn)
         access = Access(config: config, turn: turn, reads: reads)
         restOps = RESTOps(config: config, turn: turn, addresses: addresses, boards: boards)
@@ -334,7 +337,7 @@ package final class Hub {
     /// Cancels the reads made only to answer `exchange`. A write (`POST /api/revocations`) goes
     /// on: it was asked for, and it holds whether or not its client hears of it.
     private func abandoned(_ exchange: ExchangeID) {
-        _ = cluster.relayEnded(exchange)
+        cluster.abandoned(exchange)
         for _ in 0..<reads.abandon(exchange) { meters.abandonedReads.add() }
     }
 

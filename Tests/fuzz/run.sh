@@ -35,7 +35,7 @@ auth=(Sources/BoardAuth/*.swift)
 metrics=(Sources/BoardMetrics/*.swift)
 # Webhooks without I/O (the hub checks webhook URLs with it).
 hooks=(Sources/BoardHooks/*.swift)
-hub=(Sources/BoardHub/*.swift)
+hub=(Sources/BoardHub/*.swift Sources/BoardHub/*/*.swift)
 # What answers the hub's reads against the store (BoardServer, the transport, is not needed).
 reads=(Sources/BoardReads/*.swift)
 # -O with assertions kept (-assert-config Debug), so that runs are fast and every check still fires.

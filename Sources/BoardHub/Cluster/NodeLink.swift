@@ -243,7 +243,7 @@ package final class NodeLink {
         case .close(let number, let code, let reason):
             guard let client = clients.removeValue(forKey: number) else { return [] }
             numbers[client.connection] = nil
-            _ = reason  // The hub closes the client with the code, or with 1012 (`Hub.isFinal`).
+            _ = reason  // The hub closes the client with the code, or with 1012 (`Cluster.isFinal`).
             // Closed before any answer (an owner that is not one any more sends the client back
             // with 1012): as an upstream's, a forward the hub may try again, with what was sent.
             let ended = Action.ended(

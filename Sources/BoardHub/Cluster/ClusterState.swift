@@ -1,10 +1,10 @@
 internal import BoardCore
 
-/// What the hub keeps in a cluster besides its boards' leases (`BoardHost.lease`): the boards
-/// whose `release` the store has not carried out yet, the joins waiting to claim their board
-/// again or for any answer at all, and the REST requests relayed to their board's owner. The
-/// rules that use them are Hub+Cluster.swift's; this keeps their state and answers what is due.
-/// A value: tested alone in `ClusterStateTests`.
+/// The waits `Cluster` keeps besides its lease views and forwards: the boards whose `release` the
+/// store has not carried out yet, the joins waiting to claim their board again or for any answer
+/// at all, and the REST requests relayed to their board's owner. The rules that use them are
+/// `Cluster`'s; this keeps their state and answers what is due. A value: tested alone in
+/// `ClusterStateTests`.
 struct ClusterState {
     /// Boards whose `release` has not been carried out yet: not claimed again before it is.
     private var releasing: Set<BoardID> = []
