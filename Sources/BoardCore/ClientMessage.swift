@@ -183,19 +183,13 @@ extension ClientMessage {
     }
 }
 
-extension ClientMessage {
-    /// The message as a client sends it: a JSON text that `parse` reads back as this message.
+extension ClientMessage: JSONEncodable {
+    /// Writes the message as one JSON object, as a client sends it: a JSON text that `parse`
+    /// reads back as this message (`encoded()`).
     ///
     /// A node of a cluster forwards a connection's `hello` and what followed it to the board's
     /// owner in this form. A `drop` is written as `parse` makes one: its action swaps or moves the
     /// dropped item.
-    package func encoded() -> [UInt8] {
-        var w = JSONWriter()
-        encode(into: &w)
-        return w.bytes
-    }
-
-    /// Writes the message as one JSON object.
     package func encode(into w: inout JSONWriter) {
         w.beginObject()
         switch self {

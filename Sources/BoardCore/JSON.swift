@@ -303,6 +303,21 @@ extension JSON {
     }
 }
 
+/// A value that writes itself as one JSON text (a message of the protocol).
+package protocol JSONEncodable {
+    /// Writes the value as one JSON value.
+    func encode(into w: inout JSONWriter)
+}
+
+extension JSONEncodable {
+    /// The value as JSON text (UTF-8).
+    package func encoded() -> [UInt8] {
+        var w = JSONWriter()
+        encode(into: &w)
+        return w.bytes
+    }
+}
+
 /// Writes JSON text with members in the order they are written.
 ///
 /// Encoders build each server message with this once; the bytes are then shared by every recipient.

@@ -103,11 +103,9 @@ extension Op {
             self = .addTag(tag: Tag(id: id, name: name, color: color), items: items)
         case .editTag:
             let tag: TagID = try fields.id("tag")
-            var changes = TagEdit()
-            if fields["name"] != nil {
-                changes.name = try Self.text("name", in: fields, limit: BoardLimits.tagName, input: !assigned)
-            }
-            if fields["color"] != nil { changes.color = try Self.color("color", in: fields) }
+            let changes = TagEdit(
+                name: try Self.edited("name", in: fields, limit: BoardLimits.tagName, input: !assigned),
+                color: try Self.editedColor("color", in: fields))
             guard !changes.isEmpty else { throw JSON.DecodingError("an editTag needs \"name\" or \"color\"") }
             self = .editTag(tag: tag, changes: changes)
         case .removeTag:
@@ -137,11 +135,9 @@ extension Op {
         case .editCheck:
             let item: ItemID = try fields.id("item")
             let check: CheckID = try fields.id("check")
-            var changes = CheckEdit()
-            if fields["text"] != nil {
-                changes.text = try Self.text("text", in: fields, limit: BoardLimits.checkText, input: !assigned)
-            }
-            if fields["done"] != nil { changes.done = try fields.bool("done") }
+            let changes = CheckEdit(
+                text: try Self.edited("text", in: fields, limit: BoardLimits.checkText, input: !assigned),
+                done: fields["done"] == nil ? nil : try fields.bool("done"))
             guard !changes.isEmpty else { throw JSON.DecodingError("an editCheck needs \"text\" or \"done\"") }
             self = .editCheck(item: item, check: check, changes: changes)
         case .removeCheck:

@@ -136,10 +136,8 @@ extension Op {
         case .edit:
             let item: ItemID = try fields.id("item")
             var changes = ItemEdit()
-            if fields["label"] != nil {
-                changes.label = try Self.text("label", in: fields, limit: BoardLimits.label, input: !assigned)
-            }
-            if fields["color"] != nil { changes.color = try Self.color("color", in: fields) }
+            changes.label = try Self.edited("label", in: fields, limit: BoardLimits.label, input: !assigned)
+            changes.color = try Self.editedColor("color", in: fields)
             if fields["detail"] != nil {
                 changes.detail = .some(
                     fields.hasValue("detail")
@@ -187,9 +185,7 @@ extension Op {
         case .editZone:
             let zone: ZoneID = try fields.id("zone")
             var changes = ZoneEdit()
-            if fields["title"] != nil {
-                changes.title = try Self.text("title", in: fields, limit: BoardLimits.zoneTitle, input: !assigned)
-            }
+            changes.title = try Self.edited("title", in: fields, limit: BoardLimits.zoneTitle, input: !assigned)
             if fields["layout"] != nil {
                 changes.layout = try fields.read("layout", named: nil, mustBe: "\"grid\", \"row\" or \"list\"") {
                     $0.stringValue.flatMap(Zone.Layout.init)
@@ -245,6 +241,18 @@ extension Op {
         return try object.read(key, named: name, mustBe: "a string of \(limit.rule)") {
             $0.stringValue.flatMap { limit.allows($0) ? $0 : nil }
         }
+    }
+
+    /// `text` for a member of an edit: nil when the member is absent (the edit leaves it as it is).
+    static func edited(_ key: String, in object: JSON, limit: TextLimit, input: Bool) throws(JSON.DecodingError)
+        -> String?
+    {
+        object[key] == nil ? nil : try text(key, in: object, limit: limit, input: input)
+    }
+
+    /// `color` for a member of an edit: nil when the member is absent.
+    static func editedColor(_ key: String, in object: JSON) throws(JSON.DecodingError) -> String? {
+        object[key] == nil ? nil : try color(key, in: object)
     }
 
     /// A color member: the conservative CSS syntax `Board.isValidColor` allows.

@@ -127,6 +127,16 @@ package struct Sequencer: Sendable {
     /// The seq under which `opID` was committed, if it is still remembered.
     package func committedSeq(of opID: OpID) -> Seq? { opSeqs[opID] }
 
+    /// The reject of an op that names an id the board does not have: `conflict` when an op after
+    /// `base` removed it (`removed`, the remove of that id, if remembered) or a restore after
+    /// `base` replaced the board, since the client could not have known; else `reason`.
+    private func rejectUnknown(_ reason: RejectReason, _ removed: Touch?, _ base: Seq, _ opID: OpID) -> Outcome {
+        if base <= seq, let removed = removed ?? restoreTouch, removed.seq > base {
+            return .rejected(Rejection(.conflict, by: removed.by, opID: opID))
+        }
+        return .rejected(Rejection(reason, by: nil, opID: opID))
+    }
+
     /// Checks `request` against the conflict rules in their documented order and commits it if it passes.
     ///
     /// `holder` says which user's drag holds an item, if any. An add or addZone is committed
@@ -151,31 +161,12 @@ package struct Sequencer: Sendable {
         // conflict: the client could not have known.
         let problem = board.problem(applying: op)
         switch problem {
-        case .unknownItem(let item)?:
-            if base <= seq, let removed = removedItems[item] ?? restoreTouch, removed.seq > base {
-                return reject(.conflict, removed.by)
-            }
-            return reject(.unknownItem, nil)
-        case .unknownZone(let zone)?:
-            if base <= seq, let removed = removedZones[zone] ?? restoreTouch, removed.seq > base {
-                return reject(.conflict, removed.by)
-            }
-            return reject(.unknownZone, nil)
-        case .unknownTag(let tag)?:
-            if base <= seq, let removed = removedTags[tag] ?? restoreTouch, removed.seq > base {
-                return reject(.conflict, removed.by)
-            }
-            return reject(.unknownTag, nil)
-        case .unknownCheck(let check)?:
-            if base <= seq, let removed = removedChecks[check] ?? restoreTouch, removed.seq > base {
-                return reject(.conflict, removed.by)
-            }
-            return reject(.unknownCheck, nil)
+        case .unknownItem(let item)?: return rejectUnknown(.unknownItem, removedItems[item], base, request.opID)
+        case .unknownZone(let zone)?: return rejectUnknown(.unknownZone, removedZones[zone], base, request.opID)
+        case .unknownTag(let tag)?: return rejectUnknown(.unknownTag, removedTags[tag], base, request.opID)
+        case .unknownCheck(let check)?: return rejectUnknown(.unknownCheck, removedChecks[check], base, request.opID)
         case .unknownComment(let comment)?:
-            if base <= seq, let removed = removedComments[comment] ?? restoreTouch, removed.seq > base {
-                return reject(.conflict, removed.by)
-            }
-            return reject(.unknownComment, nil)
+            return rejectUnknown(.unknownComment, removedComments[comment], base, request.opID)
         default:
             break
         }
@@ -291,58 +282,43 @@ package struct Sequencer: Sendable {
         case .editComment(let item, let comment, let text, let mentions, _):
             return .editComment(item: item, comment: comment, text: text, mentions: mentions, edited: time.milliseconds)
         case .add(let zone, let before, var item):
-            var id = ItemID("c\(seq + 1)")!
-            var n = 1
-            while board.item(id) != nil || removedItems[id] != nil {
-                n += 1
-                id = ItemID("c\(seq + 1)-\(n)")!
-            }
-            item.id = id
+            item.id = freshID("c") { board.item($0) != nil || removedItems[$0] != nil }
             // Its checks (an undone remove brings them back) get fresh ids, as addCheck's do.
             var taken = Set<CheckID>()
             for i in item.checklist.indices {
-                var check = CheckID("k\(seq + 1)")!
-                var n = 1
-                while board.hasCheck(check) || removedChecks[check] != nil || taken.contains(check) {
-                    n += 1
-                    check = CheckID("k\(seq + 1)-\(n)")!
+                let check: CheckID = freshID("k") {
+                    board.hasCheck($0) || removedChecks[$0] != nil || taken.contains($0)
                 }
                 taken.insert(check)
                 item.checklist[i].id = check
             }
             return .add(zone: zone, before: before, item: item)
         case .addZone(let before, var zone):
-            var id = ZoneID("z\(seq + 1)")!
-            var n = 1
-            while board.hasZone(id) || removedZones[id] != nil {
-                n += 1
-                id = ZoneID("z\(seq + 1)-\(n)")!
-            }
-            zone.id = id
+            zone.id = freshID("z") { board.hasZone($0) || removedZones[$0] != nil }
             zone.items = []
             return .addZone(before: before, zone: zone)
         case .addTag(var tag, let items):
-            var id = TagID("g\(seq + 1)")!
-            var n = 1
-            while board.tag(id) != nil || removedTags[id] != nil {
-                n += 1
-                id = TagID("g\(seq + 1)-\(n)")!
-            }
-            tag.id = id
+            tag.id = freshID("g") { board.tag($0) != nil || removedTags[$0] != nil }
             return .addTag(tag: tag, items: items)
         case .addCheck(let item, let before, var check):
-            var id = CheckID("k\(seq + 1)")!
-            var n = 1
-            while board.hasCheck(id) || removedChecks[id] != nil {
-                n += 1
-                id = CheckID("k\(seq + 1)-\(n)")!
-            }
-            check.id = id
+            check.id = freshID("k") { board.hasCheck($0) || removedChecks[$0] != nil }
             check.done = false
             return .addCheck(item: item, before: before, check: check)
         default:
             return op
         }
+    }
+
+    /// The id `<prefix><seq + 1>` of what the next op creates, or in the rare case `taken` says an
+    /// imported board already used it, the first free one of `<prefix><seq + 1>-2`, `-3`, ….
+    private func freshID<Kind>(_ prefix: String, taken: (WireID<Kind>) -> Bool) -> WireID<Kind> {
+        var id = WireID<Kind>("\(prefix)\(seq + 1)")!
+        var n = 1
+        while taken(id) {
+            n += 1
+            id = WireID<Kind>("\(prefix)\(seq + 1)-\(n)")!
+        }
+        return id
     }
 
     private mutating func remember(_ op: CommittedOp) {
@@ -378,15 +354,13 @@ package struct Sequencer: Sendable {
         case .edit(let item, let changes):
             for field in changes.fields { itemTouches[item, default: ItemTouches()].fields[field] = touch }
         case .remove(let item):
-            itemTouches[item] = nil
-            removedItems[item] = touch
+            Self.noteRemove(item, touch, touches: &itemTouches, removes: &removedItems)
         case .addZone:
             break
         case .editZone(let zone, let changes):
             for field in changes.fields { zoneTouches[zone, default: [:]][field] = touch }
         case .removeZone(let zone):
-            zoneTouches[zone] = nil
-            removedZones[zone] = touch
+            Self.noteRemove(zone, touch, touches: &zoneTouches, removes: &removedZones)
         case .retitle:
             titleTouch = touch
         case .tag(let item, _, _), .assign(let item, _, _), .addCheck(let item, _, _):
@@ -406,15 +380,13 @@ package struct Sequencer: Sendable {
         case .editTag(let tag, let changes):
             for field in changes.fields { tagTouches[tag, default: [:]][field] = touch }
         case .removeTag(let tag):
-            tagTouches[tag] = nil
-            removedTags[tag] = touch
+            Self.noteRemove(tag, touch, touches: &tagTouches, removes: &removedTags)
         case .comment:
             break
         case .editComment(_, let comment, _, _, _):
             commentEdits[comment] = touch
         case .removeComment(_, let comment):
-            commentEdits[comment] = nil
-            removedComments[comment] = touch
+            Self.noteRemove(comment, touch, touches: &commentEdits, removes: &removedComments)
         case .restore:
             break
         }
@@ -425,20 +397,28 @@ package struct Sequencer: Sendable {
     private mutating func forget(_ op: CommittedOp) {
         opSeqs[op.opID] = nil
         switch op.op {
-        case .remove(let item) where removedItems[item]?.seq == op.seq:
-            removedItems[item] = nil
-        case .removeZone(let zone) where removedZones[zone]?.seq == op.seq:
-            removedZones[zone] = nil
-        case .removeTag(let tag) where removedTags[tag]?.seq == op.seq:
-            removedTags[tag] = nil
-        case .removeCheck(_, let check) where removedChecks[check]?.seq == op.seq:
-            removedChecks[check] = nil
-        case .removeComment(_, let comment) where removedComments[comment]?.seq == op.seq:
-            removedComments[comment] = nil
-        case .editComment(_, let comment, _, _, _) where commentEdits[comment]?.seq == op.seq:
-            commentEdits[comment] = nil
-        default:
-            break
+        case .remove(let item): Self.forget(item, madeBy: op.seq, in: &removedItems)
+        case .removeZone(let zone): Self.forget(zone, madeBy: op.seq, in: &removedZones)
+        case .removeTag(let tag): Self.forget(tag, madeBy: op.seq, in: &removedTags)
+        case .removeCheck(_, let check): Self.forget(check, madeBy: op.seq, in: &removedChecks)
+        case .removeComment(_, let comment): Self.forget(comment, madeBy: op.seq, in: &removedComments)
+        case .editComment(_, let comment, _, _, _): Self.forget(comment, madeBy: op.seq, in: &commentEdits)
+        default: break
         }
+    }
+
+    /// The remove of `key` committed as `touch`: what the touch table said of it goes, and the
+    /// remove is kept in `removes` (an op that names `key` with an earlier base is a conflict).
+    private static func noteRemove<Key: Hashable, Value>(
+        _ key: Key, _ touch: Touch, touches: inout [Key: Value], removes: inout [Key: Touch]
+    ) {
+        touches[key] = nil
+        removes[key] = touch
+    }
+
+    /// Drops `key`'s entry of `table` when the op `seq`, leaving the history, made it (a later
+    /// op's entry stays).
+    private static func forget<Key: Hashable>(_ key: Key, madeBy seq: Seq, in table: inout [Key: Touch]) {
+        if table[key]?.seq == seq { table[key] = nil }
     }
 }

@@ -89,15 +89,8 @@ package enum DropReason: String, Equatable, Sendable {
     case expired
 }
 
-extension ServerMessage {
-    /// The message as JSON text (UTF-8).
-    package func encoded() -> [UInt8] {
-        var w = JSONWriter()
-        encode(into: &w)
-        return w.bytes
-    }
-
-    /// Writes the message as one JSON object.
+extension ServerMessage: JSONEncodable {
+    /// Writes the message as one JSON object (`encoded()`: as JSON text).
     package func encode(into w: inout JSONWriter) {
         // A committed op is written by its own encoder, which archives share.
         if case .committed(let op) = self { return op.encode(into: &w) }

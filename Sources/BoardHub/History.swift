@@ -123,47 +123,25 @@ package struct HistoryPageRequest: Equatable, Sendable {
 package struct HistoryPageEncoder: PageEncoder {
     let current: Seq
     let oldest: Seq
-    let maxBytes: Int
-    private var w = JSONWriter()
-    package private(set) var count = 0
-    package private(set) var full = false
-    private var last: Seq?
+    private var body: PageBody
+    package var count: Int { body.count }
+    package var full: Bool { body.full }
 
     /// An empty page of the board at `current` whose oldest kept op follows `oldest`.
     package init(current: Seq, oldest: Seq, maxBytes: Int) {
         self.current = current
         self.oldest = oldest
-        self.maxBytes = maxBytes
-        w.beginObject()
-        w.write("seq", current)
-        w.write("oldest", oldest)
-        w.beginArray("history")
+        body = PageBody(seq: current, oldest: oldest, array: "history", maxBytes: maxBytes)
     }
 
     /// Takes `op` when it fits; returns false once the page is full.
     package mutating func add(_ op: CommittedOp) -> Bool {
-        guard !full, op.seq <= current else { return full ? false : true }
+        guard !body.full, op.seq <= current else { return !body.full }
         var entry = JSONWriter()
         op.encodeHistoryEntry(into: &entry)
-        // 64 bytes for what follows the entries: `],"more":false,"next":N}`.
-        if last != nil && w.bytes.count + 1 + entry.bytes.count + 64 > maxBytes {
-            full = true
-            return false
-        }
-        w.writeRaw(nil, entry.bytes)
-        count += 1
-        last = op.seq
-        return true
+        return body.take(entry.bytes, seq: op.seq)
     }
 
     /// The answer, with `more` (and `next`, the `before` of the next page) when older ops are kept.
-    package func response() -> HTTPResponse {
-        var w = w
-        w.endArray()
-        let more = last.map { $0 > oldest + 1 } ?? false
-        w.write("more", more)
-        if more, let last { w.write("next", last) }
-        w.endObject()
-        return HTTPResponse(status: 200, contentType: "application/json", body: w.bytes)
-    }
+    package func response() -> HTTPResponse { body.response(more: body.last.map { $0 > oldest + 1 } ?? false) }
 }

@@ -306,44 +306,68 @@ extension PageEncoder {
 package struct OpsPageEncoder: PageEncoder {
     /// The board's seq the page is of: later ops are not on it.
     let current: Seq
-    let maxBytes: Int
-    private var w = JSONWriter()
-    package private(set) var count = 0
-    package private(set) var full = false
-    private var last: Seq?
+    private var body: PageBody
+    package var count: Int { body.count }
+    package var full: Bool { body.full }
 
     /// An empty page of the board at `current`.
     package init(current: Seq, maxBytes: Int) {
         self.current = current
-        self.maxBytes = maxBytes
-        w.beginObject()
-        w.write("seq", current)
-        w.beginArray("ops")
+        body = PageBody(seq: current, array: "ops", maxBytes: maxBytes)
     }
 
     /// Takes `op` when it fits; returns false once the page is full or `op` is past `current`.
     package mutating func add(_ op: CommittedOp) -> Bool {
-        guard !full, op.seq <= current else { return false }
-        let encoded = ServerMessage.committed(op).encoded()
-        // 64 bytes for what follows the ops: `],"more":false,"next":N}`.
-        if last != nil && w.bytes.count + 1 + encoded.count + 64 > maxBytes {
-            full = true
-            return false
-        }
-        w.writeRaw(nil, encoded)
-        count += 1
-        last = op.seq
-        return true
+        guard !body.full, op.seq <= current else { return false }
+        return body.take(ServerMessage.committed(op).encoded(), seq: op.seq)
     }
 
     /// Ops after `seq` may still be on the page while they are published.
     package func goesOn(after seq: Seq) -> Bool { seq < current }
 
     /// The answer, with `more` (and `next`) when ops after the last one are published.
-    package func response() -> HTTPResponse {
+    package func response() -> HTTPResponse { body.response(more: body.last.map { $0 < current } ?? false) }
+}
+
+/// The JSON body of a page of ops (`OpsPageEncoder`, `HistoryPageEncoder`) as it is written:
+/// `{"seq":N[,"oldest":N],"ARRAY":[…],"more":B[,"next":N]}`, its entries cut once the next would
+/// take the body past `maxBytes` (the first is always taken).
+struct PageBody {
+    let maxBytes: Int
+    private var w = JSONWriter()
+    /// The entries taken.
+    private(set) var count = 0
+    /// True once an entry did not fit.
+    private(set) var full = false
+    /// The seq of the last entry taken.
+    private(set) var last: Seq?
+
+    /// An empty page of the board at `seq`, its entries in the array `array`.
+    init(seq: Seq, oldest: Seq? = nil, array: String, maxBytes: Int) {
+        self.maxBytes = maxBytes
+        w.beginObject()
+        w.write("seq", seq)
+        if let oldest { w.write("oldest", oldest) }
+        w.beginArray(array)
+    }
+
+    /// Takes the entry of the op `seq` when it fits; returns false, and is `full`, when it does not.
+    mutating func take(_ entry: [UInt8], seq: Seq) -> Bool {
+        // 64 bytes for what follows the entries: `],"more":false,"next":N}`.
+        if last != nil && w.bytes.count + 1 + entry.count + 64 > maxBytes {
+            full = true
+            return false
+        }
+        w.writeRaw(nil, entry)
+        count += 1
+        last = seq
+        return true
+    }
+
+    /// The answer: the body closed with `more`, and with `next` (the last entry's seq) when more.
+    func response(more: Bool) -> HTTPResponse {
         var w = w
         w.endArray()
-        let more = last.map { $0 < current } ?? false
         w.write("more", more)
         if more, let last { w.write("next", last) }
         w.endObject()

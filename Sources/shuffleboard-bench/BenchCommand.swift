@@ -9,6 +9,23 @@ protocol BenchCommand {
     func run() async throws
 }
 
+/// A benchmark whose options are a table over its fields (`BenchOption`): it starts from its
+/// fields' defaults and each option given sets one.
+protocol TabledBenchCommand: BenchCommand {
+    /// Every field at its default.
+    init()
+    /// The options it takes.
+    static var options: [BenchOption<Self>] { get }
+}
+
+extension TabledBenchCommand {
+    /// Its fields' defaults, with the options in `arguments` set; nil on a bad one.
+    init?(arguments: ArraySlice<String>) {
+        self.init()
+        guard BenchOption.parse(arguments, into: &self, Self.options) else { return nil }
+    }
+}
+
 /// The benchmark named `name`; without a name the program measures committed ops and fan-out
 /// (main.swift).
 func benchCommand(named name: String) -> (any BenchCommand.Type)? {
@@ -27,11 +44,11 @@ func benchCommand(named name: String) -> (any BenchCommand.Type)? {
 }
 
 extension Scenarios: BenchCommand {}
-extension StoreWrites: BenchCommand {}
-extension HistoryBench: BenchCommand {}
+extension StoreWrites: TabledBenchCommand {}
+extension HistoryBench: TabledBenchCommand {}
 extension BigBoards: BenchCommand {}
-extension BigSearch: BenchCommand {}
-extension HTTPStall: BenchCommand {}
-extension Events: BenchCommand {}
-extension HistoryJoins: BenchCommand {}
-extension JoinStall: BenchCommand {}
+extension BigSearch: TabledBenchCommand {}
+extension HTTPStall: TabledBenchCommand {}
+extension Events: TabledBenchCommand {}
+extension HistoryJoins: TabledBenchCommand {}
+extension JoinStall: TabledBenchCommand {}

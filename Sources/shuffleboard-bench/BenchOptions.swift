@@ -1,5 +1,8 @@
+import BoardCore
+
 /// One option of a benchmark's command line: `--name value`, or a flag alone, and how it sets
-/// a field of the benchmark (`BenchOption.parse`, in each benchmark's `init?(arguments:)`).
+/// a field of the benchmark (`TabledBenchCommand.options`, or `BenchOption.parse` in a
+/// benchmark's own `init?(arguments:)`).
 struct BenchOption<Target> {
     let name: String
     let takesValue: Bool
@@ -37,6 +40,16 @@ struct BenchOption<Target> {
     static func text(_ name: String, _ field: WritableKeyPath<Target, String?>) -> Self {
         Self(name: name, takesValue: true) { target, value in
             target[keyPath: field] = value
+            return true
+        }
+    }
+
+    /// Board sizes: a list of card counts `N,N…`, each 5 up to a board's most items.
+    static func sizes(_ name: String, _ field: WritableKeyPath<Target, [Int]>) -> Self {
+        Self(name: name, takesValue: true) { target, value in
+            let sizes = value.split(separator: ",").compactMap { Int($0) }
+            guard !sizes.isEmpty, sizes.allSatisfy({ (5...BoardLimits.items).contains($0) }) else { return false }
+            target[keyPath: field] = sizes
             return true
         }
     }

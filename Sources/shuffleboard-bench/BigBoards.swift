@@ -26,16 +26,10 @@ struct BigBoards {
     var ops = 2_000
 
     init?(arguments: ArraySlice<String>) {
-        // --ops is raised to 10 at least; --cards is a list of sizes.
-        let cards = BenchOption<Self>(name: "--cards", takesValue: true) { target, value in
-            let sizes = value.split(separator: ",").compactMap { Int($0) }
-            guard !sizes.isEmpty, sizes.allSatisfy({ (5...BoardLimits.items).contains($0) }) else { return false }
-            target.sizes = sizes
-            return true
-        }
+        // --ops is raised to 10 at least.
         let options: [BenchOption<Self>] = [
-            cards, .count("--joins", \.joins, most: 200), .count("--requests", \.requests, most: 100_000),
-            .int("--ops", \.ops, 1...Int.max),
+            .sizes("--cards", \.sizes), .count("--joins", \.joins, most: 200),
+            .count("--requests", \.requests, most: 100_000), .int("--ops", \.ops, 1...Int.max),
         ]
         guard BenchOption.parse(arguments, into: &self, options) else { return nil }
         ops = max(ops, 10)

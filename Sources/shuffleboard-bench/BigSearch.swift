@@ -22,23 +22,11 @@ struct BigSearch {
     var boards = 100
     var queries = 100
 
-    init?(arguments: ArraySlice<String>) {
-        var arguments = arguments
-        while let argument = arguments.popFirst() {
-            guard let value = arguments.popFirst() else { return nil }
-            if argument == "--cards" {
-                let sizes = value.split(separator: ",").compactMap { Int($0) }
-                guard !sizes.isEmpty, sizes.allSatisfy({ (5...BoardLimits.items).contains($0) }) else { return nil }
-                self.sizes = sizes
-                continue
-            }
-            guard let n = Int(value), n > 0 else { return nil }
-            switch argument {
-            case "--boards": boards = min(n, 1_000)
-            case "--queries": queries = min(n, 100_000)
-            default: return nil
-            }
-        }
+    static var options: [BenchOption<Self>] {
+        [
+            .sizes("--cards", \.sizes), .count("--boards", \.boards, most: 1_000),
+            .count("--queries", \.queries, most: 100_000),
+        ]
     }
 
     private struct Figures {

@@ -26,12 +26,11 @@ struct Events {
     var rate = 100
     var restOps = 4000
 
-    init?(arguments: ArraySlice<String>) {
-        let options: [BenchOption<Self>] = [
+    static var options: [BenchOption<Self>] {
+        [
             .count("--subscribers", \.subscribers, most: .max), .count("--ops", \.ops, most: .max),
             .count("--rate", \.rate, most: .max), .count("--rest-ops", \.restOps, most: .max),
         ]
-        guard BenchOption.parse(arguments, into: &self, options) else { return nil }
     }
 
     func run() async throws {

@@ -31,12 +31,10 @@ struct HTTPStall {
     /// The hovers on the hot board.
     var load = HoverLoad(rate: 500, watchers: 2)
 
-    /// Parses the arguments after `http-stall`; nil on a bad one.
-    init?(arguments: ArraySlice<String>) {
-        let options: [BenchOption<Self>] =
-            [.int("--clients", \.clients, 1...1000), .int("--streams", \.streams, 1...1000)]
+    /// The options after `http-stall`.
+    static var options: [BenchOption<Self>] {
+        [.int("--clients", \.clients, 1...1000), .int("--streams", \.streams, 1...1000)]
             + HoverLoad.options(\.load, watchers: false)
-        guard BenchOption.parse(arguments, into: &self, options) else { return nil }
     }
 
     func run() async throws {

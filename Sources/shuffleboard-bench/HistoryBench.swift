@@ -18,12 +18,11 @@ struct HistoryBench {
     var requests = 1_000
     var sizeOps = 100_000
 
-    init?(arguments: ArraySlice<String>) {
-        let options: [BenchOption<Self>] = [
+    static var options: [BenchOption<Self>] {
+        [
             .count("--ops", \.ops, most: .max), .count("--requests", \.requests, most: .max),
             .count("--size-ops", \.sizeOps, most: .max),
         ]
-        guard BenchOption.parse(arguments, into: &self, options) else { return nil }
     }
 
     func run() async throws {

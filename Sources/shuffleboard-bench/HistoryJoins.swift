@@ -35,13 +35,12 @@ struct HistoryJoins {
     /// reader's priority for joins does alone.
     var noLimits = false
 
-    init?(arguments: ArraySlice<String>) {
-        let options: [BenchOption<Self>] = [
+    static var options: [BenchOption<Self>] {
+        [
             .count("--loops", \.loops, most: 1024), .count("--addresses", \.addresses, most: 200),
             .count("--joins", \.joins, most: 10_000), .count("--ops", \.ops, most: .max),
             .count("--cards", \.cards, most: 1000), .flag("--no-limits", \.noLimits),
         ]
-        guard BenchOption.parse(arguments, into: &self, options) else { return nil }
     }
 
     func run() async throws {

@@ -31,14 +31,12 @@ struct JoinStall {
     /// Phase C starts one join every this many milliseconds.
     var joinEvery = 250
 
-    /// Parses the arguments after `join-stall`; nil on a bad one.
-    init?(arguments: ArraySlice<String>) {
-        let options: [BenchOption<Self>] =
-            [
-                .int("--boards", \.boards, 1...Int.max), .int("--ops", \.opsPerBoard, 1...Int.max),
-                .int("--join-every", \.joinEvery, 1...60_000),
-            ] + HoverLoad.options(\.load, watchers: true)
-        guard BenchOption.parse(arguments, into: &self, options) else { return nil }
+    /// The options after `join-stall`.
+    static var options: [BenchOption<Self>] {
+        [
+            .int("--boards", \.boards, 1...Int.max), .int("--ops", \.opsPerBoard, 1...Int.max),
+            .int("--join-every", \.joinEvery, 1...60_000),
+        ] + HoverLoad.options(\.load, watchers: true)
     }
 
     /// Upper bound on joins per phase, on top of the phase's time bound.

@@ -12,9 +12,8 @@ struct StoreWrites {
     var postgres: String?
     var ops = 3_000
 
-    init?(arguments: ArraySlice<String>) {
-        let options: [BenchOption<Self>] = [.text("--postgres", \.postgres), .count("--ops", \.ops, most: .max)]
-        guard BenchOption.parse(arguments, into: &self, options) else { return nil }
+    static var options: [BenchOption<Self>] {
+        [.text("--postgres", \.postgres), .count("--ops", \.ops, most: .max)]
     }
 
     func run() throws {

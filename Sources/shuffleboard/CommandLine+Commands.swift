@@ -48,12 +48,7 @@ extension CommandLineParser {
     static func parseRevoke(_ arguments: [String]) throws(UsageError) -> Command {
         var reader = ArgumentReader(arguments)
         guard let token = reader.positional() else { throw UsageError(message: "revoke needs a token") }
-        var secretFile: String?
-        let store = try reader.storeOptions(of: "revoke") { option, reader throws(UsageError) in
-            guard option == "--auth-secret" else { return false }
-            secretFile = try reader.value(for: option)
-            return true
-        }
+        let (store, secretFile) = try reader.storeOptions(of: "revoke", with: "--auth-secret") { $0 }
         guard let secretFile else { throw UsageError(message: "revoke needs --auth-secret FILE") }
         return .revoke(token: token, secretFile: secretFile, store: store)
     }

@@ -151,6 +151,21 @@ struct ArgumentReader {
         }
         return store
     }
+
+    /// `storeOptions(of:)` for a command that takes one option of its own, `flag VALUE`: the
+    /// location, and `read(VALUE)` of the last `flag` given (nil when none was; `read` throws the
+    /// error for a value the command does not take).
+    mutating func storeOptions<Value>(
+        of command: String, with flag: String, _ read: (String) throws(UsageError) -> Value
+    ) throws(UsageError) -> (StoreLocation, Value?) {
+        var value: Value?
+        let store = try storeOptions(of: command) { option, reader throws(UsageError) in
+            guard option == flag else { return false }
+            value = try read(try reader.value(for: option))
+            return true
+        }
+        return (store, value)
+    }
 }
 
 enum CommandLineParser {

@@ -7,15 +7,12 @@ extension CommandLineParser {
     static func parseImportTrello(_ arguments: [String]) throws(UsageError) -> Command {
         var reader = ArgumentReader(arguments)
         guard let file = reader.positional() else { throw UsageError(message: "import-trello needs a file") }
-        var board: BoardID?
-        let store = try reader.storeOptions(of: "import-trello") { option, reader throws(UsageError) in
-            guard option == "--board" else { return false }
-            let value = try reader.value(for: option)
+        let (store, board) = try reader.storeOptions(of: "import-trello", with: "--board") {
+            value throws(UsageError) in
             guard let id = BoardID(value) else {
                 throw UsageError(message: "'\(value)' is not a board id (1–64 characters of A-Z a-z 0-9 _ -)")
             }
-            board = id
-            return true
+            return id
         }
         guard let board else { throw UsageError(message: "import-trello needs --board ID") }
         return .importTrello(file: file, board: board, store: store)
