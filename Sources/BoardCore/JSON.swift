@@ -310,7 +310,9 @@ package protocol JSONEncodable {
 }
 
 extension JSONEncodable {
-    /// The value as JSON text (UTF-8).
+    /// The value as JSON text (UTF-8). Inlinable: the transport encodes every broadcast with it,
+    /// and across modules it would otherwise go through the protocol's witness table.
+    @inlinable
     package func encoded() -> [UInt8] {
         var w = JSONWriter()
         encode(into: &w)
