@@ -296,9 +296,6 @@ extension Hub {
     /// `GET /api/cluster`: this node's name and every node the store knows. With access control,
     /// only an admin token for every board may read it (it names internal addresses).
     func clusterRequest(_ request: HTTPRequest, exchange: ExchangeID) {
-        guard request.method == .get || request.method == .head else {
-            return emit(.respond(exchange, .methodNotAllowed("GET")))
-        }
         guard let claims = authorize(request, exchange: exchange) else { return }
         guard claims.board == nil && claims.role == .admin else {
             return emit(.respond(exchange, Self.forbidden("reading the cluster (an admin token for every board can)")))
@@ -313,20 +310,11 @@ extension Hub {
 
     /// `{"node": this node, "nodes": [{"name", "advertise", "alive", "boards"}]}`.
     func clusterAnswer(_ nodes: [ClusterNode]) -> HTTPResponse {
-        .json(200) { w in
-            w.beginObject()
-            w.write("node", config.cluster?.node)
-            w.beginArray("nodes")
-            for node in nodes {
-                w.beginObject()
-                w.write("name", node.name)
-                w.write("advertise", node.advertise)
-                w.write("alive", node.alive)
-                w.write("boards", node.boards)
-                w.endObject()
-            }
-            w.endArray()
-            w.endObject()
+        .list("nodes", nodes, head: { $0.write("node", config.cluster?.node) }) { w, node in
+            w.write("name", node.name)
+            w.write("advertise", node.advertise)
+            w.write("alive", node.alive)
+            w.write("boards", node.boards)
         }
     }
 }
