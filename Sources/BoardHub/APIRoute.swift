@@ -15,8 +15,8 @@ package typealias HookID = WireID<HookKind>
 /// path and the methods it takes are written once, in `APIPath.route`; HEAD goes wherever GET
 /// does. A request that is no route gets a `Refusal` instead, decided in this order: 404 for a
 /// path the API does not have or an id in it that cannot be one (400 for a member id, as
-/// documented), then 405 with the path's methods. The origin, the token and the board's state
-/// come after, in the hub.
+/// documented), then 405 with the path's methods. The hub refuses a cross-site write before it
+/// asks (OriginPolicy), and checks the token and the board's state after.
 package enum APIRoute: Equatable, Sendable {
     /// `GET /healthz`.
     case health
