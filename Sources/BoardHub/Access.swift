@@ -220,12 +220,9 @@ final class Access {
         }
     }
 
-    /// `POST /api/revocations` and `GET /api/revocations`: answered, or a revocation's write
-    /// asked for (its reply answers the exchange once the revocation is durable: `Hub.revoked`).
-    func request(_ request: HTTPRequest, exchange: ExchangeID) {
-        guard request.method == .get || request.method == .head || request.method == .post else {
-            return turn.emit(.respond(exchange, .methodNotAllowed("GET, POST")))
-        }
+    /// `POST /api/revocations` (`revoke`) and `GET /api/revocations`: answered, or a revocation's
+    /// write asked for (its reply answers the exchange once the revocation is durable: `Hub.revoked`).
+    func request(_ request: HTTPRequest, revoke: Bool, exchange: ExchangeID) {
         guard let auth = config.auth else {
             return turn.emit(
                 .respond(exchange, .error(404, "not_found", "this server has no access control (--auth-secret)")))
@@ -234,7 +231,7 @@ final class Access {
         guard bearer.role == .admin else {
             return turn.emit(.respond(exchange, Hub.forbidden("managing revocations")))
         }
-        if request.method != .post { return turn.emit(.respond(exchange, list(for: bearer))) }
+        if !revoke { return turn.emit(.respond(exchange, list(for: bearer))) }
         guard let json = try? JSON.parse(request.body), let token = json["token"]?.stringValue,
             token.utf8.count <= 2048
         else {

@@ -130,3 +130,63 @@ package struct HTTPResponse: Equatable, Sendable {
         return response
     }
 }
+
+extension HTTPResponse {
+    /// A JSON object with `status`, its members written by `members`.
+    package static func object(_ status: Int = 200, _ members: (inout JSONWriter) -> Void) -> HTTPResponse {
+        json(status) { w in
+            w.beginObject()
+            members(&w)
+            w.endObject()
+        }
+    }
+
+    /// 200 `{…head, key: [an object of each element, its members written by `members`], …tail}`.
+    package static func list<Elements: Sequence>(
+        _ key: String, _ elements: Elements, head: (inout JSONWriter) -> Void = { _ in },
+        tail: (inout JSONWriter) -> Void = { _ in }, members: (inout JSONWriter, Elements.Element) -> Void
+    ) -> HTTPResponse {
+        object { w in
+            head(&w)
+            w.beginArray(key)
+            for element in elements {
+                w.beginObject()
+                members(&w, element)
+                w.endObject()
+            }
+            w.endArray()
+            tail(&w)
+        }
+    }
+}
+
+/// A query parameter that is not what its route takes: 400 `bad_request`, saying what it must be.
+struct BadParameter: Error, Equatable {
+    /// What the 400 says.
+    var message: String
+    /// The answer.
+    var response: HTTPResponse { .error(400, "bad_request", message) }
+}
+
+extension [String: String] {
+    /// The query's `key` as `parse` makes it, nil when the query has none; `BadParameter` saying
+    /// "`key` must `must`" when `parse` refuses it.
+    func parameter<Parsed>(
+        _ key: String, must: @autoclosure () -> String, _ parse: (String) -> Parsed?
+    ) throws(BadParameter) -> Parsed? {
+        guard let text = self[key] else { return nil }
+        guard let value = parse(text) else { throw BadParameter(message: "\(key) must \(must())") }
+        return value
+    }
+
+    /// The query's `key` as a whole number in `range`, nil when the query has none.
+    func number(_ key: String, in range: ClosedRange<Int>, must: @autoclosure () -> String) throws(BadParameter) -> Int?
+    {
+        try parameter(key, must: must()) { Int($0).flatMap { range.contains($0) ? $0 : nil } }
+    }
+
+    /// The query's `limit` of a page: a whole number from 1 to `most`, `fallback` when it has none.
+    func limit(default fallback: Int, most: Int) throws(BadParameter) -> Int {
+        try number("limit", in: 1...most, must: "be an integer from 1 to \(most)") ?? fallback
+    }
+}

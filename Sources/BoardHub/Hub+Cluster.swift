@@ -163,9 +163,6 @@ extension Hub {
     /// `GET /api/cluster`: this node's name and every node the store knows. With access control,
     /// only an admin token for every board may read it (it names internal addresses).
     func clusterRequest(_ request: HTTPRequest, exchange: ExchangeID) {
-        guard request.method == .get || request.method == .head else {
-            return emit(.respond(exchange, .methodNotAllowed("GET")))
-        }
         guard let claims = authorize(request, exchange: exchange) else { return }
         guard claims.board == nil && claims.role == .admin else {
             return emit(.respond(exchange, Self.forbidden("reading the cluster (an admin token for every board can)")))

@@ -9,32 +9,16 @@ extension Hub {
     static let commentsPageDefault = 20
 
     /// Parses `before` (a comment id, `n<seq>`) and `limit` (1–100, default 20) and asks the store.
-    func commentsRequest(
-        _ id: BoardID, item text: String, query: [String: String], peer: String, exchange: ExchangeID
-    ) {
-        guard let item = ItemID(text) else {
-            return emit(.respond(exchange, .error(404, "not_found", "not an item id")))
-        }
-        var before: Seq?
-        if let text = query["before"] {
-            guard let seq = CommentID(text)?.seq, seq <= Int(Int32.max) else {
-                return emit(.respond(exchange, .error(400, "bad_request", "before must be a comment id (n<seq>)")))
+    func commentsRequest(_ id: BoardID, item: ItemID, query: [String: String], peer: String, exchange: ExchangeID) {
+        let before: Seq?
+        let limit: Int
+        do throws(BadParameter) {
+            before = try query.parameter("before", must: "be a comment id (n<seq>)") { text in
+                CommentID(text)?.seq.flatMap { $0 <= Int(Int32.max) ? $0 : nil }
             }
-            before = seq
-        }
-        var limit = Self.commentsPageDefault
-        if let text = query["limit"] {
-            guard let n = Int(text), (1...maximumCommentsPage).contains(n) else {
-                return emit(
-                    .respond(
-                        exchange,
-                        .error(400, "bad_request", "limit must be an integer from 1 to \(maximumCommentsPage)")))
-            }
-            limit = n
-        }
-        if isDeleting(id) {
-            return emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(id)")))
-        }
+            limit = try query.limit(default: Self.commentsPageDefault, most: maximumCommentsPage)
+        } catch { return emit(.respond(exchange, error.response)) }
+        if isDeleting(id) { return emit(.respond(exchange, Self.unknownBoard(id))) }
         guard admitHistoryRead(from: peer, exchange: exchange) else { return }
         let request = CommentsPageRequest(
             board: id, item: item, before: before, limit: limit, visible: boards[id]?.room.visibleSeq)
@@ -47,9 +31,7 @@ extension Hub {
 
     /// The comments of a board the store does not have: none, when it is in memory.
     func commentsNotStored(_ id: BoardID, exchange: ExchangeID) {
-        guard boards[id] != nil else {
-            return emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(id)")))
-        }
+        guard boards[id] != nil else { return emit(.respond(exchange, Self.unknownBoard(id))) }
         emit(.respond(exchange, CommentsPageRequest.response(.comments([], more: false))!))
     }
 }

@@ -13,66 +13,60 @@ internal import BoardStore
 /// the server `GrantTable.maximum`; they go with their board. In a cluster every node reloads
 /// them each second, so a grant made on one node reaches the others' sessions within about that.
 extension Hub {
-    /// `/api/boards/{id}/members/{member}` (`rest`: `[id, "members", member]`) and
-    /// `/api/boards/{id}/grants`.
-    func grantsRequest(_ id: BoardID, _ request: HTTPRequest, rest: [String], claims: Claims, exchange: ExchangeID) {
-        let one = rest.count == 3
-        let allowed: [HTTPRequest.Method] = one ? [.get, .head, .put, .delete] : [.get, .head]
-        guard allowed.contains(request.method) else {
-            return emit(.respond(exchange, .methodNotAllowed(one ? "GET, PUT, DELETE" : "GET")))
-        }
-        guard config.auth != nil else {
-            return emit(
-                .respond(
-                    exchange,
-                    .error(
-                        409, "no_access_control",
-                        "this server has no access control (--auth-secret): everyone may do everything already")))
-        }
-        guard claims.allow(.admin, on: id) else {
-            return emit(.respond(exchange, Self.forbidden("managing the members of board \(id)")))
-        }
-        guard !isDeleting(id) else { return emit(.respond(exchange, Self.unknownBoard(id))) }
-        guard one else {
-            return whenBoardExists(id, exchange: exchange) { hub in hub.emit(.respond(exchange, hub.grantList(id))) }
-        }
-        guard let member = MemberID(rest[2]) else {
-            return emit(
-                .respond(exchange, .error(400, "bad_request", "a member id is 1-64 of A-Z a-z 0-9 _ -")))
-        }
-        switch request.method {
-        case .put:
-            let role: Role
-            switch Self.grantRole(request.body) {
-            case .success(let r): role = r
-            case .failure(let problem): return emit(.respond(exchange, .error(400, "bad_request", problem.message)))
+    /// `GET /api/boards/{id}/grants`: the board's grants, by member.
+    func listGrants(_ id: BoardID, exchange: ExchangeID) {
+        guard mayManageGrants(on: id, exchange: exchange) else { return }
+        whenBoardExists(id, exchange: exchange) { hub in hub.emit(.respond(exchange, hub.grantList(id))) }
+    }
+
+    /// `GET /api/boards/{id}/members/{member}`: the member's grant on the board.
+    func readGrant(_ id: BoardID, _ member: MemberID, exchange: ExchangeID) {
+        guard mayManageGrants(on: id, exchange: exchange) else { return }
+        whenBoardExists(id, exchange: exchange) { hub in
+            guard hub.access.grant(of: member, on: id) != nil else {
+                return hub.emit(.respond(exchange, Self.noGrant(member, on: id)))
             }
-            guard access.mayGrant(member, on: id) else {
-                meters.limitHits.add(.grants)
-                return emit(
-                    .respond(
-                        exchange,
-                        .error(507, "too_many_grants", "the server keeps \(GrantTable.maximum) grants already")))
-            }
-            let grant = MemberGrant(board: id, member: member, role: role.rawValue, granted: wall.milliseconds / 1000)
-            log(.info, "\(request.peer) gives \(member) the role \(role.rawValue) on board \(id)")
-            let reply = Self.answering(exchange) { $0.granted(grant, role, $1, exchange: exchange) }
-            read(
-                .grant(grant, maximum: GrantTable.maximumPerBoard, boardKnown: boards[id] != nil, reply), for: exchange)
-        case .delete:
-            log(.info, "\(request.peer) takes back the grant of \(member) on board \(id)")
-            let reply = Self.answering(exchange) { (hub, removed: MemberGrant?) in
-                hub.grantRemoved(id, member, removed: removed != nil, exchange: exchange)
-            }
-            read(.removeGrant(member, on: id, reply), for: exchange)
-        default:
-            whenBoardExists(id, exchange: exchange) { hub in
-                guard hub.access.grant(of: member, on: id) != nil else {
-                    return hub.emit(.respond(exchange, Self.noGrant(member, on: id)))
-                }
-                hub.emit(.respond(exchange, hub.grantAnswer(member, on: id)))
-            }
+            hub.emit(.respond(exchange, hub.grantAnswer(member, on: id)))
         }
+    }
+
+    /// `PUT /api/boards/{id}/members/{member} {"role"}`: the grant kept, answered once durable.
+    func setGrant(_ id: BoardID, _ member: MemberID, _ request: HTTPRequest, exchange: ExchangeID) {
+        guard mayManageGrants(on: id, exchange: exchange) else { return }
+        let role: Role
+        switch Self.grantRole(request.body) {
+        case .success(let r): role = r
+        case .failure(let problem): return emit(.respond(exchange, .error(400, "bad_request", problem.message)))
+        }
+        guard access.mayGrant(member, on: id) else {
+            return refuseFull(
+                .grants, "too_many_grants", "the server keeps \(GrantTable.maximum) grants already", exchange: exchange)
+        }
+        let grant = MemberGrant(board: id, member: member, role: role.rawValue, granted: wall.milliseconds / 1000)
+        log(.info, "\(request.peer) gives \(member) the role \(role.rawValue) on board \(id)")
+        let reply = Self.answering(exchange) { $0.granted(grant, role, $1, exchange: exchange) }
+        read(.grant(grant, maximum: GrantTable.maximumPerBoard, boardKnown: boards[id] != nil, reply), for: exchange)
+    }
+
+    /// `DELETE /api/boards/{id}/members/{member}`: the grant taken back, once durable.
+    func removeGrant(_ id: BoardID, _ member: MemberID, _ request: HTTPRequest, exchange: ExchangeID) {
+        guard mayManageGrants(on: id, exchange: exchange) else { return }
+        log(.info, "\(request.peer) takes back the grant of \(member) on board \(id)")
+        let reply = Self.answering(exchange) { (hub, removed: MemberGrant?) in
+            hub.grantRemoved(id, member, removed: removed != nil, exchange: exchange)
+        }
+        read(.removeGrant(member, on: id, reply), for: exchange)
+    }
+
+    /// Whether the board's grants may be managed (its admin's claims checked already); false
+    /// after answering 409 without access control, 404 for a board being deleted.
+    private func mayManageGrants(on id: BoardID, exchange: ExchangeID) -> Bool {
+        guard authority(for: "everyone", exchange: exchange) != nil else { return false }
+        guard !isDeleting(id) else {
+            emit(.respond(exchange, Self.unknownBoard(id)))
+            return false
+        }
+        return true
     }
 
     /// Answers with `then` at once when the board is in memory, else once the store says it has
@@ -108,13 +102,10 @@ extension Hub {
             if role != before { regrant(grant.member, on: grant.board) }
             emit(.respond(exchange, grantAnswer(grant.member, on: grant.board)))
         case .full:
-            meters.limitHits.add(.grants)
-            emit(
-                .respond(
-                    exchange,
-                    .error(
-                        507, "too_many_grants",
-                        "board \(grant.board) has \(GrantTable.maximumPerBoard) grants; take one back first")))
+            refuseFull(
+                .grants, "too_many_grants",
+                "board \(grant.board) has \(GrantTable.maximumPerBoard) grants; take one back first", exchange: exchange
+            )
         case .unknownBoard:
             emit(.respond(exchange, Self.unknownBoard(grant.board)))
         }
@@ -129,11 +120,9 @@ extension Hub {
         emit(
             .respond(
                 exchange,
-                .json(200) { w in
-                    w.beginObject()
+                .object { w in
                     w.write("member", member.rawValue)
                     w.write("removed", true)
-                    w.endObject()
                 }))
     }
 
@@ -144,31 +133,20 @@ extension Hub {
     /// `{"member","role","granted"}`.
     private func grantAnswer(_ member: MemberID, on board: BoardID) -> HTTPResponse {
         let grant = access.grant(of: member, on: board)
-        return .json(200) { w in
-            w.beginObject()
+        return .object { w in
             w.write("member", member.rawValue)
             w.write("role", (grant?.role ?? .view).rawValue)
             w.write("granted", Int(grant?.granted ?? 0))
-            w.endObject()
         }
     }
 
     /// `{"grants":[{"member","role","granted"}…], "role": the proxy's default or null}`, by member.
     private func grantList(_ board: BoardID) -> HTTPResponse {
         let listed = access.grants(on: board).sorted { $0.key.rawValue < $1.key.rawValue }
-        return .json(200) { w in
-            w.beginObject()
-            w.beginArray("grants")
-            for (member, grant) in listed {
-                w.beginObject()
-                w.write("member", member.rawValue)
-                w.write("role", grant.role.rawValue)
-                w.write("granted", Int(grant.granted))
-                w.endObject()
-            }
-            w.endArray()
-            w.write("role", config.proxy?.role.rawValue)
-            w.endObject()
+        return .list("grants", listed, tail: { $0.write("role", config.proxy?.role.rawValue) }) { w, entry in
+            w.write("member", entry.key.rawValue)
+            w.write("role", entry.value.role.rawValue)
+            w.write("granted", Int(entry.value.granted))
         }
     }
 

@@ -10,12 +10,22 @@ extension Hub {
         path == "/healthz" || path == "/api" || path.hasPrefix("/api/")
     }
 
+    /// Answers an API request: a write under `/api` that another site could have sent is
+    /// refused first (whatever its path), then the request's route (`APIRoute`, which refuses
+    /// what is none) is answered by its handler; for `APIRoute.claims` the request's claims and
+    /// the role the route needs on its board are checked first.
     func route(_ request: HTTPRequest, exchange: ExchangeID) {
-        if request.path == "/healthz" {
-            guard request.method == .get || request.method == .head else {
-                return emit(.respond(exchange, .methodNotAllowed("GET")))
-            }
-            return emit(
+        if request.path != "/healthz", let refusal = crossSiteRefusal(request) {
+            return emit(.respond(exchange, refusal))
+        }
+        let route: APIRoute
+        switch APIRoute.match(request.method, request.path, query: request.query) {
+        case .success(let matched): route = matched
+        case .failure(let refusal): return emit(.respond(exchange, refusal.response))
+        }
+        switch route {
+        case .health:
+            emit(
                 .respond(
                     exchange,
                     .json(200) { w in
@@ -25,107 +35,68 @@ extension Hub {
                         w.write("connections", sessions.count)
                         w.endObject()
                     }))
+        case .templates: emit(.respond(exchange, Self.templateList))
+        case .cluster: clusterRequest(request, exchange: exchange)
+        case .revocations: access.request(request, revoke: false, exchange: exchange)
+        case .revoke: access.request(request, revoke: true, exchange: exchange)
+        case .inbox: inboxRequest(request, reading: false, exchange: exchange)
+        case .markRead: inboxRequest(request, reading: true, exchange: exchange)
+        case .me: meRequest(request, exchange: exchange)
+        case .claims(let route): self.route(route, request, exchange: exchange)
         }
-        if let refusal = crossSiteRefusal(request) { return emit(.respond(exchange, refusal)) }
-        let segments = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2)
-            .map(String.init)
-        if segments == ["templates"] {
-            guard request.method == .get || request.method == .head else {
-                return emit(.respond(exchange, .methodNotAllowed("GET")))
-            }
-            return emit(.respond(exchange, Self.templateList))
-        }
-        if segments == ["cluster"] { return clusterRequest(request, exchange: exchange) }
-        if segments == ["revocations"] { return access.request(request, exchange: exchange) }
-        if segments.first == "inbox" {
-            return inboxRequest(request, rest: Array(segments.dropFirst()), exchange: exchange)
-        }
-        if segments == ["search"] { return searchRequest(request, exchange: exchange) }
-        if segments == ["me"] { return meRequest(request, exchange: exchange) }
-        guard segments.first == "boards" else {
-            return emit(.respond(exchange, .error(404, "not_found", "no such API route")))
-        }
-        let rest = Array(segments.dropFirst())
-        if rest == ["import", "trello"] {
-            guard let claims = authorize(request, exchange: exchange) else { return }  // a proxy user too
-            return trelloImportRequest(request, claims: claims, exchange: exchange)
-        }
+    }
+
+    /// A route answered with the request's claims: a proxy's user, or its token's (for an event
+    /// stream also `?token=`), which must allow what the route needs on its board.
+    private func route(_ route: ClaimsRoute, _ request: HTTPRequest, exchange: ExchangeID) {
         var request = request
-        if rest.count == 2 && rest[1] == "events" && request.authorization == nil, let token = request.query["token"] {
+        if case .events = route, request.authorization == nil, let token = request.query["token"] {
             // A browser's EventSource cannot send headers: the stream takes its token in the URL.
             request.authorization = "Bearer " + token
         }
-        guard let claims = authorize(request, exchange: exchange) else { return }  // a proxy's user, or a token
-        if rest.isEmpty {
-            switch request.method {
-            case .get:
-                if let only = claims.board {
-                    return read(
-                        .snapshot(only, Self.answering(exchange) { $0.listOne(only, $1, exchange: exchange) }),
-                        for: exchange)
-                }
-                return listRequest(request.query, exchange: exchange)
-            case .post: return createRequest(request.body, claims: claims, peer: request.peer, exchange: exchange)
-            default: return emit(.respond(exchange, .methodNotAllowed("GET, POST")))
-            }
+        guard let claims = authorize(request, exchange: exchange) else { return }
+        if let (id, role, what) = route.access, !claims.allow(role, on: id) {
+            return emit(.respond(exchange, Self.forbidden(what)))
         }
-        guard let id = BoardID(rest[0]) else {
-            return emit(.respond(exchange, .error(404, "not_found", "not a board id")))
-        }
-        if rest.count >= 2 && rest.count <= 3 && rest[1] == "links" {
-            return linksRequest(id, request, rest: rest, claims: claims, exchange: exchange)
-        }
-        if (rest.count == 3 && rest[1] == "members") || (rest.count == 2 && rest[1] == "grants") {
-            return grantsRequest(id, request, rest: rest, claims: claims, exchange: exchange)
-        }
-        if rest.count >= 2 && rest[1] == "webhooks" {
-            return webhooksRequest(id, request, rest: rest, claims: claims, exchange: exchange)
-        }
-        let needed: Role = request.method == .delete ? .admin : .view
-        guard claims.allow(needed, on: id) else {
-            return emit(.respond(exchange, Self.forbidden("\(needed.rawValue) access to board \(id)")))
-        }
-        switch (request.method, rest.count > 1 ? rest[1] : nil, rest.count) {
-        case (.get, nil, 1), (.head, nil, 1):
-            if let at = request.query["at"] { return atRequest(id, at: at, peer: request.peer, exchange: exchange) }
-            snapshotRequest(id, exchange: exchange)
-        case (.delete, nil, 1):
+        switch route {
+        case .search: searchRequest(request, only: claims.board, exchange: exchange)
+        case .listBoards:
+            guard let only = claims.board else { return listRequest(request.query, exchange: exchange) }
+            read(
+                .snapshot(only, Self.answering(exchange) { $0.listOne(only, $1, exchange: exchange) }),
+                for: exchange)
+        case .createBoard: createRequest(request.body, claims: claims, peer: request.peer, exchange: exchange)
+        case .importTrello: trelloImportRequest(request, claims: claims, exchange: exchange)
+        case .board(let id, at: nil): snapshotRequest(id, exchange: exchange)
+        case .board(let id, at: let at?): atRequest(id, at: at, peer: request.peer, exchange: exchange)
+        case .deleteBoard(let id):
             if boards[id] != nil {
                 delete(id, answering: exchange)
                 releaseLease(id)
             } else if isDeleting(id) {
-                emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(id)")))
+                emit(.respond(exchange, Self.unknownBoard(id)))
             } else {
                 defer_(.delete(exchange), on: id)
             }
-        case (_, nil, 1):
-            emit(.respond(exchange, .methodNotAllowed("GET, DELETE")))
-        case (.get, "ops", 2):
-            opsRequest(id, query: request.query, exchange: exchange)
-        case (.post, "ops", 2):
-            restOpRequest(id, request, claims: claims, exchange: exchange)
-        case (_, "ops", 2):
-            emit(.respond(exchange, .methodNotAllowed("GET, POST")))
-        case (_, "events", 2):
-            streamRequest(id, request, claims: claims, exchange: exchange)
-        case (.get, "history", 2), (.head, "history", 2):
-            historyRequest(id, query: request.query, peer: request.peer, exchange: exchange)
-        case (_, "history", 2):
-            emit(.respond(exchange, .methodNotAllowed("GET")))
-        case (.get, "members", 2):
-            membersRequest(id, request, exchange: exchange)
-        case (_, "members", 2):
-            emit(.respond(exchange, .methodNotAllowed("GET")))
-        case (.get, "export", 2), (.head, "export", 2), (.get, "export.csv", 2), (.head, "export.csv", 2):
-            exportRequest(id, csv: rest[1] == "export.csv", exchange: exchange)
-        case (_, "export", 2), (_, "export.csv", 2):
-            emit(.respond(exchange, .methodNotAllowed("GET")))
-        case (.get, "items", 4) where rest[3] == "comments", (.head, "items", 4) where rest[3] == "comments":
-            commentsRequest(id, item: rest[2], query: request.query, peer: request.peer, exchange: exchange)
-        case (_, "items", 4) where rest[3] == "comments":
-            emit(.respond(exchange, .methodNotAllowed("GET")))
-        default:
-            emit(.respond(exchange, .error(404, "not_found", "no such API route")))
+        case .ops(let id): opsRequest(id, query: request.query, exchange: exchange)
+        case .submitOp(let id): restOpRequest(id, request, claims: claims, exchange: exchange)
+        case .events(let id): streamRequest(id, request, claims: claims, exchange: exchange)
+        case .history(let id): historyRequest(id, query: request.query, peer: request.peer, exchange: exchange)
+        case .people(let id): membersRequest(id, request, exchange: exchange)
+        case .export(let id, let csv): exportRequest(id, csv: csv, exchange: exchange)
+        case .comments(let id, let item):
+            commentsRequest(id, item: item, query: request.query, peer: request.peer, exchange: exchange)
+        case .links(let id): listLinks(id, exchange: exchange)
+        case .addLink(let id): addLink(id, request, exchange: exchange)
+        case .revokeLink(let id, let link): revokeLink(id, link, exchange: exchange)
+        case .grants(let id): listGrants(id, exchange: exchange)
+        case .grant(let id, let member): readGrant(id, member, exchange: exchange)
+        case .setGrant(let id, let member): setGrant(id, member, request, exchange: exchange)
+        case .removeGrant(let id, let member): removeGrant(id, member, request, exchange: exchange)
+        case .webhooks(let id): listWebhooks(id, exchange: exchange)
+        case .addWebhook(let id): addWebhook(id, request, exchange: exchange)
+        case .removeWebhook(let id, let hook): removeWebhook(id, hook, exchange: exchange)
+        case .enableWebhook(let id, let hook): enableWebhook(id, hook, exchange: exchange)
         }
     }
 
@@ -152,26 +123,56 @@ extension Hub {
 
     /// `GET /api/boards?after=ID&limit=N`: a page of boards by id (100 by default, at most 1000).
     private func listRequest(_ query: [String: String], exchange: ExchangeID) {
-        var after: BoardID?
-        if let text = query["after"] {
-            guard let id = BoardID(text) else {
-                return emit(.respond(exchange, .error(400, "bad_request", "after must be a board id")))
-            }
-            after = id
-        }
-        var limit = 100
-        if let text = query["limit"] {
-            guard let n = Int(text), (1...1000).contains(n) else {
-                return emit(.respond(exchange, .error(400, "bad_request", "limit must be an integer from 1 to 1000")))
-            }
-            limit = n
-        }
+        let after: BoardID?
+        let limit: Int
+        do throws(BadParameter) {
+            after = try query.parameter("after", must: "be a board id", BoardID.init)
+            limit = try query.limit(default: 100, most: 1000)
+        } catch { return emit(.respond(exchange, error.response)) }
         // One more than asked for says whether there is a next page.
-        let (first, count) = (after, limit)
         let reply = Self.answering(exchange) { (hub, stored: [BoardSummary]) in
-            hub.emit(.respond(exchange, hub.boardList(stored, after: first, limit: count)))
+            hub.emit(.respond(exchange, hub.boardList(stored, after: after, limit: limit)))
         }
         read(.list(after: after, limit: limit + 1, reply), for: exchange)
+    }
+
+    /// The server's token authority; nil after 409 `no_access_control` on a server without
+    /// access control, where there is nothing to manage (`everyone` may do everything already).
+    func authority(for everyone: String, exchange: ExchangeID) -> TokenAuthority? {
+        guard let auth = config.auth else {
+            // 409, not 404: the board may well exist; this server's state has no room for it.
+            emit(
+                .respond(
+                    exchange,
+                    .error(
+                        409, "no_access_control",
+                        "this server has no access control (--auth-secret): \(everyone) may do everything already")))
+            return nil
+        }
+        return auth
+    }
+
+    /// 507 `code` for a request past a limit on what the store keeps (links, webhooks, grants,
+    /// revocations), counted under `limit`.
+    func refuseFull(_ limit: LimitName, _ code: String, _ message: String, exchange: ExchangeID) {
+        meters.limitHits.add(limit)
+        emit(.respond(exchange, .error(507, code, message)))
+    }
+
+    /// The board a request needs in memory, when it is; else nil after answering 404 (it is
+    /// being deleted) or 503 (the server holds its most boards), or with `work` waiting for it
+    /// to load.
+    func boardInMemory(_ id: BoardID, else work: @autoclosure () -> Deferred, exchange: ExchangeID) -> BoardHost? {
+        if let host = boards[id] { return host }
+        if isDeleting(id) {
+            emit(.respond(exchange, Self.unknownBoard(id)))
+        } else if boards.isFull(maximum: config.maxBoardsInMemory) {
+            meters.limitHits.add(.boardsInMemory)
+            emit(.respond(exchange, .error(503, "unavailable", "the server is full; try again later")))
+        } else {
+            defer_(work(), on: id)
+        }
+        return nil
     }
 
     private func createRequest(_ body: [UInt8], claims: Claims, peer: String, exchange: ExchangeID) {
@@ -205,7 +206,7 @@ extension Hub {
         if let host = boards[id] {
             encodeSnapshot(of: host, exchange: exchange)
         } else if isDeleting(id) {
-            emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(id)")))
+            emit(.respond(exchange, Self.unknownBoard(id)))
         } else {
             // In a cluster the store says which node owns the board (this one does not).
             if config.cluster == nil {
@@ -235,17 +236,12 @@ extension Hub {
     }
 
     private func opsRequest(_ id: BoardID, query: [String: String], exchange: ExchangeID) {
-        func number(_ key: String, default value: Int, range: ClosedRange<Int>) -> Int? {
-            guard let text = query[key] else { return value }
-            guard let n = Int(text), range.contains(n) else { return nil }
-            return n
-        }
-        guard let since = number("since", default: 0, range: 0...Int(Int32.max)) else {
-            return emit(.respond(exchange, .error(400, "bad_request", "since must be a non-negative integer")))
-        }
-        guard let limit = number("limit", default: 1000, range: 1...10_000) else {
-            return emit(.respond(exchange, .error(400, "bad_request", "limit must be an integer from 1 to 10000")))
-        }
+        let since: Int
+        let limit: Int
+        do throws(BadParameter) {
+            since = try query.number("since", in: 0...Int(Int32.max), must: "be a non-negative integer") ?? 0
+            limit = try query.limit(default: 1000, most: 10_000)
+        } catch { return emit(.respond(exchange, error.response)) }
         let request = OpsPageRequest(
             board: id, since: since, limit: limit, visible: boards[id]?.room.visibleSeq, maxBytes: config.maxPageBytes)
         read(.opsPage(request, Self.answering(exchange) { $0.opsRead(id, $1, exchange: exchange) }), for: exchange)
@@ -332,37 +328,21 @@ extension Hub {
         let page = summaries.sorted { $0.key < $1.key }
         let shown = page.prefix(limit)
         let next = page.count > limit || stored.count > limit ? shown.last?.key : nil
-        return .json(200) { w in
-            w.beginObject()
-            w.beginArray("boards")
-            for (id, s) in shown {
-                w.beginObject()
-                w.write("id", id.rawValue)
-                w.write("title", s.title)
-                w.write("seq", s.seq)
-                w.write("users", s.users)
-                if let template = s.template { w.write("template", template.rawValue) }
-                w.endObject()
-            }
-            w.endArray()
-            w.write("next", next?.rawValue)
-            w.endObject()
+        return .list("boards", shown, tail: { $0.write("next", next?.rawValue) }) { w, board in
+            let (id, s) = board
+            w.write("id", id.rawValue)
+            w.write("title", s.title)
+            w.write("seq", s.seq)
+            w.write("users", s.users)
+            if let template = s.template { w.write("template", template.rawValue) }
         }
     }
 
     /// `GET /api/templates`: every template's name, title and what it is for.
-    static let templateList = HTTPResponse.json(200) { w in
-        w.beginObject()
-        w.beginArray("templates")
-        for template in Template.allCases {
-            w.beginObject()
-            w.write("name", template.rawValue)
-            w.write("title", template.title)
-            w.write("description", template.summary)
-            w.endObject()
-        }
-        w.endArray()
-        w.endObject()
+    static let templateList = HTTPResponse.list("templates", Template.allCases) { w, template in
+        w.write("name", template.rawValue)
+        w.write("title", template.title)
+        w.write("description", template.summary)
     }
 
     /// `{"seq", "board"}`, and in a cluster `"owner"`: the node holding the board's live lease

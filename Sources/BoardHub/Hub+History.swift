@@ -17,9 +17,7 @@ extension Hub {
         case .seq(let parsed): seq = parsed
         case .refused(let refusal): return emit(.respond(exchange, refusal))
         }
-        if isDeleting(id) {
-            return emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(id)")))
-        }
+        if isDeleting(id) { return emit(.respond(exchange, Self.unknownBoard(id))) }
         guard admitHistoryRead(from: peer, exchange: exchange) else { return }
         let request = BoardAtRequest(board: id, seq: seq, visible: boards[id]?.room.visibleSeq)
         let reply = Self.answering(exchange) { (hub, answer: HTTPResponse?) in
@@ -32,23 +30,13 @@ extension Hub {
     /// `GET /api/boards/{id}/history?before=SEQ&limit=N`: `before` from 1 (default: after the
     /// newest), `limit` 1–1000 (default 100).
     func historyRequest(_ id: BoardID, query: [String: String], peer: String, exchange: ExchangeID) {
-        var before: Seq?
-        if let text = query["before"] {
-            guard let n = Int(text), (1...Int(Int32.max)).contains(n) else {
-                return emit(.respond(exchange, .error(400, "bad_request", "before must be a positive integer")))
-            }
-            before = n
-        }
-        var limit = 100
-        if let text = query["limit"] {
-            guard let n = Int(text), (1...1000).contains(n) else {
-                return emit(.respond(exchange, .error(400, "bad_request", "limit must be an integer from 1 to 1000")))
-            }
-            limit = n
-        }
-        if isDeleting(id) {
-            return emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(id)")))
-        }
+        let before: Seq?
+        let limit: Int
+        do throws(BadParameter) {
+            before = try query.number("before", in: 1...Int(Int32.max), must: "be a positive integer")
+            limit = try query.limit(default: 100, most: 1000)
+        } catch { return emit(.respond(exchange, error.response)) }
+        if isDeleting(id) { return emit(.respond(exchange, Self.unknownBoard(id))) }
         guard admitHistoryRead(from: peer, exchange: exchange) else { return }
         let request = HistoryPageRequest(
             board: id, before: before, limit: limit, visible: boards[id]?.room.visibleSeq,
@@ -94,9 +82,7 @@ extension Hub {
     /// `?at=` for a board the store does not have: one made by `hello` and never changed is in
     /// memory at seq 0, as its template.
     func atNotStored(_ id: BoardID, at seq: Seq, exchange: ExchangeID) {
-        guard let host = boards[id] else {
-            return emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(id)")))
-        }
+        guard let host = boards[id] else { return emit(.respond(exchange, Self.unknownBoard(id))) }
         let request = BoardAtRequest(board: id, seq: seq, visible: host.room.visibleSeq)
         guard seq == host.room.visibleSeq else {
             return emit(.respond(exchange, BoardAtRequest.ahead(seq, current: host.room.visibleSeq)))
@@ -106,10 +92,32 @@ extension Hub {
 
     /// The history of a board the store does not have: empty, when it is in memory.
     func historyNotStored(_ id: BoardID, exchange: ExchangeID) {
-        guard let host = boards[id] else {
-            return emit(.respond(exchange, .error(404, "unknown_board", "there is no board \(id)")))
-        }
+        guard let host = boards[id] else { return emit(.respond(exchange, Self.unknownBoard(id))) }
         emit(.respond(exchange, HistoryPageRequest.empty(current: host.room.visibleSeq)))
+    }
+
+    /// What the board as of a restore's `to` means for the restore: submitted again with that
+    /// board, charged `ops` of its sender's op rate by its size; refused for `reason`; or not
+    /// read (the store failed).
+    enum RestoreRead {
+        case submit(OpRequest, ops: Double)
+        case refuse(RejectReason)
+        case failed(StoreError)
+
+        init(_ answer: Result<(BoardAsOf, bytes: Int), StoreError>, _ request: OpRequest, to: Seq) {
+            switch answer {
+            case .success((.board(let board, _), let bytes)):
+                // A restore writes its whole board into the log and to every client: it is charged
+                // against the sender's op rate by that size, as ops of up to 2 KiB each, so one editor
+                // cannot grow the store (or everyone's traffic) faster by restoring than by editing.
+                var request = request
+                request.op = .restore(to: to, board: board)
+                self = .submit(request, ops: Double(bytes) / Double(Hub.restoreBytesPerOp))
+            case .success((.compacted, _)): self = .refuse(.compacted)
+            case .success((.ahead, _)), .success((.unknownBoard, _)): self = .refuse(.invalid)
+            case .failure(let error): self = .failed(error)
+            }
+        }
     }
 
     /// The board as of a restore's `to` came back: the restore is submitted again with it (and
@@ -122,24 +130,16 @@ extension Hub {
         guard let host = boards[id], let connection = host.connection(of: user),
             let session = sessions[connection], case .restore(let to, _) = request.op
         else { return }
-        switch answer {
-        case .success((.board(let board, _), let bytes)):
-            // A restore writes its whole board into the log and to every client: it is charged
-            // against the sender's op rate by that size, as ops of up to 2 KiB each, so one editor
-            // cannot grow the store (or everyone's traffic) faster by restoring than by editing.
-            session.ops.charge(
-                Double(bytes) / Double(Self.restoreBytesPerOp), config.opRate, now: now, stalled: stalled)
-            var request = request
-            request.op = .restore(to: to, board: board)
-            let message = ClientMessage.op(request)
+        switch RestoreRead(answer, request, to: to) {
+        case .submit(let restore, let ops):
+            session.ops.charge(ops, config.opRate, now: now, stalled: stalled)
+            let message = ClientMessage.op(restore)
             // Its token may have changed to a view token while the store was read.
             guard permits(session, message, on: host) else { return }
             perform(host.room.handle(message, from: user, now: now, wall: wall), on: host)
-        case .success((.compacted, _)):
-            perform(host.room.refuseRestore(request, reason: .compacted, from: user), on: host)
-        case .success((.ahead, _)), .success((.unknownBoard, _)):
-            perform(host.room.refuseRestore(request, reason: .invalid, from: user), on: host)
-        case .failure(let error):
+        case .refuse(let reason):
+            perform(host.room.refuseRestore(request, reason: reason, from: user), on: host)
+        case .failed(let error):
             log(.error, "reading board \(id) as of seq \(to) for a restore failed: \(error.message)")
             send(
                 .error(
@@ -159,18 +159,13 @@ extension Hub {
             restOps.finish(user)
             return emit(.respond(waiting.exchange, Self.unknownBoard(id)))
         }
-        switch answer {
-        case .success((.board(let board, _), let bytes)):
-            addressState(waiting.peer).restOps.charge(
-                Double(bytes) / Double(Self.restoreBytesPerOp), config.opRate, now: now, stalled: stalled)
-            var request = request
-            request.op = .restore(to: to, board: board)
-            perform(host.room.submitDetached(request, as: user, name: waiting.name, now: now, wall: wall), on: host)
-        case .success((.compacted, _)):
-            perform(host.room.refuseRestore(request, reason: .compacted, from: user), on: host)
-        case .success((.ahead, _)), .success((.unknownBoard, _)):
-            perform(host.room.refuseRestore(request, reason: .invalid, from: user), on: host)
-        case .failure(let error):
+        switch RestoreRead(answer, request, to: to) {
+        case .submit(let restore, let ops):
+            addressState(waiting.peer).restOps.charge(ops, config.opRate, now: now, stalled: stalled)
+            perform(host.room.submitDetached(restore, as: user, name: waiting.name, now: now, wall: wall), on: host)
+        case .refuse(let reason):
+            perform(host.room.refuseRestore(request, reason: reason, from: user), on: host)
+        case .failed(let error):
             log(.error, "reading board \(id) as of seq \(to) for a restore over HTTP failed: \(error.message)")
             restOps.finish(user)
             emit(

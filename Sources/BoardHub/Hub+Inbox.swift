@@ -13,15 +13,8 @@ extension Hub {
     /// The default and the most notices on one page.
     static let inboxPageDefault = 50
 
-    /// `/api/inbox` and `/api/inbox/read`.
-    func inboxRequest(_ request: HTTPRequest, rest: [String], exchange: ExchangeID) {
-        let reading = rest == ["read"]
-        guard rest.isEmpty || reading else {
-            return emit(.respond(exchange, .error(404, "not_found", "no such API route")))
-        }
-        if reading ? request.method != .post : (request.method != .get && request.method != .head) {
-            return emit(.respond(exchange, .methodNotAllowed(reading ? "POST" : "GET")))
-        }
+    /// `GET /api/inbox`, and `POST /api/inbox/read` (`reading`).
+    func inboxRequest(_ request: HTTPRequest, reading: Bool, exchange: ExchangeID) {
         guard let member = inboxMember(request, exchange: exchange) else { return }
         if reading {
             guard let upTo = Self.readUpTo(request.body) else {
@@ -38,15 +31,10 @@ extension Hub {
             reads.ask(marked, for: exchange, historyOf: request.peer)
             return
         }
-        var limit = Self.inboxPageDefault
-        if let text = request.query["limit"] {
-            guard let n = Int(text), (1...maximumInboxPage).contains(n) else {
-                return emit(
-                    .respond(
-                        exchange, .error(400, "bad_request", "limit must be an integer from 1 to \(maximumInboxPage)")))
-            }
-            limit = n
-        }
+        let limit: Int
+        do throws(BadParameter) {
+            limit = try request.query.limit(default: Self.inboxPageDefault, most: maximumInboxPage)
+        } catch { return emit(.respond(exchange, error.response)) }
         guard admitHistoryRead(from: request.peer, exchange: exchange) else { return }
         reads.ask(.inbox(member, limit: limit, Self.answering(exchange) { $0 }), for: exchange, historyOf: request.peer)
     }

@@ -16,73 +16,54 @@ extension Hub {
     /// The shortest and longest life a link may be given, in seconds.
     static let linkLife: ClosedRange<Int64> = 60...(90 * 86_400)
 
-    /// `/api/boards/{id}/links` (`rest`: `[id, "links"]`) and `/api/boards/{id}/links/{linkId}`.
-    func linksRequest(_ id: BoardID, _ request: HTTPRequest, rest: [String], claims: Claims, exchange: ExchangeID) {
-        let allowed: [HTTPRequest.Method] = rest.count == 3 ? [.delete] : [.get, .head, .post]
-        guard allowed.contains(request.method) else {
-            return emit(.respond(exchange, .methodNotAllowed(rest.count == 3 ? "DELETE" : "GET, POST")))
-        }
-        guard let auth = config.auth else {
-            // 409, not 404: the board may well exist; this server's state has no room for links.
-            return emit(
-                .respond(
-                    exchange,
-                    .error(
-                        409, "no_access_control",
-                        "this server has no access control (--auth-secret): every page may do everything already")))
-        }
-        guard claims.allow(.admin, on: id) else {
-            return emit(.respond(exchange, Self.forbidden("managing the links of board \(id)")))
+    /// `GET /api/boards/{id}/links`: the board's live links, without their tokens.
+    func listLinks(_ id: BoardID, exchange: ExchangeID) {
+        guard authority(for: "every page", exchange: exchange) != nil else { return }
+        // A board `hello` made is stored with its first op (or its first link): none yet.
+        if let host = boards[id], host.unsaved, !isDeleting(id) { return linksListed(id, [], exchange: exchange) }
+        let reply = Self.answering(exchange) { $0.linksListed(id, $1, exchange: exchange) }
+        read(.links(id, now: wall.milliseconds / 1000, reply), for: exchange)
+    }
+
+    /// `POST /api/boards/{id}/links {"role","ttl"}`: a link made, answered once durable.
+    func addLink(_ id: BoardID, _ request: HTTPRequest, exchange: ExchangeID) {
+        guard let auth = authority(for: "every page", exchange: exchange) else { return }
+        let asked: (role: Role, ttl: Int64)
+        switch Self.linkRequest(request.body) {
+        case .success(let parsed): asked = parsed
+        case .failure(let problem): return emit(.respond(exchange, .error(400, "bad_request", problem.message)))
         }
         let nowSeconds = wall.milliseconds / 1000
-        if rest.count == 3 {
-            guard TokenAuthority.isValidID(rest[2]) else {
-                return emit(.respond(exchange, .error(404, "unknown_link", "board \(id) has no such link")))
-            }
-            guard !access.isFull else {
-                meters.limitHits.add(.revocations)
-                return emit(
-                    .respond(
-                        exchange,
-                        .error(507, "too_many_revocations", "\(RevocationList.maximum) tokens are revoked already")))
-            }
-            let reply = Self.answering(exchange) { $0.linkRevoked($1, exchange: exchange) }
-            return read(.revokeLink(rest[2], of: id, now: nowSeconds, reply), for: exchange)
+        let claims = Claims(board: id, role: asked.role, expires: nowSeconds + asked.ttl, id: TokenAuthority.newID())
+        let token = auth.mint(claims)
+        let link = ShareLink(
+            id: claims.id ?? "", board: id, role: asked.role.rawValue, created: nowSeconds,
+            expires: claims.expires, tokenID: TokenAuthority.revocationID(of: token))
+        log(
+            .info,
+            "\(request.peer) makes \(asked.role == .edit ? "an" : "a") \(asked.role.rawValue) link \(link.id) for board \(id)"
+        )
+        let reply = Self.answering(exchange) { $0.linkAdded(link, token: token, $1, exchange: exchange) }
+        let read = StoreRead.addLink(link, maximum: Self.maxLinksPerBoard, now: nowSeconds, reply)
+        if let host = boards[id], host.unsaved, !isDeleting(id) {
+            // The store has only boards it was given: this one is stored now, and the link
+            // added once that is durable (a link is made only for a stored board).
+            let ticket = storeNow(host)
+            return boards.pending.after(ticket, read: read, for: exchange)
         }
-        switch request.method {
-        case .get, .head:
-            // A board `hello` made is stored with its first op (or its first link): none yet.
-            if let host = boards[id], host.unsaved, !isDeleting(id) { return linksListed(id, [], exchange: exchange) }
-            let reply = Self.answering(exchange) { $0.linksListed(id, $1, exchange: exchange) }
-            read(.links(id, now: nowSeconds, reply), for: exchange)
-        case .post:
-            let asked: (role: Role, ttl: Int64)
-            switch Self.linkRequest(request.body) {
-            case .success(let parsed): asked = parsed
-            case .failure(let problem): return emit(.respond(exchange, .error(400, "bad_request", problem.message)))
-            }
-            let claims = Claims(
-                board: id, role: asked.role, expires: nowSeconds + asked.ttl, id: TokenAuthority.newID())
-            let token = auth.mint(claims)
-            let link = ShareLink(
-                id: claims.id ?? "", board: id, role: asked.role.rawValue, created: nowSeconds,
-                expires: claims.expires, tokenID: TokenAuthority.revocationID(of: token))
-            log(
-                .info,
-                "\(request.peer) makes \(asked.role == .edit ? "an" : "a") \(asked.role.rawValue) link \(link.id) for board \(id)"
-            )
-            let reply = Self.answering(exchange) { $0.linkAdded(link, token: token, $1, exchange: exchange) }
-            let request = StoreRead.addLink(link, maximum: Self.maxLinksPerBoard, now: nowSeconds, reply)
-            if let host = boards[id], host.unsaved, !isDeleting(id) {
-                // The store has only boards it was given: this one is stored now, and the link
-                // added once that is durable (a link is made only for a stored board).
-                let ticket = storeNow(host)
-                return boards.pending.after(ticket, read: request, for: exchange)
-            }
-            read(request, for: exchange)
-        default:
-            emit(.respond(exchange, .methodNotAllowed("GET, POST")))
+        self.read(read, for: exchange)
+    }
+
+    /// `DELETE /api/boards/{id}/links/{link}`: the link removed and its token revoked.
+    func revokeLink(_ id: BoardID, _ link: LinkID, exchange: ExchangeID) {
+        guard authority(for: "every page", exchange: exchange) != nil else { return }
+        guard !access.isFull else {
+            return refuseFull(
+                .revocations, "too_many_revocations", "\(RevocationList.maximum) tokens are revoked already",
+                exchange: exchange)
         }
+        let reply = Self.answering(exchange) { $0.linkRevoked($1, exchange: exchange) }
+        read(.revokeLink(link.rawValue, of: id, now: wall.milliseconds / 1000, reply), for: exchange)
     }
 
     /// `{"role":"view"|"edit","ttl":"…"}`, strictly: no other member, `ttl` a positive whole
@@ -129,24 +110,17 @@ extension Hub {
     private func linkAdded(_ link: ShareLink, token: String, _ added: LinkAddition, exchange: ExchangeID) {
         switch added {
         case .added:
-            emit(
-                .respond(
-                    exchange,
-                    .json(201) { w in
-                        w.beginObject()
-                        Self.write(link, into: &w)
-                        w.write("url", "/b/\(link.board.rawValue)#token=\(token)")
-                        w.write("token", token)
-                        w.endObject()
-                    }))
+            let made = HTTPResponse.object(201) { w in
+                Self.write(link, into: &w)
+                w.write("url", "/b/\(link.board.rawValue)#token=\(token)")
+                w.write("token", token)
+            }
+            emit(.respond(exchange, made))
         case .full:
-            meters.limitHits.add(.shareLinks)
-            emit(
-                .respond(
-                    exchange,
-                    .error(
-                        507, "too_many_links",
-                        "board \(link.board) has \(Self.maxLinksPerBoard) live links; revoke one or let one expire")))
+            refuseFull(
+                .shareLinks, "too_many_links",
+                "board \(link.board) has \(Self.maxLinksPerBoard) live links; revoke one or let one expire",
+                exchange: exchange)
         case .unknownBoard:
             // The token minted for it is forgotten: it was never answered, and names no link.
             emit(.respond(exchange, Self.unknownBoard(link.board)))
@@ -156,20 +130,7 @@ extension Hub {
     /// `GET …/links`: the board's live links, or nil when there is no such board.
     private func linksListed(_ board: BoardID, _ links: [ShareLink]?, exchange: ExchangeID) {
         guard let links else { return emit(.respond(exchange, Self.unknownBoard(board))) }
-        emit(
-            .respond(
-                exchange,
-                .json(200) { w in
-                    w.beginObject()
-                    w.beginArray("links")
-                    for link in links {
-                        w.beginObject()
-                        Self.write(link, into: &w)
-                        w.endObject()
-                    }
-                    w.endArray()
-                    w.endObject()
-                }))
+        emit(.respond(exchange, .list("links", links) { w, link in Self.write(link, into: &w) }))
     }
 
     /// `DELETE …/links/{linkId}`: the link removed and its token revoked, or nil when there was none.
@@ -183,14 +144,13 @@ extension Hub {
         emit(
             .respond(
                 exchange,
-                .json(200) { w in
-                    w.beginObject()
+                .object { w in
                     Self.write(link, into: &w)
                     w.write("revoked", true)
-                    w.endObject()
                 }))
     }
 
+    /// A link's `"id","role","created","exp"`.
     private static func write(_ link: ShareLink, into w: inout JSONWriter) {
         w.write("id", link.id)
         w.write("role", link.role)

@@ -9,16 +9,8 @@ extension Hub {
     /// `GET /api/boards/{id}/members`, the token's claims already checked for viewing: the board
     /// is loaded (as a join or a REST op loads it) and answered from its room.
     func membersRequest(_ id: BoardID, _ request: HTTPRequest, exchange: ExchangeID) {
-        if let host = boards[id] {
-            answerMembers(host, exchange: exchange)
-        } else if isDeleting(id) {
-            emit(.respond(exchange, Self.unknownBoard(id)))
-        } else if boards.isFull(maximum: config.maxBoardsInMemory) {
-            meters.limitHits.add(.boardsInMemory)
-            emit(.respond(exchange, .error(503, "unavailable", "the server is full; try again later")))
-        } else {
-            defer_(.members(exchange, request), on: id)
-        }
+        guard let host = boardInMemory(id, else: .members(exchange, request), exchange: exchange) else { return }
+        answerMembers(host, exchange: exchange)
     }
 
     /// `{"members":[{"member","name","last"}]}`: everyone who committed one of the ops the room
@@ -26,26 +18,16 @@ extension Hub {
     func answerMembers(_ host: BoardHost, exchange: ExchangeID) {
         let room = host.room
         let listed = room.sequencer.members.list(on: room.published, count: Self.membersListed)
-        emit(
-            .respond(
-                exchange,
-                .json(200) { w in
-                    w.beginObject()
-                    w.beginArray("members")
-                    for entry in listed {
-                        w.beginObject()
-                        w.write("member", entry.member.rawValue)
-                        w.write("name", entry.name)
-                        if let last = entry.last {
-                            w.write("last", Int(last.milliseconds))
-                        } else {
-                            w.write("last", nil as String?)
-                        }
-                        w.endObject()
-                    }
-                    w.endArray()
-                    w.endObject()
-                }))
+        let answer = HTTPResponse.list("members", listed) { w, entry in
+            w.write("member", entry.member.rawValue)
+            w.write("name", entry.name)
+            if let last = entry.last {
+                w.write("last", Int(last.milliseconds))
+            } else {
+                w.write("last", nil as String?)
+            }
+        }
+        emit(.respond(exchange, answer))
         evictIfIdle(host)
     }
 }

@@ -81,9 +81,6 @@ extension Hub {
     /// "name", "role"}` (the role on `board`, when given; else the default one). 401 like any
     /// API request without a valid token.
     func meRequest(_ request: HTTPRequest, exchange: ExchangeID) {
-        guard request.method == .get || request.method == .head else {
-            return emit(.respond(exchange, .methodNotAllowed("GET")))
-        }
         var board: BoardID?
         if let text = request.query["board"] {
             guard let id = BoardID(text) else {

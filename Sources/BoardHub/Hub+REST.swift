@@ -19,16 +19,8 @@ extension Hub {
     /// `POST /api/boards/{id}/ops`, the token's claims already checked for viewing.
     func restOpRequest(_ id: BoardID, _ request: HTTPRequest, claims: Claims, exchange: ExchangeID) {
         guard let pending = restOps.admit(id, request, claims: claims, exchange: exchange) else { return }
-        if let host = boards[id] {
-            submitREST(pending, on: host, exchange: exchange)
-        } else if isDeleting(id) {
-            emit(.respond(exchange, Self.unknownBoard(id)))
-        } else if boards.isFull(maximum: config.maxBoardsInMemory) {
-            meters.limitHits.add(.boardsInMemory)
-            emit(.respond(exchange, .error(503, "unavailable", "the server is full; try again later")))
-        } else {
-            defer_(.op(exchange, pending), on: id)
-        }
+        guard let host = boardInMemory(id, else: .op(exchange, pending), exchange: exchange) else { return }
+        submitREST(pending, on: host, exchange: exchange)
     }
 
     /// Hands the op to the board's room as a user of its own; the answer comes through

@@ -11,11 +11,9 @@ extension Hub {
     /// The default number of results.
     static let searchDefault = 20
 
-    func searchRequest(_ request: HTTPRequest, exchange: ExchangeID) {
-        guard request.method == .get || request.method == .head else {
-            return emit(.respond(exchange, .methodNotAllowed("GET")))
-        }
-        guard let claims = authorize(request, exchange: exchange) else { return }  // a proxy user too
+    /// `GET /api/search`, the request's claims read already (a proxy user's too): `only`, the
+    /// one board a token for one board may search, or nil for every board.
+    func searchRequest(_ request: HTTPRequest, only: BoardID?, exchange: ExchangeID) {
         guard let text = request.query["q"] else {
             return emit(.respond(exchange, .error(400, "bad_request", "q (the words to look for) is missing")))
         }
@@ -27,23 +25,17 @@ extension Hub {
                         400, "bad_request",
                         "q must be at most \(SearchQuery.maximumScalars) characters (256 bytes)")))
         }
-        var limit = Self.searchDefault
-        if let text = request.query["limit"] {
-            guard let n = Int(text), (1...maximumSearchResults).contains(n) else {
-                return emit(
-                    .respond(
-                        exchange,
-                        .error(400, "bad_request", "limit must be an integer from 1 to \(maximumSearchResults)")))
-            }
-            limit = n
-        }
+        let limit: Int
+        do throws(BadParameter) {
+            limit = try request.query.limit(default: Self.searchDefault, most: maximumSearchResults)
+        } catch { return emit(.respond(exchange, error.response)) }
         // No word in q (only spaces or punctuation): nothing can match.
         guard let query = SearchQuery(text) else {
             return emit(.respond(exchange, SearchRequest.response(SearchResults(hits: [], more: false))))
         }
         guard admitHistoryRead(from: request.peer, exchange: exchange) else { return }
         let search = SearchRequest(
-            query: query, board: claims.board, limit: limit, deleting: Set(boards.pending.deletingBoards))
+            query: query, board: only, limit: limit, deleting: Set(boards.pending.deletingBoards))
         reads.ask(.search(search, Self.answering(exchange) { $0 }), for: exchange, historyOf: request.peer)
     }
 }

@@ -18,7 +18,6 @@ extension Hub {
 
     /// `POST /api/boards/import/trello?id=BOARD`: an admin of every board (or an open server).
     func trelloImportRequest(_ request: HTTPRequest, claims: Claims, exchange: ExchangeID) {
-        guard request.method == .post else { return emit(.respond(exchange, .methodNotAllowed("POST"))) }
         guard let text = request.query["id"], let id = BoardID(text) else {
             return emit(
                 .respond(

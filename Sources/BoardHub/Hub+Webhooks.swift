@@ -15,51 +15,36 @@ extension Hub {
     /// The bytes a given secret may have.
     static let webhookSecretBytes = 16...256
 
-    /// `/api/boards/{id}/webhooks…` (`rest`: `[id, "webhooks", …]`).
-    func webhooksRequest(_ id: BoardID, _ request: HTTPRequest, rest: [String], claims: Claims, exchange: ExchangeID) {
-        let allowed: [HTTPRequest.Method]
-        let allow: String
-        switch rest.count {
-        case 2: (allowed, allow) = ([.get, .head, .post], "GET, POST")
-        case 3: (allowed, allow) = ([.delete], "DELETE")
-        default:
-            guard rest.count == 4, rest[3] == "enable" else {
-                return emit(.respond(exchange, .error(404, "not_found", "no such API route")))
-            }
-            (allowed, allow) = ([.post], "POST")
+    /// `GET /api/boards/{id}/webhooks`: the board's webhooks, never their secrets.
+    func listWebhooks(_ id: BoardID, exchange: ExchangeID) {
+        read(.webhooks(id, Self.answering(exchange) { $0.webhooksListed($1, exchange: exchange) }), for: exchange)
+    }
+
+    /// `POST /api/boards/{id}/webhooks {"url","events","secret"?}`: a webhook made.
+    func addWebhook(_ id: BoardID, _ request: HTTPRequest, exchange: ExchangeID) {
+        let asked: (url: String, events: [String], secret: String?)
+        switch Self.webhookRequest(request.body, allowPrivate: config.webhookAllowPrivate) {
+        case .success(let parsed): asked = parsed
+        case .failure(let problem): return emit(.respond(exchange, .error(400, "bad_request", problem.message)))
         }
-        guard allowed.contains(request.method) else { return emit(.respond(exchange, .methodNotAllowed(allow))) }
-        guard claims.allow(.admin, on: id) else {
-            return emit(.respond(exchange, Self.forbidden("managing the webhooks of board \(id)")))
-        }
-        if rest.count >= 3 {
-            guard TokenAuthority.isValidID(rest[2]) else {
-                return emit(.respond(exchange, .error(404, "unknown_webhook", "board \(id) has no such webhook")))
-            }
-            if rest.count == 3 {
-                let reply = Self.answering(exchange) { $0.webhookRemoved($1, exchange: exchange) }
-                return read(.removeWebhook(rest[2], of: id, reply), for: exchange)
-            }
-            let reply = Self.answering(exchange) { $0.webhookEnabled($1, exchange: exchange) }
-            return read(.enableWebhook(rest[2], of: id, reply), for: exchange)
-        }
-        switch request.method {
-        case .post:
-            let asked: (url: String, events: [String], secret: String?)
-            switch Self.webhookRequest(request.body, allowPrivate: config.webhookAllowPrivate) {
-            case .success(let parsed): asked = parsed
-            case .failure(let problem): return emit(.respond(exchange, .error(400, "bad_request", problem.message)))
-            }
-            let hook = Webhook(
-                id: TokenAuthority.newID(), board: id, url: asked.url, events: asked.events,
-                secret: asked.secret ?? WebhookSignature.newSecret(), created: wall.milliseconds / 1000,
-                delivered: 0)
-            log(.info, "\(request.peer) makes webhook \(hook.id) for board \(id)")
-            let reply = Self.answering(exchange) { $0.webhookAdded(hook, $1, exchange: exchange) }
-            read(.addWebhook(hook, maximum: Self.maxWebhooksPerBoard, reply), for: exchange)
-        default:
-            read(.webhooks(id, Self.answering(exchange) { $0.webhooksListed($1, exchange: exchange) }), for: exchange)
-        }
+        let hook = Webhook(
+            id: TokenAuthority.newID(), board: id, url: asked.url, events: asked.events,
+            secret: asked.secret ?? WebhookSignature.newSecret(), created: wall.milliseconds / 1000, delivered: 0)
+        log(.info, "\(request.peer) makes webhook \(hook.id) for board \(id)")
+        let reply = Self.answering(exchange) { $0.webhookAdded(hook, $1, exchange: exchange) }
+        read(.addWebhook(hook, maximum: Self.maxWebhooksPerBoard, reply), for: exchange)
+    }
+
+    /// `DELETE /api/boards/{id}/webhooks/{hook}`.
+    func removeWebhook(_ id: BoardID, _ hook: HookID, exchange: ExchangeID) {
+        let reply = Self.answering(exchange) { $0.webhookRemoved($1, exchange: exchange) }
+        read(.removeWebhook(hook.rawValue, of: id, reply), for: exchange)
+    }
+
+    /// `POST /api/boards/{id}/webhooks/{hook}/enable`.
+    func enableWebhook(_ id: BoardID, _ hook: HookID, exchange: ExchangeID) {
+        let reply = Self.answering(exchange) { $0.webhookEnabled($1, exchange: exchange) }
+        read(.enableWebhook(hook.rawValue, of: id, reply), for: exchange)
     }
 
     /// `{"url","events","secret"?}`, strictly: no other member; `url` an http(s) URL with a
@@ -105,23 +90,15 @@ extension Hub {
     private func webhookAdded(_ hook: Webhook, _ added: WebhookAdded, exchange: ExchangeID) {
         switch added {
         case .added:
-            emit(
-                .respond(
-                    exchange,
-                    .json(201) { w in
-                        w.beginObject()
-                        Self.writeHead(hook, into: &w)
-                        w.write("secret", hook.secret)
-                        w.endObject()
-                    }))
+            let made = HTTPResponse.object(201) { w in
+                Self.writeHead(hook, into: &w)
+                w.write("secret", hook.secret)
+            }
+            emit(.respond(exchange, made))
         case .full:
-            meters.limitHits.add(.webhooks)
-            emit(
-                .respond(
-                    exchange,
-                    .error(
-                        507, "too_many_webhooks",
-                        "board \(hook.board) has \(Self.maxWebhooksPerBoard) webhooks; delete one first")))
+            refuseFull(
+                .webhooks, "too_many_webhooks",
+                "board \(hook.board) has \(Self.maxWebhooksPerBoard) webhooks; delete one first", exchange: exchange)
         case .unknownBoard:
             emit(.respond(exchange, .error(404, "unknown_board", "there is no stored board \(hook.board)")))
         }

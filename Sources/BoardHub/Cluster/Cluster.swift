@@ -354,20 +354,11 @@ struct Cluster {
 
     /// `GET /api/cluster`'s answer: `{"node": this node, "nodes": [{"name", "advertise", "alive", "boards"}]}`.
     static func answer(node: String?, _ nodes: [ClusterNode]) -> HTTPResponse {
-        .json(200) { w in
-            w.beginObject()
-            w.write("node", node)
-            w.beginArray("nodes")
-            for node in nodes {
-                w.beginObject()
-                w.write("name", node.name)
-                w.write("advertise", node.advertise)
-                w.write("alive", node.alive)
-                w.write("boards", node.boards)
-                w.endObject()
-            }
-            w.endArray()
-            w.endObject()
+        .list("nodes", nodes, head: { $0.write("node", node) }) { w, node in
+            w.write("name", node.name)
+            w.write("advertise", node.advertise)
+            w.write("alive", node.alive)
+            w.write("boards", node.boards)
         }
     }
 }
