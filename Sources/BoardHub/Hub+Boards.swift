@@ -107,7 +107,7 @@ extension Hub {
     private func run(_ work: Deferred, on board: BoardID, view: inout StoreView) {
         switch work {
         case .join(let id):
-            guard let session = sessions[id], case .joining = session.phase else { return }
+            guard let session = sessions.joining(id)?.session else { return }
             if isDeleting(board) { return failJoin(id, .deleted) }
             if let host = boards[board] { return join(session, host) }
             switch view {

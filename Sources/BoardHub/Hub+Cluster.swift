@@ -95,7 +95,7 @@ extension Hub {
     /// Hands a joining session over to the board's owner: its `hello` and what it sent since go
     /// first, and the transport relays everything else both ways.
     private func forward(_ id: ConnectionID, to node: String, advertise: String) {
-        guard let session = sessions[id], case .joining(let join) = session.phase else { return }
+        guard let (session, join) = sessions.joining(id) else { return }
         if session.relayed {
             // Another node forwarded it here, taking this node for the owner, and it is not (any
             // more: it gave the board up, or a delete took it). Forwarded on, it would reach
@@ -105,7 +105,7 @@ extension Hub {
             return closeSession(id, code: 1012, reason: "board moved; try again", flush: false)
         }
         let messages = [relayable(join.hello, for: session)] + join.queued  // Hub+Proxy.swift
-        session.phase = .forwarded(join, node: node)
+        sessions.forward(session, to: node)
         log(.info, "\(id) from \(session.peer): board \(join.board) is on node \(node); forwarding to \(advertise)")
         emit(.forward(id, advertise: advertise, messages: messages))
     }
@@ -130,18 +130,16 @@ extension Hub {
             log(.warning, "board \(id): this node's lease on it was not renewed (another node has it, or it ran out)")
             dropBoard(id, because: .moved)
         }
-        for (id, session) in sessions.sorted(by: { $0.key < $1.key }) {
-            guard case .forwarded(let join, let node) = session.phase, !alive.contains(node) else { continue }
-            log(.info, "\(id): board \(join.board)'s owner, node \(node), is no longer alive; closing with 1012")
+        for (id, board, node) in sessions.forwards(toNodesNotIn: alive) {
+            log(.info, "\(id): board \(board)'s owner, node \(node), is no longer alive; closing with 1012")
             closeSession(id, code: 1012, reason: "board owner gone; reconnect", flush: false)
         }
     }
 
     /// The owner's end of a forwarded connection ended.
     func forwardEnded(_ id: ConnectionID, code: UInt16?, answered: Bool, unrelayed: [ClientMessage]) {
-        guard config.cluster != nil, let session = sessions[id],
-            case .forwarded(var join, let node) = session.phase
-        else { return }
+        guard config.cluster != nil, let (session, forwarded, node) = sessions.forwarded(id) else { return }
+        var join = forwarded
         let board = join.board
         if let code, Self.isFinal(code) {
             log(.debug, "\(id): node \(node) closed the forward of board \(board) with \(code)")
@@ -169,7 +167,7 @@ extension Hub {
         retry.due = now + retry.delay
         retry.delay = min(retry.delay * 2, ForwardRetry.longestDelay)
         join.retry = retry
-        session.phase = .joining(join)
+        sessions.rejoin(session, join)
         cluster.retry(id)
     }
 
@@ -197,7 +195,7 @@ extension Hub {
             dropBoard(id, because: .moved)
         }
         for id in cluster.retries {
-            guard let session = sessions[id], case .joining(let join) = session.phase, let retry = join.retry else {
+            guard let (session, join) = sessions.joining(id), let retry = join.retry else {
                 cluster.endRetry(id)
                 continue
             }
@@ -216,12 +214,7 @@ extension Hub {
     /// to), whatever the owners did meanwhile, gets `unavailable` and 1013, and tries again.
     func expireJoins() {
         for id in cluster.lateJoins(now: now) {
-            guard let session = sessions[id] else { continue }
-            let board: BoardID
-            switch session.phase {
-            case .joining(let join), .forwarded(let join, _): board = join.board
-            default: continue
-            }
+            guard let (session, board) = sessions.waiting(id) else { continue }
             meters.limitHits.add(.joinDeadline)
             log(.warning, "\(id) from \(session.peer): no answer for board \(board) in time; closing with 1013")
             refuse(

@@ -127,8 +127,7 @@ extension Hub {
             // A restore writes its whole board into the log and to every client: it is charged
             // against the sender's op rate by that size, as ops of up to 2 KiB each, so one editor
             // cannot grow the store (or everyone's traffic) faster by restoring than by editing.
-            session.ops.charge(
-                Double(bytes) / Double(Self.restoreBytesPerOp), config.opRate, now: now, stalled: stalled)
+            sessions.charge(session, ops: Double(bytes) / Double(Self.restoreBytesPerOp), now: now, stalled: stalled)
             var request = request
             request.op = .restore(to: to, board: board)
             let message = ClientMessage.op(request)
