@@ -185,15 +185,7 @@ extension Hub {
         for session in changed {
             let before = sessions.assign(role, to: session)
             log(.info, "\(session.id): \(member) is now \(role.rawValue) on board \(board)")
-            if case .joined(let id, let user) = session.phase, before >= .edit, role < .edit, let host = boards[id],
-                host.connection(of: user) == session.id,
-                let held = host.room.holds.first(where: { $0.value.by == user })?.key
-            {
-                perform(
-                    host.room.handle(
-                        .drop(item: held, action: nil), from: user, address: session.peer, now: now, wall: wall),
-                    on: host)
-            }
+            if before >= .edit, role < .edit { letGo(session) }  // Hub+Sessions.swift
             send(.auth(role: role.rawValue, expires: nil), to: session.id)
         }
     }

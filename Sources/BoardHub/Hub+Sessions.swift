@@ -20,24 +20,34 @@ extension Hub {
         cluster.answered(id)
         log(.debug, "\(id) closed")
         release(session)
-        leaveBoard(id, from: session.phase)
+        leaveBoard(id, from: session.seat)
         if case .stopping = turn.lifecycle, sessions.isEmpty { stop() }
     }
 
     /// Closes a connection as the protocol says; it is deaf from now on.
     func closeSession(_ id: ConnectionID, code: UInt16, reason: String, flush: Bool) {
         guard let phase = sessions.close(id) else { return }
-        leaveBoard(id, from: phase)
+        leaveBoard(id, from: phase.seat)
         cluster.answered(id)
         emit(.close(id, code: code, reason: reason, flush: flush))
     }
 
-    /// Takes a session that was joined (`phase`) off its board (when the board still counts it as on it).
-    private func leaveBoard(_ id: ConnectionID, from phase: Session.Phase) {
-        guard case .joined(let boardID, let user) = phase, let host = boards[boardID], host.remove(user, on: id)
-        else { return }
+    /// Takes a session off the board it was on (`seat`), when the board still counts it as on it.
+    private func leaveBoard(_ id: ConnectionID, from seat: (board: BoardID, user: UserID)?) {
+        guard let (boardID, user) = seat, let host = boards[boardID], host.remove(user, on: id) else { return }
         perform(host.room.leave(user, now: now), on: host)
         evictIfIdle(host)
+    }
+
+    /// A session whose role fell below `edit` lets go of the item it holds, as if it had dropped
+    /// it (a viewer holds nothing).
+    func letGo(_ session: Session) {
+        guard let (board, user) = session.seat, let host = boards[board], host.connection(of: user) == session.id,
+            let held = host.room.holds.first(where: { $0.value.by == user })?.key
+        else { return }
+        perform(
+            host.room.handle(.drop(item: held, action: nil), from: user, address: session.peer, now: now, wall: wall),
+            on: host)
     }
 
     /// Sends a final error, then closes with `code` once it is out.

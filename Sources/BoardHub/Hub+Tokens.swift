@@ -28,17 +28,7 @@ extension Hub {
     private func adopt(_ claims: Claims, token: String, id: String, letsGo: Bool, for session: Session) {
         sessions.adopt(session, role: claims.role, expires: claims.expires, token: token, id: id)
         log(.info, "\(session.id): new token, \(claims.role.rawValue) until \(claims.expires)")
-        switch session.phase {
-        case .joined(let board, let user) where letsGo:
-            // A viewer holds nothing: the item it held is let go as if it had dropped it.
-            guard let host = boards[board], host.connection(of: user) == session.id,
-                let held = host.room.holds.first(where: { $0.value.by == user })?.key
-            else { break }
-            perform(
-                host.room.handle(
-                    .drop(item: held, action: nil), from: user, address: session.peer, now: now, wall: wall), on: host)
-        default: break
-        }
+        if letsGo { letGo(session) }  // A viewer holds nothing (Hub+Sessions.swift).
         send(.auth(role: claims.role.rawValue, expires: claims.expires), to: session.id)
     }
 

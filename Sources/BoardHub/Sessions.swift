@@ -395,7 +395,8 @@ final class Session {
     let peer: String
     /// Another node forwarded it here (`Event.opened`): it is never forwarded on (Hub+Cluster.swift).
     let relayed: Bool
-    fileprivate(set) var phase: Phase = .awaitingHello
+    /// Read and changed by `Sessions` alone; others ask `seat`, or `Sessions` (`joining`, `forwarded`, `waiting`).
+    fileprivate var phase: Phase = .awaitingHello
     /// Whether this connection counts against its address's connections.
     fileprivate(set) var counted = false
     /// Whether the log has said that it goes over its rate limits (it says so once).
@@ -422,8 +423,13 @@ final class Session {
     }
 
     /// The board it is on and its user there, once joined.
+    var seat: (board: BoardID, user: UserID)? { phase.seat }
+}
+
+extension Session.Phase {
+    /// The board and user of a joined session.
     var seat: (board: BoardID, user: UserID)? {
-        guard case .joined(let board, let user) = phase else { return nil }
+        guard case .joined(let board, let user) = self else { return nil }
         return (board, user)
     }
 }
