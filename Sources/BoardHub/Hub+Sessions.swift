@@ -62,6 +62,9 @@ extension Hub {
         switch sessions.received(parsed, on: id, now: now, stalled: stalled) {
         case .ignored, .queued: return
         case .answer(let message): send(message, to: id)
+        case .malformed(let error):
+            log(.debug, "\(id): \(error.code.rawValue): \(error.message)")
+            send(.error(error), to: id)
         case .act(let actions): apply(actions)
         case .hello(let session, let hello):
             guard let claims = authorize(session, token: hello.token, board: hello.board) else { return }

@@ -27,7 +27,9 @@ extension Sessions {
         case queued
         /// Answer the connection with this (a `pong`, an error), and nothing more.
         case answer(ServerMessage)
-        /// Carry these out (a rate limit, a malformed message, a queue over its limit).
+        /// It did not parse: the connection is told `error` (and the debug log says so).
+        case malformed(ProtocolError)
+        /// Carry these out (a rate limit, a queue over its limit).
         case act([Action])
         /// Its `hello`: the hub checks its token (`signIn` with the claims), then `beginJoin`.
         indirect case hello(Session, Hello)

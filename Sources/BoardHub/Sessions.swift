@@ -114,8 +114,7 @@ final class Sessions {
         let message: ClientMessage
         switch parsed {
         case .success(let m): message = m
-        case .failure(let error):
-            return .act([.log(.debug, "\(id): \(error.code.rawValue): \(error.message)"), .send(id, .error(error))])
+        case .failure(let error): return .malformed(error)
         }
         if case .ping = message { return .answer(.pong) }
         switch session.phase {

@@ -37,6 +37,7 @@ import Testing
         case .answer(.pong): "pong"
         case .answer(.error(let error)): "error:\(error.code.rawValue)"
         case .answer(let message): "answer:\(message)"
+        case .malformed(let error): "malformed:\(error.code.rawValue)"
         case .act(let actions): "act:\(actions.count)"
         case .hello(let session, let hello): "hello:\(session.id):\(hello.board):\(hello.name)"
         case .auth(let session, let token, let board): "auth:\(session.id):\(token):\(board)"
@@ -81,6 +82,8 @@ import Testing
         #expect(receive(s, .ping, on: c1) == "pong")
         #expect(receive(s, op("a-1"), on: c1) == "error:not_joined", "hello first")
         #expect(receive(s, .auth(token: "T"), on: c1) == "error:not_joined")
+        let bad = s.received(.failure(ProtocolError(.badJSON, "not JSON")), on: c1, now: t0, stalled: 0)
+        #expect(describe(bad) == "malformed:bad_json", "answered; the connection stays")
         let received = s.received(.success(hello()), on: c1, now: t0, stalled: 0)
         #expect(describe(received) == "hello:\(c1):demo:Ann")
         guard case .hello(_, let said) = received else { return }
