@@ -32,7 +32,7 @@ extension Sessions {
         /// Carry these out (a rate limit, a queue over its limit).
         case act([Action])
         /// Its `hello`: the hub checks its token (`signIn` with the claims), then `beginJoin`.
-        indirect case hello(Session, Hello)
+        case hello(Session, Hello)
         /// `auth` with a new token from a session joining or on `board` (Hub+Tokens.swift).
         case auth(Session, token: String, board: BoardID)
         /// A message for the board the session is on, as `user`: the hub hands it to the room.
