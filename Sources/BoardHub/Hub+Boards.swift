@@ -110,8 +110,8 @@ extension Hub {
 
     /// A join's connection's role while it is still joining; nil for other work.
     private func joiner(_ work: Deferred) -> Role? {
-        guard case .join(let id) = work, let session = sessions[id], case .joining = session.phase else { return nil }
-        return session.role
+        guard case .join(let id) = work else { return nil }
+        return sessions.joining(id)?.session.role
     }
 
     /// Carries out one of `BoardLoading`'s decisions; true when it made the board.

@@ -74,7 +74,7 @@ extension Hub {
     /// Hands a joining session over to the board's owner: its `hello` and what it sent since go
     /// first, and the transport relays everything else both ways.
     private func forward(_ id: ConnectionID, to node: String, advertise: String) {
-        guard let session = sessions[id], case .joining(let join) = session.phase else { return }
+        guard let (session, join) = sessions.joining(id) else { return }
         apply(
             cluster.forward(
                 id, board: join.board, to: node, advertise: advertise, relayed: session.relayed, peer: session.peer))
@@ -89,8 +89,8 @@ extension Hub {
     /// The owner's end of a forwarded connection ended: closed as `Cluster.forwardEnded` says, or
     /// joining again, with what it sent that the owner never got, until its retry is due.
     func forwardEnded(_ id: ConnectionID, code: UInt16?, answered: Bool, unrelayed: [ClientMessage]) {
-        guard config.cluster != nil, let session = sessions[id], case .forwarded(var join, _) = session.phase
-        else { return }
+        guard config.cluster != nil, let (session, forwarded, _) = sessions.forwarded(id) else { return }
+        var join = forwarded
         let queued = join.queued.count + unrelayed.count
         for action in cluster.forwardEnded(
             id, code: code, answered: answered, queued: queued, peer: session.peer, now: now)
@@ -100,7 +100,7 @@ extension Hub {
                 continue
             }
             join.queued += unrelayed
-            session.phase = .joining(join)
+            sessions.rejoin(session, join)
         }
     }
 
@@ -111,12 +111,7 @@ extension Hub {
     /// `timers.joinDeadline` later (no `welcome` here, nothing from the owner it was forwarded
     /// to), whatever the owners did meanwhile, gets `unavailable` and 1013, and tries again.
     private func expireJoin(_ id: ConnectionID) {
-        guard let session = sessions[id] else { return }
-        let board: BoardID
-        switch session.phase {
-        case .joining(let join), .forwarded(let join, _): board = join.board
-        default: return
-        }
+        guard let (session, board) = sessions.waiting(id) else { return }
         meters.limitHits.add(.joinDeadline)
         log(.warning, "\(id) from \(session.peer): no answer for board \(board) in time; closing with 1013")
         refuse(
@@ -126,7 +121,7 @@ extension Hub {
 
     /// A retry came due: the session claims its board again (unless it is being deleted).
     private func seekAgain(_ id: ConnectionID) {
-        guard let session = sessions[id], case .joining(let join) = session.phase else { return }
+        guard let (session, join) = sessions.joining(id) else { return }
         if isDeleting(join.board) {
             failJoin(id, .unavailable)
         } else {
@@ -189,9 +184,9 @@ extension Hub {
         case .close(let id, let code, let reason, let flush): closeSession(id, code: code, reason: reason, flush: flush)
         case .refuse(let id, let error, let code, let reason): refuse(id, error, code: code, reason: reason)
         case .forward(let id, let node, let advertise):
-            guard let session = sessions[id], case .joining(let join) = session.phase else { return }
+            guard let (session, join) = sessions.joining(id) else { return }
             let messages = [relayable(join.hello, for: session)] + join.queued  // Hub+Proxy.swift
-            session.phase = .forwarded(join, node: node)
+            sessions.forward(session, to: node)
             emit(.forward(id, advertise: advertise, messages: messages))
         case .rejoin: break  // Carried out by `forwardEnded`, which has what the owner never got.
         case .seek(let id): seekAgain(id)

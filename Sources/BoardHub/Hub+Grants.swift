@@ -155,35 +155,15 @@ extension Hub {
     func regrant(_ member: MemberID, on board: BoardID) {
         guard config.proxy != nil else { return }
         let role = access.proxyRole(of: member, on: board)
-        var changed: [Session] = []
-        var relayed: [ConnectionID] = []
-        for (id, session) in sessions {
-            guard case .user(let user)? = session.token?.proxy, user.member == member else { continue }
-            switch session.phase {
-            case .joined(let id, _) where id == board && session.role != role: changed.append(session)
-            case .joining(let join) where join.board == board && session.role != role: changed.append(session)
-            // Relayed to the board's owner under a token with the old role: it joins again.
-            case .forwarded(let join, _) where join.board == board: relayed.append(id)
-            default: continue
-            }
-        }
-        for id in relayed.sorted() {
+        let (changed, relayed) = sessions.proxySessions(of: member, on: board, notAs: role)
+        for id in relayed {
             log(.info, "\(id): \(member)'s role on board \(board) changed; closing its relayed session with 1012")
             closeSession(id, code: 1012, reason: "role changed; join again", flush: false)
         }
-        for session in changed.sorted(by: { $0.id < $1.id }) {
-            let before = session.role
-            session.role = role
+        for session in changed {
+            let before = sessions.assign(role, to: session)
             log(.info, "\(session.id): \(member) is now \(role.rawValue) on board \(board)")
-            if case .joined(let id, let user) = session.phase, before >= .edit, role < .edit, let host = boards[id],
-                host.connection(of: user) == session.id,
-                let held = host.room.holds.first(where: { $0.value.by == user })?.key
-            {
-                perform(
-                    host.room.handle(
-                        .drop(item: held, action: nil), from: user, address: session.peer, now: now, wall: wall),
-                    on: host)
-            }
+            if before >= .edit, role < .edit { letGo(session) }  // Hub+Sessions.swift
             send(.auth(role: role.rawValue, expires: nil), to: session.id)
         }
     }

@@ -132,7 +132,7 @@ extension Hub {
         else { return }
         switch RestoreRead(answer, request, to: to) {
         case .submit(let restore, let ops):
-            session.ops.charge(ops, config.opRate, now: now, stalled: stalled)
+            sessions.charge(session, ops: ops, now: now, stalled: stalled)
             let message = ClientMessage.op(restore)
             // Its token may have changed to a view token while the store was read.
             guard permits(session, message, on: host) else { return }

@@ -31,7 +31,7 @@ extension Hub {
         case .invalid(let why):
             log(.warning, "\(session.id) from \(session.peer): \(why)")
         }
-        session.token = SessionToken(expires: .max, id: nil, proxy: decision)
+        sessions.keepProxy(decision, for: session)
     }
 
     /// At `hello`: the proxy user's claims on `board`, or a refusal (4401), or none.

@@ -11,17 +11,8 @@ internal import BoardCore
 ///   in its `hello`, so a forward carries the fresh token. The new token's name is not applied:
 ///   the user keeps the name it joined with.
 extension Hub {
-    /// Handles `auth` from `session`.
-    func refresh(_ session: Session, token: String) {
-        let board: BoardID
-        switch session.phase {
-        case .awaitingHello:
-            send(.error(ProtocolError(.notJoined, "send hello first")), to: session.id)
-            return
-        case .joining(let join): board = join.board
-        case .joined(let id, _): board = id
-        case .forwarded, .closing: return
-        }
+    /// Handles `auth` from `session`, joining or on `board` (`Sessions.received` says which).
+    func refresh(_ session: Session, token: String, board: BoardID) {
         switch access.refresh(token, board: board, role: session.role) {
         case .everything: send(.auth(role: Role.admin.rawValue, expires: nil), to: session.id)
         case .adopt(let claims, let tokenID, let letsGo):
@@ -35,26 +26,9 @@ extension Hub {
     /// Puts `session` under `claims`, the claims of `token` (whose revocation id is `id`); with
     /// `letsGo`, the item it holds is let go.
     private func adopt(_ claims: Claims, token: String, id: String, letsGo: Bool, for session: Session) {
-        session.role = claims.role
-        session.token = SessionToken(expires: claims.expires, id: id)
+        sessions.adopt(session, role: claims.role, expires: claims.expires, token: token, id: id)
         log(.info, "\(session.id): new token, \(claims.role.rawValue) until \(claims.expires)")
-        switch session.phase {
-        case .joining(var join):
-            if case .hello(let board, let name, let since, _, let member) = join.hello {
-                session.phase = .awaitingHello  // Drop the phase's copy of the join before changing it.
-                join.hello = .hello(board: board, name: name, since: since, token: token, member: member)
-                session.phase = .joining(join)
-            }
-        case .joined(let board, let user) where letsGo:
-            // A viewer holds nothing: the item it held is let go as if it had dropped it.
-            guard let host = boards[board], host.connection(of: user) == session.id,
-                let held = host.room.holds.first(where: { $0.value.by == user })?.key
-            else { break }
-            perform(
-                host.room.handle(
-                    .drop(item: held, action: nil), from: user, address: session.peer, now: now, wall: wall), on: host)
-        default: break
-        }
+        if letsGo { letGo(session) }  // A viewer holds nothing (Hub+Sessions.swift).
         send(.auth(role: claims.role.rawValue, expires: claims.expires), to: session.id)
     }
 
@@ -63,14 +37,7 @@ extension Hub {
     /// owner's; one awaiting `hello` or closing has nothing to end.
     func endSessions(_ ending: Access.Ending) {
         guard access.anyMayEnd(for: ending) else { return }
-        var ended: [ConnectionID] = []
-        for (id, session) in sessions where access.ends(session.token, for: ending) {
-            switch session.phase {
-            case .joining, .joined: ended.append(id)
-            case .awaitingHello, .forwarded, .closing: break
-            }
-        }
-        for id in ended.sorted() {
+        for id in sessions.ending({ access.ends($0, for: ending) }) {
             log(.info, "\(id): its token \(ending.happened); closing with 4401")
             refuse(id, ending.error, code: 4401, reason: ending.reason)
         }

@@ -126,8 +126,9 @@ package final class Hub {
     /// metric families (Turn.swift).
     let turn: Turn
 
-    /// Every open WebSocket connection's session, and those awaiting `hello` (SessionTable.swift).
-    let sessions = SessionTable()
+    /// Every open WebSocket connection's session: its phase, its limits, its `hello` deadline
+    /// (Sessions.swift; routed by Hub+Sessions.swift).
+    let sessions: Sessions
     /// Per client address: connections and rates (AddressBook.swift, Limits.swift).
     let addresses: AddressBook
     /// Accepted connections that are not WebSockets (yet), and the limits on them (SocketGate.swift).
@@ -156,6 +157,7 @@ package final class Hub {
         self.config = config
         let turn = Turn(config, meters: HubMeters(Metrics()))
         self.turn = turn
+        sessions = Sessions(config: config)
         addresses = AddressBook(config: config, turn: turn)
         reads = StoreReads(addresses: addresses, turn: turn)
         cluster = Cluster(

@@ -116,7 +116,7 @@ final class AddressState {
     }
 }
 
-/// The limits: per connection (message rates), per address (connections, connects, new boards),
+/// The limits: per connection (message rates: `Sessions`), per address (connections, connects, new boards),
 /// per board (users) and per server (boards in memory). Each refusal says why and names a limit
 /// that is a flag.
 extension Hub {
@@ -140,46 +140,14 @@ extension Hub {
             return false
         }
         address.connections += 1
-        session.counted = true
+        sessions.markCounted(session)
         return true
     }
 
-    /// The connection is gone: its address has one fewer.
+    /// The connection is gone (its session removed): its address has one fewer.
     func release(_ session: Session) {
         guard session.counted, let address = addresses[session.peer] else { return }
-        session.counted = false
         address.connections -= 1
-    }
-
-    /// Takes a token for `message` from the session's buckets. When there is none, the message is
-    /// refused with `rate_limited`, and a connection that keeps going past its limits is closed
-    /// with 1008. Returns whether the message may be handled.
-    func withinRate(_ session: Session, _ message: Result<ClientMessage, ProtocolError>) -> Bool {
-        var opID: OpID?
-        switch message {
-        case .success(.op(let request)): opID = request.opID
-        case .success(.drop(_, let action?)): opID = action.opID
-        default: break
-        }
-        let allowed =
-            opID != nil
-            ? session.ops.take(config.opRate, now: now, stalled: stalled)
-            : session.messages.take(config.messageRate, now: now, stalled: stalled)
-        if allowed { return true }
-        meters.rateLimited.add(opID != nil ? .op : .message)
-        if !session.strikes.take(config.strikeRate, now: now, stalled: stalled) {
-            meters.limitHits.add(.rateStrikes)
-            log(.warning, "\(session.id) from \(session.peer) keeps going over its rate limits; closing with 1008")
-            closeSession(session.id, code: 1008, reason: "rate limit exceeded", flush: false)
-            return false
-        }
-        let what = opID != nil ? "ops" : "messages"
-        if !session.rateLimitLogged {
-            session.rateLimitLogged = true
-            log(.warning, "\(session.id) from \(session.peer) sends \(what) faster than its limit; refusing them")
-        }
-        send(.error(ProtocolError(.rateLimited, "too many \(what); slow down", opID: opID?.rawValue)), to: session.id)
-        return false
     }
 
     /// Charges the session's address for a board made from the template; false (and the
@@ -207,15 +175,7 @@ extension Hub {
 
     /// Closes connections that have not said `hello` in time, and forgets idle addresses.
     func enforceTimeouts() {
-        for id in sessions.lateHellos(now: now, timeout: timers.helloTimeout) {
-            guard let session = sessions[id], case .awaitingHello = session.phase else { continue }
-            meters.limitHits.add(.helloTimeout)
-            log(.debug, "\(id) from \(session.peer) sent no hello in time")
-            refuse(
-                id, ProtocolError(.notJoined, "no hello within \(timers.helloTimeout.milliseconds / 1000) s"),
-                code: 4408,
-                reason: "no hello")
-        }
+        expireHellos()  // Hub+Sessions.swift
         if addresses.count > sessions.count { addresses.forgetIdle() }
     }
 
