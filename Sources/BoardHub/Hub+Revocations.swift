@@ -26,7 +26,7 @@ extension Hub {
     /// ends its event streams on one.
     func closeRevokedSessions() {
         guard access.anyRevoked else { return }
-        streams.endRevoked(by: access)
+        streams.endRevoked(isRevoked: access.isRevoked(id:), boardHost: { boards[$0] }, idle: evictIfIdle)
         endSessions(.revoked)
     }
 

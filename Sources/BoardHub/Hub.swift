@@ -163,9 +163,8 @@ package final class Hub {
             maxMessagesWhileJoining: config.maxMessagesWhileJoining)
         gate = SocketGate(config: config, timers: turn.timers, meters: turn.meters, addresses: addresses, turn: turn)
         access = Access(config: config, turn: turn, reads: reads)
-        restOps = RESTOps(config: config, turn: turn, addresses: addresses, boards: boards)
-        streams = EventStreams(config: config, turn: turn, addresses: addresses, reads: reads, boards: boards)
-        streams.whenIdle = { [unowned self] host in self.evictIfIdle(host) }
+        restOps = RESTOps(config: config, turn: turn)
+        streams = EventStreams(config: config, turn: turn)
     }
 
     /// Handles one event at monotonic time `now` and wall-clock time `wall`; returns what to do.
@@ -195,7 +194,7 @@ package final class Hub {
         case .forwardAnswered(let id): cluster.answered(id)
         case .released(let board): released(board)
         case .transportCounted(let count): meters.count(count)
-        case .streamEnded(let exchange): streams.ended(exchange)
+        case .streamEnded(let exchange): streams.ended(exchange, boardHost: { boards[$0] }, idle: evictIfIdle)
         case .forwardedAnswer(let exchange, let response): forwardedAnswer(exchange, response)
         }
         return turn.take()
@@ -271,12 +270,12 @@ package final class Hub {
                 if let connection = host.connection(of: user) {
                     send(message, to: connection)
                 } else {
-                    restOps.answer(message, to: user)
+                    restOps.answer(message, to: user, on: host)
                 }
             case .broadcast(let message, let except):
                 if case .committed(let op) = message {
                     if !host.streams.open.isEmpty { streams.published(op, on: host) }
-                    restOps.answer(message, to: op.by)
+                    restOps.answer(message, to: op.by, on: host)
                 }
                 guard !host.members.isEmpty else { continue }
                 emit(.broadcast(message, to: host.members, except: except.flatMap(host.connection(of:))))
@@ -353,7 +352,7 @@ package final class Hub {
         if let line = logBudget.report(now: now) { turn.logUnbudgeted(.warning, line) }
         enforceTimeouts()
         endSessions(.expired)
-        streams.expire()
+        streams.expire(boardHost: { boards[$0] }, idle: evictIfIdle)
         access.reload()
         inboxTick()
         access.reloadGrants()
@@ -363,7 +362,7 @@ package final class Hub {
             if host.room.hasTimers { perform(host.room.expireHolds(now: now), on: host) }
             perform(host.room.presence(now: now), on: host)
         }
-        streams.keepAlive()
+        streams.keepAlive(boards.hosts, boardHost: { boards[$0] }, idle: evictIfIdle)
         if case .stopping(let deadline) = turn.lifecycle, now >= deadline { stop() }
     }
 
