@@ -30,6 +30,12 @@ extension Hub {
         endSessions(.revoked)
     }
 
+    /// `GET` and `POST /api/revocations`: `Access` answers, or says what to write (asked here,
+    /// for the exchange).
+    func revocationsRequest(_ request: HTTPRequest, revoke: Bool, exchange: ExchangeID) {
+        if let write = access.request(request, revoke: revoke, exchange: exchange) { read(write, for: exchange) }
+    }
+
     /// The store has the revocation: it holds on this node at once, and the answer goes out.
     func revoked(_ revocation: Revocation, exchange: ExchangeID) {
         access.made(revocation)

@@ -162,7 +162,7 @@ package final class Hub {
             settings: config.cluster, lease: turn.timers.lease, forwardTimeout: turn.timers.forwardTimeout,
             maxMessagesWhileJoining: config.maxMessagesWhileJoining)
         gate = SocketGate(config: config, timers: turn.timers, meters: turn.meters, addresses: addresses, turn: turn)
-        access = Access(config: config, turn: turn, reads: reads)
+        access = Access(config: config, turn: turn)
         restOps = RESTOps(config: config, turn: turn)
         streams = EventStreams(config: config, turn: turn)
     }
@@ -353,9 +353,9 @@ package final class Hub {
         enforceTimeouts()
         endSessions(.expired)
         streams.expire(boardHost: { boards[$0] }, idle: evictIfIdle)
-        access.reload()
+        if let reload = access.reload() { read(reload) }
         inboxTick()
-        access.reloadGrants()
+        if let reload = access.reloadGrants() { read(reload) }
         gate.tick()
         if config.cluster != nil { clusterTick() }
         for host in boards.hosts {
