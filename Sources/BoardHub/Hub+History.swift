@@ -66,7 +66,7 @@ extension Hub {
             emit(.respond(exchange, response))
             return false
         }
-        if config.maxHistoryReadsPerAddress > 0 && addressState(peer).historyReads >= config.maxHistoryReadsPerAddress {
+        if config.maxHistoryReadsPerAddress > 0 && reads.historyReads(from: peer) >= config.maxHistoryReadsPerAddress {
             meters.limitHits.add(.historyReadsPerAddress)
             log(.warning, "\(exchange) from \(peer): over \(config.maxHistoryReadsPerAddress) history reads at once")
             var response = HTTPResponse.error(

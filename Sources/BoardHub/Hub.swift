@@ -157,11 +157,11 @@ package final class Hub {
         let turn = Turn(config, meters: HubMeters(Metrics()))
         self.turn = turn
         addresses = AddressBook(config: config, turn: turn)
-        reads = StoreReads(addresses: addresses, turn: turn)
+        reads = StoreReads(turn: turn)
         cluster = Cluster(
             settings: config.cluster, lease: turn.timers.lease, forwardTimeout: turn.timers.forwardTimeout,
             maxMessagesWhileJoining: config.maxMessagesWhileJoining)
-        gate = SocketGate(config: config, timers: turn.timers, meters: turn.meters, addresses: addresses, turn: turn)
+        gate = SocketGate(config: config, timers: turn.timers, meters: turn.meters, turn: turn)
         access = Access(config: config, turn: turn)
         restOps = RESTOps(config: config, turn: turn)
         streams = EventStreams(config: config, turn: turn)
@@ -174,9 +174,8 @@ package final class Hub {
             log(.warning, "the server did not serve for \(stall) ms; clients are not charged for that time")
         }
         switch event {
-        case .accepted(let id, let peer): gate.accepted(id, peer: peer)
-        case .upgraded(let id): gate.leftPending(id)
-        case .socketClosed(let id): gate.leftPending(id)
+        case .accepted(let id, let peer): gate.accepted(id, peer: peer, address: addresses.state)
+        case .upgraded(let id), .socketClosed(let id): gate.leftPending(id) { addresses[$0] }
         case .clusterPeer(let address): gate.clusterPeer(address)
         case .opened(let id, let peer, let relayed, let proxy): opened(id, peer: peer, relayed: relayed, proxy: proxy)
         case .received(let id, let message): received(message, on: id)
@@ -356,7 +355,7 @@ package final class Hub {
         if let reload = access.reload() { read(reload) }
         inboxTick()
         if let reload = access.reloadGrants() { read(reload) }
-        gate.tick()
+        gate.tick { addresses[$0] }
         if config.cluster != nil { clusterTick() }
         for host in boards.hosts {
             if host.room.hasTimers { perform(host.room.expireHolds(now: now), on: host) }
