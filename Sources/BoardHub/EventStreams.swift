@@ -323,23 +323,21 @@ final class EventStreams {
         end(.expired, boardHost: boardHost, idle: idle) { ($0.token?.expires ?? .max) <= seconds }
     }
 
-    /// On each tick: streams older than `maxStreamAge` end; a comment goes to the streams of
-    /// every board of `hosts` (the boards in memory) quiet for `streamKeepalive`. `host`, `idle`:
-    /// as `ended`'s.
-    func keepAlive(
-        _ hosts: some Sequence<BoardHost>, boardHost: (BoardID) -> BoardHost?, idle: (BoardHost) -> Void
-    ) {
+    /// On each tick: streams older than `maxStreamAge` end. `boardHost`, `idle`: as `ended`'s.
+    func endOld(boardHost: (BoardID) -> BoardHost?, idle: (BoardHost) -> Void) {
+        let maxAge = turn.timers.maxStreamAge
+        guard maxAge > .zero, !table.isEmpty else { return }
+        let old = table.filter { now >= $0.value.began + maxAge }.keys.sorted { $0.rawValue < $1.rawValue }
+        if !old.isEmpty { turn.emit(.endStream(old)) }
+        for exchange in old { ended(exchange, boardHost: boardHost, idle: idle) }
+    }
+
+    /// On each tick, after `endOld`: a comment goes to the streams of every board of `hosts` (the
+    /// boards in memory) quiet for `streamKeepalive`.
+    func keepAlive(_ hosts: some Sequence<BoardHost>) {
         guard !table.isEmpty else { return }
-        let timers = turn.timers
-        if timers.maxStreamAge > .zero {
-            let old = table.filter { now >= $0.value.began + timers.maxStreamAge }.keys.sorted {
-                $0.rawValue < $1.rawValue
-            }
-            if !old.isEmpty { turn.emit(.endStream(old)) }
-            for exchange in old { ended(exchange, boardHost: boardHost, idle: idle) }
-        }
-        for host in hosts
-        where !host.streams.open.isEmpty && now >= host.streams.streamed + timers.streamKeepalive {
+        let keepalive = turn.timers.streamKeepalive
+        for host in hosts where !host.streams.open.isEmpty && now >= host.streams.streamed + keepalive {
             host.streams.streamed = now
             turn.emit(.stream(.keepalive, to: host.streams.open))
         }

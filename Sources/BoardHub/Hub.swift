@@ -361,7 +361,8 @@ package final class Hub {
             if host.room.hasTimers { perform(host.room.expireHolds(now: now), on: host) }
             perform(host.room.presence(now: now), on: host)
         }
-        streams.keepAlive(boards.hosts, boardHost: { boards[$0] }, idle: evictIfIdle)
+        streams.endOld(boardHost: { boards[$0] }, idle: evictIfIdle)
+        streams.keepAlive(boards.hosts)
         if case .stopping(let deadline) = turn.lifecycle, now >= deadline { stop() }
     }
 

@@ -60,8 +60,10 @@ import Testing
             streams.ended(exchange, boardHost: { boards[$0] }, idle: { idle.append($0.room.id) })
         }
 
+        /// The tick's two steps, as the hub takes them.
         func keepAlive() {
-            streams.keepAlive(boards.values, boardHost: { boards[$0] }, idle: { idle.append($0.room.id) })
+            streams.endOld(boardHost: { boards[$0] }, idle: { idle.append($0.room.id) })
+            streams.keepAlive(boards.values)
         }
 
         func admit(
