@@ -20,7 +20,7 @@ import Testing
         let streams: EventStreams
         let config: Hub.Config
         var now = Instant(milliseconds: 1_000)
-        /// The boards handed back by `whenIdle`, in order.
+        /// The boards handed to `idle` (the hub's eviction), in order.
         var idle: [BoardID] = []
 
         init(_ configure: (inout Hub.Config) -> Void = { _ in }) {
