@@ -19,8 +19,9 @@ internal import BoardStore
 ///
 /// The part owns the revocation list, the grants and the token checks; the hub routes the API's
 /// requests, the reloads' answers and the tick here, and closes the sessions and streams whose
-/// token is revoked when the list changes (Hub+Revocations.swift). Its actions: `read` (a
-/// reload, a revocation's write), `respond` (401, the revocations API) and log lines.
+/// token is revoked when the list changes (Hub+Revocations.swift). Its actions: `respond` (401,
+/// the revocations API) and log lines; the store reads it wants (a reload, a revocation's write)
+/// come back as values, which the hub asks for (it holds no other part).
 /// Confined to the service thread (with the hub).
 final class Access {
     /// Revoked tokens, as last loaded from the store, and those made here since.
@@ -29,14 +30,12 @@ final class Access {
     private var grants: GrantTable
     private let config: Hub.Config
     private let turn: Turn
-    private let reads: StoreReads
     private var meters: HubMeters { turn.meters }
     private var nowSeconds: Int64 { turn.wall.milliseconds / 1000 }
 
-    init(config: Hub.Config, turn: Turn, reads: StoreReads) {
+    init(config: Hub.Config, turn: Turn) {
         self.config = config
         self.turn = turn
-        self.reads = reads
         revocations = RevocationList(config.revoked)
         grants = GrantTable(config.grants)
     }
@@ -117,14 +116,15 @@ final class Access {
     /// Takes a revocation made on this node (durable already): it holds here at once.
     func made(_ revocation: Revocation) { revocations.made(revocation) }
 
-    /// On each tick: asks the store for its revocations once a second (not once stopping).
-    func reload() {
-        guard config.auth != nil, !revocations.loading, !turn.stopping else { return }
-        if let last = revocations.lastAsked, turn.now - last < RevocationList.reloadEvery { return }
+    /// On each tick: the read of the store's revocations, once a second (not once stopping), for
+    /// the hub to ask; nil when none is due. It counts as out from now on.
+    func reload() -> StoreRead? {
+        guard config.auth != nil, !revocations.loading, !turn.stopping else { return nil }
+        if let last = revocations.lastAsked, turn.now - last < RevocationList.reloadEvery { return nil }
         revocations.loading = true
         revocations.lastAsked = turn.now
         revocations.asked += 1
-        reads.ask(.revocations(now: nowSeconds, Reply { $0.revocationsLoaded($1) }))
+        return .revocations(now: nowSeconds, Reply { $0.revocationsLoaded($1) })
     }
 
     /// The number of the newest reload asked for (a deleted board's id is taken until a reload
@@ -194,15 +194,15 @@ final class Access {
     /// Forgets the board's grants (it was deleted: the store deletes them with it).
     func removeGrants(of board: BoardID) { _ = grants.remove(board) }
 
-    /// On each tick, in a cluster with a sign-in proxy: asks the store for the grants once a
-    /// second (not once stopping).
-    func reloadGrants() {
+    /// On each tick, in a cluster with a sign-in proxy: the read of the store's grants, once a
+    /// second (not once stopping), for the hub to ask; nil when none is due.
+    func reloadGrants() -> StoreRead? {
         guard config.cluster != nil, config.proxy != nil, config.auth != nil, !grants.loading, !turn.stopping
-        else { return }
-        if let last = grants.lastAsked, turn.now - last < GrantTable.reloadEvery { return }
+        else { return nil }
+        if let last = grants.lastAsked, turn.now - last < GrantTable.reloadEvery { return nil }
         grants.loading = true
         grants.lastAsked = turn.now
-        reads.ask(.allGrants(limit: GrantTable.maximum, Reply { $0.grantsLoaded($1) }))
+        return .allGrants(limit: GrantTable.maximum, Reply { $0.grantsLoaded($1) })
     }
 
     /// The store's grants came back: the (board, member) pairs whose role changed. A load asked
@@ -220,55 +220,57 @@ final class Access {
         }
     }
 
-    /// `POST /api/revocations` (`revoke`) and `GET /api/revocations`: answered, or a revocation's
-    /// write asked for (its reply answers the exchange once the revocation is durable: `Hub.revoked`).
-    func request(_ request: HTTPRequest, revoke: Bool, exchange: ExchangeID) {
+    /// `POST /api/revocations` (`revoke`) and `GET /api/revocations`: answered (nil), or a
+    /// revocation's write for the hub to ask, for `exchange` (its reply answers the exchange once
+    /// the revocation is durable: `Hub.revoked`).
+    func request(_ request: HTTPRequest, revoke: Bool, exchange: ExchangeID) -> StoreRead? {
         guard let auth = config.auth else {
-            return turn.emit(
-                .respond(exchange, .error(404, "not_found", "this server has no access control (--auth-secret)")))
+            return respond(
+                exchange, .error(404, "not_found", "this server has no access control (--auth-secret)"))
         }
-        guard let bearer = authorize(request, exchange: exchange) else { return }
+        guard let bearer = authorize(request, exchange: exchange) else { return nil }
         guard bearer.role == .admin else {
-            return turn.emit(.respond(exchange, Hub.forbidden("managing revocations")))
+            return respond(exchange, Hub.forbidden("managing revocations"))
         }
-        if !revoke { return turn.emit(.respond(exchange, list(for: bearer))) }
+        if !revoke { return respond(exchange, list(for: bearer)) }
         guard let json = try? JSON.parse(request.body), let token = json["token"]?.stringValue,
             token.utf8.count <= 2048
         else {
-            return turn.emit(.respond(exchange, .error(400, "bad_request", #"send {"token": TOKEN}"#)))
+            return respond(exchange, .error(400, "bad_request", #"send {"token": TOKEN}"#))
         }
         let claims: Claims
         switch auth.claimsIgnoringExpiry(token) {
         case .success(let c): claims = c
         case .failure(let problem):
-            return turn.emit(
-                .respond(exchange, .error(400, "bad_request", "not a token of this server (\(problem))")))
+            return respond(exchange, .error(400, "bad_request", "not a token of this server (\(problem))"))
         }
         guard claims.board.map({ bearer.allow(.admin, on: $0) }) ?? (bearer.board == nil) else {
-            return turn.emit(
-                .respond(exchange, Hub.forbidden("revoking a token for \(claims.board?.rawValue ?? "*")")))
+            return respond(exchange, Hub.forbidden("revoking a token for \(claims.board?.rawValue ?? "*")"))
         }
         let revocation = Revocation(
             id: TokenAuthority.revocationID(of: token), board: claims.board, until: claims.expires)
         guard revocation.until > nowSeconds else {
             // Expired already: refused everywhere anyway, and nothing to keep.
-            return turn.emit(.respond(exchange, Self.revokedAnswer(revocation)))
+            return respond(exchange, Self.revokedAnswer(revocation))
         }
         guard !isFull || revocations.inForce[revocation.id] != nil else {
             meters.limitHits.add(.revocations)
-            return turn.emit(
-                .respond(
-                    exchange,
-                    .error(
-                        507, "too_many_revocations",
-                        "\(RevocationList.maximum) tokens are revoked already; shorter token lives keep the list short")
-                ))
+            return respond(
+                exchange,
+                .error(
+                    507, "too_many_revocations",
+                    "\(RevocationList.maximum) tokens are revoked already; shorter token lives keep the list short"))
         }
         turn.log(
             .info, "\(request.peer) revokes token \(revocation.id.prefix(12))… (board \(claims.board?.rawValue ?? "*"))"
         )
         let reply = Hub.answering(exchange) { $0.revoked($1, exchange: exchange) }
-        reads.ask(.revoke(revocation, now: nowSeconds, reply), for: exchange)
+        return .revoke(revocation, now: nowSeconds, reply)
+    }
+
+    private func respond(_ exchange: ExchangeID, _ response: HTTPResponse) -> StoreRead? {
+        turn.emit(.respond(exchange, response))
+        return nil
     }
 
     /// The answer to a revocation: its id and until when it is kept.

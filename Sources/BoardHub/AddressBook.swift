@@ -2,8 +2,10 @@ internal import BoardCore
 
 /// What the hub keeps per client address (`AddressState`): made at an address's first
 /// connection or request, forgotten once it is idle. The socket gate (SocketGate.swift) counts
-/// pending connections in it, the sessions their WebSockets and rates, the HTTP API its REST ops,
-/// event streams and history reads. Confined to the service thread (with the hub).
+/// pending connections in it, the sessions their WebSockets and rates, the HTTP API its REST ops'
+/// bucket (event streams and history reads are counted per address by `EventStreams` and
+/// `StoreReads`).
+/// Confined to the service thread (with the hub).
 final class AddressBook {
     private var table: [String: AddressState] = [:]
     private let config: Hub.Config

@@ -59,30 +59,29 @@ struct BoardStreams {
 /// no way to take a new token (unlike a WebSocket's `auth`): its client opens a new one with a
 /// fresh token and `Last-Event-ID`, and misses nothing.
 ///
-/// The part owns the streams (by exchange) and each board's `BoardStreams`; the hub routes the
-/// `…/events` requests (once its board directory has the board: `open`), `streamEnded`, the
-/// encoder's answers, the tick, revocations and the boards' ends here. Its actions: `openStream`,
-/// `stream`, `endStream`, `respond` (a stream refused), `read` (a `reset` to encode) and log lines.
-/// A board a stream stops keeping in memory goes to `whenIdle` (the hub's eviction), at once, so
-/// that the actions keep their order. Confined to the service thread (with the hub).
+/// The part owns the streams (by exchange), their count per client address, and each board's
+/// `BoardStreams`; the hub routes the `…/events` requests (once its board directory has the
+/// board: `open`), `streamEnded`, the encoder's answers, the tick, revocations and the boards'
+/// ends here. Its actions: `openStream`, `stream`, `endStream`, `respond` (a stream refused) and
+/// log lines; a `reset` to encode comes back from `open` as a value (the hub asks the store, and
+/// hands the read back: `encoding`).
+///
+/// It holds no other part: each call that may end a stream is handed the hub's boards in memory
+/// (`boardHost`: a board by id) and its eviction (`idle`: called with a board a stream stopped keeping,
+/// at once, so that the actions keep their order). Confined to the service thread (with the hub).
 final class EventStreams {
     private var table: [ExchangeID: EventStream] = [:]
+    /// The streams per client address (loading or open), for `maxStreamsPerAddress`; an address
+    /// with none has no entry.
+    private var perAddress: [String: Int] = [:]
 
     private let config: Hub.Config
     private let turn: Turn
-    private let addresses: AddressBook
-    private let reads: StoreReads
-    private let boards: BoardDirectory
-    /// Called with a board whose last stream ended: the hub evicts it if nothing else keeps it.
-    var whenIdle: (BoardHost) -> Void = { _ in }
     private var now: Instant { turn.now }
 
-    init(config: Hub.Config, turn: Turn, addresses: AddressBook, reads: StoreReads, boards: BoardDirectory) {
+    init(config: Hub.Config, turn: Turn) {
         self.config = config
         self.turn = turn
-        self.addresses = addresses
-        self.reads = reads
-        self.boards = boards
     }
 
     /// The streams, loading or open.
@@ -91,6 +90,8 @@ final class EventStreams {
     /// The streams' exchanges, in order.
     var exchanges: [ExchangeID] { table.keys.sorted { $0.rawValue < $1.rawValue } }
     subscript(exchange: ExchangeID) -> EventStream? { table[exchange] }
+    /// The streams from client address `peer`, loading or open.
+    func count(from peer: String) -> Int { perAddress[peer] ?? 0 }
 
     // MARK: Asking
 
@@ -119,13 +120,13 @@ final class EventStreams {
             response.headers.append(HTTPResponse.Header("retry-after:", "5"))
             return respond(exchange, response)
         }
-        let address = addresses.state(request.peer)
-        if config.maxStreamsPerAddress > 0 && address.streams >= config.maxStreamsPerAddress {
+        let fromAddress = perAddress[request.peer] ?? 0
+        if config.maxStreamsPerAddress > 0 && fromAddress >= config.maxStreamsPerAddress {
             turn.meters.limitHits.add(.streamsPerAddress)
             turn.log(.warning, "\(exchange) from \(request.peer): over \(config.maxStreamsPerAddress) event streams")
             return respond(exchange, .error(429, "rate_limited", "too many event streams from your address"))
         }
-        address.streams += 1
+        perAddress[request.peer] = fromAddress + 1
         var stream = EventStream(board: id, peer: request.peer, since: since, began: now)
         if config.auth != nil, let token = Self.bearerToken(request) {
             stream.token = (claims.expires, TokenAuthority.revocationID(of: token))
@@ -165,25 +166,30 @@ final class EventStreams {
     /// Opens a stream on its loaded board: what the client lacks first (the ops after its seq,
     /// or the board when those are not kept or it named none), then every op as it is published.
     /// The board as a `reset` is encoded off the service thread (a large board is megabytes of
-    /// JSON), once per seq for every stream that opens meanwhile, and kept while streams are open.
-    func open(_ exchange: ExchangeID, on host: BoardHost) {
-        guard var stream = table[exchange] else { return }  // Its client left while the board loaded.
+    /// JSON), once per seq for every stream that opens meanwhile, and kept while streams are open:
+    /// the seq to encode the board at when that is to begin (the hub asks the store, whose answer
+    /// comes to `resetEncoded`, and names the read: `encoding`), nil otherwise.
+    func open(_ exchange: ExchangeID, on host: BoardHost) -> Seq? {
+        guard var stream = table[exchange] else { return nil }  // Its client left while the board loaded.
         let seq = host.room.visibleSeq
         if let since = stream.since, let ops = host.room.publishedOps(after: since), fits(ops, host) {
-            return begin(exchange, on: host, with: ops.isEmpty ? [] : [.ops(ops)])
+            begin(exchange, on: host, with: ops.isEmpty ? [] : [.ops(ops)])
+            return nil
         }
         if let reset = host.streams.reset, reset.seq == seq {
-            return begin(exchange, on: host, with: [.encodedReset(seq: seq, bytes: reset.bytes)])
+            begin(exchange, on: host, with: [.encodedReset(seq: seq, bytes: reset.bytes)])
+            return nil
         }
         stream.phase = .encoding
         table[exchange] = stream
         host.streams.awaitingReset.append(exchange)
-        guard host.streams.resetRead == nil else { return }  // Encoding already: the ops after it follow it.
-        let board = host.id
-        let reply = Reply<[UInt8]>(naming: { hub, read, bytes in
-            hub.streams.resetEncoded(bytes.map { (seq, $0) }, read: read, on: hub.boards[board])
-        })
-        host.streams.resetRead = reads.ask(.encodeStreamReset(host.room.published, seq: seq, reply))
+        // Encoding already: the ops after it follow it.
+        return host.streams.resetRead == nil ? seq : nil
+    }
+
+    /// The read encoding `host`'s board as a `reset` (asked for the seq `open` returned).
+    func encoding(_ read: ReadID, on host: BoardHost) {
+        host.streams.resetRead = read
     }
 
     /// The board came back encoded as a `reset` at `seq`: the streams waiting for it open with
@@ -267,21 +273,22 @@ final class EventStreams {
         turn.emit(.stream(.ops([op]), to: host.streams.open))
     }
 
-    /// The transport ended the stream (its client left, or fell behind).
-    func ended(_ exchange: ExchangeID) {
-        guard let stream = forget(exchange), let host = boards[stream.board] else { return }
+    /// The transport ended the stream (its client left, or fell behind). `boardHost`: the hub's
+    /// board in memory by id; `idle`: its eviction, called with the stream's board, if in memory.
+    func ended(_ exchange: ExchangeID, boardHost: (BoardID) -> BoardHost?, idle: (BoardHost) -> Void) {
+        guard let stream = forget(exchange), let host = boardHost(stream.board) else { return }
         if let index = host.streams.open.firstIndex(of: exchange) { host.streams.open.remove(at: index) }
         if let index = host.streams.awaitingReset.firstIndex(of: exchange) {
             host.streams.awaitingReset.remove(at: index)
         }
         if host.streams.isIdle { host.streams.reset = nil }
-        whenIdle(host)
+        idle(host)
     }
 
     @discardableResult
     private func forget(_ exchange: ExchangeID) -> EventStream? {
         guard let stream = table.removeValue(forKey: exchange) else { return nil }
-        if let address = addresses[stream.peer] { address.streams -= 1 }
+        if let count = perAddress[stream.peer] { perAddress[stream.peer] = count > 1 ? count - 1 : nil }
         return stream
     }
 
@@ -309,40 +316,48 @@ final class EventStreams {
     // MARK: Time and tokens
 
     /// With access control, on each tick: the streams whose token has expired end with `expired`.
-    func expire() {
+    /// `boardHost`, `idle`: as `ended`'s.
+    func expire(boardHost: (BoardID) -> BoardHost?, idle: (BoardHost) -> Void) {
         guard config.auth != nil, !table.isEmpty else { return }
         let seconds = turn.wall.milliseconds / 1000
-        end(.expired) { ($0.token?.expires ?? .max) <= seconds }
+        end(.expired, boardHost: boardHost, idle: idle) { ($0.token?.expires ?? .max) <= seconds }
     }
 
-    /// On each tick: streams older than `maxStreamAge` end; a comment goes to the streams of
-    /// every board quiet for `streamKeepalive`.
-    func keepAlive() {
+    /// On each tick: streams older than `maxStreamAge` end. `boardHost`, `idle`: as `ended`'s.
+    func endOld(boardHost: (BoardID) -> BoardHost?, idle: (BoardHost) -> Void) {
+        let maxAge = turn.timers.maxStreamAge
+        guard maxAge > .zero, !table.isEmpty else { return }
+        let old = table.filter { now >= $0.value.began + maxAge }.keys.sorted { $0.rawValue < $1.rawValue }
+        if !old.isEmpty { turn.emit(.endStream(old)) }
+        for exchange in old { ended(exchange, boardHost: boardHost, idle: idle) }
+    }
+
+    /// On each tick, after `endOld`: a comment goes to the streams of every board of `hosts` (the
+    /// boards in memory) quiet for `streamKeepalive`.
+    func keepAlive(_ hosts: some Sequence<BoardHost>) {
         guard !table.isEmpty else { return }
-        let timers = turn.timers
-        if timers.maxStreamAge > .zero {
-            let old = table.filter { now >= $0.value.began + timers.maxStreamAge }.keys.sorted {
-                $0.rawValue < $1.rawValue
-            }
-            if !old.isEmpty { turn.emit(.endStream(old)) }
-            for exchange in old { ended(exchange) }
-        }
-        for host in boards.hosts
-        where !host.streams.open.isEmpty && now >= host.streams.streamed + timers.streamKeepalive {
+        let keepalive = turn.timers.streamKeepalive
+        for host in hosts where !host.streams.open.isEmpty && now >= host.streams.streamed + keepalive {
             host.streams.streamed = now
             turn.emit(.stream(.keepalive, to: host.streams.open))
         }
     }
 
-    /// The streams whose token is revoked end with `revoked` (Hub+Revocations.swift).
-    func endRevoked(by access: Access) {
-        guard !table.isEmpty, access.anyRevoked else { return }
-        end(.revoked) { stream in stream.token.map { access.isRevoked(id: $0.id) } ?? false }
+    /// The streams whose token `isRevoked` says is revoked (by its id) end with `revoked`
+    /// (Hub+Revocations.swift). `boardHost`, `idle`: as `ended`'s.
+    func endRevoked(
+        isRevoked: (String) -> Bool, boardHost: (BoardID) -> BoardHost?, idle: (BoardHost) -> Void
+    ) {
+        guard !table.isEmpty else { return }
+        end(.revoked, boardHost: boardHost, idle: idle) { stream in stream.token.map { isRevoked($0.id) } ?? false }
     }
 
     /// Ends the streams `ended` picks, in exchange order, because of their token (`why`): an open
     /// one gets `why` as its last event; one not open yet is answered 401 as a new one would be.
-    private func end(_ why: StreamEvent, where ending: (EventStream) -> Bool) {
+    private func end(
+        _ why: StreamEvent, boardHost: (BoardID) -> BoardHost?, idle: (BoardHost) -> Void,
+        where ending: (EventStream) -> Bool
+    ) {
         let picked = table.filter { ending($0.value) }.keys.sorted { $0.rawValue < $1.rawValue }
         guard !picked.isEmpty else { return }
         let what = why == .revoked ? "was revoked" : "expired"
@@ -351,7 +366,7 @@ final class EventStreams {
             guard let stream = table[exchange] else { continue }
             turn.log(.info, "\(exchange) from \(stream.peer): its token \(what); ending its event stream")
             guard case .open = stream.phase else {
-                ended(exchange)
+                ended(exchange, boardHost: boardHost, idle: idle)
                 turn.emit(.respond(exchange, Hub.unauthorized("the token \(what)")))
                 continue
             }
@@ -360,6 +375,6 @@ final class EventStreams {
         guard !open.isEmpty else { return }
         turn.emit(.stream(why, to: open))
         turn.emit(.endStream(open))
-        for exchange in open { ended(exchange) }
+        for exchange in open { ended(exchange, boardHost: boardHost, idle: idle) }
     }
 }

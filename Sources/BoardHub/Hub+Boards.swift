@@ -139,7 +139,7 @@ extension Hub {
         case .members(let exchange):
             if let host = boards[board] { answerMembers(host, exchange: exchange) }
         case .openStream(let exchange):
-            if let host = boards[board] { streams.open(exchange, on: host) }
+            if let host = boards[board] { openStream(exchange, on: host) }
         case .refuseStream(let exchange, let response): streams.refuse(exchange, response)
         }
         return false
@@ -180,7 +180,7 @@ extension Hub {
     func delete(_ id: BoardID, answering exchange: ExchangeID) {
         if let host = boards.remove(id) {
             streams.end(of: host, deleted: true)
-            restOps.fail(on: id, .error(404, "unknown_board", "board \(id) was deleted"))
+            restOps.fail(on: host, .error(404, "unknown_board", "board \(id) was deleted"))
             for connection in host.members {
                 closeSession(connection, code: 4410, reason: "board deleted", flush: true)
             }

@@ -66,7 +66,7 @@ extension Hub {
             emit(.respond(exchange, response))
             return false
         }
-        if config.maxHistoryReadsPerAddress > 0 && addressState(peer).historyReads >= config.maxHistoryReadsPerAddress {
+        if config.maxHistoryReadsPerAddress > 0 && reads.historyReads(from: peer) >= config.maxHistoryReadsPerAddress {
             meters.limitHits.add(.historyReadsPerAddress)
             log(.warning, "\(exchange) from \(peer): over \(config.maxHistoryReadsPerAddress) history reads at once")
             var response = HTTPResponse.error(
@@ -156,7 +156,7 @@ extension Hub {
     ) {
         guard let waiting = restOps[user], case .restore(let to, _) = request.op else { return }
         guard let host = boards[id] else {
-            restOps.finish(user)
+            restOps.finish(user, on: nil)
             return emit(.respond(waiting.exchange, Self.unknownBoard(id)))
         }
         switch RestoreRead(answer, request, to: to) {
@@ -167,7 +167,7 @@ extension Hub {
             perform(host.room.refuseRestore(request, reason: reason, from: user), on: host)
         case .failed(let error):
             log(.error, "reading board \(id) as of seq \(to) for a restore over HTTP failed: \(error.message)")
-            restOps.finish(user)
+            restOps.finish(user, on: host)
             emit(
                 .respond(
                     waiting.exchange,

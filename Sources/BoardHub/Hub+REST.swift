@@ -18,7 +18,9 @@ internal import BoardCore
 extension Hub {
     /// `POST /api/boards/{id}/ops`, the token's claims already checked for viewing.
     func restOpRequest(_ id: BoardID, _ request: HTTPRequest, claims: Claims, exchange: ExchangeID) {
-        guard let pending = restOps.admit(id, request, claims: claims, exchange: exchange) else { return }
+        guard let pending = restOps.admit(id, request, claims: claims, exchange: exchange),
+            restOps.take(from: &addressState(request.peer).restOps, pending, exchange: exchange)
+        else { return }
         guard let host = boardInMemory(id, else: .op(exchange, pending), exchange: exchange) else { return }
         submitREST(pending, on: host, exchange: exchange)
     }

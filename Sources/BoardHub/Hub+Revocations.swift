@@ -26,8 +26,14 @@ extension Hub {
     /// ends its event streams on one.
     func closeRevokedSessions() {
         guard access.anyRevoked else { return }
-        streams.endRevoked(by: access)
+        streams.endRevoked(isRevoked: access.isRevoked(id:), boardHost: { boards[$0] }, idle: evictIfIdle)
         endSessions(.revoked)
+    }
+
+    /// `GET` and `POST /api/revocations`: `Access` answers, or says what to write (asked here,
+    /// for the exchange).
+    func revocationsRequest(_ request: HTTPRequest, revoke: Bool, exchange: ExchangeID) {
+        if let write = access.request(request, revoke: revoke, exchange: exchange) { read(write, for: exchange) }
     }
 
     /// The store has the revocation: it holds on this node at once, and the answer goes out.

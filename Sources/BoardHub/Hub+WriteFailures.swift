@@ -48,7 +48,7 @@ extension Hub {
             WriteFailures.drop(
                 id, because: why, room: host.room, members: host.members, connection: host.connection(of:)))
         streams.end(of: host, deleted: false)
-        restOps.fail(on: id, storeFailed)
+        restOps.fail(on: host, storeFailed)
         releaseLease(id)
     }
 

@@ -159,15 +159,14 @@ package final class Hub {
         self.turn = turn
         sessions = Sessions(config: config)
         addresses = AddressBook(config: config, turn: turn)
-        reads = StoreReads(addresses: addresses, turn: turn)
+        reads = StoreReads(turn: turn)
         cluster = Cluster(
             settings: config.cluster, lease: turn.timers.lease, forwardTimeout: turn.timers.forwardTimeout,
             maxMessagesWhileJoining: config.maxMessagesWhileJoining)
-        gate = SocketGate(config: config, timers: turn.timers, meters: turn.meters, addresses: addresses, turn: turn)
-        access = Access(config: config, turn: turn, reads: reads)
-        restOps = RESTOps(config: config, turn: turn, addresses: addresses, boards: boards)
-        streams = EventStreams(config: config, turn: turn, addresses: addresses, reads: reads, boards: boards)
-        streams.whenIdle = { [unowned self] host in self.evictIfIdle(host) }
+        gate = SocketGate(config: config, timers: turn.timers, meters: turn.meters, turn: turn)
+        access = Access(config: config, turn: turn)
+        restOps = RESTOps(config: config, turn: turn)
+        streams = EventStreams(config: config, turn: turn)
     }
 
     /// Handles one event at monotonic time `now` and wall-clock time `wall`; returns what to do.
@@ -177,9 +176,8 @@ package final class Hub {
             log(.warning, "the server did not serve for \(stall) ms; clients are not charged for that time")
         }
         switch event {
-        case .accepted(let id, let peer): gate.accepted(id, peer: peer)
-        case .upgraded(let id): gate.leftPending(id)
-        case .socketClosed(let id): gate.leftPending(id)
+        case .accepted(let id, let peer): gate.accepted(id, peer: peer, address: addresses.state)
+        case .upgraded(let id), .socketClosed(let id): gate.leftPending(id) { addresses[$0] }
         case .clusterPeer(let address): gate.clusterPeer(address)
         case .opened(let id, let peer, let relayed, let proxy): opened(id, peer: peer, relayed: relayed, proxy: proxy)
         case .received(let id, let message): received(message, on: id)
@@ -197,7 +195,7 @@ package final class Hub {
         case .forwardAnswered(let id): cluster.answered(id)
         case .released(let board): released(board)
         case .transportCounted(let count): meters.count(count)
-        case .streamEnded(let exchange): streams.ended(exchange)
+        case .streamEnded(let exchange): streams.ended(exchange, boardHost: { boards[$0] }, idle: evictIfIdle)
         case .forwardedAnswer(let exchange, let response): forwardedAnswer(exchange, response)
         }
         return turn.take()
@@ -273,12 +271,12 @@ package final class Hub {
                 if let connection = host.connection(of: user) {
                     send(message, to: connection)
                 } else {
-                    restOps.answer(message, to: user)
+                    restOps.answer(message, to: user, on: host)
                 }
             case .broadcast(let message, let except):
                 if case .committed(let op) = message {
                     if !host.streams.open.isEmpty { streams.published(op, on: host) }
-                    restOps.answer(message, to: op.by)
+                    restOps.answer(message, to: op.by, on: host)
                 }
                 guard !host.members.isEmpty else { continue }
                 emit(.broadcast(message, to: host.members, except: except.flatMap(host.connection(of:))))
@@ -355,17 +353,18 @@ package final class Hub {
         if let line = logBudget.report(now: now) { turn.logUnbudgeted(.warning, line) }
         enforceTimeouts()
         endSessions(.expired)
-        streams.expire()
-        access.reload()
+        streams.expire(boardHost: { boards[$0] }, idle: evictIfIdle)
+        if let reload = access.reload() { read(reload) }
         inboxTick()
-        access.reloadGrants()
-        gate.tick()
+        if let reload = access.reloadGrants() { read(reload) }
+        gate.tick { addresses[$0] }
         if config.cluster != nil { clusterTick() }
         for host in boards.hosts {
             if host.room.hasTimers { perform(host.room.expireHolds(now: now), on: host) }
             perform(host.room.presence(now: now), on: host)
         }
-        streams.keepAlive()
+        streams.endOld(boardHost: { boards[$0] }, idle: evictIfIdle)
+        streams.keepAlive(boards.hosts)
         if case .stopping(let deadline) = turn.lifecycle, now >= deadline { stop() }
     }
 

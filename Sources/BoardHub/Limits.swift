@@ -98,10 +98,6 @@ final class AddressState {
     /// Ops sent over HTTP (`POST /api/boards/{id}/ops`): one bucket of `opRate` per address, as
     /// one WebSocket connection has.
     var restOps: TokenBucket
-    /// Open event streams (`GET /api/boards/{id}/events`), loading or open.
-    var streams = 0
-    /// History reads (`?at=`, `/history`) waiting for the store.
-    var historyReads = 0
 
     init(_ config: Hub.Config, now: Instant) {
         connects = TokenBucket(config.connectRate, now: now)
@@ -110,7 +106,7 @@ final class AddressState {
     }
 
     func isIdle(_ config: Hub.Config, now: Instant) -> Bool {
-        guard connections == 0, pending == 0, refused == 0, streams == 0, historyReads == 0 else { return false }
+        guard connections == 0, pending == 0, refused == 0 else { return false }
         return connects.isFull(config.connectRate, now: now) && creations.isFull(config.boardCreationRate, now: now)
             && restOps.isFull(config.opRate, now: now)
     }

@@ -3,26 +3,24 @@ internal import BoardCore
 
 /// The REST ops (`POST /api/boards/{id}/ops`) waiting for their answer, by the user each is sent
 /// as, and the rules of one before it reaches its board: the method, the token's `edit`, the body
-/// as one op, its client address's bucket of `opRate` (as one WebSocket's). What the room later
-/// says to that user becomes the answer (`answer`); a board that leaves memory fails those still
-/// waiting on it (`fail`). Each waiting op is counted on its board (`BoardHost.restOps`), which
-/// keeps the board in memory, so that its answer is never "no such board".
+/// as one op (`admit`), then its client address's bucket of `opRate`, as one WebSocket's (`take`).
+/// What the room later says to that user becomes the answer (`answer`); a board that leaves memory
+/// fails those still waiting on it (`fail`). Each waiting op is counted on its board
+/// (`BoardHost.restOps`), which keeps the board in memory, so that its answer is never "no such
+/// board".
 ///
-/// The hub routes the request here (`admit`), then hands the op to the board's room once the
-/// board is in memory (Hub+REST.swift). Its actions: `respond` and log lines.
-/// Confined to the service thread (with the hub).
+/// It holds no other part: the hub hands it what it works on with each call (the address's
+/// bucket, the board in memory). The hub routes the request here, then hands the op to the
+/// board's room once the board is in memory (Hub+REST.swift). Its actions: `respond` and log
+/// lines. Confined to the service thread (with the hub).
 final class RESTOps {
     private var waiting: [UserID: RESTOp] = [:]
     private let config: Hub.Config
     private let turn: Turn
-    private let addresses: AddressBook
-    private let boards: BoardDirectory
 
-    init(config: Hub.Config, turn: Turn, addresses: AddressBook, boards: BoardDirectory) {
+    init(config: Hub.Config, turn: Turn) {
         self.config = config
         self.turn = turn
-        self.addresses = addresses
-        self.boards = boards
     }
 
     /// The member of a REST op whose token names none (or on a server without tokens): one
@@ -37,7 +35,8 @@ final class RESTOps {
     subscript(user: UserID) -> RESTOp? { waiting[user] }
 
     /// `POST /api/boards/{id}/ops`, the token's claims already checked for viewing: the op to
-    /// submit, or nil when the request is answered already (405, 403, 400, 429).
+    /// submit (once `take` lets it through), or nil when the request is answered already (405,
+    /// 403, 400).
     func admit(_ id: BoardID, _ request: HTTPRequest, claims: Claims, exchange: ExchangeID) -> RESTOp.Pending? {
         guard request.method == .post else { return respond(exchange, .methodNotAllowed("POST")) }
         guard claims.allow(.edit, on: id) else {
@@ -48,17 +47,22 @@ final class RESTOps {
         case .failure(let refusal): return respond(exchange, refusal.response)
         case .success(let parsed): op = parsed
         }
-        guard addresses.state(request.peer).restOps.take(config.opRate, now: turn.now, stalled: turn.stalled) else {
-            turn.meters.rateLimited.add(.op)
-            turn.log(
-                .warning, "\(exchange) from \(request.peer) sends ops over HTTP faster than its limit; answering 429")
-            var response = HTTPResponse.error(429, "rate_limited", "too many ops; slow down")
-            response.headers.append(HTTPResponse.Header("retry-after:", "1"))
-            return respond(exchange, response)
-        }
         return RESTOp.Pending(
             request: op, name: claims.name ?? "api", member: claims.member ?? Self.apiMember, peer: request.peer,
             admin: claims.allow(.admin, on: id), http: request)
+    }
+
+    /// An op `admit` let through takes one of `bucket`'s tokens: its client address's bucket of
+    /// `opRate` (`AddressState.restOps`, handed over by the hub). False when it is empty, and the
+    /// request is answered 429.
+    func take(from bucket: inout TokenBucket, _ pending: RESTOp.Pending, exchange: ExchangeID) -> Bool {
+        guard !bucket.take(config.opRate, now: turn.now, stalled: turn.stalled) else { return true }
+        turn.meters.rateLimited.add(.op)
+        turn.log(.warning, "\(exchange) from \(pending.peer) sends ops over HTTP faster than its limit; answering 429")
+        var response = HTTPResponse.error(429, "rate_limited", "too many ops; slow down")
+        response.headers.append(HTTPResponse.Header("retry-after:", "1"))
+        _ = respond(exchange, response)
+        return false
     }
 
     private func respond(_ exchange: ExchangeID, _ response: HTTPResponse) -> RESTOp.Pending? {
@@ -94,16 +98,17 @@ final class RESTOps {
             .debug, "\(exchange) from \(pending.peer): op \(pending.request.opID) on board \(host.id) over HTTP")
     }
 
-    /// Takes the REST op sent as `user` out of those waiting, and out of its board's count.
+    /// Takes the REST op sent as `user` out of those waiting, and out of its board's count:
+    /// `host`, the board in memory (nil: none).
     @discardableResult
-    func finish(_ user: UserID) -> RESTOp? {
+    func finish(_ user: UserID, on host: BoardHost?) -> RESTOp? {
         guard let op = waiting.removeValue(forKey: user) else { return nil }
-        if let host = boards[op.board] { host.restOps -= 1 }
+        if let host, host.id == op.board { host.restOps -= 1 }
         return op
     }
 
-    /// What the room said to a REST op's user, as its HTTP answer (anything else is ignored).
-    func answer(_ message: ServerMessage, to user: UserID) {
+    /// What `host`'s room said to a REST op's user, as its HTTP answer (anything else is ignored).
+    func answer(_ message: ServerMessage, to user: UserID, on host: BoardHost) {
         guard let op = waiting[user] else { return }
         let response: HTTPResponse
         switch message {
@@ -136,16 +141,17 @@ final class RESTOps {
         default:
             return
         }
-        finish(user)
+        finish(user, on: host)
         turn.emit(.respond(op.exchange, response))
     }
 
     /// The board left memory (deleted, lost, unwritable) with REST ops still waiting: they get
     /// `response` (their op may or may not be stored; the client can resend it by its op id).
-    func fail(on board: BoardID, _ response: HTTPResponse) {
-        let failed = waiting.filter { $0.value.board == board }
+    /// `host`: the board as it was in memory (out of the directory now).
+    func fail(on host: BoardHost, _ response: HTTPResponse) {
+        let failed = waiting.filter { $0.value.board == host.id }
         for (user, op) in failed.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            finish(user)
+            finish(user, on: host)
             turn.emit(.respond(op.exchange, response))
         }
     }

@@ -28,7 +28,9 @@ struct PendingSocket {
 /// is tried again (Hub+Cluster.swift).
 ///
 /// The gate owns the pending sockets, their silence checks, the cluster's peers and the addresses
-/// cut off; the hub routes `accepted`, `upgraded`, `socketClosed`, `clusterPeer` and its tick here.
+/// cut off; the hub routes `accepted`, `upgraded`, `socketClosed`, `clusterPeer` and its tick here,
+/// each with the hub's address book as a lookup (`address`: an address's `AddressState`, where its
+/// pending count and refusals are kept with its connections). It holds no other part.
 /// Its actions: `refuseSocket`, `closeIfSilent`, and log lines.
 final class SocketGate {
     /// Accepted sockets that are not WebSockets (yet), by the transport's id.
@@ -43,23 +45,22 @@ final class SocketGate {
     private let config: Hub.Config
     private let timers: Hub.Timers
     private let meters: HubMeters
-    private let addresses: AddressBook
     private let turn: Turn
     private var now: Instant { turn.now }
 
-    init(config: Hub.Config, timers: Hub.Timers, meters: HubMeters, addresses: AddressBook, turn: Turn) {
+    init(config: Hub.Config, timers: Hub.Timers, meters: HubMeters, turn: Turn) {
         self.config = config
         self.timers = timers
         self.meters = meters
-        self.addresses = addresses
         self.turn = turn
     }
 
-    /// The transport accepted a socket from `peer`.
-    func accepted(_ id: SocketID, peer: String) {
+    /// The transport accepted a socket from `peer`. `address`: the address's state, made when it
+    /// has none (`AddressBook.state`); asked only for a capped address.
+    func accepted(_ id: SocketID, peer: String, address state: (String) -> AddressState) {
         let capped = !config.uncappedAddresses.contains(peer) && !clusterPeers.contains(peer)
         if capped {
-            let address = addresses.state(peer)
+            let address = state(peer)
             if let refusal = refusal(for: address) {
                 meters.connectionsRefused.add(refusal)
                 noteRefusal(by: refusal, of: peer, address)
@@ -84,16 +85,18 @@ final class SocketGate {
     /// The most cluster peers remembered.
     static let maximumClusterPeers = 1024
 
-    /// The socket became a WebSocket or closed: it no longer counts as pending.
-    func leftPending(_ id: SocketID) {
+    /// The socket became a WebSocket or closed: it no longer counts as pending. `address`: the
+    /// address's state, if it has one.
+    func leftPending(_ id: SocketID, address state: (String) -> AddressState?) {
         guard let socket = sockets.removeValue(forKey: id) else { return }
-        if socket.capped, let address = addresses[socket.peer] { address.pending -= 1 }
+        if socket.capped, let address = state(socket.peer) { address.pending -= 1 }
         if sockets.isEmpty { sockets = [:] }  // Drops the storage a burst of connections grew.
     }
 
     /// Asks the transport to close sockets silent past their timeout; logs what refusals at
-    /// accept have not been logged.
-    func tick() {
+    /// accept have not been logged. `address`: an address's state, if it has one (an address
+    /// forgotten meanwhile is cut off no more).
+    func tick(address state: (String) -> AddressState?) {
         while let check = silenceChecks.first, check.due <= now {
             _ = silenceChecks.popFirst()
             if sockets[check.id] != nil { turn.emit(.closeIfSilent(check.id)) }
@@ -105,7 +108,7 @@ final class SocketGate {
             silenceChecks = FIFO(silenceChecks.filter { sockets[$0.id] != nil })
         }
         for peer in cutOff {
-            guard let address = addresses[peer] else {
+            guard let address = state(peer) else {
                 cutOff.remove(peer)
                 continue
             }

@@ -4,9 +4,9 @@ internal import BoardCore
 ///
 /// Each read is asked once (`.read`, carrying its own `Reply`: what to do with its answer) and
 /// waits here, with the HTTP exchange it answers if any, until the answer comes (`answered`) or
-/// nobody wants it any more (`abandon`: `.cancelRead`). A history read (`?at=`, `/history`) also counts against its client's address
-/// until then (`AddressState.historyReads`; the caps are Hub+History.swift's).
-/// Confined to the service thread (with the hub).
+/// nobody wants it any more (`abandon`: `.cancelRead`). A history read (`?at=`, `/history`) also
+/// counts against its client's address until then (`historyReads(from:)`; the caps are
+/// Hub+History.swift's). It holds no other part. Confined to the service thread (with the hub).
 final class StoreReads {
     /// The last number given to a read or a ticket: both count up from one counter.
     private var lastNumber: UInt64 = 0
@@ -14,11 +14,11 @@ final class StoreReads {
     private var waiting: [ReadID: (exchange: ExchangeID?, writes: Bool)] = [:]
     /// History reads waiting for the store, with their client's address.
     private var history: [ReadID: String] = [:]
-    private let addresses: AddressBook
+    /// The history reads waiting per client address; an address with none has no entry.
+    private var historyByAddress: [String: Int] = [:]
     private let turn: Turn
 
-    init(addresses: AddressBook, turn: Turn) {
-        self.addresses = addresses
+    init(turn: Turn) {
         self.turn = turn
     }
 
@@ -38,7 +38,7 @@ final class StoreReads {
         waiting[id] = (exchange, request.writes)
         if let peer {
             history[id] = peer
-            addresses.state(peer).historyReads += 1
+            historyByAddress[peer, default: 0] += 1
         }
         turn.emit(.read(id, request))
         return id
@@ -46,6 +46,8 @@ final class StoreReads {
 
     /// The history reads waiting for the store.
     var historyCount: Int { history.count }
+    /// The history reads of client address `peer` waiting for the store.
+    func historyReads(from peer: String) -> Int { historyByAddress[peer] ?? 0 }
 
     /// The read's answer came: whether anybody still waits for it.
     func answered(_ id: ReadID) -> Bool {
@@ -71,7 +73,7 @@ final class StoreReads {
 
     /// The read is over: if it was a history read, it no longer counts.
     private func ended(_ id: ReadID) {
-        guard let peer = history.removeValue(forKey: id) else { return }
-        addresses[peer]?.historyReads -= 1
+        guard let peer = history.removeValue(forKey: id), let count = historyByAddress[peer] else { return }
+        historyByAddress[peer] = count > 1 ? count - 1 : nil
     }
 }

@@ -12,15 +12,15 @@ import Testing
     let x2 = ExchangeID(402)
     let x3 = ExchangeID(403)
 
-    /// The part with what it is made of, on a manual clock.
+    /// The part on a manual clock, with the boards in memory and the evictions the hub would
+    /// hand it.
     final class Parts {
         let turn: Turn
-        let addresses: AddressBook
-        let boards = BoardDirectory()
+        var boards: [BoardID: BoardHost] = [:]
         let streams: EventStreams
         let config: Hub.Config
         var now = Instant(milliseconds: 1_000)
-        /// The boards handed back by `whenIdle`, in order.
+        /// The boards handed to `idle` (the hub's eviction), in order.
         var idle: [BoardID] = []
 
         init(_ configure: (inout Hub.Config) -> Void = { _ in }) {
@@ -28,10 +28,7 @@ import Testing
             configure(&config)
             self.config = config
             turn = Turn(config, meters: HubMeters(Metrics()))
-            addresses = AddressBook(config: config, turn: turn)
-            let reads = StoreReads(addresses: addresses, turn: turn)
-            streams = EventStreams(config: config, turn: turn, addresses: addresses, reads: reads, boards: boards)
-            streams.whenIdle = { [unowned self] host in idle.append(host.room.id) }
+            streams = EventStreams(config: config, turn: turn)
             _ = turn.begin(now: now, wall: UnixTime(milliseconds: 1_764_000_000_000))
         }
 
@@ -46,8 +43,27 @@ import Testing
         func board(_ name: String = "demo", seq: Seq = 3) -> BoardHost {
             let id = BoardID(name)!
             let host = BoardHost(room: Room(board: .defaultTemplate(id: id), seq: seq, settings: config.room))
-            boards.insert(host)
+            boards[id] = host
             return host
+        }
+
+        /// `EventStreams.open`, with the hub's read of a `reset` to encode: its number, and the
+        /// seq to encode at, if one is asked.
+        @discardableResult
+        func open(_ exchange: ExchangeID, on host: BoardHost, read: ReadID = ReadID(900)) -> Seq? {
+            guard let seq = streams.open(exchange, on: host) else { return nil }
+            streams.encoding(read, on: host)
+            return seq
+        }
+
+        func ended(_ exchange: ExchangeID) {
+            streams.ended(exchange, boardHost: { boards[$0] }, idle: { idle.append($0.room.id) })
+        }
+
+        /// The tick's two steps, as the hub takes them.
+        func keepAlive() {
+            streams.endOld(boardHost: { boards[$0] }, idle: { idle.append($0.room.id) })
+            streams.keepAlive(boards.values)
         }
 
         func admit(
@@ -101,13 +117,10 @@ import Testing
         let p = Parts()
         let host = p.board(seq: 3)
         #expect(p.admit(x1) && p.admit(x2))
-        p.streams.open(x1, on: host)
-        p.streams.open(x2, on: host)
-        let asked = p.actions()
-        guard asked.count == 1, case .read(let read, .encodeStreamReset(_, seq: 3, _)) = asked[0] else {
-            Issue.record("expected one encode, got \(asked)")
-            return
-        }
+        let read = ReadID(900)
+        #expect(p.open(x1, on: host, read: read) == 3, "the board is to be encoded at seq 3")
+        #expect(p.open(x2, on: host, read: ReadID(901)) == nil, "encoding already")
+        #expect(p.actions() == [])
         #expect(p.streams[x1]?.phase == .encoding)
         p.streams.resetEncoded(.success((seq: 3, bytes: [1, 2, 3])), read: read, on: host)
         let reset = StreamEvent.encodedReset(seq: 3, bytes: [1, 2, 3])
@@ -118,7 +131,7 @@ import Testing
             ])
         #expect(host.streams.open == [x1, x2])
         #expect(p.admit(x3))
-        p.streams.open(x3, on: host)
+        p.open(x3, on: host)
         #expect(
             p.actions() == [.openStream(x3), .stream(.opened, to: [x3]), .stream(reset, to: [x3])],
             "the same seq: the kept bytes, no new encode")
@@ -128,15 +141,15 @@ import Testing
         let p = Parts()
         let host = p.board(seq: 3)
         #expect(p.admit(x1, query: ["since": "3"]))
-        p.streams.open(x1, on: host)
+        p.open(x1, on: host)
         #expect(p.actions() == [.openStream(x1), .stream(.opened, to: [x1])])
         p.now = p.now + 5_000
         #expect(p.actions() == [])
-        p.streams.keepAlive()
+        p.keepAlive()
         #expect(p.actions() == [], "quiet for less than streamKeepalive")
         p.now = p.now + 15_000
         _ = p.actions()
-        p.streams.keepAlive()
+        p.keepAlive()
         #expect(p.actions() == [.stream(.keepalive, to: [x1])])
     }
 
@@ -144,8 +157,8 @@ import Testing
         let p = Parts()
         let host = p.board(seq: 3)
         #expect(p.admit(x1, query: ["since": "3"]) && p.admit(x2))
-        p.streams.open(x1, on: host)
-        p.streams.open(x2, on: host)  // Waits for its reset.
+        p.open(x1, on: host)
+        p.open(x2, on: host)  // Waits for its reset.
         _ = p.actions()
         p.streams.end(of: host, deleted: true)
         let id = BoardID("demo")!
@@ -155,21 +168,21 @@ import Testing
                 .endStream([x1, x2]),
             ])
         #expect(p.streams.isEmpty && host.streams.isIdle)
-        #expect(p.addresses["127.0.0.1"]?.streams == 0)
+        #expect(p.streams.count(from: "127.0.0.1") == 0)
     }
 
     @Test func theTransportsEndHandsTheBoardBackAndTooOldStreamsEnd() {
         let p = Parts { $0.maxStreamAge = .seconds(60) }
         let host = p.board(seq: 3)
         #expect(p.admit(x1, query: ["since": "3"]) && p.admit(x2, query: ["since": "3"]))
-        p.streams.open(x1, on: host)
-        p.streams.open(x2, on: host)
+        p.open(x1, on: host)
+        p.open(x2, on: host)
         _ = p.actions()
-        p.streams.ended(x1)
+        p.ended(x1)
         #expect(p.idle == [host.room.id] && host.streams.open == [x2])
         p.now = p.now + 60_000
         _ = p.actions()
-        p.streams.keepAlive()
+        p.keepAlive()
         #expect(p.actions() == [.endStream([x2])])
         #expect(p.streams.isEmpty && p.idle.count == 2)
     }

@@ -14,8 +14,9 @@ import Testing
 
     final class Parts {
         let turn: Turn
-        let boards = BoardDirectory()
         let ops: RESTOps
+        /// The client address's bucket of ops, as the hub's address book keeps it.
+        var bucket: TokenBucket
         let config: Hub.Config
 
         init(_ configure: (inout Hub.Config) -> Void = { _ in }) {
@@ -23,8 +24,8 @@ import Testing
             configure(&config)
             self.config = config
             turn = Turn(config, meters: HubMeters(Metrics()))
-            ops = RESTOps(
-                config: config, turn: turn, addresses: AddressBook(config: config, turn: turn), boards: boards)
+            ops = RESTOps(config: config, turn: turn)
+            bucket = TokenBucket(config.opRate, now: Instant(milliseconds: 1_000))
             _ = turn.begin(now: Instant(milliseconds: 1_000), wall: UnixTime(milliseconds: 1_764_000_000_000))
         }
 
@@ -37,7 +38,10 @@ import Testing
             let request = HTTPRequest(
                 method: method, path: "/api/boards/demo/ops", body: Array(body.utf8), contentType: "application/json",
                 peer: "127.0.0.1")
-            return ops.admit(BoardID("demo")!, request, claims: claims, exchange: exchange)
+            guard let pending = ops.admit(BoardID("demo")!, request, claims: claims, exchange: exchange),
+                ops.take(from: &bucket, pending, exchange: exchange)
+            else { return nil }
+            return pending
         }
     }
 
@@ -71,7 +75,6 @@ import Testing
         let p = Parts()
         let id = BoardID("demo")!
         let host = BoardHost(room: Room(board: .defaultTemplate(id: id), settings: p.config.room))
-        p.boards.insert(host)
         let user = UserID(number: 7)
         guard let pending = p.admit(x1, toggle) else {
             Issue.record("refused")
@@ -79,15 +82,15 @@ import Testing
         }
         p.ops.began(user, pending, on: host, exchange: x1)
         #expect(host.restOps == 1 && p.ops.count == 1)
-        p.ops.answer(.ack(OpID("r1")!, seq: 4), to: user)
+        p.ops.answer(.ack(OpID("r1")!, seq: 4), to: user, on: host)
         let answered = p.actions()
         #expect(status(answered) == [200])
         #expect(host.restOps == 0 && p.ops.count == 0)
-        p.ops.answer(.ack(OpID("r1")!, seq: 4), to: user)
+        p.ops.answer(.ack(OpID("r1")!, seq: 4), to: user, on: host)
         #expect(p.actions() == [], "answered once")
 
         p.ops.began(UserID(number: 8), pending, on: host, exchange: x2)
-        p.ops.fail(on: id, Hub.unknownBoard(id))
+        p.ops.fail(on: host, Hub.unknownBoard(id))
         #expect(status(p.actions()) == [404])
         #expect(host.restOps == 0 && p.ops[UserID(number: 8)] == nil)
     }
