@@ -134,7 +134,7 @@ package final class Hub {
     /// Accepted connections that are not WebSockets (yet), and the limits on them (SocketGate.swift).
     let gate: SocketGate
     /// The boards in memory, those waiting for the store, and the creations and deletions not
-    /// durable yet (BoardDirectory.swift; the rules are Hub+Boards.swift's).
+    /// durable yet (BoardDirectory.swift; the loading rules are BoardLoading's, routed by Hub+Boards.swift).
     let boards = BoardDirectory()
     /// The reads out to the store, with what to do with each answer (StoreReads.swift).
     let reads: StoreReads
