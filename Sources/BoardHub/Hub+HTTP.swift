@@ -159,18 +159,36 @@ extension Hub {
         emit(.respond(exchange, .error(507, code, message)))
     }
 
-    /// The board a request needs in memory, when it is; else nil after answering 404 (it is
-    /// being deleted) or 503 (the server holds its most boards), or with `work` waiting for it
-    /// to load.
-    func boardInMemory(_ id: BoardID, else work: @autoclosure () -> Deferred, exchange: ExchangeID) -> BoardHost? {
-        if let host = boards[id] { return host }
-        if isDeleting(id) {
-            emit(.respond(exchange, Self.unknownBoard(id)))
-        } else if boards.isFull(maximum: config.maxBoardsInMemory) {
+    /// Where the board a request needs in memory stands (`wantBoard`).
+    enum BoardWanted {
+        /// In memory.
+        case here(BoardHost)
+        /// Refused: 404 (it is being deleted) or 503 (the server holds its most boards).
+        case refused(HTTPResponse)
+        /// Not in memory: the request's work waits for it to load.
+        case waiting
+    }
+
+    /// The board a request needs in memory, when it is; else why not: refused, or with `work`
+    /// waiting for it to load.
+    func wantBoard(_ id: BoardID, else work: @autoclosure () -> Deferred) -> BoardWanted {
+        if let host = boards[id] { return .here(host) }
+        if isDeleting(id) { return .refused(Self.unknownBoard(id)) }
+        if boards.isFull(maximum: config.maxBoardsInMemory) {
             meters.limitHits.add(.boardsInMemory)
-            emit(.respond(exchange, .error(503, "unavailable", "the server is full; try again later")))
-        } else {
-            defer_(work(), on: id)
+            return .refused(.error(503, "unavailable", "the server is full; try again later"))
+        }
+        defer_(work(), on: id)
+        return .waiting
+    }
+
+    /// The board a request needs in memory, when it is; else nil after answering its refusal, or
+    /// with `work` waiting for it to load (`wantBoard`).
+    func boardInMemory(_ id: BoardID, else work: @autoclosure () -> Deferred, exchange: ExchangeID) -> BoardHost? {
+        switch wantBoard(id, else: work()) {
+        case .here(let host): return host
+        case .refused(let response): emit(.respond(exchange, response))
+        case .waiting: break
         }
         return nil
     }

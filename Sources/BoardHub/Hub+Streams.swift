@@ -7,15 +7,10 @@ internal import BoardCore
 extension Hub {
     func streamRequest(_ id: BoardID, _ request: HTTPRequest, claims: Claims, exchange: ExchangeID) {
         guard streams.admit(id, request, claims: claims, exchange: exchange) else { return }
-        if let host = boards[id] {
-            openStream(exchange, on: host)
-        } else if isDeleting(id) {
-            streams.refuse(exchange, Self.unknownBoard(id))
-        } else if boards.isFull(maximum: config.maxBoardsInMemory) {
-            meters.limitHits.add(.boardsInMemory)
-            streams.refuse(exchange, .error(503, "unavailable", "the server is full; try again later"))
-        } else {
-            defer_(.stream(exchange), on: id)
+        switch wantBoard(id, else: .stream(exchange)) {
+        case .here(let host): openStream(exchange, on: host)
+        case .refused(let response): streams.refuse(exchange, response)  // Forgets the stream too.
+        case .waiting: break
         }
     }
 
